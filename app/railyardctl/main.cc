@@ -1,0 +1,23 @@
+// railyardctl: the command-line side of Railyard.
+#include <CLI/CLI.hpp>
+#include <spdlog/spdlog.h>
+
+#include "app/railyardctl/demo_command.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"railyardctl: operate Railyard clusters from the command line"};
+  app.set_version_flag("--version", std::string("railyardctl ") + RAILYARD_VERSION);
+  app.require_subcommand(1);
+  std::string log_level = "warn";
+  app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
+      ->capture_default_str()
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+
+  railyard::ctl::DemoOptions demo;
+  CLI::App* demo_command = railyard::ctl::AddDemoCommand(app, demo);
+
+  CLI11_PARSE(app, argc, argv);
+  spdlog::set_level(spdlog::level::from_str(log_level));
+  if (demo_command->parsed()) return railyard::ctl::RunDemo(demo);
+  return 2;
+}

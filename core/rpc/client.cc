@@ -1,0 +1,424 @@
+#include "core/rpc/client.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <asio.hpp>
+#include <condition_variable>
+#include <future>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "core/rpc/client_connection.h"
+#include "railyard/rpc.pb.h"
+
+namespace railyard::rpc {
+
+using internal::ClientConnection;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct CallState {
+  std::string method;
+  std::string payload;
+  CallCallback done;
+  Clock::time_point deadline;
+  int attempts = 0;
+  Status last_failure;
+};
+
+uint64_t RandomNonZero() {
+  std::random_device device;
+  uint64_t value = 0;
+  while (value == 0) value = (uint64_t{device()} << 32) ^ device();
+  return value;
+}
+
+}  // namespace
+
+struct Client::Impl final : internal::ConnectionObserver {
+  struct ServerEntry {
+    Endpoint endpoint;
+    std::string address;
+    asio::ip::tcp::endpoint resolved;
+    bool resolvable = false;
+    Clock::time_point avoid_until{};
+    int consecutive_failures = 0;
+  };
+
+  explicit Impl(ClientOptions opts)
+      : options(std::move(opts)),
+        policy(options.policy ? options.policy : std::make_shared<LowestSlotPolicy>()),
+        client_id(options.client_id ? options.client_id : RandomNonZero()),
+        rng(options.seed ? options.seed : RandomNonZero()),
+        pool(options.pool_size) {}
+
+  // --- Calls -------------------------------------------------------------------------------
+
+  void Attempt(const std::shared_ptr<CallState>& call) {
+    std::shared_ptr<ClientConnection> conn;
+    Status refusal;
+    {
+      std::lock_guard lock(mu);
+      if (const auto handle = policy->Pick(pool)) {
+        conn = conns[*handle];
+      } else if (call->attempts > 0) {
+        refusal = {call->last_failure.code(),
+                   call->last_failure.message() + "; no idle connection left to retry on"};
+      } else if (pool.size() == 0) {
+        refusal = {Code::kUnavailable, "no connection to any server (pool is empty)"};
+      } else {
+        ++counters.rejections;
+        refusal = {Code::kPoolExhausted, "all " + std::to_string(pool.size()) +
+                                             " pooled connections are busy"};
+      }
+    }
+    if (!conn) {
+      Finish(call, {std::move(refusal), {}, call->attempts, std::nullopt});
+      return;
+    }
+    ++call->attempts;
+    const uint64_t id = next_request_id.fetch_add(1, std::memory_order_relaxed);
+    conn->Send(id, call->method, call->payload, call->deadline,
+               [this, call, conn, start = Clock::now()](const Status& status,
+                                                        wire::Response* response) {
+                 OnAttemptDone(call, conn, start, status, response);
+               });
+  }
+
+  void OnAttemptDone(const std::shared_ptr<CallState>& call,
+                     const std::shared_ptr<ClientConnection>& conn, Clock::time_point start,
+                     const Status& transport, wire::Response* response) {
+    Status status = transport;
+    if (transport.ok()) {
+      status = Status(static_cast<Code>(response->code()), response->error_message());
+    }
+    AttemptOutcome outcome{conn->server(), status.code(), Clock::now() - start, std::nullopt};
+    if (response && response->has_load()) {
+      outcome.load = LoadReport{response->load().utilization(), response->load().requests_per_s(),
+                                response->load().errors_per_s()};
+    }
+    policy->OnOutcome(outcome);
+
+    const bool retryable = IsRetryable(status.code());
+    // A connection whose request failed in transport or timed out cannot be trusted with another.
+    const bool dispose = retryable || !transport.ok();
+    bool close_now = false;
+    {
+      std::lock_guard lock(mu);
+      const SlotPool::Handle handle = conn->handle;
+      const bool was_retired = pool.Release(handle);
+      if (!was_retired && dispose) pool.Remove(handle);
+      if ((was_retired || dispose) && conns[handle] == conn) {
+        conns[handle].reset();
+        close_now = true;
+      }
+      if (status.code() == Code::kLameDuck) AvoidLocked(conn->server(), options.lame_duck_avoid);
+    }
+    if (close_now) conn->Close();
+
+    if (retryable && call->attempts <= options.max_retries && Clock::now() < call->deadline &&
+        !stopping.load()) {
+      call->last_failure = status;
+      {
+        std::lock_guard lock(mu);
+        ++counters.retries;
+      }
+      Attempt(call);
+      return;
+    }
+    CallResult result{std::move(status), {}, call->attempts, conn->server()};
+    if (response && result.status.ok()) result.payload = std::move(*response->mutable_payload());
+    Finish(call, std::move(result));
+  }
+
+  void Finish(const std::shared_ptr<CallState>& call, CallResult&& result) {
+    if (!result.status.ok()) {
+      std::lock_guard lock(mu);
+      ++counters.failures;
+    }
+    call->done(std::move(result));
+    if (calls_in_flight.fetch_sub(1) == 1) {
+      std::lock_guard lock(mu);
+      calls_cv.notify_all();
+    }
+  }
+
+  // --- Connections -------------------------------------------------------------------------
+
+  void OnConnectionLost(const std::shared_ptr<ClientConnection>& conn) override {
+    std::lock_guard lock(mu);
+    DropLocked(conn);
+  }
+
+  void OnServerState(const std::shared_ptr<ClientConnection>& conn, ServerState state) override {
+    bool close_now = false;
+    {
+      std::lock_guard lock(mu);
+      if (state == ServerState::kServing) {
+        servers[conn->server()].avoid_until = {};
+        return;
+      }
+      if (state != ServerState::kLameDuck) return;
+      AvoidLocked(conn->server(), options.lame_duck_avoid);
+      close_now = DropLocked(conn);
+    }
+    // A busy connection finishes its request first; OnAttemptDone closes it then.
+    if (close_now) conn->Close();
+  }
+
+  // Takes `conn` out of the pool. Returns true if it is idle and should be closed now.
+  bool DropLocked(const std::shared_ptr<ClientConnection>& conn) {
+    const SlotPool::Handle handle = conn->handle;
+    if (handle >= conns.size() || conns[handle] != conn) return false;  // Not (or no longer) pooled.
+    if (!pool.Remove(handle)) return false;
+    conns[handle].reset();
+    return true;
+  }
+
+  void AvoidLocked(uint32_t server, std::chrono::milliseconds how_long) {
+    servers[server].avoid_until = Clock::now() + how_long;
+  }
+
+  // --- The acquirer ------------------------------------------------------------------------
+
+  std::optional<uint32_t> ChooseServerToProbe() {
+    std::lock_guard lock(mu);
+    const Clock::time_point now = Clock::now();
+    std::vector<uint32_t> candidates;
+    for (uint32_t i = 0; i < servers.size(); ++i) {
+      if (servers[i].resolvable && servers[i].avoid_until <= now) candidates.push_back(i);
+    }
+    if (candidates.empty()) return std::nullopt;
+    return candidates[std::uniform_int_distribution<size_t>(0, candidates.size() - 1)(rng)];
+  }
+
+  std::chrono::milliseconds Jitter() {
+    const auto lo = options.acquirer_sleep_min.count();
+    const auto hi = std::max(lo, options.acquirer_sleep_max.count());
+    return std::chrono::milliseconds(std::uniform_int_distribution<int64_t>(lo, hi)(rng));
+  }
+
+  asio::awaitable<void> AcquireLoop() {
+    asio::steady_timer pause(io);
+    wire::Hello hello;
+    hello.set_client_id(client_id);
+    hello.set_client_name(options.client_name);
+    hello.set_protocol_version(kProtocolVersion);
+    hello.set_credentials(options.credentials);
+    asio::error_code ignored;
+
+    while (!stopping.load()) {
+      const std::optional<uint32_t> target = ChooseServerToProbe();
+      if (!target) {
+        pause.expires_after(options.acquirer_sleep_max);
+        co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+        continue;
+      }
+      asio::ip::tcp::endpoint endpoint;
+      std::string address;
+      {
+        std::lock_guard lock(mu);
+        endpoint = servers[*target].resolved;
+        address = servers[*target].address;
+      }
+      auto conn = std::make_shared<ClientConnection>(asio::make_strand(io), *target, address,
+                                                     options.max_frame_bytes, this);
+      const Status opened = co_await asio::co_spawn(
+          conn->executor(), conn->Open(endpoint, hello, options.connect_timeout),
+          asio::use_awaitable);
+      if (!opened.ok()) {
+        std::lock_guard lock(mu);
+        ServerEntry& server = servers[*target];
+        ++counters.connect_failures;
+        // Back off from a dead server, doubling up to a second, so probing it stays cheap.
+        const int exponent = std::min(server.consecutive_failures++, 6);
+        AvoidLocked(*target, std::chrono::milliseconds(16 << exponent));
+        if (server.consecutive_failures == 1) spdlog::warn("client: {}", opened.message());
+        continue;
+      }
+      if (conn->server_state() == ServerState::kLameDuck) {
+        {
+          std::lock_guard lock(mu);
+          AvoidLocked(*target, options.lame_duck_avoid);
+        }
+        conn->Close();
+        continue;
+      }
+      SlotPool::Admission admission;
+      std::shared_ptr<ClientConnection> evicted;
+      {
+        std::lock_guard lock(mu);
+        servers[*target].consecutive_failures = 0;
+        ++counters.connects;
+        admission = pool.Offer(*target, conn->slot());
+        if (admission.kind != SlotPool::Admission::Kind::kRejected) {
+          if (admission.evicted) {
+            ++counters.replacements;
+            // A busy victim stays in conns until its request ends; OnAttemptDone closes it.
+            if (!admission.evicted_still_busy) evicted = std::move(conns[*admission.evicted]);
+          }
+          conn->handle = admission.handle;
+          if (conns.size() <= admission.handle) conns.resize(admission.handle + 1);
+          conns[admission.handle] = conn;
+          pool_cv.notify_all();
+        }
+      }
+      if (evicted) evicted->Close();
+      if (admission.kind == SlotPool::Admission::Kind::kRejected) {
+        conn->Close();
+        pause.expires_after(Jitter());
+        co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+        continue;
+      }
+      conn->StartReading();
+    }
+  }
+
+  // Resolves outside the lock; DNS may block.
+  ServerEntry MakeServerEntry(Endpoint endpoint) {
+    ServerEntry entry;
+    entry.address = endpoint.ToString();
+    asio::error_code ec;
+    asio::ip::tcp::resolver resolver(io);
+    const auto results = resolver.resolve(endpoint.host, std::to_string(endpoint.port), ec);
+    if (ec || results.empty()) {
+      spdlog::error("client: cannot resolve server {}: {}", entry.address,
+                    ec ? ec.message() : "no address");
+    } else {
+      entry.resolved = results.begin()->endpoint();
+      entry.resolvable = true;
+    }
+    entry.endpoint = std::move(endpoint);
+    return entry;
+  }
+
+  // Declared first so it is destroyed last: handlers still queued in it reference the rest.
+  asio::io_context io;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
+  std::vector<std::thread> threads;
+
+  const ClientOptions options;
+  const std::shared_ptr<SelectionPolicy> policy;
+  const uint64_t client_id;
+  std::mt19937_64 rng;  // Used by the acquirer coroutine only.
+  std::atomic<uint64_t> next_request_id{1};
+  std::atomic<bool> stopping{false};
+  std::atomic<bool> started{false};
+  std::atomic<int64_t> calls_in_flight{0};
+
+  mutable std::mutex mu;
+  mutable std::condition_variable pool_cv;
+  std::condition_variable calls_cv;
+  SlotPool pool;                                         // GUARDED_BY(mu)
+  std::vector<std::shared_ptr<ClientConnection>> conns;  // GUARDED_BY(mu), indexed by handle.
+  std::vector<ServerEntry> servers;                      // GUARDED_BY(mu)
+  ClientCounters counters;                               // GUARDED_BY(mu)
+};
+
+Client::Client(ClientOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
+  for (const Endpoint& server : impl_->options.servers) {
+    impl_->servers.push_back(impl_->MakeServerEntry(server));
+  }
+}
+
+Client::~Client() { Stop(); }
+
+Status Client::Start() {
+  Impl& m = *impl_;
+  if (m.options.pool_size == 0) return {Code::kInvalidArgument, "pool_size must be at least 1"};
+  if (m.options.max_retries < 0) return {Code::kInvalidArgument, "max_retries must be >= 0"};
+  if (m.options.io_threads == 0) return {Code::kInvalidArgument, "io_threads must be at least 1"};
+  if (m.started.exchange(true)) return {Code::kFailedPrecondition, "client already started"};
+  m.work.emplace(asio::make_work_guard(m.io));
+  for (size_t i = 0; i < m.options.io_threads; ++i) m.threads.emplace_back([&m] { m.io.run(); });
+  asio::co_spawn(m.io, m.AcquireLoop(), asio::detached);
+  return Status::Ok();
+}
+
+void Client::Stop() {
+  Impl& m = *impl_;
+  if (m.stopping.exchange(true)) return;
+  std::vector<std::shared_ptr<ClientConnection>> open;
+  {
+    std::lock_guard lock(m.mu);
+    for (auto& conn : m.conns) {
+      if (conn) open.push_back(conn);
+    }
+  }
+  // Closing fails the pending attempt of each busy connection with CANCELLED, so every caller
+  // hears back before the threads go.
+  for (auto& conn : open) conn->Close();
+  {
+    std::unique_lock lock(m.mu);
+    m.calls_cv.wait_for(lock, std::chrono::seconds(2), [&m] { return m.calls_in_flight.load() == 0; });
+  }
+  m.work.reset();
+  m.io.stop();
+  for (auto& t : m.threads) t.join();
+  m.threads.clear();
+  std::lock_guard lock(m.mu);
+  m.conns.clear();  // Sockets go while the io_context still exists.
+}
+
+void Client::AsyncCall(std::string method, std::string payload, CallCallback done,
+                       std::chrono::milliseconds timeout) {
+  Impl& m = *impl_;
+  if (!m.started.load() || m.stopping.load()) {
+    done({{Code::kCancelled, "client is not running"}, {}, 0, std::nullopt});
+    return;
+  }
+  auto call = std::make_shared<CallState>();
+  call->method = std::move(method);
+  call->payload = std::move(payload);
+  call->done = std::move(done);
+  call->deadline = Clock::now() + (timeout.count() > 0 ? timeout : m.options.default_timeout);
+  m.calls_in_flight.fetch_add(1);
+  {
+    std::lock_guard lock(m.mu);
+    ++m.counters.requests;
+  }
+  m.Attempt(call);
+}
+
+CallResult Client::Call(std::string method, std::string payload, std::chrono::milliseconds timeout) {
+  std::promise<CallResult> promise;
+  std::future<CallResult> future = promise.get_future();
+  AsyncCall(std::move(method), std::move(payload),
+            [&promise](CallResult&& result) { promise.set_value(std::move(result)); }, timeout);
+  return future.get();
+}
+
+uint32_t Client::AddServer(Endpoint server) {
+  Impl::ServerEntry entry = impl_->MakeServerEntry(std::move(server));
+  std::lock_guard lock(impl_->mu);
+  impl_->servers.push_back(std::move(entry));
+  return static_cast<uint32_t>(impl_->servers.size() - 1);
+}
+
+bool Client::WaitForPool(size_t connections, std::chrono::milliseconds timeout) const {
+  std::unique_lock lock(impl_->mu);
+  return impl_->pool_cv.wait_for(lock, timeout,
+                                 [&] { return impl_->pool.size() >= connections; });
+}
+
+PoolSnapshot Client::Snapshot() const {
+  const Impl& m = *impl_;
+  std::lock_guard lock(m.mu);
+  PoolSnapshot snapshot;
+  snapshot.client_id = m.client_id;
+  snapshot.capacity = m.pool.capacity();
+  snapshot.counters = m.counters;
+  snapshot.entries.reserve(m.pool.size());
+  for (const SlotPool::Handle handle : m.pool.order()) {
+    const SlotPool::Entry& e = m.pool.entry(handle);
+    snapshot.entries.push_back({e.server, m.servers[e.server].address, e.slot, e.busy, e.requests});
+  }
+  return snapshot;
+}
+
+uint64_t Client::client_id() const { return impl_->client_id; }
+
+}  // namespace railyard::rpc

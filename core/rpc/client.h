@@ -1,0 +1,113 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/rpc/endpoint.h"
+#include "core/rpc/frame.h"
+#include "core/rpc/selection_policy.h"
+#include "core/rpc/status.h"
+
+namespace railyard::rpc {
+
+struct ClientOptions {
+  std::vector<Endpoint> servers;
+  size_t pool_size = 32;
+  // Extra attempts after a retryable failure (transport error, LAME_DUCK, UNAVAILABLE).
+  int max_retries = 2;
+  std::chrono::milliseconds default_timeout{5000};
+  std::chrono::milliseconds connect_timeout{1000};
+  // The acquirer sleeps a random time in [min, max] after a connection that did not improve a
+  // full pool.
+  std::chrono::milliseconds acquirer_sleep_min{10};
+  std::chrono::milliseconds acquirer_sleep_max{50};
+  // How long to leave a server alone after it said it is draining.
+  std::chrono::milliseconds lame_duck_avoid{1000};
+  uint64_t client_id = 0;  // 0: a random id, stable for this Client's life.
+  std::string client_name;
+  std::string credentials;
+  size_t io_threads = 1;
+  uint32_t max_frame_bytes = kDefaultMaxFrameBytes;
+  std::shared_ptr<SelectionPolicy> policy;  // null: LowestSlotPolicy.
+  uint64_t seed = 0;                        // For the acquirer's choices; 0: random.
+};
+
+struct CallResult {
+  Status status;
+  std::string payload;
+  int attempts = 0;
+  std::optional<uint32_t> server;  // Index into the server list of the one that answered.
+};
+
+// Runs on one of the client's I/O threads: must not block.
+using CallCallback = std::function<void(CallResult&& result)>;
+
+struct PoolEntrySnapshot {
+  uint32_t server = 0;
+  std::string server_address;
+  uint32_t slot = 0;
+  bool busy = false;
+  uint64_t requests = 0;
+};
+
+struct ClientCounters {
+  uint64_t requests = 0;      // Calls started.
+  uint64_t retries = 0;       // Attempts after the first.
+  uint64_t rejections = 0;    // Calls refused at once with POOL_EXHAUSTED.
+  uint64_t replacements = 0;  // Pool members displaced by a better slot.
+  uint64_t failures = 0;      // Calls that ended with a non-OK status.
+  uint64_t connects = 0;      // Handshakes completed by the acquirer.
+  uint64_t connect_failures = 0;
+};
+
+struct PoolSnapshot {
+  uint64_t client_id = 0;
+  size_t capacity = 0;
+  std::vector<PoolEntrySnapshot> entries;  // In slot order, best first.
+  ClientCounters counters;
+};
+
+// A Boxcar client: a fixed-size pool of connections over a server list, kept in server-slot order
+// by a background acquirer. Each call takes the connection its SelectionPolicy picks (by default
+// the idle one with the lowest slot); with none idle it fails at once with POOL_EXHAUSTED. A
+// retryable failure disposes of the connection and retries on the next best one, bounded by
+// max_retries and the call's deadline; application errors are returned as they are.
+//
+// Thread safety: every method may be called from any thread. Callbacks run on the client's I/O
+// threads.
+class Client {
+ public:
+  explicit Client(ClientOptions options);
+  ~Client();  // Stop()s.
+  Client(const Client&) = delete;
+  Client& operator=(const Client&) = delete;
+
+  // Checks the options and starts the I/O threads and the acquirer.
+  Status Start();
+  // Closes every connection; calls in flight complete with CANCELLED. Idempotent.
+  void Stop();
+
+  // timeout 0: options.default_timeout.
+  void AsyncCall(std::string method, std::string payload, CallCallback done,
+                 std::chrono::milliseconds timeout = {});
+  CallResult Call(std::string method, std::string payload, std::chrono::milliseconds timeout = {});
+
+  // Adds a server to the list the acquirer connects to; returns its index.
+  uint32_t AddServer(Endpoint server);
+
+  // Waits until the pool holds at least `connections` members; false on timeout.
+  bool WaitForPool(size_t connections, std::chrono::milliseconds timeout) const;
+  PoolSnapshot Snapshot() const;
+  uint64_t client_id() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace railyard::rpc

@@ -1,0 +1,87 @@
+#pragma once
+
+// Internal to core/rpc: one pooled Boxcar connection on the client side.
+
+#include <asio.hpp>
+#include <array>
+#include <chrono>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/rpc/frame.h"
+#include "core/rpc/frame_io.h"
+#include "core/rpc/server.h"
+#include "core/rpc/slot_pool.h"
+#include "railyard/rpc.pb.h"
+
+namespace railyard::rpc::internal {
+
+class ClientConnection;
+
+// What a connection tells its owner. Called on the connection's strand.
+class ConnectionObserver {
+ public:
+  virtual ~ConnectionObserver() = default;
+  // The connection is closed and will carry no more requests.
+  virtual void OnConnectionLost(const std::shared_ptr<ClientConnection>& connection) = 0;
+  virtual void OnServerState(const std::shared_ptr<ClientConnection>& connection,
+                             ServerState state) = 0;
+};
+
+// Outcome of one attempt: status and, when a response arrived, the response itself.
+using AttemptCallback = std::function<void(const Status& status, wire::Response* response)>;
+
+// Connects and handshakes, then keeps reading for as long as it lives so that a dead server or a
+// pushed state change is noticed even while the connection is idle. Carries one request at a time.
+//
+// Thread safety: Send and Close from any thread; Open before anything else; everything else on
+// the strand. The observer must outlive the connection's strand work.
+class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
+ public:
+  ClientConnection(asio::any_io_executor strand, uint32_t server, std::string server_address,
+                   uint32_t max_frame_bytes, ConnectionObserver* observer);
+
+  // Connects to `target`, says hello and reads the welcome, all within `timeout`.
+  asio::awaitable<Status> Open(asio::ip::tcp::endpoint target, const wire::Hello& hello,
+                               std::chrono::milliseconds timeout);
+  // Starts the read loop. REQUIRES: Open succeeded.
+  void StartReading();
+  // Sends one request; `done` runs exactly once on the strand.
+  void Send(uint64_t id, const std::string& method, const std::string& payload,
+            std::chrono::steady_clock::time_point deadline, AttemptCallback done);
+  void Close();
+
+  const asio::any_io_executor& executor() const { return strand_; }
+  uint32_t server() const { return server_; }
+  const std::string& server_address() const { return server_address_; }
+  uint32_t slot() const { return slot_; }
+  ServerState server_state() const { return server_state_; }
+  // Set by the owner under its pool lock once the connection joins the pool.
+  SlotPool::Handle handle = 0;
+
+ private:
+  asio::awaitable<void> ReadLoop();
+  void CompletePending(const Status& status, wire::Response* response);
+  void Fail(const Status& why);
+
+  asio::any_io_executor strand_;
+  asio::ip::tcp::socket socket_;
+  asio::steady_timer deadline_timer_;
+  const uint32_t server_;
+  const std::string server_address_;
+  const uint32_t max_frame_bytes_;
+  ConnectionObserver* observer_;
+
+  uint32_t slot_ = 0;
+  ServerState server_state_ = ServerState::kStarting;
+  bool closed_ = false;
+  std::optional<uint64_t> pending_id_;
+  AttemptCallback pending_done_;
+
+  FrameReadBuffers read_buffers_;
+  std::string write_buffer_;
+};
+
+}  // namespace railyard::rpc::internal

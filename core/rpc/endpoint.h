@@ -1,0 +1,22 @@
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace railyard::rpc {
+
+// A server address as operators write it: "127.0.0.1:7000", "[::1]:7000", "localhost:7000".
+struct Endpoint {
+  std::string host;
+  uint16_t port = 0;
+
+  std::string ToString() const;
+  friend bool operator==(const Endpoint&, const Endpoint&) = default;
+};
+
+// Returns nullopt for anything that is not host:port with a port in 1..65535.
+std::optional<Endpoint> ParseEndpoint(std::string_view text);
+
+}  // namespace railyard::rpc

@@ -1,0 +1,51 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include "core/rpc/slot_pool.h"
+#include "core/rpc/status.h"
+
+namespace railyard::rpc {
+
+// A server's self-reported load, carried on every response.
+struct LoadReport {
+  double utilization = 0;
+  double requests_per_s = 0;
+  double errors_per_s = 0;
+};
+
+// What a policy learns after each attempt.
+struct AttemptOutcome {
+  uint32_t server = 0;
+  Code code = Code::kOk;
+  std::chrono::nanoseconds latency{0};
+  std::optional<LoadReport> load;  // Absent when no response arrived.
+};
+
+// The seam through which rpc::Client chooses a pooled connection for each attempt. Policies other
+// than Boxcar's lowest slot (round robin, least loaded, weighted, adaptive) plug in here.
+//
+// Thread safety: Client calls Pick with its pool lock held and never concurrently; OnOutcome is
+// called without that lock and may run concurrently with itself and with Pick.
+class SelectionPolicy {
+ public:
+  virtual ~SelectionPolicy() = default;
+  virtual std::string_view name() const = 0;
+  // Acquires (marks busy) one idle member of `pool` and returns it, or nullopt to fail fast.
+  virtual std::optional<SlotPool::Handle> Pick(SlotPool& pool) = 0;
+  virtual void OnOutcome(const AttemptOutcome& outcome) {}
+};
+
+// Boxcar: always the idle connection with the lowest server slot, so the Nth concurrent request
+// uses the Nth best connection.
+class LowestSlotPolicy final : public SelectionPolicy {
+ public:
+  std::string_view name() const override { return "lowest-slot"; }
+  std::optional<SlotPool::Handle> Pick(SlotPool& pool) override { return pool.AcquireLowestIdle(); }
+};
+
+}  // namespace railyard::rpc

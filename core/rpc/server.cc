@@ -1,0 +1,242 @@
+#include "core/rpc/server.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "core/rpc/server_core.h"
+#include "core/rpc/server_session.h"
+
+namespace railyard::rpc {
+namespace internal {
+
+namespace {
+size_t WorkerCount(const ServerOptions& o) { return o.worker_threads ? o.worker_threads : 16; }
+}  // namespace
+
+ServerCore::ServerCore(ServerOptions opts)
+    : options(std::move(opts)), workers(WorkerCount(options)) {}
+
+size_t ServerCore::session_count() {
+  std::lock_guard lock(sessions_mu_);
+  return sessions_.size();
+}
+
+void ServerCore::OnRequestFinished(bool error) {
+  if (error) {
+    errors.fetch_add(1, std::memory_order_relaxed);
+    error_rate.Add(std::chrono::steady_clock::now());
+  }
+  if (in_flight.fetch_sub(1) == 1) {
+    std::lock_guard lock(idle_mu);
+    idle_cv.notify_all();
+  }
+}
+
+LoadReport ServerCore::Load() const {
+  const auto now = std::chrono::steady_clock::now();
+  LoadReport load;
+  load.utilization =
+      std::min(1.0, static_cast<double>(in_flight.load()) / static_cast<double>(WorkerCount(options)));
+  load.requests_per_s = request_rate.PerSecond(now);
+  load.errors_per_s = error_rate.PerSecond(now);
+  return load;
+}
+
+void ServerCore::AddSession(const std::shared_ptr<ServerSession>& session) {
+  std::lock_guard lock(sessions_mu_);
+  sessions_.emplace(session.get(), session);
+}
+
+void ServerCore::RemoveSession(ServerSession* session) {
+  std::lock_guard lock(sessions_mu_);
+  sessions_.erase(session);
+}
+
+std::vector<std::shared_ptr<ServerSession>> ServerCore::Sessions() {
+  std::lock_guard lock(sessions_mu_);
+  std::vector<std::shared_ptr<ServerSession>> out;
+  out.reserve(sessions_.size());
+  for (auto& [raw, weak] : sessions_) {
+    if (auto strong = weak.lock()) out.push_back(std::move(strong));
+  }
+  return out;
+}
+
+}  // namespace internal
+
+using internal::ServerCore;
+using internal::ServerSession;
+
+std::string_view ServerStateName(ServerState state) {
+  switch (state) {
+    case ServerState::kStarting: return "starting";
+    case ServerState::kServing: return "serving";
+    case ServerState::kLameDuck: return "lame duck";
+    case ServerState::kStopped: return "stopped";
+  }
+  return "unknown";
+}
+
+struct Server::Impl {
+  explicit Impl(ServerOptions options) : core(std::move(options)), acceptor(core.io) {}
+
+  asio::awaitable<void> AcceptLoop() {
+    for (;;) {
+      asio::error_code ec;
+      asio::ip::tcp::socket socket = co_await acceptor.async_accept(
+          asio::make_strand(core.io), asio::redirect_error(asio::use_awaitable, ec));
+      if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return;
+      if (ec) {
+        // EMFILE and friends: say so, back off briefly rather than spin.
+        spdlog::warn("server {}: accept failed: {}", name, ec.message());
+        asio::steady_timer pause(core.io, std::chrono::milliseconds(50));
+        co_await pause.async_wait(asio::use_awaitable);
+        continue;
+      }
+      core.connections_accepted.fetch_add(1, std::memory_order_relaxed);
+      auto session = std::make_shared<ServerSession>(core, std::move(socket));
+      core.AddSession(session);
+      session->Start();
+    }
+  }
+
+  ServerCore core;
+  asio::ip::tcp::acceptor acceptor;
+  std::vector<std::thread> threads;
+  uint16_t port = 0;
+  std::string name;
+  std::mutex stop_mu;
+  bool started = false;
+  bool stopped = false;
+};
+
+Server::Server(ServerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
+  impl_->name = impl_->core.options.name.empty() ? "boxcar" : impl_->core.options.name;
+}
+
+Server::~Server() { Stop(); }
+
+void Server::RegisterHandler(std::string method, Handler handler, Dispatch dispatch) {
+  impl_->core.handlers[std::move(method)] = {std::move(handler), dispatch};
+}
+
+Status Server::Start() {
+  Impl& m = *impl_;
+  asio::error_code ec;
+  const asio::ip::address address = asio::ip::make_address(m.core.options.host, ec);
+  if (ec) return {Code::kInvalidArgument, "bad listen address '" + m.core.options.host + "'"};
+  const asio::ip::tcp::endpoint endpoint(address, m.core.options.port);
+  m.acceptor.open(endpoint.protocol(), ec);
+  if (!ec) m.acceptor.set_option(asio::ip::tcp::acceptor::reuse_address(true), ec);
+  if (!ec) m.acceptor.bind(endpoint, ec);
+  if (!ec) m.acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return {Code::kUnavailable, "cannot listen on " + m.core.options.host + ":" +
+                                    std::to_string(m.core.options.port) + ": " + ec.message()};
+  }
+  m.port = m.acceptor.local_endpoint().port();
+  m.core.state = ServerState::kServing;
+  asio::co_spawn(m.core.io, m.AcceptLoop(), asio::detached);
+  size_t threads = m.core.options.io_threads;
+  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  for (size_t i = 0; i < threads; ++i) {
+    m.threads.emplace_back([&io = m.core.io] {
+      auto guard = asio::make_work_guard(io);
+      io.run();
+    });
+  }
+  {
+    std::lock_guard lock(m.stop_mu);
+    m.started = true;
+  }
+  spdlog::info("server {} listening on {}:{} ({} I/O threads)", m.name, m.core.options.host, m.port,
+               threads);
+  return Status::Ok();
+}
+
+uint16_t Server::port() const { return impl_->port; }
+
+Endpoint Server::endpoint() const { return {impl_->core.options.host, impl_->port}; }
+
+const std::string& Server::name() const { return impl_->name; }
+
+void Server::EnterLameDuck() {
+  ServerState expected = ServerState::kServing;
+  if (!impl_->core.state.compare_exchange_strong(expected, ServerState::kLameDuck)) return;
+  spdlog::info("server {} entering lame duck", impl_->name);
+  for (auto& session : impl_->core.Sessions()) session->PushState(ServerState::kLameDuck);
+}
+
+void Server::LeaveLameDuck() {
+  ServerState expected = ServerState::kLameDuck;
+  if (!impl_->core.state.compare_exchange_strong(expected, ServerState::kServing)) return;
+  spdlog::info("server {} leaving lame duck", impl_->name);
+  for (auto& session : impl_->core.Sessions()) session->PushState(ServerState::kServing);
+}
+
+ServerState Server::state() const { return impl_->core.state.load(); }
+
+void Server::Shutdown(std::chrono::milliseconds grace) {
+  EnterLameDuck();
+  ServerCore& core = impl_->core;
+  {
+    std::unique_lock lock(core.idle_mu);
+    const bool idle = core.idle_cv.wait_for(lock, grace, [&core] {
+      return core.in_flight.load() == 0 || core.state.load() == ServerState::kStopped;
+    });
+    if (!idle) {
+      spdlog::warn("server {}: grace period over with {} requests still in flight", impl_->name,
+                   core.in_flight.load());
+    }
+  }
+  Stop();
+}
+
+void Server::Stop() {
+  Impl& m = *impl_;
+  {
+    std::lock_guard lock(m.stop_mu);
+    if (m.stopped) return;
+    m.stopped = true;
+  }
+  m.core.state = ServerState::kStopped;
+  {
+    std::lock_guard lock(m.core.idle_mu);
+    m.core.idle_cv.notify_all();
+  }
+  if (m.started) {
+    asio::post(m.core.io, [&m] {
+      asio::error_code ignored;
+      m.acceptor.close(ignored);
+    });
+    for (auto& session : m.core.Sessions()) session->Close();
+  }
+  // Handlers still running finish first; their replies go nowhere.
+  m.core.workers.join();
+  // Let the posted closes run so slots are released and peers see the close now, not at
+  // destruction; bounded so a wedged socket cannot hang shutdown.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  while (m.started && m.core.session_count() > 0 && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  m.core.io.stop();
+  for (auto& t : m.threads) t.join();
+  m.threads.clear();
+  if (m.started) spdlog::info("server {} stopped", m.name);
+}
+
+std::vector<SlotInfo> Server::SlotSnapshot() const { return impl_->core.slots.Snapshot(); }
+
+size_t Server::in_flight() const { return impl_->core.in_flight.load(); }
+
+ServerCounters Server::counters() const {
+  const ServerCore& c = impl_->core;
+  return {c.connections_accepted.load(), c.requests.load(), c.errors.load(),
+          c.protocol_errors.load()};
+}
+
+LoadReport Server::CurrentLoad() const { return impl_->core.Load(); }
+
+}  // namespace railyard::rpc

@@ -1,0 +1,106 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/rpc/endpoint.h"
+#include "core/rpc/frame.h"
+#include "core/rpc/selection_policy.h"
+#include "core/rpc/slot_table.h"
+#include "core/rpc/status.h"
+
+namespace railyard::rpc {
+
+struct ServerOptions {
+  std::string host = "127.0.0.1";
+  uint16_t port = 0;  // 0: the OS chooses; read it back with Server::port().
+  std::string name;   // Shown to clients in the handshake and in logs.
+  size_t io_threads = 0;      // 0: one per core.
+  size_t worker_threads = 0;  // For kWorkerPool handlers; 0: 16.
+  uint32_t max_frame_bytes = kDefaultMaxFrameBytes;
+  std::chrono::milliseconds handshake_timeout{5000};
+};
+
+// What a handler knows about the call it serves.
+struct CallContext {
+  uint64_t client_id = 0;
+  std::string_view client_name;
+  uint32_t slot = 0;
+  std::string_view method;
+  std::string_view peer;
+  // steady_clock::time_point::max() when the caller set no deadline.
+  std::chrono::steady_clock::time_point deadline;
+};
+
+struct Reply {
+  Status status;
+  std::string payload;
+};
+
+using Handler = std::function<Reply(const CallContext& call, std::string_view payload)>;
+
+enum class Dispatch {
+  kWorkerPool,  // Runs on the server's worker threads; may block (disk, locks, sleeps).
+  kInline,      // Runs on the connection's I/O thread; must be quick and never block.
+};
+
+enum class ServerState { kStarting, kServing, kLameDuck, kStopped };
+std::string_view ServerStateName(ServerState state);
+
+struct ServerCounters {
+  uint64_t connections_accepted = 0;
+  uint64_t requests = 0;
+  uint64_t errors = 0;           // Responses with a non-OK status.
+  uint64_t protocol_errors = 0;  // Connections closed for bad frames.
+};
+
+// A Boxcar server: hands each new connection its lowest free slot and dispatches requests to
+// handlers registered by method name. One request at a time per connection.
+//
+// Lame duck: EnterLameDuck() pushes the new state to every client at once, lets in-flight requests
+// finish, answers new requests with LAME_DUCK (clients retry elsewhere) and new handshakes with
+// state lame duck.
+//
+// Thread safety: RegisterHandler before Start; everything else from any thread.
+class Server {
+ public:
+  explicit Server(ServerOptions options);
+  ~Server();  // Stop()s.
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  // REQUIRES: Start() not called yet.
+  void RegisterHandler(std::string method, Handler handler,
+                       Dispatch dispatch = Dispatch::kWorkerPool);
+
+  // Binds, listens and starts serving. Fails with a clear message if the address is unusable.
+  Status Start();
+  uint16_t port() const;
+  Endpoint endpoint() const;
+  const std::string& name() const;
+
+  void EnterLameDuck();
+  void LeaveLameDuck();
+  ServerState state() const;
+
+  // Enters lame duck, waits up to `grace` for in-flight requests to finish, then stops.
+  void Shutdown(std::chrono::milliseconds grace);
+  // Closes every connection now. Idempotent.
+  void Stop();
+
+  std::vector<SlotInfo> SlotSnapshot() const;
+  size_t in_flight() const;
+  ServerCounters counters() const;
+  LoadReport CurrentLoad() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace railyard::rpc

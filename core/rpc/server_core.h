@@ -1,0 +1,68 @@
+#pragma once
+
+// Internal to core/rpc: state shared by rpc::Server and its connections.
+
+#include <asio.hpp>
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "core/rpc/decaying_rate.h"
+#include "core/rpc/server.h"
+#include "core/rpc/slot_table.h"
+
+namespace railyard::rpc::internal {
+
+class ServerSession;
+
+struct HandlerEntry {
+  Handler fn;
+  Dispatch dispatch;
+};
+
+struct ServerCore {
+  explicit ServerCore(ServerOptions opts);
+
+  // Everything a finished request changes, in one place so that no path forgets a part.
+  void OnRequestFinished(bool error);
+  LoadReport Load() const;
+
+  void AddSession(const std::shared_ptr<ServerSession>& session);
+  void RemoveSession(ServerSession* session);
+  // Live sessions, for lame duck pushes and Stop.
+  std::vector<std::shared_ptr<ServerSession>> Sessions();
+
+  const ServerOptions options;
+  std::unordered_map<std::string, HandlerEntry> handlers;  // Frozen once started.
+  SlotTable slots;
+  std::atomic<ServerState> state{ServerState::kStarting};
+
+  std::atomic<size_t> in_flight{0};
+  std::atomic<uint64_t> connections_accepted{0};
+  std::atomic<uint64_t> requests{0};
+  std::atomic<uint64_t> errors{0};
+  std::atomic<uint64_t> protocol_errors{0};
+  DecayingRate request_rate;
+  DecayingRate error_rate;
+
+  // Signalled when in_flight drops to zero or the server stops.
+  std::mutex idle_mu;
+  std::condition_variable idle_cv;
+
+  size_t session_count();
+
+ private:
+  std::mutex sessions_mu_;
+  std::unordered_map<ServerSession*, std::weak_ptr<ServerSession>> sessions_;
+
+ public:
+  // Declared last so they are destroyed first: handlers still queued in them may hold sessions,
+  // whose destructors touch the members above.
+  asio::io_context io;
+  asio::thread_pool workers;
+};
+
+}  // namespace railyard::rpc::internal

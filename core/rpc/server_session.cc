@@ -1,0 +1,210 @@
+#include "core/rpc/server_session.h"
+
+#include <spdlog/spdlog.h>
+
+#include "core/rpc/frame_io.h"
+#include "core/rpc/wire_convert.h"
+
+namespace railyard::rpc::internal {
+
+using Clock = std::chrono::steady_clock;
+
+ServerSession::ServerSession(ServerCore& core, asio::ip::tcp::socket socket)
+    : core_(core),
+      strand_(socket.get_executor()),
+      socket_(std::move(socket)),
+      handshake_timer_(strand_) {
+  asio::error_code ec;
+  const auto remote = socket_.remote_endpoint(ec);
+  peer_ = ec ? "unknown" : remote.address().to_string() + ":" + std::to_string(remote.port());
+  socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+}
+
+ServerSession::~ServerSession() {
+  // Normally CloseNow already released the slot; this covers sessions torn down with the
+  // io_context at Stop, whose coroutines never got to run their exit path.
+  if (slot_) core_.slots.Release(*slot_);
+}
+
+void ServerSession::Start() {
+  auto self = shared_from_this();
+  handshake_timer_.expires_after(core_.options.handshake_timeout);
+  handshake_timer_.async_wait([self](const asio::error_code& ec) {
+    if (!ec && !self->slot_ && !self->closed_) {
+      self->CloseNow({Code::kProtocolError, "no handshake within the handshake timeout"});
+    }
+  });
+  asio::co_spawn(strand_, Run(), asio::detached);
+}
+
+void ServerSession::PushState(ServerState state) {
+  asio::post(strand_, [self = shared_from_this(), state] {
+    if (self->closed_ || !self->slot_) return;
+    Frame frame;
+    frame.mutable_state_change()->set_state(ToWire(state));
+    self->Send(frame);
+  });
+}
+
+void ServerSession::Close() {
+  asio::post(strand_, [self = shared_from_this()] { self->CloseNow(Status::Ok()); });
+}
+
+asio::awaitable<void> ServerSession::Run() {
+  auto self = shared_from_this();
+  Frame frame;
+  Status status = co_await ReadFrame(socket_, read_buffers_, core_.options.max_frame_bytes, frame);
+  if (status.ok()) status = Handshake(frame);
+  while (status.ok() && !closed_) {
+    frame.Clear();
+    status = co_await ReadFrame(socket_, read_buffers_, core_.options.max_frame_bytes, frame);
+    if (!status.ok()) break;
+    if (frame.body_case() != Frame::kRequest) {
+      status = {Code::kProtocolError, "expected a request frame"};
+    } else if (busy_) {
+      status = {Code::kProtocolError, "second request while one is in flight"};
+    } else {
+      StartRequest(*frame.mutable_request());
+    }
+  }
+  CloseNow(status);
+}
+
+Status ServerSession::Handshake(const Frame& frame) {
+  if (frame.body_case() != Frame::kHello) return {Code::kProtocolError, "expected a hello frame"};
+  const wire::Hello& hello = frame.hello();
+  handshake_timer_.cancel();
+  Frame answer;
+  wire::Welcome* welcome = answer.mutable_welcome();
+  welcome->set_protocol_version(kProtocolVersion);
+  welcome->set_server_name(core_.options.name);
+  welcome->set_state(ToWire(core_.state.load()));
+  if (hello.protocol_version() != kProtocolVersion) {
+    welcome->set_refusal("unsupported protocol version " +
+                         std::to_string(hello.protocol_version()) + " (server speaks " +
+                         std::to_string(kProtocolVersion) + ")");
+    Send(answer);
+    return {Code::kProtocolError, welcome->refusal()};
+  }
+  client_id_ = hello.client_id();
+  client_name_ = hello.client_name();
+  slot_ = core_.slots.Allocate({client_id_, client_name_, peer_, activity_});
+  welcome->set_slot(*slot_);
+  Send(answer);
+  return Status::Ok();
+}
+
+void ServerSession::StartRequest(wire::Request& request) {
+  busy_ = true;
+  activity_->busy.store(true, std::memory_order_relaxed);
+  activity_->requests.fetch_add(1, std::memory_order_relaxed);
+  core_.in_flight.fetch_add(1);
+  core_.requests.fetch_add(1, std::memory_order_relaxed);
+  const Clock::time_point arrived = Clock::now();
+  core_.request_rate.Add(arrived);
+
+  const uint64_t id = request.id();
+  if (core_.state.load() == ServerState::kLameDuck) {
+    FinishRequest(id, {{Code::kLameDuck, "server is draining"}, {}});
+    return;
+  }
+  const auto it = core_.handlers.find(request.method());
+  if (it == core_.handlers.end()) {
+    FinishRequest(id, {{Code::kUnknownMethod, "no handler for method '" + request.method() + "'"}, {}});
+    return;
+  }
+  const Clock::time_point deadline = request.timeout_us() == 0
+                                         ? Clock::time_point::max()
+                                         : arrived + std::chrono::microseconds(request.timeout_us());
+  // Runs the handler unless the caller has already given up waiting.
+  auto run = [self = shared_from_this(), handler = &it->second.fn, slot = *slot_, deadline,
+              method = std::move(*request.mutable_method()),
+              payload = std::move(*request.mutable_payload())]() -> Reply {
+    if (Clock::now() >= deadline) return {{Code::kDeadlineExceeded, "deadline passed before the handler ran"}, {}};
+    const CallContext call{self->client_id_, self->client_name_, slot, method, self->peer_,
+                           deadline};
+    try {
+      return (*handler)(call, payload);
+    } catch (const std::exception& e) {
+      spdlog::error("handler for '{}' threw: {}", method, e.what());
+      return {{Code::kInternal, std::string("handler threw: ") + e.what()}, {}};
+    }
+  };
+  if (it->second.dispatch == Dispatch::kInline) {
+    FinishRequest(id, run());
+    return;
+  }
+  asio::post(core_.workers, [self = shared_from_this(), id, run = std::move(run)]() mutable {
+    Reply reply = run();
+    asio::post(self->strand_, [self, id, reply = std::move(reply)]() mutable {
+      self->FinishRequest(id, std::move(reply));
+    });
+  });
+}
+
+void ServerSession::FinishRequest(uint64_t id, Reply reply) {
+  busy_ = false;
+  activity_->busy.store(false, std::memory_order_relaxed);
+  const bool error = !reply.status.ok();
+  if (!closed_) {
+    Frame frame;
+    wire::Response* response = frame.mutable_response();
+    response->set_id(id);
+    response->set_code(static_cast<wire::StatusCode>(reply.status.code()));
+    if (error) response->set_error_message(reply.status.message());
+    response->set_payload(std::move(reply.payload));
+    const LoadReport load = core_.Load();
+    wire::LoadReport* wire_load = response->mutable_load();
+    wire_load->set_utilization(load.utilization);
+    wire_load->set_requests_per_s(load.requests_per_s);
+    wire_load->set_errors_per_s(load.errors_per_s);
+    Send(frame);
+  }
+  core_.OnRequestFinished(error);
+}
+
+void ServerSession::Send(const Frame& frame) {
+  std::string bytes;
+  AppendEncodedFrame(frame, bytes);
+  outbox_.push_back(std::move(bytes));
+  if (!writing_) WriteNext();
+}
+
+void ServerSession::WriteNext() {
+  if (outbox_.empty() || closed_) {
+    writing_ = false;
+    return;
+  }
+  writing_ = true;
+  asio::async_write(socket_, asio::buffer(outbox_.front()),
+                    [self = shared_from_this()](const asio::error_code& ec, size_t) {
+                      self->outbox_.pop_front();
+                      if (ec) {
+                        self->CloseNow(Status::Ok());
+                        return;
+                      }
+                      self->WriteNext();
+                    });
+}
+
+void ServerSession::CloseNow(const Status& why) {
+  if (closed_) return;
+  closed_ = true;
+  if (why.code() == Code::kProtocolError) {
+    core_.protocol_errors.fetch_add(1, std::memory_order_relaxed);
+    spdlog::warn("closing connection from {}{}: {}", peer_,
+                 slot_ ? " (slot " + std::to_string(*slot_) + ")" : std::string(),
+                 why.message());
+  }
+  handshake_timer_.cancel();
+  asio::error_code ignored;
+  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
+  socket_.close(ignored);
+  if (slot_) {
+    core_.slots.Release(*slot_);
+    slot_.reset();
+  }
+  core_.RemoveSession(this);
+}
+
+}  // namespace railyard::rpc::internal

@@ -1,0 +1,61 @@
+#pragma once
+
+// Internal to core/rpc: one accepted Boxcar connection on the server side.
+
+#include <asio.hpp>
+#include <array>
+#include <chrono>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "core/rpc/frame_io.h"
+#include "core/rpc/server_core.h"
+#include "railyard/rpc.pb.h"
+
+namespace railyard::rpc::internal {
+
+// Reads frames for as long as the connection lives (so a peer that goes away frees its slot at
+// once, even mid-request), runs at most one request at a time, and writes responses and pushed
+// state changes through one queue.
+//
+// Thread safety: public methods may be called from any thread; all state lives on the strand.
+class ServerSession : public std::enable_shared_from_this<ServerSession> {
+ public:
+  // REQUIRES: `socket` was accepted with its own strand of core.io as executor.
+  ServerSession(ServerCore& core, asio::ip::tcp::socket socket);
+  ~ServerSession();
+
+  void Start();
+  void PushState(ServerState state);
+  void Close();
+
+ private:
+  asio::awaitable<void> Run();
+  Status Handshake(const Frame& frame);
+  void StartRequest(wire::Request& request);
+  void FinishRequest(uint64_t id, Reply reply);
+  void Send(const Frame& frame);
+  void WriteNext();
+  void CloseNow(const Status& why);
+
+  ServerCore& core_;
+  asio::any_io_executor strand_;
+  asio::ip::tcp::socket socket_;
+  asio::steady_timer handshake_timer_;
+  std::string peer_;
+
+  std::optional<uint32_t> slot_;
+  uint64_t client_id_ = 0;
+  std::string client_name_;
+  std::shared_ptr<SlotActivity> activity_ = std::make_shared<SlotActivity>();
+  bool busy_ = false;
+  bool closed_ = false;
+
+  FrameReadBuffers read_buffers_;
+  std::deque<std::string> outbox_;
+  bool writing_ = false;
+};
+
+}  // namespace railyard::rpc::internal
