@@ -13,50 +13,18 @@
 #include <vector>
 
 #include "core/rpc/client.h"
+#include "core/rpc/closed_loop_load.h"
 #include "core/rpc/server.h"
 
 namespace railyard::ctl {
 namespace {
 
 using rpc::Client;
+using rpc::ClosedLoopLoad;
 using rpc::Server;
 using Clock = std::chrono::steady_clock;
 
 constexpr char kMethod[] = "demo.Work";
-
-// Keeps `concurrency` calls in flight on one client until told to stop.
-class ClosedLoopLoad {
- public:
-  ClosedLoopLoad(Client& client, size_t concurrency) : client_(client), concurrency_(concurrency) {}
-
-  void Start() {
-    for (size_t i = 0; i < concurrency_; ++i) Issue();
-  }
-  void Stop() { stopping_ = true; }
-  bool Idle() const { return outstanding_.load() == 0; }
-  uint64_t ok() const { return ok_.load(); }
-  uint64_t failed() const { return failed_.load(); }
-
- private:
-  void Issue() {
-    if (stopping_) return;
-    outstanding_.fetch_add(1);
-    client_.AsyncCall(kMethod, "ping", [this](rpc::CallResult&& result) {
-      (result.status.ok() ? ok_ : failed_).fetch_add(1);
-      // A refused call would come straight back; pace retries of the loop slot a little.
-      if (!result.status.ok()) std::this_thread::sleep_for(std::chrono::milliseconds(2));
-      Issue();
-      outstanding_.fetch_sub(1);
-    });
-  }
-
-  Client& client_;
-  const size_t concurrency_;
-  std::atomic<bool> stopping_{false};
-  std::atomic<int64_t> outstanding_{0};
-  std::atomic<uint64_t> ok_{0};
-  std::atomic<uint64_t> failed_{0};
-};
 
 std::string ClientLabel(uint64_t client_id, const std::vector<std::unique_ptr<Client>>& clients) {
   for (size_t i = 0; i < clients.size(); ++i) {
@@ -164,7 +132,7 @@ int RunDemo(const DemoOptions& o) {
       return 1;
     }
     client->WaitForPool(o.pool_size, std::chrono::seconds(2));
-    loads.push_back(std::make_unique<ClosedLoopLoad>(*client, o.concurrency));
+    loads.push_back(std::make_unique<ClosedLoopLoad>(*client, kMethod, "ping", o.concurrency));
     clients.push_back(std::move(client));
   }
   for (auto& load : loads) load->Start();
@@ -196,15 +164,10 @@ int RunDemo(const DemoOptions& o) {
   signals.cancel();
   signal_thread.join();
   for (auto& load : loads) load->Stop();
-  for (int i = 0; i < 500; ++i) {
-    bool idle = true;
-    for (auto& load : loads) idle = idle && load->Idle();
-    if (idle) break;
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
+  for (auto& load : loads) load->WaitIdle(std::chrono::seconds(5));
   uint64_t ok = 0, failed = 0;
   for (auto& load : loads) {
-    ok += load->ok();
+    ok += load->succeeded();
     failed += load->failed();
   }
   for (auto& client : clients) client->Stop();

@@ -1,5 +1,6 @@
 // railyardctl: the command-line side of Railyard.
 #include <CLI/CLI.hpp>
+#include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
 #include "app/railyardctl/demo_command.h"
@@ -17,6 +18,7 @@ int main(int argc, char** argv) {
   CLI::App* demo_command = railyard::ctl::AddDemoCommand(app, demo);
 
   CLI11_PARSE(app, argc, argv);
+  spdlog::set_default_logger(spdlog::stderr_color_mt("railyardctl"));  // stdout is for results.
   spdlog::set_level(spdlog::level::from_str(log_level));
   if (demo_command->parsed()) return railyard::ctl::RunDemo(demo);
   return 2;

@@ -27,6 +27,7 @@ struct CallState {
   Clock::time_point deadline;
   int attempts = 0;
   Status last_failure;
+  std::vector<uint32_t> failed_servers;  // Retries go elsewhere first.
 };
 
 uint64_t RandomNonZero() {
@@ -46,13 +47,14 @@ struct Client::Impl final : internal::ConnectionObserver {
     bool resolvable = false;
     Clock::time_point avoid_until{};
     int consecutive_failures = 0;
+    uint32_t tie_break = 0;  // This client's random preference among servers on equal slots.
   };
 
   explicit Impl(ClientOptions opts)
       : options(std::move(opts)),
         policy(options.policy ? options.policy : std::make_shared<LowestSlotPolicy>()),
         client_id(options.client_id ? options.client_id : RandomNonZero()),
-        rng(options.seed ? options.seed : RandomNonZero()),
+        seed(options.seed ? options.seed : RandomNonZero()),
         pool(options.pool_size) {}
 
   // --- Calls -------------------------------------------------------------------------------
@@ -62,7 +64,7 @@ struct Client::Impl final : internal::ConnectionObserver {
     Status refusal;
     {
       std::lock_guard lock(mu);
-      if (const auto handle = policy->Pick(pool)) {
+      if (const auto handle = policy->Pick(pool, call->failed_servers)) {
         conn = conns[*handle];
       } else if (call->attempts > 0) {
         refusal = {call->last_failure.code(),
@@ -122,6 +124,7 @@ struct Client::Impl final : internal::ConnectionObserver {
     if (retryable && call->attempts <= options.max_retries && Clock::now() < call->deadline &&
         !stopping.load()) {
       call->last_failure = status;
+      call->failed_servers.push_back(conn->server());
       {
         std::lock_guard lock(mu);
         ++counters.retries;
@@ -182,9 +185,20 @@ struct Client::Impl final : internal::ConnectionObserver {
     servers[server].avoid_until = Clock::now() + how_long;
   }
 
+  void CloseAll() {
+    std::vector<std::shared_ptr<ClientConnection>> open;
+    {
+      std::lock_guard lock(mu);
+      for (auto& conn : conns) {
+        if (conn) open.push_back(conn);
+      }
+    }
+    for (auto& conn : open) conn->Close();
+  }
+
   // --- The acquirer ------------------------------------------------------------------------
 
-  std::optional<uint32_t> ChooseServerToProbe() {
+  std::optional<uint32_t> ChooseServerToProbe(std::mt19937_64& rng) {
     std::lock_guard lock(mu);
     const Clock::time_point now = Clock::now();
     std::vector<uint32_t> candidates;
@@ -195,14 +209,16 @@ struct Client::Impl final : internal::ConnectionObserver {
     return candidates[std::uniform_int_distribution<size_t>(0, candidates.size() - 1)(rng)];
   }
 
-  std::chrono::milliseconds Jitter() {
+  std::chrono::milliseconds Jitter(std::mt19937_64& rng) {
     const auto lo = options.acquirer_sleep_min.count();
     const auto hi = std::max(lo, options.acquirer_sleep_max.count());
     return std::chrono::milliseconds(std::uniform_int_distribution<int64_t>(lo, hi)(rng));
   }
 
-  asio::awaitable<void> AcquireLoop() {
-    asio::steady_timer pause(io);
+  // Acquirer 0 always runs; the others only while the pool is short of capacity.
+  asio::awaitable<void> AcquireLoop(size_t index, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    asio::steady_timer pause(co_await asio::this_coro::executor);
     wire::Hello hello;
     hello.set_client_id(client_id);
     hello.set_client_name(options.client_name);
@@ -211,7 +227,19 @@ struct Client::Impl final : internal::ConnectionObserver {
     asio::error_code ignored;
 
     while (!stopping.load()) {
-      const std::optional<uint32_t> target = ChooseServerToProbe();
+      if (index > 0) {
+        bool full;
+        {
+          std::lock_guard lock(mu);
+          full = pool.full();
+        }
+        if (full) {
+          pause.expires_after(Jitter(rng));
+          co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+          continue;
+        }
+      }
+      const std::optional<uint32_t> target = ChooseServerToProbe(rng);
       if (!target) {
         pause.expires_after(options.acquirer_sleep_max);
         co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
@@ -253,7 +281,7 @@ struct Client::Impl final : internal::ConnectionObserver {
         std::lock_guard lock(mu);
         servers[*target].consecutive_failures = 0;
         ++counters.connects;
-        admission = pool.Offer(*target, conn->slot());
+        admission = pool.Offer(*target, conn->slot(), servers[*target].tie_break);
         if (admission.kind != SlotPool::Admission::Kind::kRejected) {
           if (admission.evicted) {
             ++counters.replacements;
@@ -269,7 +297,7 @@ struct Client::Impl final : internal::ConnectionObserver {
       if (evicted) evicted->Close();
       if (admission.kind == SlotPool::Admission::Kind::kRejected) {
         conn->Close();
-        pause.expires_after(Jitter());
+        pause.expires_after(Jitter(rng));
         co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
         continue;
       }
@@ -295,6 +323,13 @@ struct Client::Impl final : internal::ConnectionObserver {
     return entry;
   }
 
+  uint32_t AppendServerLocked(ServerEntry entry) {
+    // Random tie-break ranks, distinct per client, so clients spread their equal-slot preferences.
+    entry.tie_break = static_cast<uint32_t>(tie_break_rng());
+    servers.push_back(std::move(entry));
+    return static_cast<uint32_t>(servers.size() - 1);
+  }
+
   // Declared first so it is destroyed last: handlers still queued in it reference the rest.
   asio::io_context io;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
@@ -303,7 +338,8 @@ struct Client::Impl final : internal::ConnectionObserver {
   const ClientOptions options;
   const std::shared_ptr<SelectionPolicy> policy;
   const uint64_t client_id;
-  std::mt19937_64 rng;  // Used by the acquirer coroutine only.
+  const uint64_t seed;
+  std::mt19937_64 tie_break_rng{seed ^ 0x5bd1e995u};  // GUARDED_BY(mu)
   std::atomic<uint64_t> next_request_id{1};
   std::atomic<bool> stopping{false};
   std::atomic<bool> started{false};
@@ -320,7 +356,7 @@ struct Client::Impl final : internal::ConnectionObserver {
 
 Client::Client(ClientOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
   for (const Endpoint& server : impl_->options.servers) {
-    impl_->servers.push_back(impl_->MakeServerEntry(server));
+    impl_->AppendServerLocked(impl_->MakeServerEntry(server));
   }
 }
 
@@ -334,23 +370,21 @@ Status Client::Start() {
   if (m.started.exchange(true)) return {Code::kFailedPrecondition, "client already started"};
   m.work.emplace(asio::make_work_guard(m.io));
   for (size_t i = 0; i < m.options.io_threads; ++i) m.threads.emplace_back([&m] { m.io.run(); });
-  asio::co_spawn(m.io, m.AcquireLoop(), asio::detached);
+  const size_t acquirers = std::max<size_t>(1, m.options.refill_parallelism);
+  for (size_t i = 0; i < acquirers; ++i) {
+    // Each on its own strand, with its own random stream.
+    asio::co_spawn(asio::make_strand(m.io), m.AcquireLoop(i, m.seed + i * 0x9e3779b97f4a7c15ull),
+                   asio::detached);
+  }
   return Status::Ok();
 }
 
 void Client::Stop() {
   Impl& m = *impl_;
   if (m.stopping.exchange(true)) return;
-  std::vector<std::shared_ptr<ClientConnection>> open;
-  {
-    std::lock_guard lock(m.mu);
-    for (auto& conn : m.conns) {
-      if (conn) open.push_back(conn);
-    }
-  }
   // Closing fails the pending attempt of each busy connection with CANCELLED, so every caller
   // hears back before the threads go.
-  for (auto& conn : open) conn->Close();
+  m.CloseAll();
   {
     std::unique_lock lock(m.mu);
     m.calls_cv.wait_for(lock, std::chrono::seconds(2), [&m] { return m.calls_in_flight.load() == 0; });
@@ -359,6 +393,11 @@ void Client::Stop() {
   m.io.stop();
   for (auto& t : m.threads) t.join();
   m.threads.clear();
+  // The acquirer may have admitted connections meanwhile, and io.stop() may have beaten the
+  // posted closes: close everything now, on this thread, so servers see the client go at once.
+  m.CloseAll();
+  m.io.restart();
+  m.io.poll();
   std::lock_guard lock(m.mu);
   m.conns.clear();  // Sockets go while the io_context still exists.
 }
@@ -394,8 +433,7 @@ CallResult Client::Call(std::string method, std::string payload, std::chrono::mi
 uint32_t Client::AddServer(Endpoint server) {
   Impl::ServerEntry entry = impl_->MakeServerEntry(std::move(server));
   std::lock_guard lock(impl_->mu);
-  impl_->servers.push_back(std::move(entry));
-  return static_cast<uint32_t>(impl_->servers.size() - 1);
+  return impl_->AppendServerLocked(std::move(entry));
 }
 
 bool Client::WaitForPool(size_t connections, std::chrono::milliseconds timeout) const {

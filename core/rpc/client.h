@@ -26,6 +26,9 @@ struct ClientOptions {
   // full pool.
   std::chrono::milliseconds acquirer_sleep_min{10};
   std::chrono::milliseconds acquirer_sleep_max{50};
+  // Connection attempts that may run at once while the pool is short of capacity (one when full),
+  // so a pool that lost a server refills in one round trip rather than one per connection.
+  size_t refill_parallelism = 4;
   // How long to leave a server alone after it said it is draining.
   std::chrono::milliseconds lame_duck_avoid{1000};
   uint64_t client_id = 0;  // 0: a random id, stable for this Client's life.

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string_view>
 
 #include "core/rpc/slot_pool.h"
@@ -36,7 +37,10 @@ class SelectionPolicy {
   virtual ~SelectionPolicy() = default;
   virtual std::string_view name() const = 0;
   // Acquires (marks busy) one idle member of `pool` and returns it, or nullopt to fail fast.
-  virtual std::optional<SlotPool::Handle> Pick(SlotPool& pool) = 0;
+  // `failed_servers` lists the servers this call already failed on (empty on a first attempt);
+  // a retry should prefer any other server while one is available.
+  virtual std::optional<SlotPool::Handle> Pick(SlotPool& pool,
+                                               std::span<const uint32_t> failed_servers) = 0;
   virtual void OnOutcome(const AttemptOutcome& outcome) {}
 };
 
@@ -45,7 +49,10 @@ class SelectionPolicy {
 class LowestSlotPolicy final : public SelectionPolicy {
  public:
   std::string_view name() const override { return "lowest-slot"; }
-  std::optional<SlotPool::Handle> Pick(SlotPool& pool) override { return pool.AcquireLowestIdle(); }
+  std::optional<SlotPool::Handle> Pick(SlotPool& pool,
+                                       std::span<const uint32_t> failed_servers) override {
+    return pool.AcquireLowestIdle(failed_servers);
+  }
 };
 
 }  // namespace railyard::rpc

@@ -71,11 +71,12 @@ void SlotPool::EraseMember(Handle handle) {
   RebuildPositions(from);
 }
 
-SlotPool::Admission SlotPool::Offer(uint32_t server, uint32_t slot) {
+SlotPool::Admission SlotPool::Offer(uint32_t server, uint32_t slot, uint32_t tie_break) {
   Admission result;
   Entry candidate;
   candidate.server = server;
   candidate.slot = slot;
+  candidate.tie_break = tie_break;
   if (full()) {
     const Handle worst = order_.back();
     if (!Before(candidate, entries_[worst])) return result;  // kRejected
@@ -90,24 +91,39 @@ SlotPool::Admission SlotPool::Offer(uint32_t server, uint32_t slot) {
   const Handle handle = AllocateHandle();
   entries_[handle].server = server;
   entries_[handle].slot = slot;
+  entries_[handle].tie_break = tie_break;
   InsertMember(handle);
   result.handle = handle;
   return result;
 }
 
+SlotPool::Handle SlotPool::AcquireAt(size_t position) {
+  SetIdleBit(position, false);
+  const Handle handle = order_[position];
+  Entry& e = entries_[handle];
+  e.busy = true;
+  ++e.requests;
+  return handle;
+}
+
 std::optional<SlotPool::Handle> SlotPool::AcquireLowestIdle() {
   for (size_t word = 0; word < idle_bits_.size(); ++word) {
     const uint64_t bits = idle_bits_[word];
-    if (bits == 0) continue;
-    const size_t position = word * 64 + static_cast<size_t>(std::countr_zero(bits));
-    idle_bits_[word] = bits & (bits - 1);
-    const Handle handle = order_[position];
-    Entry& e = entries_[handle];
-    e.busy = true;
-    ++e.requests;
-    return handle;
+    if (bits != 0) return AcquireAt(word * 64 + static_cast<size_t>(std::countr_zero(bits)));
   }
   return std::nullopt;
+}
+
+std::optional<SlotPool::Handle> SlotPool::AcquireLowestIdle(std::span<const uint32_t> avoid) {
+  if (avoid.empty()) return AcquireLowestIdle();
+  for (size_t word = 0; word < idle_bits_.size(); ++word) {
+    for (uint64_t bits = idle_bits_[word]; bits != 0; bits &= bits - 1) {
+      const size_t position = word * 64 + static_cast<size_t>(std::countr_zero(bits));
+      const uint32_t server = entries_[order_[position]].server;
+      if (std::find(avoid.begin(), avoid.end(), server) == avoid.end()) return AcquireAt(position);
+    }
+  }
+  return AcquireLowestIdle();
 }
 
 bool SlotPool::Acquire(Handle handle) {

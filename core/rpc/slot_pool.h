@@ -3,6 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <vector>
 
 namespace railyard::rpc {
@@ -11,7 +12,8 @@ namespace railyard::rpc {
 // "specialized data structure" for the non-I/O pool operations. It tracks only identities and
 // states; rpc::Client keeps the sockets in a table indexed by the same handles.
 //
-// Members are ordered by (slot, server). An idle bitmap over positions in that order makes "lowest
+// Members are ordered by (slot, tie_break); the owner passes a per-client ranking of servers as
+// tie_break so that no server is preferred by every client on equal slots. An idle bitmap over positions in that order makes "lowest
 // idle slot" a find-first-set over a few words, so acquire and release are O(capacity / 64) with
 // no allocation. Admitting or removing a member reorders in O(capacity), which only the
 // background acquirer and failures do.
@@ -28,6 +30,7 @@ class SlotPool {
   struct Entry {
     uint32_t server = 0;
     uint32_t slot = 0;
+    uint32_t tie_break = 0;
     uint64_t requests = 0;
     bool busy = false;
     bool member = false;    // In the slot order (false: retiring or free).
@@ -51,11 +54,15 @@ class SlotPool {
   bool full() const { return order_.size() >= capacity_; }
 
   // Offers a freshly connected (server, slot). Joins a pool that is not full; in a full pool it
-  // displaces the worst member if it beats it, otherwise it is rejected.
-  Admission Offer(uint32_t server, uint32_t slot);
+  // displaces the worst member if it beats it, otherwise it is rejected. Equal slots are ordered
+  // by `tie_break`, lowest first.
+  Admission Offer(uint32_t server, uint32_t slot, uint32_t tie_break);
+  Admission Offer(uint32_t server, uint32_t slot) { return Offer(server, slot, server); }
 
   // Marks the idle member with the lowest slot busy and returns it; nullopt when none is idle.
   std::optional<Handle> AcquireLowestIdle();
+  // As above, but skips members on the servers in `avoid` when any other member is idle.
+  std::optional<Handle> AcquireLowestIdle(std::span<const uint32_t> avoid);
   // Marks a specific idle member busy. Returns false if it is not an idle member.
   bool Acquire(Handle handle);
   // Ends a request. Returns true if the entry was retired meanwhile and must now be closed; its
@@ -74,7 +81,7 @@ class SlotPool {
 
  private:
   static bool Before(const Entry& a, const Entry& b) {
-    return a.slot != b.slot ? a.slot < b.slot : a.server < b.server;
+    return a.slot != b.slot ? a.slot < b.slot : a.tie_break < b.tie_break;
   }
   Handle AllocateHandle();
   void FreeHandle(Handle handle);
@@ -82,6 +89,7 @@ class SlotPool {
   void EraseMember(Handle handle);
   void RebuildPositions(size_t from);
   void SetIdleBit(size_t position, bool idle);
+  Handle AcquireAt(size_t position);
 
   size_t capacity_;
   std::vector<Entry> entries_;          // Indexed by handle.

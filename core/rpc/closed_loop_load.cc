@@ -1,0 +1,78 @@
+#include "core/rpc/closed_loop_load.h"
+
+#include <thread>
+
+namespace railyard::rpc {
+
+ClosedLoopLoad::ClosedLoopLoad(Client& client, std::string method, std::string payload,
+                               size_t concurrency, std::chrono::milliseconds timeout)
+    : client_(client),
+      method_(std::move(method)),
+      payload_(std::move(payload)),
+      concurrency_(concurrency),
+      timeout_(timeout),
+      pacing_thread_([this] { pacing_.run(); }) {}
+
+ClosedLoopLoad::~ClosedLoopLoad() {
+  Stop();
+  WaitIdle(std::chrono::seconds(10));
+  pacing_work_.reset();
+  pacing_.stop();
+  pacing_thread_.join();
+}
+
+void ClosedLoopLoad::Start() {
+  for (size_t i = 0; i < concurrency_; ++i) Issue();
+}
+
+void ClosedLoopLoad::Stop() { stopping_ = true; }
+
+bool ClosedLoopLoad::WaitIdle(std::chrono::milliseconds timeout) {
+  const auto give_up = std::chrono::steady_clock::now() + timeout;
+  while (outstanding_.load() != 0) {
+    if (std::chrono::steady_clock::now() >= give_up) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  return true;
+}
+
+std::map<std::string, std::pair<uint64_t, std::string>> ClosedLoopLoad::failures() const {
+  std::lock_guard lock(mu_);
+  return failures_;
+}
+
+void ClosedLoopLoad::Issue() {
+  if (stopping_) return;
+  outstanding_.fetch_add(1);
+  client_.AsyncCall(
+      method_, payload_,
+      [this](CallResult&& result) {
+        if (result.status.ok()) {
+          succeeded_.fetch_add(1);
+          Issue();
+        } else {
+          failed_.fetch_add(1);
+          {
+            std::lock_guard lock(mu_);
+            auto& [count, first_message] = failures_[std::string(CodeName(result.status.code()))];
+            if (count++ == 0) first_message = result.status.message();
+          }
+          IssueLater();
+        }
+        outstanding_.fetch_sub(1);
+      },
+      timeout_);
+}
+
+
+void ClosedLoopLoad::IssueLater() {
+  if (stopping_) return;
+  outstanding_.fetch_add(1);
+  auto timer = std::make_shared<asio::steady_timer>(pacing_, std::chrono::milliseconds(1));
+  timer->async_wait([this, timer](const asio::error_code&) {
+    Issue();
+    outstanding_.fetch_sub(1);
+  });
+}
+
+}  // namespace railyard::rpc

@@ -1,0 +1,61 @@
+#pragma once
+
+#include <asio.hpp>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "core/rpc/client.h"
+
+namespace railyard::rpc {
+
+// Keeps a fixed number of calls in flight on a Client: each completion issues the next call, until
+// Stop(). The building block of load generation, the demo and the failover tests.
+//
+// Thread safety: all methods may be called from any thread. The Client must outlive this object
+// and Stop() + WaitIdle() must be called before either is destroyed.
+class ClosedLoopLoad {
+ public:
+  ClosedLoopLoad(Client& client, std::string method, std::string payload, size_t concurrency,
+                 std::chrono::milliseconds timeout = {});
+  ~ClosedLoopLoad();
+  ClosedLoopLoad(const ClosedLoopLoad&) = delete;
+  ClosedLoopLoad& operator=(const ClosedLoopLoad&) = delete;
+
+  void Start();
+  void Stop();
+  // Waits until no call is in flight; false on timeout.
+  bool WaitIdle(std::chrono::milliseconds timeout);
+
+  uint64_t succeeded() const { return succeeded_.load(); }
+  uint64_t failed() const { return failed_.load(); }
+  // Failed calls by status code name, with the first message seen for each.
+  std::map<std::string, std::pair<uint64_t, std::string>> failures() const;
+
+ private:
+  void Issue();
+  // Issues again after a short pause, on the pacing thread: a refused call comes straight back,
+  // and pausing on the client's I/O thread would starve the acquirer that refills the pool.
+  void IssueLater();
+
+  Client& client_;
+  const std::string method_;
+  const std::string payload_;
+  const size_t concurrency_;
+  const std::chrono::milliseconds timeout_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<int64_t> outstanding_{0};
+  std::atomic<uint64_t> succeeded_{0};
+  std::atomic<uint64_t> failed_{0};
+  asio::io_context pacing_;
+  asio::executor_work_guard<asio::io_context::executor_type> pacing_work_{pacing_.get_executor()};
+  std::thread pacing_thread_;
+  mutable std::mutex mu_;
+  std::map<std::string, std::pair<uint64_t, std::string>> failures_;  // GUARDED_BY(mu_)
+};
+
+}  // namespace railyard::rpc
