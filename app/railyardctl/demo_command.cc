@@ -77,22 +77,30 @@ void PrintTables(const std::vector<std::unique_ptr<Server>>& servers,
 CLI::App* AddDemoCommand(CLI::App& app, DemoOptions& o) {
   CLI::App* demo = app.add_subcommand(
       "demo", "Run servers and load clients on loopback and watch Boxcar balance them");
-  demo->add_option("--servers", o.servers, "Number of servers")->check(CLI::Range(1, 64))
+  demo->add_option("--servers", o.servers, "Number of servers")
+      ->check(CLI::Range(1, 64))
       ->capture_default_str();
-  demo->add_option("--clients", o.clients, "Number of clients")->check(CLI::Range(1, 64))
+  demo->add_option("--clients", o.clients, "Number of clients")
+      ->check(CLI::Range(1, 64))
       ->capture_default_str();
   demo->add_option("--concurrency", o.concurrency, "Concurrent callers per client")
-      ->check(CLI::Range(1, 1024))->capture_default_str();
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
   demo->add_option("--pool-size", o.pool_size, "Connections per client pool")
-      ->check(CLI::Range(1, 1024))->capture_default_str();
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
   demo->add_option("--service-time-us", o.service_time_us, "Work per request on a server")
-      ->check(CLI::Range(0, 1000000))->capture_default_str();
+      ->check(CLI::Range(0, 1000000))
+      ->capture_default_str();
   demo->add_option("--slow-factor", o.slow_factor, "The last server is this many times slower")
-      ->check(CLI::Range(1.0, 100.0))->capture_default_str();
+      ->check(CLI::Range(1.0, 100.0))
+      ->capture_default_str();
   demo->add_option("--interval-ms", o.interval_ms, "Refresh interval")
-      ->check(CLI::Range(100, 60000))->capture_default_str();
+      ->check(CLI::Range(100, 60000))
+      ->capture_default_str();
   demo->add_option("--duration-s", o.duration_s, "Stop after this long (0: until Ctrl-C)")
-      ->check(CLI::Range(0, 86400))->capture_default_str();
+      ->check(CLI::Range(0, 86400))
+      ->capture_default_str();
   return demo;
 }
 
@@ -153,9 +161,11 @@ int RunDemo(const DemoOptions& o) {
   Clock::time_point last_print = start;
   while (!interrupted) {
     const Clock::time_point next = last_print + interval;
-    while (!interrupted && Clock::now() < next) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    while (!interrupted && Clock::now() < next)
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
     const Clock::time_point now = Clock::now();
-    PrintTables(servers, clients, last_requests, std::chrono::duration<double>(now - last_print).count(),
+    PrintTables(servers, clients, last_requests,
+                std::chrono::duration<double>(now - last_print).count(),
                 std::chrono::duration<double>(now - start).count(), redraw);
     last_print = now;
     if (o.duration_s > 0 && now - start >= std::chrono::seconds(o.duration_s)) break;

@@ -1,7 +1,7 @@
 // railyardctl: the command-line side of Railyard.
-#include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include "app/railyardctl/demo_command.h"
 

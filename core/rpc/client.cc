@@ -73,8 +73,8 @@ struct Client::Impl final : internal::ConnectionObserver {
         refusal = {Code::kUnavailable, "no connection to any server (pool is empty)"};
       } else {
         ++counters.rejections;
-        refusal = {Code::kPoolExhausted, "all " + std::to_string(pool.size()) +
-                                             " pooled connections are busy"};
+        refusal = {Code::kPoolExhausted,
+                   "all " + std::to_string(pool.size()) + " pooled connections are busy"};
       }
     }
     if (!conn) {
@@ -83,11 +83,11 @@ struct Client::Impl final : internal::ConnectionObserver {
     }
     ++call->attempts;
     const uint64_t id = next_request_id.fetch_add(1, std::memory_order_relaxed);
-    conn->Send(id, call->method, call->payload, call->deadline,
-               [this, call, conn, start = Clock::now()](const Status& status,
-                                                        wire::Response* response) {
-                 OnAttemptDone(call, conn, start, status, response);
-               });
+    conn->Send(
+        id, call->method, call->payload, call->deadline,
+        [this, call, conn, start = Clock::now()](const Status& status, wire::Response* response) {
+          OnAttemptDone(call, conn, start, status, response);
+        });
   }
 
   void OnAttemptDone(const std::shared_ptr<CallState>& call,
@@ -175,7 +175,8 @@ struct Client::Impl final : internal::ConnectionObserver {
   // Takes `conn` out of the pool. Returns true if it is idle and should be closed now.
   bool DropLocked(const std::shared_ptr<ClientConnection>& conn) {
     const SlotPool::Handle handle = conn->handle;
-    if (handle >= conns.size() || conns[handle] != conn) return false;  // Not (or no longer) pooled.
+    if (handle >= conns.size() || conns[handle] != conn)
+      return false;  // Not (or no longer) pooled.
     if (!pool.Remove(handle)) return false;
     conns[handle].reset();
     return true;
@@ -387,7 +388,8 @@ void Client::Stop() {
   m.CloseAll();
   {
     std::unique_lock lock(m.mu);
-    m.calls_cv.wait_for(lock, std::chrono::seconds(2), [&m] { return m.calls_in_flight.load() == 0; });
+    m.calls_cv.wait_for(lock, std::chrono::seconds(2),
+                        [&m] { return m.calls_in_flight.load() == 0; });
   }
   m.work.reset();
   m.io.stop();
@@ -422,11 +424,13 @@ void Client::AsyncCall(std::string method, std::string payload, CallCallback don
   m.Attempt(call);
 }
 
-CallResult Client::Call(std::string method, std::string payload, std::chrono::milliseconds timeout) {
+CallResult Client::Call(std::string method, std::string payload,
+                        std::chrono::milliseconds timeout) {
   std::promise<CallResult> promise;
   std::future<CallResult> future = promise.get_future();
-  AsyncCall(std::move(method), std::move(payload),
-            [&promise](CallResult&& result) { promise.set_value(std::move(result)); }, timeout);
+  AsyncCall(
+      std::move(method), std::move(payload),
+      [&promise](CallResult&& result) { promise.set_value(std::move(result)); }, timeout);
   return future.get();
 }
 
@@ -438,8 +442,7 @@ uint32_t Client::AddServer(Endpoint server) {
 
 bool Client::WaitForPool(size_t connections, std::chrono::milliseconds timeout) const {
   std::unique_lock lock(impl_->mu);
-  return impl_->pool_cv.wait_for(lock, timeout,
-                                 [&] { return impl_->pool.size() >= connections; });
+  return impl_->pool_cv.wait_for(lock, timeout, [&] { return impl_->pool.size() >= connections; });
 }
 
 PoolSnapshot Client::Snapshot() const {

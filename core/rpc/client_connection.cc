@@ -53,18 +53,20 @@ asio::awaitable<Status> ClientConnection::Open(asio::ip::tcp::endpoint target,
     co_return Status{Code::kUnavailable, "connecting to " + server_address_ + " timed out after " +
                                              std::to_string(timeout.count()) + " ms"};
   }
-  if (ec) co_return Status{Code::kUnavailable, "connecting to " + server_address_ + ": " + ec.message()};
+  if (ec)
+    co_return Status{Code::kUnavailable, "connecting to " + server_address_ + ": " + ec.message()};
   if (!status.ok()) {
-    co_return Status{Code::kUnavailable, "handshake with " + server_address_ + ": " +
-                                             (status.message().empty() ? "connection closed"
-                                                                       : status.message())};
+    co_return Status{Code::kUnavailable,
+                     "handshake with " + server_address_ + ": " +
+                         (status.message().empty() ? "connection closed" : status.message())};
   }
   if (frame.body_case() != wire::Frame::kWelcome) {
-    co_return Status{Code::kProtocolError, server_address_ + " answered the hello with another frame"};
+    co_return Status{Code::kProtocolError,
+                     server_address_ + " answered the hello with another frame"};
   }
   if (!frame.welcome().refusal().empty()) {
-    co_return Status{Code::kUnavailable, server_address_ + " refused the connection: " +
-                                             frame.welcome().refusal()};
+    co_return Status{Code::kUnavailable,
+                     server_address_ + " refused the connection: " + frame.welcome().refusal()};
   }
   slot_ = frame.welcome().slot();
   server_state_ = FromWire(frame.welcome().state());
@@ -80,9 +82,10 @@ asio::awaitable<void> ClientConnection::ReadLoop() {
     frame.Clear();
     const Status status = co_await ReadFrame(socket_, read_buffers_, max_frame_bytes_, frame);
     if (!status.ok()) {
-      Fail({Code::kUnavailable, status.message().empty()
-                                    ? server_address_ + " closed the connection"
-                                    : "connection to " + server_address_ + ": " + status.message()});
+      Fail(
+          {Code::kUnavailable, status.message().empty()
+                                   ? server_address_ + " closed the connection"
+                                   : "connection to " + server_address_ + ": " + status.message()});
       co_return;
     }
     switch (frame.body_case()) {
@@ -98,7 +101,8 @@ asio::awaitable<void> ClientConnection::ReadLoop() {
         observer_->OnServerState(self, server_state_);
         break;
       default:
-        Fail({Code::kUnavailable, "protocol error: " + server_address_ + " sent an unexpected frame"});
+        Fail({Code::kUnavailable,
+              "protocol error: " + server_address_ + " sent an unexpected frame"});
         co_return;
     }
   }
@@ -112,7 +116,8 @@ void ClientConnection::Send(uint64_t id, const std::string& method, const std::s
   request->set_id(id);
   request->set_method(method);
   if (deadline != Clock::time_point::max()) {
-    const auto left = std::chrono::duration_cast<std::chrono::microseconds>(deadline - Clock::now());
+    const auto left =
+        std::chrono::duration_cast<std::chrono::microseconds>(deadline - Clock::now());
     request->set_timeout_us(static_cast<uint64_t>(std::max<int64_t>(1, left.count())));
   }
   request->set_payload(payload);
@@ -133,18 +138,18 @@ void ClientConnection::Send(uint64_t id, const std::string& method, const std::s
         if (ec || self->pending_id_ != id) return;
         // The server may still be working on it; this connection cannot carry another request
         // until it answers, so it goes.
-        self->CompletePending({Code::kDeadlineExceeded, "no response from " +
-                                                            self->server_address_ +
-                                                            " before the deadline"},
-                              nullptr);
+        self->CompletePending(
+            {Code::kDeadlineExceeded,
+             "no response from " + self->server_address_ + " before the deadline"},
+            nullptr);
         self->Fail({Code::kCancelled, "deadline exceeded"});
       });
     }
     asio::async_write(self->socket_, asio::buffer(self->write_buffer_),
                       [self](const asio::error_code& ec, size_t) {
                         if (ec) {
-                          self->Fail({Code::kUnavailable, "sending to " + self->server_address_ +
-                                                              ": " + ec.message()});
+                          self->Fail({Code::kUnavailable,
+                                      "sending to " + self->server_address_ + ": " + ec.message()});
                         }
                       });
   });

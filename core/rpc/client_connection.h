@@ -2,8 +2,8 @@
 
 // Internal to core/rpc: one pooled Boxcar connection on the client side.
 
-#include <asio.hpp>
 #include <array>
+#include <asio.hpp>
 #include <chrono>
 #include <functional>
 #include <memory>

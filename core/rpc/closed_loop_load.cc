@@ -64,7 +64,6 @@ void ClosedLoopLoad::Issue() {
       timeout_);
 }
 
-
 void ClosedLoopLoad::IssueLater() {
   if (stopping_) return;
   outstanding_.fetch_add(1);

@@ -11,7 +11,8 @@ std::string Endpoint::ToString() const {
 
 std::optional<Endpoint> ParseEndpoint(std::string_view text) {
   const size_t colon = text.rfind(':');
-  if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size()) return std::nullopt;
+  if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size())
+    return std::nullopt;
   std::string_view host = text.substr(0, colon);
   const std::string_view port_text = text.substr(colon + 1);
   if (host.front() == '[') {
@@ -19,8 +20,10 @@ std::optional<Endpoint> ParseEndpoint(std::string_view text) {
     host = host.substr(1, host.size() - 2);
   }
   unsigned port = 0;
-  const auto [end, err] = std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (err != std::errc() || end != port_text.data() + port_text.size() || port == 0 || port > 65535) {
+  const auto [end, err] =
+      std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
+  if (err != std::errc() || end != port_text.data() + port_text.size() || port == 0 ||
+      port > 65535) {
     return std::nullopt;
   }
   return Endpoint{std::string(host), static_cast<uint16_t>(port)};

@@ -11,8 +11,7 @@ asio::awaitable<Status> ReadFrame(asio::ip::tcp::socket& socket, FrameReadBuffer
                                                redirect_error(use_awaitable, ec));
   if (ec) {
     if (got == 0) {
-      co_return Status{Code::kUnavailable,
-                       ec == asio::error::eof ? std::string() : ec.message()};
+      co_return Status{Code::kUnavailable, ec == asio::error::eof ? std::string() : ec.message()};
     }
     co_return Status{Code::kProtocolError, "truncated frame header (" + std::to_string(got) +
                                                " of 4 bytes, then " + ec.message() + ")"};
@@ -23,9 +22,9 @@ asio::awaitable<Status> ReadFrame(asio::ip::tcp::socket& socket, FrameReadBuffer
   const size_t body_got = co_await asio::async_read(socket, asio::buffer(buffers.body),
                                                     redirect_error(use_awaitable, ec));
   if (ec) {
-    co_return Status{Code::kProtocolError, "truncated frame (" + std::to_string(body_got) +
-                                               " of " + std::to_string(length) +
-                                               " body bytes, then " + ec.message() + ")"};
+    co_return Status{Code::kProtocolError, "truncated frame (" + std::to_string(body_got) + " of " +
+                                               std::to_string(length) + " body bytes, then " +
+                                               ec.message() + ")"};
   }
   co_return ParseFrameBody(buffers.body.data(), buffers.body.size(), frame);
 }

@@ -2,8 +2,8 @@
 
 // Internal to core/rpc: reading whole frames from a socket inside a coroutine.
 
-#include <asio.hpp>
 #include <array>
+#include <asio.hpp>
 #include <string>
 
 #include "core/rpc/frame.h"

@@ -37,8 +37,8 @@ void ServerCore::OnRequestFinished(bool error) {
 LoadReport ServerCore::Load() const {
   const auto now = std::chrono::steady_clock::now();
   LoadReport load;
-  load.utilization =
-      std::min(1.0, static_cast<double>(in_flight.load()) / static_cast<double>(WorkerCount(options)));
+  load.utilization = std::min(
+      1.0, static_cast<double>(in_flight.load()) / static_cast<double>(WorkerCount(options)));
   load.requests_per_s = request_rate.PerSecond(now);
   load.errors_per_s = error_rate.PerSecond(now);
   return load;
@@ -71,10 +71,14 @@ using internal::ServerSession;
 
 std::string_view ServerStateName(ServerState state) {
   switch (state) {
-    case ServerState::kStarting: return "starting";
-    case ServerState::kServing: return "serving";
-    case ServerState::kLameDuck: return "lame duck";
-    case ServerState::kStopped: return "stopped";
+    case ServerState::kStarting:
+      return "starting";
+    case ServerState::kServing:
+      return "serving";
+    case ServerState::kLameDuck:
+      return "lame duck";
+    case ServerState::kStopped:
+      return "stopped";
   }
   return "unknown";
 }

@@ -110,19 +110,21 @@ void ServerSession::StartRequest(wire::Request& request) {
   }
   const auto it = core_.handlers.find(request.method());
   if (it == core_.handlers.end()) {
-    FinishRequest(id, {{Code::kUnknownMethod, "no handler for method '" + request.method() + "'"}, {}});
+    FinishRequest(id,
+                  {{Code::kUnknownMethod, "no handler for method '" + request.method() + "'"}, {}});
     return;
   }
-  const Clock::time_point deadline = request.timeout_us() == 0
-                                         ? Clock::time_point::max()
-                                         : arrived + std::chrono::microseconds(request.timeout_us());
+  const Clock::time_point deadline =
+      request.timeout_us() == 0 ? Clock::time_point::max()
+                                : arrived + std::chrono::microseconds(request.timeout_us());
   // Runs the handler unless the caller has already given up waiting.
   auto run = [self = shared_from_this(), handler = &it->second.fn, slot = *slot_, deadline,
               method = std::move(*request.mutable_method()),
               payload = std::move(*request.mutable_payload())]() -> Reply {
-    if (Clock::now() >= deadline) return {{Code::kDeadlineExceeded, "deadline passed before the handler ran"}, {}};
-    const CallContext call{self->client_id_, self->client_name_, slot, method, self->peer_,
-                           deadline};
+    if (Clock::now() >= deadline)
+      return {{Code::kDeadlineExceeded, "deadline passed before the handler ran"}, {}};
+    const CallContext call{self->client_id_, self->client_name_, slot,
+                           method,           self->peer_,        deadline};
     try {
       return (*handler)(call, payload);
     } catch (const std::exception& e) {
@@ -193,8 +195,7 @@ void ServerSession::CloseNow(const Status& why) {
   if (why.code() == Code::kProtocolError) {
     core_.protocol_errors.fetch_add(1, std::memory_order_relaxed);
     spdlog::warn("closing connection from {}{}: {}", peer_,
-                 slot_ ? " (slot " + std::to_string(*slot_) + ")" : std::string(),
-                 why.message());
+                 slot_ ? " (slot " + std::to_string(*slot_) + ")" : std::string(), why.message());
   }
   handshake_timer_.cancel();
   asio::error_code ignored;

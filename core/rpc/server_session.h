@@ -2,8 +2,8 @@
 
 // Internal to core/rpc: one accepted Boxcar connection on the server side.
 
-#include <asio.hpp>
 #include <array>
+#include <asio.hpp>
 #include <chrono>
 #include <deque>
 #include <memory>

@@ -55,9 +55,9 @@ void SlotPool::RebuildPositions(size_t from) {
 void SlotPool::InsertMember(Handle handle) {
   assert(order_.size() < capacity_);
   entries_[handle].member = true;
-  const auto at = std::upper_bound(order_.begin(), order_.end(), handle, [this](Handle a, Handle b) {
-    return Before(entries_[a], entries_[b]);
-  });
+  const auto at =
+      std::upper_bound(order_.begin(), order_.end(), handle,
+                       [this](Handle a, Handle b) { return Before(entries_[a], entries_[b]); });
   const size_t from = static_cast<size_t>(at - order_.begin());
   order_.insert(at, handle);
   RebuildPositions(from);

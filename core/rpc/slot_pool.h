@@ -13,10 +13,10 @@ namespace railyard::rpc {
 // states; rpc::Client keeps the sockets in a table indexed by the same handles.
 //
 // Members are ordered by (slot, tie_break); the owner passes a per-client ranking of servers as
-// tie_break so that no server is preferred by every client on equal slots. An idle bitmap over positions in that order makes "lowest
-// idle slot" a find-first-set over a few words, so acquire and release are O(capacity / 64) with
-// no allocation. Admitting or removing a member reorders in O(capacity), which only the
-// background acquirer and failures do.
+// tie_break so that no server is preferred by every client on equal slots. An idle bitmap over
+// positions in that order makes "lowest idle slot" a find-first-set over a few words, so acquire
+// and release are O(capacity / 64) with no allocation. Admitting or removing a member reorders in
+// O(capacity), which only the background acquirer and failures do.
 //
 // A member evicted or removed while busy becomes "retiring": it leaves the order at once (its place
 // is free for a better connection) but its handle lives on until its request ends, when Release
@@ -33,7 +33,7 @@ class SlotPool {
     uint32_t tie_break = 0;
     uint64_t requests = 0;
     bool busy = false;
-    bool member = false;    // In the slot order (false: retiring or free).
+    bool member = false;  // In the slot order (false: retiring or free).
     bool allocated = false;
   };
 
@@ -92,11 +92,11 @@ class SlotPool {
   Handle AcquireAt(size_t position);
 
   size_t capacity_;
-  std::vector<Entry> entries_;          // Indexed by handle.
+  std::vector<Entry> entries_;  // Indexed by handle.
   std::vector<Handle> free_handles_;
-  std::vector<Handle> order_;           // Members by (slot, server).
-  std::vector<uint32_t> position_;      // Handle -> index in order_ (members only).
-  std::vector<uint64_t> idle_bits_;     // Bit p set: order_[p] is idle.
+  std::vector<Handle> order_;        // Members by (slot, server).
+  std::vector<uint32_t> position_;   // Handle -> index in order_ (members only).
+  std::vector<uint64_t> idle_bits_;  // Bit p set: order_[p] is idle.
 };
 
 }  // namespace railyard::rpc

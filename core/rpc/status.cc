@@ -23,22 +23,38 @@ static_assert(static_cast<int>(Code::kApplicationError) == wire::StatusCode::APP
 
 std::string_view CodeName(Code code) {
   switch (code) {
-    case Code::kOk: return "OK";
-    case Code::kUnavailable: return "UNAVAILABLE";
-    case Code::kLameDuck: return "LAME_DUCK";
-    case Code::kDeadlineExceeded: return "DEADLINE_EXCEEDED";
-    case Code::kPoolExhausted: return "POOL_EXHAUSTED";
-    case Code::kUnknownMethod: return "UNKNOWN_METHOD";
-    case Code::kProtocolError: return "PROTOCOL_ERROR";
-    case Code::kUnauthenticated: return "UNAUTHENTICATED";
-    case Code::kInternal: return "INTERNAL";
-    case Code::kCancelled: return "CANCELLED";
-    case Code::kInvalidArgument: return "INVALID_ARGUMENT";
-    case Code::kNotFound: return "NOT_FOUND";
-    case Code::kFailedPrecondition: return "FAILED_PRECONDITION";
-    case Code::kCorrupted: return "CORRUPTED";
-    case Code::kResourceExhausted: return "RESOURCE_EXHAUSTED";
-    case Code::kApplicationError: return "APPLICATION_ERROR";
+    case Code::kOk:
+      return "OK";
+    case Code::kUnavailable:
+      return "UNAVAILABLE";
+    case Code::kLameDuck:
+      return "LAME_DUCK";
+    case Code::kDeadlineExceeded:
+      return "DEADLINE_EXCEEDED";
+    case Code::kPoolExhausted:
+      return "POOL_EXHAUSTED";
+    case Code::kUnknownMethod:
+      return "UNKNOWN_METHOD";
+    case Code::kProtocolError:
+      return "PROTOCOL_ERROR";
+    case Code::kUnauthenticated:
+      return "UNAUTHENTICATED";
+    case Code::kInternal:
+      return "INTERNAL";
+    case Code::kCancelled:
+      return "CANCELLED";
+    case Code::kInvalidArgument:
+      return "INVALID_ARGUMENT";
+    case Code::kNotFound:
+      return "NOT_FOUND";
+    case Code::kFailedPrecondition:
+      return "FAILED_PRECONDITION";
+    case Code::kCorrupted:
+      return "CORRUPTED";
+    case Code::kResourceExhausted:
+      return "RESOURCE_EXHAUSTED";
+    case Code::kApplicationError:
+      return "APPLICATION_ERROR";
   }
   return "UNKNOWN_CODE";
 }

@@ -4,19 +4,25 @@ namespace railyard::rpc::internal {
 
 wire::ServerState ToWire(ServerState state) {
   switch (state) {
-    case ServerState::kStarting: return wire::SERVER_STARTING;
-    case ServerState::kServing: return wire::SERVER_SERVING;
+    case ServerState::kStarting:
+      return wire::SERVER_STARTING;
+    case ServerState::kServing:
+      return wire::SERVER_SERVING;
     case ServerState::kLameDuck:
-    case ServerState::kStopped: return wire::SERVER_LAME_DUCK;
+    case ServerState::kStopped:
+      return wire::SERVER_LAME_DUCK;
   }
   return wire::SERVER_STATE_UNSPECIFIED;
 }
 
 ServerState FromWire(wire::ServerState state) {
   switch (state) {
-    case wire::SERVER_SERVING: return ServerState::kServing;
-    case wire::SERVER_LAME_DUCK: return ServerState::kLameDuck;
-    default: return ServerState::kStarting;
+    case wire::SERVER_SERVING:
+      return ServerState::kServing;
+    case wire::SERVER_LAME_DUCK:
+      return ServerState::kLameDuck;
+    default:
+      return ServerState::kStarting;
   }
 }
 

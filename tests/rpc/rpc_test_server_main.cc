@@ -1,8 +1,8 @@
 // A Boxcar server process for tests: serves the test methods on 127.0.0.1, prints "PORT <n>" on
 // stdout once listening, and drains on SIGTERM like a production server.
-#include <CLI/CLI.hpp>
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 
@@ -15,8 +15,10 @@ int main(int argc, char** argv) {
   int service_us = 0;
   int grace_ms = 2000;
   app.add_option("--name", name);
-  app.add_option("--service-us", service_us, "Work per echo request")->check(CLI::Range(0, 10000000));
-  app.add_option("--grace-ms", grace_ms, "Lame duck grace period on SIGTERM")->check(CLI::Range(0, 600000));
+  app.add_option("--service-us", service_us, "Work per echo request")
+      ->check(CLI::Range(0, 10000000));
+  app.add_option("--grace-ms", grace_ms, "Lame duck grace period on SIGTERM")
+      ->check(CLI::Range(0, 600000));
   CLI11_PARSE(app, argc, argv);
   spdlog::set_default_logger(spdlog::stderr_color_mt("server"));  // stdout carries the port.
 

@@ -106,10 +106,13 @@ class BoxcarFiguresTest : public QObject {
 
     // Figures 5 and 6: server 2 goes away; every pool refills with server 1's slots 0..5.
     s2->server->Stop();
-    QVERIFY2(WaitUntil([&] { return PoolsHold(clients, 0, {0, 1, 2, 3, 4, 5}); }),
+    QVERIFY2(WaitUntil([&] {
+               return PoolsHold(clients, 0, {0, 1, 2, 3, 4, 5});
+             }),
              Describe(clients).c_str());
     for (const auto& client : clients) QVERIFY(PooledSlots(*client, 1).empty());
-    for (const auto& client : clients) QCOMPARE(client->Call(kEchoMethod, "x").status.code(), Code::kOk);
+    for (const auto& client : clients)
+      QCOMPARE(client->Call(kEchoMethod, "x").status.code(), Code::kOk);
 
     // Figures 7 and 8: a new server is added; the pools move back to slots 0..2 on both.
     TestServer s3 = StartTestServer("s3");

@@ -75,7 +75,8 @@ struct LoadRig {
     }
     for (auto& client : this->clients) {
       if (client->Start().ok() && client->WaitForPool(pool, std::chrono::seconds(5))) ++ready;
-      loads.push_back(std::make_unique<ClosedLoopLoad>(*client, kEchoMethod, "payload", concurrency));
+      loads.push_back(
+          std::make_unique<ClosedLoopLoad>(*client, kEchoMethod, "payload", concurrency));
     }
     for (auto& load : loads) load->Start();
   }

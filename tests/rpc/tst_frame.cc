@@ -58,7 +58,8 @@ class FrameTest : public QObject {
     QCOMPARE(*ParseEndpoint("[::1]:80"), (Endpoint{"::1", 80}));
     QCOMPARE(ParseEndpoint("[::1]:80")->ToString(), std::string("[::1]:80"));
     QCOMPARE(*ParseEndpoint("localhost:1"), (Endpoint{"localhost", 1}));
-    for (const char* bad : {"", "host", "host:", ":80", "host:0", "host:65536", "host:12x", "[::1:80"}) {
+    for (const char* bad :
+         {"", "host", "host:", ":80", "host:0", "host:65536", "host:12x", "[::1:80"}) {
       QVERIFY2(!ParseEndpoint(bad), bad);
     }
   }

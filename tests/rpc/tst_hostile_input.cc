@@ -148,12 +148,14 @@ class HostileInputTest : public QObject {
         {"malformed", FrameHeader(10) + garbage, true, false, "malformed frame body"},
         {"truncated", FrameHeader(100) + std::string(10, 'a'), true, true, "truncated frame"},
         {"torn header", std::string(2, '\0'), true, true, "truncated frame header"},
-        {"request before hello", [] {
+        {"request before hello",
+         [] {
            wire::Frame f;
            f.mutable_request()->set_id(1);
            f.mutable_request()->set_method(kEchoMethod);
            return EncodeFrame(f);
-         }(), false, false, "expected a hello frame"},
+         }(),
+         false, false, "expected a hello frame"},
     };
     uint64_t expected_protocol_errors = 0;
     for (const Case& c : cases) {

@@ -97,8 +97,8 @@ class SlotPoolTest : public QObject {
     const auto a = pool.Offer(0, 0).handle;
     const auto b = pool.Offer(0, 1).handle;
     QVERIFY(pool.Acquire(b));
-    QVERIFY(pool.Remove(a));    // Idle: gone at once.
-    QVERIFY(!pool.Remove(b));   // Busy: leaves the order, freed at release.
+    QVERIFY(pool.Remove(a));   // Idle: gone at once.
+    QVERIFY(!pool.Remove(b));  // Busy: leaves the order, freed at release.
     QCOMPARE(pool.size(), size_t{0});
     QVERIFY(!pool.AcquireLowestIdle());
     QVERIFY(pool.Release(b));
@@ -126,7 +126,9 @@ class SlotPoolTest : public QObject {
       std::set<SlotPool::Handle> busy;
       for (int step = 0; step < 20000; ++step) {
         switch (rng() % 4) {
-          case 0: pool.Offer(rng() % 5, rng() % (2 * capacity + 3)); break;
+          case 0:
+            pool.Offer(rng() % 5, rng() % (2 * capacity + 3));
+            break;
           case 1:
             if (auto h = pool.AcquireLowestIdle()) busy.insert(*h);
             break;
