@@ -13,8 +13,10 @@ class BalanceTest : public QObject {
 
  private Q_SLOTS:
   void halfSpeedServerGetsAboutHalfTheRequests() {
-    TestServer fast = StartTestServer("fast", std::chrono::microseconds(2000));
-    TestServer slow = StartTestServer("slow", std::chrono::microseconds(4000));
+    // Service times long enough to dwarf the per-request CPU cost even under sanitizers or a busy
+    // machine: the servers' speed, not the CPU, must be what limits them.
+    TestServer fast = StartTestServer("fast", std::chrono::milliseconds(10));
+    TestServer slow = StartTestServer("slow", std::chrono::milliseconds(20));
     const std::vector<Endpoint> servers{fast.server->endpoint(), slow.server->endpoint()};
 
     std::vector<std::unique_ptr<Client>> clients;
@@ -22,7 +24,7 @@ class BalanceTest : public QObject {
     // A loaded fleet: every pooled connection carries requests. The acquirers balance connection
     // counts between the servers through slot numbers, so the share each server gets follows its
     // speed rather than where a few clients' lowest slots happen to land.
-    constexpr size_t kPool = 4;
+    constexpr size_t kPool = 3;
     for (int i = 0; i < 8; ++i) {
       ClientOptions options = FastClientOptions(servers, kPool);
       options.client_name = "load-" + std::to_string(i);
@@ -46,7 +48,7 @@ class BalanceTest : public QObject {
     uint64_t failed = 0;
     for (auto& load : loads) failed += load->failed();
     QCOMPARE(failed, uint64_t{0});
-    QVERIFY(fast_count > 100);
+    QVERIFY(fast_count > 500);
     const double ratio = slow_count / fast_count;
     qInfo("half-speed server: %.0f requests, full-speed server: %.0f, ratio %.2f (seed: ~0.5)",
           slow_count, fast_count, ratio);
