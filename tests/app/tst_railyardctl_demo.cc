@@ -1,0 +1,62 @@
+// The Quick start's main job: `railyardctl demo` runs, balances, prints, and stops cleanly.
+#include <QProcess>
+#include <QRegularExpression>
+#include <QtTest>
+
+class RailyardctlDemoTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void demoRunsAndStopsCleanly() {
+    QProcess process;
+    process.start(RAILYARDCTL, {"demo", "--duration-s", "2", "--interval-ms", "500"});
+    QVERIFY(process.waitForStarted(5000));
+    QVERIFY(process.waitForFinished(30000));
+    const QString out = QString::fromUtf8(process.readAllStandardOutput());
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QCOMPARE(process.exitCode(), 0);
+    for (const char* server : {"server-0", "server-1", "server-2"}) {
+      QVERIFY2(out.contains(server), server);
+    }
+    // Requests flowed and none failed once the pools were up.
+    const QRegularExpressionMatch summary =
+        QRegularExpression(R"(demo finished: (\d+) requests succeeded, (\d+) failed)").match(out);
+    QVERIFY2(summary.hasMatch(), qPrintable(out.right(400)));
+    QVERIFY(summary.captured(1).toULongLong() > 100);
+    QCOMPARE(summary.captured(2).toULongLong(), 0ull);
+  }
+
+  void sigtermStopsTheDemo() {
+    QProcess process;
+    process.start(RAILYARDCTL, {"demo", "--interval-ms", "200"});
+    QVERIFY(process.waitForStarted(5000));
+    QVERIFY(process.waitForReadyRead(10000));  // First table printed: it is running.
+    process.terminate();
+    QVERIFY(process.waitForFinished(15000));
+    QCOMPARE(process.exitCode(), 0);
+    QVERIFY(process.readAllStandardOutput().contains("demo finished"));
+  }
+
+  void helpAndVersionWork() {
+    QProcess process;
+    process.start(RAILYARDCTL, {"--version"});
+    QVERIFY(process.waitForFinished(10000));
+    QCOMPARE(process.exitCode(), 0);
+    QVERIFY(process.readAllStandardOutput().startsWith("railyardctl "));
+    process.start(RAILYARDCTL, {"demo", "--help"});
+    QVERIFY(process.waitForFinished(10000));
+    QCOMPARE(process.exitCode(), 0);
+    QVERIFY(process.readAllStandardOutput().contains("--slow-factor"));
+  }
+
+  void badArgumentsFailClearly() {
+    QProcess process;
+    process.start(RAILYARDCTL, {"demo", "--servers", "0"});
+    QVERIFY(process.waitForFinished(10000));
+    QVERIFY(process.exitCode() != 0);
+    QVERIFY(!process.readAllStandardError().isEmpty());
+  }
+};
+
+QTEST_GUILESS_MAIN(RailyardctlDemoTest)
+#include "tst_railyardctl_demo.moc"
