@@ -1,0 +1,42 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "bench/closed_loop.h"
+#include "core/rpc/status.h"
+
+namespace railyard::bench {
+
+// Both systems give each call the same deadline, so both pay for a deadline timer.
+inline constexpr std::chrono::milliseconds kCallTimeout{5000};
+
+// One RPC system under test in rpc_bench: an echo server and a client of it on loopback, in this
+// process, driven by a ClosedLoop.
+//
+// Thread safety: Start, Stop and Describe from one thread; Echo from any thread, concurrently for
+// distinct callers.
+class EchoSystem {
+ public:
+  virtual ~EchoSystem() = default;
+
+  // Starts the server on 127.0.0.1 with an OS-chosen port and a client ready for `concurrency`
+  // callers (connected before it returns).
+  virtual rpc::Status Start(size_t concurrency) = 0;
+  // Sends `payload` (as given to the factory) for `caller` and calls loop.Done(caller, ok) exactly
+  // once when the call ends; ok means an OK status and the payload echoed back unchanged.
+  virtual void Echo(size_t caller) = 0;
+  // Stops client and server. Calls still in flight end first, calling loop.Done as usual; once it
+  // returns, the system calls nothing any more (gRPC: unless a call outlives its deadline).
+  virtual void Stop() = 0;
+  // How the system is set up and which threads it runs, for the diagnostics on stderr.
+  virtual std::string Describe() const = 0;
+};
+
+// `loop` must outlive the returned system.
+std::unique_ptr<EchoSystem> MakeRailyardEcho(ClosedLoop& loop, std::string payload);
+std::unique_ptr<EchoSystem> MakeGrpcEcho(ClosedLoop& loop, std::string payload);
+
+}  // namespace railyard::bench

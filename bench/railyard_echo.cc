@@ -1,0 +1,108 @@
+// The Boxcar side of rpc_bench: rpc::Server with an inline echo handler and one rpc::Client.
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <thread>
+
+#include "bench/echo_system.h"
+#include "core/rpc/client.h"
+#include "core/rpc/server.h"
+
+namespace railyard::bench {
+namespace {
+
+constexpr char kMethod[] = "bench.Echo";
+constexpr size_t kMinPoolSize = 32;
+constexpr int kFailuresToLog = 5;
+
+class RailyardEcho final : public EchoSystem {
+ public:
+  RailyardEcho(ClosedLoop& loop, std::string payload) : loop_(loop), payload_(std::move(payload)) {}
+  ~RailyardEcho() override { Stop(); }
+
+  rpc::Status Start(size_t concurrency) override {
+    rpc::ServerOptions server_options;
+    server_options.name = "rpc-bench";
+    server_options.io_threads = std::max(1u, std::thread::hardware_concurrency());
+    // The echo handler runs inline, so the worker pool stays idle; 0 would mean 16 threads, and
+    // the pool cannot be switched off, so keep it to one.
+    server_options.worker_threads = 1;
+    server_ = std::make_unique<rpc::Server>(server_options);
+    server_->RegisterHandler(
+        kMethod,
+        [](const rpc::CallContext&, std::string_view payload) {
+          return rpc::Reply{rpc::Status::Ok(), std::string(payload)};
+        },
+        rpc::Dispatch::kInline);
+    if (rpc::Status status = server_->Start(); !status.ok()) return status;
+    server_threads_ = server_options.io_threads;
+
+    rpc::ClientOptions client_options;
+    client_options.servers = {server_->endpoint()};
+    client_options.pool_size = std::max(concurrency, kMinPoolSize);
+    client_options.io_threads = 1;
+    client_options.client_name = "rpc-bench";
+    client_options.default_timeout = kCallTimeout;
+    client_ = std::make_unique<rpc::Client>(client_options);
+    if (rpc::Status status = client_->Start(); !status.ok()) return status;
+    pool_size_ = client_options.pool_size;
+    if (!client_->WaitForPool(pool_size_, std::chrono::seconds(10))) {
+      return {rpc::Code::kUnavailable, "the client pool did not fill to " +
+                                           std::to_string(pool_size_) + " connections in 10 s"};
+    }
+    return rpc::Status::Ok();
+  }
+
+  void Echo(size_t caller) override {
+    client_->AsyncCall(
+        kMethod, payload_,
+        [this, caller](rpc::CallResult&& result) {
+          const bool ok = result.status.ok() && result.payload == payload_;
+          if (!ok) LogFailure(result);
+          loop_.Done(caller, ok);
+        },
+        kCallTimeout);
+  }
+
+  void Stop() override {
+    // The client first: its Stop ends every call in flight and joins its threads, so no callback
+    // runs afterwards.
+    if (client_) client_->Stop();
+    if (server_) server_->Stop();
+  }
+
+  std::string Describe() const override {
+    return "server: " + std::to_string(server_threads_) +
+           " I/O threads, inline echo handler; client: 1 I/O thread, pool of " +
+           std::to_string(pool_size_) + " connections";
+  }
+
+ private:
+  void LogFailure(const rpc::CallResult& result) {
+    if (failures_logged_.fetch_add(1, std::memory_order_relaxed) >= kFailuresToLog) return;
+    if (!result.status.ok()) {
+      spdlog::warn("railyard: call failed after {} attempt(s): {}", result.attempts,
+                   result.status.ToString());
+    } else {
+      spdlog::warn("railyard: echo came back altered ({} bytes, {} sent)", result.payload.size(),
+                   payload_.size());
+    }
+  }
+
+  ClosedLoop& loop_;
+  const std::string payload_;
+  std::unique_ptr<rpc::Server> server_;
+  std::unique_ptr<rpc::Client> client_;
+  size_t server_threads_ = 0;
+  size_t pool_size_ = 0;
+  std::atomic<int> failures_logged_{0};
+};
+
+}  // namespace
+
+std::unique_ptr<EchoSystem> MakeRailyardEcho(ClosedLoop& loop, std::string payload) {
+  return std::make_unique<RailyardEcho>(loop, std::move(payload));
+}
+
+}  // namespace railyard::bench
