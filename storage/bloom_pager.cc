@@ -1,0 +1,181 @@
+#include "storage/bloom_pager.h"
+
+#include <algorithm>
+#include <cmath>
+
+namespace railyard::storage {
+
+PagedFilter::PagedFilter(uint64_t index_number, std::shared_ptr<BloomFile> file)
+    : index_number_(index_number),
+      file_(std::move(file)),
+      pages_(new Page[file_->shape().page_count]) {}
+
+BloomAnswer PagedFilter::MayContain(uint64_t id) {
+  const BloomShape& shape = file_->shape();
+  Page& page = pages_[BloomPageOf(shape, id)];
+  page.requests.fetch_add(1, std::memory_order_relaxed);
+  const std::shared_ptr<const std::vector<uint8_t>> bits =
+      page.bits.load(std::memory_order_acquire);
+  if (!bits) return BloomAnswer::kNotResident;
+  page.answered.fetch_add(1, std::memory_order_relaxed);
+  if (PageMayContain(shape, bits->data(), id)) return BloomAnswer::kMaybe;
+  page.nos.fetch_add(1, std::memory_order_relaxed);
+  nos_.fetch_add(1, std::memory_order_relaxed);
+  return BloomAnswer::kNo;
+}
+
+double PagedFilter::measured_false_positive_rate() const {
+  const double fp = static_cast<double>(false_positives_.load());
+  const double no = static_cast<double>(nos_.load());
+  return fp + no == 0 ? 0 : fp / (fp + no);
+}
+
+BloomPager::BloomPager(const Options& options) : options_(options) {}
+
+BloomPager::~BloomPager() { Stop(); }
+
+void BloomPager::Start() {
+  thread_ = std::thread([this] { Run(); });
+}
+
+void BloomPager::Stop() {
+  {
+    std::lock_guard lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  if (thread_.joinable()) thread_.join();
+}
+
+void BloomPager::Add(std::shared_ptr<PagedFilter> filter) {
+  {
+    std::lock_guard lock(mu_);
+    filters_.push_back(std::move(filter));
+    rerank_soon_ = true;
+  }
+  wake_.notify_all();
+}
+
+void BloomPager::Remove(const PagedFilter* filter) {
+  std::shared_ptr<PagedFilter> removed;
+  {
+    std::lock_guard lock(mu_);
+    const auto it = std::find_if(filters_.begin(), filters_.end(),
+                                 [filter](const auto& f) { return f.get() == filter; });
+    if (it == filters_.end()) return;
+    removed = *it;
+    filters_.erase(it);
+  }
+  const uint32_t pages = removed->file().shape().page_count;
+  for (uint32_t p = 0; p < pages; ++p) {
+    if (removed->pages_[p].bits.exchange(nullptr)) {
+      resident_bytes_.fetch_sub(removed->file().shape().page_bytes);
+    }
+  }
+}
+
+double BloomPager::PageNo(const PagedFilter& filter, const PagedFilter::Page& page) const {
+  const uint64_t answered = page.answered.load(std::memory_order_relaxed);
+  if (answered >= options_.bloom_min_lookups_for_measured_rate) {
+    return static_cast<double>(page.nos.load(std::memory_order_relaxed)) /
+           static_cast<double>(answered);
+  }
+  return filter.size_rule_p_no();
+}
+
+void BloomPager::Rerank() {
+  std::lock_guard rerank_lock(rerank_mu_);
+  std::vector<std::shared_ptr<PagedFilter>> filters;
+  {
+    std::lock_guard lock(mu_);
+    filters = filters_;
+  }
+  const auto now = std::chrono::steady_clock::now();
+  const double elapsed = last_rerank_ == std::chrono::steady_clock::time_point{}
+                             ? 0
+                             : std::chrono::duration<double>(now - last_rerank_).count();
+  last_rerank_ = now;
+  const double window =
+      std::max(1e-3, std::chrono::duration<double>(options_.bloom_usefulness_window).count());
+  const double decay = std::exp(-elapsed / window);
+
+  struct Candidate {
+    double usefulness;
+    double p_no;
+    PagedFilter* filter;
+    uint32_t page;
+  };
+  std::vector<Candidate> candidates;
+  for (const auto& filter : filters) {
+    const uint32_t count = filter->file().shape().page_count;
+    for (uint32_t p = 0; p < count; ++p) {
+      PagedFilter::Page& page = filter->pages_[p];
+      page.recent = page.recent * decay + page.requests.exchange(0, std::memory_order_relaxed);
+      const double p_no = PageNo(*filter, page);
+      candidates.push_back({page.recent * p_no, p_no, filter.get(), p});
+    }
+  }
+  // Most useful first; with no traffic yet, the pages most likely to say no.
+  std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
+    return a.usefulness != b.usefulness ? a.usefulness > b.usefulness : a.p_no > b.p_no;
+  });
+
+  uint64_t used = 0;
+  const uint64_t budget = options_.bloom_memory_budget;
+  std::vector<uint8_t> scratch;
+  for (const Candidate& c : candidates) {
+    PagedFilter::Page& page = c.filter->pages_[c.page];
+    const uint64_t size = c.filter->file().shape().page_bytes;
+    const bool keep = used + size <= budget && c.p_no > 0;
+    if (keep) {
+      if (!page.bits.load()) {
+        if (!c.filter->file().ReadPage(c.page, &scratch).ok()) continue;  // Damaged: stays "maybe".
+        page.bits.store(std::make_shared<const std::vector<uint8_t>>(scratch));
+      }
+      used += size;
+    } else {
+      page.bits.store(nullptr);
+    }
+  }
+  resident_bytes_.store(used);
+}
+
+std::vector<BloomPageStats> BloomPager::PageStats() const {
+  std::lock_guard rerank_lock(rerank_mu_);
+  std::vector<std::shared_ptr<PagedFilter>> filters;
+  {
+    std::lock_guard lock(mu_);
+    filters = filters_;
+  }
+  std::vector<BloomPageStats> out;
+  for (const auto& filter : filters) {
+    const uint32_t count = filter->file().shape().page_count;
+    for (uint32_t p = 0; p < count; ++p) {
+      const PagedFilter::Page& page = filter->pages_[p];
+      BloomPageStats stats;
+      stats.index = filter->index_number();
+      stats.page = p;
+      stats.recent_requests = page.recent;
+      stats.p_no = PageNo(*filter, page);
+      stats.usefulness = stats.recent_requests * stats.p_no;
+      stats.resident = page.bits.load() != nullptr;
+      out.push_back(stats);
+    }
+  }
+  return out;
+}
+
+void BloomPager::Run() {
+  std::unique_lock lock(mu_);
+  while (!stopping_) {
+    wake_.wait_for(lock, options_.bloom_rerank_interval,
+                   [this] { return stopping_ || rerank_soon_; });
+    if (stopping_) break;
+    rerank_soon_ = false;
+    lock.unlock();
+    Rerank();
+    lock.lock();
+  }
+}
+
+}  // namespace railyard::storage

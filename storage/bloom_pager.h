@@ -1,0 +1,100 @@
+#pragma once
+
+// Internal to storage/: Bloom filter pages and the pager that keeps the most useful of them in
+// memory.
+//
+// usefulness(page) = requests to the page in about the last Options::bloom_usefulness_window x
+// the probability that the page answers "no". That probability comes from the seed's size rule
+// (1 - the index's share of the keys in it and all older indexes) until the page has answered
+// enough lookups to use its measured "no" rate. A page that is not resident answers "maybe".
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "storage/bloom.h"
+#include "storage/options.h"
+#include "storage/stats.h"
+
+namespace railyard::storage {
+
+enum class BloomAnswer { kNo, kMaybe, kNotResident };
+
+// One index's filter as the read path sees it.
+//
+// Thread safety: MayContain and the counters from any thread; the pager swaps pages in and out
+// concurrently (a reader holds a page by shared_ptr, so a page never vanishes under it).
+class PagedFilter {
+ public:
+  PagedFilter(uint64_t index_number, std::shared_ptr<BloomFile> file);
+
+  BloomAnswer MayContain(uint64_t id);
+  // The filter said maybe and the index did not have the id.
+  void RecordFalsePositive() { false_positives_.fetch_add(1, std::memory_order_relaxed); }
+  double measured_false_positive_rate() const;
+  // The size rule's P(no), set by the store whenever the set of indexes changes.
+  void set_size_rule_p_no(double p) { size_rule_p_no_.store(p, std::memory_order_relaxed); }
+  double size_rule_p_no() const { return size_rule_p_no_.load(std::memory_order_relaxed); }
+
+  uint64_t index_number() const { return index_number_; }
+  const BloomFile& file() const { return *file_; }
+
+ private:
+  friend class BloomPager;
+  struct Page {
+    std::atomic<uint32_t> requests{0};  // Since the last re-rank.
+    std::atomic<uint64_t> answered{0};  // Lookups answered while resident.
+    std::atomic<uint64_t> nos{0};
+    std::atomic<std::shared_ptr<const std::vector<uint8_t>>> bits;
+    double recent = 0;  // Pager thread only.
+  };
+
+  const uint64_t index_number_;
+  const std::shared_ptr<BloomFile> file_;
+  std::unique_ptr<Page[]> pages_;
+  std::atomic<double> size_rule_p_no_{1.0};
+  std::atomic<uint64_t> false_positives_{0};
+  std::atomic<uint64_t> nos_{0};
+};
+
+// Ranks every page of every filter and keeps the most useful resident within the memory budget.
+// Ranking runs on its own thread every Options::bloom_rerank_interval, never on the read path.
+class BloomPager {
+ public:
+  explicit BloomPager(const Options& options);
+  ~BloomPager();
+  BloomPager(const BloomPager&) = delete;
+  BloomPager& operator=(const BloomPager&) = delete;
+
+  void Start();
+  void Stop();
+  void Add(std::shared_ptr<PagedFilter> filter);  // Ranks soon after.
+  void Remove(const PagedFilter* filter);
+  // Re-ranks now, on the calling thread.
+  void Rerank();
+
+  uint64_t budget_bytes() const { return options_.bloom_memory_budget; }
+  uint64_t resident_bytes() const { return resident_bytes_.load(); }
+  std::vector<BloomPageStats> PageStats() const;
+
+ private:
+  double PageNo(const PagedFilter& filter, const PagedFilter::Page& page) const;
+  void Run();
+
+  const Options& options_;
+  mutable std::mutex mu_;
+  std::vector<std::shared_ptr<PagedFilter>> filters_;  // GUARDED_BY(mu_)
+  mutable std::mutex rerank_mu_;  // One re-rank at a time; guards Page::recent.
+  std::chrono::steady_clock::time_point last_rerank_;
+  std::atomic<uint64_t> resident_bytes_{0};
+  std::condition_variable wake_;
+  bool stopping_ = false;     // GUARDED_BY(mu_)
+  bool rerank_soon_ = false;  // GUARDED_BY(mu_)
+  std::thread thread_;
+};
+
+}  // namespace railyard::storage

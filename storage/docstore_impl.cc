@@ -1,0 +1,686 @@
+#include "storage/docstore_impl.h"
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+
+#include "storage/filenames.h"
+#include "storage/index_merge.h"
+#include "storage/log.h"
+
+namespace railyard::storage {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+constexpr size_t kHistoryLimit = 100;
+}  // namespace
+
+Status DocStore::Open(const Options& options, const std::string& directory,
+                      std::unique_ptr<DocStore>* store) {
+  if (options.memtable_entries == 0) return Status::InvalidArgument("memtable_entries must be > 0");
+  if (options.bloom_false_positive_rate <= 0 || options.bloom_false_positive_rate >= 1) {
+    return Status::InvalidArgument("bloom_false_positive_rate must be in (0, 1)");
+  }
+  auto impl = std::make_unique<DocStoreImpl>(options, directory);
+  if (Status s = impl->Init(); !s.ok()) return s;
+  *store = std::move(impl);
+  return Status::Ok();
+}
+
+DocStoreImpl::DocStoreImpl(const Options& options, std::string directory)
+    : options_(options),
+      directory_(std::move(directory)),
+      segments_(directory_, options_),
+      pager_(options_) {}
+
+DocStoreImpl::~DocStoreImpl() { Close(); }
+
+std::string DocStoreImpl::PathFor(const char* prefix, uint64_t number, const char* suffix) const {
+  return (fs::path(directory_) / NumberedName(prefix, number, suffix)).string();
+}
+
+void DocStoreImpl::DeleteFile(const std::string& path) {
+  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
+    LogTo(options_, LogLevel::kWarning, "could not delete " + path + ": " + std::strerror(errno));
+  }
+}
+
+Status DocStoreImpl::LockDirectory() {
+  const std::string path = (fs::path(directory_) / kLockName).string();
+  lock_fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (lock_fd_ < 0) return ErrnoStatus("open " + path, errno);
+  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+    return Status::Busy("the store in " + directory_ + " is already open in another process");
+  }
+  return Status::Ok();
+}
+
+Status DocStoreImpl::OpenIndex(uint64_t number, std::shared_ptr<DiskIndex>* out) {
+  auto index = std::make_shared<DiskIndex>();
+  if (Status s = IndexFile::Open(PathFor(kIndexPrefix, number, kIndexSuffix), number, &index->file);
+      !s.ok()) {
+    return s;
+  }
+  std::shared_ptr<BloomFile> bloom;
+  if (Status s = BloomFile::Open(PathFor(kIndexPrefix, number, kBloomSuffix), &bloom); !s.ok()) {
+    return s;
+  }
+  index->filter = std::make_shared<PagedFilter>(number, std::move(bloom));
+  *out = std::move(index);
+  return Status::Ok();
+}
+
+Status DocStoreImpl::Init() {
+  std::error_code ec;
+  if (!fs::exists(directory_, ec)) {
+    if (!options_.create_if_missing) return Status::InvalidArgument(directory_ + " does not exist");
+    fs::create_directories(directory_, ec);
+    if (ec) return Status::IOError("create " + directory_ + ": " + ec.message());
+  }
+  if (Status s = LockDirectory(); !s.ok()) return s;
+
+  const std::string manifest_path = (fs::path(directory_) / kManifestName).string();
+  if (fs::exists(manifest_path, ec)) {
+    if (options_.error_if_exists)
+      return Status::InvalidArgument(directory_ + " already holds a store");
+    std::string text;
+    if (Status s = ReadWholeFile(manifest_path, &text); !s.ok()) return s;
+    if (Status s = DecodeManifest(text, &manifest_); !s.ok()) {
+      return Status::Corruption(manifest_path + ": " + s.message());
+    }
+  }
+  uint64_t next = manifest_.next_file;
+  for (const auto& [prefix, suffix] :
+       {std::pair{kWalPrefix, kWalSuffix}, std::pair{kIndexPrefix, kIndexSuffix},
+        std::pair{kIndexPrefix, kBloomSuffix}}) {
+    for (uint64_t n : ListNumbered(directory_, prefix, suffix)) next = std::max(next, n + 1);
+  }
+  next_file_ = next;
+  appended_docs_ = manifest_.appended_docs;
+  dead_docs_ = manifest_.dead_docs;
+
+  if (Status s = segments_.Open(manifest_.durable); !s.ok()) return s;
+  auto set = std::make_shared<IndexSet>();
+  for (const ManifestIndex& entry : manifest_.indexes) {
+    std::shared_ptr<DiskIndex> index;
+    if (Status s = OpenIndex(entry.number, &index); !s.ok()) return s;
+    set->indexes.push_back(index);
+    pager_.Add(index->filter);
+  }
+  UpdateSizeRule(*set);
+  set_ = std::move(set);
+  mem_ = std::make_unique<MemTable>(options_.memtable_entries);
+
+  if (Status s = Replay(); !s.ok()) return s;
+  {
+    std::lock_guard lock(write_mu_);
+    if (Status s = StartWal(); !s.ok()) return s;
+  }
+  {
+    // Everything replayed is in an on-disk index now: the old logs can go.
+    std::lock_guard lock(change_mu_);
+    manifest_.wal_start = wal_.number();
+    manifest_.next_file = next_file_;
+    if (Status s = WriteFileAtomically(manifest_path, EncodeManifest(manifest_)); !s.ok()) return s;
+  }
+  RemoveOldWals(wal_.number());
+
+  pager_.Start();
+  bg_thread_ = std::thread([this] { BackgroundLoop(); });
+  if (options_.sync == SyncPolicy::kInterval) sync_thread_ = std::thread([this] { SyncLoop(); });
+  return Status::Ok();
+}
+
+// --- Recovery -----------------------------------------------------------------------------------
+
+Status DocStoreImpl::Replay() {
+  std::vector<uint64_t> logs;
+  for (uint64_t n : ListNumbered(directory_, kWalPrefix, kWalSuffix)) {
+    if (n >= manifest_.wal_start) logs.push_back(n);
+  }
+  std::vector<WalOp> ops;
+  ReplayHandlers handlers;
+  handlers.on_record = [&](std::vector<ReplayedOp>& replayed) -> Status {
+    ops.clear();
+    for (ReplayedOp& op : replayed) {
+      if (op.kind == EntryKind::kPut && !segments_.Holds(op.address, op.id)) {
+        // Its block never reached the segment log: write the document again.
+        if (Status s = segments_.Append(op.id, op.doc, &op.address); !s.ok()) return s;
+        appended_docs_.fetch_add(1);
+      }
+      ops.push_back({op.id, op.kind, op.address, op.doc});
+    }
+    return ApplyOps(ops);
+  };
+  handlers.on_damaged_id = [&](uint64_t id) {
+    corruptions_.fetch_add(1);
+    const WalOp op{id, EntryKind::kCorrupted, {}, {}};
+    ApplyOps(std::span<const WalOp>(&op, 1));
+  };
+  for (size_t i = 0; i < logs.size(); ++i) {
+    ReplayReport report;
+    const std::string path = PathFor(kWalPrefix, logs[i], kWalSuffix);
+    if (Status s = ReplayWal(path, i + 1 == logs.size(), options_, handlers, &report); !s.ok()) {
+      return s;
+    }
+    corruptions_.fetch_add(report.unidentified_damage);
+  }
+  return mem_->size() == 0 ? Status::Ok() : FlushDuringReplay();
+}
+
+Status DocStoreImpl::FlushDuringReplay() {
+  // No log rotation here: the logs being replayed stay until all of them are in on-disk indexes
+  // (Init deletes them then), so a crash during recovery just replays them again.
+  if (Status s = segments_.Seal(); !s.ok()) return s;
+  Frozen frozen{std::shared_ptr<const MemTable>(std::move(mem_)), segments_.end(),
+                manifest_.wal_start};
+  mem_ = std::make_unique<MemTable>(options_.memtable_entries);
+  return FlushFrozen(frozen);
+}
+
+Status DocStoreImpl::ApplyOps(std::span<const WalOp> ops) {
+  // During replay only: no other thread runs yet.
+  if (mem_->size() + ops.size() > mem_->capacity()) {
+    if (Status s = FlushDuringReplay(); !s.ok()) return s;
+  }
+  for (const WalOp& op : ops) {
+    const std::optional<IndexValue> previous = mem_->Get(op.id);
+    if (previous && previous->kind == EntryKind::kPut) dead_docs_.fetch_add(1);
+    mem_->Put(op.id, {op.kind, op.address});
+  }
+  return Status::Ok();
+}
+
+// --- Writes -------------------------------------------------------------------------------------
+
+Status DocStoreImpl::Put(uint64_t id, std::string_view doc) {
+  std::vector<WalOp> ops{{id, EntryKind::kPut, {}, doc}};
+  return WriteOps(ops);
+}
+
+Status DocStoreImpl::Delete(uint64_t id) {
+  std::vector<WalOp> ops{{id, EntryKind::kDelete, {}, {}}};
+  return WriteOps(ops);
+}
+
+Status DocStoreImpl::Write(const WriteBatch& batch) {
+  if (batch.size() == 0) return Status::Ok();
+  std::vector<WalOp> ops;
+  ops.reserve(batch.size());
+  for (const WriteBatch::Op& op : batch.ops()) {
+    ops.push_back({op.id, op.is_delete ? EntryKind::kDelete : EntryKind::kPut, {}, op.doc});
+  }
+  return WriteOps(ops);
+}
+
+Status DocStoreImpl::WriteOps(std::vector<WalOp>& ops) {
+  std::unique_lock lock(write_mu_);
+  if (closed_) return Status::InvalidArgument("the store is closed");
+  if (Status s = MakeRoom(ops.size(), lock); !s.ok()) return s;
+  uint64_t puts = 0;
+  for (WalOp& op : ops) {
+    if (op.kind != EntryKind::kPut) continue;
+    if (Status s = segments_.Append(op.id, op.doc, &op.address); !s.ok()) return s;
+    ++puts;
+  }
+  if (Status s = wal_.Append(ops); !s.ok()) return s;
+  if (options_.sync == SyncPolicy::kEveryWrite) {
+    if (Status s = wal_.Sync(); !s.ok()) return s;
+  }
+  uint64_t superseded = 0;
+  {
+    std::unique_lock mem(mem_mu_);
+    for (const WalOp& op : ops) {
+      const std::optional<IndexValue> previous = mem_->Get(op.id);
+      if (previous && previous->kind == EntryKind::kPut) ++superseded;
+      mem_->Put(op.id, {op.kind, op.address});
+    }
+  }
+  appended_docs_.fetch_add(puts, std::memory_order_relaxed);
+  dead_docs_.fetch_add(superseded, std::memory_order_relaxed);
+  writes_.fetch_add(puts, std::memory_order_relaxed);
+  deletes_.fetch_add(ops.size() - puts, std::memory_order_relaxed);
+  return Status::Ok();
+}
+
+Status DocStoreImpl::MakeRoom(size_t count, std::unique_lock<std::mutex>& write_lock) {
+  if (count > options_.memtable_entries) {
+    return Status::InvalidArgument("a batch of " + std::to_string(count) +
+                                   " writes exceeds the in-memory index (" +
+                                   std::to_string(options_.memtable_entries) + " entries)");
+  }
+  while (mem_->size() + count > mem_->capacity()) {
+    std::unique_lock bg(bg_mu_);
+    if (!bg_error_.ok()) return bg_error_;
+    if (!pending_) {
+      bg.unlock();
+      if (Status s = Freeze(); !s.ok()) return s;
+      continue;
+    }
+    // The previous in-memory index is still being written: wait, within bounds.
+    stalls_.fetch_add(1);
+    const Clock::time_point start = Clock::now();
+    const bool cleared = bg_cv_.wait_for(
+        bg, options_.max_write_stall, [this] { return !pending_ || bg_stop_ || !bg_error_.ok(); });
+    stall_us_.fetch_add(static_cast<uint64_t>(
+        std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count()));
+    if (!cleared) {
+      return Status::Busy(
+          "the in-memory index is full and the previous one has not been written "
+          "within " +
+          std::to_string(options_.max_write_stall.count()) + " ms");
+    }
+    if (bg_stop_) return Status::InvalidArgument("the store is closing");
+  }
+  (void)write_lock;
+  return Status::Ok();
+}
+
+Status DocStoreImpl::StartWal() {
+  const uint64_t number = next_file_.fetch_add(1);
+  const std::string path = PathFor(kWalPrefix, number, kWalSuffix);
+  WalWriter next;
+  if (Status s = WalWriter::Create(path, number, &next); !s.ok()) return s;
+  auto sync_file = std::make_shared<File>();
+  if (Status s = File::Open(path, File::Mode::kRead, false, sync_file.get()); !s.ok()) return s;
+  if (Status s = SyncDirectory(directory_); !s.ok()) return s;
+  if (wal_.is_open()) {
+    // The old log must be complete on disk before the new one takes over.
+    if (Status s = wal_.Sync(); !s.ok()) return s;
+  }
+  wal_ = std::move(next);
+  std::lock_guard lock(wal_sync_mu_);
+  wal_sync_file_ = std::move(sync_file);
+  return Status::Ok();
+}
+
+Status DocStoreImpl::Freeze() {
+  // Every document the frozen index points at must be in a written block before its log goes.
+  if (Status s = segments_.Seal(); !s.ok()) return s;
+  const LogPosition horizon = segments_.end();
+  if (Status s = StartWal(); !s.ok()) return s;
+  std::shared_ptr<const MemTable> frozen;
+  {
+    std::unique_lock mem(mem_mu_);
+    frozen_table_ = std::shared_ptr<const MemTable>(std::move(mem_));
+    frozen = frozen_table_;
+    mem_ = std::make_unique<MemTable>(options_.memtable_entries);
+  }
+  {
+    std::lock_guard bg(bg_mu_);
+    pending_ = Frozen{std::move(frozen), horizon, wal_.number()};
+  }
+  bg_cv_.notify_all();
+  return Status::Ok();
+}
+
+// --- Flushes and compactions --------------------------------------------------------------------
+
+Status DocStoreImpl::FlushFrozen(const Frozen& frozen) {
+  if (Status s = segments_.SyncTo(frozen.horizon); !s.ok()) return s;
+  std::lock_guard change(change_mu_);
+  const std::shared_ptr<const IndexSet> set = CurrentSet();
+  // The seed's compaction set: merge while the new index is at least as large as the newest
+  // on-disk index not yet taken. (Sizes add up as if ids were distinct: an upper bound.)
+  std::vector<std::shared_ptr<DiskIndex>> inputs;
+  uint64_t size = frozen.table->size();
+  for (const auto& index : set->indexes) {
+    if (size < index->file->entries()) break;
+    inputs.push_back(index);
+    size += index->file->entries();
+  }
+  Status s = InstallIndex(inputs, std::make_unique<VectorSource>(frozen.table->SortedEntries()),
+                          frozen.table->size(), &frozen, false);
+  if (!s.ok() && !inputs.empty()) {
+    LogTo(options_, LogLevel::kError,
+          "compaction failed (" + s.ToString() + "); writing the in-memory index on its own");
+    s = InstallIndex({}, std::make_unique<VectorSource>(frozen.table->SortedEntries()),
+                     frozen.table->size(), &frozen, false);
+  }
+  if (!s.ok()) return s;
+  {
+    std::unique_lock mem(mem_mu_);
+    if (frozen_table_ == frozen.table) frozen_table_.reset();
+  }
+  RemoveOldWals(frozen.next_wal);
+  return Status::Ok();
+}
+
+Status DocStoreImpl::InstallIndex(const std::vector<std::shared_ptr<DiskIndex>>& inputs,
+                                  std::unique_ptr<EntrySource> newest_source,
+                                  uint64_t newest_entries, const Frozen* frozen, bool manual) {
+  const Clock::time_point start = Clock::now();
+  const std::shared_ptr<const IndexSet> set = CurrentSet();
+  // Where the inputs sit in the set (a memtable flush goes in front of everything).
+  size_t position = 0;
+  if (!inputs.empty()) {
+    position = static_cast<size_t>(
+        std::find(set->indexes.begin(), set->indexes.end(), inputs.front()) - set->indexes.begin());
+  }
+  const bool becomes_oldest = position + inputs.size() == set->indexes.size();
+
+  std::vector<std::unique_ptr<EntrySource>> sources;
+  uint64_t expected = newest_entries;
+  if (newest_source) sources.push_back(std::move(newest_source));
+  for (const auto& input : inputs) {
+    sources.push_back(std::make_unique<IndexFileSource>(input->file));
+    expected += input->file->entries();
+  }
+  const uint64_t number = next_file_.fetch_add(1);
+  const std::string index_path = PathFor(kIndexPrefix, number, kIndexSuffix);
+  const std::string bloom_path = PathFor(kIndexPrefix, number, kBloomSuffix);
+  MergeResult merged;
+  Status s = MergeIndexes(std::move(sources), becomes_oldest, expected, options_, index_path,
+                          bloom_path, &merged);
+  std::shared_ptr<DiskIndex> output;
+  if (s.ok() && merged.entries_written > 0) s = OpenIndex(number, &output);
+  if (!s.ok()) {
+    DeleteFile(index_path);
+    DeleteFile(bloom_path);
+    return s;
+  }
+
+  auto next_set = std::make_shared<IndexSet>();
+  next_set->indexes.assign(set->indexes.begin(), set->indexes.begin() + position);
+  if (output) next_set->indexes.push_back(output);
+  next_set->indexes.insert(next_set->indexes.end(), set->indexes.begin() + position + inputs.size(),
+                           set->indexes.end());
+
+  Manifest next_manifest = manifest_;
+  next_manifest.indexes.clear();
+  for (const auto& index : next_set->indexes) {
+    next_manifest.indexes.push_back({index->file->number(), index->file->entries()});
+  }
+  if (frozen) {
+    next_manifest.durable = frozen->horizon;
+    next_manifest.wal_start = frozen->next_wal;
+  }
+  next_manifest.index_entry_writes += merged.entries_written;
+  next_manifest.next_file = next_file_.load();
+  dead_docs_.fetch_add(merged.superseded_docs);
+  next_manifest.appended_docs = appended_docs_.load();
+  next_manifest.dead_docs = dead_docs_.load();
+  s = WriteFileAtomically((fs::path(directory_) / kManifestName).string(),
+                          EncodeManifest(next_manifest));
+  if (!s.ok()) {
+    output.reset();
+    DeleteFile(index_path);
+    DeleteFile(bloom_path);
+    return s;
+  }
+  manifest_ = next_manifest;
+
+  UpdateSizeRule(*next_set);
+  if (output) pager_.Add(output->filter);
+  {
+    std::lock_guard lock(set_mu_);
+    set_ = next_set;
+  }
+  CompactionStats record;
+  if (newest_source || newest_entries > 0 || frozen) record.inputs.push_back(0);
+  for (const auto& input : inputs) {
+    record.inputs.push_back(input->file->number());
+    pager_.Remove(input->filter.get());
+    // Readers still holding the old set keep their mappings; the names can go now.
+    DeleteFile(input->file->path());
+    DeleteFile(PathFor(kIndexPrefix, input->file->number(), kBloomSuffix));
+  }
+  record.output = output ? number : 0;
+  record.entries_written = merged.entries_written;
+  record.bytes_written = merged.bytes_written;
+  record.duration = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
+  record.manual = manual;
+  record.finished = std::chrono::system_clock::now();
+  history_.push_back(std::move(record));
+  if (history_.size() > kHistoryLimit) history_.pop_front();
+  return Status::Ok();
+}
+
+void DocStoreImpl::UpdateSizeRule(const IndexSet& set) {
+  // Walk from the oldest: each index's share of the keys in it and all older indexes.
+  uint64_t older_and_self = 0;
+  for (auto it = set.indexes.rbegin(); it != set.indexes.rend(); ++it) {
+    const uint64_t entries = (*it)->file->entries();
+    older_and_self += entries;
+    const double share = older_and_self == 0
+                             ? 1.0
+                             : static_cast<double>(entries) / static_cast<double>(older_and_self);
+    (*it)->filter->set_size_rule_p_no(1.0 - share);
+  }
+}
+
+std::shared_ptr<const IndexSet> DocStoreImpl::CurrentSet() const {
+  std::lock_guard lock(set_mu_);
+  return set_;
+}
+
+void DocStoreImpl::RemoveOldWals(uint64_t keep_from) {
+  for (uint64_t n : ListNumbered(directory_, kWalPrefix, kWalSuffix)) {
+    if (n < keep_from) DeleteFile(PathFor(kWalPrefix, n, kWalSuffix));
+  }
+}
+
+Status DocStoreImpl::Flush() {
+  {
+    std::unique_lock lock(write_mu_);
+    if (closed_) return Status::InvalidArgument("the store is closed");
+    if (mem_->size() > 0) {
+      if (Status s = WaitForBackground(options_.max_write_stall); !s.ok()) return s;
+      if (Status s = Freeze(); !s.ok()) return s;
+    }
+  }
+  return WaitForBackground(options_.max_write_stall);
+}
+
+Status DocStoreImpl::WaitForBackground(std::chrono::milliseconds timeout) {
+  std::unique_lock bg(bg_mu_);
+  const bool done =
+      bg_cv_.wait_for(bg, timeout, [this] { return !pending_ || bg_stop_ || !bg_error_.ok(); });
+  if (!bg_error_.ok()) return bg_error_;
+  if (!done)
+    return Status::Busy("background flush still running after " + std::to_string(timeout.count()) +
+                        " ms");
+  return Status::Ok();
+}
+
+Status DocStoreImpl::CompactAll() {
+  if (Status s = Flush(); !s.ok()) return s;
+  std::lock_guard change(change_mu_);
+  const std::shared_ptr<const IndexSet> set = CurrentSet();
+  if (set->indexes.empty()) return Status::Ok();
+  return InstallIndex(set->indexes, nullptr, 0, nullptr, true);
+}
+
+Status DocStoreImpl::CompactIndexes(const std::vector<uint64_t>& index_ids) {
+  if (index_ids.empty()) return Status::InvalidArgument("no indexes named");
+  std::lock_guard change(change_mu_);
+  const std::shared_ptr<const IndexSet> set = CurrentSet();
+  std::vector<size_t> positions;
+  std::string known;
+  for (const auto& index : set->indexes) known += " " + std::to_string(index->file->number());
+  for (uint64_t id : index_ids) {
+    const auto it = std::find_if(set->indexes.begin(), set->indexes.end(),
+                                 [id](const auto& index) { return index->file->number() == id; });
+    if (it == set->indexes.end()) {
+      return Status::InvalidArgument("no on-disk index " + std::to_string(id) + " (have:" + known +
+                                     ")");
+    }
+    positions.push_back(static_cast<size_t>(it - set->indexes.begin()));
+  }
+  std::sort(positions.begin(), positions.end());
+  positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
+  if (positions.back() - positions.front() + 1 != positions.size()) {
+    return Status::InvalidArgument("indexes to compact must be adjacent in age (have:" + known +
+                                   ")");
+  }
+  std::vector<std::shared_ptr<DiskIndex>> inputs;
+  for (size_t p : positions) inputs.push_back(set->indexes[p]);
+  return InstallIndex(inputs, nullptr, 0, nullptr, true);
+}
+
+// --- Reads --------------------------------------------------------------------------------------
+
+Status DocStoreImpl::Get(uint64_t id, std::string* doc) {
+  reads_.fetch_add(1, std::memory_order_relaxed);
+  std::optional<IndexValue> value;
+  {
+    std::shared_lock mem(mem_mu_);
+    value = mem_->Get(id);
+    if (!value && frozen_table_) value = frozen_table_->Get(id);
+  }
+  if (!value) {
+    const std::shared_ptr<const IndexSet> set = CurrentSet();
+    for (const auto& index : set->indexes) {
+      const BloomAnswer answer = index->filter->MayContain(id);
+      if (answer == BloomAnswer::kNo) continue;
+      bool found = false;
+      IndexValue found_value;
+      if (Status s = index->file->Find(id, &found, &found_value); !s.ok()) {
+        corruptions_.fetch_add(1);
+        return s;
+      }
+      if (found) {
+        value = found_value;
+        break;
+      }
+      if (answer == BloomAnswer::kMaybe) index->filter->RecordFalsePositive();
+    }
+  }
+  if (!value || value->kind == EntryKind::kDelete) return Status::NotFound();
+  if (value->kind == EntryKind::kCorrupted) {
+    return Status::Corruption("document " + std::to_string(id) +
+                              " was written in a damaged log record and cannot be read");
+  }
+  Status s = segments_.Read(value->address, id, doc);
+  if (s.IsCorruption()) corruptions_.fetch_add(1);
+  return s;
+}
+
+Stats DocStoreImpl::GetStats() {
+  Stats stats;
+  const std::shared_ptr<const IndexSet> set = CurrentSet();
+  for (const auto& index : set->indexes) {
+    IndexStats is;
+    is.id = index->file->number();
+    is.entries = index->file->entries();
+    is.bytes = index->file->bytes();
+    is.created = index->file->created();
+    is.bloom_bytes = index->filter->file().bytes();
+    is.bloom_pages = index->filter->file().shape().page_count;
+    is.measured_false_positive_rate = index->filter->measured_false_positive_rate();
+    is.p_no = index->filter->size_rule_p_no();
+    stats.indexes.push_back(is);
+  }
+  {
+    std::lock_guard change(change_mu_);
+    stats.compactions.assign(history_.begin(), history_.end());
+    stats.index_entry_writes = manifest_.index_entry_writes;
+  }
+  {
+    std::shared_lock mem(mem_mu_);
+    stats.memtable_entries = mem_->size();
+    stats.memtable_capacity = mem_->capacity();
+  }
+  stats.bloom_pages = pager_.PageStats();
+  stats.bloom_budget_bytes = pager_.budget_bytes();
+  stats.bloom_resident_bytes = pager_.resident_bytes();
+  stats.reads = reads_.load();
+  stats.writes = writes_.load();
+  stats.deletes = deletes_.load();
+  stats.write_stalls = stalls_.load();
+  stats.stall_time = std::chrono::microseconds(stall_us_.load());
+  stats.segment_bytes = segments_.stored_bytes();
+  const uint64_t appended = appended_docs_.load();
+  stats.dead_byte_share =
+      appended == 0
+          ? 0
+          : std::min(1.0, static_cast<double>(dead_docs_.load()) / static_cast<double>(appended));
+  stats.live_bytes = static_cast<uint64_t>(static_cast<double>(stats.segment_bytes) *
+                                           (1.0 - stats.dead_byte_share));
+  stats.corruptions_seen = corruptions_.load();
+  return stats;
+}
+
+// --- Background work and shutdown ---------------------------------------------------------------
+
+void DocStoreImpl::BackgroundLoop() {
+  std::unique_lock bg(bg_mu_);
+  while (!bg_stop_) {
+    bg_cv_.wait(bg, [this] { return bg_stop_ || pending_.has_value(); });
+    if (bg_stop_) break;
+    const Frozen job = *pending_;
+    bg.unlock();
+    const Status s = FlushFrozen(job);
+    bg.lock();
+    if (s.ok()) {
+      pending_.reset();
+      bg_error_ = Status::Ok();
+    } else {
+      bg_error_ = s;
+      LogTo(options_, LogLevel::kError, "writing the in-memory index failed: " + s.ToString());
+      // Try again later (a full disk may get space back); writers see the error meanwhile.
+      bg_cv_.notify_all();
+      bg_cv_.wait_for(bg, std::chrono::seconds(1), [this] { return bg_stop_; });
+    }
+    bg_cv_.notify_all();
+  }
+}
+
+void DocStoreImpl::SyncLoop() {
+  std::unique_lock bg(bg_mu_);
+  while (!bg_stop_) {
+    bg_cv_.wait_for(bg, options_.sync_interval, [this] { return bg_stop_; });
+    if (bg_stop_) break;
+    bg.unlock();
+    std::shared_ptr<File> file;
+    {
+      std::lock_guard lock(wal_sync_mu_);
+      file = wal_sync_file_;
+    }
+    if (file) {
+      if (Status s = file->Sync(); !s.ok()) {
+        LogTo(options_, LogLevel::kError, "periodic log sync failed: " + s.ToString());
+      }
+    }
+    bg.lock();
+  }
+}
+
+Status DocStoreImpl::Close() {
+  Status result;
+  {
+    std::lock_guard lock(write_mu_);
+    if (closed_) return Status::Ok();
+    closed_ = true;
+    // Written blocks need no replay; the log is made durable whatever the policy.
+    result = segments_.Seal();
+    if (wal_.is_open()) {
+      if (Status s = wal_.Sync(); result.ok()) result = s;
+    }
+  }
+  {
+    std::lock_guard bg(bg_mu_);
+    bg_stop_ = true;
+  }
+  bg_cv_.notify_all();
+  if (bg_thread_.joinable()) bg_thread_.join();
+  if (sync_thread_.joinable()) sync_thread_.join();
+  pager_.Stop();
+  if (lock_fd_ >= 0) {
+    ::flock(lock_fd_, LOCK_UN);
+    ::close(lock_fd_);
+    lock_fd_ = -1;
+  }
+  return result;
+}
+
+}  // namespace railyard::storage

@@ -1,0 +1,130 @@
+#pragma once
+
+// Internal to storage/: the DocStore implementation.
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <span>
+#include <thread>
+#include <vector>
+
+#include "storage/bloom_pager.h"
+#include "storage/docstore.h"
+#include "storage/index_file.h"
+#include "storage/index_merge.h"
+#include "storage/manifest.h"
+#include "storage/memtable.h"
+#include "storage/segment_log.h"
+#include "storage/wal.h"
+
+namespace railyard::storage {
+
+// An on-disk index with its filter.
+struct DiskIndex {
+  std::shared_ptr<IndexFile> file;
+  std::shared_ptr<PagedFilter> filter;
+};
+
+// The on-disk indexes, newest first. Immutable once published; readers hold it by shared_ptr.
+struct IndexSet {
+  std::vector<std::shared_ptr<DiskIndex>> indexes;
+};
+
+// Lock order: write_mu_ -> change_mu_ -> mem_mu_ -> set_mu_ -> bg_mu_.
+class DocStoreImpl final : public DocStore {
+ public:
+  DocStoreImpl(const Options& options, std::string directory);
+  ~DocStoreImpl() override;
+
+  Status Init();
+
+  Status Put(uint64_t id, std::string_view doc) override;
+  Status Delete(uint64_t id) override;
+  Status Write(const WriteBatch& batch) override;
+  Status Get(uint64_t id, std::string* doc) override;
+  Status Flush() override;
+  Status CompactAll() override;
+  Status CompactIndexes(const std::vector<uint64_t>& index_ids) override;
+  Stats GetStats() override;
+  Status Close() override;
+
+ private:
+  // The memtable that is being written to disk, with what its flush must record.
+  struct Frozen {
+    std::shared_ptr<const MemTable> table;
+    LogPosition horizon;    // Segment log position covering all its documents.
+    uint64_t next_wal = 0;  // The log that took over; older logs go once it is on disk.
+  };
+
+  Status LockDirectory();
+  Status OpenIndex(uint64_t number, std::shared_ptr<DiskIndex>* out);
+  Status Replay();
+  Status ApplyOps(std::span<const WalOp> ops);
+  Status FlushDuringReplay();
+
+  Status WriteOps(std::vector<WalOp>& ops);
+  Status MakeRoom(size_t count, std::unique_lock<std::mutex>& write_lock);
+  Status Freeze();    // REQUIRES: write_mu_ held.
+  Status StartWal();  // REQUIRES: write_mu_ held.
+  Status FlushFrozen(const Frozen& frozen);
+  Status InstallIndex(const std::vector<std::shared_ptr<DiskIndex>>& inputs,
+                      std::unique_ptr<EntrySource> newest_source, uint64_t newest_entries,
+                      const Frozen* frozen, bool manual);
+  void UpdateSizeRule(const IndexSet& set);
+  std::shared_ptr<const IndexSet> CurrentSet() const;
+  std::string PathFor(const char* prefix, uint64_t number, const char* suffix) const;
+  void DeleteFile(const std::string& path);
+  void RemoveOldWals(uint64_t keep_from);
+
+  void BackgroundLoop();
+  void SyncLoop();
+  Status WaitForBackground(std::chrono::milliseconds timeout);
+
+  const Options options_;
+  const std::string directory_;
+  int lock_fd_ = -1;
+  SegmentLog segments_;
+  BloomPager pager_;
+  std::atomic<uint64_t> next_file_{1};
+
+  std::mutex write_mu_;  // Serialises writers and log rotation.
+  WalWriter wal_;        // GUARDED_BY(write_mu_)
+  std::mutex wal_sync_mu_;
+  std::shared_ptr<File> wal_sync_file_;  // GUARDED_BY(wal_sync_mu_): the current log, for fsync.
+  bool closed_ = false;                  // GUARDED_BY(write_mu_)
+
+  std::mutex change_mu_;  // Serialises changes to the index set (flushes, compactions).
+  Manifest manifest_;     // GUARDED_BY(change_mu_)
+  std::deque<CompactionStats> history_;  // GUARDED_BY(change_mu_)
+
+  mutable std::shared_mutex mem_mu_;
+  std::unique_ptr<MemTable> mem_;                 // GUARDED_BY(mem_mu_)
+  std::shared_ptr<const MemTable> frozen_table_;  // GUARDED_BY(mem_mu_)
+
+  mutable std::mutex set_mu_;
+  std::shared_ptr<const IndexSet> set_;  // GUARDED_BY(set_mu_)
+
+  std::mutex bg_mu_;
+  std::condition_variable bg_cv_;
+  std::optional<Frozen> pending_;  // GUARDED_BY(bg_mu_): waiting for or under flush.
+  bool bg_stop_ = false;           // GUARDED_BY(bg_mu_)
+  Status bg_error_;                // GUARDED_BY(bg_mu_)
+  std::thread bg_thread_;
+  std::thread sync_thread_;
+
+  std::atomic<uint64_t> reads_{0};
+  std::atomic<uint64_t> writes_{0};
+  std::atomic<uint64_t> deletes_{0};
+  std::atomic<uint64_t> stalls_{0};
+  std::atomic<uint64_t> stall_us_{0};
+  std::atomic<uint64_t> corruptions_{0};
+  std::atomic<uint64_t> appended_docs_{0};
+  std::atomic<uint64_t> dead_docs_{0};
+};
+
+}  // namespace railyard::storage

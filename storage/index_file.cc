@@ -1,0 +1,197 @@
+#include "storage/index_file.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "storage/coding.h"
+
+namespace railyard::storage {
+
+namespace {
+
+constexpr uint64_t kIndexMagic = 0x3158444959524cull;  // "LRYIDX1"
+constexpr uint32_t kIndexVersion = 1;
+constexpr size_t kFooterBytes = 48;
+constexpr size_t kTrailerAt = kEntriesPerPage * kIndexEntryBytes;  // 4080
+
+void EncodeEntry(char* p, const IndexEntry& e) {
+  EncodeFixed64(p, e.id);
+  EncodeFixed32(p + 8, e.value.address.segment);
+  EncodeFixed32(p + 12, e.value.address.block_offset);
+  p[16] = static_cast<char>(e.value.address.index);
+  p[17] = static_cast<char>(e.value.address.index >> 8);
+  p[18] = static_cast<char>(e.value.kind);
+  p[19] = 0;
+}
+
+}  // namespace
+
+Status IndexFileWriter::Open(const std::string& path) {
+  Status s = File::Open(path, File::Mode::kReadWrite, true, &file_);
+  if (s.ok()) s = file_.Truncate(0);
+  page_.assign(kIndexPageBytes, '\0');
+  return s;
+}
+
+Status IndexFileWriter::FlushPage() {
+  if (in_page_ == 0) return Status::Ok();
+  char* trailer = page_.data() + kTrailerAt;
+  trailer[0] = static_cast<char>(in_page_);
+  trailer[1] = static_cast<char>(in_page_ >> 8);
+  EncodeFixed64(page_.data() + kIndexPageBytes - 8, Checksum64(page_.data(), kIndexPageBytes - 8));
+  if (Status s = file_.Append(page_); !s.ok()) return s;
+  bytes_ += kIndexPageBytes;
+  page_.assign(kIndexPageBytes, '\0');
+  in_page_ = 0;
+  return Status::Ok();
+}
+
+Status IndexFileWriter::Add(const IndexEntry& entry) {
+  if (in_page_ == 0) fences_.push_back(entry.id);
+  EncodeEntry(page_.data() + in_page_ * kIndexEntryBytes, entry);
+  ++entries_;
+  if (++in_page_ == kEntriesPerPage) return FlushPage();
+  return Status::Ok();
+}
+
+Status IndexFileWriter::Finish(std::chrono::system_clock::time_point created) {
+  if (Status s = FlushPage(); !s.ok()) return s;
+  std::string tail;
+  for (uint64_t fence : fences_) PutFixed64(tail, fence);
+  PutFixed64(tail, Checksum64(tail.data(), tail.size()));
+  const size_t footer_at = tail.size();
+  PutFixed64(tail, kIndexMagic);
+  PutFixed32(tail, kIndexVersion);
+  PutFixed32(tail, 0);
+  PutFixed64(tail, fences_.size());
+  PutFixed64(tail, entries_);
+  PutFixed64(tail, static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::microseconds>(
+                                             created.time_since_epoch())
+                                             .count()));
+  PutFixed64(tail, Checksum64(tail.data() + footer_at, kFooterBytes - 8));
+  Status s = file_.Append(tail);
+  if (s.ok()) s = file_.Sync();
+  bytes_ += tail.size();
+  file_.Close();
+  return s;
+}
+
+Status IndexFile::Open(const std::string& path, uint64_t number, std::shared_ptr<IndexFile>* out) {
+  File file;
+  if (Status s = File::Open(path, File::Mode::kRead, false, &file); !s.ok()) return s;
+  std::shared_ptr<IndexFile> index(new IndexFile());
+  index->path_ = path;
+  index->number_ = number;
+  if (Status s = file.Size(&index->size_); !s.ok()) return s;
+  if (index->size_ < kFooterBytes + 8) return Status::Corruption(path + ": too short for an index");
+  void* map = ::mmap(nullptr, index->size_, PROT_READ, MAP_SHARED, file.fd(), 0);
+  if (map == MAP_FAILED) return ErrnoStatus("mmap " + path, errno);
+  index->data_ = static_cast<const char*>(map);
+
+  const char* footer = index->data_ + index->size_ - kFooterBytes;
+  if (DecodeFixed64(footer) != kIndexMagic ||
+      Checksum64(footer, kFooterBytes - 8) != DecodeFixed64(footer + kFooterBytes - 8)) {
+    return Status::Corruption(path + ": index footer damaged");
+  }
+  if (DecodeFixed32(footer + 8) != kIndexVersion) {
+    return Status::Corruption(path + ": unsupported index version");
+  }
+  index->page_count_ = DecodeFixed64(footer + 16);
+  index->entries_ = DecodeFixed64(footer + 24);
+  index->created_ =
+      std::chrono::system_clock::time_point(std::chrono::microseconds(DecodeFixed64(footer + 32)));
+  const uint64_t fences_bytes = 8 * index->page_count_;
+  if (index->page_count_ * kIndexPageBytes + fences_bytes + 8 + kFooterBytes != index->size_ ||
+      index->entries_ > index->page_count_ * kEntriesPerPage) {
+    return Status::Corruption(path + ": index layout does not match its size");
+  }
+  const char* fences = index->data_ + index->page_count_ * kIndexPageBytes;
+  if (Checksum64(fences, fences_bytes) != DecodeFixed64(fences + fences_bytes)) {
+    return Status::Corruption(path + ": index fence table damaged");
+  }
+  index->fences_.resize(index->page_count_);
+  for (uint64_t i = 0; i < index->page_count_; ++i)
+    index->fences_[i] = DecodeFixed64(fences + 8 * i);
+  ::madvise(map, index->page_count_ * kIndexPageBytes, MADV_RANDOM);
+  *out = std::move(index);
+  return Status::Ok();
+}
+
+IndexFile::~IndexFile() {
+  if (data_) ::munmap(const_cast<char*>(data_), size_);
+  if (obsolete_) ::unlink(path_.c_str());
+}
+
+IndexEntry IndexFile::DecodeEntry(const char* p) {
+  IndexEntry e;
+  e.id = DecodeFixed64(p);
+  e.value.address.segment = DecodeFixed32(p + 8);
+  e.value.address.block_offset = DecodeFixed32(p + 12);
+  e.value.address.index = DecodeFixed16(p + 16);
+  e.value.kind = static_cast<EntryKind>(static_cast<uint8_t>(p[18]));
+  return e;
+}
+
+Status IndexFile::CheckPage(uint64_t page, uint32_t* count) const {
+  const char* p = data_ + page * kIndexPageBytes;
+  if (Checksum64(p, kIndexPageBytes - 8) != DecodeFixed64(p + kIndexPageBytes - 8)) {
+    return Status::Corruption(path_ + ": page " + std::to_string(page) + " checksum mismatch");
+  }
+  *count = DecodeFixed16(p + kTrailerAt);
+  if (*count == 0 || *count > kEntriesPerPage) {
+    return Status::Corruption(path_ + ": page " + std::to_string(page) + " entry count damaged");
+  }
+  return Status::Ok();
+}
+
+Status IndexFile::Find(uint64_t id, bool* found, IndexValue* value) const {
+  *found = false;
+  const auto after = std::upper_bound(fences_.begin(), fences_.end(), id);
+  if (after == fences_.begin()) return Status::Ok();
+  const uint64_t page = static_cast<uint64_t>(after - fences_.begin()) - 1;
+  uint32_t count = 0;
+  if (Status s = CheckPage(page, &count); !s.ok()) return s;
+  const char* base = data_ + page * kIndexPageBytes;
+  uint32_t lo = 0, hi = count;
+  while (lo < hi) {
+    const uint32_t mid = (lo + hi) / 2;
+    const uint64_t mid_id = DecodeFixed64(base + mid * kIndexEntryBytes);
+    if (mid_id < id) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  if (lo < count && DecodeFixed64(base + lo * kIndexEntryBytes) == id) {
+    *value = DecodeEntry(base + lo * kIndexEntryBytes).value;
+    *found = true;
+  }
+  return Status::Ok();
+}
+
+Status IndexFile::Cursor::Next(IndexEntry* entry, bool* done) {
+  while (true) {
+    if (page_ >= file_.page_count_) {
+      *done = true;
+      return Status::Ok();
+    }
+    if (!page_loaded_) {
+      if (Status s = file_.CheckPage(page_, &page_count_entries_); !s.ok()) return s;
+      page_loaded_ = true;
+      in_page_ = 0;
+    }
+    if (in_page_ < page_count_entries_) {
+      *entry = DecodeEntry(file_.data_ + page_ * kIndexPageBytes + in_page_ * kIndexEntryBytes);
+      ++in_page_;
+      *done = false;
+      return Status::Ok();
+    }
+    ++page_;
+    page_loaded_ = false;
+  }
+}
+
+}  // namespace railyard::storage

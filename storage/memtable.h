@@ -1,0 +1,43 @@
+#pragma once
+
+// Internal to storage/: the in-memory index, id -> value, for up to a fixed number of ids.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "storage/index_entry.h"
+
+namespace railyard::storage {
+
+// Open addressing with linear probing at a load factor of at most one half: point lookups and
+// updates in a cache miss or two, no allocation after construction. Sorted only once, when it is
+// written to disk.
+//
+// Thread safety: none; the store guards it with a reader-writer lock.
+class MemTable {
+ public:
+  explicit MemTable(size_t capacity);
+
+  // REQUIRES: !full() or `id` already present.
+  void Put(uint64_t id, const IndexValue& value);
+  std::optional<IndexValue> Get(uint64_t id) const;
+
+  size_t size() const { return size_; }
+  size_t capacity() const { return capacity_; }
+  bool full() const { return size_ >= capacity_; }
+  std::vector<IndexEntry> SortedEntries() const;
+
+ private:
+  size_t SlotFor(uint64_t id) const;
+
+  size_t capacity_;
+  size_t mask_;
+  size_t size_ = 0;
+  std::vector<uint64_t> ids_;
+  std::vector<IndexValue> values_;
+  std::vector<uint8_t> used_;
+};
+
+}  // namespace railyard::storage

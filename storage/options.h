@@ -1,0 +1,55 @@
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string_view>
+
+namespace railyard::storage {
+
+enum class SyncPolicy {
+  kNone,        // Each write reaches the OS before it is acknowledged: survives a process crash.
+  kInterval,    // Also fsync'ed every sync_interval: loses at most that much on a machine crash.
+  kEveryWrite,  // fsync'ed before it is acknowledged: survives a machine crash.
+};
+
+enum class LogLevel { kInfo, kWarning, kError };
+using Logger = std::function<void(LogLevel level, std::string_view message)>;
+
+struct Options {
+  bool create_if_missing = true;
+  bool error_if_exists = false;
+
+  // The in-memory index is written to disk as a new index once it holds this many entries.
+  size_t memtable_entries = 1 << 20;
+  // Uncompressed size a segment block is filled to before it is written.
+  size_t block_bytes = 4096;
+  // A segment file is closed and a new one started past this size.
+  uint64_t segment_bytes = 256ull << 20;
+
+  SyncPolicy sync = SyncPolicy::kNone;
+  std::chrono::milliseconds sync_interval{100};
+
+  // Bloom filters: about this false-positive rate, split into pages of this size; the pager keeps
+  // the most useful pages resident within the budget.
+  double bloom_false_positive_rate = 0.02;
+  size_t bloom_page_bytes = 4096;
+  size_t bloom_memory_budget = 64ull << 20;
+  // "Recent requests" of a page are counted over about this window.
+  std::chrono::milliseconds bloom_usefulness_window{std::chrono::seconds(60)};
+  // How often pages are re-ranked (in the background, never on the read path).
+  std::chrono::milliseconds bloom_rerank_interval{std::chrono::seconds(1)};
+  // Lookups a page must have seen before its measured "no" rate replaces the size rule.
+  uint32_t bloom_min_lookups_for_measured_rate = 1000;
+
+  // A writer that finds both the in-memory index full and the previous one still being written
+  // waits at most this long, then fails with Busy. Waits are counted in the stats.
+  std::chrono::milliseconds max_write_stall{std::chrono::seconds(30)};
+
+  // Receives warnings (a torn log tail truncated, a corrupt record skipped) and errors. Default:
+  // stderr.
+  Logger logger;
+};
+
+}  // namespace railyard::storage

@@ -1,0 +1,246 @@
+#include "storage/segment_log.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <mutex>
+#include <vector>
+
+#include "storage/filenames.h"
+#include "storage/log.h"
+
+namespace railyard::storage {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Reads a block with one pread in the common case: header plus a generous guess at its size.
+constexpr size_t kFirstRead = 16 * 1024;
+
+}  // namespace
+
+SegmentLog::SegmentLog(std::string directory, const Options& options)
+    : directory_(std::move(directory)), options_(options) {}
+
+std::string SegmentLog::SegmentPath(uint32_t segment) const {
+  return (fs::path(directory_) / NumberedName(kSegmentPrefix, segment, kSegmentSuffix)).string();
+}
+
+Status SegmentLog::OpenForAppend(uint32_t segment) {
+  File writer;
+  Status s = File::Open(SegmentPath(segment), File::Mode::kAppend, true, &writer);
+  auto reader = std::make_shared<File>();
+  if (s.ok()) s = File::Open(SegmentPath(segment), File::Mode::kRead, false, reader.get());
+  auto syncer = std::make_shared<File>();
+  if (s.ok()) s = File::Open(SegmentPath(segment), File::Mode::kRead, false, syncer.get());
+  uint64_t size = 0;
+  if (s.ok()) s = writer.Size(&size);
+  if (!s.ok()) return s;
+  writer_ = std::move(writer);
+  writer_sync_ = std::move(syncer);
+  readers_[segment] = std::move(reader);
+  current_ = segment;
+  current_size_ = size;
+  return Status::Ok();
+}
+
+Status SegmentLog::Open(LogPosition durable) {
+  std::unique_lock lock(mu_);
+  std::vector<uint32_t> segments;
+  for (uint64_t number : ListNumbered(directory_, kSegmentPrefix, kSegmentSuffix)) {
+    if (number > UINT32_MAX) return Status::Corruption("segment number out of range");
+    segments.push_back(static_cast<uint32_t>(number));
+  }
+
+  for (uint32_t segment : segments) {
+    if (segment < durable.segment) continue;
+    const uint64_t from = segment == durable.segment ? durable.offset : 0;
+    if (Status s = ScanAndTruncate(segment, from); !s.ok()) return s;
+  }
+  closed_bytes_ = 0;
+  for (uint32_t segment : segments) {
+    if (segment == segments.back()) break;
+    auto reader = std::make_shared<File>();
+    if (Status s = File::Open(SegmentPath(segment), File::Mode::kRead, false, reader.get());
+        !s.ok()) {
+      return s;
+    }
+    uint64_t size = 0;
+    reader->Size(&size);
+    closed_bytes_ += size;
+    readers_[segment] = std::move(reader);
+  }
+  const uint32_t last = segments.empty() ? std::max<uint32_t>(1, durable.segment) : segments.back();
+  return OpenForAppend(last);
+}
+
+Status SegmentLog::ScanAndTruncate(uint32_t segment, uint64_t from) {
+  File file;
+  if (Status s = File::Open(SegmentPath(segment), File::Mode::kReadWrite, false, &file); !s.ok()) {
+    return s;
+  }
+  uint64_t size = 0;
+  if (Status s = file.Size(&size); !s.ok()) return s;
+  if (size < from) {
+    LogTo(options_, LogLevel::kError,
+          file.path() + " is shorter (" + std::to_string(size) +
+              " bytes) than its durable length (" + std::to_string(from) +
+              "); documents past its end cannot be read");
+    return Status::Ok();
+  }
+  uint64_t offset = from;
+  std::string buffer;
+  std::string raw;
+  while (offset < size) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(kFirstRead, size - offset));
+    buffer.resize(want);
+    size_t got = 0;
+    if (Status s = file.ReadAt(offset, want, buffer.data(), &got); !s.ok()) return s;
+    BlockHeader header;
+    bool intact =
+        ParseBlockHeader(buffer.data(), got, &header).ok() && offset + header.total_bytes() <= size;
+    if (intact) {
+      if (header.total_bytes() > got) {
+        buffer.resize(header.total_bytes());
+        if (Status s = file.ReadAt(offset, buffer.size(), buffer.data(), &got); !s.ok()) return s;
+      }
+      intact = DecodeBlock(buffer.data(), got, &raw).ok();
+    }
+    if (!intact) break;
+    offset += header.total_bytes();
+  }
+  if (offset < size) {
+    LogTo(options_, LogLevel::kWarning,
+          "truncating torn tail of " + file.path() + ": " + std::to_string(size - offset) +
+              " bytes after offset " + std::to_string(offset) +
+              " (the write-ahead log still holds those documents)");
+    if (Status s = file.Truncate(offset); !s.ok()) return s;
+    if (Status s = file.Sync(); !s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+Status SegmentLog::WriteOpenBlock() {
+  if (open_block_.empty()) return Status::Ok();
+  const std::string bytes = open_block_.Finish();
+  if (Status s = writer_.Append(bytes); !s.ok()) {
+    // The block's documents stay addressable only through the write-ahead log now; make the
+    // file end where it did so later blocks land at the offsets their addresses say.
+    writer_.Truncate(current_size_);
+    return s;
+  }
+  current_size_ += bytes.size();
+  return Status::Ok();
+}
+
+Status SegmentLog::Append(uint64_t id, std::string_view doc, DocAddress* address) {
+  if (doc.size() > kMaxDocumentBytes) {
+    return Status::InvalidArgument("document of " + std::to_string(doc.size()) +
+                                   " bytes exceeds the limit of " +
+                                   std::to_string(kMaxDocumentBytes));
+  }
+  std::unique_lock lock(mu_);
+  const bool would_overflow =
+      !open_block_.empty() && (open_block_.raw_bytes() + doc.size() + 12 > options_.block_bytes ||
+                               open_block_.count() >= 65535);
+  if (would_overflow) {
+    if (Status s = WriteOpenBlock(); !s.ok()) return s;
+  }
+  if (open_block_.empty() && current_size_ >= options_.segment_bytes) {
+    // Close this segment durably before starting the next, so only the newest can have a torn
+    // tail.
+    if (Status s = writer_.Sync(); !s.ok()) return s;
+    closed_bytes_ += current_size_;
+    if (Status s = OpenForAppend(current_ + 1); !s.ok()) return s;
+  }
+  if (current_size_ > UINT32_MAX) return Status::NoSpace("segment offset overflow");
+  address->segment = current_;
+  address->block_offset = static_cast<uint32_t>(current_size_);
+  address->index = static_cast<uint16_t>(open_block_.count());
+  open_block_.Add(id, doc);
+  return Status::Ok();
+}
+
+Status SegmentLog::Seal() {
+  std::unique_lock lock(mu_);
+  return WriteOpenBlock();
+}
+
+Status SegmentLog::SyncTo(LogPosition position) {
+  std::shared_ptr<File> file;
+  {
+    std::shared_lock lock(mu_);
+    // Segments before the current one were synced when they were closed.
+    if (position.segment != current_) return Status::Ok();
+    file = writer_sync_;
+  }
+  return file->Sync();
+}
+
+LogPosition SegmentLog::end() const {
+  std::shared_lock lock(mu_);
+  return {current_, current_size_};
+}
+
+std::shared_ptr<File> SegmentLog::ReaderFor(uint32_t segment) const {
+  std::shared_lock lock(mu_);
+  const auto it = readers_.find(segment);
+  return it == readers_.end() ? nullptr : it->second;
+}
+
+Status SegmentLog::ReadRawBlock(uint32_t segment, uint64_t offset, std::string* raw) const {
+  const std::shared_ptr<File> file = ReaderFor(segment);
+  if (!file) return Status::Corruption("segment " + std::to_string(segment) + " is missing");
+  thread_local std::string buffer;
+  buffer.resize(kFirstRead);
+  size_t got = 0;
+  if (Status s = file->ReadAt(offset, kFirstRead, buffer.data(), &got); !s.ok()) return s;
+  BlockHeader header;
+  Status s = ParseBlockHeader(buffer.data(), got, &header);
+  if (s.ok() && header.total_bytes() > got) {
+    buffer.resize(header.total_bytes());
+    s = file->ReadAt(offset, buffer.size(), buffer.data(), &got);
+  }
+  if (s.ok()) s = DecodeBlock(buffer.data(), got, raw);
+  if (!s.ok() && s.IsCorruption()) {
+    return Status::Corruption(file->path() + " block at offset " + std::to_string(offset) + ": " +
+                              s.message());
+  }
+  return s;
+}
+
+Status SegmentLog::Read(const DocAddress& address, uint64_t id, std::string* doc) const {
+  {
+    std::shared_lock lock(mu_);
+    if (address.segment == current_ && address.block_offset == current_size_) {
+      if (open_block_.Get(address.index, id, doc)) return Status::Ok();
+      return Status::Corruption("open block does not hold document " + std::to_string(id));
+    }
+  }
+  thread_local std::string raw;
+  if (Status s = ReadRawBlock(address.segment, address.block_offset, &raw); !s.ok()) return s;
+  if (Status s = DocFromRawBlock(raw, address.index, id, doc); !s.ok()) {
+    return Status::Corruption("segment " + std::to_string(address.segment) + " offset " +
+                              std::to_string(address.block_offset) + ": " + s.message());
+  }
+  return Status::Ok();
+}
+
+bool SegmentLog::Holds(const DocAddress& address, uint64_t id) const {
+  {
+    std::shared_lock lock(mu_);
+    if (address.segment > current_ ||
+        (address.segment == current_ && address.block_offset >= current_size_)) {
+      return false;
+    }
+  }
+  std::string doc;
+  return Read(address, id, &doc).ok();
+}
+
+uint64_t SegmentLog::stored_bytes() const {
+  std::shared_lock lock(mu_);
+  return closed_bytes_ + current_size_;
+}
+
+}  // namespace railyard::storage

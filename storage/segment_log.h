@@ -1,0 +1,80 @@
+#pragma once
+
+// Internal to storage/: the docstore queue, an append-only series of segment files made of blocks.
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+
+#include "storage/file.h"
+#include "storage/index_entry.h"
+#include "storage/options.h"
+#include "storage/segment_block.h"
+
+namespace railyard::storage {
+
+// A point in the log: everything before `offset` of `segment` (and all earlier segments).
+struct LogPosition {
+  uint32_t segment = 0;
+  uint64_t offset = 0;
+};
+
+inline constexpr size_t kMaxDocumentBytes = 64u << 20;
+
+// Documents are appended to an in-memory open block, which is written as one block when full or
+// when Seal() is called; a segment file is closed and a new one begun past segment_bytes. An
+// address is final the moment Append returns, even before its block is written.
+//
+// Thread safety: Append and Seal must be serialised by the caller; Read, Holds and the accessors
+// may run concurrently with them and with each other.
+class SegmentLog {
+ public:
+  SegmentLog(std::string directory, const Options& options);
+  SegmentLog(const SegmentLog&) = delete;
+  SegmentLog& operator=(const SegmentLog&) = delete;
+
+  // Finds the segment files. Past `durable` (what the last flush made durable) a torn or damaged
+  // tail is truncated with a warning, since the write-ahead log still holds those documents;
+  // before it, damage is left in place and reported by Read for the documents it affects.
+  Status Open(LogPosition durable);
+
+  Status Append(uint64_t id, std::string_view doc, DocAddress* address);
+  // Writes the open block, if any.
+  Status Seal();
+  // Makes everything written before `position` durable.
+  Status SyncTo(LogPosition position);
+  // The position just after the last written block.
+  LogPosition end() const;
+
+  // Loads the document at `address`, which must hold `id`.
+  Status Read(const DocAddress& address, uint64_t id, std::string* doc) const;
+  // True if a written, intact block at `address` holds `id` there.
+  bool Holds(const DocAddress& address, uint64_t id) const;
+
+  uint64_t stored_bytes() const;
+
+ private:
+  std::string SegmentPath(uint32_t segment) const;
+  Status OpenForAppend(uint32_t segment);
+  Status ScanAndTruncate(uint32_t segment, uint64_t from);
+  Status WriteOpenBlock();  // REQUIRES: mu_ held exclusively.
+  std::shared_ptr<File> ReaderFor(uint32_t segment) const;
+  Status ReadRawBlock(uint32_t segment, uint64_t offset, std::string* raw) const;
+
+  const std::string directory_;
+  const Options& options_;
+
+  mutable std::shared_mutex mu_;
+  std::map<uint32_t, std::shared_ptr<File>> readers_;  // GUARDED_BY(mu_)
+  File writer_;                                        // GUARDED_BY(mu_)
+  std::shared_ptr<File> writer_sync_;  // The current segment, for fsync without mu_.
+  uint32_t current_ = 0;               // GUARDED_BY(mu_)
+  uint64_t current_size_ = 0;          // GUARDED_BY(mu_)
+  uint64_t closed_bytes_ = 0;          // GUARDED_BY(mu_): bytes in earlier segments.
+  BlockBuilder open_block_;            // GUARDED_BY(mu_)
+};
+
+}  // namespace railyard::storage

@@ -1,0 +1,63 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace railyard::storage {
+
+struct IndexStats {
+  uint64_t id = 0;  // Index file number.
+  uint64_t entries = 0;
+  uint64_t bytes = 0;
+  std::chrono::system_clock::time_point created;
+  uint64_t bloom_bytes = 0;
+  uint64_t bloom_pages = 0;
+  // Lookups the filter passed ("maybe") that the index then did not contain, over all lookups
+  // the filter answered.
+  double measured_false_positive_rate = 0;
+  // 1 - this index's share of the keys in it and all older indexes (the seed's size rule).
+  double p_no = 0;
+};
+
+struct CompactionStats {
+  std::vector<uint64_t> inputs;  // Index file numbers merged (0 stands for the in-memory index).
+  uint64_t output = 0;
+  uint64_t entries_written = 0;
+  uint64_t bytes_written = 0;
+  std::chrono::microseconds duration{0};
+  bool manual = false;
+  std::chrono::system_clock::time_point finished;
+};
+
+struct BloomPageStats {
+  uint64_t index = 0;
+  uint32_t page = 0;
+  double recent_requests = 0;
+  double p_no = 0;
+  double usefulness = 0;
+  bool resident = false;
+};
+
+struct Stats {
+  std::vector<IndexStats> indexes;           // Newest first.
+  std::vector<CompactionStats> compactions;  // Oldest first (bounded history).
+  uint64_t memtable_entries = 0;
+  uint64_t memtable_capacity = 0;
+  uint64_t index_entry_writes = 0;  // All entries ever written to index files: write amplification.
+  std::vector<BloomPageStats> bloom_pages;
+  uint64_t bloom_budget_bytes = 0;
+  uint64_t bloom_resident_bytes = 0;
+  uint64_t reads = 0;
+  uint64_t writes = 0;
+  uint64_t deletes = 0;
+  uint64_t write_stalls = 0;
+  std::chrono::microseconds stall_time{0};
+  uint64_t segment_bytes = 0;  // Stored document bytes, live and dead.
+  uint64_t live_bytes = 0;     // Estimated bytes of the newest copy of each document.
+  double dead_byte_share = 0;
+  uint64_t corruptions_seen = 0;
+};
+
+}  // namespace railyard::storage

@@ -1,0 +1,202 @@
+#include "storage/wal.h"
+
+#include <cstring>
+#include <optional>
+
+#include "storage/coding.h"
+#include "storage/log.h"
+
+namespace railyard::storage {
+
+namespace {
+
+constexpr uint32_t kWalMagic = 0x4c575952;  // "RYWL"
+constexpr uint32_t kMaxOpsPerRecord = 1u << 20;
+constexpr size_t kFixedHeaderBytes = 12;  // magic, count, body_len
+constexpr size_t kOpFixedBytes = 8 + 1 + 4 + 4 + 2 + 4;
+
+size_t HeaderBytes(uint32_t count) { return kFixedHeaderBytes + 8 * size_t{count} + 4; }
+
+// A record located in the file: where its header and body start and how long each is.
+struct Located {
+  size_t start = 0;
+  uint32_t count = 0;
+  uint32_t body_len = 0;
+  size_t total() const { return HeaderBytes(count) + body_len + 8; }
+};
+
+// Checks the header at `pos`; does not look at the body.
+std::optional<Located> HeaderAt(std::string_view data, size_t pos) {
+  if (data.size() - pos < kFixedHeaderBytes + 4) return std::nullopt;
+  const char* p = data.data() + pos;
+  if (DecodeFixed32(p) != kWalMagic) return std::nullopt;
+  const uint32_t count = DecodeFixed32(p + 4);
+  const uint32_t body_len = DecodeFixed32(p + 8);
+  if (count == 0 || count > kMaxOpsPerRecord) return std::nullopt;
+  const size_t header = HeaderBytes(count);
+  if (data.size() - pos < header) return std::nullopt;
+  if (Checksum32(p, header - 4) != DecodeFixed32(p + header - 4)) return std::nullopt;
+  return Located{pos, count, body_len};
+}
+
+// Decodes and verifies a body of `count` ops.
+bool DecodeBody(std::string_view body_and_sum, uint32_t count, std::vector<ReplayedOp>* ops) {
+  if (body_and_sum.size() < 8) return false;
+  const std::string_view body = body_and_sum.substr(0, body_and_sum.size() - 8);
+  if (Checksum64(body.data(), body.size()) != DecodeFixed64(body.data() + body.size()))
+    return false;
+  ops->clear();
+  size_t pos = 0;
+  for (uint32_t i = 0; i < count; ++i) {
+    if (body.size() - pos < kOpFixedBytes) return false;
+    const char* p = body.data() + pos;
+    ReplayedOp op;
+    op.id = DecodeFixed64(p);
+    op.kind = static_cast<EntryKind>(static_cast<uint8_t>(p[8]));
+    op.address.segment = DecodeFixed32(p + 9);
+    op.address.block_offset = DecodeFixed32(p + 13);
+    op.address.index = DecodeFixed16(p + 17);
+    const uint32_t doc_len = DecodeFixed32(p + 19);
+    pos += kOpFixedBytes;
+    if (body.size() - pos < doc_len) return false;
+    op.doc.assign(body.data() + pos, doc_len);
+    pos += doc_len;
+    ops->push_back(std::move(op));
+  }
+  return pos == body.size();
+}
+
+// The next offset after `from` where an intact header starts, or npos.
+size_t NextHeader(std::string_view data, size_t from) {
+  char magic[4];
+  EncodeFixed32(magic, kWalMagic);
+  for (size_t pos = from; pos + 4 <= data.size(); ++pos) {
+    pos = data.find(std::string_view(magic, 4), pos);
+    if (pos == std::string_view::npos) return pos;
+    if (HeaderAt(data, pos)) return pos;
+  }
+  return std::string_view::npos;
+}
+
+}  // namespace
+
+Status WalWriter::Create(const std::string& path, uint64_t number, WalWriter* out) {
+  if (Status s = File::Open(path, File::Mode::kAppend, true, &out->file_); !s.ok()) return s;
+  out->number_ = number;
+  return out->file_.Size(&out->bytes_);
+}
+
+Status WalWriter::Append(std::span<const WalOp> ops) {
+  buffer_.clear();
+  PutFixed32(buffer_, kWalMagic);
+  PutFixed32(buffer_, static_cast<uint32_t>(ops.size()));
+  PutFixed32(buffer_, 0);  // body_len, patched below
+  for (const WalOp& op : ops) PutFixed64(buffer_, op.id);
+  PutFixed32(buffer_, 0);  // header checksum, patched below
+  const size_t body_start = buffer_.size();
+  for (const WalOp& op : ops) {
+    PutFixed64(buffer_, op.id);
+    buffer_.push_back(static_cast<char>(op.kind));
+    PutFixed32(buffer_, op.address.segment);
+    PutFixed32(buffer_, op.address.block_offset);
+    PutFixed16(buffer_, op.address.index);
+    PutFixed32(buffer_, static_cast<uint32_t>(op.doc.size()));
+    buffer_.append(op.doc);
+  }
+  const size_t body_len = buffer_.size() - body_start;
+  EncodeFixed32(buffer_.data() + 8, static_cast<uint32_t>(body_len));
+  EncodeFixed32(buffer_.data() + body_start - 4, Checksum32(buffer_.data(), body_start - 4));
+  PutFixed64(buffer_, Checksum64(buffer_.data() + body_start, body_len));
+  if (Status s = file_.Append(buffer_); !s.ok()) {
+    // Cut a partial record off so the next one is not appended behind garbage.
+    file_.Truncate(bytes_);
+    return s;
+  }
+  bytes_ += buffer_.size();
+  return Status::Ok();
+}
+
+Status ReplayWal(const std::string& path, bool last, const Options& options,
+                 const ReplayHandlers& handlers, ReplayReport* report) {
+  std::string contents;
+  if (Status s = ReadWholeFile(path, &contents); !s.ok()) return s;
+  const std::string_view data(contents);
+  std::vector<ReplayedOp> ops;
+  size_t pos = 0;
+  std::optional<size_t> truncate_at;
+
+  while (pos < data.size()) {
+    if (const std::optional<Located> rec = HeaderAt(data, pos)) {
+      if (data.size() - pos < rec->total()) {  // Runs past the end: cut off mid-write.
+        truncate_at = pos;
+        break;
+      }
+      const size_t body_at = pos + HeaderBytes(rec->count);
+      if (DecodeBody(data.substr(body_at, rec->body_len + 8), rec->count, &ops)) {
+        ++report->records;
+        if (Status s = handlers.on_record(ops); !s.ok()) return s;
+      } else if (last && pos + rec->total() == data.size()) {
+        truncate_at = pos;  // A damaged final record: torn, never acknowledged.
+        break;
+      } else {
+        ++report->damaged_records;
+        const char* ids = data.data() + pos + kFixedHeaderBytes;
+        for (uint32_t i = 0; i < rec->count; ++i)
+          handlers.on_damaged_id(DecodeFixed64(ids + 8 * i));
+        LogTo(options, LogLevel::kError,
+              path + ": damaged record at offset " + std::to_string(pos) + " (" +
+                  std::to_string(rec->count) + " documents now read back as corrupted)");
+      }
+      pos += rec->total();
+      continue;
+    }
+    // No intact header here. Find the next one; the stretch between is one damaged record.
+    const size_t next = NextHeader(data, pos + 1);
+    if (next == std::string_view::npos) {
+      if (last) {
+        truncate_at = pos;
+        break;
+      }
+      ++report->unidentified_damage;
+      LogTo(options, LogLevel::kError,
+            path + ": damaged bytes from offset " + std::to_string(pos) + " to the end");
+      break;
+    }
+    // The body (and its ids) may be intact behind a damaged header: try each plausible count.
+    const std::string_view stretch = data.substr(pos, next - pos);
+    bool recovered = false;
+    for (uint32_t count = 1; !recovered && HeaderBytes(count) + 8 <= stretch.size(); ++count) {
+      const std::string_view body_and_sum = stretch.substr(HeaderBytes(count));
+      if (DecodeBody(body_and_sum, count, &ops)) {
+        recovered = true;
+        ++report->records;
+        if (Status s = handlers.on_record(ops); !s.ok()) return s;
+      }
+    }
+    if (!recovered) {
+      ++report->unidentified_damage;
+      LogTo(options, LogLevel::kError,
+            path + ": unidentifiable damaged record at offset " + std::to_string(pos) +
+                "; documents written in it may read back an older version");
+    } else {
+      LogTo(options, LogLevel::kWarning,
+            path + ": recovered a record with a damaged header at offset " + std::to_string(pos));
+    }
+    pos = next;
+  }
+
+  if (truncate_at) {
+    report->truncated_bytes = data.size() - *truncate_at;
+    LogTo(options, LogLevel::kWarning,
+          "truncating torn tail of " + path + ": " + std::to_string(report->truncated_bytes) +
+              " bytes after offset " + std::to_string(*truncate_at));
+    File file;
+    Status s = File::Open(path, File::Mode::kReadWrite, false, &file);
+    if (s.ok()) s = file.Truncate(*truncate_at);
+    if (s.ok()) s = file.Sync();
+    if (!s.ok()) return s;
+  }
+  return Status::Ok();
+}
+
+}  // namespace railyard::storage

@@ -1,0 +1,73 @@
+#pragma once
+
+// Internal to storage/: the write-ahead log of the in-memory index (format in docs/formats.md).
+//
+// Every write is one record, appended before it is acknowledged. A record carries its document
+// ids twice, in a header and in the body, each under its own checksum, so that damage to either
+// half still leaves the record recoverable or at least says which documents it touched.
+
+#include <cstdint>
+#include <functional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "storage/file.h"
+#include "storage/index_entry.h"
+#include "storage/options.h"
+
+namespace railyard::storage {
+
+struct WalOp {
+  uint64_t id = 0;
+  EntryKind kind = EntryKind::kPut;
+  DocAddress address;
+  std::string_view doc;
+};
+
+// Appends records to one log file. Not thread-safe.
+class WalWriter {
+ public:
+  static Status Create(const std::string& path, uint64_t number, WalWriter* out);
+  Status Append(std::span<const WalOp> ops);
+  Status Sync() { return file_.Sync(); }
+  uint64_t number() const { return number_; }
+  uint64_t bytes() const { return bytes_; }
+  bool is_open() const { return file_.is_open(); }
+  void Close() { file_.Close(); }
+
+ private:
+  File file_;
+  uint64_t number_ = 0;
+  uint64_t bytes_ = 0;
+  std::string buffer_;
+};
+
+struct ReplayedOp {
+  uint64_t id = 0;
+  EntryKind kind = EntryKind::kPut;
+  DocAddress address;
+  std::string doc;
+};
+
+struct ReplayHandlers {
+  // One intact record, in log order.
+  std::function<Status(std::vector<ReplayedOp>& ops)> on_record;
+  // A damaged record whose documents are known: reads of these ids must report corruption.
+  std::function<void(uint64_t id)> on_damaged_id;
+};
+
+struct ReplayReport {
+  uint64_t records = 0;
+  uint64_t damaged_records = 0;      // Ids known, marked corrupted.
+  uint64_t unidentified_damage = 0;  // Damaged stretches whose ids could not be recovered.
+  uint64_t truncated_bytes = 0;      // Torn tail removed.
+};
+
+// Replays one log file. When `last` is true, an incomplete or damaged final record is a torn tail
+// from a crash mid-write (never acknowledged under kEveryWrite) and is truncated with a warning.
+Status ReplayWal(const std::string& path, bool last, const Options& options,
+                 const ReplayHandlers& handlers, ReplayReport* report);
+
+}  // namespace railyard::storage

@@ -1,0 +1,162 @@
+// Paged Bloom filters: the false-positive rate, and the pager's choice of resident pages.
+#include <QTemporaryDir>
+#include <QtTest>
+#include <random>
+#include <set>
+
+#include "storage/bloom.h"
+#include "storage/bloom_pager.h"
+#include "tests/storage/storage_test_support.h"
+
+using namespace railyard::storage;
+using namespace railyard::storage::testing;
+
+class BloomTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void falsePositiveRateOnAMillionAbsentKeys() {
+    constexpr uint64_t kKeys = 1'000'000;
+    const BloomShape shape = ShapeFor(kKeys, 0.02, 4096);
+    BloomBuilder builder(shape);
+    std::mt19937_64 rng(1);
+    std::vector<uint64_t> present(kKeys);
+    for (uint64_t& id : present) {
+      id = rng();
+      builder.Add(id);
+    }
+    for (uint64_t id : present) {
+      // Never a false negative.
+      if (!PageMayContain(shape, builder.page(BloomPageOf(shape, id)), id)) QFAIL("false negative");
+    }
+    const std::set<uint64_t> members(present.begin(), present.end());
+    uint64_t false_positives = 0, absent = 0;
+    while (absent < kKeys) {
+      const uint64_t id = rng();
+      if (members.count(id)) continue;
+      ++absent;
+      if (PageMayContain(shape, builder.page(BloomPageOf(shape, id)), id)) ++false_positives;
+    }
+    const double rate = static_cast<double>(false_positives) / static_cast<double>(absent);
+    qInfo("false-positive rate %.4f over %llu absent keys, %.2f bits/key, %u probes", rate,
+          static_cast<unsigned long long>(absent),
+          8.0 * shape.page_bytes * shape.page_count / kKeys, shape.probes);
+    QVERIFY2(rate > 0.01 && rate < 0.03, qPrintable(QString::number(rate)));
+  }
+
+  void filterFileRoundTripsAndDetectsDamage() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("f.bloom").toStdString();
+    BloomBuilder builder(ShapeFor(5000, 0.02, 1024));
+    for (uint64_t id = 0; id < 5000; ++id) builder.Add(id * 3);
+    QVERIFY(builder.WriteTo(path).ok());
+    std::shared_ptr<BloomFile> file;
+    QVERIFY(BloomFile::Open(path, &file).ok());
+    QCOMPARE(file->shape().page_count, builder.shape().page_count);
+    std::vector<uint8_t> bits;
+    QVERIFY(file->ReadPage(0, &bits).ok());
+    QVERIFY(std::equal(bits.begin(), bits.end(), builder.page(0)));
+    {
+      QFile raw(dir.filePath("f.bloom"));
+      QVERIFY(raw.open(QIODevice::ReadWrite));
+      raw.seek(10);
+      raw.write("\x55", 1);
+    }
+    QVERIFY(file->ReadPage(0, &bits).IsCorruption());
+    QVERIFY(file->ReadPage(1, &bits).ok());
+  }
+
+  // Usefulness = recent requests x P(no): the pager keeps the top pages within its budget, and
+  // pages of the oldest index (P(no) = 0 by the size rule) are the least useful.
+  void pagerKeepsTheMostUsefulPagesWithinBudget() {
+    QTemporaryDir dir;
+    Options options = SmallOptions(2000);
+    options.bloom_page_bytes = 512;
+    options.bloom_memory_budget = 6 * 512;
+    options.bloom_rerank_interval = std::chrono::hours(1);  // Re-rank by hand below.
+    options.bloom_usefulness_window = std::chrono::hours(1);
+    std::vector<std::shared_ptr<PagedFilter>> filters;
+    BloomPager pager(options);
+    // Three filters of four pages each; index 3 is the newest, 1 the oldest.
+    const double p_no[] = {0.0, 0.5, 0.8};
+    for (uint64_t index = 1; index <= 3; ++index) {
+      BloomBuilder builder(BloomShape{512, 4, 6});
+      for (uint64_t id = 0; id < 200; ++id) builder.Add(id * 1000 + index);
+      const std::string path = dir.filePath(QString("i%1.bloom").arg(index)).toStdString();
+      QVERIFY(builder.WriteTo(path).ok());
+      std::shared_ptr<BloomFile> file;
+      QVERIFY(BloomFile::Open(path, &file).ok());
+      filters.push_back(std::make_shared<PagedFilter>(index, file));
+      filters.back()->set_size_rule_p_no(p_no[index - 1]);
+      pager.Add(filters.back());
+    }
+    // Traffic: find ids landing on each page and query them unevenly.
+    auto query_page = [&](PagedFilter& filter, uint32_t page, int times) {
+      int sent = 0;
+      for (uint64_t id = 0; sent < times; ++id) {
+        if (BloomPageOf(filter.file().shape(), id) != page) continue;
+        filter.MayContain(id);
+        ++sent;
+      }
+    };
+    for (uint32_t page = 0; page < 4; ++page) {
+      query_page(*filters[0], page, 1000);  // Oldest: busy but useless.
+      query_page(*filters[1], page, 100 * (page + 1));
+      query_page(*filters[2], page, 10 * (page + 1));
+    }
+    pager.Rerank();
+    QVERIFY(pager.resident_bytes() <= options.bloom_memory_budget);
+    QCOMPARE(pager.resident_bytes(), uint64_t{6 * 512});
+
+    std::vector<BloomPageStats> stats = pager.PageStats();
+    std::sort(stats.begin(), stats.end(),
+              [](const auto& a, const auto& b) { return a.usefulness > b.usefulness; });
+    for (size_t i = 0; i < stats.size(); ++i) {
+      QCOMPARE(stats[i].resident, i < 6);  // Exactly the six most useful.
+      if (stats[i].index == 1) QCOMPARE(stats[i].usefulness, 0.0);
+    }
+    // Index 2's busiest pages (usefulness 200..400) beat index 3's (8..32).
+    QVERIFY(stats[0].index == 2 && stats[0].page == 3);
+    // A resident page answers; a page left out answers "maybe".
+    uint64_t absent_on_resident = 0;
+    for (uint64_t id = 7; id < 100000 && absent_on_resident < 50; id += 1000) {
+      const uint32_t page = BloomPageOf(filters[1]->file().shape(), id);
+      const bool resident = std::any_of(stats.begin(), stats.end(), [&](const auto& s) {
+        return s.index == 2 && s.page == page && s.resident;
+      });
+      const BloomAnswer answer = filters[1]->MayContain(id);
+      if (!resident) QCOMPARE(answer, BloomAnswer::kNotResident);
+      if (resident && answer == BloomAnswer::kNo) ++absent_on_resident;
+    }
+    QVERIFY(absent_on_resident > 0);
+  }
+
+  void oldestIndexPagesAreLeastUsefulInARealStore() {
+    QTemporaryDir dir;
+    Options options = SmallOptions(1000);
+    options.bloom_rerank_interval = std::chrono::milliseconds(20);
+    auto store = OpenOrDie(options, dir.path().toStdString());
+    for (uint64_t id = 0; id < 7000; ++id) QVERIFY(store->Put(id, "x").ok());
+    QVERIFY(store->Flush().ok());
+    std::string doc;
+    for (int round = 0; round < 3; ++round) {
+      for (uint64_t id = 0; id < 7000; id += 3) QVERIFY(store->Get(id, &doc).ok());
+      QTest::qWait(60);
+    }
+    const Stats stats = store->GetStats();
+    QCOMPARE(stats.indexes.size(), size_t{3});  // 7 = 4 + 2 + 1 batches.
+    QCOMPARE(stats.indexes.back().p_no, 0.0);
+    QVERIFY(stats.indexes.front().p_no > 0.5);
+    const uint64_t oldest = stats.indexes.back().id;
+    double max_oldest = 0, max_other = 0;
+    for (const BloomPageStats& page : stats.bloom_pages) {
+      (page.index == oldest ? max_oldest : max_other) =
+          std::max(page.index == oldest ? max_oldest : max_other, page.usefulness);
+    }
+    QCOMPARE(max_oldest, 0.0);
+    QVERIFY(max_other > 0);
+  }
+};
+
+QTEST_GUILESS_MAIN(BloomTest)
+#include "tst_bloom.moc"
