@@ -1,0 +1,75 @@
+// kv_bench adapter for Railyard's docstore (storage/docstore.h): the key is the document id;
+// Options defaults except sync = SyncPolicy::kNone (each write reaches the OS, none is fsync'ed).
+#include <memory>
+#include <string>
+
+#include "bench/kv_engine.h"
+#include "storage/docstore.h"
+#include "storage/options.h"
+#include "storage/status.h"
+
+namespace railyard::bench {
+namespace {
+
+class DocStoreEngine final : public KvEngine {
+ public:
+  ~DocStoreEngine() override {
+    std::string ignored;
+    Close(&ignored);
+  }
+
+  bool Open(const std::string& directory, std::string* error) override {
+    storage::Options options;
+    options.sync = storage::SyncPolicy::kNone;
+    const storage::Status status = storage::DocStore::Open(options, directory, &store_);
+    if (!status.ok()) {
+      *error = status.ToString();
+      store_.reset();
+      return false;
+    }
+    memtable_entries_ = options.memtable_entries;
+    bloom_budget_bytes_ = options.bloom_memory_budget;
+    return true;
+  }
+
+  bool Put(uint64_t key, std::string_view value, std::string* error) override {
+    const storage::Status status = store_->Put(key, value);
+    if (status.ok()) return true;
+    *error = status.ToString();
+    return false;
+  }
+
+  ReadOutcome Get(uint64_t key, std::string* value, std::string* error) override {
+    const storage::Status status = store_->Get(key, value);
+    if (status.ok()) return ReadOutcome::kFound;
+    if (status.IsNotFound()) return ReadOutcome::kNotFound;
+    *error = status.ToString();
+    return ReadOutcome::kFailed;
+  }
+
+  bool Close(std::string* error) override {
+    if (!store_) return true;
+    const storage::Status status = store_->Close();
+    store_.reset();
+    if (status.ok()) return true;
+    *error = status.ToString();
+    return false;
+  }
+
+  std::string Describe() const override {
+    return "docstore: Options defaults (memtable " + std::to_string(memtable_entries_) +
+           " entries, Bloom budget " + std::to_string(bloom_budget_bytes_ >> 20) +
+           " MiB), sync kNone";
+  }
+
+ private:
+  std::unique_ptr<storage::DocStore> store_;
+  size_t memtable_entries_ = 0;
+  size_t bloom_budget_bytes_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<KvEngine> MakeDocStoreEngine() { return std::make_unique<DocStoreEngine>(); }
+
+}  // namespace railyard::bench

@@ -1,0 +1,215 @@
+#include "bench/kv_run.h"
+
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <filesystem>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "bench/kv_engine.h"
+#include "bench/kv_workload.h"
+
+namespace railyard::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Operations between two looks at the clock: keys and values for a chunk are made (and reads
+// checked) outside the timed calls.
+constexpr size_t kChunk = 4096;
+constexpr Clock::duration kProgressInterval = std::chrono::seconds(5);
+constexpr uint64_t kErrorsShown = 10;
+
+// Counts errors; shows the first few on stderr.
+class ErrorCounter {
+ public:
+  explicit ErrorCounter(const std::string& engine) : engine_(engine) {}
+
+  void Add(const std::string& what) {
+    ++count_;
+    if (count_ <= kErrorsShown) {
+      std::fprintf(stderr, "kv_bench: %s: error: %s\n", engine_.c_str(), what.c_str());
+    } else if (count_ == kErrorsShown + 1) {
+      std::fprintf(stderr, "kv_bench: %s: further errors are counted, not shown\n",
+                   engine_.c_str());
+    }
+  }
+
+  uint64_t count() const { return count_; }
+
+ private:
+  const std::string& engine_;
+  uint64_t count_ = 0;
+};
+
+// Reports done/total on stderr at most every kProgressInterval.
+class Progress {
+ public:
+  Progress(const std::string& engine, const char* phase, uint64_t total)
+      : engine_(engine), phase_(phase), total_(total), last_report_(Clock::now()) {}
+
+  void Update(uint64_t done) {
+    const Clock::time_point now = Clock::now();
+    if (now - last_report_ < kProgressInterval) return;
+    last_report_ = now;
+    std::fprintf(stderr, "kv_bench: %s: %s %" PRIu64 "/%" PRIu64 " (%.0f%%)\n", engine_.c_str(),
+                 phase_, done, total_, 100.0 * static_cast<double>(done) / total_);
+  }
+
+ private:
+  const std::string& engine_;
+  const char* phase_;
+  uint64_t total_;
+  Clock::time_point last_report_;
+};
+
+std::string KeyText(uint64_t key) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%016" PRIx64, key);
+  return text;
+}
+
+double Seconds(Clock::duration duration) { return std::chrono::duration<double>(duration).count(); }
+
+// All n writes; returns the time spent in the engine's write calls.
+Clock::duration WriteAll(KvEngine& engine, const Workload& workload, const std::string& name,
+                         ErrorCounter& errors) {
+  std::vector<uint64_t> keys(kChunk);
+  std::vector<char> values(kChunk * kValueBytes);
+  std::string error;
+  Progress progress(name, "write", workload.n());
+  Clock::duration timed{0};
+  for (uint64_t start = 0; start < workload.n(); start += kChunk) {
+    const size_t count = static_cast<size_t>(std::min<uint64_t>(kChunk, workload.n() - start));
+    for (size_t j = 0; j < count; ++j) {
+      keys[j] = workload.WriteKey(start + j);
+      FillValue(keys[j], &values[j * kValueBytes]);
+    }
+    const Clock::time_point begin = Clock::now();
+    for (size_t j = 0; j < count; ++j) {
+      const std::string_view value(&values[j * kValueBytes], kValueBytes);
+      if (!engine.Put(keys[j], value, &error)) errors.Add("put " + KeyText(keys[j]) + ": " + error);
+    }
+    timed += Clock::now() - begin;
+    progress.Update(start + count);
+  }
+  const Clock::time_point begin = Clock::now();
+  if (!engine.FinishWrites(&error)) errors.Add("finishing the writes: " + error);
+  timed += Clock::now() - begin;
+  return timed;
+}
+
+// All n reads, each checked against the value written; returns the time spent in the engine's
+// read calls.
+Clock::duration ReadAll(KvEngine& engine, const Workload& workload, const std::string& name,
+                        ErrorCounter& errors) {
+  std::vector<uint64_t> keys(kChunk);
+  std::vector<std::string> values(kChunk);
+  std::vector<ReadOutcome> outcomes(kChunk);
+  char expected[kValueBytes];
+  std::string error;
+  Progress progress(name, "read", workload.n());
+  Clock::duration timed{0};
+  for (uint64_t start = 0; start < workload.n(); start += kChunk) {
+    const size_t count = static_cast<size_t>(std::min<uint64_t>(kChunk, workload.n() - start));
+    for (size_t j = 0; j < count; ++j) keys[j] = workload.ReadKey(start + j);
+    const Clock::time_point begin = Clock::now();
+    for (size_t j = 0; j < count; ++j) {
+      outcomes[j] = engine.Get(keys[j], &values[j], &error);
+      if (outcomes[j] == ReadOutcome::kFailed) {
+        errors.Add("get " + KeyText(keys[j]) + ": " + error);
+      }
+    }
+    timed += Clock::now() - begin;
+    for (size_t j = 0; j < count; ++j) {
+      if (outcomes[j] == ReadOutcome::kNotFound) {
+        errors.Add("get " + KeyText(keys[j]) + ": not found");
+      } else if (outcomes[j] == ReadOutcome::kFound) {
+        FillValue(keys[j], expected);
+        if (values[j].size() != kValueBytes ||
+            std::memcmp(values[j].data(), expected, kValueBytes) != 0) {
+          errors.Add("get " + KeyText(keys[j]) + ": returned " + std::to_string(values[j].size()) +
+                     " bytes that differ from the value written");
+        }
+      }
+    }
+    progress.Update(start + count);
+  }
+  const Clock::time_point begin = Clock::now();
+  if (!engine.FinishReads(&error)) errors.Add("finishing the reads: " + error);
+  timed += Clock::now() - begin;
+  return timed;
+}
+
+// Total size of the regular files under `directory` (symbolic links are not followed).
+uint64_t DirectoryBytes(const std::filesystem::path& directory, std::string* error) {
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  uint64_t total = 0;
+  fs::recursive_directory_iterator it(directory, ec);
+  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    std::error_code entry_ec;
+    if (!it->is_regular_file(entry_ec)) continue;
+    const uintmax_t size = it->file_size(entry_ec);
+    if (entry_ec) {
+      *error = it->path().string() + ": " + entry_ec.message();
+      return total;
+    }
+    total += size;
+  }
+  if (ec) *error = directory.string() + ": " + ec.message();
+  return total;
+}
+
+uint64_t PeakRssBytes() {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  return static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB.
+}
+
+}  // namespace
+
+int RunEngine(const EngineRun& run) {
+  const std::string& name = run.engine;
+  std::unique_ptr<KvEngine> engine = MakeEngine(name);
+  if (!engine) {
+    std::fprintf(stderr, "kv_bench: %s: not built into this binary\n", name.c_str());
+    return 1;
+  }
+  std::string error;
+  if (!engine->Open(run.directory, &error)) {
+    std::fprintf(stderr, "kv_bench: %s: failed to open in %s: %s\n", name.c_str(),
+                 run.directory.c_str(), error.c_str());
+    return 1;
+  }
+  std::fprintf(stderr, "kv_bench: %s: %s\n", name.c_str(), engine->Describe().c_str());
+
+  const Workload workload(run.n, run.seed);
+  ErrorCounter errors(name);
+  const double write_s = Seconds(WriteAll(*engine, workload, name, errors));
+  std::fprintf(stderr, "kv_bench: %s: %" PRIu64 " writes in %.3f s\n", name.c_str(), run.n,
+               write_s);
+  const double read_s = Seconds(ReadAll(*engine, workload, name, errors));
+  std::fprintf(stderr, "kv_bench: %s: %" PRIu64 " reads in %.3f s\n", name.c_str(), run.n, read_s);
+
+  if (!engine->Close(&error)) errors.Add("close: " + error);
+  engine.reset();
+  error.clear();
+  const uint64_t disk_bytes = DirectoryBytes(run.directory, &error);
+  if (!error.empty()) errors.Add("measuring the directory: " + error);
+
+  std::printf("{\"bench\":\"kv_bench\",\"engine\":\"%s\",\"n\":%" PRIu64
+              ",\"write_s\":%.3f,\"read_s\":%.3f,\"disk_bytes\":%" PRIu64
+              ",\"peak_rss_bytes\":%" PRIu64 ",\"errors\":%" PRIu64 "}\n",
+              name.c_str(), run.n, write_s, read_s, disk_bytes, PeakRssBytes(), errors.count());
+  std::fflush(stdout);
+  return errors.count() == 0 ? 0 : 1;
+}
+
+}  // namespace railyard::bench

@@ -1,0 +1,29 @@
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace railyard::bench {
+
+struct EngineRun {
+  std::string engine;     // A built engine's name.
+  std::string directory;  // Exists and is empty; the engine keeps all its files in it.
+  uint64_t n = 0;
+  uint64_t seed = 0;
+};
+
+// Runs the whole benchmark for one engine in this process: opens it, does the workload's n writes
+// then n verified reads, closes it, and prints its JSON line on stdout:
+//   {"bench":"kv_bench","engine":...,"n":...,"write_s":...,"read_s":...,"disk_bytes":...,
+//    "peak_rss_bytes":...,"errors":...}
+// write_s and read_s are the wall time spent in the engine's calls (generating keys and values and
+// checking what was read happen between timed chunks); disk_bytes is the size of the files in the
+// directory after Close; peak_rss_bytes is this process's peak RSS (so run one engine per
+// process). errors counts failed calls, reads that found nothing and reads that returned a
+// different value. Progress and error details go to stderr.
+//
+// Returns 0 if the line was printed with no errors, 1 otherwise (no line if the engine failed to
+// open).
+int RunEngine(const EngineRun& run);
+
+}  // namespace railyard::bench
