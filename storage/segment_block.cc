@@ -82,7 +82,7 @@ Status ParseBlockHeader(const char* data, size_t size, BlockHeader* header) {
   return Status::Ok();
 }
 
-Status DecodeBlock(const char* data, size_t size, std::string* raw) {
+Status DecodeBlock(const char* data, size_t size, std::string* scratch, std::string_view* raw) {
   BlockHeader header;
   if (Status s = ParseBlockHeader(data, size, &header); !s.ok()) return s;
   if (size < header.total_bytes()) return Status::Corruption("block truncated");
@@ -90,13 +90,14 @@ Status DecodeBlock(const char* data, size_t size, std::string* raw) {
   const uint64_t sum = Checksum64(data, 16) ^ Checksum64(payload, header.stored_len);
   if (sum != header.checksum) return Status::Corruption("block checksum mismatch");
   if (!header.compressed) {
-    raw->assign(payload, header.stored_len);
+    *raw = std::string_view(payload, header.stored_len);
     return Status::Ok();
   }
-  raw->resize(header.raw_len);
-  const int n = LZ4_decompress_safe(payload, raw->data(), static_cast<int>(header.stored_len),
+  scratch->resize(header.raw_len);
+  const int n = LZ4_decompress_safe(payload, scratch->data(), static_cast<int>(header.stored_len),
                                     static_cast<int>(header.raw_len));
   if (n != static_cast<int>(header.raw_len)) return Status::Corruption("block does not decompress");
+  *raw = *scratch;
   return Status::Ok();
 }
 

@@ -50,8 +50,9 @@ struct BlockHeader {
 // Parses and sanity-checks a header (magic, lengths); does not verify the checksum.
 Status ParseBlockHeader(const char* data, size_t size, BlockHeader* header);
 
-// Verifies and decodes a whole stored block (header + payload) into its raw payload.
-Status DecodeBlock(const char* data, size_t size, std::string* raw);
+// Verifies a whole stored block (header + payload) and points *raw at its raw payload: into `data`
+// itself when stored uncompressed, else into `scratch`, which receives the decompressed bytes.
+Status DecodeBlock(const char* data, size_t size, std::string* scratch, std::string_view* raw);
 
 // Extracts entry `index` from a raw payload; Corruption if out of range or the id differs.
 Status DocFromRawBlock(std::string_view raw, uint16_t index, uint64_t expected_id,

@@ -1,6 +1,9 @@
 #include "storage/segment_log.h"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <filesystem>
 #include <mutex>
 #include <vector>
@@ -26,19 +29,46 @@ std::string SegmentLog::SegmentPath(uint32_t segment) const {
   return (fs::path(directory_) / NumberedName(kSegmentPrefix, segment, kSegmentSuffix)).string();
 }
 
+SegmentLog::Mapping::~Mapping() {
+  if (data) ::munmap(const_cast<char*>(data), length);
+}
+
+Status SegmentLog::Map(const std::string& path, size_t length, std::shared_ptr<Mapping>* out) {
+  auto mapping = std::make_shared<Mapping>();
+  mapping->path = path;
+  if (length > 0) {
+    File file;
+    if (Status s = File::Open(path, File::Mode::kRead, false, &file); !s.ok()) return s;
+    void* data = ::mmap(nullptr, length, PROT_READ, MAP_SHARED, file.fd(), 0);
+    if (data == MAP_FAILED) return ErrnoStatus("mmap " + path, errno);
+    ::madvise(data, length, MADV_RANDOM);
+    mapping->data = static_cast<const char*>(data);
+    mapping->length = length;
+  }
+  *out = std::move(mapping);
+  return Status::Ok();
+}
+
+Status SegmentLog::OpenForReading(uint32_t segment, uint64_t size, size_t map_length) {
+  std::shared_ptr<Mapping> mapping;
+  if (Status s = Map(SegmentPath(segment), map_length, &mapping); !s.ok()) return s;
+  readable_[segment] = {std::move(mapping), size};
+  return Status::Ok();
+}
+
 Status SegmentLog::OpenForAppend(uint32_t segment) {
   File writer;
   Status s = File::Open(SegmentPath(segment), File::Mode::kAppend, true, &writer);
-  auto reader = std::make_shared<File>();
-  if (s.ok()) s = File::Open(SegmentPath(segment), File::Mode::kRead, false, reader.get());
   auto syncer = std::make_shared<File>();
   if (s.ok()) s = File::Open(SegmentPath(segment), File::Mode::kRead, false, syncer.get());
   uint64_t size = 0;
   if (s.ok()) s = writer.Size(&size);
+  // Room for the segment to fill, plus one last block that may carry the largest document.
+  const size_t reserve = options_.segment_bytes + kMaxDocumentBytes + 2 * options_.block_bytes + 4096;
+  if (s.ok()) s = OpenForReading(segment, size, std::max<size_t>(reserve, size));
   if (!s.ok()) return s;
   writer_ = std::move(writer);
   writer_sync_ = std::move(syncer);
-  readers_[segment] = std::move(reader);
   current_ = segment;
   current_size_ = size;
   return Status::Ok();
@@ -60,15 +90,11 @@ Status SegmentLog::Open(LogPosition durable) {
   closed_bytes_ = 0;
   for (uint32_t segment : segments) {
     if (segment == segments.back()) break;
-    auto reader = std::make_shared<File>();
-    if (Status s = File::Open(SegmentPath(segment), File::Mode::kRead, false, reader.get());
-        !s.ok()) {
-      return s;
-    }
-    uint64_t size = 0;
-    reader->Size(&size);
+    std::error_code size_error;
+    const uint64_t size = fs::file_size(SegmentPath(segment), size_error);
+    if (size_error) return Status::IOError("stat " + SegmentPath(segment) + ": " + size_error.message());
+    if (Status s = OpenForReading(segment, size, size); !s.ok()) return s;
     closed_bytes_ += size;
-    readers_[segment] = std::move(reader);
   }
   const uint32_t last = segments.empty() ? std::max<uint32_t>(1, durable.segment) : segments.back();
   return OpenForAppend(last);
@@ -90,7 +116,8 @@ Status SegmentLog::ScanAndTruncate(uint32_t segment, uint64_t from) {
   }
   uint64_t offset = from;
   std::string buffer;
-  std::string raw;
+  std::string scratch;
+  std::string_view raw;
   while (offset < size) {
     const size_t want = static_cast<size_t>(std::min<uint64_t>(kFirstRead, size - offset));
     buffer.resize(want);
@@ -104,7 +131,7 @@ Status SegmentLog::ScanAndTruncate(uint32_t segment, uint64_t from) {
         buffer.resize(header.total_bytes());
         if (Status s = file.ReadAt(offset, buffer.size(), buffer.data(), &got); !s.ok()) return s;
       }
-      intact = DecodeBlock(buffer.data(), got, &raw).ok();
+      intact = DecodeBlock(buffer.data(), got, &scratch, &raw).ok();
     }
     if (!intact) break;
     offset += header.total_bytes();
@@ -151,6 +178,7 @@ Status SegmentLog::Append(uint64_t id, std::string_view doc, DocAddress* address
     // tail.
     if (Status s = writer_.Sync(); !s.ok()) return s;
     closed_bytes_ += current_size_;
+    readable_[current_].visible = current_size_;
     if (Status s = OpenForAppend(current_ + 1); !s.ok()) return s;
   }
   if (current_size_ > UINT32_MAX) return Status::NoSpace("segment offset overflow");
@@ -182,47 +210,33 @@ LogPosition SegmentLog::end() const {
   return {current_, current_size_};
 }
 
-std::shared_ptr<File> SegmentLog::ReaderFor(uint32_t segment) const {
-  std::shared_lock lock(mu_);
-  const auto it = readers_.find(segment);
-  return it == readers_.end() ? nullptr : it->second;
-}
-
-Status SegmentLog::ReadRawBlock(uint32_t segment, uint64_t offset, std::string* raw) const {
-  const std::shared_ptr<File> file = ReaderFor(segment);
-  if (!file) return Status::Corruption("segment " + std::to_string(segment) + " is missing");
-  thread_local std::string buffer;
-  buffer.resize(kFirstRead);
-  size_t got = 0;
-  if (Status s = file->ReadAt(offset, kFirstRead, buffer.data(), &got); !s.ok()) return s;
-  BlockHeader header;
-  Status s = ParseBlockHeader(buffer.data(), got, &header);
-  if (s.ok() && header.total_bytes() > got) {
-    buffer.resize(header.total_bytes());
-    s = file->ReadAt(offset, buffer.size(), buffer.data(), &got);
-  }
-  if (s.ok()) s = DecodeBlock(buffer.data(), got, raw);
-  if (!s.ok() && s.IsCorruption()) {
-    return Status::Corruption(file->path() + " block at offset " + std::to_string(offset) + ": " +
-                              s.message());
-  }
-  return s;
-}
-
 Status SegmentLog::Read(const DocAddress& address, uint64_t id, std::string* doc) const {
+  std::shared_ptr<Mapping> mapping;
+  uint64_t visible = 0;
   {
     std::shared_lock lock(mu_);
     if (address.segment == current_ && address.block_offset == current_size_) {
       if (open_block_.Get(address.index, id, doc)) return Status::Ok();
       return Status::Corruption("open block does not hold document " + std::to_string(id));
     }
+    const auto it = readable_.find(address.segment);
+    if (it == readable_.end()) {
+      return Status::Corruption("segment " + std::to_string(address.segment) + " is missing");
+    }
+    mapping = it->second.mapping;
+    visible = address.segment == current_ ? current_size_ : it->second.visible;
   }
-  thread_local std::string raw;
-  if (Status s = ReadRawBlock(address.segment, address.block_offset, &raw); !s.ok()) return s;
-  if (Status s = DocFromRawBlock(raw, address.index, id, doc); !s.ok()) {
-    return Status::Corruption("segment " + std::to_string(address.segment) + " offset " +
-                              std::to_string(address.block_offset) + ": " + s.message());
-  }
+  auto corrupt = [&](const std::string& what) {
+    return Status::Corruption(mapping->path + " block at offset " +
+                              std::to_string(address.block_offset) + ": " + what);
+  };
+  if (address.block_offset >= visible) return corrupt("beyond the end of the segment");
+  const char* block = mapping->data + address.block_offset;
+  const size_t available = static_cast<size_t>(visible - address.block_offset);
+  thread_local std::string scratch;
+  std::string_view raw;
+  if (Status s = DecodeBlock(block, available, &scratch, &raw); !s.ok()) return corrupt(s.message());
+  if (Status s = DocFromRawBlock(raw, address.index, id, doc); !s.ok()) return corrupt(s.message());
   return Status::Ok();
 }
 

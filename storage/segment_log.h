@@ -61,14 +61,29 @@ class SegmentLog {
   Status OpenForAppend(uint32_t segment);
   Status ScanAndTruncate(uint32_t segment, uint64_t from);
   Status WriteOpenBlock();  // REQUIRES: mu_ held exclusively.
-  std::shared_ptr<File> ReaderFor(uint32_t segment) const;
-  Status ReadRawBlock(uint32_t segment, uint64_t offset, std::string* raw) const;
+  // A read-only mapping of one segment file. The current segment is mapped with room to grow, so
+  // appended blocks become readable without remapping; reads stay below its visible size.
+  struct Mapping {
+    Mapping() = default;
+    Mapping(const Mapping&) = delete;
+    Mapping& operator=(const Mapping&) = delete;
+    ~Mapping();
+    const char* data = nullptr;
+    size_t length = 0;
+    std::string path;
+  };
+  static Status Map(const std::string& path, size_t length, std::shared_ptr<Mapping>* out);
+  Status OpenForReading(uint32_t segment, uint64_t size, size_t map_length);
 
   const std::string directory_;
   const Options& options_;
 
   mutable std::shared_mutex mu_;
-  std::map<uint32_t, std::shared_ptr<File>> readers_;  // GUARDED_BY(mu_)
+  struct Readable {
+    std::shared_ptr<Mapping> mapping;
+    uint64_t visible = 0;  // Bytes readers may touch (the current segment: current_size_).
+  };
+  std::map<uint32_t, Readable> readable_;  // GUARDED_BY(mu_)
   File writer_;                                        // GUARDED_BY(mu_)
   std::shared_ptr<File> writer_sync_;  // The current segment, for fsync without mu_.
   uint32_t current_ = 0;               // GUARDED_BY(mu_)
