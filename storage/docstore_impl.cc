@@ -368,9 +368,10 @@ Status DocStoreImpl::InstallIndex(const std::vector<std::shared_ptr<DiskIndex>>&
   }
   const bool becomes_oldest = position + inputs.size() == set->indexes.size();
 
+  const bool from_memory = newest_source != nullptr;
   std::vector<std::unique_ptr<EntrySource>> sources;
   uint64_t expected = newest_entries;
-  if (newest_source) sources.push_back(std::move(newest_source));
+  if (from_memory) sources.push_back(std::move(newest_source));
   for (const auto& input : inputs) {
     sources.push_back(std::make_unique<IndexFileSource>(input->file));
     expected += input->file->entries();
@@ -426,7 +427,7 @@ Status DocStoreImpl::InstallIndex(const std::vector<std::shared_ptr<DiskIndex>>&
     set_ = next_set;
   }
   CompactionStats record;
-  if (newest_source || newest_entries > 0 || frozen) record.inputs.push_back(0);
+  if (from_memory) record.inputs.push_back(0);
   for (const auto& input : inputs) {
     record.inputs.push_back(input->file->number());
     pager_.Remove(input->filter.get());

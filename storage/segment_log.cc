@@ -64,7 +64,8 @@ Status SegmentLog::OpenForAppend(uint32_t segment) {
   uint64_t size = 0;
   if (s.ok()) s = writer.Size(&size);
   // Room for the segment to fill, plus one last block that may carry the largest document.
-  const size_t reserve = options_.segment_bytes + kMaxDocumentBytes + 2 * options_.block_bytes + 4096;
+  const size_t reserve =
+      options_.segment_bytes + kMaxDocumentBytes + 2 * options_.block_bytes + 4096;
   if (s.ok()) s = OpenForReading(segment, size, std::max<size_t>(reserve, size));
   if (!s.ok()) return s;
   writer_ = std::move(writer);
@@ -92,7 +93,8 @@ Status SegmentLog::Open(LogPosition durable) {
     if (segment == segments.back()) break;
     std::error_code size_error;
     const uint64_t size = fs::file_size(SegmentPath(segment), size_error);
-    if (size_error) return Status::IOError("stat " + SegmentPath(segment) + ": " + size_error.message());
+    if (size_error)
+      return Status::IOError("stat " + SegmentPath(segment) + ": " + size_error.message());
     if (Status s = OpenForReading(segment, size, size); !s.ok()) return s;
     closed_bytes_ += size;
   }
@@ -235,7 +237,8 @@ Status SegmentLog::Read(const DocAddress& address, uint64_t id, std::string* doc
   const size_t available = static_cast<size_t>(visible - address.block_offset);
   thread_local std::string scratch;
   std::string_view raw;
-  if (Status s = DecodeBlock(block, available, &scratch, &raw); !s.ok()) return corrupt(s.message());
+  if (Status s = DecodeBlock(block, available, &scratch, &raw); !s.ok())
+    return corrupt(s.message());
   if (Status s = DocFromRawBlock(raw, address.index, id, doc); !s.ok()) return corrupt(s.message());
   return Status::Ok();
 }
