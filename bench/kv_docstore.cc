@@ -56,6 +56,16 @@ class DocStoreEngine final : public KvEngine {
     return false;
   }
 
+  // Shows that the Bloom pager kept to its budget, and how the LSM tree ended up.
+  std::string ExtraJsonFields() override {
+    const storage::Stats stats = store_->GetStats();
+    return ",\"bloom_budget_bytes\":" + std::to_string(stats.bloom_budget_bytes) +
+           ",\"bloom_resident_bytes\":" + std::to_string(stats.bloom_resident_bytes) +
+           ",\"indexes\":" + std::to_string(stats.indexes.size()) +
+           ",\"index_entry_writes\":" + std::to_string(stats.index_entry_writes) +
+           ",\"write_stalls\":" + std::to_string(stats.write_stalls);
+  }
+
   std::string Describe() const override {
     return "docstore: Options defaults (memtable " + std::to_string(memtable_entries_) +
            " entries, Bloom budget " + std::to_string(bloom_budget_bytes_ >> 20) +

@@ -36,6 +36,9 @@ class KvEngine {
 
   // The engine's version and configuration, one line for stderr. REQUIRES: Open succeeded.
   virtual std::string Describe() const = 0;
+  // Engine-specific figures for its JSON line, each as `,"name":value`; taken after the reads,
+  // before Close. Empty for most engines.
+  virtual std::string ExtraJsonFields() { return {}; }
 };
 
 // All engines kv_bench knows, in their default run order.

@@ -198,6 +198,7 @@ int RunEngine(const EngineRun& run) {
   const double read_s = Seconds(ReadAll(*engine, workload, name, errors));
   std::fprintf(stderr, "kv_bench: %s: %" PRIu64 " reads in %.3f s\n", name.c_str(), run.n, read_s);
 
+  const std::string extra = engine->ExtraJsonFields();
   if (!engine->Close(&error)) errors.Add("close: " + error);
   engine.reset();
   error.clear();
@@ -206,8 +207,9 @@ int RunEngine(const EngineRun& run) {
 
   std::printf("{\"bench\":\"kv_bench\",\"engine\":\"%s\",\"n\":%" PRIu64
               ",\"write_s\":%.3f,\"read_s\":%.3f,\"disk_bytes\":%" PRIu64
-              ",\"peak_rss_bytes\":%" PRIu64 ",\"errors\":%" PRIu64 "}\n",
-              name.c_str(), run.n, write_s, read_s, disk_bytes, PeakRssBytes(), errors.count());
+              ",\"peak_rss_bytes\":%" PRIu64 ",\"errors\":%" PRIu64 "%s}\n",
+              name.c_str(), run.n, write_s, read_s, disk_bytes, PeakRssBytes(), errors.count(),
+              extra.c_str());
   std::fflush(stdout);
   return errors.count() == 0 ? 0 : 1;
 }
