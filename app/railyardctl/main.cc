@@ -3,23 +3,29 @@
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
+#include "app/railyardctl/admin_commands.h"
 #include "app/railyardctl/demo_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"railyardctl: operate Railyard clusters from the command line"};
   app.set_version_flag("--version", std::string("railyardctl ") + RAILYARD_VERSION);
   app.require_subcommand(1);
-  std::string log_level = "warn";
+  std::string log_level = "error";
   app.add_option("--log-level", log_level, "trace, debug, info, warn, error or off")
       ->capture_default_str()
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
 
   railyard::ctl::DemoOptions demo;
   CLI::App* demo_command = railyard::ctl::AddDemoCommand(app, demo);
+  railyard::ctl::AdminTarget target;
+  const std::vector<CLI::App*> admin_commands = railyard::ctl::AddAdminCommands(app, target);
 
   CLI11_PARSE(app, argc, argv);
   spdlog::set_default_logger(spdlog::stderr_color_mt("railyardctl"));  // stdout is for results.
   spdlog::set_level(spdlog::level::from_str(log_level));
   if (demo_command->parsed()) return railyard::ctl::RunDemo(demo);
+  for (CLI::App* command : admin_commands) {
+    if (command->parsed()) return railyard::ctl::RunAdminCommand(command->get_name(), target);
+  }
   return 2;
 }

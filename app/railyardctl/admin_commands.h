@@ -1,0 +1,31 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace railyard::ctl {
+
+// Exit codes that scripts can rely on.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitFailed = 1;       // The command failed on at least one node.
+inline constexpr int kExitUsage = 2;        // Bad flags or files.
+inline constexpr int kExitRefused = 3;      // A missing, invalid or insufficient token.
+inline constexpr int kExitUnreachable = 4;  // A node's admin service could not be reached.
+
+struct AdminTarget {
+  std::vector<std::string> nodes;  // Admin addresses.
+  std::string cluster_file;
+  std::string token;
+  std::string token_file;
+  std::vector<uint64_t> indexes;  // compact only
+};
+
+// Registers status, drain, undrain, compact and flush; returns them so main can tell which ran.
+std::vector<CLI::App*> AddAdminCommands(CLI::App& app, AdminTarget& target);
+int RunAdminCommand(const std::string& command, const AdminTarget& target);
+
+}  // namespace railyard::ctl

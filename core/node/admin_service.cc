@@ -1,0 +1,108 @@
+#include "core/node/admin_service.h"
+
+#include <spdlog/spdlog.h>
+
+#include <string_view>
+
+namespace railyard::node {
+
+namespace {
+
+rpc::ServerOptions ServerOptionsFor(const AdminOptions& options) {
+  rpc::ServerOptions server;
+  server.host = options.host;
+  server.port = options.port;
+  server.name = options.name + "-admin";
+  server.io_threads = 1;
+  server.worker_threads = 2;
+  return server;
+}
+
+bool IsLoopback(const std::string& host) {
+  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
+}
+
+}  // namespace
+
+AdminService::AdminService(AdminOptions options, std::function<admin::Telemetry()> telemetry,
+                           AdminCommands commands)
+    : options_(std::move(options)),
+      auth_(options_.viewer_tokens, options_.operator_tokens),
+      telemetry_(std::move(telemetry)),
+      commands_(std::move(commands)),
+      server_(ServerOptionsFor(options_)) {
+  for (const char* method :
+       {"admin.Telemetry", "admin.Drain", "admin.Undrain", "admin.Compact", "admin.Flush"}) {
+    server_.RegisterHandler(method,
+                            [this, method](const rpc::CallContext& call, std::string_view payload) {
+                              return Handle(method, call, payload);
+                            });
+  }
+}
+
+AdminService::~AdminService() { Stop(); }
+
+rpc::Status AdminService::Start() {
+  rpc::Status s = server_.Start();
+  if (!s.ok()) return s;
+  spdlog::info("admin service of {} on {} ({}){}", options_.name, endpoint().ToString(),
+               IsLoopback(options_.host) ? "loopback only" : "reachable from other hosts",
+               auth_.configured() ? "" : "; no tokens configured: telemetry only, no commands");
+  return s;
+}
+
+void AdminService::Stop() { server_.Stop(); }
+
+rpc::Reply AdminService::Handle(const std::string& method, const rpc::CallContext& call,
+                                std::string_view payload) {
+  admin::AdminRequest request;
+  if (!request.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
+    return {{rpc::Code::kInvalidArgument, "malformed admin request"}, {}};
+  }
+  AdminRole role = auth_.RoleOf(request.token());
+  if (role == AdminRole::kNone && !auth_.configured() && request.token().empty()) {
+    role = AdminRole::kViewer;  // An unprotected service still shows telemetry.
+  }
+  const std::string who =
+      std::string(call.client_name.empty() ? "unnamed client" : call.client_name) + " at " +
+      std::string(call.peer);
+  if (role == AdminRole::kNone) {
+    spdlog::warn("admin: refused {} from {}: {} token", method, who,
+                 request.token().empty() ? "no" : "invalid");
+    return {{rpc::Code::kUnauthenticated, request.token().empty()
+                                              ? "this admin service requires a token"
+                                              : "the admin token is not valid"},
+            {}};
+  }
+  admin::AdminResponse response;
+  if (method == "admin.Telemetry") {
+    *response.mutable_telemetry() = telemetry_();
+    return {rpc::Status::Ok(), response.SerializeAsString()};
+  }
+
+  rpc::Status result;
+  if (role != AdminRole::kOperator) {
+    result = {rpc::Code::kFailedPrecondition, method + " needs an operator token"};
+  } else if (method == "admin.Drain" && commands_.drain) {
+    result = commands_.drain();
+  } else if (method == "admin.Undrain" && commands_.undrain) {
+    result = commands_.undrain();
+  } else if (method == "admin.Compact" && commands_.compact) {
+    result = commands_.compact({request.indexes().begin(), request.indexes().end()});
+  } else if (method == "admin.Flush" && commands_.flush) {
+    result = commands_.flush();
+  } else {
+    result = {rpc::Code::kFailedPrecondition, method + " is not supported by this process"};
+  }
+  std::string detail;
+  for (uint64_t index : request.indexes())
+    detail += (detail.empty() ? " indexes " : ",") + std::to_string(index);
+  spdlog::info("audit: {} by {} ({}){} on {} -> {}", method, who, AdminRoleName(role), detail,
+               options_.name, result.ToString());
+  if (!result.ok()) return {result, {}};
+  response.set_message(method + " done on " + options_.name);
+  *response.mutable_telemetry() = telemetry_();
+  return {rpc::Status::Ok(), response.SerializeAsString()};
+}
+
+}  // namespace railyard::node

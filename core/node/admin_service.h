@@ -1,0 +1,60 @@
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/node/auth.h"
+#include "core/rpc/server.h"
+#include "core/rpc/status.h"
+#include "railyard/admin.pb.h"
+
+namespace railyard::node {
+
+struct AdminOptions {
+  std::string host = "127.0.0.1";  // Loopback unless an operator says otherwise.
+  uint16_t port = 0;
+  std::string name;  // The process, in logs and audit lines.
+  std::vector<std::string> viewer_tokens;
+  std::vector<std::string> operator_tokens;
+};
+
+// What the process behind the admin service can be asked to do. A missing command is answered
+// with FAILED_PRECONDITION ("not supported by this process").
+struct AdminCommands {
+  std::function<rpc::Status()> drain;
+  std::function<rpc::Status()> undrain;
+  std::function<rpc::Status(const std::vector<uint64_t>& indexes)> compact;
+  std::function<rpc::Status()> flush;
+};
+
+// The admin service on its own Boxcar listener: admin.Telemetry for viewers and operators, and
+// admin.Drain / Undrain / Compact / Flush for operators. Refusals are logged (never the token);
+// every command is written as an audit line: who, what, when, result.
+//
+// Thread safety: Start and Stop from one thread; requests are served concurrently.
+class AdminService {
+ public:
+  AdminService(AdminOptions options, std::function<admin::Telemetry()> telemetry,
+               AdminCommands commands);
+  ~AdminService();
+
+  rpc::Status Start();
+  void Stop();
+  rpc::Endpoint endpoint() const { return server_.endpoint(); }
+
+ private:
+  rpc::Reply Handle(const std::string& method, const rpc::CallContext& call,
+                    std::string_view payload);
+
+  const AdminOptions options_;
+  const TokenAuthenticator auth_;
+  const std::function<admin::Telemetry()> telemetry_;
+  const AdminCommands commands_;
+  rpc::Server server_;
+};
+
+}  // namespace railyard::node

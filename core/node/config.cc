@@ -1,0 +1,127 @@
+#include "core/node/config.h"
+
+#include <google/protobuf/io/tokenizer.h>
+#include <google/protobuf/text_format.h>
+
+#include <fstream>
+#include <sstream>
+
+namespace railyard::node {
+
+namespace {
+
+// Collects parse errors with their positions instead of printing them.
+class ErrorCollector final : public google::protobuf::io::ErrorCollector {
+ public:
+  void AddError(int line, google::protobuf::io::ColumnNumber column,
+                const std::string& message) override {
+    if (first.empty()) {
+      first = "line " + std::to_string(line + 1) + ", column " + std::to_string(column + 1) + ": " +
+              message;
+    }
+  }
+  std::string first;
+};
+
+rpc::Status ParseTextFile(const std::string& path, google::protobuf::Message* out) {
+  std::ifstream in(path);
+  if (!in) return {rpc::Code::kInvalidArgument, "cannot read " + path};
+  std::stringstream text;
+  text << in.rdbuf();
+  google::protobuf::TextFormat::Parser parser;
+  ErrorCollector errors;
+  parser.RecordErrorsTo(&errors);
+  if (!parser.ParseFromString(text.str(), out)) {
+    return {rpc::Code::kInvalidArgument, path + ": " + errors.first};
+  }
+  return rpc::Status::Ok();
+}
+
+rpc::Status ReadTokens(const std::string& path, std::vector<std::string>* tokens) {
+  if (path.empty()) return rpc::Status::Ok();
+  std::ifstream in(path);
+  if (!in) return {rpc::Code::kInvalidArgument, "cannot read token file " + path};
+  std::string line;
+  while (std::getline(in, line)) {
+    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+    if (!line.empty() && line[0] != '#') tokens->push_back(line);
+  }
+  return rpc::Status::Ok();
+}
+
+rpc::Status ParseListen(const std::string& text, const std::string& what, std::string* host,
+                        uint16_t* port) {
+  if (text.empty()) return rpc::Status::Ok();
+  // Port 0 is allowed here (the OS chooses), which ParseEndpoint rejects.
+  const size_t colon = text.rfind(':');
+  if (colon == std::string::npos) {
+    return {rpc::Code::kInvalidArgument, what + " must be host:port, got '" + text + "'"};
+  }
+  std::string h = text.substr(0, colon);
+  if (h.size() >= 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
+  int p = -1;
+  try {
+    p = std::stoi(text.substr(colon + 1));
+  } catch (...) {
+  }
+  if (h.empty() || p < 0 || p > 65535) {
+    return {rpc::Code::kInvalidArgument, what + " must be host:port, got '" + text + "'"};
+  }
+  *host = h;
+  *port = static_cast<uint16_t>(p);
+  return rpc::Status::Ok();
+}
+
+}  // namespace
+
+rpc::Status LoadNodeConfig(const std::string& path, config::NodeConfig* out) {
+  return ParseTextFile(path, out);
+}
+
+rpc::Status LoadCluster(const std::string& path, config::Cluster* out) {
+  if (rpc::Status s = ParseTextFile(path, out); !s.ok()) return s;
+  if (out->node_size() == 0) return {rpc::Code::kInvalidArgument, path + ": no node entries"};
+  for (const config::ClusterMember& member : out->node()) {
+    if (member.admin().empty()) {
+      return {rpc::Code::kInvalidArgument,
+              path + ": node '" + member.name() + "' has no admin address"};
+    }
+  }
+  return rpc::Status::Ok();
+}
+
+rpc::Status NodeOptionsFrom(const config::NodeConfig& c, NodeOptions* o) {
+  if (!c.name().empty()) o->name = c.name();
+  o->data_dir = c.data_dir();
+  if (rpc::Status s = ParseListen(c.listen(), "listen", &o->host, &o->port); !s.ok()) return s;
+  if (rpc::Status s = ParseListen(c.admin_listen(), "admin_listen", &o->admin.host, &o->admin.port);
+      !s.ok()) {
+    return s;
+  }
+  o->io_threads = c.io_threads();
+  o->worker_threads = c.worker_threads();
+  const config::StorageConfig& st = c.storage();
+  if (st.sync().empty() || st.sync() == "none") {
+    o->storage.sync = storage::SyncPolicy::kNone;
+  } else if (st.sync() == "interval") {
+    o->storage.sync = storage::SyncPolicy::kInterval;
+  } else if (st.sync() == "every-write") {
+    o->storage.sync = storage::SyncPolicy::kEveryWrite;
+  } else {
+    return {rpc::Code::kInvalidArgument,
+            "storage.sync must be none, interval or every-write, got '" + st.sync() + "'"};
+  }
+  if (st.sync_interval_ms())
+    o->storage.sync_interval = std::chrono::milliseconds(st.sync_interval_ms());
+  if (st.memtable_entries()) o->storage.memtable_entries = st.memtable_entries();
+  if (st.bloom_budget_bytes()) o->storage.bloom_memory_budget = st.bloom_budget_bytes();
+  if (st.segment_bytes()) o->storage.segment_bytes = st.segment_bytes();
+  o->admin.viewer_tokens.assign(c.viewer_tokens().begin(), c.viewer_tokens().end());
+  o->admin.operator_tokens.assign(c.operator_tokens().begin(), c.operator_tokens().end());
+  if (rpc::Status s = ReadTokens(c.viewer_token_file(), &o->admin.viewer_tokens); !s.ok()) return s;
+  if (rpc::Status s = ReadTokens(c.operator_token_file(), &o->admin.operator_tokens); !s.ok())
+    return s;
+  return rpc::Status::Ok();
+}
+
+}  // namespace railyard::node

@@ -1,0 +1,70 @@
+#pragma once
+
+#include <array>
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/rpc/decaying_rate.h"
+
+namespace railyard::node {
+
+// Latency and throughput of each RPC method a process serves: request and error counts since start,
+// rates, and latency percentiles over about the last minute (six rotating 10-second histograms
+// with four buckets per power of two, so percentiles are within about 19%).
+//
+// Thread safety: all methods may be called concurrently.
+class MethodStats {
+ public:
+  struct Summary {
+    std::string method;
+    uint64_t requests = 0;
+    uint64_t errors = 0;
+    double requests_per_s = 0;
+    double errors_per_s = 0;
+    double p50_us = 0;
+    double p90_us = 0;
+    double p99_us = 0;
+    double max_us = 0;
+  };
+
+  void Record(const std::string& method, std::chrono::nanoseconds latency, bool error);
+  // Counts a call refused before it reached a handler (pool exhausted, draining).
+  void RecordRejection();
+  std::vector<Summary> Summaries() const;
+  double requests_per_s() const;
+  double errors_per_s() const;
+  double rejections_per_s() const;
+
+ private:
+  static constexpr size_t kBuckets = 4 * 40;  // 1 us .. 2^40 us
+  static constexpr int kWindows = 6;
+  static constexpr std::chrono::seconds kWindowLength{10};
+
+  struct Window {
+    int64_t epoch = -1;  // Which 10-second period this window holds.
+    std::array<uint64_t, kBuckets> counts{};
+    double max_us = 0;
+  };
+  struct PerMethod {
+    uint64_t requests = 0;
+    uint64_t errors = 0;
+    rpc::DecayingRate request_rate;
+    rpc::DecayingRate error_rate;
+    std::array<Window, kWindows> windows;
+  };
+
+  static size_t BucketOf(double us);
+  static double BucketUpperUs(size_t bucket);
+
+  mutable std::mutex mu_;
+  std::map<std::string, PerMethod> methods_;  // GUARDED_BY(mu_)
+  rpc::DecayingRate all_requests_;
+  rpc::DecayingRate all_errors_;
+  rpc::DecayingRate rejections_;
+};
+
+}  // namespace railyard::node

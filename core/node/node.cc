@@ -1,0 +1,99 @@
+#include "core/node/node.h"
+
+#include <spdlog/spdlog.h>
+
+#include "core/node/doc_service.h"
+#include "core/node/telemetry.h"
+
+#ifndef RAILYARD_VERSION
+#define RAILYARD_VERSION "dev"
+#endif
+
+namespace railyard::node {
+
+Node::Node(NodeOptions options) : options_(std::move(options)) {}
+
+Node::~Node() { Shutdown(std::chrono::milliseconds(0)); }
+
+rpc::Status Node::Open(NodeOptions options, std::unique_ptr<Node>* out) {
+  std::unique_ptr<Node> node(new Node(std::move(options)));
+  const NodeOptions& o = node->options_;
+  if (o.data_dir.empty()) return {rpc::Code::kInvalidArgument, "no data directory given"};
+  if (storage::Status s = storage::DocStore::Open(o.storage, o.data_dir, &node->store_); !s.ok()) {
+    return {rpc::Code::kInternal, "opening the store in " + o.data_dir + ": " + s.ToString()};
+  }
+  rpc::ServerOptions server_options;
+  server_options.host = o.host;
+  server_options.port = o.port;
+  server_options.name = o.name;
+  server_options.io_threads = o.io_threads;
+  server_options.worker_threads = o.worker_threads;
+  node->server_ = std::make_unique<rpc::Server>(server_options);
+  RegisterDocService(*node->server_, *node->store_, node->stats_);
+
+  AdminOptions admin_options = o.admin;
+  admin_options.name = o.name;
+  Node* raw = node.get();
+  AdminCommands commands;
+  commands.drain = [raw] {
+    raw->server_->EnterLameDuck();
+    return rpc::Status::Ok();
+  };
+  commands.undrain = [raw] {
+    raw->server_->LeaveLameDuck();
+    return rpc::Status::Ok();
+  };
+  commands.compact = [raw](const std::vector<uint64_t>& indexes) { return raw->Compact(indexes); };
+  commands.flush = [raw] { return ToRpcStatus(raw->store_->Flush()); };
+  node->admin_ = std::make_unique<AdminService>(
+      admin_options, [raw] { return raw->Snapshot(); }, std::move(commands));
+
+  if (rpc::Status s = node->server_->Start(); !s.ok()) return s;
+  if (rpc::Status s = node->admin_->Start(); !s.ok()) return s;
+  *out = std::move(node);
+  return rpc::Status::Ok();
+}
+
+rpc::Status Node::Compact(const std::vector<uint64_t>& indexes) {
+  return ToRpcStatus(indexes.empty() ? store_->CompactAll() : store_->CompactIndexes(indexes));
+}
+
+admin::Telemetry Node::Snapshot() {
+  admin::Telemetry t;
+  t.set_sequence(sequence_.fetch_add(1) + 1);
+  t.set_unix_ms(UnixMillis(std::chrono::system_clock::now()));
+  t.set_node(options_.name);
+  t.set_version(RAILYARD_VERSION);
+  t.set_role(admin::ROLE_SERVER);
+  switch (server_->state()) {
+    case rpc::ServerState::kServing:
+      t.set_state(admin::NODE_SERVING);
+      break;
+    case rpc::ServerState::kStarting:
+      t.set_state(admin::NODE_STARTING);
+      break;
+    default:
+      t.set_state(admin::NODE_LAME_DUCK);
+      break;
+  }
+  t.set_service_address(server_->endpoint().ToString());
+  t.set_admin_address(admin_->endpoint().ToString());
+  FillSlots(server_->SlotSnapshot(), &t);
+  FillStorage(store_->GetStats(), t.mutable_storage());
+  FillThroughput(stats_, t.mutable_throughput());
+  return t;
+}
+
+void Node::Shutdown(std::chrono::milliseconds grace) {
+  if (shut_down_.exchange(true) || !server_) return;
+  server_->Shutdown(grace);
+  if (storage::Status s = store_->Flush(); !s.ok()) {
+    spdlog::error("{}: flush on shutdown failed: {}", options_.name, s.ToString());
+  }
+  if (storage::Status s = store_->Close(); !s.ok()) {
+    spdlog::error("{}: closing the store failed: {}", options_.name, s.ToString());
+  }
+  admin_->Stop();
+}
+
+}  // namespace railyard::node

@@ -1,0 +1,58 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/node/admin_service.h"
+#include "core/node/method_stats.h"
+#include "core/rpc/server.h"
+#include "railyard/admin.pb.h"
+#include "storage/docstore.h"
+
+namespace railyard::node {
+
+struct NodeOptions {
+  std::string name = "node";
+  std::string data_dir;
+  std::string host = "127.0.0.1";
+  uint16_t port = 0;
+  size_t io_threads = 0;
+  size_t worker_threads = 0;
+  storage::Options storage;
+  AdminOptions admin;
+};
+
+// A railyard-node: the docstore served over Boxcar, with an admin service beside it.
+//
+// Thread safety: every method may be called from any thread.
+class Node {
+ public:
+  static rpc::Status Open(NodeOptions options, std::unique_ptr<Node>* node);
+  ~Node();
+
+  // Drains (lame duck), waits up to `grace` for requests in flight, flushes the store, closes.
+  void Shutdown(std::chrono::milliseconds grace);
+
+  rpc::Server& server() { return *server_; }
+  storage::DocStore& store() { return *store_; }
+  rpc::Endpoint endpoint() const { return server_->endpoint(); }
+  rpc::Endpoint admin_endpoint() const { return admin_->endpoint(); }
+  admin::Telemetry Snapshot();
+
+ private:
+  explicit Node(NodeOptions options);
+  rpc::Status Compact(const std::vector<uint64_t>& indexes);
+
+  const NodeOptions options_;
+  std::unique_ptr<storage::DocStore> store_;
+  MethodStats stats_;
+  std::unique_ptr<rpc::Server> server_;
+  std::unique_ptr<AdminService> admin_;
+  std::atomic<uint64_t> sequence_{0};
+  std::atomic<bool> shut_down_{false};
+};
+
+}  // namespace railyard::node

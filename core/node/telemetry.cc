@@ -1,0 +1,110 @@
+#include "core/node/telemetry.h"
+
+namespace railyard::node {
+
+int64_t UnixMillis(std::chrono::system_clock::time_point t) {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(t.time_since_epoch()).count();
+}
+
+void FillSlots(const std::vector<rpc::SlotInfo>& slots, admin::Telemetry* telemetry) {
+  for (const rpc::SlotInfo& slot : slots) {
+    admin::SlotEntry* e = telemetry->add_slots();
+    e->set_slot(slot.slot);
+    e->set_client_id(slot.client_id);
+    e->set_client_name(slot.client_name);
+    e->set_peer(slot.peer);
+    e->set_connected_since_unix_ms(UnixMillis(slot.connected_since));
+    e->set_requests(slot.requests);
+    e->set_busy(slot.busy);
+  }
+}
+
+void FillPool(const rpc::PoolSnapshot& pool, const std::string& client_name,
+              const std::string& policy, admin::ClientPool* out) {
+  out->set_client_id(pool.client_id);
+  out->set_client_name(client_name);
+  out->set_capacity(static_cast<uint32_t>(pool.capacity));
+  out->set_policy(policy);
+  for (const rpc::PoolEntrySnapshot& entry : pool.entries) {
+    admin::PoolEntry* e = out->add_entries();
+    e->set_server_index(entry.server);
+    e->set_server(entry.server_address);
+    e->set_slot(entry.slot);
+    e->set_busy(entry.busy);
+    e->set_requests(entry.requests);
+  }
+  admin::PoolCounters* c = out->mutable_counters();
+  c->set_requests(pool.counters.requests);
+  c->set_retries(pool.counters.retries);
+  c->set_rejections(pool.counters.rejections);
+  c->set_replacements(pool.counters.replacements);
+  c->set_failures(pool.counters.failures);
+  c->set_connects(pool.counters.connects);
+  c->set_connect_failures(pool.counters.connect_failures);
+}
+
+void FillStorage(const storage::Stats& stats, admin::StorageStats* out) {
+  for (const storage::IndexStats& index : stats.indexes) {
+    admin::IndexInfo* i = out->add_indexes();
+    i->set_id(index.id);
+    i->set_entries(index.entries);
+    i->set_bytes(index.bytes);
+    i->set_created_unix_ms(UnixMillis(index.created));
+    i->set_bloom_bytes(index.bloom_bytes);
+    i->set_bloom_pages(index.bloom_pages);
+    i->set_measured_false_positive_rate(index.measured_false_positive_rate);
+    i->set_p_no(index.p_no);
+  }
+  for (const storage::CompactionStats& compaction : stats.compactions) {
+    admin::CompactionInfo* c = out->add_compactions();
+    for (uint64_t input : compaction.inputs) c->add_inputs(input);
+    c->set_output(compaction.output);
+    c->set_entries_written(compaction.entries_written);
+    c->set_bytes_written(compaction.bytes_written);
+    c->set_duration_us(compaction.duration.count());
+    c->set_manual(compaction.manual);
+    c->set_finished_unix_ms(UnixMillis(compaction.finished));
+  }
+  out->set_memtable_entries(stats.memtable_entries);
+  out->set_memtable_capacity(stats.memtable_capacity);
+  out->set_index_entry_writes(stats.index_entry_writes);
+  for (const storage::BloomPageStats& page : stats.bloom_pages) {
+    admin::BloomPage* p = out->add_bloom_pages();
+    p->set_index(page.index);
+    p->set_page(page.page);
+    p->set_recent_requests(page.recent_requests);
+    p->set_p_no(page.p_no);
+    p->set_usefulness(page.usefulness);
+    p->set_resident(page.resident);
+  }
+  out->set_bloom_budget_bytes(stats.bloom_budget_bytes);
+  out->set_bloom_resident_bytes(stats.bloom_resident_bytes);
+  out->set_reads(stats.reads);
+  out->set_writes(stats.writes);
+  out->set_deletes(stats.deletes);
+  out->set_write_stalls(stats.write_stalls);
+  out->set_stall_time_us(stats.stall_time.count());
+  out->set_segment_bytes(stats.segment_bytes);
+  out->set_dead_byte_share(stats.dead_byte_share);
+  out->set_corruptions_seen(stats.corruptions_seen);
+}
+
+void FillThroughput(const MethodStats& stats, admin::Throughput* out) {
+  out->set_requests_per_s(stats.requests_per_s());
+  out->set_errors_per_s(stats.errors_per_s());
+  out->set_rejections_per_s(stats.rejections_per_s());
+  for (const MethodStats::Summary& s : stats.Summaries()) {
+    admin::MethodStats* m = out->add_methods();
+    m->set_method(s.method);
+    m->set_requests(s.requests);
+    m->set_errors(s.errors);
+    m->set_requests_per_s(s.requests_per_s);
+    m->set_errors_per_s(s.errors_per_s);
+    m->set_p50_us(s.p50_us);
+    m->set_p90_us(s.p90_us);
+    m->set_p99_us(s.p99_us);
+    m->set_max_us(s.max_us);
+  }
+}
+
+}  // namespace railyard::node

@@ -1,0 +1,23 @@
+#pragma once
+
+// Filling admin.Telemetry from the runtime's own snapshots.
+
+#include <string>
+#include <vector>
+
+#include "core/node/method_stats.h"
+#include "core/rpc/client.h"
+#include "core/rpc/slot_table.h"
+#include "railyard/admin.pb.h"
+#include "storage/stats.h"
+
+namespace railyard::node {
+
+void FillSlots(const std::vector<rpc::SlotInfo>& slots, admin::Telemetry* telemetry);
+void FillPool(const rpc::PoolSnapshot& pool, const std::string& client_name,
+              const std::string& policy, admin::ClientPool* out);
+void FillStorage(const storage::Stats& stats, admin::StorageStats* out);
+void FillThroughput(const MethodStats& stats, admin::Throughput* out);
+int64_t UnixMillis(std::chrono::system_clock::time_point t);
+
+}  // namespace railyard::node
