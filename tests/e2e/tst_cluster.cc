@@ -1,0 +1,238 @@
+// A 3-node cluster of real railyard-node processes on loopback, load from a Boxcar client, and
+// railyardctl as operators run it: drain, SIGKILL and restart, compaction, tokens.
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <thread>
+
+#include "core/node/admin_client.h"
+#include "core/rpc/closed_loop_load.h"
+#include "railyard/docservice.pb.h"
+#include "tests/rpc/rpc_test_support.h"
+
+using namespace railyard;
+using rpc::testing::WaitUntil;
+
+namespace {
+
+constexpr char kViewer[] = "viewer-secret";
+constexpr char kOperator[] = "operator-secret";
+
+// A railyard-node child; killed on destruction if still running.
+class NodeProcess {
+ public:
+  NodeProcess(QString name, QString data_dir, QString token_dir)
+      : name_(std::move(name)), data_dir_(std::move(data_dir)), token_dir_(std::move(token_dir)) {}
+  ~NodeProcess() { Kill(); }
+
+  // Starts on the given ports (0: any) and reads back the addresses it prints.
+  bool Start(uint16_t port = 0, uint16_t admin_port = 0) {
+    process_.start(
+        RAILYARD_NODE,
+        {"--name", name_, "--data-dir", data_dir_, "--listen", QString("127.0.0.1:%1").arg(port),
+         "--admin-listen", QString("127.0.0.1:%1").arg(admin_port), "--memtable-entries", "200",
+         "--viewer-token-file", token_dir_ + "/viewer", "--operator-token-file",
+         token_dir_ + "/operator", "--grace-ms", "2000"});
+    if (!process_.waitForStarted(5000)) return false;
+    QByteArray out;
+    for (int i = 0; i < 100 && !out.contains('\n'); ++i) {
+      process_.waitForReadyRead(100);
+      out += process_.readAllStandardOutput();
+    }
+    const QList<QByteArray> words = out.trimmed().split(' ');
+    if (words.size() != 4 || words[0] != "LISTEN") return false;
+    service_ = *rpc::ParseEndpoint(words[1].toStdString());
+    admin_ = *rpc::ParseEndpoint(words[3].toStdString());
+    return true;
+  }
+  void Kill() {
+    if (process_.state() == QProcess::NotRunning) return;
+    process_.kill();
+    process_.waitForFinished(5000);
+  }
+  QProcess& process() { return process_; }
+  const rpc::Endpoint& service() const { return service_; }
+  const rpc::Endpoint& admin() const { return admin_; }
+
+  admin::Telemetry Telemetry() const {
+    node::AdminClient client(admin_, kViewer, "e2e-test");
+    admin::Telemetry t;
+    if (client.Connect(std::chrono::seconds(2)).ok()) client.Telemetry(&t);
+    return t;
+  }
+
+ private:
+  QString name_, data_dir_, token_dir_;
+  QProcess process_;
+  rpc::Endpoint service_, admin_;
+};
+
+int Ctl(const QStringList& args, QString* out = nullptr) {
+  QProcess ctl;
+  ctl.start(RAILYARDCTL, args);
+  if (!ctl.waitForFinished(30000)) {
+    ctl.kill();
+    ctl.waitForFinished(5000);
+    return -1;
+  }
+  if (out) *out = QString::fromUtf8(ctl.readAllStandardOutput() + ctl.readAllStandardError());
+  return ctl.exitCode();
+}
+
+uint64_t HandledPuts(const admin::Telemetry& t) {
+  for (const admin::MethodStats& m : t.throughput().methods()) {
+    if (m.method() == "doc.Put") return m.requests();
+  }
+  return 0;
+}
+
+std::string PutPayload(uint64_t id) {
+  doc::PutRequest put;
+  put.set_id(id);
+  put.set_doc("document " + std::to_string(id));
+  return put.SerializeAsString();
+}
+
+}  // namespace
+
+class ClusterTest : public QObject {
+  Q_OBJECT
+
+  std::unique_ptr<QTemporaryDir> dir_;  // Fresh for each test.
+  std::vector<std::unique_ptr<NodeProcess>> nodes_;
+
+  std::vector<rpc::Endpoint> Services() const {
+    std::vector<rpc::Endpoint> out;
+    for (const auto& n : nodes_) out.push_back(n->service());
+    return out;
+  }
+
+ private Q_SLOTS:
+  void init() {
+    dir_ = std::make_unique<QTemporaryDir>();
+    for (const auto& [file, token] :
+         {std::pair{"viewer", kViewer}, std::pair{"operator", kOperator}}) {
+      QFile out(dir_->filePath(file));
+      QVERIFY(out.open(QIODevice::WriteOnly));
+      out.write(token);
+    }
+    for (int i = 0; i < 3; ++i) {
+      const QString name = QString("node%1").arg(i);
+      nodes_.push_back(std::make_unique<NodeProcess>(name, dir_->filePath(name), dir_->path()));
+      QVERIFY(nodes_.back()->Start());
+    }
+  }
+  void cleanup() {
+    nodes_.clear();
+    dir_.reset();
+  }
+
+  void drainLosesNoRequestAndEmptiesSlots() {
+    rpc::ClientOptions options = rpc::testing::FastClientOptions(Services(), 32);
+    options.client_name = "load";
+    rpc::Client client(options);
+    QVERIFY(client.Start().ok());
+    QVERIFY(client.WaitForPool(32, std::chrono::seconds(5)));
+    rpc::ClosedLoopLoad load(client, "doc.Put", PutPayload(7), 6);
+    load.Start();
+    QTest::qWait(300);
+    QString out;
+    QCOMPARE(Ctl({"drain", "--node", QString::fromStdString(nodes_[1]->admin().ToString()),
+                  "--token", kOperator},
+                 &out),
+             0);
+    QVERIFY(WaitUntil([&] { return rpc::testing::PooledSlots(client, 1).empty(); }));
+    // Its slot table empties (the acquirer's occasional probe is refused and leaves at once).
+    QVERIFY(WaitUntil([&] { return nodes_[1]->Telemetry().slots_size() == 0; }));
+    QCOMPARE(nodes_[1]->Telemetry().state(), admin::NODE_LAME_DUCK);
+    const uint64_t puts_at_drain = HandledPuts(nodes_[1]->Telemetry());
+    QTest::qWait(400);
+    QCOMPARE(HandledPuts(nodes_[1]->Telemetry()), puts_at_drain);  // No new request reached it.
+    load.Stop();
+    QVERIFY(load.WaitIdle(std::chrono::seconds(10)));
+    QCOMPARE(load.failed(), uint64_t{0});
+    QVERIFY(load.succeeded() > 100);
+    QCOMPARE(Ctl({"undrain", "-n", QString::fromStdString(nodes_[1]->admin().ToString()), "--token",
+                  kOperator}),
+             0);
+    QCOMPARE(nodes_[1]->Telemetry().state(), admin::NODE_SERVING);
+  }
+
+  void sigkillLosesNoRequestAndRestartBringsTrafficBack() {
+    rpc::ClientOptions options = rpc::testing::FastClientOptions(Services(), 32);
+    rpc::Client client(options);
+    QVERIFY(client.Start().ok());
+    QVERIFY(client.WaitForPool(32, std::chrono::seconds(5)));
+    rpc::ClosedLoopLoad load(client, "doc.Put", PutPayload(9), 6);
+    load.Start();
+    QTest::qWait(300);
+    const rpc::Endpoint service = nodes_[2]->service(), admin_at = nodes_[2]->admin();
+    nodes_[2]->Kill();  // SIGKILL
+    QTest::qWait(500);
+    QVERIFY(rpc::testing::PooledSlots(client, 2).empty());
+    // Same ports, same data: the clients find it again on their own.
+    QVERIFY(nodes_[2]->Start(service.port, admin_at.port));
+    QVERIFY(WaitUntil([&] { return HandledPuts(nodes_[2]->Telemetry()) > 20; }));
+    load.Stop();
+    QVERIFY(load.WaitIdle(std::chrono::seconds(10)));
+    QVERIFY2(load.failed() == 0, std::to_string(load.failed()).c_str());
+    qInfo("SIGKILL of one of 3 nodes: %llu puts ok, %llu retried, 0 failed",
+          static_cast<unsigned long long>(load.succeeded()),
+          static_cast<unsigned long long>(client.Snapshot().counters.retries));
+  }
+
+  void compactShowsANewCompactionSet() {
+    rpc::Client client(rpc::testing::FastClientOptions({nodes_[0]->service()}, 4));
+    QVERIFY(client.Start().ok());
+    QVERIFY(client.WaitForPool(4, std::chrono::seconds(5)));
+    for (uint64_t id = 0; id < 700; ++id) {
+      QVERIFY(client.Call("doc.Put", PutPayload(id)).status.ok());  // 3 flushes of 200
+    }
+    const QString admin_at = QString::fromStdString(nodes_[0]->admin().ToString());
+    QCOMPARE(Ctl({"flush", "-n", admin_at, "--token", kOperator}), 0);
+    const int before = nodes_[0]->Telemetry().storage().compactions_size();
+    QVERIFY(nodes_[0]->Telemetry().storage().indexes_size() >= 2);
+    QString out;
+    QCOMPARE(Ctl({"compact", "-n", admin_at, "--token", kOperator}, &out), 0);
+    const admin::Telemetry after = nodes_[0]->Telemetry();
+    QCOMPARE(after.storage().compactions_size(), before + 1);
+    QVERIFY(after.storage().compactions().rbegin()->manual());
+    QCOMPARE(after.storage().indexes_size(), 1);
+    doc::GetRequest get;
+    get.set_id(123);
+    const rpc::CallResult read = client.Call("doc.Get", get.SerializeAsString());
+    QVERIFY(read.status.ok());
+    doc::GetResponse response;
+    QVERIFY(response.ParseFromString(read.payload));
+    QCOMPARE(response.doc(), std::string("document 123"));
+  }
+
+  void tokensAreEnforced() {
+    const QString admin_at = QString::fromStdString(nodes_[0]->admin().ToString());
+    QString out;
+    QCOMPARE(Ctl({"drain", "-n", admin_at, "--token", kViewer}, &out), 3);
+    QVERIFY(out.contains("needs an operator token"));
+    QCOMPARE(Ctl({"status", "-n", admin_at}, &out), 3);  // No token.
+    QVERIFY(out.contains("requires a token"));
+    QCOMPARE(Ctl({"status", "-n", admin_at, "--token", "guess"}, &out), 3);
+    QVERIFY(out.contains("not valid"));
+    QCOMPARE(nodes_[0]->Telemetry().state(), admin::NODE_SERVING);  // Nothing was drained.
+    QCOMPARE(Ctl({"status", "-n", admin_at, "--token", kViewer}, &out), 0);
+    QVERIFY(out.contains("serving"));
+  }
+
+  void sigtermDrainsFlushesAndExitsCleanly() {
+    rpc::Client client(rpc::testing::FastClientOptions({nodes_[0]->service()}, 2));
+    QVERIFY(client.Start().ok());
+    QVERIFY(client.WaitForPool(2, std::chrono::seconds(5)));
+    QVERIFY(client.Call("doc.Put", PutPayload(5)).status.ok());
+    client.Stop();
+    nodes_[0]->process().terminate();
+    QVERIFY(nodes_[0]->process().waitForFinished(10000));
+    QCOMPARE(nodes_[0]->process().exitStatus(), QProcess::NormalExit);
+    QCOMPARE(nodes_[0]->process().exitCode(), 0);
+  }
+};
+
+QTEST_GUILESS_MAIN(ClusterTest)
+#include "tst_cluster.moc"
