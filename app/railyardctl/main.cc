@@ -5,6 +5,7 @@
 
 #include "app/railyardctl/admin_commands.h"
 #include "app/railyardctl/demo_command.h"
+#include "app/railyardctl/load_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"railyardctl: operate Railyard clusters from the command line"};
@@ -19,11 +20,14 @@ int main(int argc, char** argv) {
   CLI::App* demo_command = railyard::ctl::AddDemoCommand(app, demo);
   railyard::ctl::AdminTarget target;
   const std::vector<CLI::App*> admin_commands = railyard::ctl::AddAdminCommands(app, target);
+  railyard::ctl::LoadCommandOptions load;
+  CLI::App* load_command = railyard::ctl::AddLoadCommand(app, load);
 
   CLI11_PARSE(app, argc, argv);
   spdlog::set_default_logger(spdlog::stderr_color_mt("railyardctl"));  // stdout is for results.
   spdlog::set_level(spdlog::level::from_str(log_level));
   if (demo_command->parsed()) return railyard::ctl::RunDemo(demo);
+  if (load_command->parsed()) return railyard::ctl::RunLoad(load);
   for (CLI::App* command : admin_commands) {
     if (command->parsed()) return railyard::ctl::RunAdminCommand(command->get_name(), target);
   }

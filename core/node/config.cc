@@ -4,6 +4,7 @@
 #include <google/protobuf/text_format.h>
 
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 namespace railyard::node {
@@ -52,23 +53,12 @@ rpc::Status ReadTokens(const std::string& path, std::vector<std::string>* tokens
 rpc::Status ParseListen(const std::string& text, const std::string& what, std::string* host,
                         uint16_t* port) {
   if (text.empty()) return rpc::Status::Ok();
-  // Port 0 is allowed here (the OS chooses), which ParseEndpoint rejects.
-  const size_t colon = text.rfind(':');
-  if (colon == std::string::npos) {
+  const std::optional<rpc::Endpoint> endpoint = rpc::ParseListenAddress(text);
+  if (!endpoint) {
     return {rpc::Code::kInvalidArgument, what + " must be host:port, got '" + text + "'"};
   }
-  std::string h = text.substr(0, colon);
-  if (h.size() >= 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
-  int p = -1;
-  try {
-    p = std::stoi(text.substr(colon + 1));
-  } catch (...) {
-  }
-  if (h.empty() || p < 0 || p > 65535) {
-    return {rpc::Code::kInvalidArgument, what + " must be host:port, got '" + text + "'"};
-  }
-  *host = h;
-  *port = static_cast<uint16_t>(p);
+  *host = endpoint->host;
+  *port = endpoint->port;
   return rpc::Status::Ok();
 }
 

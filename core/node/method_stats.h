@@ -1,6 +1,5 @@
 #pragma once
 
-#include <array>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -8,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/node/latency_histogram.h"
 #include "core/rpc/decaying_rate.h"
 
 namespace railyard::node {
@@ -40,14 +40,12 @@ class MethodStats {
   double rejections_per_s() const;
 
  private:
-  static constexpr size_t kBuckets = 4 * 40;  // 1 us .. 2^40 us
   static constexpr int kWindows = 6;
   static constexpr std::chrono::seconds kWindowLength{10};
 
   struct Window {
     int64_t epoch = -1;  // Which 10-second period this window holds.
-    std::array<uint64_t, kBuckets> counts{};
-    double max_us = 0;
+    LatencyHistogram latencies;
   };
   struct PerMethod {
     uint64_t requests = 0;
@@ -56,9 +54,6 @@ class MethodStats {
     rpc::DecayingRate error_rate;
     std::array<Window, kWindows> windows;
   };
-
-  static size_t BucketOf(double us);
-  static double BucketUpperUs(size_t bucket);
 
   mutable std::mutex mu_;
   std::map<std::string, PerMethod> methods_;  // GUARDED_BY(mu_)

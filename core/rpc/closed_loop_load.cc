@@ -6,9 +6,16 @@ namespace railyard::rpc {
 
 ClosedLoopLoad::ClosedLoopLoad(Client& client, std::string method, std::string payload,
                                size_t concurrency, std::chrono::milliseconds timeout)
+    : ClosedLoopLoad(
+          client,
+          [request = LoadRequest{std::move(method), std::move(payload)}] { return request; },
+          concurrency, timeout) {}
+
+ClosedLoopLoad::ClosedLoopLoad(Client& client, RequestFactory next_request, size_t concurrency,
+                               std::chrono::milliseconds timeout, ResultObserver observer)
     : client_(client),
-      method_(std::move(method)),
-      payload_(std::move(payload)),
+      next_request_(std::move(next_request)),
+      observer_(std::move(observer)),
       concurrency_(concurrency),
       timeout_(timeout),
       pacing_thread_([this] { pacing_.run(); }) {}
@@ -44,9 +51,13 @@ std::map<std::string, std::pair<uint64_t, std::string>> ClosedLoopLoad::failures
 void ClosedLoopLoad::Issue() {
   if (stopping_) return;
   outstanding_.fetch_add(1);
+  auto request = std::make_shared<LoadRequest>(next_request_());
+  const std::string method = request->method;
+  std::string payload = request->payload;
   client_.AsyncCall(
-      method_, payload_,
-      [this](CallResult&& result) {
+      method, std::move(payload),
+      [this, request, start = std::chrono::steady_clock::now()](CallResult&& result) {
+        if (observer_) observer_(*request, result, std::chrono::steady_clock::now() - start);
         if (result.status.ok()) {
           succeeded_.fetch_add(1);
           Issue();
@@ -57,7 +68,12 @@ void ClosedLoopLoad::Issue() {
             auto& [count, first_message] = failures_[std::string(CodeName(result.status.code()))];
             if (count++ == 0) first_message = result.status.message();
           }
-          IssueLater();
+          // Runtime failures (pool exhausted, unavailable) come straight back: pace them.
+          if (static_cast<int>(result.status.code()) < 100) {
+            IssueLater();
+          } else {
+            Issue();
+          }
         }
         outstanding_.fetch_sub(1);
       },

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <string>
@@ -13,15 +14,29 @@
 
 namespace railyard::rpc {
 
+struct LoadRequest {
+  std::string method;
+  std::string payload;
+};
+// Makes the next request; called from any thread, possibly concurrently.
+using RequestFactory = std::function<LoadRequest()>;
+// Sees every completed call; called on the client's I/O threads, must not block.
+using ResultObserver = std::function<void(const LoadRequest& request, const CallResult& result,
+                                          std::chrono::nanoseconds latency)>;
+
 // Keeps a fixed number of calls in flight on a Client: each completion issues the next call, until
-// Stop(). The building block of load generation, the demo and the failover tests.
+// Stop(). The building block of load generation, the demo and the failover tests. After a runtime
+// failure (pool exhausted, unavailable) a loop pauses a millisecond before its next call.
 //
 // Thread safety: all methods may be called from any thread. The Client must outlive this object
 // and Stop() + WaitIdle() must be called before either is destroyed.
 class ClosedLoopLoad {
  public:
+  // The same request, over and over.
   ClosedLoopLoad(Client& client, std::string method, std::string payload, size_t concurrency,
                  std::chrono::milliseconds timeout = {});
+  ClosedLoopLoad(Client& client, RequestFactory next_request, size_t concurrency,
+                 std::chrono::milliseconds timeout = {}, ResultObserver observer = {});
   ~ClosedLoopLoad();
   ClosedLoopLoad(const ClosedLoopLoad&) = delete;
   ClosedLoopLoad& operator=(const ClosedLoopLoad&) = delete;
@@ -43,8 +58,8 @@ class ClosedLoopLoad {
   void IssueLater();
 
   Client& client_;
-  const std::string method_;
-  const std::string payload_;
+  const RequestFactory next_request_;
+  const ResultObserver observer_;
   const size_t concurrency_;
   const std::chrono::milliseconds timeout_;
   std::atomic<bool> stopping_{false};

@@ -10,6 +10,12 @@ std::string Endpoint::ToString() const {
 }
 
 std::optional<Endpoint> ParseEndpoint(std::string_view text) {
+  std::optional<Endpoint> endpoint = ParseListenAddress(text);
+  if (endpoint && endpoint->port == 0) return std::nullopt;
+  return endpoint;
+}
+
+std::optional<Endpoint> ParseListenAddress(std::string_view text) {
   const size_t colon = text.rfind(':');
   if (colon == std::string_view::npos || colon == 0 || colon + 1 == text.size())
     return std::nullopt;
@@ -22,8 +28,7 @@ std::optional<Endpoint> ParseEndpoint(std::string_view text) {
   unsigned port = 0;
   const auto [end, err] =
       std::from_chars(port_text.data(), port_text.data() + port_text.size(), port);
-  if (err != std::errc() || end != port_text.data() + port_text.size() || port == 0 ||
-      port > 65535) {
+  if (err != std::errc() || end != port_text.data() + port_text.size() || port > 65535) {
     return std::nullopt;
   }
   return Endpoint{std::string(host), static_cast<uint16_t>(port)};

@@ -18,5 +18,7 @@ struct Endpoint {
 
 // Returns nullopt for anything that is not host:port with a port in 1..65535.
 std::optional<Endpoint> ParseEndpoint(std::string_view text);
+// As ParseEndpoint, but port 0 (let the OS choose) is allowed: for addresses to listen on.
+std::optional<Endpoint> ParseListenAddress(std::string_view text);
 
 }  // namespace railyard::rpc

@@ -18,9 +18,9 @@ namespace railyard::rpc {
 
 struct ServerOptions {
   std::string host = "127.0.0.1";
-  uint16_t port = 0;          // 0: the OS chooses; read it back with Server::port().
-  std::string name;           // Shown to clients in the handshake and in logs.
-  size_t io_threads = 0;      // 0: one per core.
+  uint16_t port = 0;      // 0: the OS chooses; read it back with Server::port().
+  std::string name;       // Shown to clients in the handshake and in logs.
+  size_t io_threads = 0;  // 0: one per core.
   // For kWorkerPool handlers; 0: 16. Also the capacity that LoadReport::utilization is relative to.
   size_t worker_threads = 0;
   uint32_t max_frame_bytes = kDefaultMaxFrameBytes;

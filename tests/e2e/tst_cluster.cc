@@ -1,5 +1,7 @@
 // A 3-node cluster of real railyard-node processes on loopback, load from a Boxcar client, and
 // railyardctl as operators run it: drain, SIGKILL and restart, compaction, tokens.
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -219,6 +221,27 @@ class ClusterTest : public QObject {
     QCOMPARE(nodes_[0]->Telemetry().state(), admin::NODE_SERVING);  // Nothing was drained.
     QCOMPARE(Ctl({"status", "-n", admin_at, "--token", kViewer}, &out), 0);
     QVERIFY(out.contains("serving"));
+  }
+
+  void railyardctlLoadDrivesTheClusterAndReports() {
+    QStringList args{"load",    "--duration-s", "1.5",  "--read-fraction", "0.5", "--distribution",
+                     "zipfian", "--keys",       "1000", "--json"};
+    for (const auto& n : nodes_)
+      args << "--server" << QString::fromStdString(n->service().ToString());
+    QString out;
+    QCOMPARE(Ctl(args, &out), 0);
+    const qsizetype at = out.indexOf("{\"load\":\"summary\"");
+    QVERIFY2(at >= 0, qPrintable(out));
+    const QJsonObject summary =
+        QJsonDocument::fromJson(out.mid(at).section('\n', 0, 0).toUtf8()).object();
+    QVERIFY(summary["requests"].toDouble() > 100);
+    QCOMPARE(summary["errors"].toDouble(), 0.0);
+    QCOMPARE(summary["requests"].toDouble(), summary["ok"].toDouble() +
+                                                 summary["not_found"].toDouble() +
+                                                 summary["rejections"].toDouble());
+    // Every node took part.
+    for (const auto& n : nodes_) QVERIFY(HandledPuts(n->Telemetry()) > 0);
+    QCOMPARE(Ctl({"load", "--duration-s", "1"}, &out), 2);  // No servers named.
   }
 
   void sigtermDrainsFlushesAndExitsCleanly() {

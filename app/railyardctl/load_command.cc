@@ -1,0 +1,199 @@
+#include "app/railyardctl/load_command.h"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <asio.hpp>
+#include <csignal>
+#include <cstdio>
+#include <thread>
+
+#include "app/railyardctl/admin_commands.h"
+#include "core/node/admin_service.h"
+#include "core/node/config.h"
+#include "core/node/telemetry.h"
+
+namespace railyard::ctl {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+void PrintProgress(const node::LoadReport& r, bool tty) {
+  std::fprintf(stderr,
+               "%s[%6.1fs] %llu calls (%.0f/s)  ok %llu  not-found %llu  errors %llu  rejected "
+               "%llu  retries %llu  p50 %.0fus  p99 %.0fus%s",
+               tty ? "\r" : "", r.elapsed_s, static_cast<unsigned long long>(r.requests),
+               r.elapsed_s > 0 ? static_cast<double>(r.requests) / r.elapsed_s : 0.0,
+               static_cast<unsigned long long>(r.ok), static_cast<unsigned long long>(r.not_found),
+               static_cast<unsigned long long>(r.errors),
+               static_cast<unsigned long long>(r.rejections),
+               static_cast<unsigned long long>(r.retries), r.p50_us, r.p99_us, tty ? "   " : "\n");
+  std::fflush(stderr);
+}
+
+void PrintSummary(const node::LoadReport& r, bool json) {
+  const double rate = r.elapsed_s > 0 ? static_cast<double>(r.requests) / r.elapsed_s : 0;
+  if (json) {
+    std::printf(
+        "{\"load\":\"summary\",\"elapsed_s\":%.3f,\"requests\":%llu,\"requests_per_s\":%.1f,"
+        "\"ok\":%llu,\"not_found\":%llu,\"errors\":%llu,\"rejections\":%llu,"
+        "\"retries\":%llu,\"p50_us\":%.1f,\"p99_us\":%.1f,\"max_us\":%.1f}\n",
+        r.elapsed_s, static_cast<unsigned long long>(r.requests), rate,
+        static_cast<unsigned long long>(r.ok), static_cast<unsigned long long>(r.not_found),
+        static_cast<unsigned long long>(r.errors), static_cast<unsigned long long>(r.rejections),
+        static_cast<unsigned long long>(r.retries), r.p50_us, r.p99_us, r.max_us);
+    return;
+  }
+  std::printf("load: %llu calls in %.1f s (%.0f/s)\n", static_cast<unsigned long long>(r.requests),
+              r.elapsed_s, rate);
+  std::printf(
+      "  ok %llu, not found %llu, errors %llu, rejected (pool exhausted) %llu, retries %llu\n",
+      static_cast<unsigned long long>(r.ok), static_cast<unsigned long long>(r.not_found),
+      static_cast<unsigned long long>(r.errors), static_cast<unsigned long long>(r.rejections),
+      static_cast<unsigned long long>(r.retries));
+  std::printf("  latency p50 %.0f us, p99 %.0f us, max %.0f us\n", r.p50_us, r.p99_us, r.max_us);
+  for (const auto& [code, count] : r.errors_by_code) {
+    std::printf("  %s: %llu\n", code.c_str(), static_cast<unsigned long long>(count));
+  }
+}
+
+}  // namespace
+
+CLI::App* AddLoadCommand(CLI::App& app, LoadCommandOptions& o) {
+  CLI::App* load = app.add_subcommand("load", "Send a docservice workload to a cluster and report");
+  load->add_option("-s,--server", o.servers, "Docservice address host:port (repeatable)");
+  load->add_option("--cluster", o.cluster_file, "Cluster file: its nodes' service addresses")
+      ->check(CLI::ExistingFile);
+  load->add_option("--concurrency", o.load.concurrency, "Calls kept in flight (closed loop)")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  load->add_option("--rate", o.load.rate, "Calls per second (open loop); 0: closed loop")
+      ->check(CLI::Range(0.0, 1e7))
+      ->capture_default_str();
+  load->add_option("--read-fraction", o.load.read_fraction, "Share of calls that are doc.Get")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
+  load->add_option("--keys", o.load.keys, "Size of the key space")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 40))
+      ->capture_default_str();
+  load->add_option("--distribution", o.distribution, "uniform or zipfian")
+      ->check(CLI::IsMember({"uniform", "zipfian"}))
+      ->capture_default_str();
+  load->add_option("--zipf-theta", o.load.zipf_theta, "Skew of the zipfian keys")
+      ->check(CLI::Range(0.01, 0.999))
+      ->capture_default_str();
+  load->add_option("--value-size", o.load.value_size, "Bytes per document written")
+      ->check(CLI::Range(size_t{0}, size_t{16} << 20))
+      ->capture_default_str();
+  load->add_option("--duration-s", o.duration_s, "How long to run")
+      ->check(CLI::Range(0.1, 86400.0))
+      ->capture_default_str();
+  load->add_option("--pool-size", o.load.pool_size, "Connections in the client pool")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  load->add_option("--progress-ms", o.progress_ms, "Progress line interval")
+      ->check(CLI::Range(100, 60000))
+      ->capture_default_str();
+  load->add_option("--admin-listen", o.admin_listen,
+                   "Expose this client's telemetry on host:port (e.g. 127.0.0.1:0)");
+  load->add_flag("--json", o.json, "Print the summary as one JSON line");
+  return load;
+}
+
+int RunLoad(LoadCommandOptions o) {
+  if (!o.cluster_file.empty()) {
+    config::Cluster cluster;
+    if (rpc::Status s = node::LoadCluster(o.cluster_file, &cluster); !s.ok()) {
+      std::fprintf(stderr, "railyardctl: %s\n", s.message().c_str());
+      return kExitUsage;
+    }
+    for (const config::ClusterMember& member : cluster.node())
+      o.servers.push_back(member.service());
+  }
+  for (const std::string& address : o.servers) {
+    const auto endpoint = rpc::ParseEndpoint(address);
+    if (!endpoint) {
+      std::fprintf(stderr, "railyardctl: '%s' is not host:port\n", address.c_str());
+      return kExitUsage;
+    }
+    o.load.servers.push_back(*endpoint);
+  }
+  if (o.load.servers.empty()) {
+    std::fprintf(stderr,
+                 "railyardctl: name servers (--server host:port) or a cluster (--cluster FILE)\n");
+    return kExitUsage;
+  }
+  o.load.distribution = o.distribution == "zipfian" ? node::KeyChooser::Distribution::kZipfian
+                                                    : node::KeyChooser::Distribution::kUniform;
+  node::LoadGenerator generator(o.load);
+
+  std::unique_ptr<node::AdminService> admin;
+  std::atomic<uint64_t> sequence{0};
+  if (!o.admin_listen.empty()) {
+    const std::optional<rpc::Endpoint> at = rpc::ParseListenAddress(o.admin_listen);
+    if (!at) {
+      std::fprintf(stderr, "railyardctl: --admin-listen must be host:port\n");
+      return kExitUsage;
+    }
+    node::AdminOptions admin_options;
+    admin_options.name = o.load.client_name;
+    admin_options.host = at->host;
+    admin_options.port = at->port;
+    admin = std::make_unique<node::AdminService>(
+        admin_options,
+        [&] {
+          admin::Telemetry t;
+          t.set_sequence(++sequence);
+          t.set_unix_ms(node::UnixMillis(std::chrono::system_clock::now()));
+          t.set_node(o.load.client_name);
+          t.set_role(admin::ROLE_CLIENT);
+          t.set_state(admin::NODE_SERVING);
+          node::FillPool(generator.client().Snapshot(), o.load.client_name, "lowest-slot",
+                         t.add_pools());
+          node::FillThroughput(generator.stats(), t.mutable_throughput());
+          return t;
+        },
+        node::AdminCommands{});
+    if (rpc::Status s = admin->Start(); !s.ok()) {
+      std::fprintf(stderr, "railyardctl: admin service: %s\n", s.ToString().c_str());
+      return kExitUsage;
+    }
+    std::fprintf(stderr, "load: telemetry on %s\n", admin->endpoint().ToString().c_str());
+  }
+
+  if (rpc::Status s = generator.Start(); !s.ok()) {
+    std::fprintf(stderr, "railyardctl: %s\n", s.ToString().c_str());
+    return kExitUnreachable;
+  }
+  // Ctrl-C or SIGTERM ends the run early, with a summary.
+  std::atomic<bool> interrupted{false};
+  asio::io_context signal_io;
+  asio::signal_set signals(signal_io, SIGINT, SIGTERM);
+  signals.async_wait([&](const asio::error_code& ec, int) {
+    if (!ec) interrupted = true;
+  });
+  std::thread signal_thread([&] { signal_io.run(); });
+
+  const bool tty = isatty(STDERR_FILENO);
+  const Clock::time_point end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                   std::chrono::duration<double>(o.duration_s));
+  Clock::time_point next_progress = Clock::now() + std::chrono::milliseconds(o.progress_ms);
+  while (!interrupted && Clock::now() < end) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (Clock::now() >= next_progress) {
+      PrintProgress(generator.Report(), tty);
+      next_progress += std::chrono::milliseconds(o.progress_ms);
+    }
+  }
+  generator.Stop();
+  signals.cancel();
+  signal_thread.join();
+  const node::LoadReport report = generator.Report();
+  if (tty) std::fputc('\n', stderr);
+  PrintSummary(report, o.json);
+  if (admin) admin->Stop();
+  return report.errors == 0 ? kExitOk : kExitFailed;
+}
+
+}  // namespace railyard::ctl

@@ -1,0 +1,29 @@
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "core/node/load_generator.h"
+
+namespace CLI {
+class App;
+}
+
+namespace railyard::ctl {
+
+struct LoadCommandOptions {
+  node::LoadOptions load;
+  std::vector<std::string> servers;
+  std::string cluster_file;
+  std::string distribution = "uniform";
+  double duration_s = 10;
+  int progress_ms = 1000;
+  std::string admin_listen;  // Empty: no admin service.
+  bool json = false;
+};
+
+CLI::App* AddLoadCommand(CLI::App& app, LoadCommandOptions& options);
+// Exit code 0 when no call failed (not-found reads are answers, not failures), 1 otherwise.
+int RunLoad(LoadCommandOptions options);
+
+}  // namespace railyard::ctl

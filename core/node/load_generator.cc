@@ -1,0 +1,139 @@
+#include "core/node/load_generator.h"
+
+#include "railyard/docservice.pb.h"
+
+namespace railyard::node {
+
+using Clock = std::chrono::steady_clock;
+
+LoadGenerator::LoadGenerator(LoadOptions options, OpObserver observer)
+    : options_(std::move(options)),
+      observer_(std::move(observer)),
+      keys_(options_.distribution, options_.keys, options_.zipf_theta, options_.seed),
+      rng_(options_.seed ^ 0x5851f42d4c957f2dull) {
+  rpc::ClientOptions client;
+  client.servers = options_.servers;
+  client.pool_size = options_.pool_size;
+  client.client_name = options_.client_name;
+  client.default_timeout = options_.timeout;
+  client_ = std::make_unique<rpc::Client>(client);
+}
+
+LoadGenerator::~LoadGenerator() { Stop(); }
+
+rpc::LoadRequest LoadGenerator::NextRequest() {
+  uint64_t key;
+  bool read;
+  {
+    std::lock_guard lock(mu_);
+    key = keys_.Next();
+    read = std::uniform_real_distribution<double>(0, 1)(rng_) < options_.read_fraction;
+  }
+  if (observer_) observer_(read ? 'g' : 'p', key, read ? 0 : options_.value_size);
+  if (read) {
+    doc::GetRequest get;
+    get.set_id(key);
+    return {"doc.Get", get.SerializeAsString()};
+  }
+  doc::PutRequest put;
+  put.set_id(key);
+  std::string value(options_.value_size, '\0');
+  for (size_t i = 0; i < value.size(); ++i) value[i] = static_cast<char>('a' + (key + i) % 26);
+  put.set_doc(std::move(value));
+  return {"doc.Put", put.SerializeAsString()};
+}
+
+void LoadGenerator::OnResult(const rpc::LoadRequest& request, const rpc::CallResult& result,
+                             std::chrono::nanoseconds latency) {
+  const rpc::Code code = result.status.code();
+  const bool answered = result.status.ok() || code == rpc::Code::kNotFound;
+  if (code == rpc::Code::kPoolExhausted) {
+    stats_.RecordRejection();
+  } else {
+    stats_.Record(request.method, latency, !answered);
+  }
+  std::lock_guard lock(mu_);
+  ++counts_.requests;
+  if (result.status.ok()) {
+    ++counts_.ok;
+  } else if (code == rpc::Code::kNotFound) {
+    ++counts_.not_found;
+  } else if (code == rpc::Code::kPoolExhausted) {
+    ++counts_.rejections;
+  } else {
+    ++counts_.errors;
+    ++counts_.errors_by_code[std::string(rpc::CodeName(code))];
+  }
+  if (answered) latencies_.Record(std::chrono::duration<double, std::micro>(latency).count());
+}
+
+rpc::Status LoadGenerator::Start() {
+  if (options_.servers.empty()) return {rpc::Code::kInvalidArgument, "no servers to load"};
+  if (rpc::Status s = client_->Start(); !s.ok()) return s;
+  if (!client_->WaitForPool(std::min<size_t>(options_.pool_size, 1), std::chrono::seconds(5))) {
+    return {rpc::Code::kUnavailable, "could not connect to any server"};
+  }
+  client_->WaitForPool(options_.pool_size, std::chrono::seconds(2));  // Best effort.
+  started_ = Clock::now();
+  auto observe = [this](const rpc::LoadRequest& request, const rpc::CallResult& result,
+                        std::chrono::nanoseconds latency) { OnResult(request, result, latency); };
+  if (options_.rate > 0) {
+    open_loop_ = std::thread([this] { OpenLoop(); });
+  } else {
+    closed_loop_ = std::make_unique<rpc::ClosedLoopLoad>(
+        *client_, [this] { return NextRequest(); }, options_.concurrency, options_.timeout,
+        observe);
+    closed_loop_->Start();
+  }
+  return rpc::Status::Ok();
+}
+
+void LoadGenerator::OpenLoop() {
+  // Calls leave on schedule whether or not earlier ones have returned: a slow server shows up as
+  // latency and rejections, not as a lower offered rate.
+  const auto interval = std::chrono::duration_cast<Clock::duration>(
+      std::chrono::duration<double>(1.0 / options_.rate));
+  Clock::time_point next = Clock::now();
+  while (!stopping_) {
+    std::this_thread::sleep_until(next);
+    next += interval;
+    const rpc::LoadRequest request = NextRequest();
+    open_in_flight_.fetch_add(1);
+    client_->AsyncCall(
+        request.method, request.payload,
+        [this, request, start = Clock::now()](rpc::CallResult&& result) {
+          OnResult(request, result, Clock::now() - start);
+          open_in_flight_.fetch_sub(1);
+        },
+        options_.timeout);
+  }
+}
+
+void LoadGenerator::Stop() {
+  if (stopping_.exchange(true)) return;
+  stopped_ = Clock::now();
+  if (closed_loop_) {
+    closed_loop_->Stop();
+    closed_loop_->WaitIdle(options_.timeout + std::chrono::seconds(1));
+  }
+  if (open_loop_.joinable()) open_loop_.join();
+  const auto give_up = Clock::now() + options_.timeout + std::chrono::seconds(1);
+  while (open_in_flight_.load() > 0 && Clock::now() < give_up) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  client_->Stop();
+}
+
+LoadReport LoadGenerator::Report() const {
+  std::lock_guard lock(mu_);
+  LoadReport report = counts_;
+  const Clock::time_point end = stopping_ ? stopped_ : Clock::now();
+  report.elapsed_s = std::chrono::duration<double>(end - started_).count();
+  report.p50_us = latencies_.Percentile(0.50);
+  report.p99_us = latencies_.Percentile(0.99);
+  report.max_us = latencies_.max_us();
+  report.retries = client_->Snapshot().counters.retries;
+  return report;
+}
+
+}  // namespace railyard::node

@@ -1,0 +1,93 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "core/node/key_chooser.h"
+#include "core/node/method_stats.h"
+#include "core/rpc/client.h"
+#include "core/rpc/closed_loop_load.h"
+
+namespace railyard::node {
+
+struct LoadOptions {
+  std::vector<rpc::Endpoint> servers;
+  size_t pool_size = 32;
+  size_t concurrency = 8;  // Closed loop: calls kept in flight.
+  double rate = 0;         // Open loop: calls per second; 0 means closed loop.
+  double read_fraction = 0.9;
+  uint64_t keys = 100000;
+  KeyChooser::Distribution distribution = KeyChooser::Distribution::kUniform;
+  double zipf_theta = 0.99;
+  size_t value_size = 100;
+  std::chrono::milliseconds timeout{5000};
+  std::string client_name = "railyardctl-load";
+  uint64_t seed = 1;
+};
+
+struct LoadReport {
+  double elapsed_s = 0;
+  uint64_t requests = 0;
+  uint64_t ok = 0;
+  uint64_t not_found = 0;  // Reads of keys never written: answers, not errors.
+  uint64_t errors = 0;
+  uint64_t rejections = 0;  // POOL_EXHAUSTED: more calls than connections.
+  uint64_t retries = 0;
+  double p50_us = 0;
+  double p99_us = 0;
+  double max_us = 0;
+  std::map<std::string, uint64_t> errors_by_code;
+};
+
+// Drives the docservice with a workload (doc.Get and doc.Put over a key space) through a Boxcar
+// client, and records what happened.
+//
+// Thread safety: Start, Stop and Report from one controlling thread.
+class LoadGenerator {
+ public:
+  // Sees each operation as it is issued (for workload recordings); must be quick.
+  using OpObserver = std::function<void(char op, uint64_t key, size_t size)>;
+
+  explicit LoadGenerator(LoadOptions options, OpObserver observer = {});
+  ~LoadGenerator();
+
+  rpc::Status Start();
+  // Stops issuing and waits (bounded) for calls in flight.
+  void Stop();
+  LoadReport Report() const;
+
+  rpc::Client& client() { return *client_; }
+  const MethodStats& stats() const { return stats_; }
+
+ private:
+  rpc::LoadRequest NextRequest();
+  void OnResult(const rpc::LoadRequest& request, const rpc::CallResult& result,
+                std::chrono::nanoseconds latency);
+  void OpenLoop();
+
+  const LoadOptions options_;
+  const OpObserver observer_;
+  std::unique_ptr<rpc::Client> client_;
+  std::unique_ptr<rpc::ClosedLoopLoad> closed_loop_;
+  std::thread open_loop_;
+  std::atomic<bool> stopping_{false};
+  std::atomic<int64_t> open_in_flight_{0};
+  std::chrono::steady_clock::time_point started_;
+  std::chrono::steady_clock::time_point stopped_;
+  MethodStats stats_;
+
+  mutable std::mutex mu_;
+  KeyChooser keys_;             // GUARDED_BY(mu_)
+  std::mt19937_64 rng_;         // GUARDED_BY(mu_)
+  LatencyHistogram latencies_;  // GUARDED_BY(mu_): the whole run.
+  LoadReport counts_;           // GUARDED_BY(mu_)
+};
+
+}  // namespace railyard::node

@@ -1,0 +1,72 @@
+// Node and cluster configuration files: the shipped samples parse, mistakes get clear errors.
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "core/node/config.h"
+
+using namespace railyard;
+
+class ConfigTest : public QObject {
+  Q_OBJECT
+
+  static std::string Write(const QTemporaryDir& dir, const char* name, const QByteArray& text) {
+    QFile f(dir.filePath(name));
+    f.open(QIODevice::WriteOnly);
+    f.write(text);
+    return f.fileName().toStdString();
+  }
+
+ private Q_SLOTS:
+  void shippedSamplesParse() {
+    config::NodeConfig node_config;
+    QVERIFY(node::LoadNodeConfig(RESOURCES "/railyard-node.textproto", &node_config).ok());
+    QCOMPARE(node_config.admin_listen(), std::string("127.0.0.1:7001"));
+    config::Cluster cluster;
+    QVERIFY(node::LoadCluster(RESOURCES "/cluster.textproto", &cluster).ok());
+    QCOMPARE(cluster.node_size(), 3);
+  }
+
+  void optionsFollowTheConfig() {
+    QTemporaryDir dir;
+    Write(dir, "ops", "op-1\n# comment\nop-2\n");
+    config::NodeConfig c;
+    c.set_data_dir("/tmp/x");
+    c.set_listen("127.0.0.1:0");
+    c.set_admin_listen("[::1]:9000");
+    c.mutable_storage()->set_sync("every-write");
+    c.mutable_storage()->set_memtable_entries(500);
+    c.set_operator_token_file(dir.filePath("ops").toStdString());
+    node::NodeOptions o;
+    QVERIFY(node::NodeOptionsFrom(c, &o).ok());
+    QCOMPARE(o.admin.host, std::string("::1"));
+    QCOMPARE(o.admin.port, uint16_t{9000});
+    QVERIFY(o.storage.sync == storage::SyncPolicy::kEveryWrite);
+    QCOMPARE(o.storage.memtable_entries, size_t{500});
+    QCOMPARE(o.admin.operator_tokens, (std::vector<std::string>{"op-1", "op-2"}));
+  }
+
+  void mistakesAreExplained() {
+    QTemporaryDir dir;
+    config::NodeConfig c;
+    const rpc::Status typo =
+        node::LoadNodeConfig(Write(dir, "bad", "name: \"a\"\nlisten 7000\n"), &c);
+    QCOMPARE(typo.code(), rpc::Code::kInvalidArgument);
+    QVERIFY2(typo.message().find("line 2") != std::string::npos, typo.message().c_str());
+    node::NodeOptions o;
+    c.Clear();
+    c.mutable_storage()->set_sync("sometimes");
+    QVERIFY(node::NodeOptionsFrom(c, &o).message().find("none, interval or every-write") !=
+            std::string::npos);
+    c.Clear();
+    c.set_listen("7000");
+    QVERIFY(node::NodeOptionsFrom(c, &o).message().find("host:port") != std::string::npos);
+    c.Clear();
+    c.set_viewer_token_file(dir.filePath("missing").toStdString());
+    QVERIFY(node::NodeOptionsFrom(c, &o).message().find("token file") != std::string::npos);
+    config::Cluster cluster;
+    QVERIFY(!node::LoadCluster(Write(dir, "empty", "name: \"x\"\n"), &cluster).ok());
+  }
+};
+
+QTEST_GUILESS_MAIN(ConfigTest)
+#include "tst_config.moc"
