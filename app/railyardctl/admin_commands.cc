@@ -11,13 +11,6 @@
 
 namespace railyard::ctl {
 
-namespace {
-
-struct NamedNode {
-  std::string name;
-  rpc::Endpoint admin;
-};
-
 int ResolveTargets(const AdminTarget& target, std::vector<NamedNode>* out) {
   if (!target.cluster_file.empty()) {
     config::Cluster cluster;
@@ -51,7 +44,6 @@ int ResolveTargets(const AdminTarget& target, std::vector<NamedNode>* out) {
   return kExitOk;
 }
 
-// --token, then --token-file, then $RAILYARD_TOKEN.
 int ResolveToken(const AdminTarget& target, std::string* token) {
   if (!target.token.empty()) {
     *token = target.token;
@@ -82,6 +74,8 @@ int ExitFor(const rpc::Status& s) {
   }
 }
 
+namespace {
+
 const char* StateName(admin::NodeState state) {
   switch (state) {
     case admin::NODE_SERVING:
@@ -94,6 +88,8 @@ const char* StateName(admin::NodeState state) {
       return "unknown";
   }
 }
+
+}  // namespace
 
 void PrintStatusHeader() {
   std::printf("%-22s %-10s %-22s %9s %8s %9s %6s %8s %10s %14s\n", "NODE", "STATE", "SERVICE",
@@ -114,7 +110,13 @@ void PrintStatusRow(const std::string& name, const admin::Telemetry& t) {
               memtable.c_str(), bloom.c_str());
 }
 
-}  // namespace
+void AddTargetOptions(CLI::App& command, AdminTarget& target) {
+  command.add_option("-n,--node", target.nodes, "Admin address host:port (repeatable)");
+  command.add_option("--cluster", target.cluster_file, "Cluster file (protobuf text format)")
+      ->check(CLI::ExistingFile);
+  command.add_option("--token", target.token, "Admin token (or --token-file, or $RAILYARD_TOKEN)");
+  command.add_option("--token-file", target.token_file, "File whose first line is the token");
+}
 
 std::vector<CLI::App*> AddAdminCommands(CLI::App& app, AdminTarget& target) {
   struct Spec {

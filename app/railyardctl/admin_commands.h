@@ -3,6 +3,10 @@
 #include <string>
 #include <vector>
 
+#include "core/rpc/endpoint.h"
+#include "core/rpc/status.h"
+#include "railyard/admin.pb.h"
+
 namespace CLI {
 class App;
 }
@@ -23,6 +27,23 @@ struct AdminTarget {
   std::string token_file;
   std::vector<uint64_t> indexes;  // compact only
 };
+
+struct NamedNode {
+  std::string name;
+  rpc::Endpoint admin;
+};
+
+// The nodes named by --cluster and --node; prints the problem and returns kExitUsage if none.
+int ResolveTargets(const AdminTarget& target, std::vector<NamedNode>* nodes);
+// --token, then --token-file, then $RAILYARD_TOKEN.
+int ResolveToken(const AdminTarget& target, std::string* token);
+// Adds --node, --cluster, --token and --token-file to `command`.
+void AddTargetOptions(CLI::App& command, AdminTarget& target);
+// The exit code a failed call to a node deserves.
+int ExitFor(const rpc::Status& status);
+// The status table.
+void PrintStatusHeader();
+void PrintStatusRow(const std::string& name, const admin::Telemetry& telemetry);
 
 // Registers status, drain, undrain, compact and flush; returns them so main can tell which ran.
 std::vector<CLI::App*> AddAdminCommands(CLI::App& app, AdminTarget& target);

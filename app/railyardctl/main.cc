@@ -6,6 +6,7 @@
 #include "app/railyardctl/admin_commands.h"
 #include "app/railyardctl/demo_command.h"
 #include "app/railyardctl/load_command.h"
+#include "app/railyardctl/record_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"railyardctl: operate Railyard clusters from the command line"};
@@ -22,12 +23,21 @@ int main(int argc, char** argv) {
   const std::vector<CLI::App*> admin_commands = railyard::ctl::AddAdminCommands(app, target);
   railyard::ctl::LoadCommandOptions load;
   CLI::App* load_command = railyard::ctl::AddLoadCommand(app, load);
+  railyard::ctl::RecordOptions record;
+  CLI::App* record_command = railyard::ctl::AddRecordCommand(app, record);
+  railyard::ctl::InspectOptions inspect;
+  CLI::App* inspect_command = railyard::ctl::AddInspectCommand(app, inspect);
+  railyard::ctl::WatchOptions watch;
+  CLI::App* watch_command = railyard::ctl::AddWatchCommand(app, watch);
 
   CLI11_PARSE(app, argc, argv);
   spdlog::set_default_logger(spdlog::stderr_color_mt("railyardctl"));  // stdout is for results.
   spdlog::set_level(spdlog::level::from_str(log_level));
   if (demo_command->parsed()) return railyard::ctl::RunDemo(demo);
   if (load_command->parsed()) return railyard::ctl::RunLoad(load);
+  if (record_command->parsed()) return railyard::ctl::RunRecord(record);
+  if (inspect_command->parsed()) return railyard::ctl::RunInspect(inspect);
+  if (watch_command->parsed()) return railyard::ctl::RunWatch(watch);
   for (CLI::App* command : admin_commands) {
     if (command->parsed()) return railyard::ctl::RunAdminCommand(command->get_name(), target);
   }

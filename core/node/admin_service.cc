@@ -2,6 +2,8 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
+#include <cctype>
 #include <string_view>
 
 namespace railyard::node {
@@ -76,7 +78,7 @@ rpc::Reply AdminService::Handle(const std::string& method, const rpc::CallContex
   }
   admin::AdminResponse response;
   if (method == "admin.Telemetry") {
-    *response.mutable_telemetry() = telemetry_();
+    *response.mutable_telemetry() = TelemetryWithCommands();
     return {rpc::Status::Ok(), response.SerializeAsString()};
   }
 
@@ -99,10 +101,33 @@ rpc::Reply AdminService::Handle(const std::string& method, const rpc::CallContex
     detail += (detail.empty() ? " indexes " : ",") + std::to_string(index);
   spdlog::info("audit: {} by {} ({}){} on {} -> {}", method, who, AdminRoleName(role), detail,
                options_.name, result.ToString());
+  {
+    admin::CommandEvent event;
+    event.set_unix_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
+                          std::chrono::system_clock::now().time_since_epoch())
+                          .count());
+    std::string command = method.substr(method.find('.') + 1);
+    std::transform(command.begin(), command.end(), command.begin(),
+                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+    event.set_command(command);
+    event.set_detail(detail);
+    event.set_by(who);
+    event.set_result(result.ToString());
+    std::lock_guard lock(recent_mu_);
+    recent_.push_back(std::move(event));
+    if (recent_.size() > 32) recent_.pop_front();
+  }
   if (!result.ok()) return {result, {}};
   response.set_message(method + " done on " + options_.name);
-  *response.mutable_telemetry() = telemetry_();
+  *response.mutable_telemetry() = TelemetryWithCommands();
   return {rpc::Status::Ok(), response.SerializeAsString()};
+}
+
+admin::Telemetry AdminService::TelemetryWithCommands() {
+  admin::Telemetry telemetry = telemetry_();
+  std::lock_guard lock(recent_mu_);
+  for (const admin::CommandEvent& event : recent_) *telemetry.add_recent_commands() = event;
+  return telemetry;
 }
 
 }  // namespace railyard::node

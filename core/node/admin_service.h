@@ -2,8 +2,10 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -49,11 +51,14 @@ class AdminService {
  private:
   rpc::Reply Handle(const std::string& method, const rpc::CallContext& call,
                     std::string_view payload);
+  admin::Telemetry TelemetryWithCommands();
 
   const AdminOptions options_;
   const TokenAuthenticator auth_;
   const std::function<admin::Telemetry()> telemetry_;
   const AdminCommands commands_;
+  std::mutex recent_mu_;
+  std::deque<admin::CommandEvent> recent_;  // GUARDED_BY(recent_mu_)
   rpc::Server server_;
 };
 

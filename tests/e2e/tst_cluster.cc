@@ -5,10 +5,12 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <map>
 #include <thread>
 
 #include "core/node/admin_client.h"
 #include "core/rpc/closed_loop_load.h"
+#include "core/trace/recording_reader.h"
 #include "railyard/docservice.pb.h"
 #include "tests/rpc/rpc_test_support.h"
 
@@ -242,6 +244,68 @@ class ClusterTest : public QObject {
     // Every node took part.
     for (const auto& n : nodes_) QVERIFY(HandledPuts(n->Telemetry()) > 0);
     QCOMPARE(Ctl({"load", "--duration-s", "1"}, &out), 2);  // No servers named.
+  }
+
+  void recordCapturesTelemetryAndCommands() {
+    // A cluster file naming the three nodes, as operators keep them.
+    QFile cluster(dir_->filePath("cluster.textproto"));
+    QVERIFY(cluster.open(QIODevice::WriteOnly));
+    for (size_t i = 0; i < nodes_.size(); ++i) {
+      cluster.write(QString("node { name: \"node%1\" admin: \"%2\" }\n")
+                        .arg(i)
+                        .arg(QString::fromStdString(nodes_[i]->admin().ToString()))
+                        .toUtf8());
+    }
+    cluster.close();
+    const QString recording = dir_->filePath("run.rec");
+    QProcess recorder;
+    recorder.start(RAILYARDCTL, {"record", "--cluster", cluster.fileName(), "--out", recording,
+                                 "--interval-ms", "100", "--token", kViewer});
+    QVERIFY(recorder.waitForStarted(5000));
+    QTest::qWait(400);
+    const QString admin1 = QString::fromStdString(nodes_[1]->admin().ToString());
+    QCOMPARE(Ctl({"drain", "-n", admin1, "--token", kOperator}), 0);
+    QCOMPARE(Ctl({"compact", "-n", admin1, "--token", kOperator}), 0);
+    QTest::qWait(400);
+    recorder.terminate();  // SIGTERM: a clean close.
+    QVERIFY(recorder.waitForFinished(10000));
+    QCOMPARE(recorder.exitCode(), 0);
+
+    std::unique_ptr<trace::RecordingReader> reader;
+    QVERIFY(trace::RecordingReader::Open(recording.toStdString(), &reader).ok());
+    std::vector<std::string> names;
+    QVERIFY(reader->Nodes(&names).ok());
+    QCOMPARE(names, (std::vector<std::string>{"node0", "node1", "node2"}));
+    std::map<std::string, uint64_t> last_sequence;
+    int64_t last_time = 0;
+    int snapshots = 0;
+    for (auto cursor = reader->NewSnapshotCursor(0); cursor->Valid(); cursor->Next()) {
+      const trace::Snapshot& snap = cursor->snapshot();
+      QVERIFY(snap.status.ok());
+      QVERIFY(snap.unix_ms >= last_time);                 // In time order,
+      QVERIFY(snap.sequence > last_sequence[snap.node]);  // and in each node's own order.
+      last_time = snap.unix_ms;
+      last_sequence[snap.node] = snap.sequence;
+      ++snapshots;
+    }
+    QVERIFY(snapshots >= 15);
+    std::vector<trace::Event> events;
+    QVERIFY(reader->Events(&events).ok());
+    QCOMPARE(events.size(), size_t{2});
+    QCOMPARE(events[0].kind, std::string("drain"));
+    QCOMPARE(events[1].kind, std::string("compact"));
+    QCOMPARE(events[0].node, std::string("node1"));
+    // The node shows lame duck after the drain, in the recording as it was live.
+    std::vector<trace::Snapshot> at_end;
+    QVERIFY(reader->Seek(last_time, &at_end).ok());
+    for (const trace::Snapshot& snap : at_end) {
+      QCOMPARE(snap.telemetry.state(),
+               snap.node == "node1" ? admin::NODE_LAME_DUCK : admin::NODE_SERVING);
+    }
+    QString out;
+    QCOMPARE(Ctl({"inspect", recording}, &out), 0);
+    QVERIFY(out.contains("nodes (3): node0 node1 node2"));
+    QVERIFY(out.contains("drain"));
   }
 
   void sigtermDrainsFlushesAndExitsCleanly() {

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <string>
+
+#include "app/railyardctl/admin_commands.h"
+
+namespace CLI {
+class App;
+}
+
+namespace railyard::ctl {
+
+struct RecordOptions {
+  AdminTarget target;
+  std::string out;
+  int interval_ms = 1000;
+  double duration_s = 0;  // 0: until Ctrl-C or SIGTERM.
+};
+
+struct InspectOptions {
+  std::string file;
+};
+
+struct WatchOptions {
+  AdminTarget target;
+  int interval_ms = 1000;
+  int count = 0;  // Refreshes before exiting; 0: until Ctrl-C.
+};
+
+CLI::App* AddRecordCommand(CLI::App& app, RecordOptions& options);
+CLI::App* AddInspectCommand(CLI::App& app, InspectOptions& options);
+CLI::App* AddWatchCommand(CLI::App& app, WatchOptions& options);
+
+// Polls every node's telemetry into a recording (core/trace), commands seen as events.
+int RunRecord(const RecordOptions& options);
+// Prints a recording's nodes, time span, snapshot count and events.
+int RunInspect(const InspectOptions& options);
+// The status table, refreshed.
+int RunWatch(const WatchOptions& options);
+
+}  // namespace railyard::ctl
