@@ -7,61 +7,59 @@
 #include <atomic>
 #include <csignal>
 #include <cstdio>
+#include <filesystem>
 #include <memory>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include "core/rpc/client.h"
-#include "core/rpc/closed_loop_load.h"
-#include "core/rpc/server.h"
+#include "core/node/load_generator.h"
+#include "core/node/node.h"
 
 namespace railyard::ctl {
 namespace {
 
-using rpc::Client;
-using rpc::ClosedLoopLoad;
-using rpc::Server;
 using Clock = std::chrono::steady_clock;
+namespace fs = std::filesystem;
 
-constexpr char kMethod[] = "demo.Work";
-
-std::string ClientLabel(uint64_t client_id, const std::vector<std::unique_ptr<Client>>& clients) {
+std::string ClientLabel(uint64_t client_id,
+                        const std::vector<std::unique_ptr<node::LoadGenerator>>& clients) {
   for (size_t i = 0; i < clients.size(); ++i) {
-    if (clients[i]->client_id() == client_id) return "c" + std::to_string(i);
+    if (clients[i]->client().client_id() == client_id) return "c" + std::to_string(i);
   }
-  return "?";  // Someone else's connection.
+  return "?";  // Someone else's connection, e.g. railyardctl.
 }
 
-void PrintTables(const std::vector<std::unique_ptr<Server>>& servers,
-                 const std::vector<std::unique_ptr<Client>>& clients,
-                 std::vector<uint64_t>& last_requests, double seconds, double elapsed_s,
+void PrintTables(const std::vector<std::unique_ptr<node::Node>>& nodes,
+                 const std::vector<std::unique_ptr<node::LoadGenerator>>& clients, double elapsed_s,
                  bool redraw) {
   if (redraw) std::printf("\033[H\033[2J");
-  std::printf("Railyard demo: %zu servers, %zu clients on loopback, %.0f s (Ctrl-C to stop)\n\n",
-              servers.size(), clients.size(), elapsed_s);
-  std::printf("%-10s %-9s %9s %10s  %s\n", "server", "state", "req/s", "requests",
-              "slots (slot:client, * busy)");
-  for (size_t i = 0; i < servers.size(); ++i) {
-    const rpc::ServerCounters counters = servers[i]->counters();
-    const double rate = static_cast<double>(counters.requests - last_requests[i]) / seconds;
-    last_requests[i] = counters.requests;
+  std::printf(
+      "Railyard demo: %zu docstore nodes, %zu load clients on loopback, %.0f s "
+      "(Ctrl-C to stop)\n\n",
+      nodes.size(), clients.size(), elapsed_s);
+  std::printf("%-7s %-9s %-21s %8s %7s %9s  %s\n", "node", "state", "admin", "req/s", "indexes",
+              "memtable", "slots (slot:client, * busy)");
+  for (const auto& n : nodes) {
+    const admin::Telemetry t = n->Snapshot();
     std::string slots;
-    for (const rpc::SlotInfo& slot : servers[i]->SlotSnapshot()) {
-      slots += std::to_string(slot.slot) + ":" + ClientLabel(slot.client_id, clients) +
-               (slot.busy ? "* " : " ");
+    for (const admin::SlotEntry& slot : t.slots()) {
+      slots += std::to_string(slot.slot()) + ":" + ClientLabel(slot.client_id(), clients) +
+               (slot.busy() ? "* " : " ");
     }
-    std::printf("%-10s %-9s %9.0f %10llu  %s\n", servers[i]->name().c_str(),
-                std::string(rpc::ServerStateName(servers[i]->state())).c_str(), rate,
-                static_cast<unsigned long long>(counters.requests), slots.c_str());
+    std::printf("%-7s %-9s %-21s %8.0f %7d %9llu  %s\n", t.node().c_str(),
+                t.state() == admin::NODE_SERVING ? "serving" : "lame-duck",
+                t.admin_address().c_str(), t.throughput().requests_per_s(),
+                t.storage().indexes_size(),
+                static_cast<unsigned long long>(t.storage().memtable_entries()), slots.c_str());
   }
-  std::printf("\n%-7s %5s %9s %8s %8s %8s  %s\n", "client", "pool", "requests", "retries",
-              "rejects", "swaps", "pool (server/slot, best first)");
+  std::printf("\n%-7s %5s %9s %8s %8s %8s  %s\n", "client", "pool", "calls", "retries", "rejects",
+              "swaps", "pool (node/slot, best first)");
   for (size_t i = 0; i < clients.size(); ++i) {
-    const rpc::PoolSnapshot pool = clients[i]->Snapshot();
+    const rpc::PoolSnapshot pool = clients[i]->client().Snapshot();
     std::string entries;
     for (const rpc::PoolEntrySnapshot& e : pool.entries) {
-      entries += "s" + std::to_string(e.server) + "/" + std::to_string(e.slot) + " ";
+      entries += "n" + std::to_string(e.server) + "/" + std::to_string(e.slot) + " ";
     }
     std::printf("c%-6zu %2zu/%-2zu %9llu %8llu %8llu %8llu  %s\n", i, pool.entries.size(),
                 pool.capacity, static_cast<unsigned long long>(pool.counters.requests),
@@ -69,6 +67,8 @@ void PrintTables(const std::vector<std::unique_ptr<Server>>& servers,
                 static_cast<unsigned long long>(pool.counters.rejections),
                 static_cast<unsigned long long>(pool.counters.replacements), entries.c_str());
   }
+  std::printf("\nTry: railyardctl status -n %s   (or drain it, and watch the clients move away)\n",
+              nodes.front()->admin_endpoint().ToString().c_str());
   std::fflush(stdout);
 }
 
@@ -76,24 +76,24 @@ void PrintTables(const std::vector<std::unique_ptr<Server>>& servers,
 
 CLI::App* AddDemoCommand(CLI::App& app, DemoOptions& o) {
   CLI::App* demo = app.add_subcommand(
-      "demo", "Run servers and load clients on loopback and watch Boxcar balance them");
-  demo->add_option("--servers", o.servers, "Number of servers")
+      "demo", "Run a local cluster of docstore nodes with load on loopback and watch it balance");
+  demo->add_option("--nodes", o.nodes, "Number of nodes")
+      ->check(CLI::Range(1, 16))
+      ->capture_default_str();
+  demo->add_option("--clients", o.clients, "Number of load clients")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
-  demo->add_option("--clients", o.clients, "Number of clients")
-      ->check(CLI::Range(1, 64))
-      ->capture_default_str();
-  demo->add_option("--concurrency", o.concurrency, "Concurrent callers per client")
+  demo->add_option("--concurrency", o.concurrency, "Calls in flight per client")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
   demo->add_option("--pool-size", o.pool_size, "Connections per client pool")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
-  demo->add_option("--service-time-us", o.service_time_us, "Work per request on a server")
-      ->check(CLI::Range(0, 1000000))
+  demo->add_option("--read-fraction", o.read_fraction, "Share of calls that are reads")
+      ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  demo->add_option("--slow-factor", o.slow_factor, "The last server is this many times slower")
-      ->check(CLI::Range(1.0, 100.0))
+  demo->add_option("--memtable-entries", o.memtable_entries, "In-memory index size per node")
+      ->check(CLI::Range(size_t{100}, size_t{1} << 26))
       ->capture_default_str();
   demo->add_option("--interval-ms", o.interval_ms, "Refresh interval")
       ->check(CLI::Range(100, 60000))
@@ -101,90 +101,90 @@ CLI::App* AddDemoCommand(CLI::App& app, DemoOptions& o) {
   demo->add_option("--duration-s", o.duration_s, "Stop after this long (0: until Ctrl-C)")
       ->check(CLI::Range(0, 86400))
       ->capture_default_str();
+  demo->add_option("--data-dir", o.data_dir, "Keep the nodes' data here (default: a temp folder)");
   return demo;
 }
 
 int RunDemo(const DemoOptions& o) {
-  std::vector<std::unique_ptr<Server>> servers;
-  std::vector<rpc::Endpoint> endpoints;
-  for (size_t i = 0; i < o.servers; ++i) {
-    rpc::ServerOptions options;
-    options.name = "server-" + std::to_string(i);
+  const bool temporary = o.data_dir.empty();
+  std::error_code ec;
+  const fs::path root =
+      temporary ? fs::temp_directory_path(ec) / ("railyard-demo-" + std::to_string(::getpid()))
+                : fs::path(o.data_dir);
+  std::vector<std::unique_ptr<node::Node>> nodes;
+  std::vector<rpc::Endpoint> services;
+  for (size_t i = 0; i < o.nodes; ++i) {
+    node::NodeOptions options;
+    options.name = "node" + std::to_string(i);
+    options.data_dir = (root / options.name).string();
     options.io_threads = 1;
-    auto server = std::make_unique<Server>(options);
-    const bool slow = o.servers > 1 && i + 1 == o.servers;
-    const auto work = std::chrono::microseconds(
-        static_cast<int64_t>(o.service_time_us * (slow ? o.slow_factor : 1.0)));
-    server->RegisterHandler(kMethod, [work](const rpc::CallContext&, std::string_view payload) {
-      std::this_thread::sleep_for(work);
-      return rpc::Reply{{}, std::string(payload)};
-    });
-    if (const rpc::Status status = server->Start(); !status.ok()) {
+    options.worker_threads = 4;
+    options.storage.memtable_entries = o.memtable_entries;
+    options.storage.bloom_memory_budget = 8 << 20;
+    std::unique_ptr<node::Node> n;
+    if (const rpc::Status status = node::Node::Open(options, &n); !status.ok()) {
       std::fprintf(stderr, "railyardctl demo: %s\n", status.ToString().c_str());
       return 1;
     }
-    endpoints.push_back(server->endpoint());
-    servers.push_back(std::move(server));
+    services.push_back(n->endpoint());
+    nodes.push_back(std::move(n));
   }
 
-  std::vector<std::unique_ptr<Client>> clients;
-  std::vector<std::unique_ptr<ClosedLoopLoad>> loads;
+  std::vector<std::unique_ptr<node::LoadGenerator>> clients;
   for (size_t i = 0; i < o.clients; ++i) {
-    rpc::ClientOptions options;
-    options.servers = endpoints;
-    options.pool_size = o.pool_size;
-    options.client_name = "demo-client-" + std::to_string(i);
-    auto client = std::make_unique<Client>(options);
-    if (const rpc::Status status = client->Start(); !status.ok()) {
+    node::LoadOptions load;
+    load.servers = services;
+    load.pool_size = o.pool_size;
+    load.concurrency = o.concurrency;
+    load.read_fraction = o.read_fraction;
+    load.keys = o.keys;
+    load.distribution = node::KeyChooser::Distribution::kZipfian;
+    load.client_name = "demo-client-" + std::to_string(i);
+    load.seed = i + 1;
+    clients.push_back(std::make_unique<node::LoadGenerator>(load));
+    if (const rpc::Status status = clients.back()->Start(); !status.ok()) {
       std::fprintf(stderr, "railyardctl demo: %s\n", status.ToString().c_str());
       return 1;
     }
-    client->WaitForPool(o.pool_size, std::chrono::seconds(2));
-    loads.push_back(std::make_unique<ClosedLoopLoad>(*client, kMethod, "ping", o.concurrency));
-    clients.push_back(std::move(client));
   }
-  for (auto& load : loads) load->Start();
 
   // Signals are handled on their own thread; the main loop polls the flag between refreshes.
   std::atomic<bool> interrupted{false};
   asio::io_context signal_io;
   asio::signal_set signals(signal_io, SIGINT, SIGTERM);
-  signals.async_wait([&](const asio::error_code& ec, int) {
-    if (!ec) interrupted = true;
+  signals.async_wait([&](const asio::error_code& error, int) {
+    if (!error) interrupted = true;
   });
   std::thread signal_thread([&] { signal_io.run(); });
 
   const bool redraw = isatty(STDOUT_FILENO);
   const Clock::time_point start = Clock::now();
-  const auto interval = std::chrono::milliseconds(o.interval_ms);
-  std::vector<uint64_t> last_requests(servers.size(), 0);
-  Clock::time_point last_print = start;
+  Clock::time_point next = start;
   while (!interrupted) {
-    const Clock::time_point next = last_print + interval;
+    next += std::chrono::milliseconds(o.interval_ms);
     while (!interrupted && Clock::now() < next)
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    const Clock::time_point now = Clock::now();
-    PrintTables(servers, clients, last_requests,
-                std::chrono::duration<double>(now - last_print).count(),
-                std::chrono::duration<double>(now - start).count(), redraw);
-    last_print = now;
-    if (o.duration_s > 0 && now - start >= std::chrono::seconds(o.duration_s)) break;
+    const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
+    PrintTables(nodes, clients, elapsed, redraw);
+    if (o.duration_s > 0 && elapsed >= o.duration_s) break;
   }
-
   signals.cancel();
   signal_thread.join();
-  for (auto& load : loads) load->Stop();
-  for (auto& load : loads) load->WaitIdle(std::chrono::seconds(5));
-  uint64_t ok = 0, failed = 0;
-  for (auto& load : loads) {
-    ok += load->succeeded();
-    failed += load->failed();
+
+  uint64_t calls = 0, failed = 0;
+  for (auto& client : clients) {
+    client->Stop();
+    const node::LoadReport report = client->Report();
+    calls += report.requests;
+    failed += report.errors + report.rejections;
   }
-  for (auto& client : clients) client->Stop();
-  for (auto& server : servers) server->Stop();
+  for (auto& n : nodes) n->Shutdown(std::chrono::milliseconds(1000));
+  nodes.clear();
+  if (temporary) fs::remove_all(root, ec);
   std::printf("\ndemo finished: %llu requests succeeded, %llu failed\n",
-              static_cast<unsigned long long>(ok), static_cast<unsigned long long>(failed));
-  return 0;
+              static_cast<unsigned long long>(calls - failed),
+              static_cast<unsigned long long>(failed));
+  return failed == 0 ? 0 : 1;
 }
 
 }  // namespace railyard::ctl
