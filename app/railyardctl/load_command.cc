@@ -6,12 +6,15 @@
 #include <asio.hpp>
 #include <csignal>
 #include <cstdio>
+#include <mutex>
 #include <thread>
 
 #include "app/railyardctl/admin_commands.h"
 #include "core/node/admin_service.h"
 #include "core/node/config.h"
 #include "core/node/telemetry.h"
+#include "core/trace/recording_reader.h"
+#include "core/trace/recording_writer.h"
 
 namespace railyard::ctl {
 
@@ -58,6 +61,37 @@ void PrintSummary(const node::LoadReport& r, bool json) {
   }
 }
 
+// Reads a recorded workload into a replay schedule.
+int LoadReplay(const std::string& path, double speed, node::LoadOptions* load) {
+  std::unique_ptr<trace::RecordingReader> reader;
+  if (trace::Status s = trace::RecordingReader::Open(path, &reader); !s.ok()) {
+    std::fprintf(stderr, "railyardctl: %s\n", s.ToString().c_str());
+    return kExitUsage;
+  }
+  int64_t first = -1;
+  for (auto cursor = reader->NewWorkloadCursor(0); cursor->Valid(); cursor->Next()) {
+    const trace::WorkloadOp& op = cursor->op();
+    if (!op.status.ok()) {
+      std::fprintf(stderr, "railyardctl: skipping %s\n", op.status.ToString().c_str());
+      continue;
+    }
+    if (first < 0) first = op.unix_ms;
+    const char code = op.op == trace::WorkloadOpKind::kGet      ? 'g'
+                      : op.op == trace::WorkloadOpKind::kDelete ? 'd'
+                                                                : 'p';
+    load->replay.push_back({std::chrono::milliseconds(op.unix_ms - first), code, op.key,
+                            static_cast<size_t>(op.size)});
+  }
+  if (load->replay.empty()) {
+    std::fprintf(stderr, "railyardctl: %s holds no workload to replay\n", path.c_str());
+    return kExitUsage;
+  }
+  load->replay_speed = speed;
+  std::fprintf(stderr, "load: replaying %zu operations from %s at %.2fx\n", load->replay.size(),
+               path.c_str(), speed);
+  return kExitOk;
+}
+
 }  // namespace
 
 CLI::App* AddLoadCommand(CLI::App& app, LoadCommandOptions& o) {
@@ -98,6 +132,14 @@ CLI::App* AddLoadCommand(CLI::App& app, LoadCommandOptions& o) {
   load->add_option("--admin-listen", o.admin_listen,
                    "Expose this client's telemetry on host:port (e.g. 127.0.0.1:0)");
   load->add_flag("--json", o.json, "Print the summary as one JSON line");
+  load->add_option("--record-workload", o.record_workload,
+                   "Record every operation sent (time, op, key, size) into this recording");
+  load->add_option("--replay", o.replay, "Replay the workload recorded in this file")
+      ->check(CLI::ExistingFile);
+  load->add_option("--replay-speed", o.replay_speed, "Replay at this multiple of the recorded rate")
+      ->check(CLI::Range(0.01, 1000.0))
+      ->capture_default_str();
+  load->callback([load, &o] { o.duration_given = load->count("--duration-s") > 0; });
   return load;
 }
 
@@ -126,7 +168,32 @@ int RunLoad(LoadCommandOptions o) {
   }
   o.load.distribution = o.distribution == "zipfian" ? node::KeyChooser::Distribution::kZipfian
                                                     : node::KeyChooser::Distribution::kUniform;
-  node::LoadGenerator generator(o.load);
+  if (!o.replay.empty()) {
+    if (int rc = LoadReplay(o.replay, o.replay_speed, &o.load); rc != kExitOk) return rc;
+    if (!o.duration_given) o.duration_s = 1e9;  // Until the workload is done.
+  }
+  std::unique_ptr<trace::RecordingWriter> workload;
+  std::mutex workload_mu;
+  node::LoadGenerator::OpObserver observer;
+  if (!o.record_workload.empty()) {
+    trace::WriterOptions writer_options;
+    writer_options.writer = "railyardctl load";
+    if (trace::Status s =
+            trace::RecordingWriter::Create(o.record_workload, writer_options, &workload);
+        !s.ok()) {
+      std::fprintf(stderr, "railyardctl: %s\n", s.ToString().c_str());
+      return kExitUsage;
+    }
+    observer = [&workload, &workload_mu](char op, uint64_t key, size_t size) {
+      const int64_t now = node::UnixMillis(std::chrono::system_clock::now());
+      const trace::WorkloadOpKind kind = op == 'g'   ? trace::WorkloadOpKind::kGet
+                                         : op == 'd' ? trace::WorkloadOpKind::kDelete
+                                                     : trace::WorkloadOpKind::kPut;
+      std::lock_guard lock(workload_mu);
+      workload->AppendWorkload(now, kind, key, size);
+    };
+  }
+  node::LoadGenerator generator(o.load, observer);
 
   std::unique_ptr<node::AdminService> admin;
   std::atomic<uint64_t> sequence{0};
@@ -179,7 +246,7 @@ int RunLoad(LoadCommandOptions o) {
   const Clock::time_point end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                    std::chrono::duration<double>(o.duration_s));
   Clock::time_point next_progress = Clock::now() + std::chrono::milliseconds(o.progress_ms);
-  while (!interrupted && Clock::now() < end) {
+  while (!interrupted && Clock::now() < end && !generator.finished()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     if (Clock::now() >= next_progress) {
       PrintProgress(generator.Report(), tty);
@@ -193,6 +260,13 @@ int RunLoad(LoadCommandOptions o) {
   if (tty) std::fputc('\n', stderr);
   PrintSummary(report, o.json);
   if (admin) admin->Stop();
+  if (workload) {
+    std::lock_guard lock(workload_mu);
+    if (trace::Status s = workload->Close(); !s.ok()) {
+      std::fprintf(stderr, "railyardctl: %s\n", s.ToString().c_str());
+      return kExitFailed;
+    }
+  }
   return report.errors == 0 ? kExitOk : kExitFailed;
 }
 

@@ -20,6 +20,10 @@ struct LoadCommandOptions {
   int progress_ms = 1000;
   std::string admin_listen;  // Empty: no admin service.
   bool json = false;
+  std::string record_workload;  // Write every operation issued to this recording.
+  std::string replay;           // Replay the workload recorded in this file.
+  double replay_speed = 1.0;
+  bool duration_given = false;  // A replay otherwise runs until its workload is done.
 };
 
 CLI::App* AddLoadCommand(CLI::App& app, LoadCommandOptions& options);

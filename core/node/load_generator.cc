@@ -29,18 +29,55 @@ rpc::LoadRequest LoadGenerator::NextRequest() {
     key = keys_.Next();
     read = std::uniform_real_distribution<double>(0, 1)(rng_) < options_.read_fraction;
   }
-  if (observer_) observer_(read ? 'g' : 'p', key, read ? 0 : options_.value_size);
-  if (read) {
+  const char op = read ? 'g' : 'p';
+  const size_t size = read ? 0 : options_.value_size;
+  if (observer_) observer_(op, key, size);
+  return RequestFor(op, key, size);
+}
+
+rpc::LoadRequest LoadGenerator::RequestFor(char op, uint64_t key, size_t size) const {
+  if (op == 'g') {
     doc::GetRequest get;
     get.set_id(key);
     return {"doc.Get", get.SerializeAsString()};
   }
+  if (op == 'd') {
+    doc::DeleteRequest del;
+    del.set_id(key);
+    return {"doc.Delete", del.SerializeAsString()};
+  }
   doc::PutRequest put;
   put.set_id(key);
-  std::string value(options_.value_size, '\0');
+  std::string value(size, '\0');
   for (size_t i = 0; i < value.size(); ++i) value[i] = static_cast<char>('a' + (key + i) % 26);
   put.set_doc(std::move(value));
   return {"doc.Put", put.SerializeAsString()};
+}
+
+void LoadGenerator::Issue(const rpc::LoadRequest& request) {
+  open_in_flight_.fetch_add(1);
+  client_->AsyncCall(
+      request.method, request.payload,
+      [this, request, start = Clock::now()](rpc::CallResult&& result) {
+        OnResult(request, result, Clock::now() - start);
+        open_in_flight_.fetch_sub(1);
+      },
+      options_.timeout);
+}
+
+void LoadGenerator::ReplayLoop() {
+  const double speed = options_.replay_speed > 0 ? options_.replay_speed : 1.0;
+  const Clock::time_point start = Clock::now();
+  for (const ScheduledOp& op : options_.replay) {
+    if (stopping_) return;
+    std::this_thread::sleep_until(start + std::chrono::duration_cast<Clock::duration>(
+                                              std::chrono::duration<double, std::micro>(
+                                                  static_cast<double>(op.offset.count()) / speed)));
+    if (stopping_) return;
+    if (observer_) observer_(op.op, op.key, op.size);
+    Issue(RequestFor(op.op, op.key, op.size));
+  }
+  finished_ = true;
 }
 
 void LoadGenerator::OnResult(const rpc::LoadRequest& request, const rpc::CallResult& result,
@@ -77,7 +114,9 @@ rpc::Status LoadGenerator::Start() {
   started_ = Clock::now();
   auto observe = [this](const rpc::LoadRequest& request, const rpc::CallResult& result,
                         std::chrono::nanoseconds latency) { OnResult(request, result, latency); };
-  if (options_.rate > 0) {
+  if (!options_.replay.empty()) {
+    open_loop_ = std::thread([this] { ReplayLoop(); });
+  } else if (options_.rate > 0) {
     open_loop_ = std::thread([this] { OpenLoop(); });
   } else {
     closed_loop_ = std::make_unique<rpc::ClosedLoopLoad>(
@@ -97,15 +136,7 @@ void LoadGenerator::OpenLoop() {
   while (!stopping_) {
     std::this_thread::sleep_until(next);
     next += interval;
-    const rpc::LoadRequest request = NextRequest();
-    open_in_flight_.fetch_add(1);
-    client_->AsyncCall(
-        request.method, request.payload,
-        [this, request, start = Clock::now()](rpc::CallResult&& result) {
-          OnResult(request, result, Clock::now() - start);
-          open_in_flight_.fetch_sub(1);
-        },
-        options_.timeout);
+    Issue(NextRequest());
   }
 }
 

@@ -17,6 +17,14 @@
 
 namespace railyard::node {
 
+// One operation of a workload to replay, at `offset` from the workload's start.
+struct ScheduledOp {
+  std::chrono::microseconds offset{0};
+  char op = 'g';  // 'g' get, 'p' put, 'd' delete
+  uint64_t key = 0;
+  size_t size = 0;  // Value size of a put.
+};
+
 struct LoadOptions {
   std::vector<rpc::Endpoint> servers;
   size_t pool_size = 32;
@@ -30,6 +38,10 @@ struct LoadOptions {
   std::chrono::milliseconds timeout{5000};
   std::string client_name = "railyardctl-load";
   uint64_t seed = 1;
+  // When set, replays these operations (at their offsets divided by replay_speed) instead of
+  // generating a workload; rate, concurrency, mix and keys are then ignored.
+  std::vector<ScheduledOp> replay;
+  double replay_speed = 1.0;
 };
 
 struct LoadReport {
@@ -61,6 +73,8 @@ class LoadGenerator {
   rpc::Status Start();
   // Stops issuing and waits (bounded) for calls in flight.
   void Stop();
+  // A replay has issued every operation.
+  bool finished() const { return finished_.load(); }
   LoadReport Report() const;
 
   rpc::Client& client() { return *client_; }
@@ -68,6 +82,9 @@ class LoadGenerator {
 
  private:
   rpc::LoadRequest NextRequest();
+  rpc::LoadRequest RequestFor(char op, uint64_t key, size_t size) const;
+  void Issue(const rpc::LoadRequest& request);
+  void ReplayLoop();
   void OnResult(const rpc::LoadRequest& request, const rpc::CallResult& result,
                 std::chrono::nanoseconds latency);
   void OpenLoop();
@@ -78,6 +95,7 @@ class LoadGenerator {
   std::unique_ptr<rpc::ClosedLoopLoad> closed_loop_;
   std::thread open_loop_;
   std::atomic<bool> stopping_{false};
+  std::atomic<bool> finished_{false};
   std::atomic<int64_t> open_in_flight_{0};
   std::chrono::steady_clock::time_point started_;
   std::chrono::steady_clock::time_point stopped_;

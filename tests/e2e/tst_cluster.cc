@@ -246,6 +246,37 @@ class ClusterTest : public QObject {
     QCOMPARE(Ctl({"load", "--duration-s", "1"}, &out), 2);  // No servers named.
   }
 
+  void loadRecordsItsWorkloadAndReplaysIt() {
+    const QString workload = dir_->filePath("workload.rec");
+    const QString service = QString::fromStdString(nodes_[0]->service().ToString());
+    QString out;
+    QCOMPARE(Ctl({"load", "-s", service, "--rate", "400", "--duration-s", "1", "--read-fraction",
+                  "0.5", "--record-workload", workload, "--json"},
+                 &out),
+             0);
+    const auto summary_of = [](const QString& text) {
+      const qsizetype at = text.indexOf("{\"load\":\"summary\"");
+      return QJsonDocument::fromJson(text.mid(at).section('\n', 0, 0).toUtf8()).object();
+    };
+    const double sent = summary_of(out)["requests"].toDouble();
+    QVERIFY(sent > 100);
+    uint64_t recorded = 0;
+    std::unique_ptr<trace::RecordingReader> reader;
+    QVERIFY(trace::RecordingReader::Open(workload.toStdString(), &reader).ok());
+    for (auto cursor = reader->NewWorkloadCursor(0); cursor->Valid(); cursor->Next()) {
+      QVERIFY(cursor->op().status.ok());
+      ++recorded;
+    }
+    QCOMPARE(static_cast<double>(recorded), sent);  // Every operation sent was recorded.
+    const uint64_t puts_before = HandledPuts(nodes_[0]->Telemetry());
+    QCOMPARE(
+        Ctl({"load", "-s", service, "--replay", workload, "--replay-speed", "4", "--json"}, &out),
+        0);
+    QCOMPARE(summary_of(out)["requests"].toDouble(), sent);  // The same operations, again.
+    QCOMPARE(summary_of(out)["errors"].toDouble(), 0.0);
+    QVERIFY(HandledPuts(nodes_[0]->Telemetry()) > puts_before);
+  }
+
   void recordCapturesTelemetryAndCommands() {
     // A cluster file naming the three nodes, as operators keep them.
     QFile cluster(dir_->filePath("cluster.textproto"));
