@@ -131,31 +131,55 @@ class ClusterTest : public QObject {
     dir_.reset();
   }
 
+  // `railyardctl load` against the whole cluster, as a process; its JSON summary says what
+  // happened to every call.
+  QProcess* StartLoad(double seconds) {
+    auto* load = new QProcess(this);
+    QStringList args{"load",
+                     "--duration-s",
+                     QString::number(seconds),
+                     "--concurrency",
+                     "6",
+                     "--read-fraction",
+                     "0.5",
+                     "--keys",
+                     "5000",
+                     "--json"};
+    for (const auto& n : nodes_)
+      args << "--server" << QString::fromStdString(n->service().ToString());
+    load->start(RAILYARDCTL, args);
+    return load;
+  }
+
+  static QJsonObject FinishLoad(QProcess* load, int* exit_code) {
+    if (!load->waitForFinished(60000)) load->kill();
+    *exit_code = load->exitCode();
+    const QString out = QString::fromUtf8(load->readAllStandardOutput());
+    const qsizetype at = out.indexOf("{\"load\":\"summary\"");
+    return QJsonDocument::fromJson(out.mid(at).section('\n', 0, 0).toUtf8()).object();
+  }
+
   void drainLosesNoRequestAndEmptiesSlots() {
-    rpc::ClientOptions options = rpc::testing::FastClientOptions(Services(), 32);
-    options.client_name = "load";
-    rpc::Client client(options);
-    QVERIFY(client.Start().ok());
-    QVERIFY(client.WaitForPool(32, std::chrono::seconds(5)));
-    rpc::ClosedLoopLoad load(client, "doc.Put", PutPayload(7), 6);
-    load.Start();
-    QTest::qWait(300);
+    QProcess* load = StartLoad(3);
+    QVERIFY(load->waitForStarted(5000));
+    QVERIFY(WaitUntil([&] { return HandledPuts(nodes_[1]->Telemetry()) > 50; }));
     QString out;
     QCOMPARE(Ctl({"drain", "--node", QString::fromStdString(nodes_[1]->admin().ToString()),
                   "--token", kOperator},
                  &out),
              0);
-    QVERIFY(WaitUntil([&] { return rpc::testing::PooledSlots(client, 1).empty(); }));
-    // Its slot table empties (the acquirer's occasional probe is refused and leaves at once).
+    // Its slot table empties (the acquirers' occasional probes are refused and leave at once).
     QVERIFY(WaitUntil([&] { return nodes_[1]->Telemetry().slots_size() == 0; }));
     QCOMPARE(nodes_[1]->Telemetry().state(), admin::NODE_LAME_DUCK);
     const uint64_t puts_at_drain = HandledPuts(nodes_[1]->Telemetry());
     QTest::qWait(400);
     QCOMPARE(HandledPuts(nodes_[1]->Telemetry()), puts_at_drain);  // No new request reached it.
-    load.Stop();
-    QVERIFY(load.WaitIdle(std::chrono::seconds(10)));
-    QCOMPARE(load.failed(), uint64_t{0});
-    QVERIFY(load.succeeded() > 100);
+    int exit_code = -1;
+    const QJsonObject summary = FinishLoad(load, &exit_code);
+    QCOMPARE(exit_code, 0);
+    QVERIFY(summary["requests"].toDouble() > 100);
+    QCOMPARE(summary["errors"].toDouble(), 0.0);
+    QCOMPARE(summary["rejections"].toDouble(), 0.0);
     QCOMPARE(Ctl({"undrain", "-n", QString::fromStdString(nodes_[1]->admin().ToString()), "--token",
                   kOperator}),
              0);
@@ -163,26 +187,22 @@ class ClusterTest : public QObject {
   }
 
   void sigkillLosesNoRequestAndRestartBringsTrafficBack() {
-    rpc::ClientOptions options = rpc::testing::FastClientOptions(Services(), 32);
-    rpc::Client client(options);
-    QVERIFY(client.Start().ok());
-    QVERIFY(client.WaitForPool(32, std::chrono::seconds(5)));
-    rpc::ClosedLoopLoad load(client, "doc.Put", PutPayload(9), 6);
-    load.Start();
-    QTest::qWait(300);
+    QProcess* load = StartLoad(4);
+    QVERIFY(load->waitForStarted(5000));
+    QVERIFY(WaitUntil([&] { return HandledPuts(nodes_[2]->Telemetry()) > 50; }));
     const rpc::Endpoint service = nodes_[2]->service(), admin_at = nodes_[2]->admin();
     nodes_[2]->Kill();  // SIGKILL
     QTest::qWait(500);
-    QVERIFY(rpc::testing::PooledSlots(client, 2).empty());
-    // Same ports, same data: the clients find it again on their own.
+    // Same ports, same data: the load's clients find it again on their own.
     QVERIFY(nodes_[2]->Start(service.port, admin_at.port));
     QVERIFY(WaitUntil([&] { return HandledPuts(nodes_[2]->Telemetry()) > 20; }));
-    load.Stop();
-    QVERIFY(load.WaitIdle(std::chrono::seconds(10)));
-    QVERIFY2(load.failed() == 0, std::to_string(load.failed()).c_str());
-    qInfo("SIGKILL of one of 3 nodes: %llu puts ok, %llu retried, 0 failed",
-          static_cast<unsigned long long>(load.succeeded()),
-          static_cast<unsigned long long>(client.Snapshot().counters.retries));
+    int exit_code = -1;
+    const QJsonObject summary = FinishLoad(load, &exit_code);
+    QCOMPARE(exit_code, 0);
+    QCOMPARE(summary["errors"].toDouble(), 0.0);
+    QCOMPARE(summary["rejections"].toDouble(), 0.0);
+    qInfo("SIGKILL of one of 3 nodes under railyardctl load: %.0f calls, %.0f retried, 0 failed",
+          summary["requests"].toDouble(), summary["retries"].toDouble());
   }
 
   void compactShowsANewCompactionSet() {
