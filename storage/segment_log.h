@@ -84,12 +84,12 @@ class SegmentLog {
     uint64_t visible = 0;  // Bytes readers may touch (the current segment: current_size_).
   };
   std::map<uint32_t, Readable> readable_;  // GUARDED_BY(mu_)
-  File writer_;                                        // GUARDED_BY(mu_)
-  std::shared_ptr<File> writer_sync_;  // The current segment, for fsync without mu_.
-  uint32_t current_ = 0;               // GUARDED_BY(mu_)
-  uint64_t current_size_ = 0;          // GUARDED_BY(mu_)
-  uint64_t closed_bytes_ = 0;          // GUARDED_BY(mu_): bytes in earlier segments.
-  BlockBuilder open_block_;            // GUARDED_BY(mu_)
+  File writer_;                            // GUARDED_BY(mu_)
+  std::shared_ptr<File> writer_sync_;      // The current segment, for fsync without mu_.
+  uint32_t current_ = 0;                   // GUARDED_BY(mu_)
+  uint64_t current_size_ = 0;              // GUARDED_BY(mu_)
+  uint64_t closed_bytes_ = 0;              // GUARDED_BY(mu_): bytes in earlier segments.
+  BlockBuilder open_block_;                // GUARDED_BY(mu_)
 };
 
 }  // namespace railyard::storage
