@@ -225,7 +225,7 @@ Status DocStoreImpl::Write(const WriteBatch& batch) {
 Status DocStoreImpl::WriteOps(std::vector<WalOp>& ops) {
   std::unique_lock lock(write_mu_);
   if (closed_) return Status::InvalidArgument("the store is closed");
-  if (Status s = MakeRoom(ops.size(), lock); !s.ok()) return s;
+  if (Status s = MakeRoom(ops.size()); !s.ok()) return s;
   uint64_t puts = 0;
   for (WalOp& op : ops) {
     if (op.kind != EntryKind::kPut) continue;
@@ -252,7 +252,7 @@ Status DocStoreImpl::WriteOps(std::vector<WalOp>& ops) {
   return Status::Ok();
 }
 
-Status DocStoreImpl::MakeRoom(size_t count, std::unique_lock<std::mutex>& write_lock) {
+Status DocStoreImpl::MakeRoom(size_t count) {
   if (count > options_.memtable_entries) {
     return Status::InvalidArgument("a batch of " + std::to_string(count) +
                                    " writes exceeds the in-memory index (" +
@@ -281,7 +281,6 @@ Status DocStoreImpl::MakeRoom(size_t count, std::unique_lock<std::mutex>& write_
     }
     if (bg_stop_) return Status::InvalidArgument("the store is closing");
   }
-  (void)write_lock;
   return Status::Ok();
 }
 

@@ -68,9 +68,9 @@ class DocStoreImpl final : public DocStore {
   Status FlushDuringReplay();
 
   Status WriteOps(std::vector<WalOp>& ops);
-  Status MakeRoom(size_t count, std::unique_lock<std::mutex>& write_lock);
-  Status Freeze();    // REQUIRES: write_mu_ held.
-  Status StartWal();  // REQUIRES: write_mu_ held.
+  Status MakeRoom(size_t count);  // REQUIRES: write_mu_ held.
+  Status Freeze();                // REQUIRES: write_mu_ held.
+  Status StartWal();              // REQUIRES: write_mu_ held.
   Status FlushFrozen(const Frozen& frozen);
   Status InstallIndex(const std::vector<std::shared_ptr<DiskIndex>>& inputs,
                       std::unique_ptr<EntrySource> newest_source, uint64_t newest_entries,

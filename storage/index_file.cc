@@ -122,7 +122,6 @@ Status IndexFile::Open(const std::string& path, uint64_t number, std::shared_ptr
 
 IndexFile::~IndexFile() {
   if (data_) ::munmap(const_cast<char*>(data_), size_);
-  if (obsolete_) ::unlink(path_.c_str());
 }
 
 IndexEntry IndexFile::DecodeEntry(const char* p) {

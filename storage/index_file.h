@@ -44,8 +44,8 @@ class IndexFileWriter {
 
 // A read-only, memory-mapped index file.
 //
-// Thread safety: all methods may be called concurrently. The file is deleted when the last
-// reference goes if MarkObsolete() was called (a compaction replaced it).
+// Thread safety: all methods may be called concurrently. A compaction unlinks a replaced file's
+// name at once; readers still holding it keep their mapping.
 class IndexFile {
  public:
   static Status Open(const std::string& path, uint64_t number, std::shared_ptr<IndexFile>* out);
@@ -61,7 +61,6 @@ class IndexFile {
   uint64_t bytes() const { return size_; }
   std::chrono::system_clock::time_point created() const { return created_; }
   const std::string& path() const { return path_; }
-  void MarkObsolete() { obsolete_ = true; }
 
   // Sequential reader for merges: every page is verified before its entries are returned.
   class Cursor {
@@ -91,7 +90,6 @@ class IndexFile {
   uint64_t entries_ = 0;
   std::chrono::system_clock::time_point created_;
   std::vector<uint64_t> fences_;
-  bool obsolete_ = false;
 };
 
 }  // namespace railyard::storage

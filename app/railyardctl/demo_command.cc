@@ -13,6 +13,7 @@
 #include <thread>
 #include <vector>
 
+#include "app/railyardctl/stop_signal.h"
 #include "core/node/load_generator.h"
 #include "core/node/node.h"
 
@@ -148,29 +149,18 @@ int RunDemo(const DemoOptions& o) {
     }
   }
 
-  // Signals are handled on their own thread; the main loop polls the flag between refreshes.
-  std::atomic<bool> interrupted{false};
-  asio::io_context signal_io;
-  asio::signal_set signals(signal_io, SIGINT, SIGTERM);
-  signals.async_wait([&](const asio::error_code& error, int) {
-    if (!error) interrupted = true;
-  });
-  std::thread signal_thread([&] { signal_io.run(); });
+  const StopSignal stop;
 
   const bool redraw = isatty(STDOUT_FILENO);
   const Clock::time_point start = Clock::now();
   Clock::time_point next = start;
-  while (!interrupted) {
+  while (!stop.stopped()) {
     next += std::chrono::milliseconds(o.interval_ms);
-    while (!interrupted && Clock::now() < next)
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    stop.SleepFor(std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now()));
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
     PrintTables(nodes, clients, elapsed, redraw);
     if (o.duration_s > 0 && elapsed >= o.duration_s) break;
   }
-  signals.cancel();
-  signal_thread.join();
-
   uint64_t calls = 0, failed = 0;
   for (auto& client : clients) {
     client->Stop();

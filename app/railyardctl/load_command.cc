@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "app/railyardctl/admin_commands.h"
+#include "app/railyardctl/stop_signal.h"
 #include "core/node/admin_service.h"
 #include "core/node/config.h"
 #include "core/node/telemetry.h"
@@ -234,19 +235,13 @@ int RunLoad(LoadCommandOptions o) {
     return kExitUnreachable;
   }
   // Ctrl-C or SIGTERM ends the run early, with a summary.
-  std::atomic<bool> interrupted{false};
-  asio::io_context signal_io;
-  asio::signal_set signals(signal_io, SIGINT, SIGTERM);
-  signals.async_wait([&](const asio::error_code& ec, int) {
-    if (!ec) interrupted = true;
-  });
-  std::thread signal_thread([&] { signal_io.run(); });
+  const StopSignal stop;
 
   const bool tty = isatty(STDERR_FILENO);
   const Clock::time_point end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
                                                    std::chrono::duration<double>(o.duration_s));
   Clock::time_point next_progress = Clock::now() + std::chrono::milliseconds(o.progress_ms);
-  while (!interrupted && Clock::now() < end && !generator.finished()) {
+  while (!stop.stopped() && Clock::now() < end && !generator.finished()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     if (Clock::now() >= next_progress) {
       PrintProgress(generator.Report(), tty);
@@ -254,8 +249,6 @@ int RunLoad(LoadCommandOptions o) {
     }
   }
   generator.Stop();
-  signals.cancel();
-  signal_thread.join();
   const node::LoadReport report = generator.Report();
   if (tty) std::fputc('\n', stderr);
   PrintSummary(report, o.json);

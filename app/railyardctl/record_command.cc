@@ -11,6 +11,7 @@
 #include <memory>
 #include <thread>
 
+#include "app/railyardctl/stop_signal.h"
 #include "core/node/admin_client.h"
 #include "core/trace/recording_reader.h"
 #include "core/trace/recording_writer.h"
@@ -20,34 +21,6 @@ namespace railyard::ctl {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-// Sets a flag on SIGINT or SIGTERM, for loops that must end with a clean close.
-class StopSignal {
- public:
-  StopSignal() : signals_(io_, SIGINT, SIGTERM) {
-    signals_.async_wait([this](const asio::error_code& ec, int) {
-      if (!ec) stop_ = true;
-    });
-    thread_ = std::thread([this] { io_.run(); });
-  }
-  ~StopSignal() {
-    signals_.cancel();
-    thread_.join();
-  }
-  bool stopped() const { return stop_; }
-  // Sleeps up to `d`, waking early on a signal.
-  void SleepFor(std::chrono::milliseconds d) const {
-    const auto until = Clock::now() + d;
-    while (!stop_ && Clock::now() < until)
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-
- private:
-  asio::io_context io_;
-  asio::signal_set signals_;
-  std::thread thread_;
-  std::atomic<bool> stop_{false};
-};
 
 // One admin connection per node, reconnected when it drops.
 class NodePoller {
