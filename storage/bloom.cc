@@ -66,7 +66,7 @@ void BloomBuilder::Add(uint64_t id) {
   }
 }
 
-Status BloomBuilder::WriteTo(const std::string& path) const {
+Status BloomBuilder::WriteTo(Env* env, const std::string& path) const {
   std::string tail;
   for (uint32_t p = 0; p < shape_.page_count; ++p) {
     PutFixed64(tail, Checksum64(page(p), shape_.page_bytes));
@@ -79,7 +79,7 @@ Status BloomBuilder::WriteTo(const std::string& path) const {
   PutFixed32(tail, 0);
   PutFixed64(tail, Checksum64(tail.data() + footer_at, kBloomFooterBytes - 8));
   File file;
-  Status s = File::Open(path, File::Mode::kReadWrite, true, &file);
+  Status s = File::Open(env, path, File::Mode::kReadWrite, true, &file);
   if (s.ok()) s = file.Truncate(0);
   if (s.ok())
     s = file.Append(std::string_view(reinterpret_cast<const char*>(bits_.data()), bits_.size()));
@@ -88,9 +88,9 @@ Status BloomBuilder::WriteTo(const std::string& path) const {
   return s;
 }
 
-Status BloomFile::Open(const std::string& path, std::shared_ptr<BloomFile>* out) {
+Status BloomFile::Open(Env* env, const std::string& path, std::shared_ptr<BloomFile>* out) {
   auto bloom = std::make_shared<BloomFile>();
-  if (Status s = File::Open(path, File::Mode::kRead, false, &bloom->file_); !s.ok()) return s;
+  if (Status s = File::Open(env, path, File::Mode::kRead, false, &bloom->file_); !s.ok()) return s;
   uint64_t size = 0;
   if (Status s = bloom->file_.Size(&size); !s.ok()) return s;
   if (size < kBloomFooterBytes) return Status::Corruption(path + ": too short for a Bloom filter");

@@ -32,7 +32,7 @@ class BloomBuilder {
   void Add(uint64_t id);
   const BloomShape& shape() const { return shape_; }
   const uint8_t* page(uint32_t p) const { return bits_.data() + size_t{p} * shape_.page_bytes; }
-  Status WriteTo(const std::string& path) const;
+  Status WriteTo(Env* env, const std::string& path) const;
 
  private:
   BloomShape shape_;
@@ -42,7 +42,7 @@ class BloomBuilder {
 // A filter file on disk, read a page at a time. Thread-safe.
 class BloomFile {
  public:
-  static Status Open(const std::string& path, std::shared_ptr<BloomFile>* out);
+  static Status Open(Env* env, const std::string& path, std::shared_ptr<BloomFile>* out);
   const BloomShape& shape() const { return shape_; }
   uint64_t bytes() const { return uint64_t{shape_.page_bytes} * shape_.page_count; }
   // Reads and verifies one page.

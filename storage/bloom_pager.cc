@@ -14,14 +14,34 @@ BloomAnswer PagedFilter::MayContain(uint64_t id) {
   const BloomShape& shape = file_->shape();
   Page& page = pages_[BloomPageOf(shape, id)];
   page.requests.fetch_add(1, std::memory_order_relaxed);
-  const std::shared_ptr<const std::vector<uint8_t>> bits =
-      page.bits.load(std::memory_order_acquire);
-  if (!bits) return BloomAnswer::kNotResident;
+  bool maybe;
+  {
+    std::lock_guard lock(page.mu);
+    if (page.bits.empty()) return BloomAnswer::kNotResident;
+    maybe = PageMayContain(shape, page.bits.data(), id);
+  }
   page.answered.fetch_add(1, std::memory_order_relaxed);
-  if (PageMayContain(shape, bits->data(), id)) return BloomAnswer::kMaybe;
+  if (maybe) return BloomAnswer::kMaybe;
   page.nos.fetch_add(1, std::memory_order_relaxed);
   nos_.fetch_add(1, std::memory_order_relaxed);
   return BloomAnswer::kNo;
+}
+
+bool PagedFilter::Page::resident() const {
+  std::lock_guard lock(mu);
+  return !bits.empty();
+}
+
+void PagedFilter::Page::Load(std::vector<uint8_t> page_bits) {
+  std::lock_guard lock(mu);
+  bits.swap(page_bits);  // The old bits, if any, are freed after the lock is released.
+}
+
+bool PagedFilter::Page::Evict() {
+  std::vector<uint8_t> gone;
+  std::lock_guard lock(mu);
+  gone.swap(bits);  // Freed after the lock is released.
+  return !gone.empty();
 }
 
 double PagedFilter::measured_false_positive_rate() const {
@@ -57,6 +77,9 @@ void BloomPager::Add(std::shared_ptr<PagedFilter> filter) {
 }
 
 void BloomPager::Remove(const PagedFilter* filter) {
+  // Waits out a re-rank in progress, which could otherwise load pages of this filter again after
+  // they are evicted here, or overwrite resident_bytes_ with a sum that still counts them.
+  std::lock_guard rerank_lock(rerank_mu_);
   std::shared_ptr<PagedFilter> removed;
   {
     std::lock_guard lock(mu_);
@@ -68,7 +91,7 @@ void BloomPager::Remove(const PagedFilter* filter) {
   }
   const uint32_t pages = removed->file().shape().page_count;
   for (uint32_t p = 0; p < pages; ++p) {
-    if (removed->pages_[p].bits.exchange(nullptr)) {
+    if (removed->pages_[p].Evict()) {
       resident_bytes_.fetch_sub(removed->file().shape().page_bytes);
     }
   }
@@ -128,13 +151,13 @@ void BloomPager::Rerank() {
     const uint64_t size = c.filter->file().shape().page_bytes;
     const bool keep = used + size <= budget && c.p_no > 0;
     if (keep) {
-      if (!page.bits.load()) {
+      if (!page.resident()) {
         if (!c.filter->file().ReadPage(c.page, &scratch).ok()) continue;  // Damaged: stays "maybe".
-        page.bits.store(std::make_shared<const std::vector<uint8_t>>(scratch));
+        page.Load(scratch);
       }
       used += size;
     } else {
-      page.bits.store(nullptr);
+      page.Evict();
     }
   }
   resident_bytes_.store(used);
@@ -158,7 +181,7 @@ std::vector<BloomPageStats> BloomPager::PageStats() const {
       stats.recent_requests = page.recent;
       stats.p_no = PageNo(*filter, page);
       stats.usefulness = stats.recent_requests * stats.p_no;
-      stats.resident = page.bits.load() != nullptr;
+      stats.resident = page.resident();
       out.push_back(stats);
     }
   }

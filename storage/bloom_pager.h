@@ -27,7 +27,9 @@ enum class BloomAnswer { kNo, kMaybe, kNotResident };
 // One index's filter as the read path sees it.
 //
 // Thread safety: MayContain and the counters from any thread; the pager swaps pages in and out
-// concurrently (a reader holds a page by shared_ptr, so a page never vanishes under it).
+// concurrently. A lookup tests a page's bits under that page's own mutex, so a page never vanishes
+// under a reader and readers of different pages never contend. (std::atomic<std::shared_ptr> would
+// also do, but GCC 12's implementation is invisible to ThreadSanitizer and costs a lock anyway.)
 class PagedFilter {
  public:
   PagedFilter(uint64_t index_number, std::shared_ptr<BloomFile> file);
@@ -49,8 +51,13 @@ class PagedFilter {
     std::atomic<uint32_t> requests{0};  // Since the last re-rank.
     std::atomic<uint64_t> answered{0};  // Lookups answered while resident.
     std::atomic<uint64_t> nos{0};
-    std::atomic<std::shared_ptr<const std::vector<uint8_t>>> bits;
-    double recent = 0;  // Pager thread only.
+    mutable std::mutex mu;
+    std::vector<uint8_t> bits;  // GUARDED_BY(mu); empty: not resident.
+    double recent = 0;          // Pager thread only.
+
+    bool resident() const;
+    void Load(std::vector<uint8_t> page_bits);  // Copied before the lock is taken.
+    bool Evict();                               // True if it was resident.
   };
 
   const uint64_t index_number_;

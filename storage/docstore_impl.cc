@@ -36,6 +36,7 @@ Status DocStore::Open(const Options& options, const std::string& directory,
 
 DocStoreImpl::DocStoreImpl(const Options& options, std::string directory)
     : options_(options),
+      env_(EnvOf(options_)),
       directory_(std::move(directory)),
       segments_(directory_, options_),
       pager_(options_) {}
@@ -66,12 +67,14 @@ Status DocStoreImpl::LockDirectory() {
 
 Status DocStoreImpl::OpenIndex(uint64_t number, std::shared_ptr<DiskIndex>* out) {
   auto index = std::make_shared<DiskIndex>();
-  if (Status s = IndexFile::Open(PathFor(kIndexPrefix, number, kIndexSuffix), number, &index->file);
+  if (Status s =
+          IndexFile::Open(env_, PathFor(kIndexPrefix, number, kIndexSuffix), number, &index->file);
       !s.ok()) {
     return s;
   }
   std::shared_ptr<BloomFile> bloom;
-  if (Status s = BloomFile::Open(PathFor(kIndexPrefix, number, kBloomSuffix), &bloom); !s.ok()) {
+  if (Status s = BloomFile::Open(env_, PathFor(kIndexPrefix, number, kBloomSuffix), &bloom);
+      !s.ok()) {
     return s;
   }
   index->filter = std::make_shared<PagedFilter>(number, std::move(bloom));
@@ -93,7 +96,7 @@ Status DocStoreImpl::Init() {
     if (options_.error_if_exists)
       return Status::InvalidArgument(directory_ + " already holds a store");
     std::string text;
-    if (Status s = ReadWholeFile(manifest_path, &text); !s.ok()) return s;
+    if (Status s = ReadWholeFile(env_, manifest_path, &text); !s.ok()) return s;
     if (Status s = DecodeManifest(text, &manifest_); !s.ok()) {
       return Status::Corruption(manifest_path + ": " + s.message());
     }
@@ -130,7 +133,8 @@ Status DocStoreImpl::Init() {
     std::lock_guard lock(change_mu_);
     manifest_.wal_start = wal_.number();
     manifest_.next_file = next_file_;
-    if (Status s = WriteFileAtomically(manifest_path, EncodeManifest(manifest_)); !s.ok()) return s;
+    if (Status s = WriteFileAtomically(env_, manifest_path, EncodeManifest(manifest_)); !s.ok())
+      return s;
   }
   RemoveOldWals(wal_.number());
 
@@ -288,10 +292,11 @@ Status DocStoreImpl::StartWal() {
   const uint64_t number = next_file_.fetch_add(1);
   const std::string path = PathFor(kWalPrefix, number, kWalSuffix);
   WalWriter next;
-  if (Status s = WalWriter::Create(path, number, &next); !s.ok()) return s;
+  if (Status s = WalWriter::Create(env_, path, number, &next); !s.ok()) return s;
   auto sync_file = std::make_shared<File>();
-  if (Status s = File::Open(path, File::Mode::kRead, false, sync_file.get()); !s.ok()) return s;
-  if (Status s = SyncDirectory(directory_); !s.ok()) return s;
+  if (Status s = File::Open(env_, path, File::Mode::kRead, false, sync_file.get()); !s.ok())
+    return s;
+  if (Status s = SyncDirectory(env_, directory_); !s.ok()) return s;
   if (wal_.is_open()) {
     // The old log must be complete on disk before the new one takes over.
     if (Status s = wal_.Sync(); !s.ok()) return s;
@@ -409,7 +414,7 @@ Status DocStoreImpl::InstallIndex(const std::vector<std::shared_ptr<DiskIndex>>&
   dead_docs_.fetch_add(merged.superseded_docs);
   next_manifest.appended_docs = appended_docs_.load();
   next_manifest.dead_docs = dead_docs_.load();
-  s = WriteFileAtomically((fs::path(directory_) / kManifestName).string(),
+  s = WriteFileAtomically(env_, (fs::path(directory_) / kManifestName).string(),
                           EncodeManifest(next_manifest));
   if (!s.ok()) {
     output.reset();

@@ -15,6 +15,7 @@
 
 #include "storage/bloom_pager.h"
 #include "storage/docstore.h"
+#include "storage/env.h"
 #include "storage/index_file.h"
 #include "storage/index_merge.h"
 #include "storage/manifest.h"
@@ -86,6 +87,7 @@ class DocStoreImpl final : public DocStore {
   Status WaitForBackground(std::chrono::milliseconds timeout);
 
   const Options options_;
+  Env* const env_;
   const std::string directory_;
   int lock_fd_ = -1;
   SegmentLog segments_;

@@ -16,7 +16,7 @@ Status ErrnoStatus(const std::string& context, int error) {
   return Status::IOError(message);
 }
 
-Status File::Open(const std::string& path, Mode mode, bool create, File* out) {
+Status File::Open(Env* env, const std::string& path, Mode mode, bool create, File* out) {
   int flags = O_CLOEXEC;
   switch (mode) {
     case Mode::kRead:
@@ -30,9 +30,12 @@ Status File::Open(const std::string& path, Mode mode, bool create, File* out) {
       break;
   }
   if (create) flags |= O_CREAT;
-  const int fd = ::open(path.c_str(), flags, 0644);
-  if (fd < 0) return ErrnoStatus("open " + path, errno);
+  int fd = -1;
+  if (const int error = env->Open(path, flags, &fd); error != 0) {
+    return ErrnoStatus("open " + path, error);
+  }
   out->Close();
+  out->env_ = env;
   out->fd_ = fd;
   out->path_ = path;
   return Status::Ok();
@@ -40,13 +43,15 @@ Status File::Open(const std::string& path, Mode mode, bool create, File* out) {
 
 File::~File() { Close(); }
 
-File::File(File&& other) noexcept : fd_(other.fd_), path_(std::move(other.path_)) {
+File::File(File&& other) noexcept
+    : env_(other.env_), fd_(other.fd_), path_(std::move(other.path_)) {
   other.fd_ = -1;
 }
 
 File& File::operator=(File&& other) noexcept {
   if (this != &other) {
     Close();
+    env_ = other.env_;
     fd_ = other.fd_;
     path_ = std::move(other.path_);
     other.fd_ = -1;
@@ -61,12 +66,11 @@ void File::Close() {
 
 Status File::Append(std::string_view data) {
   while (!data.empty()) {
-    const ssize_t n = ::write(fd_, data.data(), data.size());
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return ErrnoStatus("write " + path_, errno);
-    }
-    data.remove_prefix(static_cast<size_t>(n));
+    size_t n = 0;
+    const int error = env_->Write(path_, fd_, data.data(), data.size(), &n);
+    if (error == EINTR) continue;
+    if (error != 0) return ErrnoStatus("write " + path_, error);
+    data.remove_prefix(n);
   }
   return Status::Ok();
 }
@@ -74,26 +78,27 @@ Status File::Append(std::string_view data) {
 Status File::ReadAt(uint64_t offset, size_t size, char* buffer, size_t* got) const {
   size_t done = 0;
   while (done < size) {
-    const ssize_t n = ::pread(fd_, buffer + done, size - done, static_cast<off_t>(offset + done));
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return ErrnoStatus("read " + path_, errno);
-    }
+    size_t n = 0;
+    const int error = env_->ReadAt(path_, fd_, offset + done, buffer + done, size - done, &n);
+    if (error == EINTR) continue;
+    if (error != 0) return ErrnoStatus("read " + path_, error);
     if (n == 0) break;
-    done += static_cast<size_t>(n);
+    done += n;
   }
   *got = done;
   return Status::Ok();
 }
 
 Status File::Sync() {
-  if (::fdatasync(fd_) != 0) return ErrnoStatus("fsync " + path_, errno);
+  if (const int error = env_->Sync(path_, fd_); error != 0)
+    return ErrnoStatus("fsync " + path_, error);
   return Status::Ok();
 }
 
 Status File::Truncate(uint64_t size) {
-  if (::ftruncate(fd_, static_cast<off_t>(size)) != 0)
-    return ErrnoStatus("truncate " + path_, errno);
+  if (const int error = env_->Truncate(path_, fd_, size); error != 0) {
+    return ErrnoStatus("truncate " + path_, error);
+  }
   return Status::Ok();
 }
 
@@ -104,33 +109,33 @@ Status File::Size(uint64_t* size) const {
   return Status::Ok();
 }
 
-Status SyncDirectory(const std::string& directory) {
-  const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return ErrnoStatus("open directory " + directory, errno);
-  const int rc = ::fsync(fd);
-  const int error = errno;
-  ::close(fd);
-  if (rc != 0) return ErrnoStatus("fsync directory " + directory, error);
+Status SyncDirectory(Env* env, const std::string& directory) {
+  if (const int error = env->SyncDirectory(directory); error != 0) {
+    return ErrnoStatus("fsync directory " + directory, error);
+  }
   return Status::Ok();
 }
 
-Status WriteFileAtomically(const std::string& path, std::string_view contents) {
+Status WriteFileAtomically(Env* env, const std::string& path, std::string_view contents) {
   const std::string temp = path + ".tmp";
   File file;
-  Status s = File::Open(temp, File::Mode::kReadWrite, true, &file);
+  Status s = File::Open(env, temp, File::Mode::kReadWrite, true, &file);
   if (s.ok()) s = file.Truncate(0);
   if (s.ok()) s = file.Append(contents);
   if (s.ok()) s = file.Sync();
   file.Close();
-  if (s.ok() && ::rename(temp.c_str(), path.c_str()) != 0) s = ErrnoStatus("rename " + temp, errno);
-  if (s.ok()) s = SyncDirectory(std::filesystem::path(path).parent_path().string());
+  if (s.ok()) {
+    if (const int error = env->Rename(temp, path); error != 0)
+      s = ErrnoStatus("rename " + temp, error);
+  }
+  if (s.ok()) s = SyncDirectory(env, std::filesystem::path(path).parent_path().string());
   if (!s.ok()) ::unlink(temp.c_str());
   return s;
 }
 
-Status ReadWholeFile(const std::string& path, std::string* contents) {
+Status ReadWholeFile(Env* env, const std::string& path, std::string* contents) {
   File file;
-  Status s = File::Open(path, File::Mode::kRead, false, &file);
+  Status s = File::Open(env, path, File::Mode::kRead, false, &file);
   uint64_t size = 0;
   if (s.ok()) s = file.Size(&size);
   if (!s.ok()) return s;

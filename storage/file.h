@@ -1,11 +1,13 @@
 #pragma once
 
-// Internal to storage/: thin POSIX file wrappers that turn errno into Status with the file's name.
+// Internal to storage/: thin file wrappers over an Env that turn errno into Status with the
+// file's name.
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
+#include "storage/env.h"
 #include "storage/status.h"
 
 namespace railyard::storage {
@@ -16,7 +18,8 @@ class File {
  public:
   enum class Mode { kRead, kAppend, kReadWrite };
 
-  static Status Open(const std::string& path, Mode mode, bool create, File* out);
+  // `env` must outlive the File.
+  static Status Open(Env* env, const std::string& path, Mode mode, bool create, File* out);
   File() = default;
   ~File();
   File(File&& other) noexcept;
@@ -38,13 +41,14 @@ class File {
   void Close();
 
  private:
+  Env* env_ = nullptr;
   int fd_ = -1;
   std::string path_;
 };
 
 Status ErrnoStatus(const std::string& context, int error);
-Status WriteFileAtomically(const std::string& path, std::string_view contents);
-Status ReadWholeFile(const std::string& path, std::string* contents);
-Status SyncDirectory(const std::string& directory);
+Status WriteFileAtomically(Env* env, const std::string& path, std::string_view contents);
+Status ReadWholeFile(Env* env, const std::string& path, std::string* contents);
+Status SyncDirectory(Env* env, const std::string& directory);
 
 }  // namespace railyard::storage

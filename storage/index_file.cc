@@ -29,8 +29,8 @@ void EncodeEntry(char* p, const IndexEntry& e) {
 
 }  // namespace
 
-Status IndexFileWriter::Open(const std::string& path) {
-  Status s = File::Open(path, File::Mode::kReadWrite, true, &file_);
+Status IndexFileWriter::Open(Env* env, const std::string& path) {
+  Status s = File::Open(env, path, File::Mode::kReadWrite, true, &file_);
   if (s.ok()) s = file_.Truncate(0);
   page_.assign(kIndexPageBytes, '\0');
   return s;
@@ -79,17 +79,19 @@ Status IndexFileWriter::Finish(std::chrono::system_clock::time_point created) {
   return s;
 }
 
-Status IndexFile::Open(const std::string& path, uint64_t number, std::shared_ptr<IndexFile>* out) {
+Status IndexFile::Open(Env* env, const std::string& path, uint64_t number,
+                       std::shared_ptr<IndexFile>* out) {
   File file;
-  if (Status s = File::Open(path, File::Mode::kRead, false, &file); !s.ok()) return s;
+  if (Status s = File::Open(env, path, File::Mode::kRead, false, &file); !s.ok()) return s;
   std::shared_ptr<IndexFile> index(new IndexFile());
   index->path_ = path;
   index->number_ = number;
   if (Status s = file.Size(&index->size_); !s.ok()) return s;
   if (index->size_ < kFooterBytes + 8) return Status::Corruption(path + ": too short for an index");
-  void* map = ::mmap(nullptr, index->size_, PROT_READ, MAP_SHARED, file.fd(), 0);
-  if (map == MAP_FAILED) return ErrnoStatus("mmap " + path, errno);
-  index->data_ = static_cast<const char*>(map);
+  if (const int error = env->Map(path, file.fd(), index->size_, &index->data_); error != 0) {
+    return ErrnoStatus("mmap " + path, error);
+  }
+  index->env_ = env;
 
   const char* footer = index->data_ + index->size_ - kFooterBytes;
   if (DecodeFixed64(footer) != kIndexMagic ||
@@ -115,13 +117,12 @@ Status IndexFile::Open(const std::string& path, uint64_t number, std::shared_ptr
   index->fences_.resize(index->page_count_);
   for (uint64_t i = 0; i < index->page_count_; ++i)
     index->fences_[i] = DecodeFixed64(fences + 8 * i);
-  ::madvise(map, index->page_count_ * kIndexPageBytes, MADV_RANDOM);
   *out = std::move(index);
   return Status::Ok();
 }
 
 IndexFile::~IndexFile() {
-  if (data_) ::munmap(const_cast<char*>(data_), size_);
+  if (data_) env_->Unmap(data_, size_);
 }
 
 IndexEntry IndexFile::DecodeEntry(const char* p) {

@@ -23,7 +23,7 @@ inline constexpr size_t kEntriesPerPage = 204;  // 204 * 20 + a 16-byte trailer 
 // Writes an index file in one sequential pass. Not thread-safe.
 class IndexFileWriter {
  public:
-  Status Open(const std::string& path);
+  Status Open(Env* env, const std::string& path);
   // REQUIRES: ids strictly ascending across calls.
   Status Add(const IndexEntry& entry);
   // Writes the last page, the fences and the footer, and fsyncs.
@@ -48,7 +48,8 @@ class IndexFileWriter {
 // name at once; readers still holding it keep their mapping.
 class IndexFile {
  public:
-  static Status Open(const std::string& path, uint64_t number, std::shared_ptr<IndexFile>* out);
+  static Status Open(Env* env, const std::string& path, uint64_t number,
+                     std::shared_ptr<IndexFile>* out);
   ~IndexFile();
   IndexFile(const IndexFile&) = delete;
   IndexFile& operator=(const IndexFile&) = delete;
@@ -84,6 +85,7 @@ class IndexFile {
 
   std::string path_;
   uint64_t number_ = 0;
+  Env* env_ = nullptr;
   const char* data_ = nullptr;
   uint64_t size_ = 0;
   uint64_t page_count_ = 0;

@@ -18,7 +18,7 @@ Status MergeIndexes(std::vector<std::unique_ptr<EntrySource>> sources, bool drop
                     MergeResult* result) {
   *result = MergeResult{};
   IndexFileWriter writer;
-  if (Status s = writer.Open(index_path); !s.ok()) return s;
+  if (Status s = writer.Open(EnvOf(options), index_path); !s.ok()) return s;
   BloomBuilder bloom(ShapeFor(std::max<uint64_t>(1, expected_entries),
                               options.bloom_false_positive_rate,
                               static_cast<uint32_t>(options.bloom_page_bytes)));
@@ -52,7 +52,7 @@ Status MergeIndexes(std::vector<std::unique_ptr<EntrySource>> sources, bool drop
     bloom.Add(winner.id);
   }
   if (Status s = writer.Finish(std::chrono::system_clock::now()); !s.ok()) return s;
-  if (Status s = bloom.WriteTo(bloom_path); !s.ok()) return s;
+  if (Status s = bloom.WriteTo(EnvOf(options), bloom_path); !s.ok()) return s;
   result->entries_written = writer.entries();
   result->bytes_written =
       writer.bytes() + bloom.shape().page_bytes * uint64_t{bloom.shape().page_count};

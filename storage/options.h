@@ -8,6 +8,8 @@
 
 namespace railyard::storage {
 
+class Env;
+
 enum class SyncPolicy {
   kNone,        // Each write reaches the OS before it is acknowledged: survives a process crash.
   kInterval,    // Also fsync'ed every sync_interval: loses at most that much on a machine crash.
@@ -47,9 +49,16 @@ struct Options {
   // waits at most this long, then fails with Busy. Waits are counted in the stats.
   std::chrono::milliseconds max_write_stall{std::chrono::seconds(30)};
 
+  // Every file operation goes through this (not owned; must outlive the store). Null: POSIX.
+  // Tests pass a FaultInjectingEnv (fault_env.h).
+  Env* env = nullptr;
+
   // Receives warnings (a torn log tail truncated, a corrupt record skipped) and errors. Default:
   // stderr.
   Logger logger;
 };
+
+// options.env, or the POSIX environment when it is null.
+Env* EnvOf(const Options& options);
 
 }  // namespace railyard::storage

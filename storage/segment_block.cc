@@ -27,7 +27,7 @@ bool BlockBuilder::Get(uint16_t index, uint64_t expected_id, std::string* doc) c
   return true;
 }
 
-std::string BlockBuilder::Finish() {
+std::string BlockBuilder::Encode() const {
   std::string raw;
   raw.reserve(raw_bytes());
   PutFixed32(raw, static_cast<uint32_t>(offsets_.size()));
@@ -61,9 +61,12 @@ std::string BlockBuilder::Finish() {
   uint64_t sum = Checksum64(h, 16) ^
                  Checksum64(out.data() + kBlockHeaderBytes, out.size() - kBlockHeaderBytes);
   EncodeFixed64(h + 16, sum);
+  return out;
+}
+
+void BlockBuilder::Reset() {
   offsets_.clear();
   docs_.clear();
-  return out;
 }
 
 Status ParseBlockHeader(const char* data, size_t size, BlockHeader* header) {
@@ -92,6 +95,11 @@ Status DecodeBlock(const char* data, size_t size, std::string* scratch, std::str
   if (!header.compressed) {
     *raw = std::string_view(payload, header.stored_len);
     return Status::Ok();
+  }
+  // LZ4 cannot expand data more than about 255 times: a larger claim is damage (or a forged
+  // header), and believing it would allocate gigabytes.
+  if (header.raw_len > uint64_t{header.stored_len} * 255 + 64) {
+    return Status::Corruption("implausible block compression ratio");
   }
   scratch->resize(header.raw_len);
   const int n = LZ4_decompress_safe(payload, scratch->data(), static_cast<int>(header.stored_len),

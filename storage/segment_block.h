@@ -29,8 +29,10 @@ class BlockBuilder {
   bool empty() const { return offsets_.empty(); }
   // Reads a document of the open block. False if `index` is out of range or holds another id.
   bool Get(uint16_t index, uint64_t expected_id, std::string* doc) const;
-  // Encodes header + payload and resets the builder.
-  std::string Finish();
+  // Encodes header + payload. The builder keeps its documents until Reset(), so a block whose
+  // write failed can be written again and its documents stay readable meanwhile.
+  std::string Encode() const;
+  void Reset();
 
  private:
   std::vector<uint32_t> offsets_;  // Start of each entry in docs_.

@@ -30,19 +30,22 @@ std::string SegmentLog::SegmentPath(uint32_t segment) const {
 }
 
 SegmentLog::Mapping::~Mapping() {
-  if (data) ::munmap(const_cast<char*>(data), length);
+  if (data) env->Unmap(data, length);
 }
 
-Status SegmentLog::Map(const std::string& path, size_t length, std::shared_ptr<Mapping>* out) {
+Status SegmentLog::Map(const std::string& path, size_t length,
+                       std::shared_ptr<Mapping>* out) const {
   auto mapping = std::make_shared<Mapping>();
   mapping->path = path;
+  mapping->env = EnvOf(options_);
   if (length > 0) {
     File file;
-    if (Status s = File::Open(path, File::Mode::kRead, false, &file); !s.ok()) return s;
-    void* data = ::mmap(nullptr, length, PROT_READ, MAP_SHARED, file.fd(), 0);
-    if (data == MAP_FAILED) return ErrnoStatus("mmap " + path, errno);
-    ::madvise(data, length, MADV_RANDOM);
-    mapping->data = static_cast<const char*>(data);
+    if (Status s = File::Open(mapping->env, path, File::Mode::kRead, false, &file); !s.ok()) {
+      return s;
+    }
+    if (const int error = mapping->env->Map(path, file.fd(), length, &mapping->data); error != 0) {
+      return ErrnoStatus("mmap " + path, error);
+    }
     mapping->length = length;
   }
   *out = std::move(mapping);
@@ -58,9 +61,10 @@ Status SegmentLog::OpenForReading(uint32_t segment, uint64_t size, size_t map_le
 
 Status SegmentLog::OpenForAppend(uint32_t segment) {
   File writer;
-  Status s = File::Open(SegmentPath(segment), File::Mode::kAppend, true, &writer);
+  Status s = File::Open(EnvOf(options_), SegmentPath(segment), File::Mode::kAppend, true, &writer);
   auto syncer = std::make_shared<File>();
-  if (s.ok()) s = File::Open(SegmentPath(segment), File::Mode::kRead, false, syncer.get());
+  if (s.ok())
+    s = File::Open(EnvOf(options_), SegmentPath(segment), File::Mode::kRead, false, syncer.get());
   uint64_t size = 0;
   if (s.ok()) s = writer.Size(&size);
   // Room for the segment to fill, plus one last block that may carry the largest document.
@@ -104,7 +108,9 @@ Status SegmentLog::Open(LogPosition durable) {
 
 Status SegmentLog::ScanAndTruncate(uint32_t segment, uint64_t from) {
   File file;
-  if (Status s = File::Open(SegmentPath(segment), File::Mode::kReadWrite, false, &file); !s.ok()) {
+  if (Status s =
+          File::Open(EnvOf(options_), SegmentPath(segment), File::Mode::kReadWrite, false, &file);
+      !s.ok()) {
     return s;
   }
   uint64_t size = 0;
@@ -151,13 +157,19 @@ Status SegmentLog::ScanAndTruncate(uint32_t segment, uint64_t from) {
 
 Status SegmentLog::WriteOpenBlock() {
   if (open_block_.empty()) return Status::Ok();
-  const std::string bytes = open_block_.Finish();
+  const std::string bytes = open_block_.Encode();
   if (Status s = writer_.Append(bytes); !s.ok()) {
-    // The block's documents stay addressable only through the write-ahead log now; make the
-    // file end where it did so later blocks land at the offsets their addresses say.
-    writer_.Truncate(current_size_);
+    // Make the file end where it did, so the block lands at the offset its documents' addresses
+    // say when it is written again; until then they are read from the open block.
+    if (Status cut = writer_.Truncate(current_size_); !cut.ok()) {
+      // The file's end is unknown now, so no later block could be placed where its addresses
+      // say: refuse writes until the store is reopened (recovery finds the real end).
+      broken_ = Status::IOError("segment log needs a reopen after a failed write (" + s.ToString() +
+                                ") and a failed truncate (" + cut.ToString() + ")");
+    }
     return s;
   }
+  open_block_.Reset();
   current_size_ += bytes.size();
   return Status::Ok();
 }
@@ -169,6 +181,7 @@ Status SegmentLog::Append(uint64_t id, std::string_view doc, DocAddress* address
                                    std::to_string(kMaxDocumentBytes));
   }
   std::unique_lock lock(mu_);
+  if (!broken_.ok()) return broken_;
   const bool would_overflow =
       !open_block_.empty() && (open_block_.raw_bytes() + doc.size() + 12 > options_.block_bytes ||
                                open_block_.count() >= 65535);

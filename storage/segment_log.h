@@ -68,11 +68,12 @@ class SegmentLog {
     Mapping(const Mapping&) = delete;
     Mapping& operator=(const Mapping&) = delete;
     ~Mapping();
+    Env* env = nullptr;
     const char* data = nullptr;
     size_t length = 0;
     std::string path;
   };
-  static Status Map(const std::string& path, size_t length, std::shared_ptr<Mapping>* out);
+  Status Map(const std::string& path, size_t length, std::shared_ptr<Mapping>* out) const;
   Status OpenForReading(uint32_t segment, uint64_t size, size_t map_length);
 
   const std::string directory_;
@@ -90,6 +91,7 @@ class SegmentLog {
   uint64_t current_size_ = 0;              // GUARDED_BY(mu_)
   uint64_t closed_bytes_ = 0;              // GUARDED_BY(mu_): bytes in earlier segments.
   BlockBuilder open_block_;                // GUARDED_BY(mu_)
+  Status broken_;                          // GUARDED_BY(mu_): set, writes are refused.
 };
 
 }  // namespace railyard::storage

@@ -78,10 +78,24 @@ size_t NextHeader(std::string_view data, size_t from) {
   return std::string_view::npos;
 }
 
+// True if `data` is a run of intact records from start to end.
+bool AllRecordsIntact(std::string_view data) {
+  std::vector<ReplayedOp> ops;
+  size_t pos = 0;
+  while (pos < data.size()) {
+    const std::optional<Located> rec = HeaderAt(data, pos);
+    if (!rec || data.size() - pos < rec->total()) return false;
+    const size_t body_at = pos + HeaderBytes(rec->count);
+    if (!DecodeBody(data.substr(body_at, rec->body_len + 8), rec->count, &ops)) return false;
+    pos += rec->total();
+  }
+  return true;
+}
+
 }  // namespace
 
-Status WalWriter::Create(const std::string& path, uint64_t number, WalWriter* out) {
-  if (Status s = File::Open(path, File::Mode::kAppend, true, &out->file_); !s.ok()) return s;
+Status WalWriter::Create(Env* env, const std::string& path, uint64_t number, WalWriter* out) {
+  if (Status s = File::Open(env, path, File::Mode::kAppend, true, &out->file_); !s.ok()) return s;
   out->number_ = number;
   return out->file_.Size(&out->bytes_);
 }
@@ -107,9 +121,14 @@ Status WalWriter::Append(std::span<const WalOp> ops) {
   EncodeFixed32(buffer_.data() + 8, static_cast<uint32_t>(body_len));
   EncodeFixed32(buffer_.data() + body_start - 4, Checksum32(buffer_.data(), body_start - 4));
   PutFixed64(buffer_, Checksum64(buffer_.data() + body_start, body_len));
+  if (!broken_.ok()) return broken_;
   if (Status s = file_.Append(buffer_); !s.ok()) {
-    // Cut a partial record off so the next one is not appended behind garbage.
-    file_.Truncate(bytes_);
+    // Cut a partial record off so the next one is not appended behind garbage; if that fails
+    // too, later records would land behind it, so refuse them until a reopen recovers.
+    if (Status cut = file_.Truncate(bytes_); !cut.ok()) {
+      broken_ = Status::IOError("write-ahead log needs a reopen after a failed write (" +
+                                s.ToString() + ") and a failed truncate (" + cut.ToString() + ")");
+    }
     return s;
   }
   bytes_ += buffer_.size();
@@ -119,7 +138,16 @@ Status WalWriter::Append(std::span<const WalOp> ops) {
 Status ReplayWal(const std::string& path, bool last, const Options& options,
                  const ReplayHandlers& handlers, ReplayReport* report) {
   std::string contents;
-  if (Status s = ReadWholeFile(path, &contents); !s.ok()) return s;
+  if (Status s = ReadWholeFile(EnvOf(options), path, &contents); !s.ok()) return s;
+  if (!AllRecordsIntact(contents)) {
+    // Damage may be a bad read rather than bad bytes on disk. Read once more before declaring
+    // documents lost or cutting a tail off: recovery acts on what it finds, for good.
+    std::string again;
+    if (ReadWholeFile(EnvOf(options), path, &again).ok() && AllRecordsIntact(again)) {
+      LogTo(options, LogLevel::kWarning, path + ": a damaged read, intact when read again");
+      contents = std::move(again);
+    }
+  }
   const std::string_view data(contents);
   std::vector<ReplayedOp> ops;
   size_t pos = 0;
@@ -191,7 +219,7 @@ Status ReplayWal(const std::string& path, bool last, const Options& options,
           "truncating torn tail of " + path + ": " + std::to_string(report->truncated_bytes) +
               " bytes after offset " + std::to_string(*truncate_at));
     File file;
-    Status s = File::Open(path, File::Mode::kReadWrite, false, &file);
+    Status s = File::Open(EnvOf(options), path, File::Mode::kReadWrite, false, &file);
     if (s.ok()) s = file.Truncate(*truncate_at);
     if (s.ok()) s = file.Sync();
     if (!s.ok()) return s;

@@ -29,7 +29,7 @@ struct WalOp {
 // Appends records to one log file. Not thread-safe.
 class WalWriter {
  public:
-  static Status Create(const std::string& path, uint64_t number, WalWriter* out);
+  static Status Create(Env* env, const std::string& path, uint64_t number, WalWriter* out);
   Status Append(std::span<const WalOp> ops);
   Status Sync() { return file_.Sync(); }
   uint64_t number() const { return number_; }
@@ -39,6 +39,7 @@ class WalWriter {
 
  private:
   File file_;
+  Status broken_;  // Set: appends are refused until the store is reopened.
   uint64_t number_ = 0;
   uint64_t bytes_ = 0;
   std::string buffer_;

@@ -49,9 +49,9 @@ class BloomTest : public QObject {
     const std::string path = dir.filePath("f.bloom").toStdString();
     BloomBuilder builder(ShapeFor(5000, 0.02, 1024));
     for (uint64_t id = 0; id < 5000; ++id) builder.Add(id * 3);
-    QVERIFY(builder.WriteTo(path).ok());
+    QVERIFY(builder.WriteTo(Env::Default(), path).ok());
     std::shared_ptr<BloomFile> file;
-    QVERIFY(BloomFile::Open(path, &file).ok());
+    QVERIFY(BloomFile::Open(Env::Default(), path, &file).ok());
     QCOMPARE(file->shape().page_count, builder.shape().page_count);
     std::vector<uint8_t> bits;
     QVERIFY(file->ReadPage(0, &bits).ok());
@@ -83,9 +83,9 @@ class BloomTest : public QObject {
       BloomBuilder builder(BloomShape{512, 4, 6});
       for (uint64_t id = 0; id < 200; ++id) builder.Add(id * 1000 + index);
       const std::string path = dir.filePath(QString("i%1.bloom").arg(index)).toStdString();
-      QVERIFY(builder.WriteTo(path).ok());
+      QVERIFY(builder.WriteTo(Env::Default(), path).ok());
       std::shared_ptr<BloomFile> file;
-      QVERIFY(BloomFile::Open(path, &file).ok());
+      QVERIFY(BloomFile::Open(Env::Default(), path, &file).ok());
       filters.push_back(std::make_shared<PagedFilter>(index, file));
       filters.back()->set_size_rule_p_no(p_no[index - 1]);
       pager.Add(filters.back());

@@ -1,0 +1,140 @@
+#include "storage/fault_env.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+
+namespace railyard::storage {
+
+void FaultInjectingEnv::Inject(const Fault& fault) {
+  std::lock_guard lock(mu_);
+  faults_.push_back({fault, 0, 0});
+}
+
+void FaultInjectingEnv::SetSpaceLimit(uint64_t bytes) {
+  std::lock_guard lock(mu_);
+  space_left_ = bytes;
+}
+
+void FaultInjectingEnv::Heal() {
+  std::lock_guard lock(mu_);
+  faults_.clear();
+  space_left_ = std::numeric_limits<uint64_t>::max();
+}
+
+uint64_t FaultInjectingEnv::faults_fired() const {
+  std::lock_guard lock(mu_);
+  return fired_;
+}
+
+bool FaultInjectingEnv::Match(Op op, const std::string& path, Fault* out) {
+  std::lock_guard lock(mu_);
+  for (Armed& armed : faults_) {
+    const Fault& f = armed.fault;
+    if (f.op != op || path.find(f.path_contains) == std::string::npos) continue;
+    if (armed.seen++ < f.after) continue;
+    if (f.times != 0 && armed.fired >= f.times) continue;
+    ++armed.fired;
+    ++fired_;
+    *out = f;
+    return true;
+  }
+  return false;
+}
+
+int FaultInjectingEnv::Open(const std::string& path, int flags, int* fd) {
+  if (Fault f; Match(Op::kOpen, path, &f)) return f.error;
+  return Env::Open(path, flags, fd);
+}
+
+int FaultInjectingEnv::Write(const std::string& path, int fd, const char* data, size_t size,
+                             size_t* written) {
+  *written = 0;
+  size_t allowed = size;
+  int error = 0;
+  if (Fault f; Match(Op::kWrite, path, &f)) {
+    allowed = std::min(size, f.partial_bytes);
+    error = f.error;
+  }
+  {
+    std::lock_guard lock(mu_);
+    if (space_left_ < allowed) {
+      allowed = static_cast<size_t>(space_left_);
+      error = ENOSPC;
+      ++fired_;
+    }
+    space_left_ -= allowed;
+  }
+  if (error == 0) return Env::Write(path, fd, data, size, written);
+  // A torn write: what fits reaches the file, then the call fails as the real one would.
+  while (*written < allowed) {
+    size_t n = 0;
+    if (const int rc = Env::Write(path, fd, data + *written, allowed - *written, &n); rc != 0)
+      return rc;
+    *written += n;
+  }
+  return error;
+}
+
+int FaultInjectingEnv::ReadAt(const std::string& path, int fd, uint64_t offset, char* buffer,
+                              size_t size, size_t* got) {
+  Fault f;
+  const bool matched = Match(Op::kRead, path, &f);
+  if (matched && !f.corrupt) return f.error;
+  const int rc = Env::ReadAt(path, fd, offset, buffer, size, got);
+  if (rc == 0 && matched && *got > 0) buffer[*got / 2] ^= 0x10;
+  return rc;
+}
+
+int FaultInjectingEnv::Sync(const std::string& path, int fd) {
+  if (Fault f; Match(Op::kSync, path, &f)) return f.error;
+  return Env::Sync(path, fd);
+}
+
+int FaultInjectingEnv::Truncate(const std::string& path, int fd, uint64_t size) {
+  if (Fault f; Match(Op::kTruncate, path, &f)) return f.error;
+  return Env::Truncate(path, fd, size);
+}
+
+int FaultInjectingEnv::Rename(const std::string& from, const std::string& to) {
+  if (Fault f; Match(Op::kRename, from, &f)) return f.error;
+  return Env::Rename(from, to);
+}
+
+int FaultInjectingEnv::Map(const std::string& path, int fd, size_t length, const char** data) {
+  // Private and writable, so CorruptMapped can damage this view without touching the file.
+  void* map = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
+  if (map == MAP_FAILED) return errno;
+  std::lock_guard lock(mu_);
+  mappings_.push_back({path, static_cast<char*>(map), length});
+  *data = static_cast<const char*>(map);
+  return 0;
+}
+
+void FaultInjectingEnv::Unmap(const char* data, size_t length) {
+  {
+    std::lock_guard lock(mu_);
+    std::erase_if(mappings_, [data](const Mapping& m) { return m.data == data; });
+  }
+  ::munmap(const_cast<char*>(data), length);
+}
+
+int FaultInjectingEnv::CorruptMapped(const std::string& path_contains, uint64_t offset) {
+  std::lock_guard lock(mu_);
+  int corrupted = 0;
+  for (const Mapping& m : mappings_) {
+    if (m.path.find(path_contains) == std::string::npos) continue;
+    std::error_code ec;
+    const uint64_t size = std::filesystem::file_size(m.path, ec);
+    // Touching a private page past the end of the file would raise SIGBUS.
+    if (ec || offset >= size || offset >= m.length) continue;
+    m.data[offset] ^= 0x10;
+    ++corrupted;
+  }
+  fired_ += static_cast<uint64_t>(corrupted);
+  return corrupted;
+}
+
+}  // namespace railyard::storage
