@@ -10,7 +10,9 @@
 #include <random>
 #include <thread>
 
+#include "core/rpc/balanced_selection.h"
 #include "core/rpc/client_connection.h"
+#include "core/rpc/tls_context.h"
 #include "railyard/rpc.pb.h"
 
 namespace railyard::rpc {
@@ -30,6 +32,12 @@ struct CallState {
   std::vector<uint32_t> failed_servers;  // Retries go elsewhere first.
 };
 
+std::shared_ptr<SelectionPolicy> MakeSelection(const ClientOptions& options) {
+  if (options.balance) return std::make_shared<BalancedSelection>(*options.balance);
+  if (options.policy) return options.policy;
+  return std::make_shared<LowestSlotPolicy>();
+}
+
 uint64_t RandomNonZero() {
   std::random_device device;
   uint64_t value = 0;
@@ -48,14 +56,17 @@ struct Client::Impl final : internal::ConnectionObserver {
     Clock::time_point avoid_until{};
     int consecutive_failures = 0;
     uint32_t tie_break = 0;  // This client's random preference among servers on equal slots.
+    bool in_subset = true;   // The acquirer connects only to servers in this client's subset.
   };
 
   explicit Impl(ClientOptions opts)
       : options(std::move(opts)),
-        policy(options.policy ? options.policy : std::make_shared<LowestSlotPolicy>()),
+        policy(MakeSelection(options)),
         client_id(options.client_id ? options.client_id : RandomNonZero()),
         seed(options.seed ? options.seed : RandomNonZero()),
-        pool(options.pool_size) {}
+        pool(options.pool_size) {
+    if (options.retry_budget) retry_budget.emplace(*options.retry_budget);
+  }
 
   // --- Calls -------------------------------------------------------------------------------
 
@@ -71,6 +82,11 @@ struct Client::Impl final : internal::ConnectionObserver {
                    call->last_failure.message() + "; no idle connection left to retry on"};
       } else if (pool.size() == 0) {
         refusal = {Code::kUnavailable, "no connection to any server (pool is empty)"};
+      } else if (pool.idle_count() > 0) {
+        ++counters.rejections;  // Flow control or a concurrency limit: fail fast, not queue.
+        refusal = {Code::kPoolExhausted, "the " + std::string(policy->name()) +
+                                             " policy refused: every server with an idle "
+                                             "connection is at its active-request limit"};
       } else {
         ++counters.rejections;
         refusal = {Code::kPoolExhausted,
@@ -123,14 +139,19 @@ struct Client::Impl final : internal::ConnectionObserver {
 
     if (retryable && call->attempts <= options.max_retries && Clock::now() < call->deadline &&
         !stopping.load()) {
-      call->last_failure = status;
-      call->failed_servers.push_back(conn->server());
+      bool allowed = true;
       {
         std::lock_guard lock(mu);
-        ++counters.retries;
+        allowed = !retry_budget || retry_budget->TryRetry(BalanceNow());
+        ++(allowed ? counters.retries : counters.retries_refused);
       }
-      Attempt(call);
-      return;
+      if (allowed) {
+        call->last_failure = status;
+        call->failed_servers.push_back(conn->server());
+        Attempt(call);
+        return;
+      }
+      status = Status(status.code(), status.message() + "; not retried: retry budget exhausted");
     }
     CallResult result{std::move(status), {}, call->attempts, conn->server()};
     if (response && result.status.ok()) result.payload = std::move(*response->mutable_payload());
@@ -204,7 +225,9 @@ struct Client::Impl final : internal::ConnectionObserver {
     const Clock::time_point now = Clock::now();
     std::vector<uint32_t> candidates;
     for (uint32_t i = 0; i < servers.size(); ++i) {
-      if (servers[i].resolvable && servers[i].avoid_until <= now) candidates.push_back(i);
+      if (servers[i].resolvable && servers[i].in_subset && servers[i].avoid_until <= now) {
+        candidates.push_back(i);
+      }
     }
     if (candidates.empty()) return std::nullopt;
     return candidates[std::uniform_int_distribution<size_t>(0, candidates.size() - 1)(rng)];
@@ -214,6 +237,12 @@ struct Client::Impl final : internal::ConnectionObserver {
     const auto lo = options.acquirer_sleep_min.count();
     const auto hi = std::max(lo, options.acquirer_sleep_max.count());
     return std::chrono::milliseconds(std::uniform_int_distribution<int64_t>(lo, hi)(rng));
+  }
+
+  // x1 for the first four fruitless probes, then doubling every four, up to the limit.
+  int64_t BackoffFactor(uint32_t fruitless) const {
+    const int64_t limit = std::max<int64_t>(1, options.acquirer_backoff_limit);
+    return std::min<int64_t>(limit, int64_t{1} << std::min<uint32_t>(fruitless / 4, 20));
   }
 
   // Acquirer 0 always runs; the others only while the pool is short of capacity.
@@ -226,6 +255,7 @@ struct Client::Impl final : internal::ConnectionObserver {
     hello.set_protocol_version(kProtocolVersion);
     hello.set_credentials(options.credentials);
     asio::error_code ignored;
+    uint32_t fruitless = 0;  // Probes in a row that did not improve a full pool.
 
     while (!stopping.load()) {
       if (index > 0) {
@@ -248,13 +278,20 @@ struct Client::Impl final : internal::ConnectionObserver {
       }
       asio::ip::tcp::endpoint endpoint;
       std::string address;
+      internal::ConnectionTls tls;
       {
         std::lock_guard lock(mu);
         endpoint = servers[*target].resolved;
         address = servers[*target].address;
+        if (tls_context) {
+          tls.context = tls_context.get();
+          tls.server_name = options.tls->server_name.empty() ? servers[*target].endpoint.host
+                                                             : options.tls->server_name;
+          tls.verify_peer = options.tls->verify_peer;
+        }
       }
       auto conn = std::make_shared<ClientConnection>(asio::make_strand(io), *target, address,
-                                                     options.max_frame_bytes, this);
+                                                     options.max_frame_bytes, this, tls);
       const Status opened = co_await asio::co_spawn(
           conn->executor(), conn->Open(endpoint, hello, options.connect_timeout),
           asio::use_awaitable);
@@ -266,6 +303,7 @@ struct Client::Impl final : internal::ConnectionObserver {
         const int exponent = std::min(server.consecutive_failures++, 6);
         AvoidLocked(*target, std::chrono::milliseconds(16 << exponent));
         if (server.consecutive_failures == 1) spdlog::warn("client: {}", opened.message());
+        last_connect_failure = opened.message();
         continue;
       }
       if (conn->server_state() == ServerState::kLameDuck) {
@@ -298,10 +336,12 @@ struct Client::Impl final : internal::ConnectionObserver {
       if (evicted) evicted->Close();
       if (admission.kind == SlotPool::Admission::Kind::kRejected) {
         conn->Close();
-        pause.expires_after(Jitter(rng));
+        ++fruitless;
+        pause.expires_after(Jitter(rng) * BackoffFactor(fruitless));
         co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
         continue;
       }
+      fruitless = 0;
       conn->StartReading();
     }
   }
@@ -324,6 +364,27 @@ struct Client::Impl final : internal::ConnectionObserver {
     return entry;
   }
 
+  // Marks the servers of this client's subset, and takes pooled connections to servers that left
+  // it out of the pool; returns those to close now (busy ones close when their request ends).
+  std::vector<std::shared_ptr<ClientConnection>> RecomputeSubsetLocked() {
+    std::vector<bool> chosen(servers.size(), options.subset_mode == balance::SubsetMode::kNone);
+    if (options.subset_mode != balance::SubsetMode::kNone) {
+      for (balance::BackendId id : balance::ChooseSubset(
+               options.subset_mode, client_id, servers.size(), options.subset_size, seed)) {
+        chosen[id] = true;
+      }
+    }
+    for (size_t i = 0; i < servers.size(); ++i) servers[i].in_subset = chosen[i];
+    std::vector<std::shared_ptr<ClientConnection>> to_close;
+    const std::vector<SlotPool::Handle> members = pool.order();
+    for (const SlotPool::Handle handle : members) {
+      if (chosen[pool.entry(handle).server]) continue;
+      std::shared_ptr<ClientConnection> conn = conns[handle];
+      if (conn && DropLocked(conn)) to_close.push_back(std::move(conn));
+    }
+    return to_close;
+  }
+
   uint32_t AppendServerLocked(ServerEntry entry) {
     // Random tie-break ranks, distinct per client, so clients spread their equal-slot preferences.
     entry.tie_break = static_cast<uint32_t>(tie_break_rng());
@@ -331,6 +392,9 @@ struct Client::Impl final : internal::ConnectionObserver {
     return static_cast<uint32_t>(servers.size() - 1);
   }
 
+  // Set by Start when options.tls is, then only read. Declared before io so that it outlives
+  // every connection's TLS stream.
+  std::unique_ptr<asio::ssl::context> tls_context;
   // Declared first so it is destroyed last: handlers still queued in it reference the rest.
   asio::io_context io;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
@@ -353,12 +417,15 @@ struct Client::Impl final : internal::ConnectionObserver {
   std::vector<std::shared_ptr<ClientConnection>> conns;  // GUARDED_BY(mu), indexed by handle.
   std::vector<ServerEntry> servers;                      // GUARDED_BY(mu)
   ClientCounters counters;                               // GUARDED_BY(mu)
+  std::string last_connect_failure;                      // GUARDED_BY(mu)
+  std::optional<balance::RetryBudget> retry_budget;      // GUARDED_BY(mu)
 };
 
 Client::Client(ClientOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
   for (const Endpoint& server : impl_->options.servers) {
     impl_->AppendServerLocked(impl_->MakeServerEntry(server));
   }
+  impl_->RecomputeSubsetLocked();  // Nothing is pooled yet.
 }
 
 Client::~Client() { Stop(); }
@@ -368,6 +435,22 @@ Status Client::Start() {
   if (m.options.pool_size == 0) return {Code::kInvalidArgument, "pool_size must be at least 1"};
   if (m.options.max_retries < 0) return {Code::kInvalidArgument, "max_retries must be >= 0"};
   if (m.options.io_threads == 0) return {Code::kInvalidArgument, "io_threads must be at least 1"};
+  if (m.options.balance && m.options.balance->max_active_per_backend == 0) {
+    return {Code::kInvalidArgument, "balance.max_active_per_backend must be at least 1"};
+  }
+  if (m.options.subset_mode != balance::SubsetMode::kNone && m.options.subset_size == 0) {
+    return {Code::kInvalidArgument, "subsetting needs a subset size of at least 1"};
+  }
+  if (m.options.retry_budget && !(m.options.retry_budget->ratio >= 0)) {
+    return {Code::kInvalidArgument, "retry_budget.ratio must be >= 0"};
+  }
+  if (m.started.load()) return {Code::kFailedPrecondition, "client already started"};
+  if (m.options.tls) {
+    std::unique_ptr<asio::ssl::context> context;
+    if (Status s = internal::MakeClientTlsContext(*m.options.tls, &context); !s.ok()) return s;
+    std::lock_guard lock(m.mu);
+    m.tls_context = std::move(context);
+  }
   if (m.started.exchange(true)) return {Code::kFailedPrecondition, "client already started"};
   m.work.emplace(asio::make_work_guard(m.io));
   for (size_t i = 0; i < m.options.io_threads; ++i) m.threads.emplace_back([&m] { m.io.run(); });
@@ -420,6 +503,7 @@ void Client::AsyncCall(std::string method, std::string payload, CallCallback don
   {
     std::lock_guard lock(m.mu);
     ++m.counters.requests;
+    if (m.retry_budget) m.retry_budget->RecordRequest(BalanceNow());
   }
   m.Attempt(call);
 }
@@ -436,8 +520,15 @@ CallResult Client::Call(std::string method, std::string payload,
 
 uint32_t Client::AddServer(Endpoint server) {
   Impl::ServerEntry entry = impl_->MakeServerEntry(std::move(server));
-  std::lock_guard lock(impl_->mu);
-  return impl_->AppendServerLocked(std::move(entry));
+  uint32_t index;
+  std::vector<std::shared_ptr<ClientConnection>> to_close;
+  {
+    std::lock_guard lock(impl_->mu);
+    index = impl_->AppendServerLocked(std::move(entry));
+    to_close = impl_->RecomputeSubsetLocked();
+  }
+  for (auto& conn : to_close) conn->Close();
+  return index;
 }
 
 bool Client::WaitForPool(size_t connections, std::chrono::milliseconds timeout) const {
@@ -447,15 +538,24 @@ bool Client::WaitForPool(size_t connections, std::chrono::milliseconds timeout) 
 
 PoolSnapshot Client::Snapshot() const {
   const Impl& m = *impl_;
-  std::lock_guard lock(m.mu);
   PoolSnapshot snapshot;
+  // Outside the pool lock: the policy has its own.
+  snapshot.policy = std::string(m.policy->name());
+  snapshot.policy_state = m.policy->Explain();
+  snapshot.subset_mode = m.options.subset_mode;
+  std::lock_guard lock(m.mu);
   snapshot.client_id = m.client_id;
   snapshot.capacity = m.pool.capacity();
   snapshot.counters = m.counters;
+  snapshot.last_connect_failure = m.last_connect_failure;
   snapshot.entries.reserve(m.pool.size());
   for (const SlotPool::Handle handle : m.pool.order()) {
     const SlotPool::Entry& e = m.pool.entry(handle);
     snapshot.entries.push_back({e.server, m.servers[e.server].address, e.slot, e.busy, e.requests});
+  }
+  for (uint32_t i = 0; i < m.servers.size(); ++i) {
+    snapshot.server_addresses.push_back(m.servers[i].address);
+    if (m.servers[i].in_subset) snapshot.subset.push_back(i);
   }
   return snapshot;
 }

@@ -8,10 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "core/balance/policy.h"
+#include "core/balance/retry_budget.h"
+#include "core/balance/subsetting.h"
 #include "core/rpc/endpoint.h"
 #include "core/rpc/frame.h"
 #include "core/rpc/selection_policy.h"
 #include "core/rpc/status.h"
+#include "core/rpc/tls.h"
 
 namespace railyard::rpc {
 
@@ -26,6 +30,9 @@ struct ClientOptions {
   // full pool.
   std::chrono::milliseconds acquirer_sleep_min{10};
   std::chrono::milliseconds acquirer_sleep_max{50};
+  // While probes keep failing to improve a full pool, that sleep doubles every few probes up to
+  // this multiple, so a settled client stops churning connections on its servers (1: never).
+  uint32_t acquirer_backoff_limit = 8;
   // Connection attempts that may run at once while the pool is short of capacity (one when full),
   // so a pool that lost a server refills in one round trip rather than one per connection.
   size_t refill_parallelism = 4;
@@ -38,6 +45,19 @@ struct ClientOptions {
   uint32_t max_frame_bytes = kDefaultMaxFrameBytes;
   std::shared_ptr<SelectionPolicy> policy;  // null: LowestSlotPolicy.
   uint64_t seed = 0;                        // For the acquirer's choices; 0: random.
+  // Set: servers are chosen by this core/balance policy (through BalancedSelection), and `policy`
+  // is ignored. Unset: `policy`, or Boxcar's lowest-slot fast path.
+  std::optional<balance::PolicyOptions> balance;
+  // Which servers the acquirer connects to at all (core/balance/subsetting.h), computed from the
+  // client id and recomputed when servers are added. Deterministic subsetting spreads clients
+  // evenly only when they have consecutive client ids (0, 1, 2, ...).
+  balance::SubsetMode subset_mode = balance::SubsetMode::kNone;
+  size_t subset_size = 0;  // 0: every server.
+  // Retries across the client, bounded to a fraction of recent calls (each call is still bounded
+  // by max_retries); nullopt: max_retries alone.
+  std::optional<balance::RetryBudget::Options> retry_budget = balance::RetryBudget::Options{};
+  // Set: every connection speaks TLS (handshake within connect_timeout, before the hello).
+  std::optional<TlsClientOptions> tls;
 };
 
 struct CallResult {
@@ -66,6 +86,7 @@ struct ClientCounters {
   uint64_t failures = 0;      // Calls that ended with a non-OK status.
   uint64_t connects = 0;      // Handshakes completed by the acquirer.
   uint64_t connect_failures = 0;
+  uint64_t retries_refused = 0;  // Retries the retry budget did not allow.
 };
 
 struct PoolSnapshot {
@@ -73,13 +94,22 @@ struct PoolSnapshot {
   size_t capacity = 0;
   std::vector<PoolEntrySnapshot> entries;  // In slot order, best first.
   ClientCounters counters;
+  std::string policy;                                // The selection policy's name.
+  std::optional<balance::Explanation> policy_state;  // Backend ids are server indices.
+  std::vector<std::string> server_addresses;         // Every server, by index.
+  balance::SubsetMode subset_mode = balance::SubsetMode::kNone;
+  std::vector<uint32_t> subset;  // Server indices the acquirer connects to.
+  // Why the latest failed connection attempt failed (e.g. a TLS refusal); empty if none failed.
+  std::string last_connect_failure;
 };
 
 // A Boxcar client: a fixed-size pool of connections over a server list, kept in server-slot order
 // by a background acquirer. Each call takes the connection its SelectionPolicy picks (by default
 // the idle one with the lowest slot); with none idle it fails at once with POOL_EXHAUSTED. A
 // retryable failure disposes of the connection and retries on the next best one, bounded by
-// max_retries and the call's deadline; application errors are returned as they are.
+// max_retries, the client-wide retry budget and the call's deadline; application errors are
+// returned as they are. ClientOptions::balance swaps the lowest-slot rule for a core/balance
+// policy, and subsetting limits which servers the pool connects to at all.
 //
 // Thread safety: every method may be called from any thread. Callbacks run on the client's I/O
 // threads.
@@ -90,7 +120,8 @@ class Client {
   Client(const Client&) = delete;
   Client& operator=(const Client&) = delete;
 
-  // Checks the options and starts the I/O threads and the acquirer.
+  // Checks the options (and loads the TLS files, naming any that is unusable) and starts the I/O
+  // threads and the acquirer.
   Status Start();
   // Closes every connection; calls in flight complete with CANCELLED. Idempotent.
   void Stop();

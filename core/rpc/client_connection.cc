@@ -10,9 +10,12 @@ using Clock = std::chrono::steady_clock;
 
 ClientConnection::ClientConnection(asio::any_io_executor strand, uint32_t server,
                                    std::string server_address, uint32_t max_frame_bytes,
-                                   ConnectionObserver* observer)
+                                   ConnectionObserver* observer, const ConnectionTls& tls)
     : strand_(strand),
-      socket_(strand),
+      transport_(tls.context ? Transport(asio::ip::tcp::socket(strand), *tls.context)
+                             : Transport(asio::ip::tcp::socket(strand))),
+      tls_server_name_(tls.server_name),
+      tls_verify_peer_(tls.verify_peer),
       deadline_timer_(strand),
       server_(server),
       server_address_(std::move(server_address)),
@@ -28,24 +31,27 @@ asio::awaitable<Status> ClientConnection::Open(asio::ip::tcp::endpoint target,
   deadline_timer_.async_wait([self, timed_out](const asio::error_code& ec) {
     if (ec) return;
     *timed_out = true;
-    asio::error_code ignored;
-    self->socket_.close(ignored);
+    self->transport_.Close();
   });
 
   asio::error_code ec;
-  co_await socket_.async_connect(target, redirect_error(use_awaitable, ec));
+  co_await transport_.socket().async_connect(target, redirect_error(use_awaitable, ec));
   wire::Frame frame;
   Status status;
-  if (!ec) {
-    socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+  Status tls_status;
+  if (!ec) transport_.socket().set_option(asio::ip::tcp::no_delay(true), ec);
+  if (!ec && transport_.is_tls()) {
+    tls_status = PrepareClientStream(transport_.tls(), tls_server_name_, tls_verify_peer_);
+    if (tls_status.ok()) tls_status = co_await transport_.Handshake(asio::ssl::stream_base::client);
+  }
+  if (!ec && tls_status.ok()) {
     *frame.mutable_hello() = hello;
     write_buffer_ = EncodeFrame(frame);
-    co_await asio::async_write(socket_, asio::buffer(write_buffer_),
-                               redirect_error(use_awaitable, ec));
+    ec = co_await transport_.Write(asio::buffer(write_buffer_));
   }
-  if (!ec) {
+  if (!ec && tls_status.ok()) {
     frame.Clear();
-    status = co_await ReadFrame(socket_, read_buffers_, max_frame_bytes_, frame);
+    status = co_await transport_.ReadFrame(read_buffers_, max_frame_bytes_, frame);
   }
   deadline_timer_.cancel();
 
@@ -55,10 +61,22 @@ asio::awaitable<Status> ClientConnection::Open(asio::ip::tcp::endpoint target,
   }
   if (ec)
     co_return Status{Code::kUnavailable, "connecting to " + server_address_ + ": " + ec.message()};
-  if (!status.ok()) {
+  if (!tls_status.ok()) {
     co_return Status{Code::kUnavailable,
-                     "handshake with " + server_address_ + ": " +
-                         (status.message().empty() ? "connection closed" : status.message())};
+                     "TLS handshake with " + server_address_ + " failed: " + tls_status.message()};
+  }
+  if (!status.ok() && !transport_.is_tls() && LooksLikeTlsRecord(read_buffers_.header)) {
+    co_return Status{Code::kUnavailable,
+                     server_address_ + " speaks TLS; this client is set up for plain TCP"};
+  }
+  if (!status.ok()) {
+    co_return Status{
+        Code::kUnavailable,
+        "handshake with " + server_address_ + ": " +
+            (status.message().empty() ? (transport_.is_tls() ? "connection closed"
+                                                             : "connection closed (does the server "
+                                                               "require TLS?)")
+                                      : status.message())};
   }
   if (frame.body_case() != wire::Frame::kWelcome) {
     co_return Status{Code::kProtocolError,
@@ -80,7 +98,7 @@ asio::awaitable<void> ClientConnection::ReadLoop() {
   wire::Frame frame;
   while (!closed_) {
     frame.Clear();
-    const Status status = co_await ReadFrame(socket_, read_buffers_, max_frame_bytes_, frame);
+    const Status status = co_await transport_.ReadFrame(read_buffers_, max_frame_bytes_, frame);
     if (!status.ok()) {
       Fail(
           {Code::kUnavailable, status.message().empty()
@@ -145,13 +163,13 @@ void ClientConnection::Send(uint64_t id, const std::string& method, const std::s
         self->Fail({Code::kCancelled, "deadline exceeded"});
       });
     }
-    asio::async_write(self->socket_, asio::buffer(self->write_buffer_),
-                      [self](const asio::error_code& ec, size_t) {
-                        if (ec) {
-                          self->Fail({Code::kUnavailable,
-                                      "sending to " + self->server_address_ + ": " + ec.message()});
-                        }
-                      });
+    self->transport_.AsyncWrite(
+        asio::buffer(self->write_buffer_), [self](const asio::error_code& ec, size_t) {
+          if (ec) {
+            self->Fail(
+                {Code::kUnavailable, "sending to " + self->server_address_ + ": " + ec.message()});
+          }
+        });
   });
 }
 
@@ -173,9 +191,7 @@ void ClientConnection::Fail(const Status& why) {
   if (closed_) return;
   closed_ = true;
   deadline_timer_.cancel();
-  asio::error_code ignored;
-  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
-  socket_.close(ignored);
+  transport_.Close();
   CompletePending(why, nullptr);
   observer_->OnConnectionLost(shared_from_this());
 }

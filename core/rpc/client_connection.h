@@ -14,6 +14,7 @@
 #include "core/rpc/frame_io.h"
 #include "core/rpc/server.h"
 #include "core/rpc/slot_pool.h"
+#include "core/rpc/transport.h"
 #include "railyard/rpc.pb.h"
 
 namespace railyard::rpc::internal {
@@ -30,6 +31,14 @@ class ConnectionObserver {
                              ServerState state) = 0;
 };
 
+// How a connection speaks TLS: `context` must outlive the connection; `server_name` is what the
+// server's certificate must name (and the SNI sent).
+struct ConnectionTls {
+  asio::ssl::context* context = nullptr;  // null: plain TCP.
+  std::string server_name;
+  bool verify_peer = true;
+};
+
 // Outcome of one attempt: status and, when a response arrived, the response itself.
 using AttemptCallback = std::function<void(const Status& status, wire::Response* response)>;
 
@@ -41,9 +50,11 @@ using AttemptCallback = std::function<void(const Status& status, wire::Response*
 class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
  public:
   ClientConnection(asio::any_io_executor strand, uint32_t server, std::string server_address,
-                   uint32_t max_frame_bytes, ConnectionObserver* observer);
+                   uint32_t max_frame_bytes, ConnectionObserver* observer,
+                   const ConnectionTls& tls = {});
 
-  // Connects to `target`, says hello and reads the welcome, all within `timeout`.
+  // Connects to `target`, does the TLS handshake if any, says hello and reads the welcome, all
+  // within `timeout`.
   asio::awaitable<Status> Open(asio::ip::tcp::endpoint target, const wire::Hello& hello,
                                std::chrono::milliseconds timeout);
   // Starts the read loop. REQUIRES: Open succeeded.
@@ -67,7 +78,9 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   void Fail(const Status& why);
 
   asio::any_io_executor strand_;
-  asio::ip::tcp::socket socket_;
+  Transport transport_;
+  std::string tls_server_name_;
+  bool tls_verify_peer_ = true;
   asio::steady_timer deadline_timer_;
   const uint32_t server_;
   const std::string server_address_;

@@ -7,6 +7,8 @@
 
 #include "core/rpc/server_core.h"
 #include "core/rpc/server_session.h"
+#include "core/rpc/tls_context.h"
+#include "core/rpc/transport.h"
 
 namespace railyard::rpc {
 namespace internal {
@@ -68,6 +70,7 @@ std::vector<std::shared_ptr<ServerSession>> ServerCore::Sessions() {
 
 using internal::ServerCore;
 using internal::ServerSession;
+using internal::Transport;
 
 std::string_view ServerStateName(ServerState state) {
   switch (state) {
@@ -99,11 +102,41 @@ struct Server::Impl {
         co_await pause.async_wait(asio::use_awaitable);
         continue;
       }
+      if (core.session_count() >= core.options.max_connections) {
+        core.connections_refused.fetch_add(1, std::memory_order_relaxed);
+        asio::co_spawn(socket.get_executor(), RefuseConnection(std::move(socket)), asio::detached);
+        continue;
+      }
       core.connections_accepted.fetch_add(1, std::memory_order_relaxed);
       auto session = std::make_shared<ServerSession>(core, std::move(socket));
       core.AddSession(session);
       session->Start();
     }
+  }
+
+  // Tells a connection over the limit why it is refused (the client reports the reason), then
+  // closes it; bounded by the handshake timeout so a peer that never reads cannot keep it.
+  asio::awaitable<void> RefuseConnection(asio::ip::tcp::socket socket) {
+    Transport transport = core.tls_context ? Transport(std::move(socket), *core.tls_context)
+                                           : Transport(std::move(socket));
+    Frame frame;
+    wire::Welcome* welcome = frame.mutable_welcome();
+    welcome->set_protocol_version(kProtocolVersion);
+    welcome->set_server_name(core.options.name);
+    welcome->set_refusal("server is at its connection limit (" +
+                         std::to_string(core.options.max_connections) + ")");
+    std::string bytes;
+    AppendEncodedFrame(frame, bytes);
+    // Over TLS the reason can only be told inside a session, so the handshake comes first;
+    // the same deadline bounds both.
+    asio::steady_timer limit(transport.socket().get_executor(), core.options.handshake_timeout);
+    limit.async_wait([&transport](const asio::error_code& ec) {
+      if (!ec) transport.Close();
+    });
+    const Status shaken = co_await transport.Handshake(asio::ssl::stream_base::server);
+    if (shaken.ok()) co_await transport.Write(asio::buffer(bytes));
+    limit.cancel();
+    transport.Close();
   }
 
   ServerCore core;
@@ -128,6 +161,12 @@ void Server::RegisterHandler(std::string method, Handler handler, Dispatch dispa
 
 Status Server::Start() {
   Impl& m = *impl_;
+  if (m.core.options.tls) {
+    if (Status s = internal::MakeServerTlsContext(*m.core.options.tls, &m.core.tls_context);
+        !s.ok()) {
+      return {s.code(), "server " + m.name + ": " + s.message()};
+    }
+  }
   asio::error_code ec;
   const asio::ip::address address = asio::ip::make_address(m.core.options.host, ec);
   if (ec) return {Code::kInvalidArgument, "bad listen address '" + m.core.options.host + "'"};
@@ -155,8 +194,9 @@ Status Server::Start() {
     std::lock_guard lock(m.stop_mu);
     m.started = true;
   }
-  spdlog::info("server {} listening on {}:{} ({} I/O threads)", m.name, m.core.options.host, m.port,
-               threads);
+  spdlog::info(
+      "server {} listening on {}:{} ({}, {} I/O threads)", m.name, m.core.options.host, m.port,
+      m.core.options.tls ? internal::DescribeServerTls(*m.core.options.tls) : "plain TCP", threads);
   return Status::Ok();
 }
 
@@ -237,8 +277,13 @@ size_t Server::in_flight() const { return impl_->core.in_flight.load(); }
 
 ServerCounters Server::counters() const {
   const ServerCore& c = impl_->core;
-  return {c.connections_accepted.load(), c.requests.load(), c.errors.load(),
-          c.protocol_errors.load()};
+  return {c.connections_accepted.load(),
+          c.requests.load(),
+          c.errors.load(),
+          c.protocol_errors.load(),
+          c.connections_refused.load(),
+          c.timeouts.load(),
+          c.tls_handshake_failures.load()};
 }
 
 LoadReport Server::CurrentLoad() const { return impl_->core.Load(); }

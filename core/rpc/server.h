@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "core/rpc/selection_policy.h"
 #include "core/rpc/slot_table.h"
 #include "core/rpc/status.h"
+#include "core/rpc/tls.h"
 
 namespace railyard::rpc {
 
@@ -25,6 +27,17 @@ struct ServerOptions {
   size_t worker_threads = 0;
   uint32_t max_frame_bytes = kDefaultMaxFrameBytes;
   std::chrono::milliseconds handshake_timeout{5000};
+  // A connection with no request for this long is closed (0: never); a Boxcar client replaces
+  // it. Time a request spends in a handler does not count.
+  std::chrono::milliseconds idle_timeout{std::chrono::minutes(10)};
+  // A frame must arrive whole within this long of its header, so a peer trickling bytes cannot
+  // hold a connection (0: no limit).
+  std::chrono::milliseconds frame_timeout{10000};
+  // Connections beyond this many are refused with a welcome that says why, then closed.
+  size_t max_connections = 4096;
+  // Set: the listener speaks only TLS; the TLS handshake comes before the Boxcar hello and
+  // counts within handshake_timeout.
+  std::optional<TlsServerOptions> tls;
 };
 
 // What a handler knows about the call it serves.
@@ -56,8 +69,11 @@ std::string_view ServerStateName(ServerState state);
 struct ServerCounters {
   uint64_t connections_accepted = 0;
   uint64_t requests = 0;
-  uint64_t errors = 0;           // Responses with a non-OK status.
-  uint64_t protocol_errors = 0;  // Connections closed for bad frames.
+  uint64_t errors = 0;               // Responses with a non-OK status.
+  uint64_t protocol_errors = 0;      // Connections closed for bad frames.
+  uint64_t connections_refused = 0;  // Over max_connections.
+  uint64_t timeouts = 0;             // Connections closed as silent, idle or too slow.
+  uint64_t tls_handshake_failures = 0;
 };
 
 // A Boxcar server: hands each new connection its lowest free slot and dispatches requests to
@@ -79,7 +95,8 @@ class Server {
   void RegisterHandler(std::string method, Handler handler,
                        Dispatch dispatch = Dispatch::kWorkerPool);
 
-  // Binds, listens and starts serving. Fails with a clear message if the address is unusable.
+  // Binds, listens and starts serving. Fails with a clear message if the address is unusable or
+  // a TLS file cannot be used (the message names the file).
   Status Start();
   uint16_t port() const;
   Endpoint endpoint() const;

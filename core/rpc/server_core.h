@@ -3,6 +3,7 @@
 // Internal to core/rpc: state shared by rpc::Server and its connections.
 
 #include <asio.hpp>
+#include <asio/ssl.hpp>
 #include <atomic>
 #include <condition_variable>
 #include <memory>
@@ -45,6 +46,9 @@ struct ServerCore {
   std::atomic<uint64_t> requests{0};
   std::atomic<uint64_t> errors{0};
   std::atomic<uint64_t> protocol_errors{0};
+  std::atomic<uint64_t> connections_refused{0};
+  std::atomic<uint64_t> timeouts{0};
+  std::atomic<uint64_t> tls_handshake_failures{0};
   DecayingRate request_rate;
   DecayingRate error_rate;
 
@@ -53,6 +57,9 @@ struct ServerCore {
   std::condition_variable idle_cv;
 
   size_t session_count();
+
+  // Set by Server::Start when options.tls is; read-only afterwards.
+  std::unique_ptr<asio::ssl::context> tls_context;
 
  private:
   std::mutex sessions_mu_;

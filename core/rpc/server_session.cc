@@ -12,12 +12,14 @@ using Clock = std::chrono::steady_clock;
 ServerSession::ServerSession(ServerCore& core, asio::ip::tcp::socket socket)
     : core_(core),
       strand_(socket.get_executor()),
-      socket_(std::move(socket)),
-      handshake_timer_(strand_) {
+      transport_(core.tls_context ? Transport(std::move(socket), *core.tls_context)
+                                  : Transport(std::move(socket))),
+      handshake_timer_(strand_),
+      read_timer_(strand_) {
   asio::error_code ec;
-  const auto remote = socket_.remote_endpoint(ec);
+  const auto remote = transport_.socket().remote_endpoint(ec);
   peer_ = ec ? "unknown" : remote.address().to_string() + ":" + std::to_string(remote.port());
-  socket_.set_option(asio::ip::tcp::no_delay(true), ec);
+  transport_.socket().set_option(asio::ip::tcp::no_delay(true), ec);
 }
 
 ServerSession::~ServerSession() {
@@ -31,6 +33,7 @@ void ServerSession::Start() {
   handshake_timer_.expires_after(core_.options.handshake_timeout);
   handshake_timer_.async_wait([self](const asio::error_code& ec) {
     if (!ec && !self->slot_ && !self->closed_) {
+      self->core_.timeouts.fetch_add(1, std::memory_order_relaxed);
       self->CloseNow({Code::kProtocolError, "no handshake within the handshake timeout"});
     }
   });
@@ -53,11 +56,26 @@ void ServerSession::Close() {
 asio::awaitable<void> ServerSession::Run() {
   auto self = shared_from_this();
   Frame frame;
-  Status status = co_await ReadFrame(socket_, read_buffers_, core_.options.max_frame_bytes, frame);
+  // The TLS handshake runs under the handshake timer armed in Start, and takes no slot.
+  if (Status tls = co_await transport_.Handshake(asio::ssl::stream_base::server); !tls.ok()) {
+    if (!closed_) {
+      core_.tls_handshake_failures.fetch_add(1, std::memory_order_relaxed);
+      CloseNow({Code::kProtocolError, "TLS handshake failed: " + tls.message()});
+    }
+    co_return;
+  }
+  Status status =
+      co_await transport_.ReadFrame(read_buffers_, core_.options.max_frame_bytes, frame);
+  if (!status.ok() && !transport_.is_tls() && LooksLikeTlsRecord(read_buffers_.header)) {
+    status = {Code::kProtocolError, "the peer speaks TLS, but this listener is plain TCP"};
+  }
   if (status.ok()) status = Handshake(frame);
+  const auto frame_started = [this] { ArmTimer(core_.options.frame_timeout, "a slow frame"); };
   while (status.ok() && !closed_) {
     frame.Clear();
-    status = co_await ReadFrame(socket_, read_buffers_, core_.options.max_frame_bytes, frame);
+    ArmTimer(core_.options.idle_timeout, "idle");
+    status = co_await transport_.ReadFrame(read_buffers_, core_.options.max_frame_bytes, frame,
+                                           frame_started);
     if (!status.ok()) break;
     if (frame.body_case() != Frame::kRequest) {
       status = {Code::kProtocolError, "expected a request frame"};
@@ -146,6 +164,7 @@ void ServerSession::StartRequest(wire::Request& request) {
 
 void ServerSession::FinishRequest(uint64_t id, Reply reply) {
   busy_ = false;
+  ArmTimer(core_.options.idle_timeout, "idle");  // A fresh idle period from the answer.
   activity_->busy.store(false, std::memory_order_relaxed);
   const bool error = !reply.status.ok();
   if (!closed_) {
@@ -165,6 +184,25 @@ void ServerSession::FinishRequest(uint64_t id, Reply reply) {
   core_.OnRequestFinished(error);
 }
 
+void ServerSession::ArmTimer(std::chrono::milliseconds timeout, const char* what) {
+  if (timeout.count() <= 0) {
+    read_timer_.cancel();
+    return;
+  }
+  read_timer_.expires_after(timeout);  // Cancels the previous wait.
+  read_timer_.async_wait([self = shared_from_this(), timeout, what](const asio::error_code& ec) {
+    if (ec || self->closed_) return;
+    if (self->busy_) {
+      // A handler is still working: that is not the peer's silence. Wait again.
+      self->ArmTimer(timeout, what);
+      return;
+    }
+    self->core_.timeouts.fetch_add(1, std::memory_order_relaxed);
+    spdlog::info("closing connection from {}: {} for {} ms", self->peer_, what, timeout.count());
+    self->CloseNow(Status::Ok());
+  });
+}
+
 void ServerSession::Send(const Frame& frame) {
   std::string bytes;
   AppendEncodedFrame(frame, bytes);
@@ -178,15 +216,15 @@ void ServerSession::WriteNext() {
     return;
   }
   writing_ = true;
-  asio::async_write(socket_, asio::buffer(outbox_.front()),
-                    [self = shared_from_this()](const asio::error_code& ec, size_t) {
-                      self->outbox_.pop_front();
-                      if (ec) {
-                        self->CloseNow(Status::Ok());
-                        return;
-                      }
-                      self->WriteNext();
-                    });
+  transport_.AsyncWrite(asio::buffer(outbox_.front()),
+                        [self = shared_from_this()](const asio::error_code& ec, size_t) {
+                          self->outbox_.pop_front();
+                          if (ec) {
+                            self->CloseNow(Status::Ok());
+                            return;
+                          }
+                          self->WriteNext();
+                        });
 }
 
 void ServerSession::CloseNow(const Status& why) {
@@ -198,9 +236,8 @@ void ServerSession::CloseNow(const Status& why) {
                  slot_ ? " (slot " + std::to_string(*slot_) + ")" : std::string(), why.message());
   }
   handshake_timer_.cancel();
-  asio::error_code ignored;
-  socket_.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);
-  socket_.close(ignored);
+  read_timer_.cancel();
+  transport_.Close();
   if (slot_) {
     core_.slots.Release(*slot_);
     slot_.reset();

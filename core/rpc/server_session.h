@@ -12,6 +12,7 @@
 
 #include "core/rpc/frame_io.h"
 #include "core/rpc/server_core.h"
+#include "core/rpc/transport.h"
 #include "railyard/rpc.pb.h"
 
 namespace railyard::rpc::internal {
@@ -23,7 +24,8 @@ namespace railyard::rpc::internal {
 // Thread safety: public methods may be called from any thread; all state lives on the strand.
 class ServerSession : public std::enable_shared_from_this<ServerSession> {
  public:
-  // REQUIRES: `socket` was accepted with its own strand of core.io as executor.
+  // REQUIRES: `socket` was accepted with its own strand of core.io as executor. Speaks TLS when
+  // core.tls_context is set.
   ServerSession(ServerCore& core, asio::ip::tcp::socket socket);
   ~ServerSession();
 
@@ -39,11 +41,14 @@ class ServerSession : public std::enable_shared_from_this<ServerSession> {
   void Send(const Frame& frame);
   void WriteNext();
   void CloseNow(const Status& why);
+  // Closes the connection if `timeout` passes before the next ArmTimer (0: disarms).
+  void ArmTimer(std::chrono::milliseconds timeout, const char* what);
 
   ServerCore& core_;
   asio::any_io_executor strand_;
-  asio::ip::tcp::socket socket_;
+  Transport transport_;
   asio::steady_timer handshake_timer_;
+  asio::steady_timer read_timer_;  // Idle between requests, then frame completion.
   std::string peer_;
 
   std::optional<uint32_t> slot_;
