@@ -60,6 +60,44 @@ int ResolveToken(const AdminTarget& target, std::string* token) {
   return kExitOk;
 }
 
+int ResolveTls(const AdminTarget& target, std::optional<rpc::TlsClientOptions>* tls) {
+  tls->reset();
+  if (!target.cluster_file.empty()) {
+    config::Cluster cluster;
+    if (rpc::Status s = node::LoadCluster(target.cluster_file, &cluster); !s.ok()) {
+      std::fprintf(stderr, "railyardctl: %s\n", s.message().c_str());
+      return kExitUsage;
+    }
+    *tls = node::ClientTlsOptionsFrom(cluster);
+  }
+  if (target.tls || !target.tls_ca.empty() || !target.tls_cert.empty() || !target.tls_key.empty() ||
+      !target.tls_server_name.empty()) {
+    if (!*tls) tls->emplace();
+    if (!target.tls_ca.empty()) (*tls)->ca_file = target.tls_ca;
+    if (!target.tls_cert.empty()) (*tls)->cert_file = target.tls_cert;
+    if (!target.tls_key.empty()) (*tls)->key_file = target.tls_key;
+    if (!target.tls_server_name.empty()) (*tls)->server_name = target.tls_server_name;
+  }
+  return kExitOk;
+}
+
+namespace {
+
+void AddTlsOptions(CLI::App& command, AdminTarget& target) {
+  command.add_flag("--tls", target.tls,
+                   "Reach admin services over TLS (the system's CAs unless --tls-ca)");
+  command.add_option("--tls-ca", target.tls_ca, "CA file the admin certificates chain to (PEM)")
+      ->check(CLI::ExistingFile);
+  command.add_option("--tls-cert", target.tls_cert, "Client certificate for mutual TLS (PEM)")
+      ->check(CLI::ExistingFile);
+  command.add_option("--tls-key", target.tls_key, "Key of --tls-cert (PEM)")
+      ->check(CLI::ExistingFile);
+  command.add_option("--tls-server-name", target.tls_server_name,
+                     "Name the admin certificates must carry (default: the --node host)");
+}
+
+}  // namespace
+
 int ExitFor(const rpc::Status& s) {
   switch (s.code()) {
     case rpc::Code::kOk:
@@ -139,6 +177,7 @@ std::vector<CLI::App*> AddAdminCommands(CLI::App& app, AdminTarget& target) {
     command->add_option("--token", target.token,
                         "Admin token (or --token-file, or $RAILYARD_TOKEN)");
     command->add_option("--token-file", target.token_file, "File whose first line is the token");
+    AddTlsOptions(*command, target);
     if (std::string(spec.name) == "compact") {
       command->add_option("--index", target.indexes,
                           "On-disk index to merge (repeatable, adjacent)");
@@ -155,11 +194,13 @@ int RunAdminCommand(const std::string& command, const AdminTarget& target) {
   if (int rc = ResolveTargets(target, &nodes); rc != kExitOk) return rc;
   std::string token;
   if (int rc = ResolveToken(target, &token); rc != kExitOk) return rc;
+  std::optional<rpc::TlsClientOptions> tls;
+  if (int rc = ResolveTls(target, &tls); rc != kExitOk) return rc;
 
   int worst = kExitOk;
   if (command == "status") PrintStatusHeader();
   for (const NamedNode& n : nodes) {
-    node::AdminClient client(n.admin, token);
+    node::AdminClient client(n.admin, token, "railyardctl", tls);
     rpc::Status s = client.Connect(std::chrono::seconds(2));
     if (s.ok() && command == "status") {
       admin::Telemetry telemetry;

@@ -1,10 +1,12 @@
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/rpc/endpoint.h"
 #include "core/rpc/status.h"
+#include "core/rpc/tls.h"
 #include "railyard/admin.pb.h"
 
 namespace CLI {
@@ -26,6 +28,13 @@ struct AdminTarget {
   std::string token;
   std::string token_file;
   std::vector<uint64_t> indexes;  // compact only
+  // TLS to the admin services: on when --tls or any --tls-* flag is given, or the cluster file
+  // has an admin_tls block (flags override its fields).
+  bool tls = false;
+  std::string tls_ca;
+  std::string tls_cert;
+  std::string tls_key;
+  std::string tls_server_name;
 };
 
 struct NamedNode {
@@ -39,6 +48,9 @@ int ResolveTargets(const AdminTarget& target, std::vector<NamedNode>* nodes);
 int ResolveToken(const AdminTarget& target, std::string* token);
 // Adds --node, --cluster, --token and --token-file to `command`.
 void AddTargetOptions(CLI::App& command, AdminTarget& target);
+// The TLS client options for the admin services, or nullopt for plain TCP; kExitUsage (printed)
+// if the cluster file cannot be read.
+int ResolveTls(const AdminTarget& target, std::optional<rpc::TlsClientOptions>* tls);
 // The exit code a failed call to a node deserves.
 int ExitFor(const rpc::Status& status);
 // The status table.

@@ -4,36 +4,21 @@
 
 #include <CLI/CLI.hpp>
 #include <asio.hpp>
-#include <atomic>
 #include <csignal>
 #include <cstdio>
-#include <filesystem>
-#include <memory>
 #include <string>
-#include <thread>
-#include <vector>
 
 #include "app/railyardctl/stop_signal.h"
-#include "core/node/load_generator.h"
-#include "core/node/node.h"
+#include "core/node/demo_cluster.h"
 
 namespace railyard::ctl {
 namespace {
 
 using Clock = std::chrono::steady_clock;
-namespace fs = std::filesystem;
 
-std::string ClientLabel(uint64_t client_id,
-                        const std::vector<std::unique_ptr<node::LoadGenerator>>& clients) {
-  for (size_t i = 0; i < clients.size(); ++i) {
-    if (clients[i]->client().client_id() == client_id) return "c" + std::to_string(i);
-  }
-  return "?";  // Someone else's connection, e.g. railyardctl.
-}
-
-void PrintTables(const std::vector<std::unique_ptr<node::Node>>& nodes,
-                 const std::vector<std::unique_ptr<node::LoadGenerator>>& clients, double elapsed_s,
-                 bool redraw) {
+void PrintTables(const node::DemoCluster& cluster, double elapsed_s, bool redraw) {
+  const auto& nodes = cluster.nodes();
+  const auto& clients = cluster.clients();
   if (redraw) std::printf("\033[H\033[2J");
   std::printf(
       "Railyard demo: %zu docstore nodes, %zu load clients on loopback, %.0f s "
@@ -45,7 +30,7 @@ void PrintTables(const std::vector<std::unique_ptr<node::Node>>& nodes,
     const admin::Telemetry t = n->Snapshot();
     std::string slots;
     for (const admin::SlotEntry& slot : t.slots()) {
-      slots += std::to_string(slot.slot()) + ":" + ClientLabel(slot.client_id(), clients) +
+      slots += std::to_string(slot.slot()) + ":" + cluster.ClientLabel(slot.client_id()) +
                (slot.busy() ? "* " : " ");
     }
     std::printf("%-7s %-9s %-21s %8.0f %7d %9llu  %s\n", t.node().c_str(),
@@ -107,46 +92,19 @@ CLI::App* AddDemoCommand(CLI::App& app, DemoOptions& o) {
 }
 
 int RunDemo(const DemoOptions& o) {
-  const bool temporary = o.data_dir.empty();
-  std::error_code ec;
-  const fs::path root =
-      temporary ? fs::temp_directory_path(ec) / ("railyard-demo-" + std::to_string(::getpid()))
-                : fs::path(o.data_dir);
-  std::vector<std::unique_ptr<node::Node>> nodes;
-  std::vector<rpc::Endpoint> services;
-  for (size_t i = 0; i < o.nodes; ++i) {
-    node::NodeOptions options;
-    options.name = "node" + std::to_string(i);
-    options.data_dir = (root / options.name).string();
-    options.io_threads = 1;
-    options.worker_threads = 4;
-    options.storage.memtable_entries = o.memtable_entries;
-    options.storage.bloom_memory_budget = 8 << 20;
-    std::unique_ptr<node::Node> n;
-    if (const rpc::Status status = node::Node::Open(options, &n); !status.ok()) {
-      std::fprintf(stderr, "railyardctl demo: %s\n", status.ToString().c_str());
-      return 1;
-    }
-    services.push_back(n->endpoint());
-    nodes.push_back(std::move(n));
-  }
-
-  std::vector<std::unique_ptr<node::LoadGenerator>> clients;
-  for (size_t i = 0; i < o.clients; ++i) {
-    node::LoadOptions load;
-    load.servers = services;
-    load.pool_size = o.pool_size;
-    load.concurrency = o.concurrency;
-    load.read_fraction = o.read_fraction;
-    load.keys = o.keys;
-    load.distribution = node::KeyChooser::Distribution::kZipfian;
-    load.client_name = "demo-client-" + std::to_string(i);
-    load.seed = i + 1;
-    clients.push_back(std::make_unique<node::LoadGenerator>(load));
-    if (const rpc::Status status = clients.back()->Start(); !status.ok()) {
-      std::fprintf(stderr, "railyardctl demo: %s\n", status.ToString().c_str());
-      return 1;
-    }
+  node::DemoClusterOptions options;
+  options.nodes = o.nodes;
+  options.clients = o.clients;
+  options.concurrency = o.concurrency;
+  options.pool_size = o.pool_size;
+  options.read_fraction = o.read_fraction;
+  options.keys = o.keys;
+  options.memtable_entries = o.memtable_entries;
+  options.data_dir = o.data_dir;
+  node::DemoCluster cluster;
+  if (const rpc::Status status = cluster.Start(options); !status.ok()) {
+    std::fprintf(stderr, "railyardctl demo: %s\n", status.ToString().c_str());
+    return 1;
   }
 
   const StopSignal stop;
@@ -158,21 +116,13 @@ int RunDemo(const DemoOptions& o) {
     next += std::chrono::milliseconds(o.interval_ms);
     stop.SleepFor(std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now()));
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    PrintTables(nodes, clients, elapsed, redraw);
+    PrintTables(cluster, elapsed, redraw);
     if (o.duration_s > 0 && elapsed >= o.duration_s) break;
   }
-  uint64_t calls = 0, failed = 0;
-  for (auto& client : clients) {
-    client->Stop();
-    const node::LoadReport report = client->Report();
-    calls += report.requests;
-    failed += report.errors + report.rejections;
-  }
-  for (auto& n : nodes) n->Shutdown(std::chrono::milliseconds(1000));
-  nodes.clear();
-  if (temporary) fs::remove_all(root, ec);
+  const node::LoadReport report = cluster.Stop();
+  const uint64_t failed = report.errors + report.rejections;
   std::printf("\ndemo finished: %llu requests succeeded, %llu failed\n",
-              static_cast<unsigned long long>(calls - failed),
+              static_cast<unsigned long long>(report.requests - failed),
               static_cast<unsigned long long>(failed));
   return failed == 0 ? 0 : 1;
 }

@@ -23,7 +23,13 @@ struct LoadCommandOptions {
   std::string record_workload;  // Write every operation issued to this recording.
   std::string replay;           // Replay the workload recorded in this file.
   double replay_speed = 1.0;
-  bool duration_given = false;  // A replay otherwise runs until its workload is done.
+  bool duration_given = false;         // A replay otherwise runs until its workload is done.
+  std::string policy = "lowest-slot";  // A core/balance policy name.
+  std::string subset = "none";         // none, random or deterministic.
+  size_t subset_size = 0;
+  // Write-only load that remembers every acknowledged write and checks them all after each
+  // outage (a crash-loop's witness); one server only.
+  bool verify = false;
 };
 
 CLI::App* AddLoadCommand(CLI::App& app, LoadCommandOptions& options);

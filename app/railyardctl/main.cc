@@ -7,6 +7,7 @@
 #include "app/railyardctl/demo_command.h"
 #include "app/railyardctl/load_command.h"
 #include "app/railyardctl/record_command.h"
+#include "app/railyardctl/sim_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"railyardctl: operate Railyard clusters from the command line"};
@@ -29,6 +30,8 @@ int main(int argc, char** argv) {
   CLI::App* inspect_command = railyard::ctl::AddInspectCommand(app, inspect);
   railyard::ctl::WatchOptions watch;
   CLI::App* watch_command = railyard::ctl::AddWatchCommand(app, watch);
+  railyard::ctl::SimCommandOptions sim;
+  CLI::App* sim_command = railyard::ctl::AddSimCommand(app, sim);
 
   CLI11_PARSE(app, argc, argv);
   spdlog::set_default_logger(spdlog::stderr_color_mt("railyardctl"));  // stdout is for results.
@@ -38,6 +41,7 @@ int main(int argc, char** argv) {
   if (record_command->parsed()) return railyard::ctl::RunRecord(record);
   if (inspect_command->parsed()) return railyard::ctl::RunInspect(inspect);
   if (watch_command->parsed()) return railyard::ctl::RunWatch(watch);
+  if (sim_command->parsed()) return railyard::ctl::RunSim(sim);
   for (CLI::App* command : admin_commands) {
     if (command->parsed()) return railyard::ctl::RunAdminCommand(command->get_name(), target);
   }

@@ -17,6 +17,7 @@ rpc::ServerOptions ServerOptionsFor(const AdminOptions& options) {
   server.name = options.name + "-admin";
   server.io_threads = 1;
   server.worker_threads = 2;
+  server.tls = options.tls;
   return server;
 }
 
@@ -30,6 +31,7 @@ AdminService::AdminService(AdminOptions options, std::function<admin::Telemetry(
                            AdminCommands commands)
     : options_(std::move(options)),
       auth_(options_.viewer_tokens, options_.operator_tokens),
+      throttle_(options_.throttle),
       telemetry_(std::move(telemetry)),
       commands_(std::move(commands)),
       server_(ServerOptionsFor(options_)) {
@@ -47,8 +49,15 @@ AdminService::~AdminService() { Stop(); }
 rpc::Status AdminService::Start() {
   rpc::Status s = server_.Start();
   if (!s.ok()) return s;
-  spdlog::info("admin service of {} on {} ({}){}", options_.name, endpoint().ToString(),
+  const std::string transport =
+      !options_.tls ? "plain TCP"
+      : options_.tls->client_ca_file.empty()
+          ? "TLS"
+          : (options_.tls->require_client_cert ? "TLS with client certificates"
+                                               : "TLS, client certificates optional");
+  spdlog::info("admin service of {} on {} ({}, {}){}", options_.name, endpoint().ToString(),
                IsLoopback(options_.host) ? "loopback only" : "reachable from other hosts",
+               transport,
                auth_.configured() ? "" : "; no tokens configured: telemetry only, no commands");
   return s;
 }
@@ -61,6 +70,15 @@ rpc::Reply AdminService::Handle(const std::string& method, const rpc::CallContex
   if (!request.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
     return {{rpc::Code::kInvalidArgument, "malformed admin request"}, {}};
   }
+  const AuthThrottle::Clock::time_point now = AuthThrottle::Clock::now();
+  if (const std::chrono::milliseconds wait = throttle_.LockedFor(call.peer, now);
+      wait.count() > 0) {
+    // The token is not even looked at: guessing costs time whatever the guess.
+    return {
+        {rpc::Code::kUnauthenticated, "too many wrong admin tokens from this host; try again in " +
+                                          std::to_string(wait.count()) + " ms"},
+        {}};
+  }
   AdminRole role = auth_.RoleOf(request.token());
   if (role == AdminRole::kNone && !auth_.configured() && request.token().empty()) {
     role = AdminRole::kViewer;  // An unprotected service still shows telemetry.
@@ -71,11 +89,20 @@ rpc::Reply AdminService::Handle(const std::string& method, const rpc::CallContex
   if (role == AdminRole::kNone) {
     spdlog::warn("admin: refused {} from {}: {} token", method, who,
                  request.token().empty() ? "no" : "invalid");
+    if (!request.token().empty()) {
+      throttle_.RecordFailure(call.peer, now);
+      if (const std::chrono::milliseconds wait = throttle_.LockedFor(call.peer, now);
+          wait.count() > 0) {
+        spdlog::warn("admin: {} locked out for {} ms after repeated wrong tokens",
+                     AuthThrottle::HostOf(call.peer), wait.count());
+      }
+    }
     return {{rpc::Code::kUnauthenticated, request.token().empty()
                                               ? "this admin service requires a token"
                                               : "the admin token is not valid"},
             {}};
   }
+  if (!request.token().empty()) throttle_.RecordSuccess(call.peer);
   admin::AdminResponse response;
   if (method == "admin.Telemetry") {
     *response.mutable_telemetry() = TelemetryWithCommands();

@@ -6,10 +6,12 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/node/auth.h"
+#include "core/node/auth_throttle.h"
 #include "core/rpc/server.h"
 #include "core/rpc/status.h"
 #include "railyard/admin.pb.h"
@@ -22,6 +24,9 @@ struct AdminOptions {
   std::string name;  // The process, in logs and audit lines.
   std::vector<std::string> viewer_tokens;
   std::vector<std::string> operator_tokens;
+  // Repeated wrong tokens from one host lock it out for a growing time.
+  AuthThrottle::Options throttle;
+  std::optional<rpc::TlsServerOptions> tls;  // Unset: plain TCP.
 };
 
 // What the process behind the admin service can be asked to do. A missing command is answered
@@ -55,6 +60,7 @@ class AdminService {
 
   const AdminOptions options_;
   const TokenAuthenticator auth_;
+  AuthThrottle throttle_;
   const std::function<admin::Telemetry()> telemetry_;
   const AdminCommands commands_;
   std::mutex recent_mu_;

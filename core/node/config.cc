@@ -64,6 +64,35 @@ rpc::Status ParseListen(const std::string& text, const std::string& what, std::s
 
 }  // namespace
 
+rpc::Status TlsOptionsFrom(const config::TlsConfig& c, const std::string& what,
+                           std::optional<rpc::TlsServerOptions>* out) {
+  out->reset();
+  if (c.cert_file().empty() && c.key_file().empty() && c.client_ca_file().empty()) {
+    return rpc::Status::Ok();
+  }
+  if (c.cert_file().empty() || c.key_file().empty()) {
+    return {rpc::Code::kInvalidArgument, what + " needs both cert_file and key_file"};
+  }
+  rpc::TlsServerOptions tls;
+  tls.cert_file = c.cert_file();
+  tls.key_file = c.key_file();
+  tls.client_ca_file = c.client_ca_file();
+  tls.require_client_cert = !c.has_require_client_cert() || c.require_client_cert();
+  *out = std::move(tls);
+  return rpc::Status::Ok();
+}
+
+std::optional<rpc::TlsClientOptions> ClientTlsOptionsFrom(const config::Cluster& cluster) {
+  if (!cluster.has_admin_tls()) return std::nullopt;
+  const config::ClientTlsConfig& c = cluster.admin_tls();
+  rpc::TlsClientOptions tls;
+  tls.ca_file = c.ca_file();
+  tls.cert_file = c.cert_file();
+  tls.key_file = c.key_file();
+  tls.server_name = c.server_name();
+  return tls;
+}
+
 rpc::Status LoadNodeConfig(const std::string& path, config::NodeConfig* out) {
   return ParseTextFile(path, out);
 }
@@ -111,6 +140,8 @@ rpc::Status NodeOptionsFrom(const config::NodeConfig& c, NodeOptions* o) {
   if (rpc::Status s = ReadTokens(c.viewer_token_file(), &o->admin.viewer_tokens); !s.ok()) return s;
   if (rpc::Status s = ReadTokens(c.operator_token_file(), &o->admin.operator_tokens); !s.ok())
     return s;
+  if (rpc::Status s = TlsOptionsFrom(c.tls(), "tls", &o->tls); !s.ok()) return s;
+  if (rpc::Status s = TlsOptionsFrom(c.admin_tls(), "admin_tls", &o->admin.tls); !s.ok()) return s;
   return rpc::Status::Ok();
 }
 

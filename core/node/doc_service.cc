@@ -18,7 +18,9 @@ rpc::Status ToRpcStatus(const storage::Status& status) {
     case C::kCorruption:
       return {rpc::Code::kCorrupted, status.message()};
     case C::kNoSpace:
-      return {rpc::Code::kResourceExhausted, status.message()};
+      return {rpc::Code::kResourceExhausted,
+              "disk full: this node refuses writes until space is freed and still serves reads (" +
+                  status.message() + ")"};
     case C::kBusy:
       return {rpc::Code::kUnavailable, status.message()};
     case C::kIOError:

@@ -16,6 +16,9 @@ LoadGenerator::LoadGenerator(LoadOptions options, OpObserver observer)
   client.pool_size = options_.pool_size;
   client.client_name = options_.client_name;
   client.default_timeout = options_.timeout;
+  client.balance = options_.balance;
+  client.subset_mode = options_.subset_mode;
+  client.subset_size = options_.subset_size;
   client_ = std::make_unique<rpc::Client>(client);
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -42,6 +43,10 @@ struct LoadOptions {
   // generating a workload; rate, concurrency, mix and keys are then ignored.
   std::vector<ScheduledOp> replay;
   double replay_speed = 1.0;
+  // The client's balancing policy (unset: Boxcar's lowest-slot fast path) and subsetting.
+  std::optional<balance::PolicyOptions> balance;
+  balance::SubsetMode subset_mode = balance::SubsetMode::kNone;
+  size_t subset_size = 0;
 };
 
 struct LoadReport {

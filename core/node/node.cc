@@ -28,6 +28,7 @@ rpc::Status Node::Open(NodeOptions options, std::unique_ptr<Node>* out) {
   server_options.name = o.name;
   server_options.io_threads = o.io_threads;
   server_options.worker_threads = o.worker_threads;
+  server_options.tls = o.tls;
   node->server_ = std::make_unique<rpc::Server>(server_options);
   RegisterDocService(*node->server_, *node->store_, node->stats_);
 

@@ -3,6 +3,7 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,6 +24,8 @@ struct NodeOptions {
   size_t worker_threads = 0;
   storage::Options storage;
   AdminOptions admin;
+  std::optional<rpc::TlsServerOptions>
+      tls;  // The docservice listener; admin.tls for the admin one.
 };
 
 // A railyard-node: the docstore served over Boxcar, with an admin service beside it.

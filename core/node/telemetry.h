@@ -14,6 +14,7 @@
 namespace railyard::node {
 
 void FillSlots(const std::vector<rpc::SlotInfo>& slots, admin::Telemetry* telemetry);
+// `policy` names the policy when the snapshot does not (the snapshot's own name wins).
 void FillPool(const rpc::PoolSnapshot& pool, const std::string& client_name,
               const std::string& policy, admin::ClientPool* out);
 void FillStorage(const storage::Stats& stats, admin::StorageStats* out);

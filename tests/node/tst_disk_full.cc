@@ -1,0 +1,86 @@
+// A node whose disk fills up refuses writes with a clear status, keeps serving reads, and takes
+// writes again once space comes back: the docstore under a FaultInjectingEnv, served over Boxcar
+// on loopback.
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "core/node/node.h"
+#include "core/rpc/client.h"
+#include "railyard/docservice.pb.h"
+#include "storage/fault_env.h"
+
+using namespace railyard;
+
+namespace {
+
+std::string PutPayload(uint64_t id) {
+  doc::PutRequest put;
+  put.set_id(id);
+  put.set_doc("document " + std::to_string(id) + std::string(200, 'x'));
+  return put.SerializeAsString();
+}
+
+std::string GetPayload(uint64_t id) {
+  doc::GetRequest get;
+  get.set_id(id);
+  return get.SerializeAsString();
+}
+
+}  // namespace
+
+class DiskFullTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void refusesWritesKeepsReads() {
+    QTemporaryDir dir;
+    storage::FaultInjectingEnv env;
+    node::NodeOptions options;
+    options.name = "full";
+    options.data_dir = dir.path().toStdString();
+    options.storage.env = &env;
+    options.storage.memtable_entries = 500;
+    options.storage.logger = [](storage::LogLevel, std::string_view) {};
+    std::unique_ptr<node::Node> node;
+    QVERIFY(node::Node::Open(options, &node).ok());
+
+    rpc::ClientOptions client_options;
+    client_options.servers = {node->endpoint()};
+    client_options.pool_size = 2;
+    rpc::Client client(client_options);
+    QVERIFY(client.Start().ok());
+    QVERIFY(client.WaitForPool(1, std::chrono::seconds(5)));
+
+    std::vector<uint64_t> acked;
+    for (uint64_t id = 0; id < 100; ++id) {
+      QVERIFY(client.Call("doc.Put", PutPayload(id)).status.ok());
+      acked.push_back(id);
+    }
+    env.SetSpaceLimit(32 * 1024);
+    rpc::Status refusal;
+    for (uint64_t id = 100; id < 5000 && refusal.ok(); ++id) {
+      const rpc::CallResult result = client.Call("doc.Put", PutPayload(id));
+      if (result.status.ok()) acked.push_back(id);
+      refusal = result.status;
+    }
+    QCOMPARE(refusal.code(), rpc::Code::kResourceExhausted);
+    QVERIFY2(refusal.message().find("disk full") != std::string::npos, refusal.message().c_str());
+    // Still refusing, and still serving every acknowledged document.
+    QCOMPARE(client.Call("doc.Put", PutPayload(7000)).status.code(), rpc::Code::kResourceExhausted);
+    for (uint64_t id : acked) {
+      const rpc::CallResult result = client.Call("doc.Get", GetPayload(id));
+      QVERIFY2(result.status.ok(), result.status.ToString().c_str());
+      doc::GetResponse response;
+      QVERIFY(response.ParseFromString(result.payload));
+      QCOMPARE(response.doc(), "document " + std::to_string(id) + std::string(200, 'x'));
+    }
+    // Space is back: writes succeed again (the background retries a failed index write).
+    env.Heal();
+    QTRY_VERIFY_WITH_TIMEOUT(client.Call("doc.Put", PutPayload(8000)).status.ok(), 10000);
+    client.Stop();
+    node->Shutdown(std::chrono::seconds(1));
+  }
+};
+
+QTEST_GUILESS_MAIN(DiskFullTest)
+#include "tst_disk_full.moc"
