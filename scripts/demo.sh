@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs the local demo: 3 servers and a load client on loopback.
+# Installs what is missing, builds, and runs the console on a local demo cluster: 3 nodes and load clients on loopback.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/build.sh release
-exec build/release/bin/railyardctl demo "$@"
+exec build/release/bin/railyard --demo "$@"

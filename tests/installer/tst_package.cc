@@ -39,6 +39,16 @@ class PackageTest : public QObject {
     }
     QVERIFY(QFile::exists(root + "/usr/lib/systemd/system/railyard-node.service"));
     QVERIFY(QFile::exists(root + "/usr/share/railyard/examples/railyard-node.textproto"));
+    // The console's menu entry and its icons.
+    QFile desktop(root + "/usr/share/applications/railyard.desktop");
+    QVERIFY(desktop.open(QIODevice::ReadOnly));
+    const QByteArray entry = desktop.readAll();
+    QVERIFY(entry.startsWith("[Desktop Entry]"));
+    QVERIFY(entry.contains("\nExec=railyard") && entry.contains("\nIcon=railyard\n"));
+    QVERIFY(QFile::exists(root + "/usr/share/icons/hicolor/scalable/apps/railyard.svg"));
+    QFile png(root + "/usr/share/icons/hicolor/256x256/apps/railyard.png");
+    QVERIFY(png.open(QIODevice::ReadOnly));
+    QCOMPARE(png.read(8), QByteArray("\x89PNG\r\n\x1a\n", 8));
     QCOMPARE(Run("dpkg-deb", {"--field", dir.filePath(debs.front()), "Package"}, &out), 0);
     QCOMPARE(out.trimmed(), QString("railyard"));
   }

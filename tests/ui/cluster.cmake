@@ -1,0 +1,42 @@
+# The console's data path and cluster-wide views: ClusterState, the overview and slot models,
+# live polling against real nodes, replay and recording, the main window, and the app itself.
+add_library(railyard_ui_console_fixture STATIC ${CMAKE_CURRENT_LIST_DIR}/console_fixture.cc)
+target_include_directories(railyard_ui_console_fixture PUBLIC ${PROJECT_SOURCE_DIR})
+target_link_libraries(railyard_ui_console_fixture PUBLIC railyard_trace railyard_proto)
+railyard_warnings(railyard_ui_console_fixture)
+
+# Regenerates tests/data/console_small.rec by hand (not a test).
+add_executable(make_console_recording ${CMAKE_CURRENT_LIST_DIR}/make_console_recording.cc)
+target_link_libraries(make_console_recording PRIVATE railyard_node railyard_trace)
+railyard_warnings(make_console_recording)
+
+railyard_add_qtest(tst_ui_cluster_state SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_cluster_state.cc
+  LIBS railyard_ui_models TIMEOUT 60)
+
+railyard_add_qtest(tst_ui_cluster_models SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_cluster_models.cc
+  LIBS railyard_ui_models railyard_ui_console_fixture TIMEOUT 60)
+target_compile_definitions(tst_ui_cluster_models PRIVATE
+  RAILYARD_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data")
+
+railyard_add_qtest(tst_ui_live_source SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_live_source.cc
+  LIBS railyard_ui railyard_node TIMEOUT 120)
+
+railyard_add_qtest(tst_ui_replay_record SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_replay_record.cc
+  LIBS railyard_ui railyard_ui_console_fixture TIMEOUT 60)
+# A simulator's recording comes from `railyardctl sim --record`.
+target_compile_definitions(tst_ui_replay_record PRIVATE RAILYARDCTL="$<TARGET_FILE:railyardctl>"
+  RAILYARD_SCENARIOS="${PROJECT_SOURCE_DIR}/resources/scenarios")
+add_dependencies(tst_ui_replay_record railyardctl)
+
+railyard_add_qtest(tst_ui_main_window SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_main_window.cc
+  LIBS railyard_ui railyard_node TIMEOUT 120)
+target_compile_definitions(tst_ui_main_window PRIVATE
+  SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}" RAILYARD_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data")
+
+# `railyard --demo` offscreen, as scripts/demo.sh runs it where there is no display.
+find_package(Qt6 REQUIRED COMPONENTS Gui)
+railyard_add_qtest(tst_ui_railyard_app SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_railyard_app.cc
+  LIBS Qt6::Gui TIMEOUT 120)
+target_compile_definitions(tst_ui_railyard_app PRIVATE RAILYARD="$<TARGET_FILE:railyard>"
+  RAILYARD_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data")
+add_dependencies(tst_ui_railyard_app railyard)

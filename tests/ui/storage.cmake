@@ -1,0 +1,16 @@
+# Per-node storage and throughput: models, views and actions against real nodes on loopback.
+add_library(railyard_ui_storage_test_support STATIC ${CMAKE_CURRENT_LIST_DIR}/storage_test_node.cc)
+set_target_properties(railyard_ui_storage_test_support PROPERTIES AUTOMOC OFF)
+target_link_libraries(railyard_ui_storage_test_support PUBLIC railyard_node railyard_ui_models Qt6::Core)
+railyard_warnings(railyard_ui_storage_test_support)
+
+railyard_add_qtest(tst_ui_storage_models SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_storage_models.cc
+  LIBS railyard_ui_storage_test_support railyard_ui_models railyard_trace TIMEOUT 120)
+
+railyard_add_qtest(tst_ui_storage_views SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_storage_views.cc
+  LIBS railyard_ui_storage_test_support railyard_ui TIMEOUT 120)
+target_compile_definitions(tst_ui_storage_views PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}")
+
+railyard_add_qtest(tst_ui_actions SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_actions.cc
+  LIBS railyard_ui_storage_test_support railyard_ui TIMEOUT 120)
+target_compile_definitions(tst_ui_actions PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}")

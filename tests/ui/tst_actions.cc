@@ -1,0 +1,435 @@
+// Operator actions against a real node on loopback: drain, undrain, flush, compact (all and a
+// selected run), refusal with a viewer token, read-only mode, confirmation, and the audit log.
+#include <QAction>
+#include <QApplication>
+#include <QComboBox>
+#include <QLineEdit>
+#include <QMessageBox>
+#include <QProgressDialog>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QTimer>
+#include <QtTest>
+
+#include "tests/ui/storage_test_node.h"
+#include "ui/actions/action_controller.h"
+#include "ui/actions/audit_log.h"
+#include "ui/actions/audit_log_view.h"
+#include "ui/views/compaction_view.h"
+#include "ui/views/index_stack_widget.h"
+
+using namespace railyard;
+using namespace railyard::ui;
+using railyard::ui::testing::kOperatorToken;
+using railyard::ui::testing::kViewerToken;
+using railyard::ui::testing::StorageTestNode;
+using railyard::ui::testing::WaitFor;
+
+namespace {
+
+// A real node, the console's state of it, and a controller with an operator token, a temporary
+// audit log, and confirmations and results recorded instead of shown.
+struct Fixture {
+  StorageTestNode node;
+  ClusterState state;
+  QWidget window;
+  QTemporaryDir dir;
+  std::unique_ptr<ActionController> actions;
+  int index = -1;
+  QString token = kOperatorToken;
+  QStringList confirmations;
+  bool confirm = true;
+  struct Result {
+    QString title, text;
+    bool ok;
+  };
+  QVector<Result> results;
+
+  bool Start() {
+    if (!node.Start()) return false;
+    index = node.Feed(&state);
+    actions = std::make_unique<ActionController>(&state, &window);
+    actions->setTokenProvider([this](int) { return token; });
+    actions->setAuditPath(dir.filePath("audit.sqlite"));
+    actions->setConfirmer([this](const QString& title, const QString& text) {
+      confirmations << title + "\n" + text;
+      return confirm;
+    });
+    actions->setResultPresenter([this](const QString& title, const QString& text, bool ok) {
+      results.push_back({title, text, ok});
+    });
+    return index >= 0;
+  }
+
+  // Runs `act` and waits for its actionFinished; returns the event.
+  admin::CommandEvent RunAndWait(const std::function<void()>& act) {
+    QSignalSpy finished(actions.get(), &ActionController::actionFinished);
+    act();
+    if (!finished.wait(15000) || finished.isEmpty()) return {};
+    node.Feed(&state);
+    return finished[0][0].value<admin::CommandEvent>();
+  }
+
+  QVector<AuditEntry> Audit(const AuditQuery& query = {}) {
+    return actions->auditLog() ? actions->auditLog()->Search(query) : QVector<AuditEntry>{};
+  }
+
+  QVector<quint64> IndexIds() {
+    QVector<quint64> ids;
+    for (const admin::IndexInfo& info : state.node(index).telemetry->storage().indexes()) {
+      ids << info.id();
+    }
+    return ids;
+  }
+};
+
+}  // namespace
+
+class ActionsTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  // Figures are checked as an English locale writes them, whatever the machine's.
+  void initTestCase() { QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates)); }
+
+  void drainAndUndrainARealNode() {
+    Fixture f;
+    QVERIFY2(f.Start(), qPrintable(f.node.error()));
+    QVERIFY(!f.actions->readOnly());
+    QVERIFY(f.actions->canAct(f.index));
+    QCOMPARE(f.state.node(f.index).health, NodeHealth::kServing);
+
+    QSignalSpy started(f.actions.get(), &ActionController::actionStarted);
+    const admin::CommandEvent drained = f.RunAndWait([&] {
+      f.actions->drain(f.index);
+      // Running on a worker: the GUI thread is free, and the node is busy for more actions.
+      QVERIFY(f.actions->busy(f.index));
+      QVERIFY(!f.actions->canAct(f.index));
+    });
+    QCOMPARE(started.count(), 1);
+    QCOMPARE(drained.command(), std::string("drain"));
+    QCOMPARE(drained.result(), std::string("OK"));
+    QVERIFY(QString::fromStdString(drained.detail()).contains(f.node.adminAddress()));
+    QVERIFY(QString::fromStdString(drained.by()).contains("railyard console"));
+    QCOMPARE(f.node.node().Snapshot().state(), admin::NODE_LAME_DUCK);
+    QCOMPARE(f.state.node(f.index).health, NodeHealth::kLameDuck);
+    QVERIFY(!f.actions->busy(f.index));
+
+    // The question named the node, its address and the effect.
+    QCOMPARE(f.confirmations.size(), 1);
+    QVERIFY(f.confirmations[0].contains(
+        QString("Drain node1 (%1)? It stops taking new requests; clients move to other nodes.")
+            .arg(f.node.adminAddress())));
+    QCOMPARE(f.results.size(), 1);
+    QVERIFY(f.results[0].ok);
+
+    const admin::CommandEvent undrained = f.RunAndWait([&] { f.actions->undrain(f.index); });
+    QCOMPARE(undrained.result(), std::string("OK"));
+    QCOMPARE(f.node.node().Snapshot().state(), admin::NODE_SERVING);
+    QCOMPARE(f.state.node(f.index).health, NodeHealth::kServing);
+
+    // Both are in the audit log, newest first, with who, where and what came of it.
+    const QVector<AuditEntry> rows = f.Audit();
+    QCOMPARE(rows.size(), 2);
+    QCOMPARE(rows[0].action, QString("undrain"));
+    QCOMPARE(rows[1].action, QString("drain"));
+    QCOMPARE(rows[1].node_name, QString("node1"));
+    QCOMPARE(rows[1].node_address, f.node.adminAddress());
+    QCOMPARE(rows[1].user, AuditLog::CurrentUser());
+    QCOMPARE(rows[1].result, QString("OK"));
+    QVERIFY(rows[1].ok);
+    // The node keeps its own record of the commands too.
+    QVERIFY(f.state.node(f.index).telemetry->recent_commands_size() >= 2);
+  }
+
+  void flushWritesTheInMemoryIndex() {
+    Fixture f;
+    QVERIFY2(f.Start(), qPrintable(f.node.error()));
+    QVERIFY(f.node.Put(1, 200));
+    f.node.Feed(&f.state);
+    QCOMPARE(f.state.node(f.index).telemetry->storage().memtable_entries(), uint64_t{200});
+    QCOMPARE(f.state.node(f.index).telemetry->storage().indexes_size(), 0);
+    const admin::CommandEvent event = f.RunAndWait([&] { f.actions->flush(f.index); });
+    QCOMPARE(event.result(), std::string("OK"));
+    QVERIFY(f.confirmations[0].contains("(200 entries)"));
+    const admin::StorageStats& s = f.state.node(f.index).telemetry->storage();
+    QCOMPARE(s.memtable_entries(), uint64_t{0});
+    QCOMPARE(s.indexes_size(), 1);
+    QCOMPARE(s.indexes(0).entries(), uint64_t{200});
+    QCOMPARE(f.Audit({"", "node1", "flush", 10}).size(), 1);
+  }
+
+  void compactASelectedRunThenAll() {
+    Fixture f;
+    QVERIFY2(f.Start(), qPrintable(f.node.error()));
+    // The seed's rule leaves three indexes: 250, 1000 and 2000 entries.
+    QVERIFY(f.node.Put(1, 3000));
+    QVERIFY(f.node.Put(10001, 250));
+    QVERIFY(f.node.node().store().Flush().ok());
+    f.node.Feed(&f.state);
+    const QVector<quint64> ids = f.IndexIds();
+    QCOMPARE(ids.size(), 3);
+
+    // A set with a gap is refused before anything is sent.
+    f.actions->compact(f.index, {ids[0], ids[2]});
+    QCOMPARE(f.results.size(), 1);
+    QVERIFY(!f.results[0].ok);
+    QVERIFY(f.results[0].text.contains("not a run of adjacent"));
+    QVERIFY(f.confirmations.isEmpty());
+    QVERIFY(f.Audit().isEmpty());
+
+    // Chosen in the compaction view: the two newest, click and shift-click, then the button.
+    CompactionView view(&f.state, &f.window);
+    view.resize(800, 600);
+    view.setNode(f.index);
+    f.window.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&f.window));
+    QObject::connect(&view, &CompactionView::compactRequested, f.actions.get(),
+                     &ActionController::compact);
+    QObject::connect(f.actions.get(), &ActionController::availabilityChanged, &view,
+                     [&] { view.setActionsEnabled(f.actions->canAct(f.index)); });
+    IndexStackWidget* stack = view.indexStack();
+    QTest::mouseClick(stack, Qt::LeftButton, {}, stack->barRect(0).center());
+    QTest::mouseClick(stack, Qt::LeftButton, Qt::ShiftModifier, stack->barRect(1).center());
+    const admin::CommandEvent selected =
+        f.RunAndWait([&] { QTest::mouseClick(view.compactSelectedButton(), Qt::LeftButton); });
+    QCOMPARE(selected.result(), std::string("OK"));
+    QVERIFY(f.confirmations.last().contains(
+        QString("merges indexes #%1, #%2 (1,250 entries)").arg(ids[0]).arg(ids[1])));
+    const QVector<quint64> after = f.IndexIds();
+    QCOMPARE(after.size(), 2);
+    QCOMPARE(after[1], ids[2]);  // The oldest is untouched.
+    QVERIFY(!after.contains(ids[0]) && !after.contains(ids[1]));
+    QCOMPARE(view.model()->indexes().size(), 2);
+    QVERIFY(view.model()->compactions().front().manual);
+    QVERIFY(
+        f.Audit().front().detail.startsWith(QString("indexes #%1, #%2").arg(ids[0]).arg(ids[1])));
+
+    // No current node: the action is disabled and triggering it starts nothing.
+    QSignalSpy started(f.actions.get(), &ActionController::actionStarted);
+    QVERIFY(!f.actions->compactAllAction()->isEnabled());
+    f.actions->compactAllAction()->trigger();
+    QCOMPARE(started.count(), 0);
+    QVERIFY(!f.actions->busy(f.index));
+    f.actions->setCurrentNode(f.index);
+    QVERIFY(f.actions->compactAllAction()->isEnabled());
+    const admin::CommandEvent all2 =
+        f.RunAndWait([&] { f.actions->compactAllAction()->trigger(); });
+    QCOMPARE(all2.result(), std::string("OK"));
+    QCOMPARE(f.IndexIds().size(), 1);
+    QCOMPARE(f.state.node(f.index).telemetry->storage().indexes(0).entries(), uint64_t{3250});
+    QCOMPARE(f.Audit({"all indexes", "", "", 10}).size(), 1);
+  }
+
+  void viewerTokenIsRefusedAndAudited() {
+    Fixture f;
+    f.token = kViewerToken;
+    QVERIFY2(f.Start(), qPrintable(f.node.error()));
+    QVERIFY(f.node.Put(1, 100));
+    const admin::CommandEvent drained = f.RunAndWait([&] { f.actions->drain(f.index); });
+    QVERIFY2(QString::fromStdString(drained.result()).startsWith("refused: "),
+             drained.result().c_str());
+    QVERIFY(QString::fromStdString(drained.result()).contains("operator token"));
+    QCOMPARE(f.node.node().Snapshot().state(), admin::NODE_SERVING);  // Unchanged.
+    const admin::CommandEvent flushed = f.RunAndWait([&] { f.actions->flush(f.index); });
+    QVERIFY(QString::fromStdString(flushed.result()).startsWith("refused: "));
+    QCOMPARE(f.node.node().Snapshot().storage().memtable_entries(), uint64_t{100});
+
+    QCOMPARE(f.results.size(), 2);
+    QVERIFY(!f.results[0].ok);
+    QVERIFY(f.results[0].text.contains("refused"));
+    const QVector<AuditEntry> rows = f.Audit();
+    QCOMPARE(rows.size(), 2);
+    for (const AuditEntry& row : rows) {
+      QVERIFY(!row.ok);
+      QVERIFY(row.result.startsWith("refused: "));
+    }
+    QCOMPARE(f.Audit({"refused", "", "drain", 10}).size(), 1);
+
+    // A wrong token is refused by the node too.
+    f.token = "not-a-token";
+    const admin::CommandEvent wrong = f.RunAndWait([&] { f.actions->drain(f.index); });
+    QVERIFY(QString::fromStdString(wrong.result()).startsWith("refused: UNAUTHENTICATED"));
+    QCOMPARE(f.node.node().Snapshot().state(), admin::NODE_SERVING);
+  }
+
+  void readOnlyDisablesEveryAction() {
+    Fixture f;
+    QVERIFY2(f.Start(), qPrintable(f.node.error()));
+    f.actions->setCurrentNode(f.index);
+    QVERIFY(f.actions->drainAction()->isEnabled());
+    QSignalSpy availability(f.actions.get(), &ActionController::availabilityChanged);
+    f.actions->setReadOnly(true);
+    QCOMPARE(availability.count(), 1);
+    QVERIFY(f.actions->readOnly());
+    QVERIFY(!f.actions->canAct(f.index));
+    QVERIFY(f.actions->disabledReason(f.index).contains("read-only"));
+    for (QAction* a : {f.actions->drainAction(), f.actions->undrainAction(),
+                       f.actions->flushAction(), f.actions->compactAllAction()}) {
+      QVERIFY(!a->isEnabled());
+    }
+    QSignalSpy finished(f.actions.get(), &ActionController::actionFinished);
+    f.actions->drain(f.index);
+    f.actions->compact(f.index, {});
+    QTest::qWait(200);
+    QCOMPARE(finished.count(), 0);
+    QVERIFY(f.confirmations.isEmpty());
+    QCOMPARE(f.node.node().Snapshot().state(), admin::NODE_SERVING);
+    QVERIFY(f.Audit().isEmpty());
+    QVERIFY(!f.results.isEmpty() && f.results.last().text.contains("read-only"));
+
+    // Without a token provider the console is read-only too; an empty token disables one node.
+    ActionController bare(&f.state, &f.window);
+    QVERIFY(bare.readOnly());
+    f.actions->setReadOnly(false);
+    f.token.clear();
+    QVERIFY(!f.actions->readOnly());
+    QVERIFY(!f.actions->canAct(f.index));
+    QVERIFY(f.actions->disabledReason(f.index).contains("No operator token"));
+    QVERIFY(!f.actions->drainAction()->isEnabled() || availability.count() >= 2);
+  }
+
+  void cancelledConfirmationSendsNothing() {
+    Fixture f;
+    QVERIFY2(f.Start(), qPrintable(f.node.error()));
+    f.confirm = false;
+    QSignalSpy started(f.actions.get(), &ActionController::actionStarted);
+    f.actions->drain(f.index);
+    QCOMPARE(f.confirmations.size(), 1);
+    QCOMPARE(started.count(), 0);
+    QVERIFY(!f.actions->busy(f.index));
+    QCOMPARE(f.node.node().Snapshot().state(), admin::NODE_SERVING);
+    QVERIFY(f.Audit().isEmpty());
+  }
+
+  void defaultDialogsAskAndShowTheResult() {
+    // No confirmer or presenter seams: the real message boxes, answered by clicking.
+    StorageTestNode node;
+    QVERIFY2(node.Start(), qPrintable(node.error()));
+    ClusterState state;
+    const int index = node.Feed(&state);
+    QWidget window;
+    window.show();
+    QTemporaryDir dir;
+    ActionController actions(&state, &window);
+    actions.setTokenProvider([](int) { return QString(kOperatorToken); });
+    actions.setAuditPath(dir.filePath("audit.sqlite"));
+    QString asked;
+    QTimer::singleShot(50, [&] {
+      auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
+      if (!box) return;
+      asked = box->text();
+      box->button(QMessageBox::Yes)->click();
+    });
+    QSignalSpy finished(&actions, &ActionController::actionFinished);
+    actions.drain(index);  // Blocks in the question until the timer clicks Yes.
+    QVERIFY(asked.startsWith("Drain node1 ("));
+    QVERIFY(finished.wait(15000));
+    QCOMPARE(node.node().Snapshot().state(), admin::NODE_LAME_DUCK);
+    // The result is shown in a non-modal box; the progress dialog is gone.
+    QMessageBox* result = nullptr;
+    QVERIFY(WaitFor([&] {
+      for (QMessageBox* box : window.findChildren<QMessageBox*>()) {
+        if (box->isVisible() && box->text().contains("drain on node1")) result = box;
+      }
+      return result != nullptr;
+    }));
+    QVERIFY(result->text().contains("done"));
+    QVERIFY(!result->isModal());
+    QVERIFY(WaitFor([&] {
+      for (QProgressDialog* p : window.findChildren<QProgressDialog*>()) {
+        if (p->isVisible()) return false;
+      }
+      return true;
+    }));
+  }
+
+  void auditLogPersistsAndIsSearchable() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("nested/folder/audit.sqlite");
+    QString error;
+    {
+      AuditLog log;
+      QVERIFY2(log.Open(path, &error), qPrintable(error));
+      const char* actions[] = {"drain", "undrain", "compact", "flush"};
+      for (int i = 0; i < 8; ++i) {
+        AuditEntry e;
+        e.unix_ms = 1700000000000 + i * 1000;
+        e.user = "alice";
+        e.node_name = QString("node%1").arg(i % 2 + 1);
+        e.node_address = QString("127.0.0.1:%1").arg(7001 + i % 2);
+        e.action = actions[i % 4];
+        e.detail = i == 6 ? "indexes #12, #13 50%_done" : "";
+        e.result = i == 5 ? "refused: FAILED_PRECONDITION: needs an operator token" : "OK";
+        e.ok = i != 5;
+        QVERIFY2(log.Append(&e, &error), qPrintable(error));
+        QVERIFY(e.id > 0);
+      }
+    }
+    AuditLog log;
+    QVERIFY(log.Open(path, &error));  // Reopened: the rows are still there.
+    QCOMPARE(log.Search({}).size(), 8);
+    QCOMPARE(log.Search({}).front().unix_ms, qint64{1700000007000});  // Newest first.
+    QCOMPARE(log.Search({"", "node1", "", 100}).size(), 4);
+    QCOMPARE(log.Search({"", "127.0.0.1:7002", "", 100}).size(), 4);
+    QCOMPARE(log.Search({"", "", "compact", 100}).size(), 2);
+    QCOMPARE(log.Search({"", "node1", "compact", 100}).size(), 2);
+    QCOMPARE(log.Search({"REFUSED", "", "", 100}).size(), 1);  // Case-insensitive.
+    QCOMPARE(log.Search({"#12", "", "", 100}).size(), 1);
+    QCOMPARE(log.Search({"50%_", "", "", 100}).size(), 1);  // Wildcards are literal.
+    QCOMPARE(log.Search({"5%", "", "", 100}).size(), 0);
+    QCOMPARE(log.Search({"", "", "", 3}).size(), 3);
+    QCOMPARE(log.Nodes(), (QStringList{"node1", "node2"}));
+    QCOMPARE(log.Actions(), (QStringList{"compact", "drain", "flush", "undrain"}));
+
+    AuditLogView view(&log);
+    view.resize(900, 400);
+    view.show();
+    QCOMPARE(view.table()->rowCount(), 8);
+    view.searchBox()->setText("refused");
+    QCOMPARE(view.table()->rowCount(), 1);
+    QCOMPARE(view.table()->item(0, 4)->text(), QString("undrain"));
+    view.searchBox()->clear();
+    view.actionFilter()->setCurrentIndex(view.actionFilter()->findData("drain"));
+    QCOMPARE(view.table()->rowCount(), 2);
+    view.nodeFilter()->setCurrentIndex(view.nodeFilter()->findData("node2"));
+    QCOMPARE(view.table()->rowCount(), 0);
+    view.actionFilter()->setCurrentIndex(0);
+    QCOMPARE(view.table()->rowCount(), 4);
+    QDir().mkpath(SCREENSHOT_DIR);
+    QVERIFY(view.grab().save(QDir(SCREENSHOT_DIR).filePath("audit_log_view.png")));
+
+    // A file that is not a database is refused with a clear error.
+    const QString junk = dir.filePath("junk.sqlite");
+    QFile file(junk);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QByteArray(4096, 'x'));
+    file.close();
+    AuditLog bad;
+    QVERIFY(!bad.Open(junk, &error));
+    QVERIFY2(error.contains("not a usable audit log"), qPrintable(error));
+    AuditEntry e;
+    QVERIFY(!bad.Append(&e, &error));
+  }
+
+  void controllerAuditViewShowsNewActions() {
+    Fixture f;
+    QVERIFY2(f.Start(), qPrintable(f.node.error()));
+    std::unique_ptr<QWidget> widget(f.actions->createAuditLogView(&f.window));
+    auto* view = qobject_cast<AuditLogView*>(widget.get());
+    QVERIFY(view);
+    QCOMPARE(view->table()->rowCount(), 0);
+    f.RunAndWait([&] { f.actions->drain(f.index); });
+    QCOMPARE(view->table()->rowCount(), 1);
+    QCOMPARE(view->table()->item(0, 2)->text(), QString("node1"));
+    // A console restarted on the same file sees the row.
+    ActionController again(&f.state, &f.window);
+    again.setAuditPath(f.actions->auditPath());
+    QCOMPARE(again.auditLog()->Search({}).size(), 1);
+  }
+};
+
+QTEST_MAIN(ActionsTest)
+#include "tst_actions.moc"

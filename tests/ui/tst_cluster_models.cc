@@ -1,0 +1,335 @@
+// The overview and slot-matrix models against generated telemetry (every expected value
+// recomputed from the generator) and against a recording of a real cluster (tests/data).
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+#include <set>
+
+#include "core/trace/recording_reader.h"
+#include "tests/ui/console_fixture.h"
+#include "ui/models/cluster_state.h"
+#include "ui/models/overview_model.h"
+#include "ui/models/palette.h"
+#include "ui/models/slot_matrix_model.h"
+
+using railyard::ui::ClientDetailModel;
+using railyard::ui::ClusterState;
+using railyard::ui::NodeHealth;
+using railyard::ui::OverviewFilterModel;
+using railyard::ui::OverviewModel;
+using railyard::ui::SlotMatrixModel;
+using railyard::ui::testing::GeneratedCluster;
+
+namespace {
+
+// Declares the cluster's nodes and applies frame `frame` of all of them at its time.
+void ApplyGenerated(ClusterState* state, const GeneratedCluster& g, int frame,
+                    const std::set<int>& lame = {}, const std::set<int>& only = {}) {
+  if (state->nodeCount() == 0) {
+    for (int n = 0; n < g.nodes; ++n) {
+      state->AddNode(QString("10.0.0.%1:7001").arg(n), QString::fromStdString(g.NodeName(n)));
+    }
+  }
+  std::vector<ClusterState::Update> updates;
+  for (int n = 0; n < g.nodes; ++n) {
+    if (!only.empty() && !only.count(n)) continue;
+    updates.push_back({n, std::make_shared<const railyard::admin::Telemetry>(
+                              g.Telemetry(n, frame, lame.count(n) > 0))});
+  }
+  state->ApplyFrame(updates, g.TimeOf(frame));
+}
+
+QString DataFile(QTemporaryDir& dir) {
+  // A copy: readers may leave -wal/-shm files beside a recording, never in the source tree.
+  const QString copy = dir.filePath("console_small.rec");
+  QFile::copy(QStringLiteral(RAILYARD_TEST_DATA "/console_small.rec"), copy);
+  return copy;
+}
+
+}  // namespace
+
+class ClusterModelsTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void overviewShowsEachNodesFigures() {
+    GeneratedCluster g;
+    g.nodes = 100;
+    g.clients = 200;
+    ClusterState state;
+    OverviewModel model(&state);
+    ApplyGenerated(&state, g, 0);
+    QCOMPARE(model.rowCount(), 100);
+    QCOMPARE(model.columnCount(), int(OverviewModel::kColumnCount));
+    for (int n : {0, 7, 42, 99}) {
+      const railyard::admin::Telemetry t = g.Telemetry(n, 0);
+      QCOMPARE(model.index(n, OverviewModel::kName).data().toString(),
+               QString::fromStdString(g.NodeName(n)));
+      QCOMPARE(model.index(n, OverviewModel::kState).data().toString(), QString("serving"));
+      QCOMPARE(model.index(n, OverviewModel::kRole).data().toString(), QString("server+client"));
+      QCOMPARE(model.index(n, OverviewModel::kRequests).data(OverviewModel::kSortRole).toDouble(),
+               t.throughput().requests_per_s());
+      QCOMPARE(model.index(n, OverviewModel::kSlots).data().toInt(), t.slots_size());
+      QCOMPARE(model.index(n, OverviewModel::kIndexes).data().toInt(), t.storage().indexes_size());
+      QCOMPARE(model.index(n, OverviewModel::kP99).data(OverviewModel::kSortRole).toDouble(),
+               (800.0 + 10 * (n % 50)) / 1000.0);
+      const double bloom =
+          double(t.storage().bloom_resident_bytes()) / double(t.storage().bloom_budget_bytes());
+      QCOMPARE(model.index(n, OverviewModel::kBloom).data(OverviewModel::kSortRole).toDouble(),
+               bloom);
+    }
+    // Every slot of every server appears once: 200 clients x 8 connections.
+    int slots = 0;
+    for (int n = 0; n < 100; ++n) slots += model.index(n, OverviewModel::kSlots).data().toInt();
+    QCOMPARE(slots, 200 * 8);
+  }
+
+  void overviewSignalsOnlyTheRowsThatChanged() {
+    GeneratedCluster g;
+    g.nodes = 100;
+    g.clients = 50;
+    ClusterState state;
+    OverviewModel model(&state);
+    ApplyGenerated(&state, g, 0);
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    ApplyGenerated(&state, g, 1, {}, {5, 6, 40});
+    QVERIFY(!changed.isEmpty());
+    std::set<int> rows;
+    for (const QList<QVariant>& args : changed) {
+      const QModelIndex top = args.at(0).toModelIndex(), bottom = args.at(1).toModelIndex();
+      for (int r = top.row(); r <= bottom.row(); ++r) rows.insert(r);
+    }
+    QCOMPARE(rows, (std::set<int>{5, 6, 40}));
+    QCOMPARE(changed.count(), 2);  // 5..6 coalesced, then 40.
+  }
+
+  void overviewSortsAndFiltersByNameAndState() {
+    GeneratedCluster g;
+    g.nodes = 100;
+    g.clients = 20;
+    ClusterState state;
+    OverviewModel model(&state);
+    OverviewFilterModel filter;
+    filter.setSourceModel(&model);
+    ApplyGenerated(&state, g, 3, {1, 17});
+    filter.sort(OverviewModel::kRequests, Qt::DescendingOrder);
+    double previous = 1e18;
+    for (int r = 0; r < filter.rowCount(); ++r) {
+      const double rate =
+          filter.index(r, OverviewModel::kRequests).data(OverviewModel::kSortRole).toDouble();
+      QVERIFY(rate <= previous);
+      previous = rate;
+    }
+    filter.setNameFilter("N01");  // Case-insensitive: n010 .. n019.
+    QCOMPARE(filter.rowCount(), 10);
+    filter.setNameFilter({});
+    filter.setHealthFilter(int(NodeHealth::kLameDuck));
+    QCOMPARE(filter.rowCount(), 2);
+    filter.setNameFilter("n017");
+    QCOMPARE(filter.rowCount(), 1);
+    QCOMPARE(filter.index(0, OverviewModel::kState).data().toString(), QString("lame duck"));
+    filter.setHealthFilter(-1);
+    filter.setNameFilter({});
+    QCOMPARE(filter.rowCount(), 100);
+  }
+
+  void overviewAgeFollowsTheClusterClock() {
+    GeneratedCluster g;
+    g.nodes = 2;
+    g.clients = 2;
+    ClusterState state;
+    OverviewModel model(&state);
+    ApplyGenerated(&state, g, 0, {}, {0});
+    QCOMPARE(model.index(1, OverviewModel::kAge).data().toString(), QString("never"));
+    QCOMPARE(model.index(0, OverviewModel::kAge).data().toString(), QString("< 1 s"));
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    state.Tick(g.TimeOf(0) + 3500);
+    QCOMPARE(model.index(0, OverviewModel::kAge).data().toString(), QString("3 s"));
+    QCOMPARE(changed.count(), 1);  // The age cell of row 0, nothing else.
+    QCOMPARE(changed.at(0).at(0).toModelIndex().column(), int(OverviewModel::kAge));
+  }
+
+  void slotMatrixListsEachClientsSlotsPerServer() {
+    GeneratedCluster g;
+    g.nodes = 20;
+    g.clients = 40;
+    g.pool_size = 6;
+    ClusterState state;
+    SlotMatrixModel model(&state);
+    ApplyGenerated(&state, g, 0);
+    QCOMPARE(model.rowCount(), 40);
+    QCOMPARE(model.columnCount(), SlotMatrixModel::kFirstServerColumn + 20);
+    for (int c = 0; c < g.clients; ++c) {
+      const int row = model.rowOfClient(GeneratedCluster::ClientId(c));
+      QVERIFY(row >= 0);
+      QCOMPARE(model.headerData(row, Qt::Vertical).toString(),
+               QString::fromStdString(GeneratedCluster::ClientName(c)));
+      QCOMPARE(model.index(row, SlotMatrixModel::kPoolColumn).data().toInt(), 6);
+      int busy = 0;
+      for (int s : g.ServersOf(c, 0)) busy += (c + 0 + s) % 3 == 0 ? 1 : 0;
+      QCOMPARE(model.index(row, SlotMatrixModel::kBusyColumn).data().toInt(), busy);
+      for (int s = 0; s < g.nodes; ++s) {
+        QVariantList expected;
+        for (uint32_t slot : g.SlotsOf(c, s, 0)) expected.push_back(slot);
+        const QModelIndex cell = model.index(row, SlotMatrixModel::kFirstServerColumn + s);
+        QCOMPARE(cell.data(SlotMatrixModel::kSlotsRole).toList(), expected);
+        QVERIFY(!cell.data(SlotMatrixModel::kHighlightedRole).toBool());  // First fill.
+      }
+    }
+  }
+
+  void slotMatrixColoursCellsByTheClientsRank() {
+    GeneratedCluster g;
+    g.nodes = 10;
+    g.clients = 12;
+    g.pool_size = 4;
+    ClusterState state;
+    SlotMatrixModel model(&state);
+    ApplyGenerated(&state, g, 0);
+    for (int c = 0; c < g.clients; ++c) {
+      const int row = model.rowOfClient(GeneratedCluster::ClientId(c));
+      std::vector<std::pair<uint32_t, int>> held;  // (slot, server)
+      for (int s : g.ServersOf(c, 0)) held.push_back({g.SlotsOf(c, s, 0).at(0), s});
+      std::sort(held.begin(), held.end());
+      // The lowest slot is the brightest colour: rank 0.
+      const QModelIndex best =
+          model.index(row, SlotMatrixModel::kFirstServerColumn + held[0].second);
+      QCOMPARE(best.data(Qt::BackgroundRole).value<QColor>(), railyard::ui::RankColor(0, 4));
+      const QModelIndex worst =
+          model.index(row, SlotMatrixModel::kFirstServerColumn + held.back().second);
+      if (held.back().first != held[0].first) {
+        QVERIFY(worst.data(Qt::BackgroundRole).value<QColor>() != railyard::ui::RankColor(0, 4));
+      }
+    }
+  }
+
+  void slotMatrixHighlightsSwapsAndLostServersThenFades() {
+    GeneratedCluster g;
+    g.nodes = 10;
+    g.clients = 12;
+    g.pool_size = 4;
+    g.frames_per_swap = 5;
+    ClusterState state;
+    SlotMatrixModel model(&state);
+    ApplyGenerated(&state, g, 0);
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    ApplyGenerated(&state, g, 5);  // Client 0 moved its first connection.
+    QCOMPARE(changed.count(), 1);  // One signal per frame, over the changed cells' box.
+    int highlighted = 0;
+    for (int c = 0; c < g.clients; ++c) {
+      const int row = model.rowOfClient(GeneratedCluster::ClientId(c));
+      for (int s = 0; s < g.nodes; ++s) {
+        const bool moved = g.SlotsOf(c, s, 0) != g.SlotsOf(c, s, 5);
+        const QModelIndex cell = model.index(row, SlotMatrixModel::kFirstServerColumn + s);
+        QCOMPARE(cell.data(SlotMatrixModel::kHighlightedRole).toBool(), moved);
+        highlighted += moved ? 1 : 0;
+        if (moved) {
+          QCOMPARE(cell.data(Qt::BackgroundRole).value<QColor>().isValid(), true);
+        }
+      }
+    }
+    QVERIFY(highlighted >= 2);  // Left one server, joined another.
+    // 2 s of cluster time later the highlight is gone.
+    state.Tick(g.TimeOf(5) + SlotMatrixModel::kHighlightMs);
+    for (int r = 0; r < model.rowCount(); ++r) {
+      for (int s = 0; s < g.nodes; ++s) {
+        QVERIFY(!model.index(r, SlotMatrixModel::kFirstServerColumn + s)
+                     .data(SlotMatrixModel::kHighlightedRole)
+                     .toBool());
+      }
+    }
+    // A lost server: its column empties, highlighted.
+    const int lost = 3;
+    state.ApplyFrame({{lost, nullptr, "UNAVAILABLE"}}, g.TimeOf(5) + 2500);
+    for (int c = 0; c < g.clients; ++c) {
+      const int row = model.rowOfClient(GeneratedCluster::ClientId(c));
+      const QModelIndex cell = model.index(row, SlotMatrixModel::kFirstServerColumn + lost);
+      QVERIFY(cell.data(SlotMatrixModel::kSlotsRole).toList().isEmpty());
+      QCOMPARE(cell.data(SlotMatrixModel::kHighlightedRole).toBool(),
+               !g.SlotsOf(c, lost, 5).empty());
+    }
+  }
+
+  void clientDetailListsConnectionsBestFirst() {
+    GeneratedCluster g;
+    g.nodes = 10;
+    g.clients = 12;
+    g.pool_size = 4;
+    ClusterState state;
+    SlotMatrixModel matrix(&state);
+    ClientDetailModel detail(&matrix, &state);
+    ApplyGenerated(&state, g, 0);
+    detail.setClientId(GeneratedCluster::ClientId(11));
+    QCOMPARE(detail.rowCount(), 4);
+    uint32_t previous = 0;
+    for (int r = 0; r < detail.rowCount(); ++r) {
+      const uint32_t slot = detail.index(r, ClientDetailModel::kSlot).data().toUInt();
+      QVERIFY(r == 0 || slot >= previous);
+      previous = slot;
+      const QString server = detail.index(r, ClientDetailModel::kServer).data().toString();
+      const int s = state.indexOfName(server);
+      QVERIFY(s >= 0);
+      QCOMPARE(g.SlotsOf(11, s, 0), std::vector<uint32_t>{slot});
+    }
+    detail.setClientId(0);
+    QCOMPARE(detail.rowCount(), 0);
+  }
+
+  void modelsMatchARecordingOfARealCluster() {
+    // Expected values come from the recording through RecordingReader, independently of the
+    // models; the models see it through ClusterState like any source feeds it.
+    QTemporaryDir dir;
+    const QString path = DataFile(dir);
+    std::unique_ptr<railyard::trace::RecordingReader> reader;
+    QVERIFY(railyard::trace::RecordingReader::Open(path.toStdString(), &reader).ok());
+    railyard::trace::TimeSpan span;
+    QVERIFY(reader->Span(&span).ok());
+    std::vector<railyard::trace::Event> events;
+    QVERIFY(reader->Events(&events).ok());
+    QVERIFY(!events.empty());
+    for (int64_t at : {span.first_unix_ms + 60, events.front().unix_ms + 150, span.last_unix_ms}) {
+      std::vector<railyard::trace::Snapshot> snapshots;
+      QVERIFY(reader->Seek(at, &snapshots).ok());
+      QCOMPARE(snapshots.size(), size_t{3});
+      ClusterState state;
+      OverviewModel overview(&state);
+      SlotMatrixModel matrix(&state);
+      std::vector<ClusterState::Update> updates;
+      for (const auto& s : snapshots) {
+        const int index = state.AddNode(QString::fromStdString(s.telemetry.admin_address()));
+        updates.push_back({index,
+                           std::make_shared<const railyard::admin::Telemetry>(s.telemetry),
+                           {},
+                           s.unix_ms});
+      }
+      state.ApplyFrame(updates, at);
+      for (size_t i = 0; i < snapshots.size(); ++i) {
+        const railyard::admin::Telemetry& t = snapshots[i].telemetry;
+        const int row = int(i);
+        QCOMPARE(overview.index(row, OverviewModel::kName).data().toString(),
+                 QString::fromStdString(t.node()));
+        QCOMPARE(overview.index(row, OverviewModel::kSlots).data().toInt(), t.slots_size());
+        QCOMPARE(overview.index(row, OverviewModel::kState).data().toString(),
+                 QString(t.state() == railyard::admin::NODE_LAME_DUCK ? "lame duck" : "serving"));
+        for (const auto& slot : t.slots()) {
+          const int client = matrix.rowOfClient(slot.client_id());
+          QVERIFY(client >= 0);
+          const QVariantList slots = matrix.index(client, SlotMatrixModel::kFirstServerColumn + row)
+                                         .data(SlotMatrixModel::kSlotsRole)
+                                         .toList();
+          QVERIFY(slots.contains(QVariant(slot.slot())));
+        }
+      }
+      if (at == events.front().unix_ms + 150) {
+        // The first event is node1's drain: it shows as lame duck right after.
+        QCOMPARE(events.front().kind, std::string("drain"));
+        const int node1 = state.indexOfName("node1");
+        QCOMPARE(state.node(node1).health, NodeHealth::kLameDuck);
+      }
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(ClusterModelsTest)
+#include "tst_cluster_models.moc"

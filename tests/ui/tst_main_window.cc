@@ -1,0 +1,294 @@
+// The main window against a real node on loopback (with a load client, so slot tables fill):
+// every tab renders and is saved as a screenshot under the build folder; node selection, read-only
+// mode, recording, cluster files, replay, and tokens that never reach the settings.
+#include <QAction>
+#include <QComboBox>
+#include <QDir>
+#include <QDockWidget>
+#include <QFile>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QToolBar>
+#include <QtTest>
+
+#include "core/node/load_generator.h"
+#include "core/node/node.h"
+#include "core/trace/recording_reader.h"
+#include "ui/actions/action_controller.h"
+#include "ui/models/slot_matrix_model.h"
+#include "ui/shell/main_window.h"
+#include "ui/shell/token_store.h"
+#include "ui/sources/recorder.h"
+#include "ui/sources/replay_source.h"
+#include "ui/views/slot_matrix_view.h"
+#include "ui/views/timeline_widget.h"
+
+using railyard::ui::MainWindow;
+using railyard::ui::NodeHealth;
+using railyard::ui::SlotMatrixModel;
+using railyard::ui::TokenStore;
+
+namespace {
+
+constexpr char kViewer[] = "viewer-token-main-window";
+constexpr char kOperator[] = "operator-token-main-window";
+
+std::vector<QAction*> NodeActions(const MainWindow& window) {
+  const railyard::ui::ActionController* a = window.actionController();
+  return {a->drainAction(), a->undrainAction(), a->flushAction(), a->compactAllAction()};
+}
+
+bool Save(QWidget* widget, const QString& name) {
+  const QImage image = widget->grab().toImage();
+  if (image.isNull() || image.width() < 100) return false;
+  return image.save(QDir(SCREENSHOT_DIR).filePath(name));
+}
+
+}  // namespace
+
+class MainWindowTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);  // Settings go to a test location.
+    QCoreApplication::setOrganizationName("RailyardTest");
+    QCoreApplication::setApplicationName("tst_ui_main_window");
+    QSettings().clear();
+    QVERIFY(dir_.isValid());
+    railyard::node::NodeOptions options;
+    options.name = "window-node";
+    options.data_dir = dir_.filePath("node").toStdString();
+    options.io_threads = 1;
+    options.worker_threads = 2;
+    options.storage.memtable_entries = 500;
+    options.admin.viewer_tokens = {kViewer};
+    options.admin.operator_tokens = {kOperator};
+    QVERIFY(railyard::node::Node::Open(options, &node_).ok());
+    railyard::node::LoadOptions load;
+    load.servers = {node_->endpoint()};
+    load.pool_size = 4;
+    load.concurrency = 2;
+    load.keys = 5000;
+    load.client_name = "window-test-client";
+    load_ = std::make_unique<railyard::node::LoadGenerator>(load);
+    QVERIFY(load_->Start().ok());
+    address_ = QString::fromStdString(node_->admin_endpoint().ToString());
+  }
+
+  void cleanupTestCase() {
+    load_->Stop();
+    node_->Shutdown(std::chrono::milliseconds(500));
+    QSettings().clear();
+  }
+
+  void everyTabRendersALiveNode() {
+    MainWindow::Options options;
+    options.use_keyring = false;
+    options.audit_path = dir_.filePath("audit.sqlite");
+    MainWindow window(options);
+    window.resize(1280, 800);
+    QString error;
+    QVERIFY2(window.addNode(address_, kOperator, &error), qPrintable(error));
+    window.show();
+    QTRY_VERIFY_WITH_TIMEOUT(window.state()->node(0).health == NodeHealth::kServing, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        window.slotMatrixView()->model()->rowOfClient(load_->client().client_id()) >= 0, 10000);
+    QCOMPARE(window.currentNode(), 0);
+    QCOMPARE(window.nodeSelector()->currentText(), QString("window-node"));
+    QVERIFY(!window.readOnly());
+    for (QAction* action : NodeActions(window)) QVERIFY(action->isEnabled());
+    QVERIFY(window.summaryLine().startsWith("1 nodes: 1 serving"));
+    const QStringList tabs = {"Overview", "Slots",      "Compaction",
+                              "Bloom",    "Throughput", "Audit log"};
+    for (const QString& name : tabs) {
+      const int index = window.tabIndex(name);
+      QVERIFY2(index >= 0, qPrintable(name));
+      window.tabs()->setCurrentIndex(index);
+      // A few frames of telemetry on this tab.
+      const qint64 before = window.state()->nowMs();
+      QTRY_VERIFY_WITH_TIMEOUT(window.state()->nowMs() > before + 250, 5000);
+      QVERIFY2(Save(&window, "console_" + name.toLower().replace(' ', '_') + ".png"),
+               qPrintable(name));
+    }
+    // The slot matrix's detail list for the load client.
+    window.tabs()->setCurrentIndex(window.tabIndex("Slots"));
+    const int row = window.slotMatrixView()->model()->rowOfClient(load_->client().client_id());
+    window.slotMatrixView()->selectClient(row);
+    QCoreApplication::processEvents();
+    QVERIFY(Save(&window, "console_slots_detail.png"));
+    QCOMPARE(window.slotMatrixView()->model()->poolSize(row), 4);
+  }
+
+  void readOnlyDisablesActionsButHidesNothing() {
+    MainWindow::Options options;
+    options.use_keyring = false;
+    options.read_only = true;
+    options.audit_path = dir_.filePath("audit.sqlite");
+    MainWindow window(options);
+    QVERIFY(window.addNode(address_, kOperator, nullptr));
+    window.show();
+    QTRY_VERIFY_WITH_TIMEOUT(window.state()->node(0).health == NodeHealth::kServing, 10000);
+    QVERIFY(window.readOnly());
+    for (QAction* action : NodeActions(window)) {
+      QVERIFY2(!action->isEnabled(), qPrintable(action->text()));
+    }
+    QCOMPARE(window.tabs()->count(), 6);
+    // No token at all is read-only as well.
+    MainWindow viewer(MainWindow::Options{false, 10, false, dir_.filePath("audit.sqlite")});
+    QVERIFY(viewer.addNode(address_, {}, nullptr));
+    QVERIFY(viewer.readOnly());
+  }
+
+  void recordsTheLiveClusterIntoAReplayableFile() {
+    MainWindow::Options options;
+    options.use_keyring = false;
+    options.audit_path = dir_.filePath("audit.sqlite");
+    MainWindow window(options);
+    QVERIFY(window.addNode(address_, kViewer, nullptr));
+    QTRY_VERIFY_WITH_TIMEOUT(window.state()->node(0).health == NodeHealth::kServing, 10000);
+    const QString out = dir_.filePath("window.rec");
+    QString error;
+    QVERIFY2(window.startRecording(out, &error), qPrintable(error));
+    QTRY_VERIFY_WITH_TIMEOUT(window.recorder()->snapshotsQueued() >= 5, 10000);
+    window.stopRecording();
+    std::unique_ptr<railyard::trace::RecordingReader> reader;
+    QVERIFY(railyard::trace::RecordingReader::Open(out.toStdString(), &reader).ok());
+    uint64_t count = 0;
+    QVERIFY(reader->SnapshotCount(&count).ok());
+    QVERIFY(count >= 5);
+    // Open it: replay mode, read-only, the timeline shows.
+    QVERIFY2(window.openRecording(out, &error), qPrintable(error));
+    QVERIFY(window.isReplay());
+    QVERIFY(window.readOnly());
+    QCOMPARE(window.state()->nodeCount(), 1);
+    QVERIFY(window.state()->node(0).telemetry);
+    window.show();
+    QVERIFY(window.timeline()->isVisible());
+  }
+
+  void drainFromTheWindowReachesTheNodeAndTheRecording() {
+    MainWindow::Options options;
+    options.use_keyring = false;
+    options.audit_path = dir_.filePath("audit.sqlite");
+    MainWindow window(options);
+    QVERIFY(window.addNode(address_, kOperator, nullptr));
+    QTRY_VERIFY_WITH_TIMEOUT(window.state()->node(0).health == NodeHealth::kServing, 10000);
+    railyard::ui::ActionController* actions = window.actionController();
+    QString asked;
+    actions->setConfirmer([&](const QString&, const QString& text) {
+      asked = text;
+      return true;
+    });
+    actions->setResultPresenter([](const QString&, const QString&, bool) {});
+    const QString out = dir_.filePath("actions.rec");
+    QVERIFY(window.startRecording(out, nullptr));
+    QTRY_VERIFY_WITH_TIMEOUT(actions->drainAction()->isEnabled(), 5000);
+    actions->drainAction()->trigger();
+    QVERIFY2(asked.contains("window-node"), qPrintable(asked));  // Names the node.
+    QTRY_VERIFY_WITH_TIMEOUT(window.state()->node(0).health == NodeHealth::kLameDuck, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(actions->undrainAction()->isEnabled(), 10000);
+    actions->undrainAction()->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(window.state()->node(0).health == NodeHealth::kServing, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(actions->inFlight() == 0, 10000);
+    window.stopRecording();
+    std::unique_ptr<railyard::trace::RecordingReader> reader;
+    QVERIFY(railyard::trace::RecordingReader::Open(out.toStdString(), &reader).ok());
+    std::vector<railyard::trace::Event> events;
+    QVERIFY(reader->Events(&events).ok());
+    int console_drains = 0, node_drains = 0;
+    for (const railyard::trace::Event& e : events) {
+      if (e.kind != "drain") continue;
+      QCOMPARE(e.node, std::string("window-node"));
+      if (QString::fromStdString(e.detail).contains("console action")) {
+        ++console_drains;
+      } else {
+        ++node_drains;  // The node's own report in its telemetry.
+      }
+    }
+    QCOMPARE(console_drains, 1);
+    QCOMPARE(node_drains, 1);
+  }
+
+  void replaysTheCommittedRecording() {
+    MainWindow::Options options;
+    options.use_keyring = false;
+    options.audit_path = dir_.filePath("audit.sqlite");
+    MainWindow window(options);
+    window.resize(1280, 800);
+    const QString copy = dir_.filePath("console_small.rec");
+    QFile::remove(copy);
+    QVERIFY(QFile::copy(QStringLiteral(RAILYARD_TEST_DATA "/console_small.rec"), copy));
+    QString error;
+    QVERIFY2(window.openRecording(copy, &error), qPrintable(error));
+    window.show();
+    QCOMPARE(window.state()->nodeCount(), 3);
+    window.replaySource()->jumpToEvent(0);  // node1 drained; its next snapshot shows it.
+    window.replaySource()->setSpeed(4);
+    window.replaySource()->step();
+    QCOMPARE(window.state()->node(window.state()->indexOfName("node1")).health,
+             NodeHealth::kLameDuck);
+    window.tabs()->setCurrentIndex(window.tabIndex("Slots"));
+    QCoreApplication::processEvents();
+    QVERIFY(Save(&window, "console_replay.png"));
+  }
+
+  void clusterFilesAreRememberedWithoutTokens() {
+    MainWindow::Options options;
+    options.use_keyring = false;
+    options.audit_path = dir_.filePath("audit.sqlite");
+    MainWindow window(options);
+    const QString path = dir_.filePath("cluster.textproto");
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write(QString("name: \"test\"\nnode { name: \"window-node\" admin: \"%1\" }\n")
+                   .arg(address_)
+                   .toUtf8());
+    file.close();
+    QString error;
+    QVERIFY2(window.openClusterFile(path, kOperator, &error), qPrintable(error));
+    QTRY_VERIFY_WITH_TIMEOUT(window.state()->node(0).health == NodeHealth::kServing, 10000);
+    QVERIFY(window.recentClusters().contains(QFileInfo(path).absoluteFilePath()));
+    QCOMPARE(window.tokenStore()->token(address_), QString(kOperator));
+    QSettings settings;
+    for (const QString& key : settings.allKeys()) {
+      QVERIFY2(!settings.value(key).toString().contains(kOperator), qPrintable(key));
+      QVERIFY(!settings.value(key).toStringList().join(' ').contains(kOperator));
+    }
+    // A broken cluster file is refused with its name in the message.
+    QFile bad(dir_.filePath("bad.textproto"));
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write("node { name: ");
+    bad.close();
+    QVERIFY(!window.openClusterFile(bad.fileName(), {}, &error));
+    QVERIFY2(error.contains("bad.textproto"), qPrintable(error));
+  }
+
+  void tokenStoreFallsBackToMemoryAndSaysSo() {
+    // Offscreen CI has no secret service: the store must settle (keyring or memory) quickly.
+    TokenStore store(true);
+    QTRY_VERIFY_WITH_TIMEOUT(store.backend() != TokenStore::Backend::kProbing, 5000);
+    if (store.backend() == TokenStore::Backend::kMemory) {
+      QVERIFY(store.backendDescription().contains("memory only"));
+    }
+    TokenStore memory(false);
+    QCOMPARE(memory.backend(), TokenStore::Backend::kMemory);
+    memory.setToken("h:1", "secret");
+    QCOMPARE(memory.token("h:1"), QString("secret"));
+    QVERIFY(memory.hasAnyToken());
+    QString loaded;
+    memory.load("h:2", [&](const QString& t) { loaded = t.isEmpty() ? "none" : t; });
+    QCOMPARE(loaded, QString("none"));
+  }
+
+ private:
+  QTemporaryDir dir_;
+  std::unique_ptr<railyard::node::Node> node_;
+  std::unique_ptr<railyard::node::LoadGenerator> load_;
+  QString address_;
+};
+
+QTEST_MAIN(MainWindowTest)
+#include "tst_main_window.moc"

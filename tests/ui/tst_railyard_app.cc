@@ -1,0 +1,77 @@
+// The console binary as the Quick start runs it: `railyard --demo` offscreen starts its cluster,
+// prints a summary each second, writes a non-empty screenshot and quits when told.
+#include <QFileInfo>
+#include <QImage>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QtTest>
+
+class RailyardAppTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void demoRunsOffscreenAndWritesAScreenshot() {
+    QTemporaryDir dir;
+    const QString shot = dir.filePath("demo.png");
+    QProcess process;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove("DISPLAY");
+    env.remove("WAYLAND_DISPLAY");
+    env.remove("QT_QPA_PLATFORM");  // The binary must pick offscreen by itself.
+    process.setProcessEnvironment(env);
+    process.start(RAILYARD, {"--demo", "--quit-after-s", "4", "--screenshot", shot});
+    QVERIFY(process.waitForStarted(5000));
+    QVERIFY(process.waitForFinished(60000));
+    const QString out = QString::fromUtf8(process.readAllStandardOutput());
+    QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(process.exitCode() == 0, qPrintable(process.readAllStandardError().right(2000)));
+    QVERIFY2(out.contains("running offscreen"), qPrintable(out));
+    QVERIFY2(out.contains("3 nodes: 3 serving"), qPrintable(out));
+    QVERIFY(out.contains("screenshot: " + shot));
+    QVERIFY(QFileInfo(shot).size() > 0);
+    const QImage image(shot);
+    QVERIFY(!image.isNull());
+    QVERIFY(image.width() >= 640);
+    QVERIFY(out.contains("demo finished"));
+  }
+
+  void helpVersionAndBadFlags() {
+    QProcess process;
+    process.start(RAILYARD, {"--version"});
+    QVERIFY(process.waitForFinished(10000));
+    QCOMPARE(process.exitCode(), 0);
+    QVERIFY(process.readAllStandardOutput().startsWith("railyard "));
+    process.start(RAILYARD, {"--help"});
+    QVERIFY(process.waitForFinished(10000));
+    QCOMPARE(process.exitCode(), 0);
+    const QByteArray help = process.readAllStandardOutput();
+    for (const char* flag : {"--demo", "--cluster", "--node", "--token-file", "--recording",
+                             "--read-only", "--screenshot", "--quit-after-s", "--poll-hz"}) {
+      QVERIFY2(help.contains(flag), flag);
+    }
+    process.start(RAILYARD, {"--poll-hz", "0"});
+    QVERIFY(process.waitForFinished(10000));
+    QVERIFY(process.exitCode() != 0);
+    QVERIFY(!process.readAllStandardError().isEmpty());
+    process.start(RAILYARD, {"--node", "nonsense", "--quit-after-s", "1"});
+    QVERIFY(process.waitForFinished(20000));
+    QCOMPARE(process.exitCode(), 2);
+    QVERIFY(process.readAllStandardError().contains("host:port"));
+  }
+
+  void replaysARecordingOffscreen() {
+    QTemporaryDir dir;
+    const QString copy = dir.filePath("small.rec");
+    QVERIFY(QFile::copy(QStringLiteral(RAILYARD_TEST_DATA "/console_small.rec"), copy));
+    const QString shot = dir.filePath("replay.png");
+    QProcess process;
+    process.start(RAILYARD, {"--recording", copy, "--quit-after-s", "2", "--screenshot", shot});
+    QVERIFY(process.waitForFinished(30000));
+    QCOMPARE(process.exitCode(), 0);
+    QVERIFY(process.readAllStandardOutput().contains("3 nodes:"));
+    QVERIFY(!QImage(shot).isNull());
+  }
+};
+
+QTEST_GUILESS_MAIN(RailyardAppTest)
+#include "tst_railyard_app.moc"

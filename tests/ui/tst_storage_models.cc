@@ -1,0 +1,591 @@
+// The compaction, Bloom and throughput models: against telemetry from a real node on loopback
+// (flushes and compactions caused by real puts) and against generated telemetry with known
+// figures.
+#include <QFile>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QtTest>
+
+#include "core/trace/recording_reader.h"
+#include "core/trace/recording_writer.h"
+#include "tests/ui/storage_test_node.h"
+#include "ui/models/bloom_model.h"
+#include "ui/models/compaction_model.h"
+#include "ui/models/ring_buffer.h"
+#include "ui/models/throughput_model.h"
+
+using namespace railyard;
+using namespace railyard::ui;
+using railyard::ui::testing::StorageTestNode;
+using railyard::ui::testing::WaitFor;
+
+namespace {
+
+using TelemetryPtr = std::shared_ptr<admin::Telemetry>;
+
+TelemetryPtr MakeTelemetry(const std::string& name, int64_t unix_ms) {
+  auto t = std::make_shared<admin::Telemetry>();
+  t->set_node(name);
+  t->set_unix_ms(unix_ms);
+  t->set_state(admin::NODE_SERVING);
+  return t;
+}
+
+void AddIndex(admin::Telemetry* t, uint64_t id, uint64_t entries, int64_t created_ms,
+              uint64_t pages = 0, double p_no = 0) {
+  admin::IndexInfo* i = t->mutable_storage()->add_indexes();
+  i->set_id(id);
+  i->set_entries(entries);
+  i->set_bytes(entries * 20);
+  i->set_created_unix_ms(created_ms);
+  i->set_bloom_pages(pages);
+  i->set_p_no(p_no);
+}
+
+void AddCompaction(admin::Telemetry* t, std::vector<uint64_t> inputs, uint64_t output,
+                   uint64_t entries, int64_t finished_ms, bool manual) {
+  admin::CompactionInfo* c = t->mutable_storage()->add_compactions();
+  for (uint64_t input : inputs) c->add_inputs(input);
+  c->set_output(output);
+  c->set_entries_written(entries);
+  c->set_bytes_written(entries * 20);
+  c->set_duration_us(1500);
+  c->set_manual(manual);
+  c->set_finished_unix_ms(finished_ms);
+}
+
+void AddMethod(admin::Telemetry* t, const std::string& method, double rate, double p50,
+               double p99) {
+  admin::MethodStats* m = t->mutable_throughput()->add_methods();
+  m->set_method(method);
+  m->set_requests(uint64_t(rate * 10));
+  m->set_requests_per_s(rate);
+  m->set_p50_us(p50);
+  m->set_p99_us(p99);
+}
+
+void Apply(ClusterState& state, int node, TelemetryPtr t, qint64 now_ms) {
+  state.ApplyFrame({{node, std::move(t), {}}}, now_ms);
+}
+
+}  // namespace
+
+class StorageModelsTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void ringBufferKeepsTheNewestInOrder() {
+    RingBuffer<int> ring(5);
+    for (int i = 0; i < 3; ++i) ring.push_back(i);
+    QCOMPARE(ring.size(), size_t{3});
+    for (int i = 3; i < 12; ++i) ring.push_back(i);
+    QCOMPARE(ring.size(), size_t{5});
+    for (size_t i = 0; i < 5; ++i) QCOMPARE(ring[i], int(7 + i));
+    ring.pop_front();
+    ring.pop_front();
+    QCOMPARE(ring.front(), 9);
+    QCOMPARE(ring.back(), 11);
+    ring.push_back(12);
+    ring.push_back(13);
+    ring.push_back(14);  // Full again: 14 overwrites 10.
+    QCOMPARE(ring.size(), size_t{5});
+    QCOMPARE(ring.front(), 10);
+    QCOMPARE(ring.back(), 14);
+    ring.clear();
+    QVERIFY(ring.empty());
+    ring.pop_front();  // Harmless on empty.
+    QVERIFY(ring.empty());
+  }
+
+  // --- Compaction -------------------------------------------------------------------------
+
+  void compactionModelFollowsARealNode() {
+    StorageTestNode node;
+    QVERIFY2(node.Start(), qPrintable(node.error()));
+    ClusterState state;
+    CompactionModel model(&state);
+    QSignalSpy changed(&model, &CompactionModel::changed);
+
+    // 3000 distinct ids with a 500-entry in-memory index: six automatic flushes, with the
+    // seed's compaction rule merging some of them.
+    QVERIFY2(node.Put(1, 3000), qPrintable(node.error()));
+    QVERIFY(node.node().store().Flush().ok());  // Waits for background work.
+    const int index = node.Feed(&state);
+    QVERIFY2(index >= 0, qPrintable(node.error()));
+    model.setNode(index);
+    QVERIFY(model.hasData());
+    QVERIFY(changed.count() >= 1);
+
+    const admin::Telemetry& t = *state.node(index).telemetry;
+    QCOMPARE(model.indexes().size(), t.storage().indexes_size());
+    QVERIFY(model.indexes().size() >= 1);
+    for (int i = 0; i < model.indexes().size(); ++i) {
+      QCOMPARE(model.indexes()[i].id, t.storage().indexes(i).id());
+      QCOMPARE(model.indexes()[i].entries, t.storage().indexes(i).entries());
+      QVERIFY(model.indexes()[i].age_ms >= 0);
+    }
+    QCOMPARE(model.totalIndexEntries(), quint64{3000});  // Distinct ids: nothing superseded.
+    QCOMPARE(model.memtableEntries(), quint64{0});
+    QCOMPARE(model.memtableCapacity(), quint64{500});
+    QVERIFY(!model.compactions().isEmpty());
+    QVERIFY(model.compactions().front().isFlush());
+    for (int i = 1; i < model.compactions().size(); ++i) {
+      QVERIFY(model.compactions()[i - 1].finished_unix_ms >=
+              model.compactions()[i].finished_unix_ms);
+    }
+    // Every entry reached disk once by a flush, and compactions rewrote some of them again.
+    QCOMPARE(model.documentWrites(), quint64{3000});
+    QCOMPARE(model.indexEntryWrites(), t.storage().index_entry_writes());
+    QVERIFY(model.indexEntryWrites() >= 3000);
+    QCOMPARE(model.writeAmplification(), double(t.storage().index_entry_writes()) / 3000.0);
+    QCOMPARE(model.observedWriteAmplification(), -1.0);  // Nothing written since first sight.
+
+    // 200 more: they sit in memory.
+    QVERIFY(node.Put(5001, 200));
+    QVERIFY(node.Feed(&state) == index);
+    QCOMPARE(model.memtableEntries(), quint64{200});
+    QCOMPARE(model.memtableFill(), 0.4);
+    QCOMPARE(model.observedWriteAmplification(), 0.0);
+    const int compactions_before = model.compactions().size();
+
+    // A manual compaction of everything: one index, and a manual event naming the inputs.
+    QVector<quint64> before_ids;
+    for (const IndexBar& bar : model.indexes()) before_ids.push_back(bar.id);
+    QVERIFY(node.node().store().Flush().ok());
+    node.Feed(&state);
+    QVERIFY(model.observedWriteAmplification() >= 1.0);
+    QVERIFY(model.compactions().size() > compactions_before);
+    if (model.indexes().size() >= 2) {
+      QVERIFY(model.areAdjacent({model.indexes()[1].id, model.indexes()[0].id}));
+    }
+    QVERIFY(node.node().store().CompactAll().ok());
+    node.Feed(&state);
+    QCOMPARE(model.indexes().size(), 1);
+    QCOMPARE(model.totalIndexEntries(), quint64{3200});
+    QVERIFY(model.compactions().front().manual);
+    QCOMPARE(model.compactions().front().output, model.indexes().front().id);
+    QVERIFY(model.compactions().size() <= CompactionModel::kMaxCompactions);
+  }
+
+  void compactionModelOnGeneratedTelemetry() {
+    ClusterState state;
+    const int a = state.AddNode("127.0.0.1:1", "a");
+    const int b = state.AddNode("127.0.0.1:2", "b");
+    CompactionModel model(&state);
+    model.setNode(a);
+    QVERIFY(!model.hasData());
+    QVERIFY(model.indexes().isEmpty());
+
+    TelemetryPtr t1 = MakeTelemetry("a", 100000);
+    AddIndex(t1.get(), 7, 100, 99000);
+    AddIndex(t1.get(), 5, 400, 60000);
+    AddIndex(t1.get(), 3, 1600, 10000);
+    AddCompaction(t1.get(), {0}, 5, 400, 59000, false);
+    AddCompaction(t1.get(), {0, 4}, 6, 300, 61000, false);
+    t1->mutable_storage()->set_memtable_entries(30);
+    t1->mutable_storage()->set_memtable_capacity(120);
+    t1->mutable_storage()->set_index_entry_writes(3000);
+    t1->mutable_storage()->set_writes(1900);
+    t1->mutable_storage()->set_deletes(100);
+    QSignalSpy changed(&model, &CompactionModel::changed);
+    Apply(state, a, t1, 100000);
+    QCOMPARE(changed.count(), 1);
+    // A frame that does not touch node a does not recompute.
+    Apply(state, b, MakeTelemetry("b", 100000), 100000);
+    QCOMPARE(changed.count(), 1);
+
+    QCOMPARE(model.indexes().size(), 3);
+    QCOMPARE(model.indexes()[0].id, quint64{7});
+    QCOMPARE(model.indexes()[0].age_ms, qint64{1000});
+    QCOMPARE(model.indexes()[2].age_ms, qint64{90000});
+    QCOMPARE(model.largestIndexEntries(), quint64{1600});
+    QCOMPARE(model.totalIndexEntries(), quint64{2100});
+    QCOMPARE(model.memtableFill(), 0.25);
+    QCOMPARE(model.writeAmplification(), 1.5);  // 3000 / (1900 + 100)
+    QCOMPARE(model.observedWriteAmplification(), -1.0);
+    QCOMPARE(model.compactions().size(), 2);
+    QCOMPARE(model.compactions()[0].output, quint64{6});  // Newest first.
+    QCOMPARE(model.compactions()[0].describe(), QString("mem + #4 \u2192 #6"));
+    QVERIFY(model.areAdjacent({5, 7}));
+    QVERIFY(model.areAdjacent({3, 5, 7}));
+    QVERIFY(!model.areAdjacent({3, 7}));
+    QVERIFY(!model.areAdjacent({5, 5}));
+    QVERIFY(!model.areAdjacent({5, 99}));
+    QVERIFY(!model.areAdjacent({}));
+
+    // The node's short history slides: events already seen are not repeated, new ones are added.
+    TelemetryPtr t2 = MakeTelemetry("a", 101000);
+    AddIndex(t2.get(), 8, 3000, 100500);
+    AddCompaction(t2.get(), {0, 4}, 6, 300, 61000, false);
+    AddCompaction(t2.get(), {7, 5, 3}, 8, 2100, 100500, true);
+    t2->mutable_storage()->set_index_entry_writes(5100);
+    t2->mutable_storage()->set_writes(2300);
+    t2->mutable_storage()->set_deletes(100);
+    Apply(state, a, t2, 101000);
+    QCOMPARE(model.compactions().size(), 3);
+    QVERIFY(model.compactions()[0].manual);
+    QCOMPARE(model.compactions()[0].inputs, (QVector<quint64>{7, 5, 3}));
+    QCOMPARE(model.compactions()[2].output, quint64{5});
+    QCOMPARE(model.observedWriteAmplification(), 2100.0 / 400.0);
+
+    // A restart resets the node's write counters: the observed figure counts from there.
+    TelemetryPtr t3 = MakeTelemetry("a", 102000);
+    t3->mutable_storage()->set_index_entry_writes(5100);
+    t3->mutable_storage()->set_writes(10);
+    Apply(state, a, t3, 102000);
+    QCOMPARE(model.observedWriteAmplification(), -1.0);
+    QCOMPARE(model.writeAmplification(), 510.0);  // Overstates after a restart, as documented.
+
+    // Switching nodes starts over; clearing the cluster empties the model.
+    model.setNode(b);
+    QVERIFY(model.hasData());
+    QVERIFY(model.compactions().isEmpty());
+    QCOMPARE(model.memtableFill(), 0.0);
+    QCOMPARE(model.writeAmplification(), 0.0);
+    state.Clear();
+    QVERIFY(!model.hasData());
+    QCOMPARE(model.node(), -1);
+  }
+
+  // --- Bloom ------------------------------------------------------------------------------
+
+  void bloomModelFollowsARealNode() {
+    StorageTestNode node;
+    QVERIFY2(node.Start(), qPrintable(node.error()));
+    ClusterState state;
+    BloomModel model(&state);
+    QVERIFY(node.Put(1, 3000));
+    QVERIFY(node.node().store().Flush().ok());
+    // Reads of written and never-written ids give the pages recent requests; the pager re-ranks
+    // every 50 ms in the background.
+    QCOMPARE(node.Get(1, 1500), 1500);
+    QCOMPARE(node.Get(100000, 500), 500);
+    int index = -1;
+    QVERIFY(WaitFor([&] {
+      index = node.Feed(&state);
+      for (const admin::BloomPage& p : state.node(index).telemetry->storage().bloom_pages()) {
+        if (p.recent_requests() > 0 && p.resident()) return true;
+      }
+      return false;
+    }));
+    model.setNode(index);
+    QVERIFY(model.hasData());
+
+    const admin::StorageStats& s = state.node(index).telemetry->storage();
+    QCOMPARE(model.rowCount(), s.indexes_size());
+    int widest = 0, total = 0;
+    for (int r = 0; r < s.indexes_size(); ++r) {
+      QCOMPARE(model.row(r).index, s.indexes(r).id());
+      QCOMPARE(model.row(r).p_no, s.indexes(r).p_no());
+      widest = std::max(widest, int(s.indexes(r).bloom_pages()));
+      total += int(s.indexes(r).bloom_pages());
+    }
+    QCOMPARE(model.columnCount(), widest);
+    QCOMPARE(model.totalPages(), s.bloom_pages_size());
+    QCOMPARE(model.totalPages(), total);
+    QVERIFY(model.totalPages() > 16);  // 64-byte pages: more than the 1 KB budget holds.
+    QCOMPARE(model.budgetBytes(), quint64{1024});
+    QVERIFY(model.residentBytes() <= model.budgetBytes());
+    QCOMPARE(quint64(model.residentPages()) * 64, model.residentBytes());
+    QVERIFY(model.residentPages() > 0 && model.residentPages() < model.totalPages());
+    QVERIFY(model.budgetUse() > 0 && model.budgetUse() <= 1.0);
+    QVERIFY(model.maxUsefulness() > 0);
+
+    // The pager keeps the most useful pages: no resident page is less useful than a page that
+    // was left out... unless the budget could not fit it anyway (every page is the same size, so
+    // it always could).
+    double least_resident = 1e300, most_evicted = 0;
+    for (int r = 0; r < model.rowCount(); ++r) {
+      for (int c = 0; c < model.columnCount(); ++c) {
+        const BloomCell* cell = model.cell(r, c);
+        if (!cell) continue;
+        QCOMPARE(cell->index, model.row(r).index);
+        QCOMPARE(cell->page, quint32(c));
+        if (cell->resident) {
+          least_resident = std::min(least_resident, cell->usefulness);
+        } else if (cell->p_no > 0) {
+          most_evicted = std::max(most_evicted, cell->usefulness);
+        }
+      }
+    }
+    QVERIFY2(least_resident >= most_evicted * 0.5,  // Re-ranked a moment apart from the stats.
+             qPrintable(QString("%1 < %2").arg(least_resident).arg(most_evicted)));
+    const QString text = model.describeCell(0, 0);
+    QVERIFY(text.contains(QString("index #%1, page 0").arg(model.row(0).index)));
+    QVERIFY(model.describeCell(model.rowCount(), 0).isEmpty());
+  }
+
+  void bloomModelOnGeneratedTelemetry() {
+    ClusterState state;
+    const int a = state.AddNode("127.0.0.1:1", "a");
+    BloomModel model(&state);
+    model.setNode(a);
+    QVERIFY(!model.hasData());
+    QCOMPARE(model.rowCount(), 0);
+
+    TelemetryPtr t = MakeTelemetry("a", 1000);
+    AddIndex(t.get(), 9, 100, 0, 2, 0.2);
+    AddIndex(t.get(), 4, 400, 0, 4, 0.8);
+    auto add_page = [&](uint64_t index, uint32_t page, double requests, double p_no,
+                        bool resident) {
+      admin::BloomPage* p = t->mutable_storage()->add_bloom_pages();
+      p->set_index(index);
+      p->set_page(page);
+      p->set_recent_requests(requests);
+      p->set_p_no(p_no);
+      p->set_usefulness(requests * p_no);
+      p->set_resident(resident);
+    };
+    add_page(9, 0, 10, 0.2, false);
+    add_page(9, 1, 20, 0.2, true);
+    for (uint32_t page = 0; page < 4; ++page) add_page(4, page, 5.0 * page, 0.8, page >= 2);
+    add_page(11, 0, 1, 1.0, false);  // An index the list did not mention: still shown.
+    t->mutable_storage()->set_bloom_budget_bytes(4096);
+    t->mutable_storage()->set_bloom_resident_bytes(3072);
+    Apply(state, a, t, 1000);
+
+    QCOMPARE(model.rowCount(), 3);
+    QCOMPARE(model.columnCount(), 4);
+    QCOMPARE(model.row(0).index, quint64{9});
+    QCOMPARE(model.row(1).p_no, 0.8);
+    QCOMPARE(model.row(2).index, quint64{11});
+    QVERIFY(model.cell(0, 2) == nullptr);  // Index 9 has two pages.
+    QVERIFY(model.cell(-1, 0) == nullptr);
+    QVERIFY(model.cell(0, 5) == nullptr);
+    QCOMPARE(model.cell(1, 3)->usefulness, 12.0);
+    QVERIFY(model.cell(1, 3)->resident);
+    QCOMPARE(model.maxUsefulness(), 12.0);
+    QCOMPARE(model.totalPages(), 7);
+    QCOMPARE(model.residentPages(), 3);
+    QCOMPARE(model.row(1).residentPages(), 2);
+    QCOMPARE(model.budgetUse(), 0.75);
+    const QString text = model.describeCell(0, 1);
+    QVERIFY(text.contains("index #9, page 1"));
+    QVERIFY(text.contains("recent requests: 20.0"));
+    QVERIFY(text.contains("P(no): 0.200"));
+    QVERIFY(text.contains("usefulness: 4.00"));
+    QVERIFY(text.contains("resident"));
+    QVERIFY(model.describeCell(0, 0).contains("not resident"));
+  }
+
+  // --- Recorded telemetry -----------------------------------------------------------------
+
+  void modelsReplayARecordingAsTheyRanLive() {
+    // A real node's telemetry, fed to the models live and written to a recording as the
+    // recorder does; replaying the recording into fresh models gives the same picture.
+    StorageTestNode node;
+    QVERIFY2(node.Start(), qPrintable(node.error()));
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("run.rec").toStdString();
+    std::unique_ptr<trace::RecordingWriter> writer;
+    QVERIFY(trace::RecordingWriter::Create(path, {}, &writer).ok());
+
+    ClusterState live;
+    CompactionModel live_compaction(&live);
+    BloomModel live_bloom(&live);
+    ThroughputModel live_throughput(&live);
+    const int index = live.AddNode(node.adminAddress());
+    live_compaction.setNode(index);
+    live_bloom.setNode(index);
+    for (int step = 0; step < 6; ++step) {
+      QVERIFY(node.Put(uint64_t(step) * 1000 + 1, 600));
+      QCOMPARE(node.Get(uint64_t(step) * 1000 + 1, 100), 100);
+      if (step == 4) QVERIFY(node.node().store().CompactAll().ok());
+      std::shared_ptr<const admin::Telemetry> t = node.Telemetry();
+      QVERIFY(t);
+      live.ApplyFrame({{index, t, {}}}, t->unix_ms());
+      QVERIFY(writer->AppendSnapshot(t->node(), *t).ok());
+    }
+    QVERIFY(writer->Close().ok());
+
+    std::unique_ptr<trace::RecordingReader> reader;
+    QVERIFY(trace::RecordingReader::Open(path, &reader).ok());
+    ClusterState replay;
+    CompactionModel compaction(&replay);
+    BloomModel bloom(&replay);
+    ThroughputModel throughput(&replay);
+    int frames = 0;
+    auto cursor = reader->NewSnapshotCursor(0);
+    for (; cursor->Valid(); cursor->Next()) {
+      const trace::Snapshot& s = cursor->snapshot();
+      QVERIFY(s.status.ok());
+      const int n = replay.AddNode(QString::fromStdString(s.telemetry.admin_address()),
+                                   QString::fromStdString(s.node));
+      if (frames == 0) {
+        compaction.setNode(n);
+        bloom.setNode(n);
+      }
+      replay.ApplyFrame({{n, std::make_shared<admin::Telemetry>(s.telemetry), {}}}, s.unix_ms);
+      ++frames;
+    }
+    QVERIFY(cursor->status().ok());
+    QCOMPARE(frames, 6);
+
+    QCOMPARE(compaction.indexes().size(), live_compaction.indexes().size());
+    for (int i = 0; i < compaction.indexes().size(); ++i) {
+      QCOMPARE(compaction.indexes()[i].id, live_compaction.indexes()[i].id);
+      QCOMPARE(compaction.indexes()[i].entries, live_compaction.indexes()[i].entries);
+    }
+    // (A flush may be under way at a snapshot: its entries are then in neither figure.)
+    QCOMPARE(compaction.totalIndexEntries(), live_compaction.totalIndexEntries());
+    QVERIFY(compaction.totalIndexEntries() + compaction.memtableEntries() >= 3000);
+    QCOMPARE(compaction.memtableEntries(), live_compaction.memtableEntries());
+    QCOMPARE(compaction.writeAmplification(), live_compaction.writeAmplification());
+    QCOMPARE(compaction.observedWriteAmplification(), live_compaction.observedWriteAmplification());
+    QCOMPARE(compaction.compactions().size(), live_compaction.compactions().size());
+    QVERIFY(compaction.compactions().size() >= 4);  // Flushes, and the manual compaction.
+    QVERIFY(std::any_of(compaction.compactions().begin(), compaction.compactions().end(),
+                        [](const CompactionEvent& e) { return e.manual; }));
+    QCOMPARE(bloom.rowCount(), live_bloom.rowCount());
+    QCOMPARE(bloom.totalPages(), live_bloom.totalPages());
+    QCOMPARE(bloom.residentBytes(), live_bloom.residentBytes());
+    const ThroughputModel::Series& replayed = throughput.series(0);
+    const ThroughputModel::Series& watched = live_throughput.series(index);
+    QCOMPARE(replayed.size(), size_t{6});
+    QCOMPARE(watched.size(), size_t{6});
+    for (size_t i = 0; i < replayed.size(); ++i) {
+      QCOMPARE(replayed[i].t_ms, watched[i].t_ms);
+      QCOMPARE(replayed[i].requests_per_s, watched[i].requests_per_s);
+      QCOMPARE(replayed[i].p99_us, watched[i].p99_us);
+    }
+  }
+
+  // --- Throughput -------------------------------------------------------------------------
+
+  void throughputModelFollowsARealNode() {
+    StorageTestNode node;
+    QVERIFY2(node.Start(), qPrintable(node.error()));
+    ClusterState state;
+    ThroughputModel model(&state);
+    QSignalSpy added(&model, &ThroughputModel::samplesAdded);
+    int index = -1;
+    qint64 now = 1000000;
+    for (int round = 0; round < 5; ++round) {
+      QVERIFY(node.Put(uint64_t(round) * 1000 + 1, 200));
+      QCOMPARE(node.Get(uint64_t(round) * 1000 + 1, 200), 200);
+      now += 100;
+      index = node.Feed(&state, now);
+      QVERIFY(index >= 0);
+    }
+    QCOMPARE(added.count(), 5);
+    const ThroughputModel::Series& s = model.series(index);
+    QCOMPARE(s.size(), size_t{5});
+    QCOMPARE(model.series(ThroughputModel::kCluster).size(), size_t{5});
+    QCOMPARE(s.back().t_ms, now);
+    QCOMPARE(model.latestMs(), now);
+    QVERIFY(s.back().requests_per_s > 0);
+    QVERIFY(s.back().p50_us > 0);
+    QVERIFY(s.back().p99_us >= s.back().p50_us);
+    QCOMPARE(s.back().errors_per_s, 0.0);
+    // One node: the cluster is that node.
+    QCOMPARE(model.series(ThroughputModel::kCluster).back().requests_per_s,
+             s.back().requests_per_s);
+    QCOMPARE(model.series(ThroughputModel::kCluster).back().p99_us, s.back().p99_us);
+
+    QTemporaryDir dir;
+    const QString path = dir.filePath("node.csv");
+    QString error;
+    QVERIFY2(model.exportWindowCsv(path, index, &error), qPrintable(error));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = file.readAll().trimmed().split('\n');
+    QCOMPARE(lines.size(), 6);
+    QVERIFY(lines.last().startsWith(QByteArray::number(now) + ','));
+  }
+
+  void throughputModelOnGeneratedTelemetry() {
+    ClusterState state;
+    state.setStaleAfterMs(3000);
+    const int a = state.AddNode("127.0.0.1:1", "a");
+    const int b = state.AddNode("127.0.0.1:2", "b");
+    ThroughputModel model(&state);
+    QCOMPARE(model.windowMinutes(), 5);
+    QVERIFY(!model.setWindowMinutes(2));
+    QVERIFY(model.setWindowMinutes(1));
+    QCOMPARE(model.windowMs(), qint64{60000});
+    QVERIFY(model.series(a).empty());
+
+    auto telemetry = [](const std::string& name, double rate, double errors, double p50,
+                        double p99) {
+      TelemetryPtr t = MakeTelemetry(name, 0);
+      t->mutable_throughput()->set_requests_per_s(rate);
+      t->mutable_throughput()->set_errors_per_s(errors);
+      t->mutable_throughput()->set_rejections_per_s(errors / 2);
+      AddMethod(t.get(), "doc.Get", rate * 0.75, p50, p99);
+      AddMethod(t.get(), "doc.Put", rate * 0.25, p50 * 3, p99 * 2);
+      return t;
+    };
+    const qint64 t0 = 1700000000000;
+    state.ApplyFrame(
+        {{a, telemetry("a", 100, 4, 100, 1000), {}}, {b, telemetry("b", 300, 0, 200, 500), {}}},
+        t0);
+    const ThroughputSample sa = model.series(a).back();
+    QCOMPARE(sa.requests_per_s, 100.0);
+    QCOMPARE(sa.p50_us, 0.75 * 100 + 0.25 * 300);  // Request-weighted over methods.
+    QCOMPARE(sa.p99_us, 2000.0);                   // The worst method's tail.
+    const ThroughputSample c = model.series(ThroughputModel::kCluster).back();
+    QCOMPARE(c.t_ms, t0);
+    QCOMPARE(c.requests_per_s, 400.0);
+    QCOMPARE(c.errors_per_s, 4.0);
+    QCOMPARE(c.rejections_per_s, 2.0);
+    QCOMPARE(c.p99_us, 2000.0);
+    QCOMPARE(c.p50_us, (100 * 150.0 + 300 * 300.0) / 400);
+
+    // A frame that repeats node a's telemetry adds nothing for it; b's news adds a cluster
+    // sample.
+    std::shared_ptr<const admin::Telemetry> same = state.node(a).telemetry;
+    state.ApplyFrame({{a, same, {}}}, t0 + 100);
+    QCOMPARE(model.series(a).size(), size_t{1});
+    state.ApplyFrame({{b, telemetry("b", 50, 0, 200, 500), {}}}, t0 + 200);
+    QCOMPARE(model.series(b).size(), size_t{2});
+    QCOMPARE(model.series(ThroughputModel::kCluster).back().requests_per_s, 150.0);
+
+    // 4 s later, a is stale and drops out of the cluster's sum.
+    state.ApplyFrame({{b, telemetry("b", 60, 0, 200, 500), {}}}, t0 + 4000);
+    QCOMPARE(state.node(a).health, NodeHealth::kStale);
+    QCOMPARE(model.series(ThroughputModel::kCluster).back().requests_per_s, 60.0);
+    // b unreachable too: no news, yet the cluster's sum drops to nothing at once.
+    state.ApplyFrame({{b, nullptr, "connection refused"}}, t0 + 4100);
+    QCOMPARE(model.series(b).size(), size_t{3});
+    QCOMPARE(model.series(ThroughputModel::kCluster).back().t_ms, t0 + 4100);
+    QCOMPARE(model.series(ThroughputModel::kCluster).back().requests_per_s, 0.0);
+
+    // 16 minutes of samples every 10 s: each series keeps 15 minutes.
+    for (int i = 1; i <= 96; ++i) {
+      state.ApplyFrame({{b, telemetry("b", i, 0, 200, 500), {}}}, t0 + 4000 + i * 10000);
+    }
+    const qint64 last = t0 + 4000 + 96 * 10000;
+    QCOMPARE(model.latestMs(), last);
+    QVERIFY(model.series(b).front().t_ms >= last - ThroughputModel::kMaxWindowMs);
+    QCOMPARE(model.series(b).size(), size_t{91});  // 15 min / 10 s, both ends included.
+    const QVector<ThroughputSample> window = model.samples(b, last - model.windowMs(), last);
+    QCOMPARE(window.size(), 7);
+    QCOMPARE(window.front().requests_per_s, 90.0);
+
+    QTemporaryDir dir;
+    QString error;
+    const QString path = dir.filePath("b.csv");
+    QVERIFY2(model.exportWindowCsv(path, b, &error), qPrintable(error));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = file.readAll().trimmed().split('\n');
+    QCOMPARE(lines.size(), 8);
+    QCOMPARE(lines[0],
+             QByteArray("time_unix_ms,requests_per_s,errors_per_s,rejections_per_s,p50_us,p99_us"));
+    QCOMPARE(lines[1], QByteArray::number(last - 60000) + ",90,0,0,300,1000");
+    QVERIFY(!model.exportWindowCsv(dir.filePath("missing/dir/b.csv"), b, &error));
+    QVERIFY(error.contains("cannot write"));
+
+    // A replay seek backwards restarts the series; clearing the cluster empties them all.
+    state.ApplyFrame({{b, telemetry("b", 7, 0, 200, 500), {}}}, t0);
+    QCOMPARE(model.series(b).size(), size_t{1});
+    QSignalSpy cleared(&model, &ThroughputModel::cleared);
+    state.Clear();
+    QCOMPARE(cleared.count(), 1);
+    QVERIFY(model.series(ThroughputModel::kCluster).empty());
+    QVERIFY(model.series(b).empty());
+  }
+};
+
+QTEST_GUILESS_MAIN(StorageModelsTest)
+#include "tst_storage_models.moc"

@@ -1,0 +1,357 @@
+#include "ui/actions/action_controller.h"
+
+#include <QAction>
+#include <QDateTime>
+#include <QDir>
+#include <QLocale>
+#include <QMessageBox>
+#include <QProgressDialog>
+#include <QStandardPaths>
+#include <QStringList>
+#include <chrono>
+#include <vector>
+
+#include "core/node/admin_client.h"
+#include "core/rpc/endpoint.h"
+#include "ui/actions/audit_log_view.h"
+#include "ui/models/compaction_model.h"
+
+namespace railyard::ui {
+
+namespace {
+
+const char* MethodOf(ActionController::Action action) {
+  switch (action) {
+    case ActionController::Action::kDrain:
+      return "admin.Drain";
+    case ActionController::Action::kUndrain:
+      return "admin.Undrain";
+    case ActionController::Action::kFlush:
+      return "admin.Flush";
+    case ActionController::Action::kCompact:
+      return "admin.Compact";
+  }
+  return "";
+}
+
+QString IndexList(const QVector<quint64>& indexes) {
+  QStringList ids;
+  for (quint64 id : indexes) ids << QStringLiteral("#%1").arg(id);
+  return ids.join(QStringLiteral(", "));
+}
+
+}  // namespace
+
+ActionController::ActionController(ClusterState* state, QWidget* dialog_parent)
+    : QObject(nullptr), state_(state), dialog_parent_(dialog_parent) {
+  pool_.setMaxThreadCount(4);
+  confirmer_ = [this](const QString& title, const QString& text) {
+    return QMessageBox::question(dialog_parent_, title, text,
+                                 QMessageBox::Yes | QMessageBox::Cancel,
+                                 QMessageBox::Cancel) == QMessageBox::Yes;
+  };
+  presenter_ = [this](const QString& title, const QString& text, bool ok) {
+    // Non-modal: the console keeps updating while the operator reads it.
+    auto* box = new QMessageBox(ok ? QMessageBox::Information : QMessageBox::Warning, title, text,
+                                QMessageBox::Ok, dialog_parent_);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->setModal(false);
+    box->show();
+  };
+  drain_action_ = new QAction(tr("&Drain"), this);
+  undrain_action_ = new QAction(tr("&Undrain"), this);
+  flush_action_ = new QAction(tr("&Flush"), this);
+  compact_all_action_ = new QAction(tr("&Compact all"), this);
+  connect(drain_action_, &QAction::triggered, this, [this] { drain(current_node_); });
+  connect(undrain_action_, &QAction::triggered, this, [this] { undrain(current_node_); });
+  connect(flush_action_, &QAction::triggered, this, [this] { flush(current_node_); });
+  connect(compact_all_action_, &QAction::triggered, this, [this] { compact(current_node_, {}); });
+  connect(this, &ActionController::availabilityChanged, this, &ActionController::UpdateActions);
+  connect(state_, &ClusterState::nodesReset, this, [this] { setCurrentNode(-1); });
+  UpdateActions();
+}
+
+ActionController::~ActionController() {
+  // Each job is bounded by the admin client's connect and call deadlines.
+  pool_.waitForDone(60000);
+}
+
+void ActionController::setTokenProvider(TokenProvider provider) {
+  tokens_ = std::move(provider);
+  Q_EMIT availabilityChanged();
+}
+
+void ActionController::setAuditPath(const QString& path) {
+  audit_path_ = path;
+  audit_.reset();  // Reopened at the new place on next use.
+  audit_error_.clear();
+}
+
+QString ActionController::auditPath() const {
+  if (!audit_path_.isEmpty()) return audit_path_;
+  return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
+      .filePath(QStringLiteral("audit.sqlite"));
+}
+
+void ActionController::setReadOnly(bool read_only) {
+  read_only_ = read_only;
+  Q_EMIT availabilityChanged();
+}
+
+bool ActionController::readOnly() const { return read_only_ || !tokens_; }
+
+void ActionController::setConfirmer(Confirmer confirmer) { confirmer_ = std::move(confirmer); }
+
+void ActionController::setResultPresenter(ResultPresenter presenter) {
+  presenter_ = std::move(presenter);
+}
+
+QString ActionController::disabledReason(int node) const {
+  if (readOnly()) return tr("The console is read-only.");
+  if (node < 0 || node >= state_->nodeCount()) return tr("No node selected.");
+  if (tokens_(node).isEmpty()) {
+    return tr("No operator token for %1: add one to act on this node.")
+        .arg(state_->node(node).name);
+  }
+  if (busy(node)) return tr("An action on %1 is still running.").arg(state_->node(node).name);
+  return {};
+}
+
+bool ActionController::canAct(int node) const { return disabledReason(node).isEmpty(); }
+
+QString ActionController::ActionName(Action action) {
+  switch (action) {
+    case Action::kDrain:
+      return QStringLiteral("drain");
+    case Action::kUndrain:
+      return QStringLiteral("undrain");
+    case Action::kFlush:
+      return QStringLiteral("flush");
+    case Action::kCompact:
+      return QStringLiteral("compact");
+  }
+  return {};
+}
+
+QString ActionController::confirmationText(Action action, int node,
+                                           const QVector<quint64>& indexes) const {
+  if (node < 0 || node >= state_->nodeCount()) return {};
+  const NodeView& view = state_->node(node);
+  const QString who = QStringLiteral("%1 (%2)").arg(view.name, view.admin_address);
+  const QLocale locale;
+  const admin::StorageStats* storage = view.telemetry ? &view.telemetry->storage() : nullptr;
+  switch (action) {
+    case Action::kDrain:
+      return tr("Drain %1? It stops taking new requests; clients move to other nodes.").arg(who);
+    case Action::kUndrain:
+      return tr("Undrain %1? It takes new requests again; clients come back to it.").arg(who);
+    case Action::kFlush: {
+      const QString entries =
+          storage ? tr(" (%1 entries)").arg(locale.toString(storage->memtable_entries()))
+                  : QString();
+      return tr("Flush %1? Its in-memory index%2 is written to disk as a new index, merged with "
+                "older ones by the usual rule.")
+          .arg(who, entries);
+    }
+    case Action::kCompact: {
+      if (indexes.isEmpty()) {
+        const QString count = storage ? tr("all %n on-disk index(es)", "", storage->indexes_size())
+                                      : tr("all on-disk indexes");
+        return tr("Compact %1? It merges %2 into one; reads go on meanwhile, the disk works hard.")
+            .arg(who, count);
+      }
+      quint64 entries = 0;
+      if (storage) {
+        for (const admin::IndexInfo& info : storage->indexes()) {
+          if (indexes.contains(info.id())) entries += info.entries();
+        }
+      }
+      return tr("Compact %1? It merges indexes %2 (%3 entries) into one; reads go on meanwhile.")
+          .arg(who, IndexList(indexes), locale.toString(entries));
+    }
+  }
+  return {};
+}
+
+AuditLog* ActionController::auditLog() {
+  if (!audit_) {
+    auto log = std::make_unique<AuditLog>();
+    if (!log->Open(auditPath(), &audit_error_)) return nullptr;
+    audit_ = std::move(log);
+  }
+  return audit_.get();
+}
+
+QWidget* ActionController::createAuditLogView(QWidget* parent) {
+  AuditLog* log = auditLog();
+  if (!log) {
+    // Still a view (empty), saying why, so the console's layout does not depend on the disk.
+    static AuditLog closed;
+    auto* view = new AuditLogView(&closed, parent);
+    view->setToolTip(audit_error_);
+    return view;
+  }
+  auto* view = new AuditLogView(log, parent);
+  connect(this, &ActionController::auditAppended, view, &AuditLogView::refresh);
+  return view;
+}
+
+void ActionController::setCurrentNode(int node) {
+  current_node_ = node;
+  UpdateActions();
+}
+
+void ActionController::UpdateActions() {
+  const bool enabled = canAct(current_node_);
+  const QString why = disabledReason(current_node_);
+  for (QAction* a : {drain_action_, undrain_action_, flush_action_, compact_all_action_}) {
+    a->setEnabled(enabled);
+    a->setToolTip(why);
+  }
+}
+
+void ActionController::drain(int node) { Run(Action::kDrain, node, {}); }
+void ActionController::undrain(int node) { Run(Action::kUndrain, node, {}); }
+void ActionController::flush(int node) { Run(Action::kFlush, node, {}); }
+void ActionController::compact(int node, QVector<quint64> indexes) {
+  Run(Action::kCompact, node, indexes);
+}
+
+void ActionController::Run(Action action, int node, const QVector<quint64>& indexes) {
+  const QString name = ActionName(action);
+  if (const QString why = disabledReason(node); !why.isEmpty()) {
+    Present(tr("Cannot %1").arg(name), why, false);
+    return;
+  }
+  // Copies: the confirmation runs an event loop, during which nodes may be added or cleared.
+  const NodeView& view = state_->node(node);
+  const QString node_name = view.name;
+  const QString address = view.admin_address;
+  if (action == Action::kCompact && !indexes.isEmpty()) {
+    QVector<quint64> order;
+    if (view.telemetry) {
+      for (const admin::IndexInfo& info : view.telemetry->storage().indexes()) order << info.id();
+    }
+    if (!IndexesAreAdjacent(order, indexes)) {
+      Present(tr("Cannot compact"),
+              tr("Indexes %1 are not a run of adjacent on-disk indexes of %2; select neighbours "
+                 "in age, or compact all.")
+                  .arg(IndexList(indexes), node_name),
+              false);
+      return;
+    }
+  }
+  const std::optional<rpc::Endpoint> endpoint = rpc::ParseEndpoint(address.toStdString());
+  if (!endpoint) {
+    Present(tr("Cannot %1").arg(name),
+            tr("%1 is not an address the console can reach (host:port).").arg(address), false);
+    return;
+  }
+  const QString title = tr("%1 %2?").arg(name.left(1).toUpper() + name.mid(1), node_name);
+  if (!confirmer_(title, confirmationText(action, node, indexes))) return;
+  if (!canAct(node) || state_->node(node).admin_address != address) {
+    return;  // Something changed while the question was open.
+  }
+
+  const quint64 job = next_job_++;
+  in_flight_.insert(node, job);
+  auto* progress =
+      new QProgressDialog(tr("Running %1 on %2 (%3)\u2026").arg(name, node_name, address),
+                          QString(), 0, 0, dialog_parent_);
+  progress->setWindowTitle(tr("Railyard: %1").arg(name));
+  progress->setWindowModality(Qt::NonModal);
+  progress->setMinimumDuration(0);
+  progress->setAttribute(Qt::WA_DeleteOnClose);
+  progress->show();
+  progress_.insert(job, progress);
+  Q_EMIT actionStarted(node, name);
+  Q_EMIT availabilityChanged();
+
+  // The worker gets copies of everything it needs; it never touches the controller.
+  const std::string token = tokens_(node).toStdString();
+  const std::string method = MethodOf(action);
+  const std::string client_name =
+      ("railyard console (" + AuditLog::CurrentUser() + ")").toStdString();
+  std::vector<uint64_t> ids(indexes.begin(), indexes.end());
+  QPointer<ActionController> self(this);
+  const rpc::Endpoint where = *endpoint;
+  pool_.start([self, job, action, node, indexes, where, token, method, client_name, ids] {
+    Outcome outcome;
+    node::AdminClient client(where, token, client_name);
+    rpc::Status s = client.Connect(std::chrono::seconds(3));
+    admin::AdminResponse response;
+    if (s.ok()) s = client.Command(method, ids, &response);
+    outcome.ok = s.ok();
+    outcome.refused =
+        s.code() == rpc::Code::kUnauthenticated || s.code() == rpc::Code::kFailedPrecondition;
+    outcome.status = s.ok() ? QStringLiteral("OK") : QString::fromStdString(s.ToString());
+    outcome.message = QString::fromStdString(response.message());
+    // Back on the GUI thread; dropped if the controller is gone by then.
+    QMetaObject::invokeMethod(
+        self.data(),
+        [self, job, action, node, indexes, outcome] {
+          if (self) self->Finish(job, action, node, indexes, outcome);
+        },
+        Qt::QueuedConnection);
+  });
+}
+
+void ActionController::Finish(quint64 job, Action action, int node, QVector<quint64> indexes,
+                              Outcome outcome) {
+  if (in_flight_.value(node) == job) in_flight_.remove(node);
+  if (QPointer<QProgressDialog> progress = progress_.take(job)) progress->close();
+
+  const QString name = ActionName(action);
+  const bool known = node >= 0 && node < state_->nodeCount();
+  const QString node_name = known ? state_->node(node).name : QString::number(node);
+  const QString address = known ? state_->node(node).admin_address : QString();
+  QString detail;
+  if (action == Action::kCompact) {
+    detail = indexes.isEmpty() ? tr("all indexes") : tr("indexes %1").arg(IndexList(indexes));
+  }
+  if (!outcome.message.isEmpty()) {
+    detail += (detail.isEmpty() ? QString() : QStringLiteral("; ")) + outcome.message;
+  }
+  const QString result = outcome.ok        ? QStringLiteral("OK")
+                         : outcome.refused ? QStringLiteral("refused: ") + outcome.status
+                                           : QStringLiteral("failed: ") + outcome.status;
+
+  AuditEntry entry;
+  entry.unix_ms = QDateTime::currentMSecsSinceEpoch();
+  entry.user = AuditLog::CurrentUser();
+  entry.node_name = node_name;
+  entry.node_address = address;
+  entry.action = name;
+  entry.detail = detail;
+  entry.result = result;
+  entry.ok = outcome.ok;
+  QString audit_problem;
+  if (AuditLog* log = auditLog()) {
+    if (log->Append(&entry, &audit_problem)) Q_EMIT auditAppended();
+  } else {
+    audit_problem = audit_error_;
+  }
+
+  admin::CommandEvent event;
+  event.set_unix_ms(entry.unix_ms);
+  event.set_command(name.toStdString());
+  event.set_detail(QStringLiteral("%1 (%2)%3")
+                       .arg(node_name, address, detail.isEmpty() ? QString() : " " + detail)
+                       .toStdString());
+  event.set_by((entry.user + QStringLiteral(" via railyard console")).toStdString());
+  event.set_result(result.toStdString());
+  Q_EMIT actionFinished(event);
+  Q_EMIT availabilityChanged();
+
+  QString text = outcome.ok ? tr("%1 on %2 (%3): done.").arg(name, node_name, address)
+                            : tr("%1 on %2 (%3): %4").arg(name, node_name, address, result);
+  if (!audit_problem.isEmpty())
+    text += tr("\n\nNot written to the audit log: %1").arg(audit_problem);
+  Present(tr("Railyard: %1").arg(name), text, outcome.ok);
+}
+
+void ActionController::Present(const QString& title, const QString& text, bool ok) {
+  if (presenter_) presenter_(title, text, ok);
+}
+
+}  // namespace railyard::ui

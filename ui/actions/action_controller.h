@@ -1,0 +1,130 @@
+#pragma once
+
+#include <QHash>
+#include <QObject>
+#include <QPointer>
+#include <QString>
+#include <QThreadPool>
+#include <QVector>
+#include <functional>
+#include <memory>
+
+#include "railyard/admin.pb.h"
+#include "ui/actions/audit_log.h"
+#include "ui/models/cluster_state.h"
+
+class QAction;
+class QProgressDialog;
+class QWidget;
+
+namespace railyard::ui {
+
+// The console's dangerous buttons: drain, undrain, flush and compact a node. Each action
+//   1. needs an operator token for the node (from the token provider; no token, no action) and
+//      the console not to be read-only;
+//   2. asks for confirmation naming the node and the effect;
+//   3. runs the admin command on a worker thread (never the GUI thread) and shows progress;
+//   4. comes back to the GUI thread by a queued call (guarded by QPointer, so a closed window
+//      drops the result), shows the result, writes an audit row and emits actionFinished (which
+//      the recorder writes into a recording as an event).
+// A viewer token is sent like any other: the node refuses it, and the refusal is shown and
+// audited like a result.
+//
+// Thread safety: GUI thread only; workers touch nothing but their own copies of the inputs.
+class ActionController : public QObject {
+  Q_OBJECT
+ public:
+  enum class Action { kDrain, kUndrain, kFlush, kCompact };
+  using TokenProvider = std::function<QString(int node)>;
+  // Returns true to go ahead.
+  using Confirmer = std::function<bool(const QString& title, const QString& text)>;
+  // Shows an outcome to the user (by default a non-modal message box).
+  using ResultPresenter = std::function<void(const QString& title, const QString& text, bool ok)>;
+
+  // `state` must outlive the controller; `dialog_parent` parents its dialogs only (the controller
+  // has no QObject parent: its owner deletes it).
+  ActionController(ClusterState* state, QWidget* dialog_parent);
+  // Waits (bounded by the admin client's own deadlines) for commands still running.
+  ~ActionController() override;
+
+  void setTokenProvider(TokenProvider provider);
+  // Default: QStandardPaths::AppDataLocation/audit.sqlite, opened on first use.
+  void setAuditPath(const QString& path);
+  QString auditPath() const;
+  // Read-only: no tokens, or --read-only. Nothing is hidden; every action is disabled.
+  void setReadOnly(bool read_only);
+  bool readOnly() const;
+  // Tests answer confirmations without a person; default: a QMessageBox question.
+  void setConfirmer(Confirmer confirmer);
+  void setResultPresenter(ResultPresenter presenter);
+
+  // Whether an action on `node` may run now, and if not, why (for tooltips).
+  bool canAct(int node) const;
+  QString disabledReason(int node) const;
+  bool busy(int node) const { return in_flight_.contains(node); }
+  int inFlight() const { return int(in_flight_.size()); }
+
+  // "Drain node2 (127.0.0.1:4567)? It stops taking new requests; clients move to other nodes."
+  QString confirmationText(Action action, int node, const QVector<quint64>& indexes = {}) const;
+  static QString ActionName(Action action);
+
+  // The audit log (opened on first use; null if it cannot be opened).
+  AuditLog* auditLog();
+  QString auditError() const { return audit_error_; }
+  QWidget* createAuditLogView(QWidget* parent);
+
+  // Menu and toolbar actions that act on the current node, enabled when canAct(current node).
+  void setCurrentNode(int node);
+  int currentNode() const { return current_node_; }
+  QAction* drainAction() const { return drain_action_; }
+  QAction* undrainAction() const { return undrain_action_; }
+  QAction* flushAction() const { return flush_action_; }
+  QAction* compactAllAction() const { return compact_all_action_; }
+
+ public Q_SLOTS:
+  void drain(int node);
+  void undrain(int node);
+  void flush(int node);
+  // indexes empty: all. Otherwise a run of on-disk indexes adjacent in age.
+  void compact(int node, QVector<quint64> indexes);
+
+ Q_SIGNALS:
+  void actionStarted(int node, const QString& action);
+  void actionFinished(const railyard::admin::CommandEvent& event);
+  // Read-only mode, tokens or commands in flight changed: re-ask canAct().
+  void availabilityChanged();
+  void auditAppended();
+
+ private:
+  struct Outcome {
+    bool ok = false;
+    bool refused = false;
+    QString status;   // "OK" or the rpc status text.
+    QString message;  // The node's answer on success.
+  };
+  void Run(Action action, int node, const QVector<quint64>& indexes);
+  void Finish(quint64 job, Action action, int node, QVector<quint64> indexes, Outcome outcome);
+  void Present(const QString& title, const QString& text, bool ok);
+  void UpdateActions();
+
+  ClusterState* state_;
+  QPointer<QWidget> dialog_parent_;
+  TokenProvider tokens_;
+  Confirmer confirmer_;
+  ResultPresenter presenter_;
+  bool read_only_ = false;
+  QString audit_path_;
+  std::unique_ptr<AuditLog> audit_;
+  QString audit_error_;
+  QHash<int, quint64> in_flight_;  // node -> job id
+  QHash<quint64, QPointer<QProgressDialog>> progress_;
+  quint64 next_job_ = 1;
+  int current_node_ = -1;
+  QAction* drain_action_;
+  QAction* undrain_action_;
+  QAction* flush_action_;
+  QAction* compact_all_action_;
+  QThreadPool pool_;  // Last: destroyed (and waited for) first.
+};
+
+}  // namespace railyard::ui

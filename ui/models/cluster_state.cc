@@ -1,0 +1,99 @@
+#include "ui/models/cluster_state.h"
+
+#include <algorithm>
+
+namespace railyard::ui {
+
+QString NodeHealthName(NodeHealth health) {
+  switch (health) {
+    case NodeHealth::kConnecting:
+      return QStringLiteral("connecting");
+    case NodeHealth::kServing:
+      return QStringLiteral("serving");
+    case NodeHealth::kLameDuck:
+      return QStringLiteral("lame duck");
+    case NodeHealth::kUnreachable:
+      return QStringLiteral("unreachable");
+    case NodeHealth::kStale:
+      return QStringLiteral("stale");
+  }
+  return QStringLiteral("?");
+}
+
+namespace {
+
+NodeHealth HealthOf(const admin::Telemetry& telemetry) {
+  return telemetry.state() == admin::NODE_LAME_DUCK ? NodeHealth::kLameDuck : NodeHealth::kServing;
+}
+
+}  // namespace
+
+ClusterState::ClusterState(QObject* parent) : QObject(parent) {}
+
+int ClusterState::AddNode(const QString& admin_address, const QString& name) {
+  if (const int existing = indexOfAddress(admin_address); existing >= 0) return existing;
+  NodeView view;
+  view.admin_address = admin_address;
+  view.name = name.isEmpty() ? admin_address : name;
+  nodes_.push_back(std::move(view));
+  const int index = nodeCount() - 1;
+  Q_EMIT nodeAdded(index);
+  return index;
+}
+
+void ClusterState::ApplyFrame(const std::vector<Update>& updates, qint64 now_ms) {
+  now_ms_ = std::max(now_ms_, now_ms);
+  QVector<int> changed;
+  changed.reserve(static_cast<int>(updates.size()));
+  for (const Update& update : updates) {
+    if (update.node < 0 || update.node >= nodeCount()) continue;
+    NodeView& view = nodes_[static_cast<size_t>(update.node)];
+    if (update.telemetry) {
+      view.telemetry = update.telemetry;
+      view.updated_ms = update.at_ms > 0 ? update.at_ms : now_ms;
+      view.health = HealthOf(*update.telemetry);
+      view.last_error.clear();
+      if (!update.telemetry->node().empty())
+        view.name = QString::fromStdString(update.telemetry->node());
+    } else {
+      // Keep the last telemetry: the views show what was last known, marked unreachable.
+      view.health = NodeHealth::kUnreachable;
+      view.last_error = update.error;
+    }
+    changed.push_back(update.node);
+  }
+  // Nodes that were not in this frame may have gone stale meanwhile.
+  for (int i = 0; i < nodeCount(); ++i) {
+    NodeView& view = nodes_[static_cast<size_t>(i)];
+    if ((view.health == NodeHealth::kServing || view.health == NodeHealth::kLameDuck) &&
+        now_ms_ - view.updated_ms > stale_after_ms_) {
+      view.health = NodeHealth::kStale;
+      if (!changed.contains(i)) changed.push_back(i);
+    }
+  }
+  Q_EMIT frameApplied(changed);
+}
+
+void ClusterState::Tick(qint64 now_ms) { ApplyFrame({}, now_ms); }
+
+void ClusterState::Clear() {
+  nodes_.clear();
+  now_ms_ = 0;
+  Q_EMIT nodesReset();
+}
+
+int ClusterState::indexOfAddress(const QString& admin_address) const {
+  for (int i = 0; i < nodeCount(); ++i) {
+    if (nodes_[static_cast<size_t>(i)].admin_address == admin_address) return i;
+  }
+  return -1;
+}
+
+int ClusterState::indexOfName(const QString& name) const {
+  for (int i = 0; i < nodeCount(); ++i) {
+    if (nodes_[static_cast<size_t>(i)].name == name) return i;
+  }
+  return -1;
+}
+
+}  // namespace railyard::ui

@@ -1,0 +1,107 @@
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QVector>
+
+#include "ui/models/cluster_state.h"
+
+namespace railyard::ui {
+
+// One on-disk index as the compaction view draws it.
+struct IndexBar {
+  quint64 id = 0;
+  quint64 entries = 0;
+  quint64 bytes = 0;
+  qint64 age_ms = 0;  // Node's clock: telemetry time minus the index's creation time.
+  quint64 bloom_pages = 0;
+  double p_no = 0;
+};
+
+// One compaction set the node ran: inputs merged into output.
+struct CompactionEvent {
+  QVector<quint64> inputs;  // 0 stands for the in-memory index (a flush).
+  quint64 output = 0;
+  quint64 entries_written = 0;
+  quint64 bytes_written = 0;
+  qint64 duration_us = 0;
+  bool manual = false;
+  qint64 finished_unix_ms = 0;
+
+  bool isFlush() const { return inputs.contains(0); }
+  // "mem + #12 + #13 → #15"
+  QString describe() const;
+};
+
+// True if `ids` are distinct members of `order` (index ids in age order) that sit next to each
+// other in it, in any order: what a node accepts for a manual compaction.
+bool IndexesAreAdjacent(const QVector<quint64>& order, const QVector<quint64>& ids);
+
+// The storage shape of one node: its on-disk indexes newest first, the in-memory index's fill,
+// the compaction sets it ran, and write amplification. Recomputed once per frame in which the
+// node changed.
+//
+// Write amplification, exactly:
+//   lifetime  = index_entry_writes / (writes + deletes), where index_entry_writes counts every
+//               entry ever written to an index file (flushes and compactions, kept in the store's
+//               manifest across restarts) and writes + deletes count the document writes the
+//               node accepted since its process started. After a restart the lifetime figure
+//               overstates (old index writes over new document writes).
+//   observed  = the same ratio over the deltas since this model first saw the node (rebased when a
+//               counter goes backwards, i.e. after a restart); -1 until documents were written.
+// Neither counts segment-log bytes: this is the index's amplification, which compaction drives.
+//
+// Thread safety: GUI thread only.
+class CompactionModel : public QObject {
+  Q_OBJECT
+ public:
+  explicit CompactionModel(ClusterState* state, QObject* parent = nullptr);
+
+  // -1 shows nothing.
+  void setNode(int node_index);
+  int node() const { return node_; }
+  bool hasData() const { return has_data_; }
+
+  const QVector<IndexBar>& indexes() const { return indexes_; }  // Newest first.
+  quint64 totalIndexEntries() const;
+  quint64 largestIndexEntries() const;
+  quint64 memtableEntries() const { return memtable_entries_; }
+  quint64 memtableCapacity() const { return memtable_capacity_; }
+  double memtableFill() const;  // 0..1
+  // Newest first; accumulated while the model watches the node (the node keeps a short history).
+  const QVector<CompactionEvent>& compactions() const { return compactions_; }
+
+  quint64 indexEntryWrites() const { return index_entry_writes_; }
+  quint64 documentWrites() const { return document_writes_; }
+  double writeAmplification() const;          // Lifetime; 0 before any document write.
+  double observedWriteAmplification() const;  // -1 until documents were written while watched.
+
+  // True if `ids` are distinct on-disk indexes that sit next to each other in age order (what
+  // the node accepts for a manual compaction). Their order does not matter.
+  bool areAdjacent(const QVector<quint64>& ids) const;
+
+  static constexpr int kMaxCompactions = 500;
+
+ Q_SIGNALS:
+  void changed();
+
+ private:
+  void OnFrame(const QVector<int>& changed);
+  void Recompute();
+  void Reset();
+
+  ClusterState* state_;
+  int node_ = -1;
+  bool has_data_ = false;
+  QVector<IndexBar> indexes_;
+  QVector<CompactionEvent> compactions_;
+  quint64 memtable_entries_ = 0;
+  quint64 memtable_capacity_ = 0;
+  quint64 index_entry_writes_ = 0;
+  quint64 document_writes_ = 0;
+  bool has_baseline_ = false;
+  quint64 base_index_entry_writes_ = 0;
+  quint64 base_document_writes_ = 0;
+};
+
+}  // namespace railyard::ui

@@ -1,0 +1,229 @@
+#include "ui/models/overview_model.h"
+
+#include <algorithm>
+#include <limits>
+
+#include "ui/models/palette.h"
+
+namespace railyard::ui {
+
+OverviewModel::OverviewModel(ClusterState* state, QObject* parent)
+    : QAbstractTableModel(parent), state_(state) {
+  rows_ = state_->nodeCount();
+  shown_age_s_.fill(-1, rows_);
+  shown_identity_.fill({QString(), -1}, rows_);
+  connect(state_, &ClusterState::frameApplied, this, &OverviewModel::OnFrame);
+  connect(state_, &ClusterState::nodeAdded, this, &OverviewModel::OnNodeAdded);
+  connect(state_, &ClusterState::nodesReset, this, &OverviewModel::OnReset);
+}
+
+int OverviewModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : rows_;
+}
+
+int OverviewModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : kColumnCount;
+}
+
+OverviewModel::Row OverviewModel::RowOf(const NodeView& node, qint64 now_ms) {
+  Row row;
+  if (node.updated_ms > 0) row.age_ms = std::max<qint64>(0, now_ms - node.updated_ms);
+  if (!node.telemetry) return row;
+  const admin::Telemetry& t = *node.telemetry;
+  row.requests_per_s = t.throughput().requests_per_s();
+  row.errors_per_s = t.throughput().errors_per_s();
+  double p99 = 0;
+  for (const admin::MethodStats& m : t.throughput().methods()) p99 = std::max(p99, m.p99_us());
+  row.p99_ms = p99 / 1000.0;
+  row.slots = t.slots_size();
+  row.indexes = t.storage().indexes_size();
+  if (t.storage().bloom_budget_bytes() > 0) {
+    row.bloom_use =
+        double(t.storage().bloom_resident_bytes()) / double(t.storage().bloom_budget_bytes());
+  }
+  return row;
+}
+
+namespace {
+
+QString AgeText(qint64 age_ms) {
+  if (age_ms < 0) return QStringLiteral("never");
+  if (age_ms < 1000) return QStringLiteral("< 1 s");
+  if (age_ms < 120000) return QStringLiteral("%1 s").arg(age_ms / 1000);
+  return QStringLiteral("%1 min").arg(age_ms / 60000);
+}
+
+QString RoleName(admin::Role role) {
+  switch (role) {
+    case admin::ROLE_SERVER:
+      return QStringLiteral("server");
+    case admin::ROLE_CLIENT:
+      return QStringLiteral("client");
+    case admin::ROLE_BOTH:
+      return QStringLiteral("server+client");
+    default:
+      return QStringLiteral("?");
+  }
+}
+
+}  // namespace
+
+QVariant OverviewModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rows_ || index.row() >= state_->nodeCount()) return {};
+  const NodeView& node = state_->node(index.row());
+  if (role == kHealthRole) return static_cast<int>(node.health);
+  if (role == Qt::ToolTipRole) {
+    return node.last_error.isEmpty()
+               ? node.admin_address
+               : QStringLiteral("%1: %2").arg(node.admin_address, node.last_error);
+  }
+  if (role == Qt::DecorationRole && (index.column() == kState || index.column() == kName)) {
+    return HealthColor(node.health);
+  }
+  if (role == Qt::TextAlignmentRole && index.column() >= kRequests) {
+    return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
+  }
+  if (role != Qt::DisplayRole && role != kSortRole) return {};
+  const Row row = RowOf(node, state_->nowMs());
+  const bool sort = role == kSortRole;
+  const bool known = node.telemetry != nullptr;
+  switch (index.column()) {
+    case kName:
+      return node.name;
+    case kState:
+      return sort ? QVariant(static_cast<int>(node.health)) : QVariant(NodeHealthName(node.health));
+    case kRole:
+      return known ? RoleName(node.telemetry->role()) : QString();
+    case kRequests:
+      if (sort) return row.requests_per_s;
+      return known ? QString::number(row.requests_per_s, 'f', 0) : QString();
+    case kErrors:
+      if (sort) return row.errors_per_s;
+      return known ? QString::number(row.errors_per_s, 'f', 1) : QString();
+    case kP99:
+      if (sort) return row.p99_ms;
+      return known ? QString::number(row.p99_ms, 'f', 2) : QString();
+    case kSlots:
+      if (sort) return row.slots;
+      return known ? QString::number(row.slots) : QString();
+    case kIndexes:
+      if (sort) return row.indexes;
+      return known ? QString::number(row.indexes) : QString();
+    case kBloom:
+      if (sort) return row.bloom_use;
+      return known ? QStringLiteral("%1 %").arg(row.bloom_use * 100.0, 0, 'f', 0) : QString();
+    case kAge:
+      if (sort) return row.age_ms < 0 ? std::numeric_limits<qint64>::max() : row.age_ms;
+      return AgeText(row.age_ms);
+  }
+  return {};
+}
+
+QVariant OverviewModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  switch (section) {
+    case kName:
+      return tr("Node");
+    case kState:
+      return tr("State");
+    case kRole:
+      return tr("Role");
+    case kRequests:
+      return tr("Req/s");
+    case kErrors:
+      return tr("Errors/s");
+    case kP99:
+      return tr("p99 ms");
+    case kSlots:
+      return tr("Slots");
+    case kIndexes:
+      return tr("Indexes");
+    case kBloom:
+      return tr("Bloom budget");
+    case kAge:
+      return tr("Updated");
+  }
+  return {};
+}
+
+void OverviewModel::OnFrame(const QVector<int>& changed) {
+  // Changed rows in full (the name column only if the name or health moved); for the others
+  // only the age cell, when its text moves on.
+  QVector<bool> full(rows_, false);
+  QVector<bool> identity(rows_, false);
+  for (int row : changed) {
+    if (row < 0 || row >= rows_ || row >= state_->nodeCount()) continue;
+    full[row] = true;
+    const NodeView& node = state_->node(row);
+    const QPair<QString, int> shown(node.name, static_cast<int>(node.health));
+    if (shown_identity_[row] != shown) {
+      shown_identity_[row] = shown;
+      identity[row] = true;
+    }
+  }
+  const qint64 now = state_->nowMs();
+  int first = -1;
+  bool with_name = false;
+  for (int row = 0; row <= rows_; ++row) {
+    const bool in = row < rows_ && full[row];
+    if (in && first < 0) first = row;
+    if (in) with_name |= identity[row];
+    if (!in && first >= 0) {
+      Q_EMIT dataChanged(index(first, with_name ? kName : kState),
+                         index(row - 1, kColumnCount - 1));
+      first = -1;
+      with_name = false;
+    }
+  }
+  for (int row = 0; row < rows_ && row < state_->nodeCount(); ++row) {
+    const NodeView& node = state_->node(row);
+    const qint64 age_s = node.updated_ms > 0 ? (now - node.updated_ms) / 1000 : -1;
+    if (age_s == shown_age_s_[row]) continue;
+    shown_age_s_[row] = age_s;
+    if (!full[row]) Q_EMIT dataChanged(index(row, kAge), index(row, kAge));
+  }
+}
+
+void OverviewModel::OnNodeAdded(int index) {
+  if (index < rows_) return;
+  beginInsertRows({}, rows_, index);
+  rows_ = index + 1;
+  shown_age_s_.resize(rows_, -1);
+  shown_identity_.resize(rows_, {QString(), -1});
+  endInsertRows();
+}
+
+void OverviewModel::OnReset() {
+  beginResetModel();
+  rows_ = state_->nodeCount();
+  shown_age_s_.fill(-1, rows_);
+  shown_identity_.fill({QString(), -1}, rows_);
+  endResetModel();
+}
+
+OverviewFilterModel::OverviewFilterModel(QObject* parent) : QSortFilterProxyModel(parent) {
+  setSortRole(OverviewModel::kSortRole);
+  setDynamicSortFilter(true);
+}
+
+void OverviewFilterModel::setNameFilter(const QString& text) {
+  if (name_ == text) return;
+  name_ = text;
+  invalidateFilter();
+}
+
+void OverviewFilterModel::setHealthFilter(int health) {
+  if (health_ == health) return;
+  health_ = health;
+  invalidateFilter();
+}
+
+bool OverviewFilterModel::filterAcceptsRow(int source_row, const QModelIndex& source_parent) const {
+  const QModelIndex name = sourceModel()->index(source_row, OverviewModel::kName, source_parent);
+  if (!name_.isEmpty() && !name.data().toString().contains(name_, Qt::CaseInsensitive)) {
+    return false;
+  }
+  return health_ < 0 || name.data(OverviewModel::kHealthRole).toInt() == health_;
+}
+
+}  // namespace railyard::ui

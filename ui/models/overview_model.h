@@ -1,0 +1,88 @@
+#pragma once
+
+#include <QAbstractTableModel>
+#include <QSortFilterProxyModel>
+#include <QVector>
+
+#include "ui/models/cluster_state.h"
+
+namespace railyard::ui {
+
+// One row per node of the cluster: the overview table that has to fit 100 nodes.
+//
+// Per frame it emits dataChanged for the rows whose telemetry or health changed (and for the
+// age column of rows whose shown age, in whole seconds, changed), so 100 nodes at 10 Hz cost
+// only what changed. Qt::DisplayRole gives text, kSortRole a number (or the name) to sort by,
+// Qt::DecorationRole on the state column the health colour, Qt::ToolTipRole the last error.
+//
+// Thread safety: GUI thread only, like ClusterState.
+class OverviewModel : public QAbstractTableModel {
+  Q_OBJECT
+ public:
+  enum Column {
+    kName,
+    kState,
+    kRole,
+    kRequests,
+    kErrors,
+    kP99,
+    kSlots,
+    kIndexes,
+    kBloom,
+    kAge,
+    kColumnCount
+  };
+  static constexpr int kSortRole = Qt::UserRole + 1;
+  static constexpr int kHealthRole = Qt::UserRole + 2;  // NodeHealth as int.
+
+  explicit OverviewModel(ClusterState* state, QObject* parent = nullptr);
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation,
+                      int role = Qt::DisplayRole) const override;
+
+  // Figures of one node as the table shows them (also used by the headless summary line).
+  struct Row {
+    double requests_per_s = 0;
+    double errors_per_s = 0;
+    double p99_ms = 0;
+    int slots = 0;
+    int indexes = 0;
+    double bloom_use = 0;  // Resident bytes / budget, 0..1 (0 without a budget).
+    qint64 age_ms = -1;    // -1: never heard from.
+  };
+  static Row RowOf(const NodeView& node, qint64 now_ms);
+
+ private:
+  void OnFrame(const QVector<int>& changed);
+  void OnNodeAdded(int index);
+  void OnReset();
+
+  ClusterState* const state_;
+  int rows_ = 0;
+  QVector<qint64> shown_age_s_;  // Per row: the age last shown, in whole seconds.
+  // Per row: the name and health last shown. The name column (which the node list and the node
+  // selector show) is signalled only when they change, so those widgets repaint only then.
+  QVector<QPair<QString, int>> shown_identity_;
+};
+
+// Sorting by kSortRole and filtering by a name substring and a health.
+class OverviewFilterModel : public QSortFilterProxyModel {
+  Q_OBJECT
+ public:
+  explicit OverviewFilterModel(QObject* parent = nullptr);
+  void setNameFilter(const QString& text);
+  // -1: every health.
+  void setHealthFilter(int health);
+
+ protected:
+  bool filterAcceptsRow(int source_row, const QModelIndex& source_parent) const override;
+
+ private:
+  QString name_;
+  int health_ = -1;
+};
+
+}  // namespace railyard::ui

@@ -1,0 +1,35 @@
+#include "ui/models/palette.h"
+
+#include <algorithm>
+
+namespace railyard::ui {
+
+QColor RankColor(int rank, int count) {
+  const double t = count <= 1 ? 0.0 : std::clamp(double(rank) / double(count - 1), 0.0, 1.0);
+  // Saturated green for the best slots, pale grey-green for the worst: brightness carries rank.
+  return QColor::fromHsvF(0.33, 0.85 - 0.65 * t, 0.95 - 0.35 * t);
+}
+
+QColor HealthColor(NodeHealth health) {
+  switch (health) {
+    case NodeHealth::kServing:
+      return QColor(0x2e, 0x9d, 0x4f);
+    case NodeHealth::kLameDuck:
+      return QColor(0xd9, 0x8c, 0x1f);
+    case NodeHealth::kUnreachable:
+      return QColor(0xc6, 0x28, 0x28);
+    case NodeHealth::kStale:
+      return QColor(0x8e, 0x8e, 0x8e);
+    case NodeHealth::kConnecting:
+      return QColor(0x5c, 0x7c, 0xb8);
+  }
+  return Qt::gray;
+}
+
+QColor ChangeHighlight(double age01) {
+  QColor c(0xff, 0xd5, 0x4f);
+  c.setAlphaF(std::clamp(1.0 - age01, 0.0, 1.0));
+  return c;
+}
+
+}  // namespace railyard::ui

@@ -1,0 +1,63 @@
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <vector>
+
+namespace railyard::ui {
+
+// A fixed-capacity FIFO: pushing onto a full buffer overwrites the oldest element. Storage grows
+// (doubling) as elements arrive, up to the capacity, so idle series cost little.
+//
+// Thread safety: none; the owner serialises access.
+template <typename T>
+class RingBuffer {
+ public:
+  explicit RingBuffer(size_t capacity = 1) : capacity_(std::max<size_t>(1, capacity)) {}
+
+  void push_back(const T& value) {
+    if (count_ == items_.size()) {
+      if (items_.size() < capacity_) {
+        Grow();
+      } else {
+        items_[head_] = value;  // Full: the newest replaces the oldest.
+        head_ = (head_ + 1) % items_.size();
+        return;
+      }
+    }
+    items_[(head_ + count_) % items_.size()] = value;
+    ++count_;
+  }
+  void pop_front() {
+    if (count_ == 0) return;
+    head_ = (head_ + 1) % items_.size();
+    --count_;
+  }
+  void clear() {
+    head_ = 0;
+    count_ = 0;
+  }
+
+  size_t size() const { return count_; }
+  size_t capacity() const { return capacity_; }
+  bool empty() const { return count_ == 0; }
+  // i = 0 is the oldest element. REQUIRES: i < size().
+  const T& operator[](size_t i) const { return items_[(head_ + i) % items_.size()]; }
+  const T& front() const { return (*this)[0]; }
+  const T& back() const { return (*this)[count_ - 1]; }
+
+ private:
+  void Grow() {
+    std::vector<T> bigger(std::min(capacity_, std::max<size_t>(16, items_.size() * 2)));
+    for (size_t i = 0; i < count_; ++i) bigger[i] = (*this)[i];
+    items_.swap(bigger);
+    head_ = 0;
+  }
+
+  size_t capacity_;
+  std::vector<T> items_;
+  size_t head_ = 0;  // The oldest element.
+  size_t count_ = 0;
+};
+
+}  // namespace railyard::ui

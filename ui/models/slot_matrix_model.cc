@@ -1,0 +1,412 @@
+#include "ui/models/slot_matrix_model.h"
+
+#include <algorithm>
+#include <climits>
+
+#include "ui/models/palette.h"
+
+namespace railyard::ui {
+
+namespace {
+
+bool SameSlots(const QVarLengthArray<SlotMatrixModel::Slot, 2>& a,
+               const QVarLengthArray<SlotMatrixModel::Slot, 2>& b) {
+  if (a.size() != b.size()) return false;
+  for (qsizetype i = 0; i < a.size(); ++i) {
+    if (a[i].slot != b[i].slot) return false;
+  }
+  return true;
+}
+
+QColor Blend(const QColor& base, const QColor& over) {
+  const double a = over.alphaF();
+  return QColor::fromRgbF(float(base.redF() * (1 - a) + over.redF() * a),
+                          float(base.greenF() * (1 - a) + over.greenF() * a),
+                          float(base.blueF() * (1 - a) + over.blueF() * a));
+}
+
+}  // namespace
+
+SlotMatrixModel::SlotMatrixModel(ClusterState* state, QObject* parent)
+    : QAbstractTableModel(parent), state_(state) {
+  connect(state_, &ClusterState::frameApplied, this, &SlotMatrixModel::OnFrame);
+  connect(state_, &ClusterState::nodeAdded, this, &SlotMatrixModel::OnNodeAdded);
+  connect(state_, &ClusterState::nodesReset, this, [this] {
+    beginResetModel();
+    Rebuild();
+    endResetModel();
+  });
+  Rebuild();
+}
+
+void SlotMatrixModel::Rebuild() {
+  servers_ = state_->nodeCount();
+  clients_.clear();
+  cells_.clear();
+  rows_.clear();
+  fading_.clear();
+  column_seen_.fill(false, servers_);
+  server_names_.resize(servers_);
+  for (int s = 0; s < servers_; ++s) server_names_[s] = state_->node(s).name;
+}
+
+int SlotMatrixModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : clientCount();
+}
+
+int SlotMatrixModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : kFirstServerColumn + servers_;
+}
+
+int SlotMatrixModel::poolSize(int row) const {
+  const Client& c = client(row);
+  return c.pool_capacity >= 0 ? c.pool_capacity : c.connections;
+}
+
+int SlotMatrixModel::busyCount(int row) const {
+  const Client& c = client(row);
+  return c.pool_busy >= 0 ? c.pool_busy : c.busy;
+}
+
+QVariant SlotMatrixModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= clientCount()) return {};
+  const int row = index.row();
+  if (role == kClientIdRole) return client(row).id;
+  if (index.column() == kPoolColumn || index.column() == kBusyColumn) {
+    if (role == Qt::DisplayRole) {
+      return index.column() == kPoolColumn ? poolSize(row) : busyCount(row);
+    }
+    if (role == Qt::TextAlignmentRole) return QVariant::fromValue(Qt::AlignCenter);
+    return {};
+  }
+  const int server = index.column() - kFirstServerColumn;
+  if (server < 0 || server >= servers_) return {};
+  const Cell& c = cell(row, server);
+  const qint64 age = c.changed_ms > 0 ? state_->nowMs() - c.changed_ms : kHighlightMs;
+  const bool highlighted = age < kHighlightMs;
+  switch (role) {
+    case Qt::DisplayRole: {
+      if (c.slots.isEmpty()) return {};
+      QString text;
+      for (const Slot& s : c.slots) {
+        if (!text.isEmpty()) text += QLatin1Char(' ');
+        text += QString::number(s.slot);
+      }
+      return text;
+    }
+    case Qt::TextAlignmentRole:
+      return QVariant::fromValue(Qt::AlignCenter);
+    case Qt::BackgroundRole: {
+      const QColor highlight = ChangeHighlight(double(age) / double(kHighlightMs));
+      if (c.slots.isEmpty()) return highlighted ? QVariant(highlight) : QVariant();
+      const QColor base = RankColor(c.rank, std::max(1, client(row).connections));
+      return highlighted ? Blend(base, highlight) : base;
+    }
+    case Qt::ForegroundRole:
+      return c.slots.isEmpty() ? QVariant() : QVariant(QColor(Qt::black));
+    case Qt::ToolTipRole: {
+      QString tip = QStringLiteral("%1 on %2").arg(client(row).name, server_names_[server]);
+      for (const Slot& s : c.slots) {
+        tip += QStringLiteral("\nslot %1: %2, %3 requests")
+                   .arg(s.slot)
+                   .arg(s.busy ? tr("busy") : tr("idle"))
+                   .arg(s.requests);
+      }
+      return tip;
+    }
+    case kSlotsRole: {
+      QVariantList slots;
+      for (const Slot& s : c.slots) slots.push_back(s.slot);
+      return slots;
+    }
+    case kHighlightedRole:
+      return highlighted;
+  }
+  return {};
+}
+
+QVariant SlotMatrixModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
+  if (orientation == Qt::Vertical) {
+    if (section < 0 || section >= clientCount()) return {};
+    const Client& c = client(section);
+    if (role == Qt::ToolTipRole)
+      return QStringLiteral("client id %1").arg(c.id, 16, 16, QLatin1Char('0'));
+    return c.name;
+  }
+  if (section == kPoolColumn) return role == Qt::DisplayRole ? tr("Pool") : tr("Pool size");
+  if (section == kBusyColumn) return role == Qt::DisplayRole ? tr("Busy") : tr("Busy connections");
+  const int server = section - kFirstServerColumn;
+  if (server < 0 || server >= servers_) return {};
+  return server_names_[server];
+}
+
+int SlotMatrixModel::RowFor(quint64 id, const std::string& name) {
+  if (auto it = rows_.constFind(id); it != rows_.constEnd()) {
+    Client& c = clients_[static_cast<size_t>(*it)];
+    if (c.name.isEmpty() && !name.empty()) c.name = QString::fromStdString(name);
+    return *it;
+  }
+  const int row = clientCount();
+  beginInsertRows({}, row, row);
+  Client c;
+  c.id = id;
+  c.name = name.empty() ? QStringLiteral("%1").arg(id, 16, 16, QLatin1Char('0'))
+                        : QString::fromStdString(name);
+  clients_.push_back(std::move(c));
+  cells_.resize(cells_.size() + static_cast<size_t>(servers_));
+  rows_.insert(id, row);
+  row_dirty_.resize(clientCount());
+  endInsertRows();
+  return row;
+}
+
+void SlotMatrixModel::RankRow(int row) {
+  // A cell's rank is its best slot's position among all the client's connections.
+  QVarLengthArray<quint32, 32> all;
+  Client& c = clients_[static_cast<size_t>(row)];
+  c.busy = 0;
+  for (int s = 0; s < servers_; ++s) {
+    for (const Slot& slot : cells_[CellIndex(row, s)].slots) {
+      all.push_back(slot.slot);
+      if (slot.busy) ++c.busy;
+    }
+  }
+  std::sort(all.begin(), all.end());
+  c.connections = static_cast<int>(all.size());
+  for (int s = 0; s < servers_; ++s) {
+    Cell& cell = cells_[CellIndex(row, s)];
+    if (cell.slots.isEmpty()) continue;
+    cell.rank = static_cast<int>(std::lower_bound(all.begin(), all.end(), cell.slots[0].slot) -
+                                 all.begin());
+  }
+}
+
+void SlotMatrixModel::OnFrame(const QVector<int>& changed) {
+  const qint64 now = state_->nowMs();
+  int top = INT_MAX, bottom = -1, left = INT_MAX, right = -1;
+  auto touch = [&](int row, int column) {
+    top = std::min(top, row);
+    bottom = std::max(bottom, row);
+    left = std::min(left, column);
+    right = std::max(right, column);
+  };
+  row_dirty_.fill(false, clientCount());
+  for (int server : changed) {
+    if (server < 0 || server >= servers_) continue;
+    const NodeView& node = state_->node(server);
+    if (server_names_[server] != node.name) {
+      server_names_[server] = node.name;
+      Q_EMIT headerDataChanged(Qt::Horizontal, kFirstServerColumn + server,
+                               kFirstServerColumn + server);
+    }
+    // An unreachable or stale server holds nothing: its clients lost those connections.
+    const bool live = node.telemetry &&
+                      (node.health == NodeHealth::kServing || node.health == NodeHealth::kLameDuck);
+    for (auto it = scratch_.begin(); it != scratch_.end(); ++it) it->clear();
+    if (live) {
+      for (const admin::SlotEntry& e : node.telemetry->slots()) {
+        const int row = RowFor(e.client_id(), e.client_name());
+        clients_[static_cast<size_t>(row)].last_seen_ms = now;
+        scratch_[e.client_id()].push_back(
+            {e.slot(), e.busy(), e.requests(), e.connected_since_unix_ms()});
+      }
+      for (const admin::ClientPool& pool : node.telemetry->pools()) {
+        const int row = RowFor(pool.client_id(), pool.client_name());
+        Client& c = clients_[static_cast<size_t>(row)];
+        int busy = 0;
+        for (const admin::PoolEntry& e : pool.entries()) busy += e.busy() ? 1 : 0;
+        if (c.pool_capacity != int(pool.capacity()) || c.pool_busy != busy) {
+          c.pool_capacity = static_cast<int>(pool.capacity());
+          c.pool_busy = busy;
+          touch(row, kPoolColumn);
+          touch(row, kBusyColumn);
+        }
+        c.last_seen_ms = now;
+      }
+    }
+    const bool first_fill = !column_seen_[server];
+    if (live) column_seen_[server] = true;
+    for (int row = 0; row < clientCount(); ++row) {
+      Cell& cell = cells_[CellIndex(row, server)];
+      auto found = scratch_.find(clients_[static_cast<size_t>(row)].id);
+      QVarLengthArray<Slot, 2> empty;
+      QVarLengthArray<Slot, 2>& fresh = found != scratch_.end() ? *found : empty;
+      std::sort(fresh.begin(), fresh.end(),
+                [](const Slot& a, const Slot& b) { return a.slot < b.slot; });
+      if (fresh.isEmpty() && cell.slots.isEmpty()) continue;
+      const bool moved = !SameSlots(fresh, cell.slots);
+      bool busy_changed = false;
+      if (!moved) {
+        for (qsizetype i = 0; i < fresh.size(); ++i) {
+          busy_changed |= fresh[i].busy != cell.slots[i].busy;
+        }
+      }
+      cell.slots = fresh;
+      if (moved) {
+        if (!first_fill) {
+          cell.changed_ms = now;
+          fading_.push_back({row, server});
+        }
+        row_dirty_[row] = true;
+        touch(row, kFirstServerColumn + server);
+      } else if (busy_changed) {
+        row_dirty_[row] = true;  // Busy count.
+      }
+    }
+  }
+  for (int row = 0; row < clientCount(); ++row) {
+    if (!row_dirty_[row]) continue;
+    RankRow(row);
+    // Ranks of its other cells may have moved, and the derived pool figures.
+    touch(row, kPoolColumn);
+    touch(row, kFirstServerColumn + servers_ - 1);
+  }
+  // Fading cells repaint every frame until their highlight is over (once more, to clear it).
+  for (qsizetype i = 0; i < fading_.size();) {
+    const auto [row, server] = fading_[i];
+    touch(row, kFirstServerColumn + server);
+    if (now - cells_[CellIndex(row, server)].changed_ms >= kHighlightMs) {
+      fading_.removeAt(i);
+    } else {
+      ++i;
+    }
+  }
+  if (ForgetIdleClients()) {
+    Q_EMIT updated();
+    return;
+  }
+  if (bottom >= 0) Q_EMIT dataChanged(index(top, left), index(bottom, right));
+  Q_EMIT updated();
+}
+
+bool SlotMatrixModel::ForgetIdleClients() {
+  const qint64 now = state_->nowMs();
+  bool any = false;
+  for (const Client& c : clients_) {
+    any |= c.connections == 0 && now - c.last_seen_ms > kForgetClientMs;
+  }
+  if (!any) return false;
+  beginResetModel();
+  std::vector<Client> clients;
+  std::vector<Cell> cells;
+  for (int row = 0; row < clientCount(); ++row) {
+    const Client& c = clients_[static_cast<size_t>(row)];
+    if (c.connections == 0 && now - c.last_seen_ms > kForgetClientMs) continue;
+    clients.push_back(c);
+    for (int s = 0; s < servers_; ++s) cells.push_back(cells_[CellIndex(row, s)]);
+  }
+  clients_ = std::move(clients);
+  cells_ = std::move(cells);
+  rows_.clear();
+  for (int row = 0; row < clientCount(); ++row) rows_.insert(clients_[size_t(row)].id, row);
+  fading_.clear();
+  row_dirty_.resize(clientCount());
+  endResetModel();
+  return true;
+}
+
+void SlotMatrixModel::OnNodeAdded(int index) {
+  if (index < servers_) return;
+  const int first = kFirstServerColumn + servers_;
+  const int added = index + 1 - servers_;
+  beginInsertColumns({}, first, first + added - 1);
+  const int old_servers = servers_;
+  servers_ = index + 1;
+  std::vector<Cell> cells(static_cast<size_t>(clientCount()) * static_cast<size_t>(servers_));
+  for (int row = 0; row < clientCount(); ++row) {
+    for (int s = 0; s < old_servers; ++s) {
+      cells[size_t(row) * size_t(servers_) + size_t(s)] =
+          std::move(cells_[size_t(row) * size_t(old_servers) + size_t(s)]);
+    }
+  }
+  cells_ = std::move(cells);
+  column_seen_.resize(servers_, false);
+  server_names_.resize(servers_);
+  for (int s = old_servers; s < servers_; ++s) server_names_[s] = state_->node(s).name;
+  endInsertColumns();
+}
+
+ClientDetailModel::ClientDetailModel(SlotMatrixModel* matrix, ClusterState* state, QObject* parent)
+    : QAbstractTableModel(parent), matrix_(matrix), state_(state) {
+  connect(matrix_, &SlotMatrixModel::updated, this, &ClientDetailModel::Refresh);
+  connect(matrix_, &QAbstractItemModel::modelReset, this, &ClientDetailModel::Refresh);
+}
+
+void ClientDetailModel::setClientId(quint64 id) {
+  id_ = id;
+  Refresh();
+}
+
+void ClientDetailModel::Refresh() {
+  QVector<Row> rows;
+  const int row = id_ != 0 ? matrix_->rowOfClient(id_) : -1;
+  if (row >= 0) {
+    for (int s = 0; s < matrix_->serverCount(); ++s) {
+      for (const SlotMatrixModel::Slot& slot : matrix_->cell(row, s).slots)
+        rows.push_back({s, slot});
+    }
+    std::sort(rows.begin(), rows.end(),
+              [](const Row& a, const Row& b) { return a.slot.slot < b.slot.slot; });
+  }
+  if (rows.size() != rows_.size()) {
+    beginResetModel();
+    rows_ = std::move(rows);
+    endResetModel();
+    return;
+  }
+  rows_ = std::move(rows);
+  if (!rows_.isEmpty()) Q_EMIT dataChanged(index(0, 0), index(rows_.size() - 1, kColumnCount - 1));
+}
+
+int ClientDetailModel::rowCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
+}
+
+int ClientDetailModel::columnCount(const QModelIndex& parent) const {
+  return parent.isValid() ? 0 : kColumnCount;
+}
+
+QVariant ClientDetailModel::data(const QModelIndex& index, int role) const {
+  if (!index.isValid() || index.row() >= rows_.size()) return {};
+  const Row& r = rows_[index.row()];
+  if (role == Qt::BackgroundRole && index.column() == kSlot) {
+    return RankColor(index.row(), static_cast<int>(rows_.size()));
+  }
+  if (role != Qt::DisplayRole) return {};
+  switch (index.column()) {
+    case kServer:
+      return r.server < state_->nodeCount() ? state_->node(r.server).name : QString();
+    case kSlot:
+      return r.slot.slot;
+    case kBusy:
+      return r.slot.busy ? tr("busy") : tr("idle");
+    case kRequests:
+      return static_cast<qulonglong>(r.slot.requests);
+    case kSince: {
+      if (r.slot.connected_since_ms <= 0) return QString();
+      const qint64 age_s = std::max<qint64>(0, state_->nowMs() - r.slot.connected_since_ms) / 1000;
+      return QStringLiteral("%1 s ago").arg(age_s);
+    }
+  }
+  return {};
+}
+
+QVariant ClientDetailModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
+  switch (section) {
+    case kServer:
+      return tr("Server");
+    case kSlot:
+      return tr("Slot");
+    case kBusy:
+      return tr("State");
+    case kRequests:
+      return tr("Requests");
+    case kSince:
+      return tr("Connected");
+  }
+  return {};
+}
+
+}  // namespace railyard::ui

@@ -1,0 +1,132 @@
+#pragma once
+
+#include <QAbstractTableModel>
+#include <QHash>
+#include <QVarLengthArray>
+#include <QVector>
+
+#include "ui/models/cluster_state.h"
+
+namespace railyard::ui {
+
+// Slot allocations: a clients x servers matrix. Rows are clients (found in the servers' slot
+// tables by client_id, and in client pools), columns 0 and 1 are each client's pool size and busy
+// connections, then one column per node of the ClusterState. A cell lists the slots the client
+// holds on that server; its background is the client's rank colour (RankColor: the client's
+// lowest slot brightest), and a cell whose slots changed (a swap, a lost server) is highlighted
+// for kHighlightMs of cluster time, fading.
+//
+// Per frame it recomputes only the columns of changed nodes and emits one dataChanged over the
+// bounding box of the cells that changed or are fading, so a view repaints once per frame.
+//
+// Thread safety: GUI thread only, like ClusterState.
+class SlotMatrixModel : public QAbstractTableModel {
+  Q_OBJECT
+ public:
+  static constexpr int kPoolColumn = 0;
+  static constexpr int kBusyColumn = 1;
+  static constexpr int kFirstServerColumn = 2;
+  static constexpr qint64 kHighlightMs = 2000;
+  // Clients that hold nothing and were not seen for this long are dropped.
+  static constexpr qint64 kForgetClientMs = 30000;
+  static constexpr int kSlotsRole = Qt::UserRole + 1;        // QVariantList of slot numbers.
+  static constexpr int kHighlightedRole = Qt::UserRole + 2;  // bool
+  static constexpr int kClientIdRole = Qt::UserRole + 3;     // quint64, on any cell of a row.
+
+  struct Slot {
+    quint32 slot = 0;
+    bool busy = false;
+    quint64 requests = 0;
+    qint64 connected_since_ms = 0;
+  };
+  struct Cell {
+    QVarLengthArray<Slot, 2> slots;  // Ascending.
+    int rank = 0;                    // Of slots[0] among the client's connections.
+    qint64 changed_ms = 0;           // Cluster time of the last change; 0: none.
+  };
+  struct Client {
+    quint64 id = 0;
+    QString name;
+    int pool_capacity = -1;  // From the client's own pool telemetry; -1: not reported.
+    int pool_busy = -1;
+    int connections = 0;  // Slots held across all servers, from the slot tables.
+    int busy = 0;
+    qint64 last_seen_ms = 0;
+  };
+
+  explicit SlotMatrixModel(ClusterState* state, QObject* parent = nullptr);
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation,
+                      int role = Qt::DisplayRole) const override;
+
+  int clientCount() const { return static_cast<int>(clients_.size()); }
+  const Client& client(int row) const { return clients_[static_cast<size_t>(row)]; }
+  int rowOfClient(quint64 id) const { return rows_.value(id, -1); }
+  const Cell& cell(int row, int server) const { return cells_[CellIndex(row, server)]; }
+  int serverCount() const { return servers_; }
+  // Pool size as shown: the client's reported capacity, else the connections seen.
+  int poolSize(int row) const;
+  int busyCount(int row) const;
+
+ Q_SIGNALS:
+  // After a frame was applied (the detail model follows it).
+  void updated();
+
+ private:
+  size_t CellIndex(int row, int server) const {
+    return static_cast<size_t>(row) * static_cast<size_t>(servers_) + static_cast<size_t>(server);
+  }
+  int RowFor(quint64 id, const std::string& name);
+  void OnFrame(const QVector<int>& changed);
+  void OnNodeAdded(int index);
+  void Rebuild();
+  void RankRow(int row);
+  bool ForgetIdleClients();
+
+  ClusterState* const state_;
+  int servers_ = 0;
+  std::vector<Client> clients_;
+  std::vector<Cell> cells_;  // clients x servers, row-major.
+  QHash<quint64, int> rows_;
+  QVector<bool> column_seen_;  // A server's first telemetry fills its column without highlights.
+  QVector<QString> server_names_;
+  QVector<QPair<int, int>> fading_;  // Cells (row, server) still highlighted.
+  // Per frame scratch, kept to avoid allocations.
+  QHash<quint64, QVarLengthArray<Slot, 2>> scratch_;
+  QVector<bool> row_dirty_;
+};
+
+// The connections of one client, best slot first: server, slot, busy, requests, connected since.
+class ClientDetailModel : public QAbstractTableModel {
+  Q_OBJECT
+ public:
+  enum Column { kServer, kSlot, kBusy, kRequests, kSince, kColumnCount };
+  ClientDetailModel(SlotMatrixModel* matrix, ClusterState* state, QObject* parent = nullptr);
+
+  // 0: no client.
+  void setClientId(quint64 id);
+  quint64 clientId() const { return id_; }
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation,
+                      int role = Qt::DisplayRole) const override;
+
+ private:
+  struct Row {
+    int server = 0;
+    SlotMatrixModel::Slot slot;
+  };
+  void Refresh();
+
+  SlotMatrixModel* const matrix_;
+  ClusterState* const state_;
+  quint64 id_ = 0;
+  QVector<Row> rows_;
+};
+
+}  // namespace railyard::ui

@@ -1,0 +1,139 @@
+#include "ui/models/throughput_model.h"
+
+#include <QFile>
+#include <QTextStream>
+#include <algorithm>
+
+namespace railyard::ui {
+
+ThroughputModel::ThroughputModel(ClusterState* state, QObject* parent)
+    : QObject(parent), state_(state) {
+  connect(state_, &ClusterState::frameApplied, this, &ThroughputModel::OnFrame);
+  connect(state_, &ClusterState::nodesReset, this, &ThroughputModel::Clear);
+}
+
+bool ThroughputModel::setWindowMinutes(int minutes) {
+  if (minutes != 1 && minutes != 5 && minutes != 15) return false;
+  window_minutes_ = minutes;
+  return true;
+}
+
+const ThroughputModel::Series& ThroughputModel::series(int node) const {
+  if (node == kCluster) return cluster_;
+  const auto it = nodes_.constFind(node);
+  return it == nodes_.constEnd() ? empty_ : it.value();
+}
+
+QVector<ThroughputSample> ThroughputModel::samples(int node, qint64 from_ms, qint64 to_ms) const {
+  const Series& s = series(node);
+  QVector<ThroughputSample> out;
+  // Samples are in time order: binary search for the first one in range.
+  size_t lo = 0, hi = s.size();
+  while (lo < hi) {
+    const size_t mid = (lo + hi) / 2;
+    if (s[mid].t_ms < from_ms) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  for (size_t i = lo; i < s.size() && s[i].t_ms <= to_ms; ++i) out.push_back(s[i]);
+  return out;
+}
+
+bool ThroughputModel::exportCsv(const QString& path, int node, qint64 from_ms, qint64 to_ms,
+                                QString* error) const {
+  QFile file(path);
+  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Text)) {
+    if (error) *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
+    return false;
+  }
+  QTextStream out(&file);
+  out << "time_unix_ms,requests_per_s,errors_per_s,rejections_per_s,p50_us,p99_us\n";
+  for (const ThroughputSample& s : samples(node, from_ms, to_ms)) {
+    out << s.t_ms << ',' << s.requests_per_s << ',' << s.errors_per_s << ',' << s.rejections_per_s
+        << ',' << s.p50_us << ',' << s.p99_us << '\n';
+  }
+  out.flush();
+  if (file.error() != QFile::NoError) {
+    if (error) *error = QStringLiteral("writing %1: %2").arg(path, file.errorString());
+    return false;
+  }
+  return true;
+}
+
+bool ThroughputModel::exportWindowCsv(const QString& path, int node, QString* error) const {
+  return exportCsv(path, node, latest_ms_ - windowMs(), latest_ms_, error);
+}
+
+ThroughputSample ThroughputModel::SampleOf(const admin::Telemetry& telemetry, qint64 t_ms) {
+  const admin::Throughput& th = telemetry.throughput();
+  ThroughputSample s;
+  s.t_ms = t_ms;
+  s.requests_per_s = th.requests_per_s();
+  s.errors_per_s = th.errors_per_s();
+  s.rejections_per_s = th.rejections_per_s();
+  double weight = 0, weighted_p50 = 0;
+  for (const admin::MethodStats& m : th.methods()) {
+    // Weight by recent rate; a method idle lately still counts a little through its total.
+    const double w = m.requests_per_s() > 0 ? m.requests_per_s() : (m.requests() > 0 ? 1e-9 : 0);
+    weight += w;
+    weighted_p50 += w * m.p50_us();
+    s.p99_us = std::max(s.p99_us, m.p99_us());
+  }
+  s.p50_us = weight > 0 ? weighted_p50 / weight : 0;
+  return s;
+}
+
+void ThroughputModel::Append(Series& series, const ThroughputSample& sample) {
+  if (!series.empty() && sample.t_ms < series.back().t_ms) series.clear();  // Seek backwards.
+  series.push_back(sample);
+  while (!series.empty() && series.front().t_ms < sample.t_ms - kMaxWindowMs) series.pop_front();
+}
+
+void ThroughputModel::OnFrame(const QVector<int>& changed) {
+  for (int node : changed) {
+    if (node < 0 || node >= state_->nodeCount()) continue;
+    const NodeView& view = state_->node(node);
+    if (!view.telemetry || view.telemetry == last_seen_.value(node)) continue;
+    last_seen_.insert(node, view.telemetry);
+    auto it = nodes_.find(node);
+    if (it == nodes_.end()) it = nodes_.insert(node, Series(kMaxSamples));
+    Append(it.value(), SampleOf(*view.telemetry, view.updated_ms));
+  }
+  // A node that went stale or unreachable changes the cluster's sum even without news.
+  if (changed.isEmpty()) return;
+
+  ThroughputSample total;
+  total.t_ms = state_->nowMs();
+  double weight = 0, weighted_p50 = 0;
+  for (int i = 0; i < state_->nodeCount(); ++i) {
+    const NodeView& view = state_->node(i);
+    if (!view.telemetry ||
+        (view.health != NodeHealth::kServing && view.health != NodeHealth::kLameDuck)) {
+      continue;
+    }
+    const ThroughputSample s = SampleOf(*view.telemetry, total.t_ms);
+    total.requests_per_s += s.requests_per_s;
+    total.errors_per_s += s.errors_per_s;
+    total.rejections_per_s += s.rejections_per_s;
+    const double w = std::max(s.requests_per_s, 1e-9);
+    weight += w;
+    weighted_p50 += w * s.p50_us;
+    total.p99_us = std::max(total.p99_us, s.p99_us);
+  }
+  total.p50_us = weight > 0 ? weighted_p50 / weight : 0;
+  Append(cluster_, total);
+  latest_ms_ = total.t_ms;
+  Q_EMIT samplesAdded();
+}
+
+void ThroughputModel::Clear() {
+  cluster_.clear();
+  nodes_.clear();
+  last_seen_.clear();
+  latest_ms_ = 0;
+  Q_EMIT cleared();
+}
+
+}  // namespace railyard::ui

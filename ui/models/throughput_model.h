@@ -1,0 +1,85 @@
+#pragma once
+
+#include <QHash>
+#include <QObject>
+#include <QString>
+#include <QVector>
+#include <memory>
+
+#include "ui/models/cluster_state.h"
+#include "ui/models/ring_buffer.h"
+
+namespace railyard::ui {
+
+struct ThroughputSample {
+  qint64 t_ms = 0;  // Cluster clock.
+  double requests_per_s = 0;
+  double errors_per_s = 0;
+  double rejections_per_s = 0;
+  double p50_us = 0;
+  double p99_us = 0;
+};
+
+// Request, error and rejection rates and latency over time, per node and for the whole cluster,
+// in ring buffers keyed by cluster time (wall time live, the recording's time in replay).
+//
+// A node's sample is its telemetry's rates; its latency is the request-weighted mean of its
+// methods' p50 (an approximation: percentiles do not add) and the largest of its methods' p99.
+// The cluster's sample, taken once per frame in which any node changed, sums the rates of every
+// node that is serving or draining (stale and unreachable nodes drop out); its p50 is the
+// request-weighted mean of the nodes' p50 and its p99 the largest node p99, i.e. the worst node's
+// tail.
+//
+// Each series keeps 15 minutes (the widest window) and at most kMaxSamples samples. A sample
+// older than the newest in its series (a replay seek backwards) restarts that series.
+//
+// Thread safety: GUI thread only.
+class ThroughputModel : public QObject {
+  Q_OBJECT
+ public:
+  static constexpr int kCluster = -1;
+  static constexpr qint64 kMaxWindowMs = 15 * 60 * 1000;
+  static constexpr size_t kMaxSamples = 15 * 60 * 20;  // 15 minutes at 20 Hz.
+  using Series = RingBuffer<ThroughputSample>;
+
+  explicit ThroughputModel(ClusterState* state, QObject* parent = nullptr);
+
+  // 1, 5 or 15 minutes; anything else is refused (returns false).
+  bool setWindowMinutes(int minutes);
+  int windowMinutes() const { return window_minutes_; }
+  qint64 windowMs() const { return qint64(window_minutes_) * 60 * 1000; }
+  qint64 latestMs() const { return latest_ms_; }
+
+  // kCluster for the cluster. An empty series for a node not seen yet.
+  const Series& series(int node) const;
+  // Samples with from_ms <= t_ms <= to_ms, oldest first.
+  QVector<ThroughputSample> samples(int node, qint64 from_ms, qint64 to_ms) const;
+
+  // Writes the samples in [from_ms, to_ms] as CSV: a header line, then one line per sample
+  // (time_unix_ms, requests_per_s, errors_per_s, rejections_per_s, p50_us, p99_us).
+  bool exportCsv(const QString& path, int node, qint64 from_ms, qint64 to_ms, QString* error) const;
+  // The current window, ending at the newest sample.
+  bool exportWindowCsv(const QString& path, int node, QString* error) const;
+
+  static ThroughputSample SampleOf(const admin::Telemetry& telemetry, qint64 t_ms);
+
+ Q_SIGNALS:
+  void samplesAdded();
+  void cleared();
+
+ private:
+  void OnFrame(const QVector<int>& changed);
+  void Append(Series& series, const ThroughputSample& sample);
+  void Clear();
+
+  ClusterState* state_;
+  int window_minutes_ = 5;
+  qint64 latest_ms_ = 0;
+  Series cluster_{kMaxSamples};
+  QHash<int, Series> nodes_;
+  // The telemetry each node's last sample used (held, so its address cannot be reused).
+  QHash<int, std::shared_ptr<const admin::Telemetry>> last_seen_;
+  Series empty_{1};
+};
+
+}  // namespace railyard::ui

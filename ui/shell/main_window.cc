@@ -1,0 +1,473 @@
+#include "ui/shell/main_window.h"
+
+#include <QAction>
+#include <QComboBox>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QListView>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTimer>
+#include <QToolBar>
+
+#include "core/node/config.h"
+#include "ui/actions/action_controller.h"
+#include "ui/models/overview_model.h"
+#include "ui/shell/connect_dialog.h"
+#include "ui/shell/token_store.h"
+#include "ui/sources/live_source.h"
+#include "ui/sources/recorder.h"
+#include "ui/sources/replay_source.h"
+#include "ui/views/bloom_view.h"
+#include "ui/views/compaction_view.h"
+#include "ui/views/overview_view.h"
+#include "ui/views/slot_matrix_view.h"
+#include "ui/views/throughput_view.h"
+#include "ui/views/timeline_widget.h"
+
+namespace railyard::ui {
+
+namespace {
+
+constexpr char kRecentKey[] = "recentClusters";
+constexpr int kMaxRecent = 8;
+
+}  // namespace
+
+MainWindow::MainWindow(const Options& options, QWidget* parent)
+    : QMainWindow(parent),
+      options_(options),
+      state_(new ClusterState),
+      live_(new LiveSource(state_, this)),
+      replay_(new ReplaySource(state_, this)),
+      recorder_(new Recorder(state_, this)),
+      tokens_(new TokenStore(options.use_keyring, this)) {
+  setWindowTitle(tr("Railyard"));
+  // The icon comes from the application (QApplication::setWindowIcon in app/railyard).
+  LiveSource::Options live_options;
+  live_options.poll_hz = options_.poll_hz;
+  live_->setOptions(live_options);
+  actions_ = new ActionController(state_, this);
+  actions_->setParent(this);  // Its constructor takes the window for dialogs only.
+  actions_->setTokenProvider([this](int node) {
+    if (node < 0 || node >= state_->nodeCount()) return QString();
+    const QString stored = tokens_->token(state_->node(node).admin_address);
+    return stored.isEmpty() ? live_->token(node) : stored;
+  });
+  actions_->setAuditPath(!options_.audit_path.isEmpty()
+                             ? options_.audit_path
+                             : QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
+                                   QStringLiteral("/audit.sqlite"));
+  connect(actions_, &ActionController::actionFinished, recorder_, &Recorder::recordAction);
+  connect(actions_, &ActionController::actionFinished, this, [this](const admin::CommandEvent& e) {
+    statusBar()->showMessage(
+        QStringLiteral("%1 %2: %3")
+            .arg(QString::fromStdString(e.command()), QString::fromStdString(e.detail()),
+                 QString::fromStdString(e.result())),
+        10000);
+  });
+  BuildViews();
+  BuildActions();
+
+  mode_label_ = new QLabel(this);
+  read_only_label_ = new QLabel(this);
+  keyring_label_ = new QLabel(this);
+  record_label_ = new QLabel(this);
+  statusBar()->addPermanentWidget(record_label_);
+  statusBar()->addPermanentWidget(mode_label_);
+  statusBar()->addPermanentWidget(read_only_label_);
+  statusBar()->addPermanentWidget(keyring_label_);
+  connect(tokens_, &TokenStore::backendChanged, this, &MainWindow::UpdateStatus);
+  connect(recorder_, &Recorder::recordingChanged, this, &MainWindow::UpdateStatus);
+  connect(replay_, &ReplaySource::speedChanged, this, &MainWindow::UpdateStatus);
+  auto* status_timer = new QTimer(this);
+  status_timer->start(1000);
+  connect(status_timer, &QTimer::timeout, this, &MainWindow::UpdateStatus);
+
+  connect(state_, &ClusterState::nodeAdded, this, [this](int index) {
+    if (current_node_ < 0) {
+      setCurrentNode(index);
+    } else if (index == current_node_) {
+      setCurrentNode(index);  // A replay seek rebuilt the nodes: keep the selection.
+    }
+  });
+  UpdateStatus();
+  UpdateActionsEnabled();
+  resize(1280, 800);
+  // Children are deleted in the order they were added: the state every source, model and view
+  // reads goes last.
+  state_->setParent(this);
+}
+
+MainWindow::~MainWindow() {
+  recorder_->stop();
+  live_->stop();
+}
+
+void MainWindow::BuildViews() {
+  overview_ = new OverviewView(state_, this);
+  slots_ = new SlotMatrixView(state_, this);
+  compaction_ = new CompactionView(state_, this);
+  connect(compaction_, &CompactionView::compactRequested, actions_, &ActionController::compact);
+  bloom_ = new BloomView(state_, this);
+  throughput_ = new ThroughputView(state_, this);
+  QWidget* audit = actions_->createAuditLogView(this);
+
+  tabs_ = new QTabWidget(this);
+  tabs_->addTab(overview_, tr("Overview"));
+  tabs_->addTab(slots_, tr("Slots"));
+  tabs_->addTab(compaction_, tr("Compaction"));
+  tabs_->addTab(bloom_, tr("Bloom"));
+  tabs_->addTab(throughput_, tr("Throughput"));
+  tabs_->addTab(audit, tr("Audit log"));
+  tabs_->setDocumentMode(true);
+  setCentralWidget(tabs_);
+
+  // The node list: every node with its health colour; selecting one drives the per-node views.
+  node_list_ = new QListView(this);
+  node_list_->setModel(overview_->model());
+  node_list_->setModelColumn(OverviewModel::kName);
+  node_list_->setUniformItemSizes(true);
+  node_list_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  auto* nodes_dock = new QDockWidget(tr("Nodes"), this);
+  nodes_dock->setObjectName(QStringLiteral("nodes"));
+  nodes_dock->setWidget(node_list_);
+  nodes_dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+  addDockWidget(Qt::LeftDockWidgetArea, nodes_dock);
+  connect(node_list_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) {
+            if (current.isValid()) setCurrentNode(current.row());
+          });
+  connect(overview_, &OverviewView::nodeSelected, this, &MainWindow::setCurrentNode);
+
+  timeline_ = new TimelineWidget(replay_, this);
+  timeline_dock_ = new QDockWidget(tr("Replay"), this);
+  timeline_dock_->setObjectName(QStringLiteral("replay"));
+  timeline_dock_->setWidget(timeline_);
+  timeline_dock_->setFeatures(QDockWidget::DockWidgetMovable);
+  addDockWidget(Qt::BottomDockWidgetArea, timeline_dock_);
+  timeline_dock_->hide();
+}
+
+void MainWindow::BuildActions() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* connect_action = file->addAction(tr("&Add node..."), this, &MainWindow::OnConnectDialog);
+  connect_action->setShortcut(QKeySequence(tr("Ctrl+N")));
+  QAction* open_cluster =
+      file->addAction(tr("&Open cluster file..."), this, &MainWindow::OnOpenCluster);
+  open_cluster->setShortcut(QKeySequence::Open);
+  QMenu* recent = file->addMenu(tr("Recent clusters"));
+  connect(recent, &QMenu::aboutToShow, this, [this, recent] {
+    recent->clear();
+    for (const QString& path : recentClusters()) {
+      recent->addAction(path, this, [this, path] {
+        QString error;
+        if (!openClusterFile(path, {}, &error)) QMessageBox::warning(this, tr("Railyard"), error);
+      });
+    }
+    if (recent->isEmpty()) recent->addAction(tr("(none)"))->setEnabled(false);
+  });
+  QAction* open_recording =
+      file->addAction(tr("Open &recording..."), this, &MainWindow::OnOpenRecording);
+  file->addSeparator();
+  file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
+
+  QToolBar* bar = addToolBar(tr("Actions"));
+  bar->setObjectName(QStringLiteral("actions"));
+  bar->addAction(connect_action);
+  bar->addAction(open_cluster);
+  bar->addAction(open_recording);
+  bar->addSeparator();
+  bar->addWidget(new QLabel(tr(" Node: "), this));
+  node_selector_ = new QComboBox(this);
+  node_selector_->setModel(overview_->model());
+  node_selector_->setModelColumn(OverviewModel::kName);
+  node_selector_->setMinimumContentsLength(14);
+  node_selector_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+  bar->addWidget(node_selector_);
+  connect(node_selector_, &QComboBox::activated, this, &MainWindow::setCurrentNode);
+  bar->addSeparator();
+  // The action controller's own actions: it confirms, runs them off the GUI thread, audits,
+  // and enables them only when the selected node can be acted on.
+  drain_ = actions_->drainAction();
+  undrain_ = actions_->undrainAction();
+  compact_ = actions_->compactAllAction();
+  flush_ = actions_->flushAction();
+  for (QAction* a : {drain_, undrain_, compact_, flush_}) bar->addAction(a);
+  QMenu* node_menu = menuBar()->addMenu(tr("&Node"));
+  for (QAction* a : {drain_, undrain_, compact_, flush_}) node_menu->addAction(a);
+  bar->addSeparator();
+  record_ = bar->addAction(tr("Record"));
+  record_->setCheckable(true);
+  record_->setToolTip(tr("Record the live cluster's telemetry and actions into a recording file"));
+  connect(record_, &QAction::toggled, this, &MainWindow::OnRecordToggled);
+  connect(recorder_, &Recorder::recordingChanged, this, [this](bool on) {
+    const QSignalBlocker block(record_);
+    record_->setChecked(on);
+  });
+}
+
+void MainWindow::ResetSources(Mode mode) {
+  if (recorder_->recording()) recorder_->stop();
+  replay_->close();
+  live_->clearNodes();
+  state_->Clear();
+  current_node_ = -1;
+  mode_ = mode;
+  timeline_dock_->setVisible(mode == Mode::kReplay);
+}
+
+bool MainWindow::addNode(const QString& admin_address, const QString& token, QString* error,
+                         const QString& name) {
+  if (mode_ != Mode::kLive) ResetSources(Mode::kLive);
+  if (!AddLiveNode(admin_address, token, error, name)) return false;
+  source_description_ = tr("Live");
+  live_->start();
+  UpdateStatus();
+  UpdateActionsEnabled();
+  return true;
+}
+
+bool MainWindow::AddLiveNode(const QString& admin_address, const QString& token, QString* error,
+                             const QString& name) {
+  const QString t = token.isEmpty() ? tokens_->token(admin_address.trimmed()) : token;
+  if (live_->addNode(admin_address, t, error, name) < 0) return false;
+  if (!token.isEmpty()) tokens_->setToken(admin_address.trimmed(), token);
+  return true;
+}
+
+bool MainWindow::openClusterFile(const QString& path, const QString& token, QString* error) {
+  config::Cluster cluster;
+  if (rpc::Status s = node::LoadCluster(path.toStdString(), &cluster); !s.ok()) {
+    if (error) *error = QString::fromStdString(s.ToString());
+    return false;
+  }
+  if (cluster.node_size() == 0) {
+    if (error) *error = tr("%1 lists no nodes").arg(path);
+    return false;
+  }
+  ResetSources(Mode::kLive);
+  for (const config::ClusterMember& member : cluster.node()) {
+    const QString address = QString::fromStdString(member.admin());
+    const QString stored = tokens_->token(address);
+    // Added while stopped, then started once: no restart per node.
+    if (!AddLiveNode(address, stored.isEmpty() ? token : stored, error,
+                     QString::fromStdString(member.name()))) {
+      return false;
+    }
+    // Tokens kept from an earlier session arrive from the keyring a moment later.
+    if (stored.isEmpty() && token.isEmpty()) {
+      tokens_->load(address, [this, address](const QString& loaded) {
+        const int index = state_->indexOfAddress(address);
+        if (!loaded.isEmpty() && index >= 0 && mode_ == Mode::kLive) {
+          live_->setToken(index, loaded);
+          UpdateActionsEnabled();
+        }
+      });
+    }
+  }
+  source_description_ =
+      tr("Live: %1")
+          .arg(QString::fromStdString(
+              cluster.name().empty() ? QFileInfo(path).fileName().toStdString() : cluster.name()));
+  RememberCluster(QFileInfo(path).absoluteFilePath());
+  live_->start();
+  UpdateStatus();
+  UpdateActionsEnabled();
+  return true;
+}
+
+bool MainWindow::openRecording(const QString& path, QString* error) {
+  ResetSources(Mode::kReplay);
+  if (!replay_->open(path, error)) {
+    mode_ = Mode::kNone;
+    timeline_dock_->hide();
+    UpdateStatus();
+    return false;
+  }
+  source_description_ = tr("Replay: %1").arg(QFileInfo(path).fileName());
+  UpdateStatus();
+  UpdateActionsEnabled();
+  return true;
+}
+
+bool MainWindow::readOnly() const {
+  if (options_.read_only || mode_ != Mode::kLive) return true;
+  for (int i = 0; i < state_->nodeCount(); ++i) {
+    if (!live_->token(i).isEmpty()) return false;
+  }
+  return true;  // No tokens at all: only telemetry is open to us.
+}
+
+bool MainWindow::startRecording(const QString& path, QString* error) {
+  if (mode_ != Mode::kLive) {
+    if (error) *error = tr("Recording needs a live cluster");
+    return false;
+  }
+  return recorder_->start(path, error);
+}
+
+void MainWindow::stopRecording() {
+  const QString error = recorder_->stop();
+  if (!error.isEmpty()) statusBar()->showMessage(tr("Recording: %1").arg(error), 10000);
+}
+
+void MainWindow::setCurrentNode(int node_index) {
+  if (node_index < -1 || node_index >= state_->nodeCount()) return;
+  const bool changed = node_index != current_node_;
+  current_node_ = node_index;
+  {
+    const QSignalBlocker block(node_selector_);
+    node_selector_->setCurrentIndex(node_index);
+  }
+  if (node_index >= 0) {
+    const QModelIndex row = overview_->model()->index(node_index, OverviewModel::kName);
+    if (node_list_->currentIndex() != row) {
+      const QSignalBlocker block(node_list_->selectionModel());
+      node_list_->setCurrentIndex(row);
+    }
+    overview_->setNode(node_index);
+  }
+  compaction_->setNode(node_index);
+  bloom_->setNode(node_index);
+  throughput_->setNode(node_index);
+  actions_->setCurrentNode(node_index);
+  UpdateActionsEnabled();
+  if (changed) Q_EMIT currentNodeChanged(node_index);
+}
+
+int MainWindow::tabIndex(const QString& name) const {
+  for (int i = 0; i < tabs_->count(); ++i) {
+    if (tabs_->tabText(i).remove(QLatin1Char('&')) == name) return i;
+  }
+  return -1;
+}
+
+QString MainWindow::summaryLine() const {
+  int by_health[5] = {0, 0, 0, 0, 0};
+  double requests = 0, errors = 0;
+  int slots = 0;
+  for (int i = 0; i < state_->nodeCount(); ++i) {
+    const NodeView& node = state_->node(i);
+    ++by_health[static_cast<int>(node.health)];
+    const OverviewModel::Row row = OverviewModel::RowOf(node, state_->nowMs());
+    if (node.health == NodeHealth::kServing || node.health == NodeHealth::kLameDuck) {
+      requests += row.requests_per_s;
+      errors += row.errors_per_s;
+      slots += row.slots;
+    }
+  }
+  return QStringLiteral(
+             "%1 nodes: %2 serving, %3 lame duck, %4 unreachable, %5 stale, %6 connecting; "
+             "%7 req/s, %8 errors/s, %9 slots in use")
+      .arg(state_->nodeCount())
+      .arg(by_health[int(NodeHealth::kServing)])
+      .arg(by_health[int(NodeHealth::kLameDuck)])
+      .arg(by_health[int(NodeHealth::kUnreachable)])
+      .arg(by_health[int(NodeHealth::kStale)])
+      .arg(by_health[int(NodeHealth::kConnecting)])
+      .arg(requests, 0, 'f', 0)
+      .arg(errors, 0, 'f', 1)
+      .arg(slots);
+}
+
+QStringList MainWindow::recentClusters() const {
+  return QSettings().value(QLatin1String(kRecentKey)).toStringList();
+}
+
+void MainWindow::RememberCluster(const QString& path) {
+  // Paths only: tokens never go into settings.
+  QSettings settings;
+  QStringList recent = settings.value(QLatin1String(kRecentKey)).toStringList();
+  recent.removeAll(path);
+  recent.prepend(path);
+  while (recent.size() > kMaxRecent) recent.removeLast();
+  settings.setValue(QLatin1String(kRecentKey), recent);
+}
+
+void MainWindow::UpdateStatus() {
+  switch (mode_) {
+    case Mode::kNone:
+      mode_label_->setText(tr("No cluster: File > Add node or Open"));
+      break;
+    case Mode::kLive:
+      mode_label_->setText(tr("%1 (%2 nodes, %3 Hz)")
+                               .arg(source_description_)
+                               .arg(state_->nodeCount())
+                               .arg(live_->options().poll_hz));
+      break;
+    case Mode::kReplay:
+      mode_label_->setText(tr("%1 (%2x)").arg(source_description_).arg(replay_->speed()));
+      break;
+  }
+  read_only_label_->setText(readOnly() ? tr("Read-only") : tr("Actions enabled"));
+  read_only_label_->setToolTip(options_.read_only     ? tr("Started with --read-only")
+                               : mode_ != Mode::kLive ? tr("A recording cannot be acted on")
+                               : readOnly()           ? tr("No token: telemetry only")
+                                                      : tr("Actions need an operator token"));
+  keyring_label_->setText(tokens_->backendDescription());
+  record_label_->setText(recorder_->recording() ? tr("Recording %1 (%2 snapshots)")
+                                                      .arg(QFileInfo(recorder_->path()).fileName())
+                                                      .arg(recorder_->snapshotsQueued())
+                                                : QString());
+  record_->setEnabled(mode_ == Mode::kLive);
+}
+
+void MainWindow::UpdateActionsEnabled() {
+  actions_->setReadOnly(readOnly());
+  compaction_->setActionsEnabled(actions_->canAct(current_node_));
+  UpdateStatus();
+}
+
+void MainWindow::OnConnectDialog() {
+  ConnectDialog dialog(this);
+  if (dialog.exec() != QDialog::Accepted) return;
+  QString error;
+  if (!addNode(dialog.address(), dialog.token(), &error)) {
+    QMessageBox::warning(this, tr("Railyard"), error);
+  }
+}
+
+void MainWindow::OnOpenCluster() {
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Open cluster file"), QString(),
+                                   tr("Cluster files (*.textproto *.txtpb);;All files (*)"));
+  if (path.isEmpty()) return;
+  QString error;
+  if (!openClusterFile(path, {}, &error)) QMessageBox::warning(this, tr("Railyard"), error);
+}
+
+void MainWindow::OnOpenRecording() {
+  const QString path =
+      QFileDialog::getOpenFileName(this, tr("Open recording"), QString(),
+                                   tr("Recordings (*.rec *.ryrec *.sqlite);;All files (*)"));
+  if (path.isEmpty()) return;
+  QString error;
+  if (!openRecording(path, &error)) QMessageBox::warning(this, tr("Railyard"), error);
+}
+
+void MainWindow::OnRecordToggled(bool on) {
+  if (!on) {
+    stopRecording();
+    return;
+  }
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Record into"), QDir::home().filePath(QStringLiteral("railyard.rec")),
+      tr("Recordings (*.rec);;All files (*)"));
+  QString error;
+  if (path.isEmpty() || !startRecording(path, &error)) {
+    const QSignalBlocker block(record_);
+    record_->setChecked(false);
+    if (!error.isEmpty()) QMessageBox::warning(this, tr("Railyard"), error);
+  }
+}
+
+}  // namespace railyard::ui

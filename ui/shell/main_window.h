@@ -1,0 +1,137 @@
+#pragma once
+
+#include <QMainWindow>
+#include <QString>
+#include <QStringList>
+
+#include "railyard/admin.pb.h"
+#include "ui/models/cluster_state.h"
+
+class QAction;
+class QComboBox;
+class QDockWidget;
+class QLabel;
+class QListView;
+class QTabWidget;
+
+namespace railyard::ui {
+
+class ActionController;
+class BloomView;
+class CompactionView;
+class LiveSource;
+class OverviewView;
+class Recorder;
+class ReplaySource;
+class SlotMatrixView;
+class ThroughputView;
+class TimelineWidget;
+class TokenStore;
+
+// The console's window: a node list, tabs for the cluster and per-node views, the actions on
+// the selected node, recording, and a status bar saying where the data comes from (live or a
+// recording), whether actions are enabled and where tokens are kept.
+//
+// It owns ClusterState and both sources; exactly one of them feeds ClusterState at a time.
+//
+// Thread safety: GUI thread only.
+class MainWindow : public QMainWindow {
+  Q_OBJECT
+ public:
+  struct Options {
+    bool read_only = false;  // Disables actions whatever the tokens.
+    double poll_hz = 10;
+    bool use_keyring = true;  // False: tokens in memory only (tests, --token-file).
+    QString audit_path;       // Empty: the default under the user's data folder.
+  };
+  explicit MainWindow(const Options& options, QWidget* parent = nullptr);
+  ~MainWindow() override;
+
+  ClusterState* state() const { return state_; }
+  LiveSource* liveSource() const { return live_; }
+  ReplaySource* replaySource() const { return replay_; }
+  Recorder* recorder() const { return recorder_; }
+  TokenStore* tokenStore() const { return tokens_; }
+  ActionController* actionController() const { return actions_; }
+  QTabWidget* tabs() const { return tabs_; }
+  OverviewView* overviewView() const { return overview_; }
+  SlotMatrixView* slotMatrixView() const { return slots_; }
+  TimelineWidget* timeline() const { return timeline_; }
+  QComboBox* nodeSelector() const { return node_selector_; }
+
+  // Live: polls `admin_address` (host:port) with `token` (may be empty: viewer access on nodes
+  // without tokens). Switches from a replay to live. False with a message on a bad address.
+  bool addNode(const QString& admin_address, const QString& token, QString* error,
+               const QString& name = {});
+  // Live: every node of a cluster file (railyard.config.Cluster text format); tokens from the
+  // token store, else `token`. Remembered among the recent clusters.
+  bool openClusterFile(const QString& path, const QString& token, QString* error);
+  // Replay: opens a recording; the timeline appears.
+  bool openRecording(const QString& path, QString* error);
+  bool isReplay() const { return mode_ == Mode::kReplay; }
+  bool readOnly() const;
+
+  bool startRecording(const QString& path, QString* error);
+  void stopRecording();
+
+  int currentNode() const { return current_node_; }
+  void setCurrentNode(int node_index);
+  // The tab showing `name` ("Overview", "Slots", ...); -1 if none.
+  int tabIndex(const QString& name) const;
+
+  // One line for logs: nodes by state, cluster req/s, errors/s (the headless demo prints it).
+  QString summaryLine() const;
+  QStringList recentClusters() const;
+
+ Q_SIGNALS:
+  void currentNodeChanged(int node_index);
+
+ private:
+  enum class Mode { kNone, kLive, kReplay };
+  void BuildActions();
+  void BuildViews();
+  void ResetSources(Mode mode);
+  bool AddLiveNode(const QString& admin_address, const QString& token, QString* error,
+                   const QString& name);
+  void UpdateStatus();
+  void UpdateActionsEnabled();
+  void RememberCluster(const QString& path);
+  void OnConnectDialog();
+  void OnOpenCluster();
+  void OnOpenRecording();
+  void OnRecordToggled(bool on);
+
+  const Options options_;
+  ClusterState* state_;
+  LiveSource* live_;
+  ReplaySource* replay_;
+  Recorder* recorder_;
+  TokenStore* tokens_;
+  ActionController* actions_ = nullptr;
+  Mode mode_ = Mode::kNone;
+  int current_node_ = -1;
+  QString source_description_;
+
+  QTabWidget* tabs_ = nullptr;
+  OverviewView* overview_ = nullptr;
+  SlotMatrixView* slots_ = nullptr;
+  TimelineWidget* timeline_ = nullptr;
+  QDockWidget* timeline_dock_ = nullptr;
+  QListView* node_list_ = nullptr;
+  QComboBox* node_selector_ = nullptr;
+  CompactionView* compaction_ = nullptr;
+  BloomView* bloom_ = nullptr;
+  ThroughputView* throughput_ = nullptr;
+
+  QAction* drain_ = nullptr;
+  QAction* undrain_ = nullptr;
+  QAction* compact_ = nullptr;
+  QAction* flush_ = nullptr;
+  QAction* record_ = nullptr;
+  QLabel* mode_label_ = nullptr;
+  QLabel* read_only_label_ = nullptr;
+  QLabel* keyring_label_ = nullptr;
+  QLabel* record_label_ = nullptr;
+};
+
+}  // namespace railyard::ui

@@ -1,0 +1,102 @@
+#include "ui/shell/token_store.h"
+
+#include <qt6keychain/keychain.h>
+#include <QTimer>
+
+namespace railyard::ui {
+
+namespace {
+
+constexpr char kService[] = "railyard";
+
+QString KeyFor(const QString& address) { return QStringLiteral("admin-token:") + address; }
+
+}  // namespace
+
+TokenStore::TokenStore(bool use_keyring, QObject* parent) : QObject(parent) {
+  if (use_keyring) {
+    Probe();
+  } else {
+    backend_ = Backend::kMemory;
+    why_ = tr("keyring not used");
+  }
+}
+
+QString TokenStore::backendDescription() const {
+  switch (backend_) {
+    case Backend::kProbing:
+      return tr("Tokens: asking the keyring...");
+    case Backend::kKeyring:
+      return tr("Tokens: system keyring");
+    case Backend::kMemory:
+      return tr("Tokens: memory only, this session (%1)").arg(why_);
+  }
+  return {};
+}
+
+bool TokenStore::hasAnyToken() const {
+  for (const QString& t : cache_) {
+    if (!t.isEmpty()) return true;
+  }
+  return false;
+}
+
+void TokenStore::SetBackend(Backend backend, const QString& why) {
+  if (backend_ != Backend::kProbing) return;  // The first answer (or the deadline) decides.
+  backend_ = backend;
+  why_ = why;
+  Q_EMIT backendChanged(backend_);
+}
+
+void TokenStore::Probe() {
+  // A read of a key that normally does not exist: "not found" means a keyring answered.
+  auto* job = new QKeychain::ReadPasswordJob(QLatin1String(kService), this);
+  job->setAutoDelete(true);
+  job->setInsecureFallback(false);
+  job->setKey(QStringLiteral("probe"));
+  connect(job, &QKeychain::Job::finished, this, [this](QKeychain::Job* j) {
+    if (j->error() == QKeychain::NoError || j->error() == QKeychain::EntryNotFound) {
+      SetBackend(Backend::kKeyring, {});
+    } else {
+      SetBackend(Backend::kMemory, tr("no keyring service: %1").arg(j->errorString()));
+    }
+  });
+  job->start();
+  // A keyring that never answers must not leave tokens in limbo.
+  QTimer::singleShot(3000, this,
+                     [this] { SetBackend(Backend::kMemory, tr("keyring did not answer")); });
+}
+
+void TokenStore::setToken(const QString& address, const QString& token) {
+  cache_.insert(address, token);
+  if (backend_ != Backend::kKeyring) return;
+  auto* job = new QKeychain::WritePasswordJob(QLatin1String(kService), this);
+  job->setAutoDelete(true);
+  job->setInsecureFallback(false);
+  job->setKey(KeyFor(address));
+  job->setTextData(token);
+  job->start();
+}
+
+void TokenStore::load(const QString& address, std::function<void(const QString&)> done) {
+  if (auto it = cache_.constFind(address);
+      it != cache_.constEnd() || backend_ != Backend::kKeyring) {
+    done(it != cache_.constEnd() ? *it : QString());
+    return;
+  }
+  auto* job = new QKeychain::ReadPasswordJob(QLatin1String(kService), this);
+  job->setAutoDelete(true);
+  job->setInsecureFallback(false);
+  job->setKey(KeyFor(address));
+  connect(job, &QKeychain::Job::finished, this,
+          [this, address, done = std::move(done)](QKeychain::Job* j) {
+            const QString token = j->error() == QKeychain::NoError
+                                      ? static_cast<QKeychain::ReadPasswordJob*>(j)->textData()
+                                      : QString();
+            if (!token.isEmpty()) cache_.insert(address, token);
+            done(token);
+          });
+  job->start();
+}
+
+}  // namespace railyard::ui

@@ -1,0 +1,48 @@
+#pragma once
+
+#include <QHash>
+#include <QObject>
+#include <QString>
+#include <functional>
+
+namespace railyard::ui {
+
+// Admin tokens per node address. Kept in the system keyring through QtKeychain (service
+// "railyard"), never in QSettings or any plain file. Where no keyring service answers (no D-Bus
+// secret service, as on an offscreen CI machine) tokens live in memory for this session only,
+// and backendDescription() says so for the status bar.
+//
+// Thread safety: GUI thread only.
+class TokenStore : public QObject {
+  Q_OBJECT
+ public:
+  enum class Backend { kProbing, kKeyring, kMemory };
+
+  // use_keyring false: memory only from the start (tests, --token-file).
+  explicit TokenStore(bool use_keyring = true, QObject* parent = nullptr);
+
+  Backend backend() const { return backend_; }
+  QString backendDescription() const;
+
+  // The token known for `address` this session (empty if none).
+  QString token(const QString& address) const { return cache_.value(address); }
+  bool hasAnyToken() const;
+  // Keeps `token` for this session and, with a keyring, for the next ones too.
+  void setToken(const QString& address, const QString& token);
+  // Calls `done` with the token for `address`: from memory, else from the keyring (empty if
+  // none). `done` runs later on the GUI thread when the keyring is asked.
+  void load(const QString& address, std::function<void(const QString&)> done);
+
+ Q_SIGNALS:
+  void backendChanged(Backend backend);
+
+ private:
+  void Probe();
+  void SetBackend(Backend backend, const QString& why);
+
+  Backend backend_ = Backend::kProbing;
+  QString why_;
+  QHash<QString, QString> cache_;
+};
+
+}  // namespace railyard::ui

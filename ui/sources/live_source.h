@@ -1,0 +1,90 @@
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QVector>
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "ui/models/cluster_state.h"
+
+namespace railyard::ui {
+
+class LivePoller;
+
+// Polls every node's admin.Telemetry on a worker thread and feeds ClusterState, one batch per
+// poll round.
+//
+// The bridge (KDAB Hotspot's jobtracker shape): the worker thread owns the admin connections and
+// never touches Qt objects; at the end of each round it posts the batch to the GUI thread with
+// QMetaObject::invokeMethod(this, ..., Qt::QueuedConnection). On arrival the lambda checks a
+// QPointer to this source and the generation id the batch was polled under; a batch from before
+// a restart (new nodes, a new token, stop) is dropped. The destructor stops and joins the
+// worker, so nothing is posted to a dead object.
+//
+// Unreachable nodes are retried with exponential backoff and jitter (kBackoffMin doubling to
+// kBackoffMax, +-20 %); connecting never blocks the round for other nodes.
+//
+// Thread safety: every method on the GUI thread.
+class LiveSource : public QObject {
+  Q_OBJECT
+ public:
+  struct Options {
+    double poll_hz = 10;
+    std::chrono::milliseconds backoff_min{200};
+    std::chrono::milliseconds backoff_max{5000};
+    std::chrono::milliseconds connect_timeout{1000};
+    // How long a round waits for answers; later answers count as failures.
+    std::chrono::milliseconds answer_timeout{800};
+  };
+
+  explicit LiveSource(ClusterState* state, QObject* parent = nullptr);
+  ~LiveSource() override;
+
+  void setOptions(const Options& options);
+  const Options& options() const { return options_; }
+  void setPollHz(double hz);
+
+  // Declares a node at admin address host:port (added to ClusterState); returns its index. A
+  // running source restarts to include it. Fails (-1, with `error`) on a malformed address.
+  int addNode(const QString& admin_address, const QString& token = {}, QString* error = nullptr,
+              const QString& name = {});
+  // Stops and forgets every node (before ClusterState::Clear for a new cluster).
+  void clearNodes();
+  // The token for one node (ClusterState index); that node reconnects with it, the others keep
+  // their connections.
+  void setToken(int node, const QString& token);
+  QString token(int node) const;
+
+  void start();
+  void stop();
+  bool running() const { return poller_ != nullptr; }
+  // Batches received and applied so far.
+  quint64 framesApplied() const { return frames_; }
+
+ Q_SIGNALS:
+  void frameDelivered();
+
+ private:
+  struct Target {
+    int index = -1;
+    QString address;
+    QString token;
+  };
+  void Deliver(quint64 generation, std::vector<ClusterState::Update> updates, qint64 now_ms);
+  void Restart();
+
+  ClusterState* const state_;
+  Options options_;
+  std::vector<Target> targets_;
+  std::unique_ptr<LivePoller> poller_;
+  std::atomic<quint64> generation_{0};
+  quint64 frames_ = 0;
+};
+
+// Parses "host:port" (IPv4, name, or [IPv6]:port); false with a message on anything else.
+bool ParseAdminAddress(const QString& text, std::string* host, uint16_t* port, QString* error);
+
+}  // namespace railyard::ui

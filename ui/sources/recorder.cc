@@ -1,0 +1,178 @@
+#include "ui/sources/recorder.h"
+
+#include <QDateTime>
+#include <condition_variable>
+#include <deque>
+#include <mutex>
+#include <thread>
+#include <variant>
+
+#include "core/trace/recording_writer.h"
+
+namespace railyard::ui {
+
+// Owns the writer; appends what the GUI thread queues.
+class RecorderWorker {
+ public:
+  struct SnapshotItem {
+    std::string node;
+    std::shared_ptr<const admin::Telemetry> telemetry;
+  };
+  struct EventItem {
+    int64_t unix_ms = 0;
+    std::string node, kind, detail;
+  };
+
+  explicit RecorderWorker(std::unique_ptr<trace::RecordingWriter> writer)
+      : writer_(std::move(writer)) {
+    thread_ = std::thread([this] { Run(); });
+  }
+
+  // Joins after writing everything queued; returns the first error.
+  std::string Finish() {
+    {
+      std::lock_guard lock(mu_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+    if (trace::Status s = writer_->Close(); !s.ok() && error_.empty()) error_ = s.ToString();
+    return error_;
+  }
+
+  void Push(std::variant<SnapshotItem, EventItem> item) {
+    {
+      std::lock_guard lock(mu_);
+      queue_.push_back(std::move(item));
+    }
+    cv_.notify_all();
+  }
+
+ private:
+  void Run() {
+    std::deque<std::variant<SnapshotItem, EventItem>> batch;
+    while (true) {
+      {
+        std::unique_lock lock(mu_);
+        // Wakes at least once a second so a quiet recording still commits.
+        cv_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_ || !queue_.empty(); });
+        batch.swap(queue_);
+        if (batch.empty() && stop_) return;
+      }
+      for (auto& item : batch) {
+        trace::Status s;
+        if (auto* snapshot = std::get_if<SnapshotItem>(&item)) {
+          s = writer_->AppendSnapshot(snapshot->node, *snapshot->telemetry);
+        } else {
+          const EventItem& e = std::get<EventItem>(item);
+          s = writer_->AppendEvent(e.unix_ms, e.node, e.kind, e.detail);
+        }
+        if (!s.ok() && error_.empty()) error_ = s.ToString();
+      }
+      batch.clear();
+      if (trace::Status s = writer_->Commit(); !s.ok() && error_.empty()) error_ = s.ToString();
+    }
+  }
+
+  std::unique_ptr<trace::RecordingWriter> writer_;  // Worker thread only (until Finish).
+  std::string error_;                               // Worker thread, then Finish.
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<std::variant<SnapshotItem, EventItem>> queue_;  // GUARDED_BY(mu_)
+  bool stop_ = false;                                        // GUARDED_BY(mu_)
+  std::thread thread_;
+};
+
+Recorder::Recorder(ClusterState* state, QObject* parent) : QObject(parent), state_(state) {
+  connect(state_, &ClusterState::frameApplied, this, &Recorder::OnFrame);
+  connect(state_, &ClusterState::nodesReset, this, [this] {
+    last_recorded_.clear();
+    last_command_ms_.clear();
+  });
+}
+
+Recorder::~Recorder() { stop(); }
+
+bool Recorder::start(const QString& path, QString* error) {
+  stop();
+  std::unique_ptr<trace::RecordingWriter> writer;
+  trace::WriterOptions options;
+  options.writer = "railyard console";
+  if (trace::Status s = trace::RecordingWriter::Create(path.toStdString(), options, &writer);
+      !s.ok()) {
+    if (error) *error = QString::fromStdString(s.ToString());
+    return false;
+  }
+  worker_ = std::make_unique<RecorderWorker>(std::move(writer));
+  path_ = path;
+  snapshots_ = events_ = 0;
+  // What is already known goes in first, so the recording starts with the whole cluster; but
+  // commands already done before recording started are history, not part of it.
+  last_recorded_.clear();
+  last_command_ms_.clear();
+  QVector<int> all;
+  for (int i = 0; i < state_->nodeCount(); ++i) {
+    all.push_back(i);
+    if (const auto& t = state_->node(i).telemetry) {
+      for (const admin::CommandEvent& e : t->recent_commands()) {
+        last_command_ms_[i] = std::max<qint64>(last_command_ms_.value(i), e.unix_ms());
+      }
+    }
+  }
+  OnFrame(all);
+  Q_EMIT recordingChanged(true);
+  return true;
+}
+
+QString Recorder::stop() {
+  if (!worker_) return {};
+  const std::string error = worker_->Finish();
+  worker_.reset();
+  Q_EMIT recordingChanged(false);
+  return QString::fromStdString(error);
+}
+
+void Recorder::OnFrame(const QVector<int>& changed) {
+  if (!worker_) return;
+  for (int i : changed) {
+    if (i < 0 || i >= state_->nodeCount()) continue;
+    const NodeView& node = state_->node(i);
+    if (!node.telemetry || last_recorded_.value(i) == node.telemetry.get()) continue;
+    last_recorded_[i] = node.telemetry.get();
+    const std::string name = node.name.toStdString();
+    worker_->Push(RecorderWorker::SnapshotItem{name, node.telemetry});
+    ++snapshots_;
+    qint64& seen = last_command_ms_[i];
+    for (const admin::CommandEvent& e : node.telemetry->recent_commands()) {
+      if (e.unix_ms() <= seen) continue;
+      seen = e.unix_ms();
+      worker_->Push(RecorderWorker::EventItem{e.unix_ms(), name, e.command(),
+                                              e.by() + " " + e.detail() + " -> " + e.result()});
+      ++events_;
+    }
+  }
+}
+
+void Recorder::recordAction(const admin::CommandEvent& event) {
+  if (!worker_) return;
+  // The event's detail starts "NAME (ADMIN ADDRESS)"; match the whole name or the whole
+  // parenthesised address, so that node1 is never taken for node10.
+  const QString detail = QString::fromStdString(event.detail());
+  std::string node = "console";
+  for (int i = 0; i < state_->nodeCount(); ++i) {
+    const NodeView& view = state_->node(i);
+    if (detail.startsWith(view.name + QStringLiteral(" (")) ||
+        detail.contains(QStringLiteral("(%1)").arg(view.admin_address))) {
+      node = view.name.toStdString();
+      break;
+    }
+  }
+  const int64_t unix_ms =
+      event.unix_ms() > 0 ? event.unix_ms() : QDateTime::currentMSecsSinceEpoch();
+  worker_->Push(RecorderWorker::EventItem{
+      unix_ms, node, event.command(),
+      "console action by " + event.by() + ": " + event.detail() + " -> " + event.result()});
+  ++events_;
+}
+
+}  // namespace railyard::ui

@@ -1,0 +1,57 @@
+#pragma once
+
+#include <QHash>
+#include <QObject>
+#include <QString>
+#include <memory>
+
+#include "railyard/admin.pb.h"
+#include "ui/models/cluster_state.h"
+
+namespace railyard::ui {
+
+class RecorderWorker;
+
+// Records the live cluster into a core/trace recording (the format `railyardctl record` writes,
+// so the console and railyardctl replay it alike): every new telemetry snapshot ClusterState
+// receives, the commands nodes report in their telemetry, and the console's own actions
+// (recordAction, connected to the action controller's actionFinished).
+//
+// SQLite writes happen on a worker thread that owns the RecordingWriter; the GUI thread only
+// queues shared pointers to the telemetry it already holds.
+//
+// Thread safety: every method on the GUI thread.
+class Recorder : public QObject {
+  Q_OBJECT
+ public:
+  explicit Recorder(ClusterState* state, QObject* parent = nullptr);
+  ~Recorder() override;  // Stops, committing what was queued.
+
+  // Creates (or appends to) the recording at `path`. False with a message on error.
+  bool start(const QString& path, QString* error);
+  // Commits and closes; returns the first write error, if any (empty when all went well).
+  QString stop();
+  bool recording() const { return worker_ != nullptr; }
+  QString path() const { return path_; }
+  quint64 snapshotsQueued() const { return snapshots_; }
+  quint64 eventsQueued() const { return events_; }
+
+ public Q_SLOTS:
+  void recordAction(const railyard::admin::CommandEvent& event);
+
+ Q_SIGNALS:
+  void recordingChanged(bool recording);
+
+ private:
+  void OnFrame(const QVector<int>& changed);
+
+  ClusterState* const state_;
+  std::unique_ptr<RecorderWorker> worker_;
+  QString path_;
+  QHash<int, const admin::Telemetry*> last_recorded_;  // Per node: identity of the last snapshot.
+  QHash<int, qint64> last_command_ms_;                 // Per node: newest command recorded.
+  quint64 snapshots_ = 0;
+  quint64 events_ = 0;
+};
+
+}  // namespace railyard::ui

@@ -1,0 +1,170 @@
+#include "ui/sources/replay_source.h"
+
+#include <QElapsedTimer>
+#include <algorithm>
+
+#include "core/trace/recording_reader.h"
+
+namespace railyard::ui {
+
+ReplaySource::ReplaySource(ClusterState* state, QObject* parent) : QObject(parent), state_(state) {
+  timer_.setInterval(50);
+  connect(&timer_, &QTimer::timeout, this, &ReplaySource::step);
+}
+
+ReplaySource::~ReplaySource() = default;
+
+bool ReplaySource::open(const QString& path, QString* error) {
+  close();
+  std::unique_ptr<trace::RecordingReader> reader;
+  trace::Status s = trace::RecordingReader::Open(path.toStdString(), &reader);
+  trace::TimeSpan span;
+  std::vector<std::string> names;
+  std::vector<trace::Event> events;
+  std::vector<trace::Snapshot> last;
+  if (s.ok()) s = reader->Nodes(&names);
+  if (s.ok()) s = reader->Events(&events);
+  if (s.ok()) {
+    s = reader->Span(&span);
+    if (s.IsNotFound())
+      s = trace::Status::InvalidArgument(path.toStdString() + ": empty recording");
+  }
+  if (s.ok()) s = reader->Seek(span.last_unix_ms, &last);
+  if (!s.ok()) {
+    if (error) *error = QString::fromStdString(s.ToString());
+    return false;
+  }
+  reader_ = std::move(reader);
+  path_ = path;
+  node_names_ = std::move(names);
+  for (const trace::Snapshot& snapshot : last) {
+    const std::string& address = snapshot.telemetry.admin_address();
+    node_addresses_[snapshot.node] =
+        QString::fromStdString(address.empty() ? snapshot.node : address);
+  }
+  events_.clear();
+  for (const trace::Event& e : events) {
+    events_.push_back({e.unix_ms, QString::fromStdString(e.node), QString::fromStdString(e.kind),
+                       QString::fromStdString(e.detail)});
+  }
+  start_ms_ = span.first_unix_ms;
+  end_ms_ = span.last_unix_ms;
+  Q_EMIT opened();
+  seek(start_ms_);
+  return true;
+}
+
+void ReplaySource::close() {
+  pause();
+  cursor_.reset();
+  reader_.reset();
+  node_names_.clear();
+  node_addresses_.clear();
+  node_index_.clear();
+  events_.clear();
+  path_.clear();
+  start_ms_ = end_ms_ = position_ms_ = 0;
+}
+
+void ReplaySource::setTickIntervalMs(int ms) { timer_.setInterval(std::clamp(ms, 5, 1000)); }
+
+qint64 ReplaySource::clusterMsPerTick() const {
+  return std::max<qint64>(1, qRound64(double(timer_.interval()) * speed_));
+}
+
+void ReplaySource::play() {
+  if (!reader_ || timer_.isActive()) return;
+  if (position_ms_ >= end_ms_) seek(start_ms_);
+  timer_.start();
+  Q_EMIT playingChanged(true);
+}
+
+void ReplaySource::pause() {
+  if (!timer_.isActive()) return;
+  timer_.stop();
+  Q_EMIT playingChanged(false);
+}
+
+void ReplaySource::setSpeed(double speed) {
+  speed = std::clamp(speed, kMinSpeed, kMaxSpeed);
+  if (speed == speed_) return;
+  speed_ = speed;
+  Q_EMIT speedChanged(speed_);
+}
+
+int ReplaySource::NodeIndex(const std::string& name) {
+  if (auto it = node_index_.find(name); it != node_index_.end()) return it->second;
+  // A node that started reporting after open() (the file is still being written).
+  auto address = node_addresses_.find(name);
+  const QString qname = QString::fromStdString(name);
+  const int index =
+      state_->AddNode(address != node_addresses_.end() ? address->second : qname, qname);
+  node_index_[name] = index;
+  return index;
+}
+
+void ReplaySource::seek(qint64 unix_ms) {
+  if (!reader_) return;
+  position_ms_ = std::clamp(unix_ms, start_ms_, end_ms_);
+  // Rebuild from nothing: the same nodes in the same order, so node indexes stay put.
+  state_->Clear();
+  node_index_.clear();
+  for (const std::string& name : node_names_) NodeIndex(name);
+  std::vector<trace::Snapshot> snapshots;
+  frame_.clear();
+  if (trace::Status s = reader_->Seek(position_ms_, &snapshots); s.ok()) {
+    for (trace::Snapshot& snapshot : snapshots) {
+      if (!snapshot.status.ok()) continue;
+      frame_.push_back({NodeIndex(snapshot.node),
+                        std::make_shared<const admin::Telemetry>(std::move(snapshot.telemetry)),
+                        {},
+                        snapshot.unix_ms});
+    }
+  }
+  last_frame_snapshots_ = static_cast<int>(frame_.size());
+  state_->ApplyFrame(frame_, position_ms_);
+  cursor_ = reader_->NewSnapshotCursor(position_ms_ + 1);
+  Q_EMIT positionChanged(position_ms_);
+}
+
+void ReplaySource::jumpToEvent(int index) {
+  if (index < 0 || index >= events_.size()) return;
+  seek(events_[index].unix_ms);
+}
+
+void ReplaySource::step() {
+  if (!reader_ || !cursor_) return;
+  const qint64 target = std::min(end_ms_, position_ms_ + clusterMsPerTick());
+  frame_.clear();
+  int applied = 0;
+  for (; cursor_->Valid() && cursor_->snapshot().unix_ms <= target; cursor_->Next()) {
+    // The cursor's snapshot is ours until Next(): take its telemetry rather than copy it.
+    trace::Snapshot& snapshot = const_cast<trace::Snapshot&>(cursor_->snapshot());
+    if (!snapshot.status.ok()) continue;
+    const int node = NodeIndex(snapshot.node);
+    auto telemetry = std::make_shared<const admin::Telemetry>(std::move(snapshot.telemetry));
+    // Several snapshots of one node in one step (fast playback): the latest wins.
+    auto same = std::find_if(frame_.begin(), frame_.end(),
+                             [node](const ClusterState::Update& u) { return u.node == node; });
+    if (same != frame_.end()) {
+      same->telemetry = std::move(telemetry);
+      same->at_ms = snapshot.unix_ms;
+    } else {
+      frame_.push_back({node, std::move(telemetry), {}, snapshot.unix_ms});
+    }
+    ++applied;
+  }
+  position_ms_ = target;
+  last_frame_snapshots_ = applied;
+  QElapsedTimer apply;
+  apply.start();
+  state_->ApplyFrame(frame_, position_ms_);
+  last_apply_ns_ = apply.nsecsElapsed();
+  Q_EMIT positionChanged(position_ms_);
+  if (position_ms_ >= end_ms_ && timer_.isActive()) {
+    pause();
+    Q_EMIT finished();
+  }
+}
+
+}  // namespace railyard::ui

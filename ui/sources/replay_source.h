@@ -1,0 +1,107 @@
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QTimer>
+#include <QVector>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "ui/models/cluster_state.h"
+
+namespace railyard::trace {
+class RecordingReader;
+class SnapshotCursor;
+}  // namespace railyard::trace
+
+namespace railyard::ui {
+
+// A command seen in a recording, for the timeline's events list.
+struct ReplayEvent {
+  qint64 unix_ms = 0;
+  QString node;
+  QString kind;
+  QString detail;
+};
+
+// Plays a core/trace recording (from railyardctl record, the console's recorder or the
+// simulator) into ClusterState, so every view works as it does live.
+//
+// A QTimer on the GUI thread ticks every tickIntervalMs(); each tick advances the cluster clock
+// by clusterMsPerTick() = tick interval x speed and applies, as one frame, the latest snapshot of
+// each node recorded in that step. Seeking rebuilds ClusterState at the new time from each node's
+// latest snapshot at or before it (RecordingReader::Seek). Reading a local SQLite file is quick
+// and there is no network I/O here.
+//
+// Thread safety: GUI thread only.
+class ReplaySource : public QObject {
+  Q_OBJECT
+ public:
+  static constexpr double kMinSpeed = 0.5;
+  static constexpr double kMaxSpeed = 16.0;
+
+  explicit ReplaySource(ClusterState* state, QObject* parent = nullptr);
+  ~ReplaySource() override;
+
+  // Opens a recording and seeks to its start. False with a message naming the file on error.
+  bool open(const QString& path, QString* error);
+  void close();
+  bool isOpen() const { return reader_ != nullptr; }
+  QString path() const { return path_; }
+
+  qint64 startMs() const { return start_ms_; }
+  qint64 endMs() const { return end_ms_; }
+  qint64 positionMs() const { return position_ms_; }
+  double speed() const { return speed_; }
+  bool playing() const { return timer_.isActive(); }
+  int tickIntervalMs() const { return timer_.interval(); }
+  void setTickIntervalMs(int ms);
+  qint64 clusterMsPerTick() const;
+  const QVector<ReplayEvent>& events() const { return events_; }
+  // Snapshots applied by the last step (for the benchmark and tests).
+  int lastFrameSnapshots() const { return last_frame_snapshots_; }
+  // GUI-thread time of the last step's ClusterState::ApplyFrame (models included), in ns; the
+  // recording's reading and parsing are not in it.
+  qint64 lastApplyNs() const { return last_apply_ns_; }
+
+ public Q_SLOTS:
+  void play();
+  void pause();
+  // Clamped to 0.5..16.
+  void setSpeed(double speed);
+  // Rebuilds ClusterState at `unix_ms` (clamped to the recording's span).
+  void seek(qint64 unix_ms);
+  void jumpToEvent(int index);
+  // One tick: advances by clusterMsPerTick() and applies the snapshots in between.
+  void step();
+
+ Q_SIGNALS:
+  void opened();
+  void positionChanged(qint64 unix_ms);
+  void playingChanged(bool playing);
+  void speedChanged(double speed);
+  void finished();  // Reached the end while playing.
+
+ private:
+  int NodeIndex(const std::string& name);
+
+  ClusterState* const state_;
+  QTimer timer_;
+  QString path_;
+  std::unique_ptr<trace::RecordingReader> reader_;
+  std::unique_ptr<trace::SnapshotCursor> cursor_;
+  std::vector<std::string> node_names_;
+  std::map<std::string, QString> node_addresses_;
+  std::map<std::string, int> node_index_;
+  QVector<ReplayEvent> events_;
+  qint64 start_ms_ = 0;
+  qint64 end_ms_ = 0;
+  qint64 position_ms_ = 0;
+  double speed_ = 1.0;
+  int last_frame_snapshots_ = 0;
+  qint64 last_apply_ns_ = 0;
+  std::vector<ClusterState::Update> frame_;  // Reused per step.
+};
+
+}  // namespace railyard::ui

@@ -1,0 +1,177 @@
+#include "ui/views/bloom_view.h"
+
+#include <QHBoxLayout>
+#include <QHelpEvent>
+#include <QLabel>
+#include <QLocale>
+#include <QProgressBar>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <cmath>
+#include <limits>
+
+#include "ui/views/plot_style.h"
+#include "ui/views/qcustomplot_include.h"
+
+namespace railyard::ui {
+
+BloomView::BloomView(ClusterState* state, QWidget* parent)
+    : QWidget(parent), model_(new BloomModel(state, this)) {
+  title_ = new QLabel(this);
+  QFont bold = title_->font();
+  bold.setBold(true);
+  title_->setFont(bold);
+  budget_ = new QProgressBar(this);
+  budget_->setRange(0, 1000);
+  budget_->setToolTip(
+      tr("Bloom filter pages kept in memory, within the node's budget. A page "
+         "not resident answers \"maybe\", so lookups read the index."));
+
+  plot_ = new QCustomPlot(this);
+  plot_->setMinimumHeight(220);
+  StylePlot(plot_);
+  plot_->setNotAntialiasedElements(QCP::aeAll);
+  map_ = new QCPColorMap(plot_->xAxis, plot_->yAxis);
+  map_->setInterpolate(false);
+  QCPColorGradient gradient(QCPColorGradient::gpThermal);
+  gradient.setNanHandling(QCPColorGradient::nhTransparent);
+  map_->setGradient(gradient);
+  scale_ = new QCPColorScale(plot_);
+  plot_->plotLayout()->addElement(0, 1, scale_);
+  scale_->setType(QCPAxis::atRight);
+  scale_->axis()->setLabel(tr("usefulness (requests \u00d7 P(no))"));
+  map_->setColorScale(scale_);
+  auto* margins = new QCPMarginGroup(plot_);
+  plot_->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+  scale_->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
+
+  resident_ = plot_->addGraph();
+  resident_->setLineStyle(QCPGraph::lsNone);
+  resident_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare,
+                                             QPen(QColor(0xff, 0x3d, 0x8b), 1.5), Qt::NoBrush, 7));
+  resident_->setName(tr("resident"));
+
+  plot_->xAxis->setLabel(tr("page"));
+  plot_->yAxis->setRangeReversed(true);  // Newest index on top, as lookups visit them.
+  plot_->legend->setVisible(true);
+  plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+  plot_->setMouseTracking(true);
+  plot_->installEventFilter(this);
+
+  auto* budget_row = new QHBoxLayout;
+  budget_row->addWidget(new QLabel(tr("Memory budget:"), this));
+  budget_row->addWidget(budget_, 1);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(title_);
+  layout->addLayout(budget_row);
+  layout->addWidget(plot_, 1);
+
+  connect(model_, &BloomModel::changed, this, [this] {
+    if (!isVisible()) {
+      dirty_ = true;
+      return;
+    }
+    Refresh();
+  });
+  Refresh();
+}
+
+void BloomView::setNode(int node_index) {
+  model_->setNode(node_index);
+  Refresh();
+}
+
+void BloomView::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (dirty_) Refresh();
+}
+
+QString BloomView::budgetText() const {
+  if (!model_->hasData()) return {};
+  const QLocale locale;
+  return tr("%1 of %2 (%3%), %4 of %5 pages resident")
+      .arg(locale.formattedDataSize(qint64(model_->residentBytes())),
+           locale.formattedDataSize(qint64(model_->budgetBytes())))
+      .arg(model_->budgetUse() * 100, 0, 'f', 0)
+      .arg(model_->residentPages())
+      .arg(model_->totalPages());
+}
+
+void BloomView::Refresh() {
+  dirty_ = false;
+  const int rows = model_->rowCount();
+  const int columns = model_->columnCount();
+  if (!model_->hasData()) {
+    title_->setText(model_->node() < 0 ? tr("No node selected") : tr("No telemetry yet"));
+  } else {
+    title_->setText(tr("Bloom pages: %n index(es), up to %1 pages each", "", rows).arg(columns));
+  }
+  budget_->setValue(int(model_->budgetUse() * 1000));
+  budget_->setFormat(budgetText());
+
+  map_->data()->setSize(std::max(1, columns), std::max(1, rows));
+  map_->data()->setRange(QCPRange(0, std::max(1, columns) - 1), QCPRange(0, std::max(1, rows) - 1));
+  QVector<double> keys, values;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  for (int r = 0; r < std::max(1, rows); ++r) {
+    for (int c = 0; c < std::max(1, columns); ++c) {
+      const BloomCell* cell = model_->cell(r, c);
+      map_->data()->setCell(c, r, cell ? cell->usefulness : nan);
+      if (cell && cell->resident) {
+        keys.push_back(c);
+        values.push_back(r);
+      }
+    }
+  }
+  resident_->setData(keys, values, true);
+  map_->setDataRange(QCPRange(0, std::max(1e-9, model_->maxUsefulness())));
+
+  // Rows labelled with the index and its P(no): how often its pages can save a read.
+  QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+  const int step = std::max(1, rows / 24);  // Keep labels legible with many indexes.
+  for (int r = 0; r < rows; r += step) {
+    ticker->addTick(
+        r, tr("#%1  P(no) %2").arg(model_->row(r).index).arg(model_->row(r).p_no, 0, 'f', 2));
+  }
+  plot_->yAxis->setTicker(ticker);
+  plot_->yAxis->setRange(-0.5, std::max(1, rows) - 0.5);
+  plot_->xAxis->setRange(-0.5, std::max(1, columns) - 0.5);
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+bool BloomView::cellAt(const QPoint& plot_pos, int* row, int* page) const {
+  const double x = plot_->xAxis->pixelToCoord(plot_pos.x());
+  const double y = plot_->yAxis->pixelToCoord(plot_pos.y());
+  const int c = int(std::lround(x));
+  const int r = int(std::lround(y));
+  if (r < 0 || r >= model_->rowCount() || c < 0 || c >= model_->columnCount()) return false;
+  *row = r;
+  *page = c;
+  return true;
+}
+
+QString BloomView::toolTipAt(const QPoint& plot_pos) const {
+  int r = 0, c = 0;
+  if (!cellAt(plot_pos, &r, &c)) return {};
+  return model_->describeCell(r, c);
+}
+
+QPoint BloomView::cellCenter(int row, int page) const {
+  return QPoint(int(plot_->xAxis->coordToPixel(page)), int(plot_->yAxis->coordToPixel(row)));
+}
+
+bool BloomView::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == plot_ && event->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(event);
+    const QString text = toolTipAt(help->pos());
+    if (text.isEmpty()) {
+      QToolTip::hideText();
+    } else {
+      QToolTip::showText(help->globalPos(), text, plot_);
+    }
+    return true;
+  }
+  return QWidget::eventFilter(watched, event);
+}
+
+}  // namespace railyard::ui

@@ -1,0 +1,6 @@
+# Cluster-wide views: the overview table, the slot matrix, and the replay timeline.
+target_sources(railyard_ui PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/overview_view.cc
+  ${CMAKE_CURRENT_LIST_DIR}/slot_matrix_view.cc
+  ${CMAKE_CURRENT_LIST_DIR}/timeline_widget.cc
+)

@@ -1,0 +1,4 @@
+# Styling shared by every plot and view.
+target_sources(railyard_ui PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/plot_style.cc
+)

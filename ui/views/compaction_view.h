@@ -1,0 +1,74 @@
+#pragma once
+
+#include <QPair>
+#include <QVector>
+#include <QWidget>
+
+#include "ui/models/cluster_state.h"
+#include "ui/models/compaction_model.h"
+
+class QLabel;
+class QProgressBar;
+class QPushButton;
+class QTableWidget;
+
+namespace railyard::ui {
+
+class IndexStackWidget;
+
+// Compaction sets of one node: its on-disk indexes as a stack of bars sized by entries (newest on
+// top), the in-memory index's fill, write amplification, and a timeline of the compaction sets it
+// ran. The user selects a run of adjacent indexes (or none) and asks to compact them or all; the
+// view only emits compactRequested: ActionController confirms, runs and audits.
+//
+// Thread safety: GUI thread only.
+class CompactionView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit CompactionView(ClusterState* state, QWidget* parent = nullptr);
+
+  void setNode(int node_index);
+  int node() const { return model_->node(); }
+  // Off in read-only mode, or without an operator token for the node: the view still shows
+  // everything.
+  void setActionsEnabled(bool enabled);
+  bool actionsEnabled() const { return actions_enabled_; }
+
+  CompactionModel* model() const { return model_; }
+  IndexStackWidget* indexStack() const { return stack_; }
+  QTableWidget* timeline() const { return timeline_; }
+  QPushButton* compactSelectedButton() const { return compact_selected_; }
+  QPushButton* compactAllButton() const { return compact_all_; }
+  QString writeAmplificationText() const;
+
+ public Q_SLOTS:
+  // Emit compactRequested for the selected run (two or more adjacent indexes) or for all.
+  void requestCompactSelected();
+  void requestCompactAll();
+
+ Q_SIGNALS:
+  // indexes empty: all.
+  void compactRequested(int node, QVector<quint64> indexes);
+
+ protected:
+  void showEvent(QShowEvent* event) override;
+
+ private:
+  void Refresh();
+  void UpdateButtons();
+
+  CompactionModel* model_;
+  QLabel* title_;
+  QProgressBar* memtable_;
+  IndexStackWidget* stack_;
+  QLabel* amplification_;
+  QPushButton* compact_selected_;
+  QPushButton* compact_all_;
+  QTableWidget* timeline_;
+  QPair<qsizetype, qint64> timeline_key_{-1, 0};  // Events shown: count and newest time.
+  int timeline_node_ = -1;
+  bool actions_enabled_ = true;
+  bool dirty_ = false;
+};
+
+}  // namespace railyard::ui

@@ -1,0 +1,78 @@
+#include "ui/views/overview_view.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QItemSelectionModel>
+#include <QLabel>
+#include <QLineEdit>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "ui/models/overview_model.h"
+
+namespace railyard::ui {
+
+OverviewView::OverviewView(ClusterState* state, QWidget* parent)
+    : QWidget(parent),
+      model_(new OverviewModel(state, this)),
+      filter_(new OverviewFilterModel(this)),
+      name_filter_(new QLineEdit(this)),
+      state_filter_(new QComboBox(this)),
+      table_(new QTableView(this)) {
+  filter_->setSourceModel(model_);
+  name_filter_->setPlaceholderText(tr("Filter by name"));
+  name_filter_->setClearButtonEnabled(true);
+  state_filter_->addItem(tr("All states"), -1);
+  for (NodeHealth h : {NodeHealth::kServing, NodeHealth::kLameDuck, NodeHealth::kUnreachable,
+                       NodeHealth::kStale, NodeHealth::kConnecting}) {
+    state_filter_->addItem(NodeHealthName(h), static_cast<int>(h));
+  }
+  auto* filters = new QHBoxLayout;
+  filters->addWidget(name_filter_, 1);
+  filters->addWidget(new QLabel(tr("State:"), this));
+  filters->addWidget(state_filter_);
+
+  table_->setModel(filter_);
+  table_->setSortingEnabled(true);
+  table_->sortByColumn(OverviewModel::kName, Qt::AscendingOrder);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  table_->setAlternatingRowColors(true);
+  table_->verticalHeader()->hide();
+  // Fixed row heights and column widths: nothing is measured per frame.
+  table_->verticalHeader()->setSectionResizeMode(QHeaderView::Fixed);
+  table_->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 6);
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->horizontalHeader()->setDefaultSectionSize(88);
+  table_->setColumnWidth(OverviewModel::kName, 150);
+  table_->setColumnWidth(OverviewModel::kState, 105);
+  table_->setColumnWidth(OverviewModel::kRole, 105);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addLayout(filters);
+  layout->addWidget(table_, 1);
+
+  connect(name_filter_, &QLineEdit::textChanged, filter_, &OverviewFilterModel::setNameFilter);
+  connect(state_filter_, &QComboBox::currentIndexChanged, this,
+          [this](int) { filter_->setHealthFilter(state_filter_->currentData().toInt()); });
+  connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) {
+            if (selecting_ || !current.isValid()) return;
+            Q_EMIT nodeSelected(filter_->mapToSource(current).row());
+          });
+}
+
+void OverviewView::setNode(int node_index) {
+  if (node_index < 0 || node_index >= model_->rowCount()) return;
+  const QModelIndex index = filter_->mapFromSource(model_->index(node_index, 0));
+  if (!index.isValid()) return;
+  selecting_ = true;
+  table_->selectionModel()->setCurrentIndex(
+      index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  selecting_ = false;
+}
+
+}  // namespace railyard::ui

@@ -1,0 +1,41 @@
+#pragma once
+
+#include <QWidget>
+
+#include "ui/models/cluster_state.h"
+
+class QComboBox;
+class QLineEdit;
+class QTableView;
+
+namespace railyard::ui {
+
+class OverviewModel;
+class OverviewFilterModel;
+
+// The cluster overview: one sortable row per node, a name filter and a state filter. Selecting
+// a row tells the window which node the per-node views show.
+class OverviewView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit OverviewView(ClusterState* state, QWidget* parent = nullptr);
+
+  OverviewModel* model() const { return model_; }
+  OverviewFilterModel* filterModel() const { return filter_; }
+  QTableView* table() const { return table_; }
+  // Selects the row of a node (ClusterState index) without emitting nodeSelected.
+  void setNode(int node_index);
+
+ Q_SIGNALS:
+  void nodeSelected(int node_index);
+
+ private:
+  OverviewModel* model_;
+  OverviewFilterModel* filter_;
+  QLineEdit* name_filter_;
+  QComboBox* state_filter_;
+  QTableView* table_;
+  bool selecting_ = false;
+};
+
+}  // namespace railyard::ui

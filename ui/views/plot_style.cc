@@ -1,0 +1,41 @@
+#include "ui/views/plot_style.h"
+
+#include "ui/views/qcustomplot_include.h"
+
+#include <array>
+
+namespace railyard::ui {
+
+void StylePlot(QCustomPlot* plot) {
+  const QPalette palette = plot->palette();
+  const QColor text = palette.color(QPalette::WindowText);
+  const QColor base = palette.color(QPalette::Base);
+  QColor grid = text;
+  grid.setAlpha(40);
+  plot->setBackground(base);
+  for (QCPAxis* axis : plot->axisRect()->axes()) {
+    axis->setBasePen(QPen(text));
+    axis->setTickPen(QPen(text));
+    axis->setSubTickPen(QPen(text));
+    axis->setTickLabelColor(text);
+    axis->setLabelColor(text);
+    axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
+  }
+  if (plot->legend) {
+    plot->legend->setBrush(base);
+    plot->legend->setTextColor(text);
+    plot->legend->setBorderPen(QPen(grid));
+  }
+  plot->setNotAntialiasedElements(QCP::aeAll);  // Cheap repaints at 10 Hz with many series.
+}
+
+QColor SeriesColor(int n) {
+  static const std::array<QColor, 10> kColors = {
+      QColor(0x1f, 0x77, 0xb4), QColor(0xff, 0x7f, 0x0e), QColor(0x2c, 0xa0, 0x2c),
+      QColor(0xd6, 0x27, 0x28), QColor(0x94, 0x67, 0xbd), QColor(0x8c, 0x56, 0x4b),
+      QColor(0xe3, 0x77, 0xc2), QColor(0x7f, 0x7f, 0x7f), QColor(0xbc, 0xbd, 0x22),
+      QColor(0x17, 0xbe, 0xcf)};
+  return kColors[static_cast<size_t>(n < 0 ? 0 : n) % kColors.size()];
+}
+
+}  // namespace railyard::ui

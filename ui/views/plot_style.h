@@ -1,0 +1,15 @@
+#pragma once
+
+#include <QColor>
+
+class QCustomPlot;
+
+namespace railyard::ui {
+
+// Palette-aware styling for every QCustomPlot in the console (axes, grid and text follow the
+// widget palette, so plots read well in light and dark themes).
+void StylePlot(QCustomPlot* plot);
+// The n-th series colour; distinct for the first ten, then repeating.
+QColor SeriesColor(int n);
+
+}  // namespace railyard::ui

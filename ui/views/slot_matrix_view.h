@@ -1,0 +1,36 @@
+#pragma once
+
+#include <QWidget>
+
+#include "ui/models/cluster_state.h"
+
+class QLabel;
+class QTableView;
+
+namespace railyard::ui {
+
+class SlotMatrixModel;
+class ClientDetailModel;
+
+// Slot allocations: the clients x servers matrix and, beside it, the connections of the client
+// selected in it.
+class SlotMatrixView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit SlotMatrixView(ClusterState* state, QWidget* parent = nullptr);
+
+  SlotMatrixModel* model() const { return model_; }
+  ClientDetailModel* detailModel() const { return detail_; }
+  QTableView* matrix() const { return matrix_; }
+  // Shows one client's connections (a row of the matrix).
+  void selectClient(int row);
+
+ private:
+  SlotMatrixModel* model_;
+  ClientDetailModel* detail_;
+  QTableView* matrix_;
+  QTableView* detail_view_;
+  QLabel* detail_title_;
+};
+
+}  // namespace railyard::ui

@@ -1,0 +1,11 @@
+# Per-node storage and throughput views: compaction sets, Bloom pages, live throughput.
+target_sources(railyard_ui PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/index_stack_widget.h
+  ${CMAKE_CURRENT_LIST_DIR}/index_stack_widget.cc
+  ${CMAKE_CURRENT_LIST_DIR}/compaction_view.h
+  ${CMAKE_CURRENT_LIST_DIR}/compaction_view.cc
+  ${CMAKE_CURRENT_LIST_DIR}/bloom_view.h
+  ${CMAKE_CURRENT_LIST_DIR}/bloom_view.cc
+  ${CMAKE_CURRENT_LIST_DIR}/throughput_view.h
+  ${CMAKE_CURRENT_LIST_DIR}/throughput_view.cc
+)

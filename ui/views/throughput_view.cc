@@ -1,0 +1,278 @@
+#include "ui/views/throughput_view.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QMessageBox>
+#include <QPushButton>
+#include <QVBoxLayout>
+#include <cmath>
+
+#include "ui/views/plot_style.h"
+#include "ui/views/qcustomplot_include.h"
+
+namespace railyard::ui {
+
+namespace {
+
+QCPGraph* AddLine(QCustomPlot* plot, const QString& name, const QColor& color) {
+  QCPGraph* graph = plot->addGraph();
+  graph->setName(name);
+  graph->setPen(QPen(color, 1.5));
+  graph->setAdaptiveSampling(true);  // 15 minutes at 10 Hz stays cheap to draw.
+  return graph;
+}
+
+}  // namespace
+
+ThroughputView::ThroughputView(ClusterState* state, QWidget* parent)
+    : QWidget(parent), state_(state), model_(new ThroughputModel(state, this)) {
+  title_ = new QLabel(this);
+  QFont bold = title_->font();
+  bold.setBold(true);
+  title_->setFont(bold);
+  window_ = new QComboBox(this);
+  window_->addItem(tr("1 minute"), 1);
+  window_->addItem(tr("5 minutes"), 5);
+  window_->addItem(tr("15 minutes"), 15);
+  window_->setCurrentIndex(1);
+  whole_cluster_ = new QCheckBox(tr("Whole cluster"), this);
+  whole_cluster_->setToolTip(tr("Show the sums over every node instead of the selected node."));
+  connect(whole_cluster_, &QCheckBox::toggled, this, &ThroughputView::setWholeCluster);
+  pause_ = new QPushButton(tr("Pause"), this);
+  pause_->setCheckable(true);
+  follow_ = new QPushButton(tr("Follow"), this);
+  follow_->setToolTip(tr("Scroll with the newest samples again after zooming or panning."));
+  png_ = new QPushButton(tr("Export PNG\u2026"), this);
+  csv_ = new QPushButton(tr("Export CSV\u2026"), this);
+  csv_->setToolTip(tr("The samples in the visible time range."));
+
+  const char* labels[3] = {"requests/s", "errors, rejections /s", "latency (ms)"};
+  auto* layout = new QVBoxLayout(this);
+  auto* controls = new QHBoxLayout;
+  controls->addWidget(title_, 1);
+  controls->addWidget(whole_cluster_);
+  controls->addWidget(new QLabel(tr("Window:"), this));
+  controls->addWidget(window_);
+  controls->addWidget(pause_);
+  controls->addWidget(follow_);
+  controls->addWidget(png_);
+  controls->addWidget(csv_);
+  layout->addLayout(controls);
+  for (int i = 0; i < 3; ++i) {
+    QCustomPlot* plot = new QCustomPlot(this);
+    plots_[i] = plot;
+    StylePlot(plot);
+    plot->setMinimumHeight(120);
+    QSharedPointer<QCPAxisTickerDateTime> ticker(new QCPAxisTickerDateTime);
+    ticker->setDateTimeFormat("hh:mm:ss");
+    plot->xAxis->setTicker(ticker);
+    plot->yAxis->setLabel(tr(labels[i]));
+    plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    plot->axisRect()->setRangeDrag(Qt::Horizontal);
+    plot->axisRect()->setRangeZoom(Qt::Horizontal);
+    plot->legend->setVisible(i > 0);
+    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+    // A drag or a wheel turn means the user wants to look at a moment: stop scrolling.
+    connect(plot, &QCustomPlot::mousePress, this, [this](QMouseEvent*) { following_ = false; });
+    connect(plot, &QCustomPlot::mouseWheel, this, [this](QWheelEvent*) { following_ = false; });
+    connect(plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
+            &ThroughputView::SyncRanges);
+    layout->addWidget(plot, 1);
+  }
+  requests_ = AddLine(plots_[0], tr("requests/s"), SeriesColor(0));
+  errors_ = AddLine(plots_[1], tr("errors/s"), SeriesColor(3));
+  rejections_ = AddLine(plots_[1], tr("rejections/s"), SeriesColor(1));
+  p50_ = AddLine(plots_[2], tr("p50"), SeriesColor(2));
+  p99_ = AddLine(plots_[2], tr("p99"), SeriesColor(4));
+  plots_[2]->legend->setVisible(true);
+
+  connect(window_, &QComboBox::currentIndexChanged, this,
+          [this](int index) { setWindowMinutes(window_->itemData(index).toInt()); });
+  connect(pause_, &QPushButton::toggled, this, &ThroughputView::setPaused);
+  connect(follow_, &QPushButton::clicked, this, &ThroughputView::follow);
+  connect(png_, &QPushButton::clicked, this, &ThroughputView::ExportPngInteractive);
+  connect(csv_, &QPushButton::clicked, this, &ThroughputView::ExportCsvInteractive);
+  connect(model_, &ThroughputModel::samplesAdded, this, &ThroughputView::OnSamples);
+  connect(model_, &ThroughputModel::cleared, this, &ThroughputView::Rebuild);
+  setNode(ThroughputModel::kCluster);
+}
+
+void ThroughputView::setNode(int node_index) {
+  selected_node_ = node_index;
+  if (whole_cluster_->isChecked()) return;
+  node_ = node_index;
+  Rebuild();
+}
+
+void ThroughputView::setWholeCluster(bool whole) {
+  if (whole_cluster_->isChecked() != whole) whole_cluster_->setChecked(whole);  // Re-enters.
+  const int shown = whole ? ThroughputModel::kCluster : selected_node_;
+  if (shown == node_) return;
+  node_ = shown;
+  Rebuild();
+}
+
+bool ThroughputView::wholeCluster() const { return whole_cluster_->isChecked(); }
+
+bool ThroughputView::setWindowMinutes(int minutes) {
+  if (!model_->setWindowMinutes(minutes)) return false;
+  const int index = window_->findData(minutes);
+  if (index != window_->currentIndex()) window_->setCurrentIndex(index);
+  following_ = true;
+  ApplyRange();
+  return true;
+}
+
+void ThroughputView::setPaused(bool paused) {
+  paused_ = paused;
+  if (pause_->isChecked() != paused) pause_->setChecked(paused);
+  pause_->setText(paused ? tr("Resume") : tr("Pause"));
+  if (!paused && behind_) OnSamples();
+}
+
+void ThroughputView::follow() {
+  following_ = true;
+  ApplyRange();
+}
+
+void ThroughputView::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (behind_) OnSamples();
+}
+
+void ThroughputView::OnSamples() {
+  if (paused_ || !isVisible()) {
+    behind_ = true;  // Nothing drawn while nobody looks.
+    return;
+  }
+  behind_ = false;
+  AppendNew();
+  ApplyRange();
+}
+
+void ThroughputView::Rebuild() {
+  for (QCPGraph* g : {requests_, errors_, rejections_, p50_, p99_}) g->data()->clear();
+  drawn_until_ms_ = -1;
+  if (node_ == ThroughputModel::kCluster) {
+    title_->setText(tr("Whole cluster"));
+  } else {
+    title_->setText(node_ < state_->nodeCount() ? state_->node(node_).name
+                                                : tr("Node %1").arg(node_));
+  }
+  AppendNew();
+  ApplyRange();
+}
+
+void ThroughputView::AppendNew() {
+  const ThroughputModel::Series& series = model_->series(node_);
+  if (series.empty()) return;
+  if (series.back().t_ms < drawn_until_ms_) {
+    // The series restarted (a replay seek backwards): redraw from scratch.
+    for (QCPGraph* g : {requests_, errors_, rejections_, p50_, p99_}) g->data()->clear();
+    drawn_until_ms_ = -1;
+  }
+  // Walk back to the first sample not drawn yet; usually one per frame.
+  size_t first = series.size();
+  while (first > 0 && series[first - 1].t_ms > drawn_until_ms_) --first;
+  for (size_t i = first; i < series.size(); ++i) {
+    const ThroughputSample& s = series[i];
+    const double key = double(s.t_ms) / 1000.0;
+    requests_->addData(key, s.requests_per_s);
+    errors_->addData(key, s.errors_per_s);
+    rejections_->addData(key, s.rejections_per_s);
+    p50_->addData(key, s.p50_us / 1000.0);
+    p99_->addData(key, s.p99_us / 1000.0);
+  }
+  drawn_until_ms_ = series.back().t_ms;
+  const double oldest = double(drawn_until_ms_ - ThroughputModel::kMaxWindowMs) / 1000.0;
+  for (QCPGraph* g : {requests_, errors_, rejections_, p50_, p99_}) g->data()->removeBefore(oldest);
+}
+
+void ThroughputView::ApplyRange() {
+  if (following_) {
+    const qint64 end = std::max<qint64>(drawn_until_ms_, 0);
+    const QCPRange range(double(end - model_->windowMs()) / 1000.0, double(end) / 1000.0);
+    applying_range_ = true;
+    for (QCustomPlot* plot : plots_) plot->xAxis->setRange(range);
+    applying_range_ = false;
+  }
+  for (QCustomPlot* plot : plots_) {
+    bool found = false;
+    QCPRange values;
+    for (int g = 0; g < plot->graphCount(); ++g) {
+      bool ok = false;
+      const QCPRange r = plot->graph(g)->getValueRange(ok, QCP::sdBoth, plot->xAxis->range());
+      if (!ok) continue;
+      if (found) {
+        values.expand(r);
+      } else {
+        values = r;
+        found = true;
+      }
+    }
+    // From zero, with headroom, so a flat line is not drawn as noise.
+    const double top = found ? std::max(values.upper * 1.1, 1e-3) : 1.0;
+    plot->yAxis->setRange(0, top);
+    plot->replot(QCustomPlot::rpQueuedReplot);
+    ++replot_requests_;
+  }
+}
+
+void ThroughputView::SyncRanges(const QCPRange& range) {
+  if (syncing_ || applying_range_) return;
+  syncing_ = true;  // One plot was dragged or zoomed: the others follow.
+  for (QCustomPlot* plot : plots_) {
+    if (plot->xAxis->range() != range) {
+      plot->xAxis->setRange(range);
+      plot->replot(QCustomPlot::rpQueuedReplot);
+    }
+  }
+  syncing_ = false;
+}
+
+qint64 ThroughputView::visibleFromMs() const {
+  return qint64(std::floor(plots_[0]->xAxis->range().lower * 1000.0));
+}
+
+qint64 ThroughputView::visibleToMs() const {
+  return qint64(std::ceil(plots_[0]->xAxis->range().upper * 1000.0));
+}
+
+int ThroughputView::drawnSamples() const { return requests_->data()->size(); }
+
+bool ThroughputView::exportCsv(const QString& path, QString* error) const {
+  return model_->exportCsv(path, node_, visibleFromMs(), visibleToMs(), error);
+}
+
+bool ThroughputView::exportPng(const QString& path, QString* error) const {
+  // The three charts as the user sees them, stacked, in one image; replotted first, since the
+  // last queued replot may not have run yet.
+  for (QCustomPlot* plot : plots_) plot->replot(QCustomPlot::rpImmediateRefresh);
+  const QPixmap pixmap = const_cast<ThroughputView*>(this)->grab();
+  if (pixmap.isNull() || !pixmap.save(path, "PNG")) {
+    if (error) *error = tr("cannot write the image to %1").arg(path);
+    return false;
+  }
+  return true;
+}
+
+void ThroughputView::ExportPngInteractive() {
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Export charts"), "throughput.png", tr("PNG (*.png)"));
+  if (path.isEmpty()) return;
+  QString error;
+  if (!exportPng(path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+void ThroughputView::ExportCsvInteractive() {
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Export samples"), "throughput.csv", tr("CSV (*.csv)"));
+  if (path.isEmpty()) return;
+  QString error;
+  if (!exportCsv(path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
+}
+
+}  // namespace railyard::ui

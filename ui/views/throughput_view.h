@@ -1,0 +1,101 @@
+#pragma once
+
+#include <QVector>
+#include <QWidget>
+
+#include "ui/models/cluster_state.h"
+#include "ui/models/throughput_model.h"
+
+class QCheckBox;
+class QComboBox;
+class QCustomPlot;
+class QCPGraph;
+class QCPRange;
+class QLabel;
+class QPushButton;
+
+namespace railyard::ui {
+
+// Live throughput of one node or the whole cluster: requests/s, errors/s and rejections/s, and
+// p50/p99 latency, as line charts over a scrolling window of 1, 5 or 15 minutes. Pause freezes the
+// picture (samples keep being recorded); dragging or the wheel zooms and pans the time axis (and
+// stops following until "Follow" is pressed). Export writes the charts as PNG or the visible
+// samples as CSV.
+//
+// It stays cheap at 10 Hz: each frame appends only new samples and asks for a queued replot; a
+// hidden or paused view does nothing but note that it is behind.
+//
+// Thread safety: GUI thread only.
+class ThroughputView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit ThroughputView(ClusterState* state, QWidget* parent = nullptr);
+
+  // ThroughputModel::kCluster (-1) for the whole cluster. While "Whole cluster" is ticked the
+  // view keeps showing the cluster and remembers the node for when it is unticked.
+  void setNode(int node_index);
+  void setWholeCluster(bool whole);
+  bool wholeCluster() const;
+  int node() const { return node_; }
+  bool setWindowMinutes(int minutes);
+  int windowMinutes() const { return model_->windowMinutes(); }
+  void setPaused(bool paused);
+  bool paused() const { return paused_; }
+  // Follow the newest samples again after a zoom or pan.
+  void follow();
+  bool following() const { return following_; }
+
+  // The visible time range (cluster clock, ms).
+  qint64 visibleFromMs() const;
+  qint64 visibleToMs() const;
+  bool exportPng(const QString& path, QString* error) const;
+  bool exportCsv(const QString& path, QString* error) const;
+
+  ThroughputModel* model() const { return model_; }
+  QCustomPlot* ratesPlot() const { return plots_[0]; }
+  QCustomPlot* failuresPlot() const { return plots_[1]; }
+  QCustomPlot* latencyPlot() const { return plots_[2]; }
+  // Points drawn so far in the requests/s graph (for tests).
+  int drawnSamples() const;
+  // Replots requested since construction (queued replots coalesce; for tests).
+  int replotRequests() const { return replot_requests_; }
+
+ protected:
+  void showEvent(QShowEvent* event) override;
+
+ private:
+  void OnSamples();
+  void Rebuild();
+  void AppendNew();
+  void ApplyRange();
+  void SyncRanges(const QCPRange& range);
+  void ExportPngInteractive();
+  void ExportCsvInteractive();
+
+  ClusterState* state_;
+  ThroughputModel* model_;
+  int node_ = ThroughputModel::kCluster;
+  int selected_node_ = ThroughputModel::kCluster;  // The node chosen outside this view.
+  QCheckBox* whole_cluster_;
+  QLabel* title_;
+  QComboBox* window_;
+  QPushButton* pause_;
+  QPushButton* follow_;
+  QPushButton* png_;
+  QPushButton* csv_;
+  QCustomPlot* plots_[3];
+  QCPGraph* requests_;
+  QCPGraph* errors_;
+  QCPGraph* rejections_;
+  QCPGraph* p50_;
+  QCPGraph* p99_;
+  qint64 drawn_until_ms_ = -1;  // Newest sample already in the graphs.
+  bool paused_ = false;
+  bool following_ = true;
+  bool behind_ = false;  // New samples arrived while hidden or paused.
+  bool syncing_ = false;
+  bool applying_range_ = false;
+  int replot_requests_ = 0;
+};
+
+}  // namespace railyard::ui
