@@ -5,11 +5,13 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build pkg-config clang-format
   qt6-base-dev qt6-base-dev-tools libgl-dev
-  libqcustomplot-dev libqcustomplot2.1-qt6
+  libqcustomplot-dev libqcustomplot2.1-qt6 qtkeychain-qt6-dev fonts-dejavu-core
   libprotobuf-dev protobuf-compiler
   libasio-dev libsqlite3-dev
   libspdlog-dev libfmt-dev libcli11-dev liblz4-dev libxxhash-dev
-  libbenchmark-dev
+  libbenchmark-dev libssl-dev
+  # clang with its libFuzzer and sanitizer runtimes, for the fuzz targets.
+  clang libclang-rt-14-dev
   # Peers for the side-by-side benchmarks.
   libgrpc++-dev protobuf-compiler-grpc libleveldb-dev librocksdb-dev libkyotocabinet-dev
 )
