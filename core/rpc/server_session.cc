@@ -185,13 +185,15 @@ void ServerSession::FinishRequest(uint64_t id, Reply reply) {
 }
 
 void ServerSession::ArmTimer(std::chrono::milliseconds timeout, const char* what) {
+  const uint64_t generation = ++timer_generation_;
   if (timeout.count() <= 0) {
     read_timer_.cancel();
     return;
   }
   read_timer_.expires_after(timeout);  // Cancels the previous wait.
-  read_timer_.async_wait([self = shared_from_this(), timeout, what](const asio::error_code& ec) {
-    if (ec || self->closed_) return;
+  read_timer_.async_wait([self = shared_from_this(), timeout, what,
+                          generation](const asio::error_code& ec) {
+    if (ec || self->closed_ || generation != self->timer_generation_) return;
     if (self->busy_) {
       // A handler is still working: that is not the peer's silence. Wait again.
       self->ArmTimer(timeout, what);

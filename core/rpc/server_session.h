@@ -49,6 +49,9 @@ class ServerSession : public std::enable_shared_from_this<ServerSession> {
   Transport transport_;
   asio::steady_timer handshake_timer_;
   asio::steady_timer read_timer_;  // Idle between requests, then frame completion.
+  // Bumped by every ArmTimer. A wait that had already expired when it was re-armed still runs its
+  // handler (cancel cannot recall it), so a handler acts only if it belongs to the latest arming.
+  uint64_t timer_generation_ = 0;
   std::string peer_;
 
   std::optional<uint32_t> slot_;
