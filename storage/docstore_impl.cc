@@ -229,6 +229,7 @@ Status DocStoreImpl::Write(const WriteBatch& batch) {
 Status DocStoreImpl::WriteOps(std::vector<WalOp>& ops) {
   std::unique_lock lock(write_mu_);
   if (closed_) return Status::InvalidArgument("the store is closed");
+  if (sync_failed_.load(std::memory_order_acquire)) return SyncFailure();
   if (Status s = MakeRoom(ops.size()); !s.ok()) return s;
   uint64_t puts = 0;
   for (WalOp& op : ops) {
@@ -238,7 +239,10 @@ Status DocStoreImpl::WriteOps(std::vector<WalOp>& ops) {
   }
   if (Status s = wal_.Append(ops); !s.ok()) return s;
   if (options_.sync == SyncPolicy::kEveryWrite) {
-    if (Status s = wal_.Sync(); !s.ok()) return s;
+    if (Status s = wal_.Sync(); !s.ok()) {
+      RecordSyncFailure(s);
+      return SyncFailure();
+    }
   }
   uint64_t superseded = 0;
   {
@@ -299,12 +303,33 @@ Status DocStoreImpl::StartWal() {
   if (Status s = SyncDirectory(env_, directory_); !s.ok()) return s;
   if (wal_.is_open()) {
     // The old log must be complete on disk before the new one takes over.
-    if (Status s = wal_.Sync(); !s.ok()) return s;
+    if (Status s = wal_.Sync(); !s.ok()) {
+      RecordSyncFailure(s);
+      return SyncFailure();
+    }
   }
   wal_ = std::move(next);
   std::lock_guard lock(wal_sync_mu_);
   wal_sync_file_ = std::move(sync_file);
   return Status::Ok();
+}
+
+void DocStoreImpl::RecordSyncFailure(const Status& failure) {
+  {
+    std::lock_guard lock(wal_sync_mu_);
+    if (!sync_failed_.load(std::memory_order_relaxed)) {
+      sync_failure_ =
+          Status::IOError("fsync of the write-ahead log failed (" + failure.ToString() +
+                          "); writes are refused until the store is reopened, reads go on");
+    }
+    sync_failed_.store(true, std::memory_order_release);
+  }
+  LogTo(options_, LogLevel::kError, SyncFailure().ToString());
+}
+
+Status DocStoreImpl::SyncFailure() {
+  std::lock_guard lock(wal_sync_mu_);
+  return sync_failure_;
 }
 
 Status DocStoreImpl::Freeze() {
@@ -652,9 +677,7 @@ void DocStoreImpl::SyncLoop() {
       file = wal_sync_file_;
     }
     if (file) {
-      if (Status s = file->Sync(); !s.ok()) {
-        LogTo(options_, LogLevel::kError, "periodic log sync failed: " + s.ToString());
-      }
+      if (Status s = file->Sync(); !s.ok()) RecordSyncFailure(s);
     }
     bg.lock();
   }

@@ -72,6 +72,8 @@ class DocStoreImpl final : public DocStore {
   Status MakeRoom(size_t count);  // REQUIRES: write_mu_ held.
   Status Freeze();                // REQUIRES: write_mu_ held.
   Status StartWal();              // REQUIRES: write_mu_ held.
+  void RecordSyncFailure(const Status& failure);
+  Status SyncFailure();  // Ok until a log fsync has failed.
   Status FlushFrozen(const Frozen& frozen);
   Status InstallIndex(const std::vector<std::shared_ptr<DiskIndex>>& inputs,
                       std::unique_ptr<EntrySource> newest_source, uint64_t newest_entries,
@@ -98,7 +100,13 @@ class DocStoreImpl final : public DocStore {
   WalWriter wal_;        // GUARDED_BY(write_mu_)
   std::mutex wal_sync_mu_;
   std::shared_ptr<File> wal_sync_file_;  // GUARDED_BY(wal_sync_mu_): the current log, for fsync.
-  bool closed_ = false;                  // GUARDED_BY(write_mu_)
+  // Set by the first failed fsync of the log and never cleared: after a failed fsync the kernel
+  // may have dropped the unwritten pages and a later fsync can succeed without them, so a write
+  // acknowledged after it could sit behind a hole in the log. Writes are refused until a reopen
+  // replays what really is on disk. Reads go on.
+  std::atomic<bool> sync_failed_{false};
+  Status sync_failure_;  // GUARDED_BY(wal_sync_mu_)
+  bool closed_ = false;  // GUARDED_BY(write_mu_)
 
   std::mutex change_mu_;  // Serialises changes to the index set (flushes, compactions).
   Manifest manifest_;     // GUARDED_BY(change_mu_)
