@@ -13,6 +13,8 @@ namespace {
 
 constexpr uint64_t kBloomMagic = 0x314d4f4f4c425952ull;  // "RYBLOOM1"
 constexpr size_t kBloomFooterBytes = 32;
+constexpr uint32_t kMaxBloomPageBytes = 1u << 20;
+constexpr uint32_t kMaxBloomProbes = 64;
 
 // Two independent 32-bit hashes for double hashing within a page.
 inline void ProbeHashes(uint64_t id, uint32_t* h1, uint32_t* h2) {
@@ -109,7 +111,10 @@ Status BloomFile::Open(Env* env, const std::string& path, std::shared_ptr<BloomF
   shape.page_count = DecodeFixed32(footer + 12);
   shape.probes = DecodeFixed32(footer + 16);
   const uint64_t pages_bytes = uint64_t{shape.page_bytes} * shape.page_count;
-  if (!std::has_single_bit(shape.page_bytes) || shape.probes == 0 ||
+  // Bounds as well as consistency: a footer with a valid checksum can still come from a hostile
+  // writer, and the probe loop and page buffers trust these numbers.
+  if (!std::has_single_bit(shape.page_bytes) || shape.page_bytes > kMaxBloomPageBytes ||
+      shape.page_count == 0 || shape.probes == 0 || shape.probes > kMaxBloomProbes ||
       pages_bytes + 8ull * shape.page_count + kBloomFooterBytes != size) {
     return Status::Corruption(path + ": Bloom filter layout does not match its size");
   }
@@ -124,6 +129,9 @@ Status BloomFile::Open(Env* env, const std::string& path, std::shared_ptr<BloomF
 }
 
 Status BloomFile::ReadPage(uint32_t page, std::vector<uint8_t>* bits) const {
+  if (page >= shape_.page_count) {
+    return Status::InvalidArgument(path() + ": no Bloom page " + std::to_string(page));
+  }
   bits->resize(shape_.page_bytes);
   size_t got = 0;
   if (Status s = file_.ReadAt(uint64_t{page} * shape_.page_bytes, shape_.page_bytes,

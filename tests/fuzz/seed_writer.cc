@@ -9,6 +9,7 @@
 #include "core/rpc/frame.h"
 #include "core/trace/recording_writer.h"
 #include "railyard/rpc.pb.h"
+#include "storage/bloom.h"
 #include "storage/index_file.h"
 #include "storage/manifest.h"
 #include "storage/segment_block.h"
@@ -73,6 +74,14 @@ void Storage(const fs::path& corpus, const fs::path& scratch) {
     (void)index.Finish(std::chrono::system_clock::now());
   }
   Save(corpus / "index_file" / "index-300", Slurp(index_path));
+
+  // Small pages keep the seed small: 200 keys in 64-byte pages.
+  storage::BloomBuilder bloom(storage::ShapeFor(200, 0.01, 64));
+  for (uint64_t id = 0; id < 200; ++id) bloom.Add(id * 3);
+  const fs::path bloom_path = scratch / "filter.bloom";
+  if (bloom.WriteTo(env, bloom_path.string()).ok()) {
+    Save(corpus / "bloom_file" / "bloom-200", Slurp(bloom_path));
+  }
 
   const fs::path wal_path = scratch / "wal-000001.log";
   {
