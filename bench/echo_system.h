@@ -35,8 +35,13 @@ class EchoSystem {
   virtual std::string Describe() const = 0;
 };
 
+// How the Boxcar client picks a connection: the default policy (balance's lowest slot, with
+// flow control and telemetry) or the stateless LowestSlotPolicy fast path.
+enum class RailyardSelection { kDefault, kFastPath };
+
 // `loop` must outlive the returned system.
-std::unique_ptr<EchoSystem> MakeRailyardEcho(ClosedLoop& loop, std::string payload);
+std::unique_ptr<EchoSystem> MakeRailyardEcho(ClosedLoop& loop, std::string payload,
+                                             RailyardSelection selection);
 std::unique_ptr<EchoSystem> MakeGrpcEcho(ClosedLoop& loop, std::string payload);
 
 }  // namespace railyard::bench

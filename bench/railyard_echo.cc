@@ -18,7 +18,8 @@ constexpr int kFailuresToLog = 5;
 
 class RailyardEcho final : public EchoSystem {
  public:
-  RailyardEcho(ClosedLoop& loop, std::string payload) : loop_(loop), payload_(std::move(payload)) {}
+  RailyardEcho(ClosedLoop& loop, std::string payload, RailyardSelection selection)
+      : loop_(loop), payload_(std::move(payload)), selection_(selection) {}
   ~RailyardEcho() override { Stop(); }
 
   rpc::Status Start(size_t concurrency) override {
@@ -44,6 +45,9 @@ class RailyardEcho final : public EchoSystem {
     client_options.io_threads = 1;
     client_options.client_name = "rpc-bench";
     client_options.default_timeout = kCallTimeout;
+    if (selection_ == RailyardSelection::kFastPath) {
+      client_options.policy = std::make_shared<rpc::LowestSlotPolicy>();
+    }
     client_ = std::make_unique<rpc::Client>(client_options);
     if (rpc::Status status = client_->Start(); !status.ok()) return status;
     pool_size_ = client_options.pool_size;
@@ -75,7 +79,9 @@ class RailyardEcho final : public EchoSystem {
   std::string Describe() const override {
     return "server: " + std::to_string(server_threads_) +
            " I/O threads, inline echo handler; client: 1 I/O thread, pool of " +
-           std::to_string(pool_size_) + " connections";
+           std::to_string(pool_size_) + " connections, " +
+           (selection_ == RailyardSelection::kFastPath ? "stateless lowest-slot fast path"
+                                                       : "default policy (lowest slot, balance)");
   }
 
  private:
@@ -92,6 +98,7 @@ class RailyardEcho final : public EchoSystem {
 
   ClosedLoop& loop_;
   const std::string payload_;
+  const RailyardSelection selection_;
   std::unique_ptr<rpc::Server> server_;
   std::unique_ptr<rpc::Client> client_;
   size_t server_threads_ = 0;
@@ -101,8 +108,9 @@ class RailyardEcho final : public EchoSystem {
 
 }  // namespace
 
-std::unique_ptr<EchoSystem> MakeRailyardEcho(ClosedLoop& loop, std::string payload) {
-  return std::make_unique<RailyardEcho>(loop, std::move(payload));
+std::unique_ptr<EchoSystem> MakeRailyardEcho(ClosedLoop& loop, std::string payload,
+                                             RailyardSelection selection) {
+  return std::make_unique<RailyardEcho>(loop, std::move(payload), selection);
 }
 
 }  // namespace railyard::bench

@@ -50,7 +50,10 @@ std::string MakePayload() {
 }
 
 std::unique_ptr<EchoSystem> MakeSystem(const std::string& name, ClosedLoop& loop) {
-  if (name == "railyard") return MakeRailyardEcho(loop, MakePayload());
+  if (name == "railyard") return MakeRailyardEcho(loop, MakePayload(), RailyardSelection::kDefault);
+  if (name == "railyard-fastpath") {
+    return MakeRailyardEcho(loop, MakePayload(), RailyardSelection::kFastPath);
+  }
   return MakeGrpcEcho(loop, MakePayload());
 }
 
@@ -126,9 +129,11 @@ int main(int argc, char** argv) {
       ->delimiter(',')
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
-  app.add_option("--systems", flags.systems, "Comma-separated systems to run: railyard, grpc")
+  app.add_option("--systems", flags.systems,
+                 "Comma-separated systems to run: railyard, railyard-fastpath (the stateless "
+                 "lowest-slot policy), grpc")
       ->delimiter(',')
-      ->check(CLI::IsMember({"railyard", "grpc"}))
+      ->check(CLI::IsMember({"railyard", "railyard-fastpath", "grpc"}))
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 

@@ -35,7 +35,9 @@ struct CallState {
 std::shared_ptr<SelectionPolicy> MakeSelection(const ClientOptions& options) {
   if (options.balance) return std::make_shared<BalancedSelection>(*options.balance);
   if (options.policy) return options.policy;
-  return std::make_shared<LowestSlotPolicy>();
+  // Boxcar's lowest slot through core/balance, so the default has flow control and explains
+  // itself in telemetry like every other policy.
+  return std::make_shared<BalancedSelection>(balance::PolicyOptions{});
 }
 
 uint64_t RandomNonZero() {

@@ -43,10 +43,12 @@ struct ClientOptions {
   std::string credentials;
   size_t io_threads = 1;
   uint32_t max_frame_bytes = kDefaultMaxFrameBytes;
-  std::shared_ptr<SelectionPolicy> policy;  // null: LowestSlotPolicy.
-  uint64_t seed = 0;                        // For the acquirer's choices; 0: random.
+  // null (and no `balance`): balance::PolicyKind::kLowestSlot with flow control and telemetry.
+  // LowestSlotPolicy is the stateless fast path, for callers who want neither.
+  std::shared_ptr<SelectionPolicy> policy;
+  uint64_t seed = 0;  // For the acquirer's choices; 0: random.
   // Set: servers are chosen by this core/balance policy (through BalancedSelection), and `policy`
-  // is ignored. Unset: `policy`, or Boxcar's lowest-slot fast path.
+  // is ignored. Unset: `policy`, or Boxcar's lowest slot from core/balance.
   std::optional<balance::PolicyOptions> balance;
   // Which servers the acquirer connects to at all (core/balance/subsetting.h), computed from the
   // client id and recomputed when servers are added. Deterministic subsetting spreads clients

@@ -49,11 +49,11 @@ class SelectionPolicy {
 };
 
 // Boxcar: always the idle connection with the lowest server slot, so the Nth concurrent request
-// uses the Nth best connection. The same rule as balance::LowestSlotPolicy, kept here as the
-// client's default fast path: one find-first-set over the pool's idle bitmap under the pool lock
-// (about 16 ns), with no candidate list, no second lock and no per-server state. Choose
-// PolicyKind::kLowestSlot through ClientOptions::balance to get the rule with flow control and
-// telemetry instead.
+// uses the Nth best connection. The same rule as balance::LowestSlotPolicy (the client's default),
+// kept here as a stateless fast path: one find-first-set over the pool's idle bitmap under the
+// pool lock, with no candidate list, no second lock and no per-server state, and so also no
+// per-backend active limit and nothing to explain in telemetry. Set it as ClientOptions::policy
+// where a pool is small enough that the limit cannot bind and a pick must cost nothing.
 class LowestSlotPolicy final : public SelectionPolicy {
  public:
   std::string_view name() const override { return "lowest-slot"; }

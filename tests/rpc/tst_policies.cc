@@ -171,16 +171,33 @@ class PoliciesTest : public QObject {
     client.Stop();
   }
 
-  void lowestSlotFastPathStaysTheDefault() {
+  void lowestSlotIsTheDefaultWithFlowControlAndAnExplanation() {
     std::vector<PolicyServer> servers = StartServers(2);
     Client client(FastClientOptions(Endpoints(servers), 4));
     QVERIFY(client.Start().ok());
-    QVERIFY(client.WaitForPool(4, 5s));
+    QVERIFY(WaitForServersPooled(client, {0, 1}));
+    for (int i = 0; i < 20; ++i) QVERIFY(client.Call(kWorkMethod, "x").status.ok());
     const PoolSnapshot snapshot = client.Snapshot();
     QCOMPARE(QString::fromStdString(snapshot.policy), QString("lowest-slot"));
-    QVERIFY(!snapshot.policy_state);  // The stateless fast path explains nothing.
+    QVERIFY(snapshot.policy_state);
+    QVERIFY(!snapshot.policy_state->backends.empty());
+    for (const auto& backend : snapshot.policy_state->backends) {
+      QCOMPARE(backend.limit, 100u);  // The default per-backend active-request limit.
+      QCOMPARE(backend.active, 0u);
+    }
     QCOMPARE(snapshot.subset.size(), size_t{2});
     client.Stop();
+
+    // The stateless fast path is there for those who ask for it, and explains nothing.
+    ClientOptions fast = FastClientOptions(Endpoints(servers), 4);
+    fast.policy = std::make_shared<LowestSlotPolicy>();
+    Client fast_client(fast);
+    QVERIFY(fast_client.Start().ok());
+    QVERIFY(fast_client.WaitForPool(4, 5s));
+    QVERIFY(fast_client.Call(kWorkMethod, "x").status.ok());
+    QCOMPARE(QString::fromStdString(fast_client.Snapshot().policy), QString("lowest-slot"));
+    QVERIFY(!fast_client.Snapshot().policy_state);
+    fast_client.Stop();
   }
 
   void adaptiveMovesAwayFromAFailingServer() {
