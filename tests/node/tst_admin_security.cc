@@ -1,6 +1,11 @@
 // Token guessing is slowed down: after a few wrong tokens a host is locked out for a growing time,
-// during which even the right token is refused; a success clears the record.
+// during which even the right token is refused; a success clears the record. Tokens never reach
+// the log, and the admin listener says in its startup line whether it is loopback only.
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
+
 #include <QtTest>
+#include <sstream>
 #include <thread>
 
 #include "core/node/admin_client.h"
@@ -92,6 +97,64 @@ class AdminSecurityTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(rightful.Telemetry(&telemetry).ok(), 5000);
     QCOMPARE(telemetry.node(), std::string("guarded"));
     service.Stop();
+  }
+
+  // Everything the service logs while it starts, refuses a guess, serves a viewer and runs an
+  // operator's command: the audit line is there, no token is.
+  void tokensNeverReachTheLogAndTheListenerSaysItIsLoopbackOnly() {
+    std::ostringstream captured;
+    const std::shared_ptr<spdlog::logger> previous = spdlog::default_logger();
+    auto capture = std::make_shared<spdlog::logger>(
+        "capture", std::make_shared<spdlog::sinks::ostream_sink_mt>(captured));
+    capture->set_level(spdlog::level::trace);
+    spdlog::set_default_logger(capture);
+    struct Restore {
+      std::shared_ptr<spdlog::logger> logger;
+      ~Restore() { spdlog::set_default_logger(logger); }
+    } restore{previous};
+
+    const std::string viewer = "viewer-4f1c9a";
+    const std::string op = "operator-7d2e0b";
+    const std::string guess = "guess-93ab51";
+    node::AdminOptions options;
+    options.name = "quiet";
+    options.viewer_tokens = {viewer};
+    options.operator_tokens = {op};
+    int drains = 0;
+    node::AdminCommands commands;
+    commands.drain = [&drains] {
+      ++drains;
+      return rpc::Status::Ok();
+    };
+    node::AdminService service(
+        options, [] { return admin::Telemetry(); }, commands);
+    QVERIFY(service.Start().ok());
+    admin::Telemetry telemetry;
+    admin::AdminResponse response;
+    {
+      node::AdminClient guesser(service.endpoint(), guess);
+      QVERIFY(guesser.Connect(std::chrono::seconds(5)).ok());
+      QCOMPARE(guesser.Telemetry(&telemetry).code(), rpc::Code::kUnauthenticated);
+      node::AdminClient viewing(service.endpoint(), viewer);
+      QVERIFY(viewing.Connect(std::chrono::seconds(5)).ok());
+      QVERIFY(viewing.Telemetry(&telemetry).ok());
+      const rpc::Status refused = viewing.Command("admin.Drain", {}, &response);
+      QVERIFY2(refused.message().find("needs an operator token") != std::string::npos,
+               refused.message().c_str());
+      node::AdminClient operating(service.endpoint(), op);
+      QVERIFY(operating.Connect(std::chrono::seconds(5)).ok());
+      QVERIFY(operating.Command("admin.Drain", {}, &response).ok());
+    }
+    service.Stop();
+    capture->flush();
+
+    const std::string log = captured.str();
+    QCOMPARE(drains, 1);
+    QVERIFY2(log.find("loopback only") != std::string::npos, log.c_str());
+    QVERIFY2(log.find("audit: admin.Drain") != std::string::npos, log.c_str());
+    for (const std::string& token : {viewer, op, guess}) {
+      QVERIFY2(log.find(token) == std::string::npos, qPrintable(QString::fromStdString(token)));
+    }
   }
 };
 
