@@ -63,22 +63,23 @@ void PrintTables(const node::DemoCluster& cluster, double elapsed_s, bool redraw
 CLI::App* AddDemoCommand(CLI::App& app, DemoOptions& o) {
   CLI::App* demo = app.add_subcommand(
       "demo", "Run a local cluster of docstore nodes with load on loopback and watch it balance");
-  demo->add_option("--nodes", o.nodes, "Number of nodes")
+  demo->add_option("--nodes", o.cluster.nodes, "Number of nodes")
       ->check(CLI::Range(1, 16))
       ->capture_default_str();
-  demo->add_option("--clients", o.clients, "Number of load clients")
+  demo->add_option("--clients", o.cluster.clients, "Number of load clients")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
-  demo->add_option("--concurrency", o.concurrency, "Calls in flight per client")
+  demo->add_option("--concurrency", o.cluster.concurrency, "Calls in flight per client")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
-  demo->add_option("--pool-size", o.pool_size, "Connections per client pool")
+  demo->add_option("--pool-size", o.cluster.pool_size, "Connections per client pool")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
-  demo->add_option("--read-fraction", o.read_fraction, "Share of calls that are reads")
+  demo->add_option("--read-fraction", o.cluster.read_fraction, "Share of calls that are reads")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
-  demo->add_option("--memtable-entries", o.memtable_entries, "In-memory index size per node")
+  demo->add_option("--memtable-entries", o.cluster.memtable_entries,
+                   "In-memory index size per node")
       ->check(CLI::Range(size_t{100}, size_t{1} << 26))
       ->capture_default_str();
   demo->add_option("--interval-ms", o.interval_ms, "Refresh interval")
@@ -87,22 +88,14 @@ CLI::App* AddDemoCommand(CLI::App& app, DemoOptions& o) {
   demo->add_option("--duration-s", o.duration_s, "Stop after this long (0: until Ctrl-C)")
       ->check(CLI::Range(0, 86400))
       ->capture_default_str();
-  demo->add_option("--data-dir", o.data_dir, "Keep the nodes' data here (default: a temp folder)");
+  demo->add_option("--data-dir", o.cluster.data_dir,
+                   "Keep the nodes' data here (default: a temp folder)");
   return demo;
 }
 
 int RunDemo(const DemoOptions& o) {
-  node::DemoClusterOptions options;
-  options.nodes = o.nodes;
-  options.clients = o.clients;
-  options.concurrency = o.concurrency;
-  options.pool_size = o.pool_size;
-  options.read_fraction = o.read_fraction;
-  options.keys = o.keys;
-  options.memtable_entries = o.memtable_entries;
-  options.data_dir = o.data_dir;
   node::DemoCluster cluster;
-  if (const rpc::Status status = cluster.Start(options); !status.ok()) {
+  if (const rpc::Status status = cluster.Start(o.cluster); !status.ok()) {
     std::fprintf(stderr, "railyardctl demo: %s\n", status.ToString().c_str());
     return 1;
   }

@@ -1,7 +1,6 @@
 #pragma once
 
-#include <cstddef>
-#include <string>
+#include "core/node/demo_cluster.h"
 
 namespace CLI {
 class App;
@@ -10,16 +9,9 @@ class App;
 namespace railyard::ctl {
 
 struct DemoOptions {
-  size_t nodes = 3;
-  size_t clients = 3;
-  size_t concurrency = 6;  // Calls in flight per client.
-  size_t pool_size = 8;
-  double read_fraction = 0.8;
-  uint64_t keys = 200000;
-  size_t memtable_entries = 20000;  // Small, so flushes and compactions happen while you watch.
+  node::DemoClusterOptions cluster;  // The same cluster the console's --demo starts.
   int interval_ms = 1000;
-  int duration_s = 0;    // 0: until SIGINT or SIGTERM.
-  std::string data_dir;  // Empty: a temporary folder, removed at the end.
+  int duration_s = 0;  // 0: until SIGINT or SIGTERM.
 };
 
 // Registers `railyardctl demo`; the returned subcommand is set when the user chose it.
