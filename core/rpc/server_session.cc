@@ -1,6 +1,7 @@
 #include "core/rpc/server_session.h"
 
 #include <spdlog/spdlog.h>
+#include <algorithm>
 
 #include "core/rpc/frame_io.h"
 #include "core/rpc/wire_convert.h"
@@ -185,24 +186,48 @@ void ServerSession::FinishRequest(uint64_t id, Reply reply) {
 }
 
 void ServerSession::ArmTimer(std::chrono::milliseconds timeout, const char* what) {
-  const uint64_t generation = ++timer_generation_;
   if (timeout.count() <= 0) {
-    read_timer_.cancel();
+    read_deadline_ = Clock::time_point::max();  // A pending wait wakes, finds nothing, stops.
     return;
   }
-  read_timer_.expires_after(timeout);  // Cancels the previous wait.
-  read_timer_.async_wait([self = shared_from_this(), timeout, what,
-                          generation](const asio::error_code& ec) {
-    if (ec || self->closed_ || generation != self->timer_generation_) return;
-    if (self->busy_) {
-      // A handler is still working: that is not the peer's silence. Wait again.
-      self->ArmTimer(timeout, what);
-      return;
-    }
-    self->core_.timeouts.fetch_add(1, std::memory_order_relaxed);
-    spdlog::info("closing connection from {}: {} for {} ms", self->peer_, what, timeout.count());
-    self->CloseNow(Status::Ok());
+  read_timeout_ = timeout;
+  read_timeout_what_ = what;
+  read_deadline_ = Clock::now() + timeout;
+  if (!read_wait_pending_) WaitForReadDeadline();
+}
+
+void ServerSession::WaitForReadDeadline() {
+  std::chrono::milliseconds horizon = core_.options.idle_timeout;
+  const std::chrono::milliseconds frame = core_.options.frame_timeout;
+  if (horizon.count() <= 0 || (frame.count() > 0 && frame < horizon)) horizon = frame;
+  if (horizon.count() <= 0) horizon = read_timeout_;
+  read_wait_pending_ = true;
+  const uint64_t generation = ++read_wait_generation_;
+  read_timer_.expires_at(std::min(read_deadline_, Clock::now() + horizon));
+  read_timer_.async_wait([self = shared_from_this(), generation](const asio::error_code& ec) {
+    self->OnReadTimer(ec, generation);
   });
+}
+
+void ServerSession::OnReadTimer(const asio::error_code& ec, uint64_t generation) {
+  if (generation != read_wait_generation_) return;  // A later wait took over.
+  read_wait_pending_ = false;
+  if (ec || closed_ || read_deadline_ == Clock::time_point::max()) return;
+  const Clock::time_point now = Clock::now();
+  if (busy_) {
+    // A handler is still working: that is not the peer's silence. A fresh period from now.
+    read_deadline_ = now + read_timeout_;
+    WaitForReadDeadline();
+    return;
+  }
+  if (now < read_deadline_) {  // Re-armed since this wait began: wait for the newer deadline.
+    WaitForReadDeadline();
+    return;
+  }
+  core_.timeouts.fetch_add(1, std::memory_order_relaxed);
+  spdlog::info("closing connection from {}: {} for {} ms", peer_, read_timeout_what_,
+               read_timeout_.count());
+  CloseNow(Status::Ok());
 }
 
 void ServerSession::Send(const Frame& frame) {

@@ -41,17 +41,28 @@ class ServerSession : public std::enable_shared_from_this<ServerSession> {
   void Send(const Frame& frame);
   void WriteNext();
   void CloseNow(const Status& why);
-  // Closes the connection if `timeout` passes before the next ArmTimer (0: disarms).
+  // Closes the connection if `timeout` passes before the next ArmTimer (0: disarms). Costs one
+  // clock read: the asio wait is only started when none is pending (see WaitForReadDeadline).
   void ArmTimer(std::chrono::milliseconds timeout, const char* what);
+  // Starts the one pending wait, for read_deadline_ but never further off than the shortest read
+  // timeout. So a deadline set later (always at least that far ahead) never needs the wait moved
+  // earlier, and re-arming on every request schedules no timer at all.
+  void WaitForReadDeadline();
+  void OnReadTimer(const asio::error_code& ec, uint64_t generation);
 
   ServerCore& core_;
   asio::any_io_executor strand_;
   Transport transport_;
   asio::steady_timer handshake_timer_;
   asio::steady_timer read_timer_;  // Idle between requests, then frame completion.
-  // Bumped by every ArmTimer. A wait that had already expired when it was re-armed still runs its
-  // handler (cancel cannot recall it), so a handler acts only if it belongs to the latest arming.
-  uint64_t timer_generation_ = 0;
+  std::chrono::steady_clock::time_point read_deadline_ =
+      std::chrono::steady_clock::time_point::max();  // max: disarmed.
+  std::chrono::milliseconds read_timeout_{0};
+  const char* read_timeout_what_ = "";
+  bool read_wait_pending_ = false;
+  // Bumped by every wait started. A wait that had already expired when it was superseded still
+  // runs its handler (cancel cannot recall it), so a handler acts only for the latest wait.
+  uint64_t read_wait_generation_ = 0;
   std::string peer_;
 
   std::optional<uint32_t> slot_;
