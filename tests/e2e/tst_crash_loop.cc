@@ -108,6 +108,7 @@ class CrashLoopTest : public QObject {
     QByteArray pending;
     uint64_t checked = 0;
     uint64_t lost = 0;
+    double last_round_checked = 0;
     for (int round = 1; round <= rounds; ++round) {
       // Let writes run for a random while, then kill without warning.
       QTest::qWait(std::uniform_int_distribution<int>(300, 1500)(rng));
@@ -140,7 +141,13 @@ class CrashLoopTest : public QObject {
             (*check)["lost"].toDouble(), (*check)["wrong"].toDouble());
       QCOMPARE((*check)["lost"].toDouble(), 0.0);
       QCOMPARE((*check)["wrong"].toDouble(), 0.0);
+      // The acknowledged set only grows, so each check covers at least what the last one did: a
+      // round that checks less has forgotten writes, not merely lost none.
+      const double this_round = (*check)["checked"].toDouble();
+      QVERIFY2(this_round >= last_round_checked, "a check covered fewer documents than before");
+      last_round_checked = this_round;
     }
+    QVERIFY2(last_round_checked > 0, "no acknowledged document was ever checked");
     load.terminate();  // SIGTERM: the load checks once more and prints its summary.
     const std::optional<QJsonObject> summary = NextLine(
         load, pending, [](const QJsonObject& o) { return o["verify"].toString() == "summary"; },

@@ -184,6 +184,49 @@ class StorageViewsTest : public QObject {
     QToolTip::hideText();
   }
 
+  // A small node has one Bloom page per index; QCPColorMap draws nothing for a one-cell-wide
+  // map, so the view must still fill the cell, centred on page 0.
+  void bloomViewPaintsIndexesOfASinglePage() {
+    auto telemetry = std::make_shared<admin::Telemetry>();
+    admin::StorageStats* storage = telemetry->mutable_storage();
+    storage->set_bloom_budget_bytes(1 << 20);
+    for (uint64_t index : {9, 8}) {
+      admin::IndexInfo* info = storage->add_indexes();
+      info->set_id(index);
+      info->set_bloom_pages(1);
+      admin::BloomPage* page = storage->add_bloom_pages();
+      page->set_index(index);
+      page->set_page(0);
+      page->set_usefulness(index == 9 ? 40 : 10);
+      page->set_resident(index == 9);
+    }
+    ClusterState state;
+    const int node = state.AddNode("127.0.0.1:7000", "tiny");
+    state.ApplyFrame({{node, telemetry}}, 1000);
+    BloomView view(&state);
+    view.resize(700, 400);
+    view.setNode(node);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCOMPARE(view.model()->columnCount(), 1);
+    view.plot()->replot();
+    const QImage image = view.plot()->toPixmap().toImage();
+    for (int row = 0; row < 2; ++row) {
+      // Off the resident mark's outline, inside the cell: the gradient's colour for its value.
+      const QPoint inside = view.cellCenter(row, 0) + QPoint(0, 10);
+      const QColor want = view.colorMap()->gradient().color(view.model()->cell(row, 0)->usefulness,
+                                                            view.colorMap()->dataRange());
+      const QColor got = image.pixelColor(inside);
+      const int distance = std::abs(got.red() - want.red()) + std::abs(got.green() - want.green()) +
+                           std::abs(got.blue() - want.blue());
+      QVERIFY2(
+          distance < 24,
+          qPrintable(QString("row %1: painted %2, want %3").arg(row).arg(got.name(), want.name())));
+      QCOMPARE(view.toolTipAt(view.cellCenter(row, 0)), view.model()->describeCell(row, 0));
+    }
+    Screenshot(&view, "bloom_view_single_page.png");
+  }
+
   void throughputViewShowsARealNode() {
     StorageTestNode node;
     QVERIFY2(node.Start(), qPrintable(node.error()));

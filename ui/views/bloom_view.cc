@@ -33,14 +33,21 @@ BloomView::BloomView(ClusterState* state, QWidget* parent)
   plot_->setNotAntialiasedElements(QCP::aeAll);
   map_ = new QCPColorMap(plot_->xAxis, plot_->yAxis);
   map_->setInterpolate(false);
-  QCPColorGradient gradient(QCPColorGradient::gpThermal);
+  // Viridis: perceptually even, readable by colour-blind operators, and its hottest colour
+  // (yellow) stands out from the plot's background where a thermal scale's white would vanish.
+  QCPColorGradient gradient;
+  gradient.setColorStops({{0.0, QColor(0x44, 0x01, 0x54)},
+                          {0.25, QColor(0x3b, 0x52, 0x8b)},
+                          {0.5, QColor(0x21, 0x91, 0x8c)},
+                          {0.75, QColor(0x5e, 0xc9, 0x62)},
+                          {1.0, QColor(0xfd, 0xe7, 0x25)}});
   gradient.setNanHandling(QCPColorGradient::nhTransparent);
-  map_->setGradient(gradient);
   scale_ = new QCPColorScale(plot_);
   plot_->plotLayout()->addElement(0, 1, scale_);
   scale_->setType(QCPAxis::atRight);
   scale_->axis()->setLabel(tr("usefulness (requests \u00d7 P(no))"));
-  map_->setColorScale(scale_);
+  map_->setColorScale(scale_);  // Takes the scale's gradient, so set it after this.
+  map_->setGradient(gradient);
   auto* margins = new QCPMarginGroup(plot_);
   plot_->axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
   scale_->setMarginGroup(QCP::msBottom | QCP::msTop, margins);
@@ -52,6 +59,10 @@ BloomView::BloomView(ClusterState* state, QWidget* parent)
   resident_->setName(tr("resident"));
 
   plot_->xAxis->setLabel(tr("page"));
+  QSharedPointer<QCPAxisTickerFixed> whole_pages(new QCPAxisTickerFixed);
+  whole_pages->setTickStep(1);
+  whole_pages->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
+  plot_->xAxis->setTicker(whole_pages);
   plot_->yAxis->setRangeReversed(true);  // Newest index on top, as lookups visit them.
   plot_->legend->setVisible(true);
   plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
@@ -109,14 +120,29 @@ void BloomView::Refresh() {
   budget_->setValue(int(model_->budgetUse() * 1000));
   budget_->setFormat(budgetText());
 
-  map_->data()->setSize(std::max(1, columns), std::max(1, rows));
-  map_->data()->setRange(QCPRange(0, std::max(1, columns) - 1), QCPRange(0, std::max(1, rows) - 1));
-  QVector<double> keys, values;
+  // QCPColorMap sizes a cell from the distance between cell centres, so a dimension of one cell
+  // would draw nothing; such a dimension gets two half-width cells holding the same value.
+  const auto grid = [](int cells, int* size, QCPRange* range) {
+    *size = std::max(2, cells);
+    *range = cells > 1 ? QCPRange(0, cells - 1) : QCPRange(-0.25, 0.25);
+  };
+  int map_columns = 0, map_rows = 0;
+  QCPRange key_range, value_range;
+  grid(columns, &map_columns, &key_range);
+  grid(rows, &map_rows, &value_range);
+  map_->data()->setSize(map_columns, map_rows);
+  map_->data()->setRange(key_range, value_range);
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  for (int r = 0; r < std::max(1, rows); ++r) {
-    for (int c = 0; c < std::max(1, columns); ++c) {
-      const BloomCell* cell = model_->cell(r, c);
+  for (int r = 0; r < map_rows; ++r) {
+    for (int c = 0; c < map_columns; ++c) {
+      const BloomCell* cell = model_->cell(std::min(r, rows - 1), std::min(c, columns - 1));
       map_->data()->setCell(c, r, cell ? cell->usefulness : nan);
+    }
+  }
+  QVector<double> keys, values;
+  for (int r = 0; r < rows; ++r) {
+    for (int c = 0; c < columns; ++c) {
+      const BloomCell* cell = model_->cell(r, c);
       if (cell && cell->resident) {
         keys.push_back(c);
         values.push_back(r);
