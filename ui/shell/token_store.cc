@@ -45,6 +45,12 @@ void TokenStore::SetBackend(Backend backend, const QString& why) {
   if (backend_ != Backend::kProbing) return;  // The first answer (or the deadline) decides.
   backend_ = backend;
   why_ = why;
+  if (backend_ == Backend::kKeyring) {
+    // Tokens entered while the keyring was still being asked are saved now, not forgotten.
+    for (auto it = cache_.constBegin(); it != cache_.constEnd(); ++it) {
+      if (!it.value().isEmpty()) SaveToKeyring(it.key(), it.value());
+    }
+  }
   Q_EMIT backendChanged(backend_);
 }
 
@@ -69,7 +75,10 @@ void TokenStore::Probe() {
 
 void TokenStore::setToken(const QString& address, const QString& token) {
   cache_.insert(address, token);
-  if (backend_ != Backend::kKeyring) return;
+  if (backend_ == Backend::kKeyring) SaveToKeyring(address, token);
+}
+
+void TokenStore::SaveToKeyring(const QString& address, const QString& token) {
   auto* job = new QKeychain::WritePasswordJob(QLatin1String(kService), this);
   job->setAutoDelete(true);
   job->setInsecureFallback(false);

@@ -39,6 +39,7 @@ class TokenStore : public QObject {
  private:
   void Probe();
   void SetBackend(Backend backend, const QString& why);
+  void SaveToKeyring(const QString& address, const QString& token);
 
   Backend backend_ = Backend::kProbing;
   QString why_;
