@@ -1,6 +1,7 @@
 #include "ui/views/overview_view.h"
 
 #include <QComboBox>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QItemSelectionModel>
@@ -8,6 +9,7 @@
 #include <QLineEdit>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
 
 #include "ui/models/overview_model.h"
 
@@ -47,8 +49,16 @@ OverviewView::OverviewView(ClusterState* state, QWidget* parent)
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->horizontalHeader()->setDefaultSectionSize(88);
   table_->setColumnWidth(OverviewModel::kName, 150);
-  table_->setColumnWidth(OverviewModel::kState, 105);
-  table_->setColumnWidth(OverviewModel::kRole, 105);
+  table_->setColumnWidth(OverviewModel::kState, 95);
+  table_->setColumnWidth(OverviewModel::kRole, 95);
+  // Never narrower than a column's heading (with room for the sort arrow), measured once; the
+  // last column stretches anyway.
+  const QFontMetrics heading_metrics(table_->horizontalHeader()->font());
+  for (int c = 0; c + 1 < filter_->columnCount(); ++c) {
+    const QString heading = filter_->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
+    table_->setColumnWidth(
+        c, std::max(table_->columnWidth(c), heading_metrics.horizontalAdvance(heading) + 32));
+  }
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
