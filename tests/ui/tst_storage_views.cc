@@ -227,6 +227,23 @@ class StorageViewsTest : public QObject {
     Screenshot(&view, "bloom_view_single_page.png");
   }
 
+  // A node added by address is named by its first telemetry; the chart's title follows.
+  void throughputViewTitleFollowsTheNodesName() {
+    ClusterState state;
+    const int node = state.AddNode("127.0.0.1:7000");
+    ThroughputView view(&state);
+    view.resize(700, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.setNode(node);
+    QCOMPARE(view.title(), QString("127.0.0.1:7000"));
+    auto telemetry = std::make_shared<admin::Telemetry>();
+    telemetry->set_node("named-later");
+    telemetry->mutable_throughput()->set_requests_per_s(10);
+    state.ApplyFrame({{node, telemetry}}, 1000);
+    QCOMPARE(view.title(), QString("named-later"));
+  }
+
   void throughputViewShowsARealNode() {
     StorageTestNode node;
     QVERIFY2(node.Start(), qPrintable(node.error()));

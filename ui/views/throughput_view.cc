@@ -149,19 +149,24 @@ void ThroughputView::OnSamples() {
     return;
   }
   behind_ = false;
+  UpdateTitle();  // A node is named by its address until its first telemetry names it.
   AppendNew();
   ApplyRange();
+}
+
+QString ThroughputView::title() const { return title_->text(); }
+
+void ThroughputView::UpdateTitle() {
+  const QString title = node_ == ThroughputModel::kCluster ? tr("Whole cluster")
+                        : node_ < state_->nodeCount()      ? state_->node(node_).name
+                                                           : tr("Node %1").arg(node_);
+  if (title_->text() != title) title_->setText(title);
 }
 
 void ThroughputView::Rebuild() {
   for (QCPGraph* g : {requests_, errors_, rejections_, p50_, p99_}) g->data()->clear();
   drawn_until_ms_ = -1;
-  if (node_ == ThroughputModel::kCluster) {
-    title_->setText(tr("Whole cluster"));
-  } else {
-    title_->setText(node_ < state_->nodeCount() ? state_->node(node_).name
-                                                : tr("Node %1").arg(node_));
-  }
+  UpdateTitle();
   AppendNew();
   ApplyRange();
 }
