@@ -30,6 +30,31 @@ bool SetUpLogging(const std::string& level, const std::string& file) {
   return true;
 }
 
+// --PREFIX-cert, --PREFIX-key and --PREFIX-client-ca for one listener.
+struct TlsFlags {
+  std::string cert, key, client_ca;
+};
+
+void AddTlsFlags(CLI::App& app, const std::string& prefix, const std::string& listener,
+                 TlsFlags& flags) {
+  app.add_option(prefix + "-cert", flags.cert,
+                 listener + " TLS certificate chain (PEM); turns TLS on")
+      ->check(CLI::ExistingFile);
+  app.add_option(prefix + "-key", flags.key, listener + " TLS private key (PEM)")
+      ->check(CLI::ExistingFile);
+  app.add_option(
+         prefix + "-client-ca", flags.client_ca,
+         listener + " listener: require clients to present a certificate signed by these CAs")
+      ->check(CLI::ExistingFile);
+}
+
+// Flags override the config file's block.
+void ApplyTlsFlags(const TlsFlags& flags, railyard::config::TlsConfig* config) {
+  if (!flags.cert.empty()) config->set_cert_file(flags.cert);
+  if (!flags.key.empty()) config->set_key_file(flags.key);
+  if (!flags.client_ca.empty()) config->set_client_ca_file(flags.client_ca);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -41,27 +66,15 @@ int main(int argc, char** argv) {
   uint64_t memtable_entries = 0, bloom_budget_mb = 0;
   uint32_t grace_ms = 0;
   std::string name, data_dir, listen, admin_listen;
-  std::string tls_cert, tls_key, tls_client_ca, admin_tls_cert, admin_tls_key, admin_tls_client_ca;
+  TlsFlags tls, admin_tls;
   app.add_option("-c,--config", config_path, "Config file (protobuf text format, see resources/)")
       ->check(CLI::ExistingFile);
   app.add_option("--name", name, "Node name in logs and telemetry");
   app.add_option("--data-dir", data_dir, "Directory of the docstore");
   app.add_option("--listen", listen, "Docservice address host:port (port 0: any)");
   app.add_option("--admin-listen", admin_listen, "Admin address host:port (default 127.0.0.1:0)");
-  app.add_option("--tls-cert", tls_cert, "Docservice TLS certificate chain (PEM); turns TLS on")
-      ->check(CLI::ExistingFile);
-  app.add_option("--tls-key", tls_key, "Docservice TLS private key (PEM)")
-      ->check(CLI::ExistingFile);
-  app.add_option("--tls-client-ca", tls_client_ca,
-                 "Require docservice clients to present a certificate signed by these CAs")
-      ->check(CLI::ExistingFile);
-  app.add_option("--admin-tls-cert", admin_tls_cert, "Admin TLS certificate chain (PEM)")
-      ->check(CLI::ExistingFile);
-  app.add_option("--admin-tls-key", admin_tls_key, "Admin TLS private key (PEM)")
-      ->check(CLI::ExistingFile);
-  app.add_option("--admin-tls-client-ca", admin_tls_client_ca,
-                 "Require admin clients to present a certificate signed by these CAs")
-      ->check(CLI::ExistingFile);
+  AddTlsFlags(app, "--tls", "Docservice", tls);
+  AddTlsFlags(app, "--admin-tls", "Admin", admin_tls);
   app.add_option("--sync", sync, "none, interval or every-write")
       ->check(CLI::IsMember({"none", "interval", "every-write"}));
   app.add_option("--memtable-entries", memtable_entries, "In-memory index size in entries");
@@ -86,13 +99,8 @@ int main(int argc, char** argv) {
   if (!data_dir.empty()) config.set_data_dir(data_dir);
   if (!listen.empty()) config.set_listen(listen);
   if (!admin_listen.empty()) config.set_admin_listen(admin_listen);
-  if (!tls_cert.empty()) config.mutable_tls()->set_cert_file(tls_cert);
-  if (!tls_key.empty()) config.mutable_tls()->set_key_file(tls_key);
-  if (!tls_client_ca.empty()) config.mutable_tls()->set_client_ca_file(tls_client_ca);
-  if (!admin_tls_cert.empty()) config.mutable_admin_tls()->set_cert_file(admin_tls_cert);
-  if (!admin_tls_key.empty()) config.mutable_admin_tls()->set_key_file(admin_tls_key);
-  if (!admin_tls_client_ca.empty())
-    config.mutable_admin_tls()->set_client_ca_file(admin_tls_client_ca);
+  ApplyTlsFlags(tls, config.mutable_tls());
+  ApplyTlsFlags(admin_tls, config.mutable_admin_tls());
   if (!sync.empty()) config.mutable_storage()->set_sync(sync);
   if (memtable_entries) config.mutable_storage()->set_memtable_entries(memtable_entries);
   if (bloom_budget_mb) config.mutable_storage()->set_bloom_budget_bytes(bloom_budget_mb << 20);
@@ -118,15 +126,10 @@ int main(int argc, char** argv) {
     spdlog::error("{}", s.ToString());
     return 1;
   }
-  const auto describe = [](const std::optional<railyard::rpc::TlsServerOptions>& tls) {
-    if (!tls) return "plain TCP";
-    if (tls->client_ca_file.empty()) return "TLS";
-    return tls->require_client_cert ? "TLS with client certificates"
-                                    : "TLS, client certificates optional";
-  };
   spdlog::info("node {} serving {} ({}) from {}; admin on {} ({})", options.name,
-               node->endpoint().ToString(), describe(options.tls), options.data_dir,
-               node->admin_endpoint().ToString(), describe(options.admin.tls));
+               node->endpoint().ToString(), railyard::rpc::DescribeServerTls(options.tls),
+               options.data_dir, node->admin_endpoint().ToString(),
+               railyard::rpc::DescribeServerTls(options.admin.tls));
   // Machine-readable for scripts and tests that started us with port 0.
   std::printf("LISTEN %s ADMIN %s\n", node->endpoint().ToString().c_str(),
               node->admin_endpoint().ToString().c_str());

@@ -17,12 +17,12 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <memory>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "core/node/config.h"
 #include "core/node/demo_cluster.h"
 #include "ui/shell/main_window.h"
 #include "ui/sources/live_source.h"
@@ -106,15 +106,10 @@ int main(int argc, char** argv) {
   if (screenshot.empty() && headless) screenshot = "build/railyard-demo.png";
 
   std::string token;
-  if (!token_file.empty()) {
-    std::ifstream in(token_file);
-    std::getline(in, token);
-    if (token.empty()) {
-      std::fprintf(stderr, "railyard: %s holds no token\n", token_file.c_str());
-      return 2;
-    }
-  } else if (const char* env = std::getenv("RAILYARD_TOKEN"); env != nullptr) {
-    token = env;
+  if (const railyard::rpc::Status s = railyard::node::ResolveAdminToken({}, token_file, &token);
+      !s.ok()) {
+    std::fprintf(stderr, "railyard: %s\n", s.message().c_str());
+    return 2;
   }
 
   railyard::node::DemoCluster cluster;
@@ -205,9 +200,8 @@ int main(int argc, char** argv) {
                   qPrintable(window.summaryLine()));
       std::fflush(stdout);
     });
-    shots.start(3000);
-    QObject::connect(&shots, &QTimer::timeout, [&] { WriteScreenshot(&window, shot); });
-  } else if (!shot.isEmpty()) {
+  }
+  if (!shot.isEmpty()) {  // Always set headless.
     shots.start(3000);
     QObject::connect(&shots, &QTimer::timeout, [&] { WriteScreenshot(&window, shot); });
   }

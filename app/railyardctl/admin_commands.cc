@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 
 #include "core/node/admin_client.h"
 #include "core/node/config.h"
@@ -45,17 +44,10 @@ int ResolveTargets(const AdminTarget& target, std::vector<NamedNode>* out) {
 }
 
 int ResolveToken(const AdminTarget& target, std::string* token) {
-  if (!target.token.empty()) {
-    *token = target.token;
-  } else if (!target.token_file.empty()) {
-    std::ifstream in(target.token_file);
-    if (!in || !std::getline(in, *token)) {
-      std::fprintf(stderr, "railyardctl: cannot read a token from %s\n", target.token_file.c_str());
-      return kExitUsage;
-    }
-    while (!token->empty() && (token->back() == '\r' || token->back() == ' ')) token->pop_back();
-  } else if (const char* env = std::getenv("RAILYARD_TOKEN")) {
-    *token = env;
+  if (const rpc::Status s = node::ResolveAdminToken(target.token, target.token_file, token);
+      !s.ok()) {
+    std::fprintf(stderr, "railyardctl: %s\n", s.message().c_str());
+    return kExitUsage;
   }
   return kExitOk;
 }

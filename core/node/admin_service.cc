@@ -49,15 +49,9 @@ AdminService::~AdminService() { Stop(); }
 rpc::Status AdminService::Start() {
   rpc::Status s = server_.Start();
   if (!s.ok()) return s;
-  const std::string transport =
-      !options_.tls ? "plain TCP"
-      : options_.tls->client_ca_file.empty()
-          ? "TLS"
-          : (options_.tls->require_client_cert ? "TLS with client certificates"
-                                               : "TLS, client certificates optional");
   spdlog::info("admin service of {} on {} ({}, {}){}", options_.name, endpoint().ToString(),
                IsLoopback(options_.host) ? "loopback only" : "reachable from other hosts",
-               transport,
+               rpc::DescribeServerTls(options_.tls),
                auth_.configured() ? "" : "; no tokens configured: telemetry only, no commands");
   return s;
 }

@@ -3,6 +3,7 @@
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
 
+#include <cstdlib>
 #include <fstream>
 #include <optional>
 #include <sstream>
@@ -142,6 +143,22 @@ rpc::Status NodeOptionsFrom(const config::NodeConfig& c, NodeOptions* o) {
     return s;
   if (rpc::Status s = TlsOptionsFrom(c.tls(), "tls", &o->tls); !s.ok()) return s;
   if (rpc::Status s = TlsOptionsFrom(c.admin_tls(), "admin_tls", &o->admin.tls); !s.ok()) return s;
+  return rpc::Status::Ok();
+}
+
+rpc::Status ResolveAdminToken(const std::string& flag, const std::string& file,
+                              std::string* token) {
+  token->clear();
+  if (!flag.empty()) {
+    *token = flag;
+  } else if (!file.empty()) {
+    std::vector<std::string> tokens;
+    if (rpc::Status s = ReadTokens(file, &tokens); !s.ok()) return s;
+    if (tokens.empty()) return {rpc::Code::kInvalidArgument, file + " holds no token"};
+    *token = tokens.front();
+  } else if (const char* env = std::getenv("RAILYARD_TOKEN")) {
+    *token = env;
+  }
   return rpc::Status::Ok();
 }
 

@@ -24,4 +24,9 @@ std::optional<rpc::TlsClientOptions> ClientTlsOptionsFrom(const config::Cluster&
 // Turns a config (already merged with command-line overrides) into node options.
 rpc::Status NodeOptionsFrom(const config::NodeConfig& config, NodeOptions* out);
 
+// The admin token a client (railyardctl, the console) presents: `flag` if set, else the first
+// token in `file` (read as the node reads its token files: trailing CR and spaces cut, # lines
+// skipped), else $RAILYARD_TOKEN, else none. An unreadable or empty file is an error.
+rpc::Status ResolveAdminToken(const std::string& flag, const std::string& file, std::string* token);
+
 }  // namespace railyard::node

@@ -194,9 +194,8 @@ Status Server::Start() {
     std::lock_guard lock(m.stop_mu);
     m.started = true;
   }
-  spdlog::info(
-      "server {} listening on {}:{} ({}, {} I/O threads)", m.name, m.core.options.host, m.port,
-      m.core.options.tls ? internal::DescribeServerTls(*m.core.options.tls) : "plain TCP", threads);
+  spdlog::info("server {} listening on {}:{} ({}, {} I/O threads)", m.name, m.core.options.host,
+               m.port, DescribeServerTls(m.core.options.tls), threads);
   return Status::Ok();
 }
 

@@ -2,6 +2,7 @@
 
 // TLS settings for a Boxcar listener or client (PEM files, TLS 1.2 or newer).
 
+#include <optional>
 #include <string>
 
 namespace railyard::rpc {
@@ -17,6 +18,10 @@ struct TlsServerOptions {
   // may go without one, but one it presents must still verify.
   bool require_client_cert = true;
 };
+
+// "plain TCP", "TLS", "TLS with client certificates" or "TLS, client certificates optional", for
+// logs.
+std::string DescribeServerTls(const std::optional<TlsServerOptions>& options);
 
 // A client that speaks TLS to every server in its list. Client::Start fails with a message naming
 // the file if a file cannot be read or the key does not belong to the certificate.

@@ -164,10 +164,15 @@ bool LooksLikeTlsRecord(const std::array<unsigned char, kFrameHeaderBytes>& head
   return (header[0] == 0x16 || header[0] == 0x15) && header[1] == 0x03;
 }
 
-std::string DescribeServerTls(const TlsServerOptions& options) {
-  if (options.client_ca_file.empty()) return "TLS";
-  return options.require_client_cert ? "TLS with client certificates"
-                                     : "TLS, client certificates optional";
+}  // namespace railyard::rpc::internal
+
+namespace railyard::rpc {
+
+std::string DescribeServerTls(const std::optional<TlsServerOptions>& options) {
+  if (!options) return "plain TCP";
+  if (options->client_ca_file.empty()) return "TLS";
+  return options->require_client_cert ? "TLS with client certificates"
+                                      : "TLS, client certificates optional";
 }
 
-}  // namespace railyard::rpc::internal
+}  // namespace railyard::rpc

@@ -35,7 +35,4 @@ std::string DescribeTlsError(const asio::error_code& ec, TlsStream& stream);
 // speaks TLS where plain Boxcar was expected.
 bool LooksLikeTlsRecord(const std::array<unsigned char, kFrameHeaderBytes>& header);
 
-// "TLS", "TLS with client certificates" or "TLS, client certificates optional", for logs.
-std::string DescribeServerTls(const TlsServerOptions& options);
-
 }  // namespace railyard::rpc::internal

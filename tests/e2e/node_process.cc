@@ -75,4 +75,16 @@ bool NodeProcess::Telemetry(const std::string& token, admin::Telemetry* telemetr
   return client.Connect(std::chrono::seconds(2)).ok() && client.Telemetry(telemetry).ok();
 }
 
+int RunCtl(const QString& railyardctl, const QStringList& args, QString* out) {
+  QProcess ctl;
+  ctl.start(railyardctl, args);
+  if (!ctl.waitForFinished(30000)) {
+    ctl.kill();
+    ctl.waitForFinished(5000);
+    return -1;
+  }
+  if (out) *out = QString::fromUtf8(ctl.readAllStandardOutput() + ctl.readAllStandardError());
+  return ctl.exitCode();
+}
+
 }  // namespace railyard::e2e

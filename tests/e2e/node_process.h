@@ -5,6 +5,7 @@
 
 #include <QProcess>
 #include <QString>
+#include <QStringList>
 #include <chrono>
 #include <cstdint>
 
@@ -22,6 +23,10 @@ struct NodeProcessOptions {
   int memtable_entries = 200;
   int grace_ms = 2000;  // Lame-duck grace on SIGTERM.
 };
+
+// Runs `railyardctl` with `args` and waits up to 30 s; returns its exit code (-1 if it had to be
+// killed), with its stdout and stderr in `*out` if given.
+int RunCtl(const QString& railyardctl, const QStringList& args, QString* out = nullptr);
 
 // Not thread-safe: one controlling thread. The destructor SIGKILLs the node if it still runs, so
 // a failing test never leaves one behind.

@@ -12,6 +12,7 @@
 #include "core/rpc/closed_loop_load.h"
 #include "core/trace/recording_reader.h"
 #include "railyard/docservice.pb.h"
+#include "tests/e2e/node_process.h"
 #include "tests/rpc/rpc_test_support.h"
 
 using namespace railyard;
@@ -72,15 +73,7 @@ class NodeProcess {
 };
 
 int Ctl(const QStringList& args, QString* out = nullptr) {
-  QProcess ctl;
-  ctl.start(RAILYARDCTL, args);
-  if (!ctl.waitForFinished(30000)) {
-    ctl.kill();
-    ctl.waitForFinished(5000);
-    return -1;
-  }
-  if (out) *out = QString::fromUtf8(ctl.readAllStandardOutput() + ctl.readAllStandardError());
-  return ctl.exitCode();
+  return railyard::e2e::RunCtl(RAILYARDCTL, args, out);
 }
 
 uint64_t HandledPuts(const admin::Telemetry& t) {

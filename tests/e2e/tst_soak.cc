@@ -88,15 +88,7 @@ bool PollUntil(const std::function<bool()>& condition, std::chrono::milliseconds
 }
 
 int Ctl(const QStringList& args, QString* out = nullptr) {
-  QProcess ctl;
-  ctl.start(RAILYARDCTL, args);
-  if (!ctl.waitForFinished(30000)) {
-    ctl.kill();
-    ctl.waitForFinished(5000);
-    return -1;
-  }
-  if (out) *out = QString::fromUtf8(ctl.readAllStandardOutput() + ctl.readAllStandardError());
-  return ctl.exitCode();
+  return railyard::e2e::RunCtl(RAILYARDCTL, args, out);
 }
 
 enum class Chaos { kDrain, kSigkill, kSigterm, kCompact, kFlush };

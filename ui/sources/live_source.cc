@@ -10,24 +10,20 @@
 #include <thread>
 
 #include "core/node/admin_client.h"
+#include "core/rpc/endpoint.h"
 
 namespace railyard::ui {
 
 using Clock = std::chrono::steady_clock;
 
 bool ParseAdminAddress(const QString& text, std::string* host, uint16_t* port, QString* error) {
-  const QString t = text.trimmed();
-  const int colon = t.lastIndexOf(QLatin1Char(':'));
-  bool ok = false;
-  const uint value = colon > 0 ? t.mid(colon + 1).toUInt(&ok) : 0;
-  if (colon <= 0 || !ok || value == 0 || value > 65535) {
+  const std::optional<rpc::Endpoint> endpoint = rpc::ParseEndpoint(text.trimmed().toStdString());
+  if (!endpoint) {
     if (error) *error = QStringLiteral("'%1' is not host:port").arg(text);
     return false;
   }
-  QString h = t.left(colon);
-  if (h.startsWith(QLatin1Char('[')) && h.endsWith(QLatin1Char(']'))) h = h.mid(1, h.size() - 2);
-  *host = h.toStdString();
-  *port = static_cast<uint16_t>(value);
+  *host = endpoint->host;
+  *port = endpoint->port;
   return true;
 }
 
@@ -214,11 +210,6 @@ LiveSource::~LiveSource() { stop(); }
 
 void LiveSource::setOptions(const Options& options) {
   options_ = options;
-  Restart();
-}
-
-void LiveSource::setPollHz(double hz) {
-  options_.poll_hz = std::clamp(hz, 0.1, 100.0);
   Restart();
 }
 
