@@ -153,7 +153,7 @@ void BloomPager::Rerank() {
     if (keep) {
       if (!page.resident()) {
         if (!c.filter->file().ReadPage(c.page, &scratch).ok()) continue;  // Damaged: stays "maybe".
-        page.Load(scratch);
+        page.Load(std::move(scratch));  // ReadPage sizes it afresh.
       }
       used += size;
     } else {

@@ -101,6 +101,7 @@ Status WalWriter::Create(Env* env, const std::string& path, uint64_t number, Wal
 }
 
 Status WalWriter::Append(std::span<const WalOp> ops) {
+  if (!broken_.ok()) return broken_;
   buffer_.clear();
   PutFixed32(buffer_, kWalMagic);
   PutFixed32(buffer_, static_cast<uint32_t>(ops.size()));
@@ -121,7 +122,6 @@ Status WalWriter::Append(std::span<const WalOp> ops) {
   EncodeFixed32(buffer_.data() + 8, static_cast<uint32_t>(body_len));
   EncodeFixed32(buffer_.data() + body_start - 4, Checksum32(buffer_.data(), body_start - 4));
   PutFixed64(buffer_, Checksum64(buffer_.data() + body_start, body_len));
-  if (!broken_.ok()) return broken_;
   if (Status s = file_.Append(buffer_); !s.ok()) {
     // Cut a partial record off so the next one is not appended behind garbage; if that fails
     // too, later records would land behind it, so refuse them until a reopen recovers.

@@ -38,8 +38,10 @@ BalancedSelection::BalancedSelection(const balance::PolicyOptions& options)
 std::optional<SlotPool::Handle> BalancedSelection::Pick(SlotPool& pool,
                                                         std::span<const uint32_t> failed_servers) {
   std::lock_guard lock(mu_);
-  // Members are in slot order, so a server's first idle member is its best idle slot.
+  // Members are in slot order, so a server's first idle member is its best idle slot, and the
+  // one to take if the policy chooses that server.
   candidates_.clear();
+  best_idle_.clear();
   for (const SlotPool::Handle handle : pool.order()) {
     const SlotPool::Entry& entry = pool.entry(handle);
     if (entry.busy) continue;
@@ -51,19 +53,20 @@ std::optional<SlotPool::Handle> BalancedSelection::Pick(SlotPool& pool,
         break;
       }
     }
-    if (!known) candidates_.push_back({entry.server, entry.slot, 1});
+    if (!known) {
+      candidates_.push_back({entry.server, entry.slot, 1});
+      best_idle_.push_back(handle);
+    }
   }
   if (candidates_.empty()) return std::nullopt;
   const std::optional<size_t> chosen = policy_->Pick(candidates_, failed_servers, BalanceNow());
   if (!chosen) return std::nullopt;
-  const uint32_t server = candidates_[*chosen].backend;
-  for (const SlotPool::Handle handle : pool.order()) {
-    const SlotPool::Entry& entry = pool.entry(handle);
-    if (!entry.busy && entry.server == server && pool.Acquire(handle)) return handle;
-  }
-  // Unreachable: the candidate came from an idle member a moment ago, under the same lock. Keep
-  // the policy's books straight anyway.
-  policy_->Finish({server, balance::Result::kIgnored, {}, std::nullopt, BalanceNow()});
+  const SlotPool::Handle handle = best_idle_[*chosen];
+  if (pool.Acquire(handle)) return handle;
+  // Unreachable: it was idle a moment ago under the same pool lock. Keep the policy's books
+  // straight anyway.
+  policy_->Finish(
+      {candidates_[*chosen].backend, balance::Result::kIgnored, {}, std::nullopt, BalanceNow()});
   return std::nullopt;
 }
 

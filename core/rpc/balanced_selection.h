@@ -43,6 +43,7 @@ class BalancedSelection final : public SelectionPolicy {
   mutable std::mutex mu_;
   std::unique_ptr<balance::Policy> policy_;     // GUARDED_BY(mu_)
   std::vector<balance::Candidate> candidates_;  // GUARDED_BY(mu_), reused between picks.
+  std::vector<SlotPool::Handle> best_idle_;     // GUARDED_BY(mu_): candidates_[i]'s best member.
 };
 
 // The balance policies' clock: steady time since its epoch.

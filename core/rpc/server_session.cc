@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 #include <algorithm>
+#include <functional>
 
 #include "core/rpc/frame_io.h"
 #include "core/rpc/wire_convert.h"
@@ -71,7 +72,9 @@ asio::awaitable<void> ServerSession::Run() {
     status = {Code::kProtocolError, "the peer speaks TLS, but this listener is plain TCP"};
   }
   if (status.ok()) status = Handshake(frame);
-  const auto frame_started = [this] { ArmTimer(core_.options.frame_timeout, "a slow frame"); };
+  const std::function<void()> frame_started = [this] {
+    ArmTimer(core_.options.frame_timeout, "a slow frame");
+  };
   while (status.ok() && !closed_) {
     frame.Clear();
     ArmTimer(core_.options.idle_timeout, "idle");
