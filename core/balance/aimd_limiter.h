@@ -46,8 +46,6 @@ class AimdLimiter {
   uint32_t limit() const;
   uint32_t in_flight() const { return in_flight_; }
   uint64_t drops() const { return drops_; }
-  double short_latency_ns() const { return short_latency_; }
-  double long_latency_ns() const { return long_latency_; }
 
  private:
   void Drop();

@@ -66,7 +66,6 @@ class ClusterState : public QObject {
   int indexOfAddress(const QString& admin_address) const;
   int indexOfName(const QString& name) const;
   qint64 nowMs() const { return now_ms_; }
-  qint64 staleAfterMs() const { return stale_after_ms_; }
   void setStaleAfterMs(qint64 ms) { stale_after_ms_ = ms; }
 
  Q_SIGNALS:

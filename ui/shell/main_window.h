@@ -54,7 +54,6 @@ class MainWindow : public QMainWindow {
   TokenStore* tokenStore() const { return tokens_; }
   ActionController* actionController() const { return actions_; }
   QTabWidget* tabs() const { return tabs_; }
-  OverviewView* overviewView() const { return overview_; }
   SlotMatrixView* slotMatrixView() const { return slots_; }
   TimelineWidget* timeline() const { return timeline_; }
   QComboBox* nodeSelector() const { return node_selector_; }

@@ -45,7 +45,6 @@ class LiveSource : public QObject {
 
   void setOptions(const Options& options);
   const Options& options() const { return options_; }
-  void setPollHz(double hz);
 
   // Declares a node at admin address host:port (added to ClusterState); returns its index. A
   // running source restarts to include it. Fails (-1, with `error`) on a malformed address.

@@ -105,7 +105,7 @@ bool Recorder::start(const QString& path, QString* error) {
   }
   worker_ = std::make_unique<RecorderWorker>(std::move(writer));
   path_ = path;
-  snapshots_ = events_ = 0;
+  snapshots_ = 0;
   // What is already known goes in first, so the recording starts with the whole cluster; but
   // commands already done before recording started are history, not part of it.
   last_recorded_.clear();
@@ -148,7 +148,6 @@ void Recorder::OnFrame(const QVector<int>& changed) {
       seen = e.unix_ms();
       worker_->Push(RecorderWorker::EventItem{e.unix_ms(), name, e.command(),
                                               e.by() + " " + e.detail() + " -> " + e.result()});
-      ++events_;
     }
   }
 }
@@ -172,7 +171,6 @@ void Recorder::recordAction(const admin::CommandEvent& event) {
   worker_->Push(RecorderWorker::EventItem{
       unix_ms, node, event.command(),
       "console action by " + event.by() + ": " + event.detail() + " -> " + event.result()});
-  ++events_;
 }
 
 }  // namespace railyard::ui

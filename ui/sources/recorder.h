@@ -34,7 +34,6 @@ class Recorder : public QObject {
   bool recording() const { return worker_ != nullptr; }
   QString path() const { return path_; }
   quint64 snapshotsQueued() const { return snapshots_; }
-  quint64 eventsQueued() const { return events_; }
 
  public Q_SLOTS:
   void recordAction(const railyard::admin::CommandEvent& event);
@@ -51,7 +50,6 @@ class Recorder : public QObject {
   QHash<int, const admin::Telemetry*> last_recorded_;  // Per node: identity of the last snapshot.
   QHash<int, qint64> last_command_ms_;                 // Per node: newest command recorded.
   quint64 snapshots_ = 0;
-  quint64 events_ = 0;
 };
 
 }  // namespace railyard::ui

@@ -28,7 +28,7 @@ struct ReplayEvent {
 // Plays a core/trace recording (from railyardctl record, the console's recorder or the
 // simulator) into ClusterState, so every view works as it does live.
 //
-// A QTimer on the GUI thread ticks every tickIntervalMs(); each tick advances the cluster clock
+// A QTimer on the GUI thread ticks every tick interval; each tick advances the cluster clock
 // by clusterMsPerTick() = tick interval x speed and applies, as one frame, the latest snapshot of
 // each node recorded in that step. Seeking rebuilds ClusterState at the new time from each node's
 // latest snapshot at or before it (RecordingReader::Seek). Reading a local SQLite file is quick
@@ -55,7 +55,6 @@ class ReplaySource : public QObject {
   qint64 positionMs() const { return position_ms_; }
   double speed() const { return speed_; }
   bool playing() const { return timer_.isActive(); }
-  int tickIntervalMs() const { return timer_.interval(); }
   void setTickIntervalMs(int ms);
   qint64 clusterMsPerTick() const;
   const QVector<ReplayEvent>& events() const { return events_; }

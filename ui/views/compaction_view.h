@@ -32,7 +32,6 @@ class CompactionView : public QWidget {
   // Off in read-only mode, or without an operator token for the node: the view still shows
   // everything.
   void setActionsEnabled(bool enabled);
-  bool actionsEnabled() const { return actions_enabled_; }
 
   CompactionModel* model() const { return model_; }
   IndexStackWidget* indexStack() const { return stack_; }

@@ -21,7 +21,6 @@ class OverviewView : public QWidget {
   explicit OverviewView(ClusterState* state, QWidget* parent = nullptr);
 
   OverviewModel* model() const { return model_; }
-  OverviewFilterModel* filterModel() const { return filter_; }
   QTableView* table() const { return table_; }
   // Selects the row of a node (ClusterState index) without emitting nodeSelected.
   void setNode(int node_index);

@@ -20,7 +20,6 @@ class SlotMatrixView : public QWidget {
   explicit SlotMatrixView(ClusterState* state, QWidget* parent = nullptr);
 
   SlotMatrixModel* model() const { return model_; }
-  ClientDetailModel* detailModel() const { return detail_; }
   QTableView* matrix() const { return matrix_; }
   // Shows one client's connections (a row of the matrix).
   void selectClient(int row);

@@ -54,7 +54,6 @@ class ThroughputView : public QWidget {
   ThroughputModel* model() const { return model_; }
   QCustomPlot* ratesPlot() const { return plots_[0]; }
   QString title() const;
-  QCustomPlot* failuresPlot() const { return plots_[1]; }
   QCustomPlot* latencyPlot() const { return plots_[2]; }
   // Points drawn so far in the requests/s graph (for tests).
   int drawnSamples() const;

@@ -23,7 +23,6 @@ class TimelineWidget : public QWidget {
   QSlider* slider() const { return slider_; }
   QListWidget* eventList() const { return events_; }
   QComboBox* speedBox() const { return speed_; }
-  QToolButton* playButton() const { return play_; }
   // Slider steps are this many ms of cluster time.
   static constexpr qint64 kSliderStepMs = 100;
 
