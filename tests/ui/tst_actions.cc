@@ -288,7 +288,8 @@ class ActionsTest : public QObject {
     QVERIFY(!f.actions->readOnly());
     QVERIFY(!f.actions->canAct(f.index));
     QVERIFY(f.actions->disabledReason(f.index).contains("No operator token"));
-    QVERIFY(!f.actions->drainAction()->isEnabled() || availability.count() >= 2);
+    f.actions->tokensChanged();
+    QVERIFY(!f.actions->drainAction()->isEnabled());
   }
 
   void cancelledConfirmationSendsNothing() {

@@ -187,8 +187,10 @@ class ClusterModelsTest : public QObject {
     ClusterState state;
     SlotMatrixModel model(&state);
     ApplyGenerated(&state, g, 0);
+    int ranked_apart = 0;  // Clients whose worst slot differs from their best.
     for (int c = 0; c < g.clients; ++c) {
       const int row = model.rowOfClient(GeneratedCluster::ClientId(c));
+      QVERIFY(row >= 0);
       std::vector<std::pair<uint32_t, int>> held;  // (slot, server)
       for (int s : g.ServersOf(c, 0)) held.push_back({g.SlotsOf(c, s, 0).at(0), s});
       std::sort(held.begin(), held.end());
@@ -200,8 +202,10 @@ class ClusterModelsTest : public QObject {
           model.index(row, SlotMatrixModel::kFirstServerColumn + held.back().second);
       if (held.back().first != held[0].first) {
         QVERIFY(worst.data(Qt::BackgroundRole).value<QColor>() != railyard::ui::RankColor(0, 4));
+        ++ranked_apart;
       }
     }
+    QVERIFY(ranked_apart > 0);  // Else the comparison above never ran.
   }
 
   void slotMatrixHighlightsSwapsAndLostServersThenFades() {

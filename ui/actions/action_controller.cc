@@ -81,6 +81,8 @@ void ActionController::setTokenProvider(TokenProvider provider) {
   Q_EMIT availabilityChanged();
 }
 
+void ActionController::tokensChanged() { Q_EMIT availabilityChanged(); }
+
 void ActionController::setAuditPath(const QString& path) {
   audit_path_ = path;
   audit_.reset();  // Reopened at the new place on next use.

@@ -48,6 +48,9 @@ class ActionController : public QObject {
   ~ActionController() override;
 
   void setTokenProvider(TokenProvider provider);
+  // The provider's answers changed (a token added, loaded from the keyring or removed): the
+  // actions' enabled state is worked out again.
+  void tokensChanged();
   // Default: QStandardPaths::AppDataLocation/audit.sqlite, opened on first use.
   void setAuditPath(const QString& path);
   QString auditPath() const;
@@ -70,7 +73,6 @@ class ActionController : public QObject {
 
   // The audit log (opened on first use; null if it cannot be opened).
   AuditLog* auditLog();
-  QString auditError() const { return audit_error_; }
   QWidget* createAuditLogView(QWidget* parent);
 
   // Menu and toolbar actions that act on the current node, enabled when canAct(current node).

@@ -240,7 +240,10 @@ bool MainWindow::AddLiveNode(const QString& admin_address, const QString& token,
                              const QString& name) {
   const QString t = token.isEmpty() ? tokens_->token(admin_address.trimmed()) : token;
   if (live_->addNode(admin_address, t, error, name) < 0) return false;
-  if (!token.isEmpty()) tokens_->setToken(admin_address.trimmed(), token);
+  if (!token.isEmpty()) {
+    tokens_->setToken(admin_address.trimmed(), token);
+    actions_->tokensChanged();
+  }
   return true;
 }
 
@@ -269,6 +272,7 @@ bool MainWindow::openClusterFile(const QString& path, const QString& token, QStr
         const int index = state_->indexOfAddress(address);
         if (!loaded.isEmpty() && index >= 0 && mode_ == Mode::kLive) {
           live_->setToken(index, loaded);
+          actions_->tokensChanged();
           UpdateActionsEnabled();
         }
       });
