@@ -209,6 +209,8 @@ struct Client::Impl final : internal::ConnectionObserver {
     servers[server].avoid_until = Clock::now() + how_long;
   }
 
+  // Closes every pooled connection and every one an acquirer is still opening: a probe that is
+  // mid-handshake holds a server slot too, and nothing else would close it before ~Client.
   void CloseAll() {
     std::vector<std::shared_ptr<ClientConnection>> open;
     {
@@ -216,8 +218,18 @@ struct Client::Impl final : internal::ConnectionObserver {
       for (auto& conn : conns) {
         if (conn) open.push_back(conn);
       }
+      open.insert(open.end(), opening.begin(), opening.end());
     }
     for (auto& conn : open) conn->Close();
+  }
+
+  void SetOpening(const std::shared_ptr<ClientConnection>& conn, bool is_opening) {
+    std::lock_guard lock(mu);
+    if (is_opening) {
+      opening.push_back(conn);
+    } else {
+      std::erase(opening, conn);
+    }
   }
 
   // --- The acquirer ------------------------------------------------------------------------
@@ -294,9 +306,12 @@ struct Client::Impl final : internal::ConnectionObserver {
       }
       auto conn = std::make_shared<ClientConnection>(asio::make_strand(io), *target, address,
                                                      options.max_frame_bytes, this, tls);
+      SetOpening(conn, true);
       const Status opened = co_await asio::co_spawn(
           conn->executor(), conn->Open(endpoint, hello, options.connect_timeout),
           asio::use_awaitable);
+      // Pooled (and so closed by CloseAll from conns) or closed by the acquirer below.
+      SetOpening(conn, false);
       if (!opened.ok()) {
         std::lock_guard lock(mu);
         ServerEntry& server = servers[*target];
@@ -415,12 +430,13 @@ struct Client::Impl final : internal::ConnectionObserver {
   mutable std::mutex mu;
   mutable std::condition_variable pool_cv;
   std::condition_variable calls_cv;
-  SlotPool pool;                                         // GUARDED_BY(mu)
-  std::vector<std::shared_ptr<ClientConnection>> conns;  // GUARDED_BY(mu), indexed by handle.
-  std::vector<ServerEntry> servers;                      // GUARDED_BY(mu)
-  ClientCounters counters;                               // GUARDED_BY(mu)
-  std::string last_connect_failure;                      // GUARDED_BY(mu)
-  std::optional<balance::RetryBudget> retry_budget;      // GUARDED_BY(mu)
+  SlotPool pool;                                           // GUARDED_BY(mu)
+  std::vector<std::shared_ptr<ClientConnection>> conns;    // GUARDED_BY(mu), indexed by handle.
+  std::vector<std::shared_ptr<ClientConnection>> opening;  // GUARDED_BY(mu): being opened.
+  std::vector<ServerEntry> servers;                        // GUARDED_BY(mu)
+  ClientCounters counters;                                 // GUARDED_BY(mu)
+  std::string last_connect_failure;                        // GUARDED_BY(mu)
+  std::optional<balance::RetryBudget> retry_budget;        // GUARDED_BY(mu)
 };
 
 Client::Client(ClientOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {

@@ -26,6 +26,8 @@ asio::awaitable<Status> ClientConnection::Open(asio::ip::tcp::endpoint target,
                                                const wire::Hello& hello,
                                                std::chrono::milliseconds timeout) {
   auto self = shared_from_this();
+  // Closed before it began (Client::Stop): connecting now would open a socket nobody closes.
+  if (closed_) co_return Status{Code::kCancelled, "connection closed by the client"};
   auto timed_out = std::make_shared<bool>(false);
   deadline_timer_.expires_after(timeout);
   deadline_timer_.async_wait([self, timed_out](const asio::error_code& ec) {

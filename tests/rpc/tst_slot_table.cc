@@ -1,6 +1,8 @@
 // Server slots under connect/disconnect churn: always the lowest free, never shared, reclaimed at
 // once. Real server on 127.0.0.1, raw connections.
-#include <QtTest>
+#include <QTest>
+#include <array>
+#include <functional>
 #include <map>
 #include <random>
 #include <set>
@@ -74,6 +76,40 @@ class SlotTableTest : public QObject {
     QCOMPARE(slots[0].client_name, std::string("raw-test"));
     QVERIFY(slots[0].peer.rfind("127.0.0.1:", 0) == 0);
     QVERIFY(!slots[0].busy);
+  }
+
+  // A client stopped while its acquirer is mid-handshake closes that connection too, at once, not
+  // when the Client is destroyed: on a real server the probe would hold a slot until then. The
+  // peer here accepts and never answers the hello, so the handshake cannot finish on its own.
+  void stopClosesAConnectionStillInItsHandshake() {
+    asio::io_context io;
+    asio::ip::tcp::acceptor acceptor(io, {asio::ip::make_address("127.0.0.1"), 0});
+    asio::ip::tcp::socket peer(io);
+    bool accepted = false;
+    acceptor.async_accept(peer, [&](const asio::error_code& ec) { accepted = !ec; });
+
+    ClientOptions options = FastClientOptions({{"127.0.0.1", acceptor.local_endpoint().port()}}, 1);
+    options.connect_timeout = std::chrono::seconds(30);  // Longer than this test may wait.
+    Client client(options);
+    QVERIFY(client.Start().ok());
+    for (int i = 0; i < 500 && !accepted; ++i) io.run_for(std::chrono::milliseconds(10));
+    QVERIFY(accepted);
+
+    client.Stop();
+    bool closed = false;
+    std::array<char, 256> buffer;
+    std::function<void(const asio::error_code&, size_t)> on_read = [&](const asio::error_code& ec,
+                                                                       size_t) {
+      if (ec) {
+        closed = true;
+        return;
+      }
+      peer.async_read_some(asio::buffer(buffer), on_read);  // The hello; read on to the close.
+    };
+    peer.async_read_some(asio::buffer(buffer), on_read);
+    io.restart();
+    for (int i = 0; i < 300 && !closed; ++i) io.run_for(std::chrono::milliseconds(10));
+    QVERIFY2(closed, "the half-open connection outlived Client::Stop()");
   }
 };
 
