@@ -337,7 +337,11 @@ struct Client::Impl final : internal::ConnectionObserver {
         std::lock_guard lock(mu);
         servers[*target].consecutive_failures = 0;
         ++counters.connects;
-        admission = pool.Offer(*target, conn->slot(), servers[*target].tie_break);
+        // AddServer may have moved the subset while this connection was opening; one to a server
+        // that left it would otherwise stay pooled for good (rejected: default Admission).
+        if (servers[*target].in_subset) {
+          admission = pool.Offer(*target, conn->slot(), servers[*target].tie_break);
+        }
         if (admission.kind != SlotPool::Admission::Kind::kRejected) {
           if (admission.evicted) {
             ++counters.replacements;

@@ -1,6 +1,6 @@
 // The real client with core/balance policies, subsetting and the retry budget, against real
 // servers on loopback.
-#include <QtTest>
+#include <QTest>
 #include <algorithm>
 #include <atomic>
 #include <memory>
@@ -257,7 +257,7 @@ class PoliciesTest : public QObject {
     client.AddServer(servers.back().server->endpoint());
     const std::vector<balance::BackendId> recomputed = balance::DeterministicSubset(4, 7, 2);
     QCOMPARE(client.Snapshot().subset, recomputed);
-    QVERIFY(WaitUntil(
+    const bool followed = WaitUntil(
         [&] {
           const PoolSnapshot snapshot = client.Snapshot();
           return snapshot.entries.size() == 4 &&
@@ -265,7 +265,10 @@ class PoliciesTest : public QObject {
                    return std::count(recomputed.begin(), recomputed.end(), e.server) > 0;
                  });
         },
-        10s));
+        10s);
+    QString pooled;
+    for (const auto& entry : client.Snapshot().entries) pooled += QString(" %1").arg(entry.server);
+    QVERIFY2(followed, qPrintable("pooled servers:" + pooled));
     client.Stop();
   }
 
