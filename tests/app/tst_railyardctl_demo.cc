@@ -1,7 +1,7 @@
 // The Quick start's main job: `railyardctl demo` runs, balances, prints, and stops cleanly.
 #include <QProcess>
 #include <QRegularExpression>
-#include <QtTest>
+#include <QTest>
 
 class RailyardctlDemoTest : public QObject {
   Q_OBJECT

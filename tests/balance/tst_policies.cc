@@ -1,5 +1,5 @@
 // Each balancing policy's logic, driven directly through Pick and Finish in virtual time.
-#include <QtTest>
+#include <QTest>
 #include <chrono>
 #include <memory>
 #include <vector>

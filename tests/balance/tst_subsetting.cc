@@ -1,6 +1,6 @@
 // Subsetting reproduces the SRE chapter's figures: random subsets load backends unevenly,
 // deterministic subsets evenly.
-#include <QtTest>
+#include <QTest>
 #include <algorithm>
 #include <set>
 #include <vector>

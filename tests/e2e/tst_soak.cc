@@ -12,7 +12,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QThread>
-#include <QtTest>
+#include <QTest>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

@@ -1,7 +1,7 @@
 // The .deb: CPack builds it, dpkg-deb unpacks it, and every binary in it runs.
 #include <QProcess>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 class PackageTest : public QObject {
   Q_OBJECT

@@ -4,7 +4,7 @@
 #include <spdlog/sinks/ostream_sink.h>
 #include <spdlog/spdlog.h>
 
-#include <QtTest>
+#include <QTest>
 #include <sstream>
 #include <thread>
 

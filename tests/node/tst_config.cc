@@ -1,6 +1,6 @@
 // Node and cluster configuration files: the shipped samples parse, mistakes get clear errors.
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include "core/node/config.h"
 

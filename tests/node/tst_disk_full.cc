@@ -2,7 +2,7 @@
 // writes again once space comes back: the docstore under a FaultInjectingEnv, served over Boxcar
 // on loopback.
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include "core/node/node.h"
 #include "core/rpc/client.h"

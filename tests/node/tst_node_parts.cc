@@ -1,5 +1,5 @@
 // The node's building blocks: latency histograms, key choosers, tokens and per-method stats.
-#include <QtTest>
+#include <QTest>
 #include <map>
 #include <random>
 

@@ -1,7 +1,7 @@
 // A load client's balancing policy state travels through the admin service's telemetry, as
 // railyardctl load serves it: weights, limits, success rates and the subset, per server.
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 #include <chrono>
 #include <memory>
 #include <set>

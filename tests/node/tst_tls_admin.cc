@@ -2,7 +2,7 @@
 // for half-filled ones), a node opened with them serves its docservice and admin service only
 // over TLS, and AdminClient reaches a mutual-TLS admin service with the CA and a certificate.
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include "core/node/admin_client.h"
 #include "core/node/admin_service.h"

@@ -1,5 +1,5 @@
 // Boxcar's load shifting: a server at half speed receives about half as many requests.
-#include <QtTest>
+#include <QTest>
 #include <thread>
 
 #include "core/rpc/closed_loop_load.h"

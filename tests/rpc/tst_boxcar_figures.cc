@@ -1,5 +1,5 @@
 // The Boxcar seed's figures 1 to 8, played with real servers and clients on 127.0.0.1.
-#include <QtTest>
+#include <QTest>
 #include <set>
 
 #include "tests/rpc/rpc_test_support.h"

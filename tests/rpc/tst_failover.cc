@@ -1,6 +1,6 @@
 // Losing and draining servers under load: no request fails, traffic moves, pools refill.
 #include <QProcess>
-#include <QtTest>
+#include <QTest>
 #include <future>
 #include <thread>
 

@@ -1,5 +1,5 @@
 // Wire framing and endpoint parsing.
-#include <QtTest>
+#include <QTest>
 
 #include "core/rpc/endpoint.h"
 #include "core/rpc/frame.h"

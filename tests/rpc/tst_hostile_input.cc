@@ -3,7 +3,7 @@
 #include <spdlog/sinks/ringbuffer_sink.h>
 #include <spdlog/spdlog.h>
 
-#include <QtTest>
+#include <QTest>
 #include <future>
 #include <thread>
 

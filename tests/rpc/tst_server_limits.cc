@@ -2,7 +2,7 @@
 // that goes silent after it, one that trickles a frame, a request that outlives its deadline in the
 // queue, and a flood of connections past the limit. Each is cut off, answered or refused with a
 // reason without disturbing well-behaved clients.
-#include <QtTest>
+#include <QTest>
 #include <atomic>
 #include <thread>
 

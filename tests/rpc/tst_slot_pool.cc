@@ -1,5 +1,5 @@
 // The client pool's ordering, admission and retirement rules, without I/O.
-#include <QtTest>
+#include <QTest>
 #include <random>
 #include <set>
 

@@ -3,7 +3,7 @@
 // client without an acceptable certificate is refused with a clear error and the server stays
 // healthy; bad files fail Start() naming the file; timeouts and the connection limit still hold.
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 #include <asio/ssl.hpp>
 
 #include "tests/rpc/rpc_test_support.h"

@@ -1,7 +1,7 @@
 // A simulated run written as a recording opens with core/trace's reader and holds what the
 // console needs: one snapshot per live backend and one of the client pools per simulated second.
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 #include "core/sim/scenario.h"
 #include "core/sim/simulator.h"

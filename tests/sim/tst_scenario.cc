@@ -1,7 +1,7 @@
 // The scenario format: every shipped sample parses, mistakes are reported with their line, the
 // canonical form reads back to the same scenario, and garbage never crashes the parser.
 #include <QDir>
-#include <QtTest>
+#include <QTest>
 #include <random>
 #include <string>
 

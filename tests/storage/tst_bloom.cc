@@ -1,6 +1,6 @@
 // Paged Bloom filters: the false-positive rate, and the pager's choice of resident pages.
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 #include <random>
 #include <set>
 

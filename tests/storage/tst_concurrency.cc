@@ -1,7 +1,7 @@
 // Many readers and writers at once, while flushes and compactions run underneath: every read
 // returns an intact document of the right id, never older than one the same reader saw before.
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 #include <atomic>
 #include <thread>
 

@@ -2,7 +2,7 @@
 // every reopen each acknowledged write reads back exactly.
 #include <QProcess>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 #include <map>
 #include <random>
 

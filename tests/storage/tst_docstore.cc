@@ -2,7 +2,7 @@
 // overwrites and deletes, before and after flushes, compactions and reopening; and the seed's
 // compaction arithmetic.
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 #include <map>
 #include <random>
 

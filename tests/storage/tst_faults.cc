@@ -2,7 +2,7 @@
 // disk, a corrupted read. Each time the caller gets a clear error, no acknowledged write is lost,
 // nothing wrong is ever returned as data, and the store reopens cleanly afterwards.
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 #include <map>
 #include <set>
 

@@ -2,7 +2,7 @@
 
 // QtTest check for the trace tests: fails the test with the Status's text unless it is ok.
 
-#include <QtTest>
+#include <QTest>
 
 #include "core/trace/status.h"
 

@@ -2,7 +2,7 @@
 // hand-picked edge cases and in the hour-long 20-node recording of the seek requirement (whose
 // speed bench/trace_seek_bench measures; tests never time anything).
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 #include <limits>
 #include <memory>
 #include <random>

@@ -11,7 +11,8 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTimer>
-#include <QtTest>
+#include <QSignalSpy>
+#include <QTest>
 
 #include "tests/ui/storage_test_node.h"
 #include "ui/actions/action_controller.h"

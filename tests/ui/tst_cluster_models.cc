@@ -3,7 +3,8 @@
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QSignalSpy>
+#include <QTest>
 #include <set>
 
 #include "core/trace/recording_reader.h"

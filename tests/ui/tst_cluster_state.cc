@@ -1,6 +1,7 @@
 // ClusterState: the contract between sources and models (batches, unreachable, stale, clock).
 #include <QSignalSpy>
-#include <QtTest>
+#include <QSignalSpy>
+#include <QTest>
 
 #include "ui/models/cluster_state.h"
 

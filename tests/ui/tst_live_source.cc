@@ -4,7 +4,8 @@
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QSignalSpy>
+#include <QTest>
 
 #include "core/node/node.h"
 #include "ui/models/cluster_state.h"

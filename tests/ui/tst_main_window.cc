@@ -11,7 +11,7 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QToolBar>
-#include <QtTest>
+#include <QTest>
 
 #include "core/node/load_generator.h"
 #include "core/node/node.h"

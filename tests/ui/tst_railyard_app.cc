@@ -4,7 +4,7 @@
 #include <QImage>
 #include <QProcess>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QTest>
 
 class RailyardAppTest : public QObject {
   Q_OBJECT

@@ -7,7 +7,8 @@
 #include <QSignalSpy>
 #include <QSlider>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QSignalSpy>
+#include <QTest>
 
 #include "core/trace/recording_reader.h"
 #include "tests/ui/console_fixture.h"

@@ -4,7 +4,8 @@
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
-#include <QtTest>
+#include <QSignalSpy>
+#include <QTest>
 
 #include "core/trace/recording_reader.h"
 #include "core/trace/recording_writer.h"

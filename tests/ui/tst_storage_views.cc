@@ -8,7 +8,8 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QToolTip>
-#include <QtTest>
+#include <QSignalSpy>
+#include <QTest>
 
 #include "tests/ui/storage_test_node.h"
 #include "ui/views/bloom_view.h"
