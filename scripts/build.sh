@@ -4,5 +4,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=${1:-release}
 scripts/install-deps.sh
+# ccache (when CMake found it): paths below the checkout are hashed relative to it, so a fresh clone
+# elsewhere on the same machine reuses what an earlier one compiled.
+export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
+start=$SECONDS
 cmake --preset "$preset"
 cmake --build --preset "$preset" -j "$(nproc)"
+echo "build.sh: $preset built in $((SECONDS - start)) s"

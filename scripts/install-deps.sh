@@ -3,7 +3,9 @@
 set -euo pipefail
 
 packages=(
-  build-essential cmake ninja-build pkg-config clang-format
+  build-essential cmake ninja-build pkg-config clang-format ccache
+  # scripts/stage_report.py, which test.sh runs after each stage.
+  python3
   qt6-base-dev qt6-base-dev-tools libgl-dev
   libqcustomplot-dev libqcustomplot2.1-qt6 qtkeychain-qt6-dev fonts-dejavu-core
   libprotobuf-dev protobuf-compiler

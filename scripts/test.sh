@@ -1,24 +1,39 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds and tests: the default suite, then ASan+UBSan, TSan and a short fuzz run.
-#   scripts/test.sh            everything (what CI runs)
-#   scripts/test.sh PRESET     one preset only: release, asan, tsan or fuzz
+#   scripts/test.sh              everything (what CI runs)
+#   scripts/test.sh PRESET...    those stages only: release, asan, tsan, fuzz
+# Ends with each stage's build and test wall times and its slowest tests with the share of their
+# timeout used (scripts/stage_report.py), also when a stage fails. Expected: README, "Testing".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+summary=()
+print_summary() {
+  [ ${#summary[@]} -gt 0 ] || return 0
+  printf '%s\n' "=== stage times (total $((SECONDS / 60)) min $((SECONDS % 60)) s) ===" "${summary[@]}"
+}
+trap print_summary EXIT
+
 run() {
-  local preset=$1
+  local preset=$1 start=$SECONDS
   echo "=== $preset ==="
-  local start=$SECONDS
   scripts/build.sh "$preset"
-  ctest --preset "$preset"
+  local built=$SECONDS junit="$PWD/build/$preset/ctest-junit.xml" status=0
+  rm -f "$junit"
+  ctest --preset "$preset" --output-junit "$junit" || status=$?
+  summary+=("$preset: $((SECONDS - start)) s (build $((built - start)) s, tests $((SECONDS - built)) s)$([ $status -eq 0 ] || echo ', FAILED')")
+  if [ -f "$junit" ]; then
+    summary+=("$(scripts/stage_report.py "build/$preset" "$junit" || true)")
+  fi
+  [ $status -eq 0 ] || exit $status
   echo "=== $preset passed in $((SECONDS - start)) s ==="
 }
 
-if [ $# -gt 0 ]; then
-  run "$1"
-  exit 0
-fi
-run release  # The default suite: everything but `slow`, `bench` and `fuzz`.
-run asan     # The same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
-run tsan     # The rpc and storage concurrency tests under ThreadSanitizer.
-run fuzz     # Each libFuzzer target for RAILYARD_FUZZ_SECONDS (20 s) from its seeds.
+stages=("$@")
+[ ${#stages[@]} -gt 0 ] || stages=(
+  release  # The default suite: everything but `slow`, `bench` and `fuzz`.
+  asan     # The same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
+  tsan     # The rpc and storage concurrency tests under ThreadSanitizer.
+  fuzz     # Each libFuzzer target for RAILYARD_FUZZ_SECONDS (20 s) from its seeds.
+)
+for stage in "${stages[@]}"; do run "$stage"; done
