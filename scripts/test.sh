@@ -2,8 +2,9 @@
 # Installs what is missing, builds and tests: the default suite, then ASan+UBSan, TSan and a short fuzz run.
 #   scripts/test.sh              everything (what CI runs)
 #   scripts/test.sh PRESET...    those stages only: release, asan, tsan, fuzz
-# Ends with each stage's build and test wall times and its slowest tests with the share of their
-# timeout used (scripts/stage_report.py), also when a stage fails. Expected: README, "Testing".
+# First checks the C++ format (scripts/check-format.sh). Ends with each stage's build and test wall
+# times and its slowest tests with the share of their timeout used (scripts/stage_report.py), also
+# when a stage fails. Expected times: README, "Testing".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,6 +29,9 @@ run() {
   [ $status -eq 0 ] || exit $status
   echo "=== $preset passed in $((SECONDS - start)) s ==="
 }
+
+scripts/install-deps.sh
+scripts/check-format.sh
 
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(

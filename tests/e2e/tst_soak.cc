@@ -11,8 +11,8 @@
 #include <QJsonObject>
 #include <QProcess>
 #include <QTemporaryDir>
-#include <QThread>
 #include <QTest>
+#include <QThread>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

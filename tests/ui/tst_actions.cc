@@ -10,9 +10,8 @@
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
-#include <QTimer>
-#include <QSignalSpy>
 #include <QTest>
+#include <QTimer>
 
 #include "tests/ui/storage_test_node.h"
 #include "ui/actions/action_controller.h"

@@ -3,7 +3,6 @@
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
-#include <QSignalSpy>
 #include <QTest>
 #include <set>
 

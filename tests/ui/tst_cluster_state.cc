@@ -1,6 +1,5 @@
 // ClusterState: the contract between sources and models (batches, unreachable, stale, clock).
 #include <QSignalSpy>
-#include <QSignalSpy>
 #include <QTest>
 
 #include "ui/models/cluster_state.h"

@@ -10,8 +10,8 @@
 #include <QStandardPaths>
 #include <QTabWidget>
 #include <QTemporaryDir>
-#include <QToolBar>
 #include <QTest>
+#include <QToolBar>
 
 #include "core/node/load_generator.h"
 #include "core/node/node.h"

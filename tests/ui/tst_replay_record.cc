@@ -7,7 +7,6 @@
 #include <QSignalSpy>
 #include <QSlider>
 #include <QTemporaryDir>
-#include <QSignalSpy>
 #include <QTest>
 
 #include "core/trace/recording_reader.h"

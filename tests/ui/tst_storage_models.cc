@@ -4,7 +4,6 @@
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
-#include <QSignalSpy>
 #include <QTest>
 
 #include "core/trace/recording_reader.h"

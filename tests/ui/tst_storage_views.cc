@@ -7,9 +7,8 @@
 #include <QSignalSpy>
 #include <QTableWidget>
 #include <QTemporaryDir>
-#include <QToolTip>
-#include <QSignalSpy>
 #include <QTest>
+#include <QToolTip>
 
 #include "tests/ui/storage_test_node.h"
 #include "ui/views/bloom_view.h"

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# Fails if clang-format (with the repository's .clang-format) would change any tracked C++ file.
+# scripts/test.sh runs it first; `clang-format -i FILE...` applies the format.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if ! git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+  echo "check-format: not a git checkout, nothing to list; skipped"
+  exit 0
+fi
+mapfile -t files < <(git ls-files '*.cc' '*.h')
+report=$(mktemp)
+trap 'rm -f "$report"' EXIT
+if ! clang-format --dry-run -Werror "${files[@]}" 2>"$report"; then
+  grep -o '^[^:]*\.\(cc\|h\)' "$report" | sort -u | sed 's/^/  needs clang-format: /'
+  exit 1
+fi
+echo "check-format: ${#files[@]} files formatted"
