@@ -2,9 +2,9 @@
 # Installs what is missing, builds and tests: the default suite, then ASan+UBSan, TSan and a short fuzz run.
 #   scripts/test.sh              everything (what CI runs)
 #   scripts/test.sh PRESET...    those stages only: release, asan, tsan, fuzz
-# First checks the C++ format (scripts/check-format.sh). Ends with each stage's build and test wall
-# times and its slowest tests with the share of their timeout used (scripts/stage_report.py), also
-# when a stage fails. Expected times: README, "Testing".
+# First checks the C++ format and the include rules (scripts/check-format.sh, check_includes.py).
+# Ends with each stage's build and test wall times and its slowest tests with the share of their
+# timeout used (scripts/stage_report.py), also when a stage fails. Expected times: README, "Testing".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -32,6 +32,7 @@ run() {
 
 scripts/install-deps.sh
 scripts/check-format.sh
+scripts/check_includes.py
 
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(
