@@ -135,8 +135,7 @@ int RunRecord(const RecordOptions& o) {
       for (const admin::CommandEvent& e : telemetry.recent_commands()) {
         if (e.unix_ms() <= seen) continue;
         seen = e.unix_ms();
-        writer->AppendEvent(e.unix_ms(), name, e.command(),
-                            e.by() + e.detail() + " -> " + e.result());
+        writer->AppendEvent(e.unix_ms(), name, e.command(), trace::NodeCommandEventDetail(e));
         ++events;
       }
     }

@@ -25,4 +25,9 @@ bool ParseWorkloadOpName(std::string_view name, WorkloadOpKind* op) {
   return false;
 }
 
+std::string NodeCommandEventDetail(const admin::CommandEvent& command) {
+  // The admin service writes a non-empty detail with its own leading space (" indexes 1,2").
+  return command.by() + command.detail() + " -> " + command.result();
+}
+
 }  // namespace railyard::trace

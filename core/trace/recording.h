@@ -65,6 +65,11 @@ inline constexpr std::string_view kEventUndrain = "undrain";
 inline constexpr std::string_view kEventCompact = "compact";
 inline constexpr std::string_view kEventFlush = "flush";
 
+// The detail of an event for an admin command that a node's telemetry reported: who ran it, its
+// arguments if any, and the node's answer: "WHO[ indexes 1,2] -> RESULT". The console's recorder
+// and `railyardctl record` both write it this way.
+std::string NodeCommandEventDetail(const admin::CommandEvent& command);
+
 // A command seen at `unix_ms`, addressed to `node`.
 struct Event {
   int64_t unix_ms = 0;

@@ -79,6 +79,22 @@ class RecordingTest : public QObject {
   Q_OBJECT
 
  private Q_SLOTS:
+  // The console's recorder and `railyardctl record` write a node's commands as one text.
+  void nodeCommandEventDetailSaysWhoWhatAndTheAnswer() {
+    railyard::admin::CommandEvent compact;
+    compact.set_by("railyardctl at 127.0.0.1:40000");
+    compact.set_detail(" indexes 12,13");
+    compact.set_result("OK");
+    QCOMPARE(railyard::trace::NodeCommandEventDetail(compact),
+             std::string("railyardctl at 127.0.0.1:40000 indexes 12,13 -> OK"));
+    railyard::admin::CommandEvent drain;
+    drain.set_by("railyard at 127.0.0.1:40001");
+    drain.set_result("FAILED_PRECONDITION: admin.Drain needs an operator token");
+    QCOMPARE(railyard::trace::NodeCommandEventDetail(drain),
+             std::string("railyard at 127.0.0.1:40001 -> FAILED_PRECONDITION: admin.Drain needs "
+                         "an operator token"));
+  }
+
   void roundTripKeepsContentsAndPlaybackOrder() {
     QTemporaryDir dir;
     const std::string path = PathIn(dir, "round.ryrec");

@@ -147,7 +147,7 @@ void Recorder::OnFrame(const QVector<int>& changed) {
       if (e.unix_ms() <= seen) continue;
       seen = e.unix_ms();
       worker_->Push(RecorderWorker::EventItem{e.unix_ms(), name, e.command(),
-                                              e.by() + " " + e.detail() + " -> " + e.result()});
+                                              trace::NodeCommandEventDetail(e)});
     }
   }
 }
