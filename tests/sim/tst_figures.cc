@@ -17,7 +17,6 @@ using railyard::sim::ParseError;
 using railyard::sim::Scenario;
 using railyard::sim::SimOptions;
 using railyard::sim::SimResult;
-using railyard::testing::kSanitized;
 
 namespace {
 
