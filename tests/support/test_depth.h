@@ -1,10 +1,11 @@
 #pragma once
 
-// How deep a test may go in this build. Under a sanitizer (the asan and tsan presets define
-// RAILYARD_SANITIZED) code runs several times slower, and CI has every test finish within a quarter
-// of its timeout on a machine three times slower than usual. There, long simulations and loops run
-// shorter: they still drive every code path under the sanitizer, which is what that stage proves.
-// Figures that need long runs to settle are checked in the release stage only.
+// How deep a test may go in this build. Under a sanitizer (tests/CMakeLists.txt defines
+// RAILYARD_SANITIZED whenever RAILYARD_SANITIZE is set) code runs several times slower, and CI has
+// every test finish within a quarter of its timeout on a machine three times slower than usual.
+// There, long simulations and loops run shorter: they still drive every code path under the
+// sanitizer, which is what that stage proves. Figures that need long runs to settle are checked in
+// the release stage only.
 
 #include <algorithm>
 
