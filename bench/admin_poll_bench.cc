@@ -12,9 +12,9 @@
 #include <thread>
 #include <vector>
 
-#include "core/node/admin_client.h"
-#include "core/node/latency_histogram.h"
-#include "core/node/load_generator.h"
+#include "core/base/latency_histogram.h"
+#include "core/cluster/admin_client.h"
+#include "core/load/load_generator.h"
 #include "core/node/node.h"
 
 namespace {
@@ -48,13 +48,13 @@ class Poller {
     stop_ = true;
     thread_.join();
   }
-  const node::LatencyHistogram& latency() const { return latency_; }
+  const base::LatencyHistogram& latency() const { return latency_; }
   size_t bytes() const { return bytes_; }
 
  private:
-  node::AdminClient client_;
+  cluster::AdminClient client_;
   std::atomic<bool> stop_{false};
-  node::LatencyHistogram latency_;
+  base::LatencyHistogram latency_;
   std::atomic<size_t> bytes_{0};
   std::thread thread_;
 };
@@ -90,12 +90,12 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "admin_poll_bench: %s\n", s.ToString().c_str());
     return 1;
   }
-  node::LoadOptions load;
+  load::LoadOptions load;
   load.servers = {n->endpoint()};
   load.concurrency = concurrency;
   load.read_fraction = 0.8;
   load.keys = 200000;
-  node::LoadGenerator generator(load);
+  load::LoadGenerator generator(load);
   if (rpc::Status s = generator.Start(); !s.ok()) {
     std::fprintf(stderr, "admin_poll_bench: %s\n", s.ToString().c_str());
     return 1;
@@ -105,11 +105,11 @@ int main(int argc, char** argv) {
   auto measure = [&](bool polled, int round, double* rps) {
     std::unique_ptr<Poller> poller;
     if (polled) poller = std::make_unique<Poller>(n->admin_endpoint(), poll_hz);
-    const uint64_t before = generator.Report().requests;
+    const uint64_t before = generator.Result().requests;
     const Clock::time_point start = Clock::now();
     std::this_thread::sleep_for(std::chrono::duration<double>(window_s));
     const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-    *rps = static_cast<double>(generator.Report().requests - before) / seconds;
+    *rps = static_cast<double>(generator.Result().requests - before) / seconds;
     std::printf(
         "{\"bench\":\"admin_poll_bench\",\"round\":%d,\"poll_hz\":%.1f,\"requests_per_s\":%.1f",
         round, polled ? poll_hz : 0.0, *rps);

@@ -5,90 +5,17 @@
 #include <cstdio>
 #include <cstdlib>
 
-#include "core/node/admin_client.h"
-#include "core/node/config.h"
+#include "core/cluster/admin_client.h"
 
 namespace railyard::ctl {
 
-int ResolveTargets(const AdminTarget& target, std::vector<NamedNode>* out) {
-  if (!target.cluster_file.empty()) {
-    config::Cluster cluster;
-    if (rpc::Status s = node::LoadCluster(target.cluster_file, &cluster); !s.ok()) {
-      std::fprintf(stderr, "railyardctl: %s\n", s.message().c_str());
-      return kExitUsage;
-    }
-    for (const config::ClusterMember& member : cluster.node()) {
-      const auto endpoint = rpc::ParseEndpoint(member.admin());
-      if (!endpoint) {
-        std::fprintf(stderr, "railyardctl: %s: node '%s' has a bad admin address '%s'\n",
-                     target.cluster_file.c_str(), member.name().c_str(), member.admin().c_str());
-        return kExitUsage;
-      }
-      out->push_back({member.name().empty() ? member.admin() : member.name(), *endpoint});
-    }
-  }
-  for (const std::string& address : target.nodes) {
-    const auto endpoint = rpc::ParseEndpoint(address);
-    if (!endpoint) {
-      std::fprintf(stderr, "railyardctl: '%s' is not host:port\n", address.c_str());
-      return kExitUsage;
-    }
-    out->push_back({address, *endpoint});
-  }
-  if (out->empty()) {
-    std::fprintf(stderr,
-                 "railyardctl: name a node (--node host:port) or a cluster (--cluster FILE)\n");
-    return kExitUsage;
-  }
-  return kExitOk;
-}
-
-int ResolveToken(const AdminTarget& target, std::string* token) {
-  if (const rpc::Status s = node::ResolveAdminToken(target.token, target.token_file, token);
-      !s.ok()) {
+int ResolveAccess(const AdminTarget& target, cluster::ClusterAccess* access) {
+  if (const rpc::Status s = cluster::ResolveAccess(target.access, access); !s.ok()) {
     std::fprintf(stderr, "railyardctl: %s\n", s.message().c_str());
     return kExitUsage;
   }
   return kExitOk;
 }
-
-int ResolveTls(const AdminTarget& target, std::optional<rpc::TlsClientOptions>* tls) {
-  tls->reset();
-  if (!target.cluster_file.empty()) {
-    config::Cluster cluster;
-    if (rpc::Status s = node::LoadCluster(target.cluster_file, &cluster); !s.ok()) {
-      std::fprintf(stderr, "railyardctl: %s\n", s.message().c_str());
-      return kExitUsage;
-    }
-    *tls = node::ClientTlsOptionsFrom(cluster);
-  }
-  if (target.tls || !target.tls_ca.empty() || !target.tls_cert.empty() || !target.tls_key.empty() ||
-      !target.tls_server_name.empty()) {
-    if (!*tls) tls->emplace();
-    if (!target.tls_ca.empty()) (*tls)->ca_file = target.tls_ca;
-    if (!target.tls_cert.empty()) (*tls)->cert_file = target.tls_cert;
-    if (!target.tls_key.empty()) (*tls)->key_file = target.tls_key;
-    if (!target.tls_server_name.empty()) (*tls)->server_name = target.tls_server_name;
-  }
-  return kExitOk;
-}
-
-namespace {
-
-void AddTlsOptions(CLI::App& command, AdminTarget& target) {
-  command.add_flag("--tls", target.tls,
-                   "Reach admin services over TLS (the system's CAs unless --tls-ca)");
-  command.add_option("--tls-ca", target.tls_ca, "CA file the admin certificates chain to (PEM)")
-      ->check(CLI::ExistingFile);
-  command.add_option("--tls-cert", target.tls_cert, "Client certificate for mutual TLS (PEM)")
-      ->check(CLI::ExistingFile);
-  command.add_option("--tls-key", target.tls_key, "Key of --tls-cert (PEM)")
-      ->check(CLI::ExistingFile);
-  command.add_option("--tls-server-name", target.tls_server_name,
-                     "Name the admin certificates must carry (default: the --node host)");
-}
-
-}  // namespace
 
 int ExitFor(const rpc::Status& s) {
   switch (s.code()) {
@@ -126,7 +53,7 @@ void PrintStatusHeader() {
               "REQ/S", "ERR/S", "P99(us)", "SLOTS", "INDEXES", "MEMTABLE", "BLOOM(res/bud)");
 }
 
-void PrintStatusRow(const std::string& name, const admin::Telemetry& t) {
+std::string StatusRow(const std::string& name, const admin::Telemetry& t) {
   double p99 = 0;
   for (const admin::MethodStats& m : t.throughput().methods()) p99 = std::max(p99, m.p99_us());
   const admin::StorageStats& st = t.storage();
@@ -134,18 +61,35 @@ void PrintStatusRow(const std::string& name, const admin::Telemetry& t) {
       std::to_string(st.memtable_entries()) + "/" + std::to_string(st.memtable_capacity());
   const std::string bloom = std::to_string(st.bloom_resident_bytes() >> 10) + "K/" +
                             std::to_string(st.bloom_budget_bytes() >> 10) + "K";
-  std::printf("%-22s %-10s %-22s %9.1f %8.1f %9.0f %6d %8d %10s %14s\n", name.c_str(),
-              StateName(t.state()), t.service_address().c_str(), t.throughput().requests_per_s(),
-              t.throughput().errors_per_s(), p99, t.slots_size(), st.indexes_size(),
-              memtable.c_str(), bloom.c_str());
+  char row[1024];
+  std::snprintf(row, sizeof(row), "%-22s %-10s %-22s %9.1f %8.1f %9.0f %6d %8d %10s %14s\n",
+                name.c_str(), StateName(t.state()), t.service_address().c_str(),
+                t.throughput().requests_per_s(), t.throughput().errors_per_s(), p99, t.slots_size(),
+                st.indexes_size(), memtable.c_str(), bloom.c_str());
+  return row;
+}
+
+void PrintStatusRow(const std::string& name, const admin::Telemetry& t) {
+  std::fputs(StatusRow(name, t).c_str(), stdout);
 }
 
 void AddTargetOptions(CLI::App& command, AdminTarget& target) {
-  command.add_option("-n,--node", target.nodes, "Admin address host:port (repeatable)");
-  command.add_option("--cluster", target.cluster_file, "Cluster file (protobuf text format)")
+  cluster::AccessRequest& a = target.access;
+  command.add_option("-n,--node", a.nodes, "Admin address host:port (repeatable)");
+  command.add_option("--cluster", a.cluster_file, "Cluster file (protobuf text format)")
       ->check(CLI::ExistingFile);
-  command.add_option("--token", target.token, "Admin token (or --token-file, or $RAILYARD_TOKEN)");
-  command.add_option("--token-file", target.token_file, "File whose first line is the token");
+  command.add_option("--token", a.token, "Admin token (or --token-file, or $RAILYARD_TOKEN)");
+  command.add_option("--token-file", a.token_file, "File whose first line is the token");
+  command.add_flag("--tls", a.tls.on,
+                   "Reach admin services over TLS (the system's CAs unless --tls-ca)");
+  command.add_option("--tls-ca", a.tls.ca_file, "CA file the admin certificates chain to (PEM)")
+      ->check(CLI::ExistingFile);
+  command.add_option("--tls-cert", a.tls.cert_file, "Client certificate for mutual TLS (PEM)")
+      ->check(CLI::ExistingFile);
+  command.add_option("--tls-key", a.tls.key_file, "Key of --tls-cert (PEM)")
+      ->check(CLI::ExistingFile);
+  command.add_option("--tls-server-name", a.tls.server_name,
+                     "Name the admin certificates must carry (default: the --node host)");
 }
 
 std::vector<CLI::App*> AddAdminCommands(CLI::App& app, AdminTarget& target) {
@@ -163,13 +107,7 @@ std::vector<CLI::App*> AddAdminCommands(CLI::App& app, AdminTarget& target) {
   std::vector<CLI::App*> commands;
   for (const Spec& spec : specs) {
     CLI::App* command = app.add_subcommand(spec.name, spec.help);
-    command->add_option("-n,--node", target.nodes, "Admin address host:port (repeatable)");
-    command->add_option("--cluster", target.cluster_file, "Cluster file (protobuf text format)")
-        ->check(CLI::ExistingFile);
-    command->add_option("--token", target.token,
-                        "Admin token (or --token-file, or $RAILYARD_TOKEN)");
-    command->add_option("--token-file", target.token_file, "File whose first line is the token");
-    AddTlsOptions(*command, target);
+    AddTargetOptions(*command, target);
     if (std::string(spec.name) == "compact") {
       command->add_option("--index", target.indexes,
                           "On-disk index to merge (repeatable, adjacent)");
@@ -182,27 +120,21 @@ std::vector<CLI::App*> AddAdminCommands(CLI::App& app, AdminTarget& target) {
 }
 
 int RunAdminCommand(const std::string& command, const AdminTarget& target) {
-  std::vector<NamedNode> nodes;
-  if (int rc = ResolveTargets(target, &nodes); rc != kExitOk) return rc;
-  std::string token;
-  if (int rc = ResolveToken(target, &token); rc != kExitOk) return rc;
-  std::optional<rpc::TlsClientOptions> tls;
-  if (int rc = ResolveTls(target, &tls); rc != kExitOk) return rc;
-
+  cluster::ClusterAccess access;
+  if (int rc = ResolveAccess(target, &access); rc != kExitOk) return rc;
+  const std::optional<cluster::AdminCommand> action = cluster::ParseAdminCommand(command);
   int worst = kExitOk;
-  if (command == "status") PrintStatusHeader();
-  for (const NamedNode& n : nodes) {
-    node::AdminClient client(n.admin, token, "railyardctl", tls);
+  if (!action) PrintStatusHeader();
+  for (const cluster::NodeTarget& n : access.nodes) {
+    cluster::AdminClient client(n.admin, access.token, "railyardctl", access.tls);
     rpc::Status s = client.Connect(std::chrono::seconds(2));
-    if (s.ok() && command == "status") {
+    if (s.ok() && !action) {
       admin::Telemetry telemetry;
       s = client.Telemetry(&telemetry);
       if (s.ok()) PrintStatusRow(n.name, telemetry);
     } else if (s.ok()) {
       admin::AdminResponse response;
-      s = client.Command("admin." + std::string(1, static_cast<char>(std::toupper(command[0]))) +
-                             command.substr(1),
-                         target.indexes, &response);
+      s = client.Run(*action, target.indexes, &response);
       if (s.ok()) std::printf("%s: %s\n", n.name.c_str(), response.message().c_str());
     }
     if (!s.ok()) {

@@ -9,16 +9,50 @@
 #include <string>
 
 #include "app/railyardctl/stop_signal.h"
-#include "core/node/demo_cluster.h"
+#include "core/cluster/telemetry_poller.h"
+#include "core/load/demo_cluster.h"
 
 namespace railyard::ctl {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-void PrintTables(const node::DemoCluster& cluster, double elapsed_s, bool redraw) {
-  const auto& nodes = cluster.nodes();
-  const auto& clients = cluster.clients();
+struct DemoNodeView {
+  const load::DemoNode& node;
+  const rpc::Status& status;
+  const admin::Telemetry* telemetry;  // Null when the poll failed.
+};
+
+std::string NodeRow(const load::DemoCluster& demo, const DemoNodeView& v) {
+  char row[4096];
+  if (!v.telemetry) {
+    std::snprintf(row, sizeof(row), "%-7s %s\n", v.node.name.c_str(), v.status.ToString().c_str());
+    return row;
+  }
+  const admin::Telemetry& t = *v.telemetry;
+  std::string slots;
+  for (const admin::SlotEntry& slot : t.slots()) {
+    slots += std::to_string(slot.slot()) + ":" + demo.ClientLabel(slot.client_id()) +
+             (slot.busy() ? "* " : " ");
+  }
+  std::snprintf(row, sizeof(row), "%-7s %-9s %-21s %8.0f %7d %9llu  %s\n", t.node().c_str(),
+                t.state() == admin::NODE_SERVING ? "serving" : "lame-duck",
+                t.admin_address().c_str(), t.throughput().requests_per_s(),
+                t.storage().indexes_size(),
+                static_cast<unsigned long long>(t.storage().memtable_entries()), slots.c_str());
+  return row;
+}
+
+// The nodes' own view, polled over their admin services as any operator would.
+void PrintTables(const load::DemoCluster& demo, cluster::TelemetryPoller& poller, double elapsed_s,
+                 bool redraw) {
+  const auto& nodes = demo.nodes();
+  const auto& clients = demo.clients();
+  std::vector<std::string> rows(nodes.size());
+  for (const cluster::PollResult& r : poller.PollRound()) {
+    const DemoNodeView view{nodes[static_cast<size_t>(r.id)], r.status, r.telemetry.get()};
+    rows[static_cast<size_t>(r.id)] = NodeRow(demo, view);
+  }
   if (redraw) std::printf("\033[H\033[2J");
   std::printf(
       "Railyard demo: %zu docstore nodes, %zu load clients on loopback, %.0f s "
@@ -26,18 +60,9 @@ void PrintTables(const node::DemoCluster& cluster, double elapsed_s, bool redraw
       nodes.size(), clients.size(), elapsed_s);
   std::printf("%-7s %-9s %-21s %8s %7s %9s  %s\n", "node", "state", "admin", "req/s", "indexes",
               "memtable", "slots (slot:client, * busy)");
-  for (const auto& n : nodes) {
-    const admin::Telemetry t = n->Snapshot();
-    std::string slots;
-    for (const admin::SlotEntry& slot : t.slots()) {
-      slots += std::to_string(slot.slot()) + ":" + cluster.ClientLabel(slot.client_id()) +
-               (slot.busy() ? "* " : " ");
-    }
-    std::printf("%-7s %-9s %-21s %8.0f %7d %9llu  %s\n", t.node().c_str(),
-                t.state() == admin::NODE_SERVING ? "serving" : "lame-duck",
-                t.admin_address().c_str(), t.throughput().requests_per_s(),
-                t.storage().indexes_size(),
-                static_cast<unsigned long long>(t.storage().memtable_entries()), slots.c_str());
+  for (size_t i = 0; i < rows.size(); ++i) {
+    std::fputs(rows[i].empty() ? (nodes[i].name + " (retrying)\n").c_str() : rows[i].c_str(),
+               stdout);
   }
   std::printf("\n%-7s %5s %9s %8s %8s %8s  %s\n", "client", "pool", "calls", "retries", "rejects",
               "swaps", "pool (node/slot, best first)");
@@ -54,7 +79,7 @@ void PrintTables(const node::DemoCluster& cluster, double elapsed_s, bool redraw
                 static_cast<unsigned long long>(pool.counters.replacements), entries.c_str());
   }
   std::printf("\nTry: railyardctl status -n %s   (or drain it, and watch the clients move away)\n",
-              nodes.front()->admin_endpoint().ToString().c_str());
+              nodes.front().admin.ToString().c_str());
   std::fflush(stdout);
 }
 
@@ -94,13 +119,21 @@ CLI::App* AddDemoCommand(CLI::App& app, DemoOptions& o) {
 }
 
 int RunDemo(const DemoOptions& o) {
-  node::DemoCluster cluster;
-  if (const rpc::Status status = cluster.Start(o.cluster); !status.ok()) {
+  load::DemoCluster demo;
+  if (const rpc::Status status = demo.Start(o.cluster); !status.ok()) {
     std::fprintf(stderr, "railyardctl demo: %s\n", status.ToString().c_str());
     return 1;
   }
 
   const StopSignal stop;
+  std::vector<cluster::PollTarget> targets;
+  for (size_t i = 0; i < demo.nodes().size(); ++i) {
+    targets.push_back({static_cast<int>(i), demo.nodes()[i].admin, {}, std::nullopt});
+  }
+  cluster::PollerOptions poll_options;
+  poll_options.client_name = "railyardctl demo";
+  poll_options.wait_for_connect = true;
+  cluster::TelemetryPoller poller(std::move(targets), poll_options);
 
   const bool redraw = isatty(STDOUT_FILENO);
   const Clock::time_point start = Clock::now();
@@ -109,10 +142,10 @@ int RunDemo(const DemoOptions& o) {
     next += std::chrono::milliseconds(o.interval_ms);
     stop.SleepFor(std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now()));
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    PrintTables(cluster, elapsed, redraw);
+    PrintTables(demo, poller, elapsed, redraw);
     if (o.duration_s > 0 && elapsed >= o.duration_s) break;
   }
-  const node::LoadReport report = cluster.Stop();
+  const load::LoadResult report = demo.Stop();
   const uint64_t failed = report.errors + report.rejections;
   std::printf("\ndemo finished: %llu requests succeeded, %llu failed\n",
               static_cast<unsigned long long>(report.requests - failed),

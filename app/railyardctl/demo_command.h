@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/node/demo_cluster.h"
+#include "core/load/demo_cluster.h"
 
 namespace CLI {
 class App;
@@ -9,7 +9,7 @@ class App;
 namespace railyard::ctl {
 
 struct DemoOptions {
-  node::DemoClusterOptions cluster;  // The same cluster the console's --demo starts.
+  load::DemoClusterOptions cluster;  // The same cluster the console's --demo starts.
   int interval_ms = 1000;
   int duration_s = 0;  // 0: until SIGINT or SIGTERM.
 };

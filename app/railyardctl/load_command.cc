@@ -11,10 +11,10 @@
 
 #include "app/railyardctl/admin_commands.h"
 #include "app/railyardctl/stop_signal.h"
+#include "core/cluster/cluster_file.h"
+#include "core/load/verifying_load.h"
 #include "core/node/admin_service.h"
-#include "core/node/config.h"
 #include "core/node/telemetry.h"
-#include "core/node/verifying_load.h"
 #include "core/trace/recording_reader.h"
 #include "core/trace/recording_writer.h"
 
@@ -24,7 +24,7 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-void PrintProgress(const node::LoadReport& r, bool tty) {
+void PrintProgress(const load::LoadResult& r, bool tty) {
   std::fprintf(stderr,
                "%s[%6.1fs] %llu calls (%.0f/s)  ok %llu  not-found %llu  errors %llu  rejected "
                "%llu  retries %llu  p50 %.0fus  p99 %.0fus%s",
@@ -37,7 +37,7 @@ void PrintProgress(const node::LoadReport& r, bool tty) {
   std::fflush(stderr);
 }
 
-void PrintSummary(const node::LoadReport& r, bool json) {
+void PrintSummary(const load::LoadResult& r, bool json) {
   const double rate = r.elapsed_s > 0 ? static_cast<double>(r.requests) / r.elapsed_s : 0;
   if (json) {
     std::printf(
@@ -64,7 +64,7 @@ void PrintSummary(const node::LoadReport& r, bool json) {
 }
 
 // Reads a recorded workload into a replay schedule.
-int LoadReplay(const std::string& path, double speed, node::LoadOptions* load) {
+int LoadReplay(const std::string& path, double speed, load::LoadOptions* load) {
   std::unique_ptr<trace::RecordingReader> reader;
   if (trace::Status s = trace::RecordingReader::Open(path, &reader); !s.ok()) {
     std::fprintf(stderr, "railyardctl: %s\n", s.ToString().c_str());
@@ -102,14 +102,14 @@ int RunVerify(const LoadCommandOptions& o) {
                  "--server\n");
     return kExitUsage;
   }
-  node::VerifyOptions options;
+  load::VerifyOptions options;
   options.servers = o.load.servers;
   options.writers = std::min<size_t>(o.load.concurrency, 64);
   options.keys = std::min<uint64_t>(o.load.keys, uint64_t{1} << 26);
   options.value_size = std::max<size_t>(o.load.value_size, 32);
   options.pool_size = std::max(o.load.pool_size, options.writers);
   options.seed = o.load.seed;
-  node::VerifyingLoad load(options, [json = o.json](const node::VerifyRound& r) {
+  load::VerifyingLoad load(options, [json = o.json](const load::VerifyRound& r) {
     if (json) {
       std::printf(
           "{\"verify\":\"round\",\"round\":%llu,\"outage_s\":%.3f,\"checked\":%llu,"
@@ -139,9 +139,9 @@ int RunVerify(const LoadCommandOptions& o) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
   // A last check, so a run that saw no outage still proves its documents.
-  const node::VerifyRound last = load.VerifyAll();
+  const load::VerifyRound last = load.VerifyAll();
   load.Stop();
-  const node::VerifyReport r = load.Report();
+  const load::VerifyReport r = load.Report();
   if (o.json) {
     std::printf(
         "{\"verify\":\"summary\",\"writes_acked\":%llu,\"writes_failed\":%llu,"
@@ -231,7 +231,7 @@ CLI::App* AddLoadCommand(CLI::App& app, LoadCommandOptions& o) {
 int RunLoad(LoadCommandOptions o) {
   if (!o.cluster_file.empty()) {
     config::Cluster cluster;
-    if (rpc::Status s = node::LoadCluster(o.cluster_file, &cluster); !s.ok()) {
+    if (rpc::Status s = cluster::LoadClusterFile(o.cluster_file, &cluster); !s.ok()) {
       std::fprintf(stderr, "railyardctl: %s\n", s.message().c_str());
       return kExitUsage;
     }
@@ -251,8 +251,8 @@ int RunLoad(LoadCommandOptions o) {
                  "railyardctl: name servers (--server host:port) or a cluster (--cluster FILE)\n");
     return kExitUsage;
   }
-  o.load.distribution = o.distribution == "zipfian" ? node::KeyChooser::Distribution::kZipfian
-                                                    : node::KeyChooser::Distribution::kUniform;
+  o.load.distribution = o.distribution == "zipfian" ? load::KeyChooser::Distribution::kZipfian
+                                                    : load::KeyChooser::Distribution::kUniform;
   const std::optional<balance::PolicyKind> policy = balance::ParsePolicyKind(o.policy);
   const std::optional<balance::SubsetMode> subset = balance::ParseSubsetMode(o.subset);
   if (!policy || !subset) {
@@ -278,7 +278,7 @@ int RunLoad(LoadCommandOptions o) {
   }
   std::unique_ptr<trace::RecordingWriter> workload;
   std::mutex workload_mu;
-  node::LoadGenerator::OpObserver observer;
+  load::LoadGenerator::OpObserver observer;
   if (!o.record_workload.empty()) {
     trace::WriterOptions writer_options;
     writer_options.writer = "railyardctl load";
@@ -297,7 +297,7 @@ int RunLoad(LoadCommandOptions o) {
       workload->AppendWorkload(now, kind, key, size);
     };
   }
-  node::LoadGenerator generator(o.load, observer);
+  load::LoadGenerator generator(o.load, observer);
 
   std::unique_ptr<node::AdminService> admin;
   std::atomic<uint64_t> sequence{0};
@@ -347,12 +347,12 @@ int RunLoad(LoadCommandOptions o) {
   while (!stop.stopped() && Clock::now() < end && !generator.finished()) {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     if (Clock::now() >= next_progress) {
-      PrintProgress(generator.Report(), tty);
+      PrintProgress(generator.Result(), tty);
       next_progress += std::chrono::milliseconds(o.progress_ms);
     }
   }
   generator.Stop();
-  const node::LoadReport report = generator.Report();
+  const load::LoadResult report = generator.Result();
   if (tty) std::fputc('\n', stderr);
   PrintSummary(report, o.json);
   if (admin) admin->Stop();

@@ -3,7 +3,7 @@
 #include <string>
 #include <vector>
 
-#include "core/node/load_generator.h"
+#include "core/load/load_generator.h"
 
 namespace CLI {
 class App;
@@ -12,7 +12,7 @@ class App;
 namespace railyard::ctl {
 
 struct LoadCommandOptions {
-  node::LoadOptions load;
+  load::LoadOptions load;
   std::vector<std::string> servers;
   std::string cluster_file;
   std::string distribution = "uniform";

@@ -12,9 +12,10 @@
 #include <thread>
 
 #include "app/railyardctl/stop_signal.h"
-#include "core/node/admin_client.h"
+#include "core/cluster/telemetry_poller.h"
 #include "core/trace/recording_reader.h"
 #include "core/trace/recording_writer.h"
+#include "core/trace/telemetry_recorder.h"
 
 namespace railyard::ctl {
 
@@ -22,30 +23,19 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// One admin connection per node, reconnected when it drops.
-class NodePoller {
- public:
-  NodePoller(NamedNode node, std::string token)
-      : node_(std::move(node)), token_(std::move(token)) {}
-  rpc::Status Poll(admin::Telemetry* telemetry) {
-    if (!client_) {
-      client_ = std::make_unique<node::AdminClient>(node_.admin, token_);
-      if (rpc::Status s = client_->Connect(std::chrono::milliseconds(500)); !s.ok()) {
-        client_.reset();
-        return s;
-      }
-    }
-    rpc::Status s = client_->Telemetry(telemetry);
-    if (s.code() == rpc::Code::kUnavailable) client_.reset();
-    return s;
+// The one telemetry poller, set up as a command-line tool wants it: every round reports every
+// node (waiting for connections), and reconnects are not held back long.
+std::unique_ptr<cluster::TelemetryPoller> MakePoller(const cluster::ClusterAccess& access) {
+  std::vector<cluster::PollTarget> targets;
+  for (size_t i = 0; i < access.nodes.size(); ++i) {
+    targets.push_back({static_cast<int>(i), access.nodes[i].admin, access.token, access.tls});
   }
-  const NamedNode& node() const { return node_; }
-
- private:
-  NamedNode node_;
-  std::string token_;
-  std::unique_ptr<node::AdminClient> client_;
-};
+  cluster::PollerOptions options;
+  options.client_name = "railyardctl";
+  options.wait_for_connect = true;
+  options.backoff_max = std::chrono::milliseconds(1000);
+  return std::make_unique<cluster::TelemetryPoller>(std::move(targets), options);
+}
 
 std::string FormatTime(int64_t unix_ms) {
   const std::time_t seconds = static_cast<std::time_t>(unix_ms / 1000);
@@ -90,10 +80,8 @@ CLI::App* AddWatchCommand(CLI::App& app, WatchOptions& o) {
 }
 
 int RunRecord(const RecordOptions& o) {
-  std::vector<NamedNode> nodes;
-  if (int rc = ResolveTargets(o.target, &nodes); rc != kExitOk) return rc;
-  std::string token;
-  if (int rc = ResolveToken(o.target, &token); rc != kExitOk) return rc;
+  cluster::ClusterAccess access;
+  if (int rc = ResolveAccess(o.target, &access); rc != kExitOk) return rc;
   std::unique_ptr<trace::RecordingWriter> writer;
   trace::WriterOptions writer_options;
   writer_options.writer = "railyardctl record";
@@ -101,10 +89,9 @@ int RunRecord(const RecordOptions& o) {
     std::fprintf(stderr, "railyardctl: %s\n", s.ToString().c_str());
     return kExitUsage;
   }
-  std::vector<NodePoller> pollers;
-  for (const NamedNode& n : nodes) pollers.emplace_back(n, token);
-  std::map<std::string, int64_t> last_event;  // Per node: newest command already recorded.
-  std::map<std::string, std::string> last_problem;
+  trace::TelemetryRecorder recorder(writer.get());
+  const std::unique_ptr<cluster::TelemetryPoller> poller = MakePoller(access);
+  std::map<int, std::string> last_problem;  // Per node: said once per change, not per poll.
 
   StopSignal stop;
   const Clock::time_point start = Clock::now();
@@ -112,32 +99,22 @@ int RunRecord(const RecordOptions& o) {
   int worst = kExitOk;
   Clock::time_point next = start;
   while (!stop.stopped()) {
-    for (NodePoller& poller : pollers) {
-      const std::string& name = poller.node().name;
-      admin::Telemetry telemetry;
-      const rpc::Status s = poller.Poll(&telemetry);
-      if (!s.ok()) {
-        // Say it once per change, not once per poll.
-        if (last_problem[name] != s.ToString()) {
-          std::fprintf(stderr, "\nrecord: %s: %s\n", name.c_str(), s.ToString().c_str());
-          last_problem[name] = s.ToString();
+    for (const cluster::PollResult& r : poller->PollRound()) {
+      const std::string& name = access.nodes[static_cast<size_t>(r.id)].name;
+      if (!r.status.ok()) {
+        if (last_problem[r.id] != r.status.ToString()) {
+          std::fprintf(stderr, "\nrecord: %s: %s\n", name.c_str(), r.status.ToString().c_str());
+          last_problem[r.id] = r.status.ToString();
         }
-        if (s.code() == rpc::Code::kUnauthenticated) worst = kExitRefused;
+        if (ExitFor(r.status) == kExitRefused) worst = kExitRefused;
         continue;
       }
-      last_problem.erase(name);
-      if (trace::Status w = writer->AppendSnapshot(name, telemetry); !w.ok()) {
+      last_problem.erase(r.id);
+      if (trace::Status w = recorder.Record(name, *r.telemetry, &events); !w.ok()) {
         std::fprintf(stderr, "railyardctl: %s\n", w.ToString().c_str());
         return kExitFailed;
       }
       ++snapshots;
-      int64_t& seen = last_event[name];
-      for (const admin::CommandEvent& e : telemetry.recent_commands()) {
-        if (e.unix_ms() <= seen) continue;
-        seen = e.unix_ms();
-        writer->AppendEvent(e.unix_ms(), name, e.command(), trace::NodeCommandEventDetail(e));
-        ++events;
-      }
     }
     writer->Commit();  // Between polls the writer is idle: make the round durable now.
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
@@ -156,7 +133,7 @@ int RunRecord(const RecordOptions& o) {
   }
   std::printf("recorded %llu snapshots and %llu events of %zu nodes into %s\n",
               static_cast<unsigned long long>(snapshots), static_cast<unsigned long long>(events),
-              nodes.size(), o.out.c_str());
+              access.nodes.size(), o.out.c_str());
   return snapshots > 0 ? worst : std::max(worst, kExitUnreachable);
 }
 
@@ -199,28 +176,38 @@ int RunInspect(const InspectOptions& o) {
 }
 
 int RunWatch(const WatchOptions& o) {
-  std::vector<NamedNode> nodes;
-  if (int rc = ResolveTargets(o.target, &nodes); rc != kExitOk) return rc;
-  std::string token;
-  if (int rc = ResolveToken(o.target, &token); rc != kExitOk) return rc;
-  std::vector<NodePoller> pollers;
-  for (const NamedNode& n : nodes) pollers.emplace_back(n, token);
+  cluster::ClusterAccess access;
+  if (int rc = ResolveAccess(o.target, &access); rc != kExitOk) return rc;
+  const std::unique_ptr<cluster::TelemetryPoller> poller = MakePoller(access);
   const bool tty = isatty(STDOUT_FILENO);
   StopSignal stop;
   int worst = kExitOk;
+  std::vector<std::string> last_error(access.nodes.size());  // Shown while a node backs off.
   for (int round = 0; !stop.stopped() && (o.count == 0 || round < o.count); ++round) {
     if (round > 0) stop.SleepFor(std::chrono::milliseconds(o.interval_ms));
+    std::vector<std::string> rows(access.nodes.size());
+    worst = kExitOk;
+    for (const cluster::PollResult& r : poller->PollRound()) {
+      const std::string& name = access.nodes[static_cast<size_t>(r.id)].name;
+      if (r.status.ok()) {
+        rows[static_cast<size_t>(r.id)] = StatusRow(name, *r.telemetry);
+      } else {
+        char row[1024];
+        std::snprintf(row, sizeof(row), "%-22s %s\n", name.c_str(), r.status.ToString().c_str());
+        rows[static_cast<size_t>(r.id)] = row;
+        last_error[static_cast<size_t>(r.id)] = r.status.ToString();
+        worst = std::max(worst, ExitFor(r.status));
+      }
+    }
     if (tty) std::printf("\033[H\033[2J");
     PrintStatusHeader();
-    worst = kExitOk;
-    for (NodePoller& poller : pollers) {
-      admin::Telemetry telemetry;
-      const rpc::Status s = poller.Poll(&telemetry);
-      if (s.ok()) {
-        PrintStatusRow(poller.node().name, telemetry);
+    for (size_t i = 0; i < rows.size(); ++i) {
+      // A node backing off after a failure has no news this round: its last problem stands.
+      if (rows[i].empty()) {
+        std::printf("%-22s %s (retrying)\n", access.nodes[i].name.c_str(), last_error[i].c_str());
+        worst = std::max(worst, kExitUnreachable);
       } else {
-        std::printf("%-22s %s\n", poller.node().name.c_str(), s.ToString().c_str());
-        worst = std::max(worst, ExitFor(s));
+        std::fputs(rows[i].c_str(), stdout);
       }
     }
     std::fflush(stdout);

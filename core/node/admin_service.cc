@@ -6,6 +6,8 @@
 #include <cctype>
 #include <string_view>
 
+#include "core/cluster/admin_methods.h"
+
 namespace railyard::node {
 
 namespace {
@@ -35,8 +37,9 @@ AdminService::AdminService(AdminOptions options, std::function<admin::Telemetry(
       telemetry_(std::move(telemetry)),
       commands_(std::move(commands)),
       server_(ServerOptionsFor(options_)) {
-  for (const char* method :
-       {"admin.Telemetry", "admin.Drain", "admin.Undrain", "admin.Compact", "admin.Flush"}) {
+  namespace methods = cluster::admin_methods;
+  for (const char* method : {methods::kTelemetry, methods::kDrain, methods::kUndrain,
+                             methods::kCompact, methods::kFlush}) {
     server_.RegisterHandler(method,
                             [this, method](const rpc::CallContext& call, std::string_view payload) {
                               return Handle(method, call, payload);
@@ -64,84 +67,96 @@ rpc::Reply AdminService::Handle(const std::string& method, const rpc::CallContex
   if (!request.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
     return {{rpc::Code::kInvalidArgument, "malformed admin request"}, {}};
   }
-  const AuthThrottle::Clock::time_point now = AuthThrottle::Clock::now();
-  if (const std::chrono::milliseconds wait = throttle_.LockedFor(call.peer, now);
-      wait.count() > 0) {
-    // The token is not even looked at: guessing costs time whatever the guess.
-    return {
-        {rpc::Code::kUnauthenticated, "too many wrong admin tokens from this host; try again in " +
-                                          std::to_string(wait.count()) + " ms"},
-        {}};
-  }
-  AdminRole role = auth_.RoleOf(request.token());
-  if (role == AdminRole::kNone && !auth_.configured() && request.token().empty()) {
-    role = AdminRole::kViewer;  // An unprotected service still shows telemetry.
-  }
   const std::string who =
       std::string(call.client_name.empty() ? "unnamed client" : call.client_name) + " at " +
       std::string(call.peer);
-  if (role == AdminRole::kNone) {
-    spdlog::warn("admin: refused {} from {}: {} token", method, who,
-                 request.token().empty() ? "no" : "invalid");
-    if (!request.token().empty()) {
-      throttle_.RecordFailure(call.peer, now);
-      if (const std::chrono::milliseconds wait = throttle_.LockedFor(call.peer, now);
-          wait.count() > 0) {
-        spdlog::warn("admin: {} locked out for {} ms after repeated wrong tokens",
-                     AuthThrottle::HostOf(call.peer), wait.count());
-      }
-    }
-    return {{rpc::Code::kUnauthenticated, request.token().empty()
-                                              ? "this admin service requires a token"
-                                              : "the admin token is not valid"},
-            {}};
+  AdminRole role = AdminRole::kNone;
+  if (rpc::Status refused = Authorize(method, call.peer, request.token(), who, &role);
+      !refused.ok()) {
+    return {refused, {}};
   }
-  if (!request.token().empty()) throttle_.RecordSuccess(call.peer);
   admin::AdminResponse response;
-  if (method == "admin.Telemetry") {
+  if (method == cluster::admin_methods::kTelemetry) {
     *response.mutable_telemetry() = TelemetryWithCommands();
     return {rpc::Status::Ok(), response.SerializeAsString()};
   }
-
-  rpc::Status result;
-  if (role != AdminRole::kOperator) {
-    result = {rpc::Code::kFailedPrecondition, method + " needs an operator token"};
-  } else if (method == "admin.Drain" && commands_.drain) {
-    result = commands_.drain();
-  } else if (method == "admin.Undrain" && commands_.undrain) {
-    result = commands_.undrain();
-  } else if (method == "admin.Compact" && commands_.compact) {
-    result = commands_.compact({request.indexes().begin(), request.indexes().end()});
-  } else if (method == "admin.Flush" && commands_.flush) {
-    result = commands_.flush();
-  } else {
-    result = {rpc::Code::kFailedPrecondition, method + " is not supported by this process"};
-  }
-  std::string detail;
-  for (uint64_t index : request.indexes())
-    detail += (detail.empty() ? " indexes " : ",") + std::to_string(index);
-  spdlog::info("audit: {} by {} ({}){} on {} -> {}", method, who, AdminRoleName(role), detail,
-               options_.name, result.ToString());
-  {
-    admin::CommandEvent event;
-    event.set_unix_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
-                          std::chrono::system_clock::now().time_since_epoch())
-                          .count());
-    std::string command = method.substr(method.find('.') + 1);
-    std::transform(command.begin(), command.end(), command.begin(),
-                   [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-    event.set_command(command);
-    event.set_detail(detail);
-    event.set_by(who);
-    event.set_result(result.ToString());
-    std::lock_guard lock(recent_mu_);
-    recent_.push_back(std::move(event));
-    if (recent_.size() > 32) recent_.pop_front();
-  }
+  const rpc::Status result =
+      role == AdminRole::kOperator
+          ? RunCommand(method, request)
+          : rpc::Status{rpc::Code::kFailedPrecondition, method + " needs an operator token"};
+  RecordCommand(method, request, who, role, result);
   if (!result.ok()) return {result, {}};
   response.set_message(method + " done on " + options_.name);
   *response.mutable_telemetry() = TelemetryWithCommands();
   return {rpc::Status::Ok(), response.SerializeAsString()};
+}
+
+rpc::Status AdminService::Authorize(const std::string& method, std::string_view peer,
+                                    const std::string& token, const std::string& who,
+                                    AdminRole* role) {
+  const AuthThrottle::Clock::time_point now = AuthThrottle::Clock::now();
+  if (const std::chrono::milliseconds wait = throttle_.LockedFor(peer, now); wait.count() > 0) {
+    // The token is not even looked at: guessing costs time whatever the guess.
+    return {rpc::Code::kUnauthenticated,
+            "too many wrong admin tokens from this host; try again in " +
+                std::to_string(wait.count()) + " ms"};
+  }
+  *role = auth_.RoleOf(token);
+  if (*role == AdminRole::kNone && !auth_.configured() && token.empty()) {
+    *role = AdminRole::kViewer;  // An unprotected service still shows telemetry.
+  }
+  if (*role != AdminRole::kNone) {
+    if (!token.empty()) throttle_.RecordSuccess(peer);
+    return rpc::Status::Ok();
+  }
+  spdlog::warn("admin: refused {} from {}: {} token", method, who,
+               token.empty() ? "no" : "invalid");
+  if (!token.empty()) {
+    throttle_.RecordFailure(peer, now);
+    if (const std::chrono::milliseconds wait = throttle_.LockedFor(peer, now); wait.count() > 0) {
+      spdlog::warn("admin: {} locked out for {} ms after repeated wrong tokens",
+                   AuthThrottle::HostOf(peer), wait.count());
+    }
+  }
+  return {rpc::Code::kUnauthenticated,
+          token.empty() ? "this admin service requires a token" : "the admin token is not valid"};
+}
+
+rpc::Status AdminService::RunCommand(const std::string& method,
+                                     const admin::AdminRequest& request) {
+  namespace methods = cluster::admin_methods;
+  if (method == methods::kDrain && commands_.drain) return commands_.drain();
+  if (method == methods::kUndrain && commands_.undrain) return commands_.undrain();
+  if (method == methods::kCompact && commands_.compact) {
+    return commands_.compact({request.indexes().begin(), request.indexes().end()});
+  }
+  if (method == methods::kFlush && commands_.flush) return commands_.flush();
+  return {rpc::Code::kFailedPrecondition, method + " is not supported by this process"};
+}
+
+void AdminService::RecordCommand(const std::string& method, const admin::AdminRequest& request,
+                                 const std::string& who, AdminRole role,
+                                 const rpc::Status& result) {
+  std::string detail;
+  for (uint64_t index : request.indexes()) {
+    detail += (detail.empty() ? " indexes " : ",") + std::to_string(index);
+  }
+  spdlog::info("audit: {} by {} ({}){} on {} -> {}", method, who, AdminRoleName(role), detail,
+               options_.name, result.ToString());
+  admin::CommandEvent event;
+  event.set_unix_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
+                        std::chrono::system_clock::now().time_since_epoch())
+                        .count());
+  std::string command = method.substr(method.find('.') + 1);
+  std::transform(command.begin(), command.end(), command.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  event.set_command(command);
+  event.set_detail(detail);
+  event.set_by(who);
+  event.set_result(result.ToString());
+  std::lock_guard lock(recent_mu_);
+  recent_.push_back(std::move(event));
+  if (recent_.size() > 32) recent_.pop_front();
 }
 
 admin::Telemetry AdminService::TelemetryWithCommands() {

@@ -56,6 +56,13 @@ class AdminService {
  private:
   rpc::Reply Handle(const std::string& method, const rpc::CallContext& call,
                     std::string_view payload);
+  // OK with the caller's role, or why it is refused (a locked-out host, a missing or wrong token).
+  rpc::Status Authorize(const std::string& method, std::string_view peer, const std::string& token,
+                        const std::string& who, AdminRole* role);
+  rpc::Status RunCommand(const std::string& method, const admin::AdminRequest& request);
+  // The audit line and the entry among the recent commands that telemetry shows.
+  void RecordCommand(const std::string& method, const admin::AdminRequest& request,
+                     const std::string& who, AdminRole role, const rpc::Status& result);
   admin::Telemetry TelemetryWithCommands();
 
   const AdminOptions options_;

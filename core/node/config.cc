@@ -1,55 +1,12 @@
 #include "core/node/config.h"
 
-#include <google/protobuf/io/tokenizer.h>
-#include <google/protobuf/text_format.h>
-
-#include <cstdlib>
-#include <fstream>
 #include <optional>
-#include <sstream>
+
+#include "core/cluster/text_files.h"
 
 namespace railyard::node {
 
 namespace {
-
-// Collects parse errors with their positions instead of printing them.
-class ErrorCollector final : public google::protobuf::io::ErrorCollector {
- public:
-  void AddError(int line, google::protobuf::io::ColumnNumber column,
-                const std::string& message) override {
-    if (first.empty()) {
-      first = "line " + std::to_string(line + 1) + ", column " + std::to_string(column + 1) + ": " +
-              message;
-    }
-  }
-  std::string first;
-};
-
-rpc::Status ParseTextFile(const std::string& path, google::protobuf::Message* out) {
-  std::ifstream in(path);
-  if (!in) return {rpc::Code::kInvalidArgument, "cannot read " + path};
-  std::stringstream text;
-  text << in.rdbuf();
-  google::protobuf::TextFormat::Parser parser;
-  ErrorCollector errors;
-  parser.RecordErrorsTo(&errors);
-  if (!parser.ParseFromString(text.str(), out)) {
-    return {rpc::Code::kInvalidArgument, path + ": " + errors.first};
-  }
-  return rpc::Status::Ok();
-}
-
-rpc::Status ReadTokens(const std::string& path, std::vector<std::string>* tokens) {
-  if (path.empty()) return rpc::Status::Ok();
-  std::ifstream in(path);
-  if (!in) return {rpc::Code::kInvalidArgument, "cannot read token file " + path};
-  std::string line;
-  while (std::getline(in, line)) {
-    while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-    if (!line.empty() && line[0] != '#') tokens->push_back(line);
-  }
-  return rpc::Status::Ok();
-}
 
 rpc::Status ParseListen(const std::string& text, const std::string& what, std::string* host,
                         uint16_t* port) {
@@ -83,31 +40,8 @@ rpc::Status TlsOptionsFrom(const config::TlsConfig& c, const std::string& what,
   return rpc::Status::Ok();
 }
 
-std::optional<rpc::TlsClientOptions> ClientTlsOptionsFrom(const config::Cluster& cluster) {
-  if (!cluster.has_admin_tls()) return std::nullopt;
-  const config::ClientTlsConfig& c = cluster.admin_tls();
-  rpc::TlsClientOptions tls;
-  tls.ca_file = c.ca_file();
-  tls.cert_file = c.cert_file();
-  tls.key_file = c.key_file();
-  tls.server_name = c.server_name();
-  return tls;
-}
-
 rpc::Status LoadNodeConfig(const std::string& path, config::NodeConfig* out) {
-  return ParseTextFile(path, out);
-}
-
-rpc::Status LoadCluster(const std::string& path, config::Cluster* out) {
-  if (rpc::Status s = ParseTextFile(path, out); !s.ok()) return s;
-  if (out->node_size() == 0) return {rpc::Code::kInvalidArgument, path + ": no node entries"};
-  for (const config::ClusterMember& member : out->node()) {
-    if (member.admin().empty()) {
-      return {rpc::Code::kInvalidArgument,
-              path + ": node '" + member.name() + "' has no admin address"};
-    }
-  }
-  return rpc::Status::Ok();
+  return cluster::ParseTextProtoFile(path, out);
 }
 
 rpc::Status NodeOptionsFrom(const config::NodeConfig& c, NodeOptions* o) {
@@ -138,27 +72,14 @@ rpc::Status NodeOptionsFrom(const config::NodeConfig& c, NodeOptions* o) {
   if (st.segment_bytes()) o->storage.segment_bytes = st.segment_bytes();
   o->admin.viewer_tokens.assign(c.viewer_tokens().begin(), c.viewer_tokens().end());
   o->admin.operator_tokens.assign(c.operator_tokens().begin(), c.operator_tokens().end());
-  if (rpc::Status s = ReadTokens(c.viewer_token_file(), &o->admin.viewer_tokens); !s.ok()) return s;
-  if (rpc::Status s = ReadTokens(c.operator_token_file(), &o->admin.operator_tokens); !s.ok())
+  if (rpc::Status s = cluster::ReadTokenFile(c.viewer_token_file(), &o->admin.viewer_tokens);
+      !s.ok())
+    return s;
+  if (rpc::Status s = cluster::ReadTokenFile(c.operator_token_file(), &o->admin.operator_tokens);
+      !s.ok())
     return s;
   if (rpc::Status s = TlsOptionsFrom(c.tls(), "tls", &o->tls); !s.ok()) return s;
   if (rpc::Status s = TlsOptionsFrom(c.admin_tls(), "admin_tls", &o->admin.tls); !s.ok()) return s;
-  return rpc::Status::Ok();
-}
-
-rpc::Status ResolveAdminToken(const std::string& flag, const std::string& file,
-                              std::string* token) {
-  token->clear();
-  if (!flag.empty()) {
-    *token = flag;
-  } else if (!file.empty()) {
-    std::vector<std::string> tokens;
-    if (rpc::Status s = ReadTokens(file, &tokens); !s.ok()) return s;
-    if (tokens.empty()) return {rpc::Code::kInvalidArgument, file + " holds no token"};
-    *token = tokens.front();
-  } else if (const char* env = std::getenv("RAILYARD_TOKEN")) {
-    *token = env;
-  }
   return rpc::Status::Ok();
 }
 

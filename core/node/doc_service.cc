@@ -33,7 +33,7 @@ namespace {
 
 // Parses the request, runs `body`, times the call into `stats`.
 template <typename Request, typename Body>
-rpc::Handler Timed(MethodStats& stats, const char* method, Body body) {
+rpc::Handler Timed(base::MethodStats& stats, const char* method, Body body) {
   return [&stats, method, body](const rpc::CallContext&, std::string_view payload) {
     const Clock::time_point start = Clock::now();
     Request request;
@@ -52,7 +52,7 @@ rpc::Handler Timed(MethodStats& stats, const char* method, Body body) {
 
 }  // namespace
 
-void RegisterDocService(rpc::Server& server, storage::DocStore& store, MethodStats& stats) {
+void RegisterDocService(rpc::Server& server, storage::DocStore& store, base::MethodStats& stats) {
   server.RegisterHandler(
       "doc.Get", Timed<doc::GetRequest>(stats, "doc.Get", [&store](const doc::GetRequest& r) {
         doc::GetResponse response;

@@ -1,6 +1,6 @@
 #pragma once
 
-#include "core/node/method_stats.h"
+#include "core/base/method_stats.h"
 #include "core/rpc/server.h"
 #include "core/rpc/status.h"
 #include "storage/docstore.h"
@@ -14,6 +14,6 @@ rpc::Status ToRpcStatus(const storage::Status& status);
 // Registers doc.Get, doc.Put, doc.Delete and doc.BatchGet on `server`, served from `store` on the
 // server's worker threads and timed into `stats`. REQUIRES: `server` not started; `store` and
 // `stats` outlive it.
-void RegisterDocService(rpc::Server& server, storage::DocStore& store, MethodStats& stats);
+void RegisterDocService(rpc::Server& server, storage::DocStore& store, base::MethodStats& stats);
 
 }  // namespace railyard::node

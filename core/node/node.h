@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "core/base/method_stats.h"
 #include "core/node/admin_service.h"
-#include "core/node/method_stats.h"
 #include "core/rpc/server.h"
 #include "railyard/admin.pb.h"
 #include "storage/docstore.h"
@@ -51,7 +51,7 @@ class Node {
 
   const NodeOptions options_;
   std::unique_ptr<storage::DocStore> store_;
-  MethodStats stats_;
+  base::MethodStats stats_;
   std::unique_ptr<rpc::Server> server_;
   std::unique_ptr<AdminService> admin_;
   std::atomic<uint64_t> sequence_{0};

@@ -111,11 +111,11 @@ void FillStorage(const storage::Stats& stats, admin::StorageStats* out) {
   out->set_corruptions_seen(stats.corruptions_seen);
 }
 
-void FillThroughput(const MethodStats& stats, admin::Throughput* out) {
+void FillThroughput(const base::MethodStats& stats, admin::Throughput* out) {
   out->set_requests_per_s(stats.requests_per_s());
   out->set_errors_per_s(stats.errors_per_s());
   out->set_rejections_per_s(stats.rejections_per_s());
-  for (const MethodStats::Summary& s : stats.Summaries()) {
+  for (const base::MethodStats::Summary& s : stats.Summaries()) {
     admin::MethodStats* m = out->add_methods();
     m->set_method(s.method);
     m->set_requests(s.requests);

@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "core/node/method_stats.h"
+#include "core/base/method_stats.h"
 #include "core/rpc/client.h"
 #include "core/rpc/slot_table.h"
 #include "railyard/admin.pb.h"
@@ -18,7 +18,7 @@ void FillSlots(const std::vector<rpc::SlotInfo>& slots, admin::Telemetry* teleme
 void FillPool(const rpc::PoolSnapshot& pool, const std::string& client_name,
               const std::string& policy, admin::ClientPool* out);
 void FillStorage(const storage::Stats& stats, admin::StorageStats* out);
-void FillThroughput(const MethodStats& stats, admin::Throughput* out);
+void FillThroughput(const base::MethodStats& stats, admin::Throughput* out);
 int64_t UnixMillis(std::chrono::system_clock::time_point t);
 
 }  // namespace railyard::node

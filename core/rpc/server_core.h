@@ -11,7 +11,7 @@
 #include <string>
 #include <unordered_map>
 
-#include "core/rpc/decaying_rate.h"
+#include "core/base/decaying_rate.h"
 #include "core/rpc/server.h"
 #include "core/rpc/slot_table.h"
 
@@ -49,8 +49,8 @@ struct ServerCore {
   std::atomic<uint64_t> connections_refused{0};
   std::atomic<uint64_t> timeouts{0};
   std::atomic<uint64_t> tls_handshake_failures{0};
-  DecayingRate request_rate;
-  DecayingRate error_rate;
+  base::DecayingRate request_rate;
+  base::DecayingRate error_rate;
 
   // Signalled when in_flight drops to zero or the server stops.
   std::mutex idle_mu;

@@ -2,7 +2,7 @@
 
 #include <QThread>
 
-#include "core/node/admin_client.h"
+#include "core/cluster/admin_client.h"
 
 namespace railyard::e2e {
 
@@ -71,7 +71,7 @@ bool NodeProcess::Terminate(std::chrono::milliseconds timeout, int* exit_code) {
 }
 
 bool NodeProcess::Telemetry(const std::string& token, admin::Telemetry* telemetry) const {
-  node::AdminClient client(admin_, token, "e2e-test");
+  cluster::AdminClient client(admin_, token, "e2e-test");
   return client.Connect(std::chrono::seconds(2)).ok() && client.Telemetry(telemetry).ok();
 }
 

@@ -8,8 +8,8 @@
 #include <map>
 #include <thread>
 
-#include "core/node/admin_client.h"
-#include "core/rpc/closed_loop_load.h"
+#include "core/cluster/admin_client.h"
+#include "core/load/closed_loop_load.h"
 #include "core/trace/recording_reader.h"
 #include "railyard/docservice.pb.h"
 #include "tests/e2e/node_process.h"
@@ -60,7 +60,7 @@ class NodeProcess {
   const rpc::Endpoint& admin() const { return admin_; }
 
   admin::Telemetry Telemetry() const {
-    node::AdminClient client(admin_, kViewer, "e2e-test");
+    cluster::AdminClient client(admin_, kViewer, "e2e-test");
     admin::Telemetry t;
     if (client.Connect(std::chrono::seconds(2)).ok()) client.Telemetry(&t);
     return t;

@@ -1,4 +1,5 @@
 // Node and cluster configuration files (protobuf text format) and the options built from them.
+#include "core/cluster/cluster_file.h"
 #include "core/node/config.h"
 #include "tests/fuzz/fuzz_support.h"
 
@@ -11,6 +12,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)node::NodeOptionsFrom(node, &options);
   }
   config::Cluster cluster;
-  (void)node::LoadCluster(path, &cluster);
+  (void)cluster::LoadClusterFile(path, &cluster);
   return 0;
 }

@@ -8,7 +8,7 @@
 #include <sstream>
 #include <thread>
 
-#include "core/node/admin_client.h"
+#include "core/cluster/admin_client.h"
 #include "core/node/admin_service.h"
 #include "core/node/auth_throttle.h"
 
@@ -79,18 +79,18 @@ class AdminSecurityTest : public QObject {
     admin::Telemetry telemetry;
     // Three free failures, and the fourth starts the lockout.
     for (int i = 0; i < 4; ++i) {
-      node::AdminClient guesser(service.endpoint(), "guess-" + std::to_string(i));
+      cluster::AdminClient guesser(service.endpoint(), "guess-" + std::to_string(i));
       QVERIFY(guesser.Connect(std::chrono::seconds(5)).ok());
       const rpc::Status s = guesser.Telemetry(&telemetry);
       QCOMPARE(s.code(), rpc::Code::kUnauthenticated);
       QVERIFY2(s.message().find("not valid") != std::string::npos, s.message().c_str());
     }
-    node::AdminClient guesser(service.endpoint(), "guess-5");
+    cluster::AdminClient guesser(service.endpoint(), "guess-5");
     QVERIFY(guesser.Connect(std::chrono::seconds(5)).ok());
     rpc::Status s = guesser.Telemetry(&telemetry);
     QVERIFY2(s.message().find("try again in") != std::string::npos, s.message().c_str());
     // The right token from the same host is refused too while the lockout lasts.
-    node::AdminClient rightful(service.endpoint(), "viewer-secret");
+    cluster::AdminClient rightful(service.endpoint(), "viewer-secret");
     QVERIFY(rightful.Connect(std::chrono::seconds(5)).ok());
     s = rightful.Telemetry(&telemetry);
     QVERIFY2(s.message().find("try again in") != std::string::npos, s.message().c_str());
@@ -132,18 +132,18 @@ class AdminSecurityTest : public QObject {
     admin::Telemetry telemetry;
     admin::AdminResponse response;
     {
-      node::AdminClient guesser(service.endpoint(), guess);
+      cluster::AdminClient guesser(service.endpoint(), guess);
       QVERIFY(guesser.Connect(std::chrono::seconds(5)).ok());
       QCOMPARE(guesser.Telemetry(&telemetry).code(), rpc::Code::kUnauthenticated);
-      node::AdminClient viewing(service.endpoint(), viewer);
+      cluster::AdminClient viewing(service.endpoint(), viewer);
       QVERIFY(viewing.Connect(std::chrono::seconds(5)).ok());
       QVERIFY(viewing.Telemetry(&telemetry).ok());
-      const rpc::Status refused = viewing.Command("admin.Drain", {}, &response);
+      const rpc::Status refused = viewing.Drain(&response);
       QVERIFY2(refused.message().find("needs an operator token") != std::string::npos,
                refused.message().c_str());
-      node::AdminClient operating(service.endpoint(), op);
+      cluster::AdminClient operating(service.endpoint(), op);
       QVERIFY(operating.Connect(std::chrono::seconds(5)).ok());
-      QVERIFY(operating.Command("admin.Drain", {}, &response).ok());
+      QVERIFY(operating.Drain(&response).ok());
     }
     service.Stop();
     capture->flush();

@@ -2,6 +2,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "core/cluster/cluster_file.h"
 #include "core/node/config.h"
 
 using namespace railyard;
@@ -22,7 +23,7 @@ class ConfigTest : public QObject {
     QVERIFY(node::LoadNodeConfig(RESOURCES "/railyard-node.textproto", &node_config).ok());
     QCOMPARE(node_config.admin_listen(), std::string("127.0.0.1:7001"));
     config::Cluster cluster;
-    QVERIFY(node::LoadCluster(RESOURCES "/cluster.textproto", &cluster).ok());
+    QVERIFY(cluster::LoadClusterFile(RESOURCES "/cluster.textproto", &cluster).ok());
     QCOMPARE(cluster.node_size(), 3);
   }
 
@@ -64,7 +65,7 @@ class ConfigTest : public QObject {
     c.set_viewer_token_file(dir.filePath("missing").toStdString());
     QVERIFY(node::NodeOptionsFrom(c, &o).message().find("token file") != std::string::npos);
     config::Cluster cluster;
-    QVERIFY(!node::LoadCluster(Write(dir, "empty", "name: \"x\"\n"), &cluster).ok());
+    QVERIFY(!cluster::LoadClusterFile(Write(dir, "empty", "name: \"x\"\n"), &cluster).ok());
   }
 };
 

@@ -3,12 +3,14 @@
 #include <map>
 #include <random>
 
+#include "core/base/latency_histogram.h"
+#include "core/base/method_stats.h"
+#include "core/load/key_chooser.h"
 #include "core/node/auth.h"
-#include "core/node/key_chooser.h"
-#include "core/node/latency_histogram.h"
-#include "core/node/method_stats.h"
 
 using namespace railyard::node;
+using namespace railyard::base;
+using namespace railyard::load;
 
 class NodePartsTest : public QObject {
   Q_OBJECT

@@ -8,9 +8,9 @@
 #include <thread>
 #include <vector>
 
-#include "core/node/admin_client.h"
+#include "core/cluster/admin_client.h"
+#include "core/load/load_generator.h"
 #include "core/node/admin_service.h"
-#include "core/node/load_generator.h"
 #include "core/node/node.h"
 #include "core/node/telemetry.h"
 
@@ -24,7 +24,7 @@ class PolicyTelemetryTest : public QObject {
   void adaptiveStateAndSubsetAppearInTelemetry() {
     std::vector<std::unique_ptr<QTemporaryDir>> dirs;
     std::vector<std::unique_ptr<node::Node>> nodes;
-    node::LoadOptions load;
+    load::LoadOptions load;
     for (int i = 0; i < 3; ++i) {
       dirs.push_back(std::make_unique<QTemporaryDir>());
       node::NodeOptions options;
@@ -46,7 +46,7 @@ class PolicyTelemetryTest : public QObject {
     load.balance->kind = balance::PolicyKind::kAdaptive;
     load.subset_mode = balance::SubsetMode::kRandom;
     load.subset_size = 2;
-    node::LoadGenerator generator(load);
+    load::LoadGenerator generator(load);
 
     node::AdminService admin(
         node::AdminOptions{},
@@ -62,12 +62,12 @@ class PolicyTelemetryTest : public QObject {
     QVERIFY(admin.Start().ok());
     QVERIFY(generator.Start().ok());
     const auto give_up = std::chrono::steady_clock::now() + 10s;
-    while (generator.Report().requests < 300 && std::chrono::steady_clock::now() < give_up) {
+    while (generator.Result().requests < 300 && std::chrono::steady_clock::now() < give_up) {
       std::this_thread::sleep_for(10ms);
     }
-    QVERIFY(generator.Report().requests >= 300);
+    QVERIFY(generator.Result().requests >= 300);
 
-    node::AdminClient viewer(admin.endpoint(), "");
+    cluster::AdminClient viewer(admin.endpoint(), "");
     QVERIFY(viewer.Connect(5s).ok());
     admin::Telemetry telemetry;
     QVERIFY(viewer.Telemetry(&telemetry).ok());

@@ -4,7 +4,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "core/node/admin_client.h"
+#include "core/cluster/admin_client.h"
+#include "core/cluster/cluster_file.h"
 #include "core/node/admin_service.h"
 #include "core/node/config.h"
 #include "core/node/node.h"
@@ -76,14 +77,14 @@ class TlsAdminTest : public QObject {
           "admin_tls { ca_file: \"/etc/railyard/ca.pem\" server_name: \"admin.internal\" }\n");
     }
     config::Cluster cluster;
-    QVERIFY(node::LoadCluster(path, &cluster).ok());
-    const std::optional<rpc::TlsClientOptions> tls = node::ClientTlsOptionsFrom(cluster);
+    QVERIFY(cluster::LoadClusterFile(path, &cluster).ok());
+    const std::optional<rpc::TlsClientOptions> tls = cluster::AdminTlsOf(cluster);
     QVERIFY(tls);
     QCOMPARE(tls->ca_file, std::string("/etc/railyard/ca.pem"));
     QCOMPARE(tls->server_name, std::string("admin.internal"));
     QVERIFY(tls->verify_peer);
     cluster.clear_admin_tls();
-    QVERIFY(!node::ClientTlsOptionsFrom(cluster));
+    QVERIFY(!cluster::AdminTlsOf(cluster));
   }
 
   void mutualTlsAdminServiceAnswersOnlyClientsWithACertificate() {
@@ -104,7 +105,7 @@ class TlsAdminTest : public QObject {
     with_cert.ca_file = files_.ca_cert;
     with_cert.cert_file = files_.client_cert;
     with_cert.key_file = files_.client_key;
-    node::AdminClient member(service.endpoint(), "viewer-secret", "tls-test", with_cert);
+    cluster::AdminClient member(service.endpoint(), "viewer-secret", "tls-test", with_cert);
     const rpc::Status connected = member.Connect(milliseconds(5000));
     QVERIFY2(connected.ok(), connected.ToString().c_str());
     admin::Telemetry telemetry;
@@ -113,18 +114,18 @@ class TlsAdminTest : public QObject {
 
     rpc::TlsClientOptions no_cert;
     no_cert.ca_file = files_.ca_cert;
-    node::AdminClient anonymous(service.endpoint(), "viewer-secret", "tls-test", no_cert);
+    cluster::AdminClient anonymous(service.endpoint(), "viewer-secret", "tls-test", no_cert);
     const rpc::Status refused = anonymous.Connect(milliseconds(500));
     QCOMPARE(refused.code(), rpc::Code::kUnavailable);
     QVERIFY2(refused.message().find("certificate required") != std::string::npos,
              refused.message().c_str());
-    node::AdminClient plain(service.endpoint(), "viewer-secret", "tls-test");
+    cluster::AdminClient plain(service.endpoint(), "viewer-secret", "tls-test");
     QCOMPARE(plain.Connect(milliseconds(500)).code(), rpc::Code::kUnavailable);
 
     // A CA file that cannot be read is named by Connect.
     rpc::TlsClientOptions missing;
     missing.ca_file = dir_.filePath("nowhere.pem").toStdString();
-    node::AdminClient lost(service.endpoint(), "viewer-secret", "tls-test", missing);
+    cluster::AdminClient lost(service.endpoint(), "viewer-secret", "tls-test", missing);
     const rpc::Status s = lost.Connect(milliseconds(500));
     QVERIFY2(s.message().find(missing.ca_file) != std::string::npos, s.message().c_str());
   }
@@ -148,7 +149,7 @@ class TlsAdminTest : public QObject {
 
     rpc::TlsClientOptions tls;
     tls.ca_file = files_.ca_cert;
-    node::AdminClient admin(n->admin_endpoint(), "", "tls-test", tls);
+    cluster::AdminClient admin(n->admin_endpoint(), "", "tls-test", tls);
     QVERIFY(admin.Connect(milliseconds(5000)).ok());
     admin::Telemetry telemetry;
     QVERIFY(admin.Telemetry(&telemetry).ok());

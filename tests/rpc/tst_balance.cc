@@ -2,11 +2,12 @@
 #include <QTest>
 #include <thread>
 
-#include "core/rpc/closed_loop_load.h"
+#include "core/load/closed_loop_load.h"
 #include "tests/rpc/rpc_test_support.h"
 
 using namespace railyard::rpc;
 using namespace railyard::rpc::testing;
+using railyard::load::ClosedLoopLoad;
 
 class BalanceTest : public QObject {
   Q_OBJECT

@@ -4,11 +4,12 @@
 #include <future>
 #include <thread>
 
-#include "core/rpc/closed_loop_load.h"
+#include "core/load/closed_loop_load.h"
 #include "tests/rpc/rpc_test_support.h"
 
 using namespace railyard::rpc;
 using namespace railyard::rpc::testing;
+using railyard::load::ClosedLoopLoad;
 
 namespace {
 

@@ -7,7 +7,8 @@ railyard_warnings(railyard_ui_console_fixture)
 
 # Regenerates tests/data/console_small.rec by hand (not a test).
 add_executable(make_console_recording ${CMAKE_CURRENT_LIST_DIR}/make_console_recording.cc)
-target_link_libraries(make_console_recording PRIVATE railyard_node railyard_trace)
+target_link_libraries(make_console_recording PRIVATE railyard_load railyard_trace)
+add_dependencies(make_console_recording railyard-node)
 railyard_warnings(make_console_recording)
 
 railyard_add_qtest(tst_ui_cluster_state SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_cluster_state.cc
@@ -19,7 +20,7 @@ target_compile_definitions(tst_ui_cluster_models PRIVATE
   RAILYARD_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data")
 
 railyard_add_qtest(tst_ui_live_source SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_live_source.cc
-  LIBS railyard_ui railyard_node TIMEOUT 120)
+  LIBS railyard_ui railyard_node railyard_load TIMEOUT 120)
 
 railyard_add_qtest(tst_ui_replay_record SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_replay_record.cc
   LIBS railyard_ui railyard_ui_console_fixture TIMEOUT 60)
@@ -29,7 +30,7 @@ target_compile_definitions(tst_ui_replay_record PRIVATE RAILYARDCTL="$<TARGET_FI
 add_dependencies(tst_ui_replay_record railyardctl)
 
 railyard_add_qtest(tst_ui_main_window SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_main_window.cc
-  LIBS railyard_ui railyard_node TIMEOUT 120)
+  LIBS railyard_ui railyard_node railyard_load TIMEOUT 120)
 target_compile_definitions(tst_ui_main_window PRIVATE
   SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}" RAILYARD_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data")
 

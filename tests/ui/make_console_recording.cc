@@ -7,8 +7,8 @@
 #include <memory>
 #include <thread>
 
-#include "core/node/admin_client.h"
-#include "core/node/demo_cluster.h"
+#include "core/cluster/admin_client.h"
+#include "core/load/demo_cluster.h"
 #include "core/trace/recording_writer.h"
 
 using namespace railyard;
@@ -19,20 +19,20 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string token = "make-console-recording";
-  node::DemoClusterOptions options;
+  load::DemoClusterOptions options;
   options.clients = 2;
   options.pool_size = 4;
   options.concurrency = 3;
   options.memtable_entries = 2000;
   options.operator_tokens = {token};
-  node::DemoCluster cluster;
+  load::DemoCluster cluster;
   if (rpc::Status s = cluster.Start(options); !s.ok()) {
     std::fprintf(stderr, "%s\n", s.ToString().c_str());
     return 1;
   }
-  std::vector<std::unique_ptr<node::AdminClient>> admins;
+  std::vector<std::unique_ptr<cluster::AdminClient>> admins;
   for (const rpc::Endpoint& e : cluster.AdminEndpoints()) {
-    admins.push_back(std::make_unique<node::AdminClient>(e, token, "make-console-recording"));
+    admins.push_back(std::make_unique<cluster::AdminClient>(e, token, "make-console-recording"));
     if (rpc::Status s = admins.back()->Connect(std::chrono::seconds(5)); !s.ok()) {
       std::fprintf(stderr, "%s\n", s.ToString().c_str());
       return 1;
@@ -52,9 +52,9 @@ int main(int argc, char** argv) {
   for (int round = 0; round < 30; ++round) {
     std::this_thread::sleep_until(start + std::chrono::milliseconds(100 * round));
     admin::AdminResponse response;
-    if (round == 10) admins[1]->Command("admin.Drain", {}, &response);
-    if (round == 15) admins[0]->Command("admin.Flush", {}, &response);
-    if (round == 20) admins[1]->Command("admin.Undrain", {}, &response);
+    if (round == 10) admins[1]->Drain(&response);
+    if (round == 15) admins[0]->Flush(&response);
+    if (round == 20) admins[1]->Undrain(&response);
     for (size_t i = 0; i < admins.size(); ++i) {
       admin::Telemetry t;
       if (!admins[i]->Telemetry(&t).ok()) continue;

@@ -3,7 +3,7 @@
 #include <QCoreApplication>
 #include <QThread>
 
-#include "core/node/admin_client.h"
+#include "core/cluster/admin_client.h"
 #include "railyard/docservice.pb.h"
 
 namespace railyard::ui::testing {
@@ -78,7 +78,7 @@ int StorageTestNode::Get(uint64_t first, int count) {
 }
 
 std::shared_ptr<const admin::Telemetry> StorageTestNode::Telemetry() {
-  node::AdminClient admin(node_->admin_endpoint(), kViewerToken, "ui-test-viewer");
+  cluster::AdminClient admin(node_->admin_endpoint(), kViewerToken, "ui-test-viewer");
   if (rpc::Status s = admin.Connect(std::chrono::seconds(5)); !s.ok()) {
     error_ = QString::fromStdString(s.ToString());
     return nullptr;

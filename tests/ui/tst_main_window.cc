@@ -13,7 +13,7 @@
 #include <QTest>
 #include <QToolBar>
 
-#include "core/node/load_generator.h"
+#include "core/load/load_generator.h"
 #include "core/node/node.h"
 #include "core/trace/recording_reader.h"
 #include "ui/actions/action_controller.h"
@@ -67,13 +67,13 @@ class MainWindowTest : public QObject {
     options.admin.viewer_tokens = {kViewer};
     options.admin.operator_tokens = {kOperator};
     QVERIFY(railyard::node::Node::Open(options, &node_).ok());
-    railyard::node::LoadOptions load;
+    railyard::load::LoadOptions load;
     load.servers = {node_->endpoint()};
     load.pool_size = 4;
     load.concurrency = 2;
     load.keys = 5000;
     load.client_name = "window-test-client";
-    load_ = std::make_unique<railyard::node::LoadGenerator>(load);
+    load_ = std::make_unique<railyard::load::LoadGenerator>(load);
     QVERIFY(load_->Start().ok());
     address_ = QString::fromStdString(node_->admin_endpoint().ToString());
   }
@@ -137,7 +137,7 @@ class MainWindowTest : public QObject {
     }
     QCOMPARE(window.tabs()->count(), 6);
     // No token at all is read-only as well.
-    MainWindow viewer(MainWindow::Options{false, 10, false, dir_.filePath("audit.sqlite")});
+    MainWindow viewer(MainWindow::Options{false, 10, false, dir_.filePath("audit.sqlite"), {}});
     QVERIFY(viewer.addNode(address_, {}, nullptr));
     QVERIFY(viewer.readOnly());
   }
@@ -286,7 +286,7 @@ class MainWindowTest : public QObject {
  private:
   QTemporaryDir dir_;
   std::unique_ptr<railyard::node::Node> node_;
-  std::unique_ptr<railyard::node::LoadGenerator> load_;
+  std::unique_ptr<railyard::load::LoadGenerator> load_;
   QString address_;
 };
 

@@ -11,7 +11,7 @@
 #include <chrono>
 #include <vector>
 
-#include "core/node/admin_client.h"
+#include "core/cluster/admin_client.h"
 #include "core/rpc/endpoint.h"
 #include "ui/actions/audit_log_view.h"
 #include "ui/models/compaction_model.h"
@@ -20,18 +20,18 @@ namespace railyard::ui {
 
 namespace {
 
-const char* MethodOf(ActionController::Action action) {
+cluster::AdminCommand CommandOf(ActionController::Action action) {
   switch (action) {
     case ActionController::Action::kDrain:
-      return "admin.Drain";
+      return cluster::AdminCommand::kDrain;
     case ActionController::Action::kUndrain:
-      return "admin.Undrain";
+      return cluster::AdminCommand::kUndrain;
     case ActionController::Action::kFlush:
-      return "admin.Flush";
+      return cluster::AdminCommand::kFlush;
     case ActionController::Action::kCompact:
-      return "admin.Compact";
+      return cluster::AdminCommand::kCompact;
   }
-  return "";
+  return cluster::AdminCommand::kFlush;
 }
 
 QString IndexList(const QVector<quint64>& indexes) {
@@ -271,18 +271,19 @@ void ActionController::Run(Action action, int node, const QVector<quint64>& inde
 
   // The worker gets copies of everything it needs; it never touches the controller.
   const std::string token = tokens_(node).toStdString();
-  const std::string method = MethodOf(action);
+  const cluster::AdminCommand command = CommandOf(action);
+  const std::optional<rpc::TlsClientOptions> tls = tls_ ? tls_(node) : std::nullopt;
   const std::string client_name =
       ("railyard console (" + AuditLog::CurrentUser() + ")").toStdString();
   std::vector<uint64_t> ids(indexes.begin(), indexes.end());
   QPointer<ActionController> self(this);
   const rpc::Endpoint where = *endpoint;
-  pool_.start([self, job, action, node, indexes, where, token, method, client_name, ids] {
+  pool_.start([self, job, action, node, indexes, where, token, command, tls, client_name, ids] {
     Outcome outcome;
-    node::AdminClient client(where, token, client_name);
+    cluster::AdminClient client(where, token, client_name, tls);
     rpc::Status s = client.Connect(std::chrono::seconds(3));
     admin::AdminResponse response;
-    if (s.ok()) s = client.Command(method, ids, &response);
+    if (s.ok()) s = client.Run(command, ids, &response);
     outcome.ok = s.ok();
     outcome.refused =
         s.code() == rpc::Code::kUnauthenticated || s.code() == rpc::Code::kFailedPrecondition;

@@ -8,7 +8,9 @@
 #include <QVector>
 #include <functional>
 #include <memory>
+#include <optional>
 
+#include "core/rpc/tls.h"
 #include "railyard/admin.pb.h"
 #include "ui/actions/audit_log.h"
 #include "ui/models/cluster_state.h"
@@ -48,6 +50,9 @@ class ActionController : public QObject {
   ~ActionController() override;
 
   void setTokenProvider(TokenProvider provider);
+  // The admin TLS settings of a node (nullopt: plain TCP); none set: plain TCP everywhere.
+  using TlsProvider = std::function<std::optional<rpc::TlsClientOptions>(int node)>;
+  void setTlsProvider(TlsProvider provider) { tls_ = std::move(provider); }
   // The provider's answers changed (a token added, loaded from the keyring or removed): the
   // actions' enabled state is worked out again.
   void tokensChanged();
@@ -112,6 +117,7 @@ class ActionController : public QObject {
   ClusterState* state_;
   QPointer<QWidget> dialog_parent_;
   TokenProvider tokens_;
+  TlsProvider tls_;
   Confirmer confirmer_;
   ResultPresenter presenter_;
   bool read_only_ = false;

@@ -18,7 +18,7 @@
 #include <QTimer>
 #include <QToolBar>
 
-#include "core/node/config.h"
+#include "core/cluster/cluster_file.h"
 #include "ui/actions/action_controller.h"
 #include "ui/models/overview_model.h"
 #include "ui/shell/connect_dialog.h"
@@ -62,6 +62,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
     const QString stored = tokens_->token(state_->node(node).admin_address);
     return stored.isEmpty() ? live_->token(node) : stored;
   });
+  actions_->setTlsProvider([this](int node) { return live_->tls(node); });
   actions_->setAuditPath(!options_.audit_path.isEmpty()
                              ? options_.audit_path
                              : QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
@@ -228,7 +229,10 @@ void MainWindow::ResetSources(Mode mode) {
 bool MainWindow::addNode(const QString& admin_address, const QString& token, QString* error,
                          const QString& name) {
   if (mode_ != Mode::kLive) ResetSources(Mode::kLive);
-  if (!AddLiveNode(admin_address, token, error, name)) return false;
+  if (!AddLiveNode(admin_address, token, error, name,
+                   cluster::ApplyTlsFlags(options_.tls, std::nullopt))) {
+    return false;
+  }
   source_description_ = tr("Live");
   live_->start();
   UpdateStatus();
@@ -237,9 +241,9 @@ bool MainWindow::addNode(const QString& admin_address, const QString& token, QSt
 }
 
 bool MainWindow::AddLiveNode(const QString& admin_address, const QString& token, QString* error,
-                             const QString& name) {
+                             const QString& name, std::optional<rpc::TlsClientOptions> tls) {
   const QString t = token.isEmpty() ? tokens_->token(admin_address.trimmed()) : token;
-  if (live_->addNode(admin_address, t, error, name) < 0) return false;
+  if (live_->addNode(admin_address, t, error, name, std::move(tls)) < 0) return false;
   if (!token.isEmpty()) {
     tokens_->setToken(admin_address.trimmed(), token);
     actions_->tokensChanged();
@@ -249,7 +253,7 @@ bool MainWindow::AddLiveNode(const QString& admin_address, const QString& token,
 
 bool MainWindow::openClusterFile(const QString& path, const QString& token, QString* error) {
   config::Cluster cluster;
-  if (rpc::Status s = node::LoadCluster(path.toStdString(), &cluster); !s.ok()) {
+  if (rpc::Status s = cluster::LoadClusterFile(path.toStdString(), &cluster); !s.ok()) {
     if (error) *error = QString::fromStdString(s.ToString());
     return false;
   }
@@ -258,12 +262,15 @@ bool MainWindow::openClusterFile(const QString& path, const QString& token, QStr
     return false;
   }
   ResetSources(Mode::kLive);
+  // The file's admin_tls block, with the console's --tls flags on top.
+  const std::optional<rpc::TlsClientOptions> tls =
+      cluster::ApplyTlsFlags(options_.tls, cluster::AdminTlsOf(cluster));
   for (const config::ClusterMember& member : cluster.node()) {
     const QString address = QString::fromStdString(member.admin());
     const QString stored = tokens_->token(address);
     // Added while stopped, then started once: no restart per node.
     if (!AddLiveNode(address, stored.isEmpty() ? token : stored, error,
-                     QString::fromStdString(member.name()))) {
+                     QString::fromStdString(member.name()), tls)) {
       return false;
     }
     // Tokens kept from an earlier session arrive from the keyring a moment later.

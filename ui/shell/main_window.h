@@ -4,6 +4,10 @@
 #include <QString>
 #include <QStringList>
 
+#include <optional>
+
+#include "core/cluster/access.h"
+#include "core/rpc/tls.h"
 #include "railyard/admin.pb.h"
 #include "ui/models/cluster_state.h"
 
@@ -43,6 +47,9 @@ class MainWindow : public QMainWindow {
     double poll_hz = 10;
     bool use_keyring = true;  // False: tokens in memory only (tests, --token-file).
     QString audit_path;       // Empty: the default under the user's data folder.
+    // TLS to the admin services (--tls flags): on for every node when given, over a cluster
+    // file's admin_tls block.
+    cluster::TlsFlags tls;
   };
   explicit MainWindow(const Options& options, QWidget* parent = nullptr);
   ~MainWindow() override;
@@ -59,11 +66,13 @@ class MainWindow : public QMainWindow {
   QComboBox* nodeSelector() const { return node_selector_; }
 
   // Live: polls `admin_address` (host:port) with `token` (may be empty: viewer access on nodes
-  // without tokens). Switches from a replay to live. False with a message on a bad address.
+  // without tokens), over TLS when Options::tls says so. Switches from a replay to live. False
+  // with a message on a bad address.
   bool addNode(const QString& admin_address, const QString& token, QString* error,
                const QString& name = {});
-  // Live: every node of a cluster file (railyard.config.Cluster text format); tokens from the
-  // token store, else `token`. Remembered among the recent clusters.
+  // Live: every node of a cluster file (railyard.config.Cluster text format), over TLS when its
+  // admin_tls block or Options::tls says so; tokens from the token store, else `token`.
+  // Remembered among the recent clusters.
   bool openClusterFile(const QString& path, const QString& token, QString* error);
   // Replay: opens a recording; the timeline appears.
   bool openRecording(const QString& path, QString* error);
@@ -91,7 +100,7 @@ class MainWindow : public QMainWindow {
   void BuildViews();
   void ResetSources(Mode mode);
   bool AddLiveNode(const QString& admin_address, const QString& token, QString* error,
-                   const QString& name);
+                   const QString& name, std::optional<rpc::TlsClientOptions> tls);
   void UpdateStatus();
   void UpdateActionsEnabled();
   void RememberCluster(const QString& path);

@@ -6,8 +6,10 @@
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <optional>
 #include <vector>
 
+#include "core/rpc/tls.h"
 #include "ui/models/cluster_state.h"
 
 namespace railyard::ui {
@@ -24,8 +26,9 @@ class LivePoller;
 // a restart (new nodes, a new token, stop) is dropped. The destructor stops and joins the
 // worker, so nothing is posted to a dead object.
 //
-// Unreachable nodes are retried with exponential backoff and jitter (kBackoffMin doubling to
-// kBackoffMax, +-20 %); connecting never blocks the round for other nodes.
+// The polling itself is the cluster layer's TelemetryPoller (core/cluster): unreachable nodes are
+// retried with exponential backoff and jitter (backoff_min doubling to backoff_max, +-20 %);
+// connecting never blocks the round for other nodes.
 //
 // Thread safety: every method on the GUI thread.
 class LiveSource : public QObject {
@@ -48,14 +51,17 @@ class LiveSource : public QObject {
 
   // Declares a node at admin address host:port (added to ClusterState); returns its index. A
   // running source restarts to include it. Fails (-1, with `error`) on a malformed address.
+  // `tls` set: its admin service is reached over TLS with these settings.
   int addNode(const QString& admin_address, const QString& token = {}, QString* error = nullptr,
-              const QString& name = {});
+              const QString& name = {}, std::optional<rpc::TlsClientOptions> tls = std::nullopt);
   // Stops and forgets every node (before ClusterState::Clear for a new cluster).
   void clearNodes();
   // The token for one node (ClusterState index); that node reconnects with it, the others keep
   // their connections.
   void setToken(int node, const QString& token);
   QString token(int node) const;
+  // The admin TLS settings of one node (nullopt: plain TCP).
+  std::optional<rpc::TlsClientOptions> tls(int node) const;
 
   void start();
   void stop();
@@ -71,6 +77,7 @@ class LiveSource : public QObject {
     int index = -1;
     QString address;
     QString token;
+    std::optional<rpc::TlsClientOptions> tls;
   };
   void Deliver(quint64 generation, std::vector<ClusterState::Update> updates, qint64 now_ms);
   void Restart();

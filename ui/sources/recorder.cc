@@ -8,23 +8,27 @@
 #include <variant>
 
 #include "core/trace/recording_writer.h"
+#include "core/trace/telemetry_recorder.h"
 
 namespace railyard::ui {
 
-// Owns the writer; appends what the GUI thread queues.
+// Owns the writer and the trace layer's TelemetryRecorder; appends what the GUI thread queues.
 class RecorderWorker {
  public:
   struct SnapshotItem {
     std::string node;
     std::shared_ptr<const admin::Telemetry> telemetry;
+    bool history_only = false;  // What was known before recording started: not recorded.
   };
   struct EventItem {
     int64_t unix_ms = 0;
     std::string node, kind, detail;
   };
+  struct ResetItem {};  // The cluster changed: forget which commands were seen.
+  using Item = std::variant<SnapshotItem, EventItem, ResetItem>;
 
   explicit RecorderWorker(std::unique_ptr<trace::RecordingWriter> writer)
-      : writer_(std::move(writer)) {
+      : writer_(std::move(writer)), recorder_(writer_.get()) {
     thread_ = std::thread([this] { Run(); });
   }
 
@@ -40,7 +44,7 @@ class RecorderWorker {
     return error_;
   }
 
-  void Push(std::variant<SnapshotItem, EventItem> item) {
+  void Push(Item item) {
     {
       std::lock_guard lock(mu_);
       queue_.push_back(std::move(item));
@@ -50,7 +54,7 @@ class RecorderWorker {
 
  private:
   void Run() {
-    std::deque<std::variant<SnapshotItem, EventItem>> batch;
+    std::deque<Item> batch;
     while (true) {
       {
         std::unique_lock lock(mu_);
@@ -62,10 +66,15 @@ class RecorderWorker {
       for (auto& item : batch) {
         trace::Status s;
         if (auto* snapshot = std::get_if<SnapshotItem>(&item)) {
-          s = writer_->AppendSnapshot(snapshot->node, *snapshot->telemetry);
+          if (snapshot->history_only) {
+            recorder_.SkipHistory(snapshot->node, *snapshot->telemetry);
+          } else {
+            s = recorder_.Record(snapshot->node, *snapshot->telemetry);
+          }
+        } else if (auto* e = std::get_if<EventItem>(&item)) {
+          s = writer_->AppendEvent(e->unix_ms, e->node, e->kind, e->detail);
         } else {
-          const EventItem& e = std::get<EventItem>(item);
-          s = writer_->AppendEvent(e.unix_ms, e.node, e.kind, e.detail);
+          recorder_.Reset();
         }
         if (!s.ok() && error_.empty()) error_ = s.ToString();
       }
@@ -75,11 +84,12 @@ class RecorderWorker {
   }
 
   std::unique_ptr<trace::RecordingWriter> writer_;  // Worker thread only (until Finish).
+  trace::TelemetryRecorder recorder_;               // Worker thread only.
   std::string error_;                               // Worker thread, then Finish.
   std::mutex mu_;
   std::condition_variable cv_;
-  std::deque<std::variant<SnapshotItem, EventItem>> queue_;  // GUARDED_BY(mu_)
-  bool stop_ = false;                                        // GUARDED_BY(mu_)
+  std::deque<Item> queue_;  // GUARDED_BY(mu_)
+  bool stop_ = false;       // GUARDED_BY(mu_)
   std::thread thread_;
 };
 
@@ -87,7 +97,7 @@ Recorder::Recorder(ClusterState* state, QObject* parent) : QObject(parent), stat
   connect(state_, &ClusterState::frameApplied, this, &Recorder::OnFrame);
   connect(state_, &ClusterState::nodesReset, this, [this] {
     last_recorded_.clear();
-    last_command_ms_.clear();
+    if (worker_) worker_->Push(RecorderWorker::ResetItem{});
   });
 }
 
@@ -109,14 +119,11 @@ bool Recorder::start(const QString& path, QString* error) {
   // What is already known goes in first, so the recording starts with the whole cluster; but
   // commands already done before recording started are history, not part of it.
   last_recorded_.clear();
-  last_command_ms_.clear();
   QVector<int> all;
   for (int i = 0; i < state_->nodeCount(); ++i) {
     all.push_back(i);
     if (const auto& t = state_->node(i).telemetry) {
-      for (const admin::CommandEvent& e : t->recent_commands()) {
-        last_command_ms_[i] = std::max<qint64>(last_command_ms_.value(i), e.unix_ms());
-      }
+      worker_->Push(RecorderWorker::SnapshotItem{state_->node(i).name.toStdString(), t, true});
     }
   }
   OnFrame(all);
@@ -139,16 +146,8 @@ void Recorder::OnFrame(const QVector<int>& changed) {
     const NodeView& node = state_->node(i);
     if (!node.telemetry || last_recorded_.value(i) == node.telemetry.get()) continue;
     last_recorded_[i] = node.telemetry.get();
-    const std::string name = node.name.toStdString();
-    worker_->Push(RecorderWorker::SnapshotItem{name, node.telemetry});
+    worker_->Push(RecorderWorker::SnapshotItem{node.name.toStdString(), node.telemetry});
     ++snapshots_;
-    qint64& seen = last_command_ms_[i];
-    for (const admin::CommandEvent& e : node.telemetry->recent_commands()) {
-      if (e.unix_ms() <= seen) continue;
-      seen = e.unix_ms();
-      worker_->Push(RecorderWorker::EventItem{e.unix_ms(), name, e.command(),
-                                              trace::NodeCommandEventDetail(e)});
-    }
   }
 }
 

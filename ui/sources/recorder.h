@@ -48,7 +48,6 @@ class Recorder : public QObject {
   std::unique_ptr<RecorderWorker> worker_;
   QString path_;
   QHash<int, const admin::Telemetry*> last_recorded_;  // Per node: identity of the last snapshot.
-  QHash<int, qint64> last_command_ms_;                 // Per node: newest command recorded.
   quint64 snapshots_ = 0;
 };
 

@@ -1,8 +1,8 @@
-#include "core/rpc/decaying_rate.h"
+#include "core/base/decaying_rate.h"
 
 #include <cmath>
 
-namespace railyard::rpc {
+namespace railyard::base {
 
 DecayingRate::DecayingRate(std::chrono::milliseconds tau)
     : tau_s_(std::chrono::duration<double>(tau).count()) {}
@@ -23,4 +23,4 @@ double DecayingRate::PerSecond(Clock::time_point now) const {
   return rate_ * DecayFactor(now);
 }
 
-}  // namespace railyard::rpc
+}  // namespace railyard::base

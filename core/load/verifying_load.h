@@ -15,7 +15,7 @@
 #include "core/rpc/client.h"
 #include "core/rpc/endpoint.h"
 
-namespace railyard::node {
+namespace railyard::load {
 
 struct VerifyOptions {
   std::vector<rpc::Endpoint> servers;
@@ -97,4 +97,4 @@ class VerifyingLoad {
   std::vector<std::thread> threads_;
 };
 
-}  // namespace railyard::node
+}  // namespace railyard::load

@@ -1,10 +1,10 @@
-#include "core/node/verifying_load.h"
+#include "core/load/verifying_load.h"
 
 #include <random>
 
 #include "railyard/docservice.pb.h"
 
-namespace railyard::node {
+namespace railyard::load {
 
 using Clock = std::chrono::steady_clock;
 
@@ -186,4 +186,4 @@ VerifyReport VerifyingLoad::Report() const {
   return report;
 }
 
-}  // namespace railyard::node
+}  // namespace railyard::load

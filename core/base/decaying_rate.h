@@ -3,7 +3,7 @@
 #include <chrono>
 #include <mutex>
 
-namespace railyard::rpc {
+namespace railyard::base {
 
 // An event rate (events per second) that decays exponentially with time constant `tau`, so it
 // follows load changes within a few tau without keeping a window of samples.
@@ -26,4 +26,4 @@ class DecayingRate {
   Clock::time_point last_{};
 };
 
-}  // namespace railyard::rpc
+}  // namespace railyard::base

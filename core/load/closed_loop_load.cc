@@ -1,17 +1,17 @@
-#include "core/rpc/closed_loop_load.h"
+#include "core/load/closed_loop_load.h"
 
 #include <thread>
 
-namespace railyard::rpc {
+namespace railyard::load {
 
-ClosedLoopLoad::ClosedLoopLoad(Client& client, std::string method, std::string payload,
+ClosedLoopLoad::ClosedLoopLoad(rpc::Client& client, std::string method, std::string payload,
                                size_t concurrency, std::chrono::milliseconds timeout)
     : ClosedLoopLoad(
           client,
           [request = LoadRequest{std::move(method), std::move(payload)}] { return request; },
           concurrency, timeout) {}
 
-ClosedLoopLoad::ClosedLoopLoad(Client& client, RequestFactory next_request, size_t concurrency,
+ClosedLoopLoad::ClosedLoopLoad(rpc::Client& client, RequestFactory next_request, size_t concurrency,
                                std::chrono::milliseconds timeout, ResultObserver observer)
     : client_(client),
       next_request_(std::move(next_request)),
@@ -56,7 +56,7 @@ void ClosedLoopLoad::Issue() {
   std::string payload = request->payload;
   client_.AsyncCall(
       method, std::move(payload),
-      [this, request, start = std::chrono::steady_clock::now()](CallResult&& result) {
+      [this, request, start = std::chrono::steady_clock::now()](rpc::CallResult&& result) {
         if (observer_) observer_(*request, result, std::chrono::steady_clock::now() - start);
         if (result.status.ok()) {
           succeeded_.fetch_add(1);
@@ -65,7 +65,8 @@ void ClosedLoopLoad::Issue() {
           failed_.fetch_add(1);
           {
             std::lock_guard lock(mu_);
-            auto& [count, first_message] = failures_[std::string(CodeName(result.status.code()))];
+            auto& [count, first_message] =
+                failures_[std::string(rpc::CodeName(result.status.code()))];
             if (count++ == 0) first_message = result.status.message();
           }
           // Runtime failures (pool exhausted, unavailable) come straight back: pace them.
@@ -90,4 +91,4 @@ void ClosedLoopLoad::IssueLater() {
   });
 }
 
-}  // namespace railyard::rpc
+}  // namespace railyard::load

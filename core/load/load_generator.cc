@@ -1,8 +1,8 @@
-#include "core/node/load_generator.h"
+#include "core/load/load_generator.h"
 
 #include "railyard/docservice.pb.h"
 
-namespace railyard::node {
+namespace railyard::load {
 
 using Clock = std::chrono::steady_clock;
 
@@ -24,7 +24,7 @@ LoadGenerator::LoadGenerator(LoadOptions options, OpObserver observer)
 
 LoadGenerator::~LoadGenerator() { Stop(); }
 
-rpc::LoadRequest LoadGenerator::NextRequest() {
+LoadRequest LoadGenerator::NextRequest() {
   uint64_t key;
   bool read;
   {
@@ -38,7 +38,7 @@ rpc::LoadRequest LoadGenerator::NextRequest() {
   return RequestFor(op, key, size);
 }
 
-rpc::LoadRequest LoadGenerator::RequestFor(char op, uint64_t key, size_t size) const {
+LoadRequest LoadGenerator::RequestFor(char op, uint64_t key, size_t size) const {
   if (op == 'g') {
     doc::GetRequest get;
     get.set_id(key);
@@ -57,7 +57,7 @@ rpc::LoadRequest LoadGenerator::RequestFor(char op, uint64_t key, size_t size) c
   return {"doc.Put", put.SerializeAsString()};
 }
 
-void LoadGenerator::Issue(const rpc::LoadRequest& request) {
+void LoadGenerator::Issue(const LoadRequest& request) {
   open_in_flight_.fetch_add(1);
   client_->AsyncCall(
       request.method, request.payload,
@@ -83,7 +83,7 @@ void LoadGenerator::ReplayLoop() {
   finished_ = true;
 }
 
-void LoadGenerator::OnResult(const rpc::LoadRequest& request, const rpc::CallResult& result,
+void LoadGenerator::OnResult(const LoadRequest& request, const rpc::CallResult& result,
                              std::chrono::nanoseconds latency) {
   const rpc::Code code = result.status.code();
   const bool answered = result.status.ok() || code == rpc::Code::kNotFound;
@@ -115,14 +115,14 @@ rpc::Status LoadGenerator::Start() {
   }
   client_->WaitForPool(options_.pool_size, std::chrono::seconds(2));  // Best effort.
   started_ = Clock::now();
-  auto observe = [this](const rpc::LoadRequest& request, const rpc::CallResult& result,
+  auto observe = [this](const LoadRequest& request, const rpc::CallResult& result,
                         std::chrono::nanoseconds latency) { OnResult(request, result, latency); };
   if (!options_.replay.empty()) {
     open_loop_ = std::thread([this] { ReplayLoop(); });
   } else if (options_.rate > 0) {
     open_loop_ = std::thread([this] { OpenLoop(); });
   } else {
-    closed_loop_ = std::make_unique<rpc::ClosedLoopLoad>(
+    closed_loop_ = std::make_unique<ClosedLoopLoad>(
         *client_, [this] { return NextRequest(); }, options_.concurrency, options_.timeout,
         observe);
     closed_loop_->Start();
@@ -158,9 +158,19 @@ void LoadGenerator::Stop() {
   client_->Stop();
 }
 
-LoadReport LoadGenerator::Report() const {
+void LoadResult::Add(const LoadResult& o) {
+  requests += o.requests;
+  ok += o.ok;
+  not_found += o.not_found;
+  errors += o.errors;
+  rejections += o.rejections;
+  retries += o.retries;
+  for (const auto& [code, count] : o.errors_by_code) errors_by_code[code] += count;
+}
+
+LoadResult LoadGenerator::Result() const {
   std::lock_guard lock(mu_);
-  LoadReport report = counts_;
+  LoadResult report = counts_;
   const Clock::time_point end = stopping_ ? stopped_ : Clock::now();
   report.elapsed_s = std::chrono::duration<double>(end - started_).count();
   report.p50_us = latencies_.Percentile(0.50);
@@ -170,4 +180,4 @@ LoadReport LoadGenerator::Report() const {
   return report;
 }
 
-}  // namespace railyard::node
+}  // namespace railyard::load

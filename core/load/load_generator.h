@@ -11,12 +11,12 @@
 #include <thread>
 #include <vector>
 
-#include "core/node/key_chooser.h"
-#include "core/node/method_stats.h"
+#include "core/base/method_stats.h"
+#include "core/load/closed_loop_load.h"
+#include "core/load/key_chooser.h"
 #include "core/rpc/client.h"
-#include "core/rpc/closed_loop_load.h"
 
-namespace railyard::node {
+namespace railyard::load {
 
 // One operation of a workload to replay, at `offset` from the workload's start.
 struct ScheduledOp {
@@ -49,7 +49,7 @@ struct LoadOptions {
   size_t subset_size = 0;
 };
 
-struct LoadReport {
+struct LoadResult {
   double elapsed_s = 0;
   uint64_t requests = 0;
   uint64_t ok = 0;
@@ -61,6 +61,9 @@ struct LoadReport {
   double p99_us = 0;
   double max_us = 0;
   std::map<std::string, uint64_t> errors_by_code;
+
+  // Adds another client's counts (not its times or latencies, which do not add up).
+  void Add(const LoadResult& other);
 };
 
 // Drives the docservice with a workload (doc.Get and doc.Put over a key space) through a Boxcar
@@ -80,37 +83,37 @@ class LoadGenerator {
   void Stop();
   // A replay has issued every operation.
   bool finished() const { return finished_.load(); }
-  LoadReport Report() const;
+  LoadResult Result() const;
 
   rpc::Client& client() { return *client_; }
-  const MethodStats& stats() const { return stats_; }
+  const base::MethodStats& stats() const { return stats_; }
 
  private:
-  rpc::LoadRequest NextRequest();
-  rpc::LoadRequest RequestFor(char op, uint64_t key, size_t size) const;
-  void Issue(const rpc::LoadRequest& request);
+  LoadRequest NextRequest();
+  LoadRequest RequestFor(char op, uint64_t key, size_t size) const;
+  void Issue(const LoadRequest& request);
   void ReplayLoop();
-  void OnResult(const rpc::LoadRequest& request, const rpc::CallResult& result,
+  void OnResult(const LoadRequest& request, const rpc::CallResult& result,
                 std::chrono::nanoseconds latency);
   void OpenLoop();
 
   const LoadOptions options_;
   const OpObserver observer_;
   std::unique_ptr<rpc::Client> client_;
-  std::unique_ptr<rpc::ClosedLoopLoad> closed_loop_;
+  std::unique_ptr<ClosedLoopLoad> closed_loop_;
   std::thread open_loop_;
   std::atomic<bool> stopping_{false};
   std::atomic<bool> finished_{false};
   std::atomic<int64_t> open_in_flight_{0};
   std::chrono::steady_clock::time_point started_;
   std::chrono::steady_clock::time_point stopped_;
-  MethodStats stats_;
+  base::MethodStats stats_;
 
   mutable std::mutex mu_;
-  KeyChooser keys_;             // GUARDED_BY(mu_)
-  std::mt19937_64 rng_;         // GUARDED_BY(mu_)
-  LatencyHistogram latencies_;  // GUARDED_BY(mu_): the whole run.
-  LoadReport counts_;           // GUARDED_BY(mu_)
+  KeyChooser keys_;                   // GUARDED_BY(mu_)
+  std::mt19937_64 rng_;               // GUARDED_BY(mu_)
+  base::LatencyHistogram latencies_;  // GUARDED_BY(mu_): the whole run.
+  LoadResult counts_;                 // GUARDED_BY(mu_)
 };
 
-}  // namespace railyard::node
+}  // namespace railyard::load

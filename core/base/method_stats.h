@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "core/node/latency_histogram.h"
-#include "core/rpc/decaying_rate.h"
+#include "core/base/decaying_rate.h"
+#include "core/base/latency_histogram.h"
 
-namespace railyard::node {
+namespace railyard::base {
 
 // Latency and throughput of each RPC method a process serves: request and error counts since start,
 // rates, and latency percentiles over about the last minute (six rotating 10-second histograms
@@ -50,16 +50,16 @@ class MethodStats {
   struct PerMethod {
     uint64_t requests = 0;
     uint64_t errors = 0;
-    rpc::DecayingRate request_rate;
-    rpc::DecayingRate error_rate;
+    DecayingRate request_rate;
+    DecayingRate error_rate;
     std::array<Window, kWindows> windows;
   };
 
   mutable std::mutex mu_;
   std::map<std::string, PerMethod> methods_;  // GUARDED_BY(mu_)
-  rpc::DecayingRate all_requests_;
-  rpc::DecayingRate all_errors_;
-  rpc::DecayingRate rejections_;
+  DecayingRate all_requests_;
+  DecayingRate all_errors_;
+  DecayingRate rejections_;
 };
 
-}  // namespace railyard::node
+}  // namespace railyard::base

@@ -1,6 +1,6 @@
-#include "core/node/method_stats.h"
+#include "core/base/method_stats.h"
 
-namespace railyard::node {
+namespace railyard::base {
 
 using Clock = std::chrono::steady_clock;
 
@@ -56,4 +56,4 @@ double MethodStats::requests_per_s() const { return all_requests_.PerSecond(Cloc
 double MethodStats::errors_per_s() const { return all_errors_.PerSecond(Clock::now()); }
 double MethodStats::rejections_per_s() const { return rejections_.PerSecond(Clock::now()); }
 
-}  // namespace railyard::node
+}  // namespace railyard::base

@@ -12,7 +12,7 @@
 
 #include "core/rpc/client.h"
 
-namespace railyard::rpc {
+namespace railyard::load {
 
 struct LoadRequest {
   std::string method;
@@ -21,7 +21,7 @@ struct LoadRequest {
 // Makes the next request; called from any thread, possibly concurrently.
 using RequestFactory = std::function<LoadRequest()>;
 // Sees every completed call; called on the client's I/O threads, must not block.
-using ResultObserver = std::function<void(const LoadRequest& request, const CallResult& result,
+using ResultObserver = std::function<void(const LoadRequest& request, const rpc::CallResult& result,
                                           std::chrono::nanoseconds latency)>;
 
 // Keeps a fixed number of calls in flight on a Client: each completion issues the next call, until
@@ -33,9 +33,9 @@ using ResultObserver = std::function<void(const LoadRequest& request, const Call
 class ClosedLoopLoad {
  public:
   // The same request, over and over.
-  ClosedLoopLoad(Client& client, std::string method, std::string payload, size_t concurrency,
+  ClosedLoopLoad(rpc::Client& client, std::string method, std::string payload, size_t concurrency,
                  std::chrono::milliseconds timeout = {});
-  ClosedLoopLoad(Client& client, RequestFactory next_request, size_t concurrency,
+  ClosedLoopLoad(rpc::Client& client, RequestFactory next_request, size_t concurrency,
                  std::chrono::milliseconds timeout = {}, ResultObserver observer = {});
   ~ClosedLoopLoad();
   ClosedLoopLoad(const ClosedLoopLoad&) = delete;
@@ -57,7 +57,7 @@ class ClosedLoopLoad {
   // and pausing on the client's I/O thread would starve the acquirer that refills the pool.
   void IssueLater();
 
-  Client& client_;
+  rpc::Client& client_;
   const RequestFactory next_request_;
   const ResultObserver observer_;
   const size_t concurrency_;
@@ -73,4 +73,4 @@ class ClosedLoopLoad {
   std::map<std::string, std::pair<uint64_t, std::string>> failures_;  // GUARDED_BY(mu_)
 };
 
-}  // namespace railyard::rpc
+}  // namespace railyard::load

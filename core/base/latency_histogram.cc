@@ -1,9 +1,9 @@
-#include "core/node/latency_histogram.h"
+#include "core/base/latency_histogram.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace railyard::node {
+namespace railyard::base {
 
 size_t LatencyHistogram::BucketOf(double us) {
   if (us < 1) return 0;
@@ -45,4 +45,4 @@ double LatencyHistogram::Percentile(double q) const {
   return max_us_;
 }
 
-}  // namespace railyard::node
+}  // namespace railyard::base

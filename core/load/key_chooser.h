@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <random>
 
-namespace railyard::node {
+namespace railyard::load {
 
 // Picks document ids in [0, keys): uniformly, or zipfian (YCSB's generator: a few hot keys, a long
 // tail; theta 0.99 by default), scattered over the id space so hot keys are not adjacent.
@@ -24,4 +24,4 @@ class KeyChooser {
   double theta_ = 0.99, alpha_ = 0, zeta_n_ = 0, eta_ = 0;
 };
 
-}  // namespace railyard::node
+}  // namespace railyard::load

@@ -1,9 +1,9 @@
-#include "core/node/key_chooser.h"
+#include "core/load/key_chooser.h"
 
 #include <algorithm>
 #include <cmath>
 
-namespace railyard::node {
+namespace railyard::load {
 
 namespace {
 double Zeta(uint64_t n, double theta) {
@@ -44,4 +44,4 @@ uint64_t KeyChooser::Next() {
   return Scatter(std::min(rank, keys_ - 1), keys_);
 }
 
-}  // namespace railyard::node
+}  // namespace railyard::load

@@ -4,7 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace railyard::node {
+namespace railyard::base {
 
 // Latencies in microseconds, four buckets per power of two from 1 us up (percentiles within
 // about 19%), plus the exact maximum.
@@ -29,4 +29,4 @@ class LatencyHistogram {
   double max_us_ = 0;
 };
 
-}  // namespace railyard::node
+}  // namespace railyard::base

@@ -1,0 +1,152 @@
+#include "core/cluster/admin_client.h"
+
+#include "core/cluster/admin_methods.h"
+
+namespace railyard::cluster {
+
+namespace {
+
+struct CommandSpec {
+  AdminCommand command;
+  const char* name;
+  const char* method;
+};
+
+constexpr CommandSpec kCommands[] = {
+    {AdminCommand::kDrain, "drain", admin_methods::kDrain},
+    {AdminCommand::kUndrain, "undrain", admin_methods::kUndrain},
+    {AdminCommand::kCompact, "compact", admin_methods::kCompact},
+    {AdminCommand::kFlush, "flush", admin_methods::kFlush},
+};
+
+const CommandSpec& SpecOf(AdminCommand command) {
+  for (const CommandSpec& spec : kCommands) {
+    if (spec.command == command) return spec;
+  }
+  return kCommands[0];  // Unreachable: every enumerator has a row.
+}
+
+}  // namespace
+
+const char* AdminCommandName(AdminCommand command) { return SpecOf(command).name; }
+
+std::optional<AdminCommand> ParseAdminCommand(std::string_view name) {
+  for (const CommandSpec& spec : kCommands) {
+    if (name == spec.name) return spec.command;
+  }
+  return std::nullopt;
+}
+
+AdminClient::AdminClient(rpc::Endpoint admin, std::string token, std::string client_name,
+                         std::optional<rpc::TlsClientOptions> tls)
+    : admin_(std::move(admin)), token_(std::move(token)) {
+  rpc::ClientOptions options;
+  options.servers = {admin_};
+  options.pool_size = 2;
+  options.max_retries = 1;
+  options.client_name = std::move(client_name);
+  options.default_timeout = std::chrono::seconds(30);  // Compactions take a while.
+  options.connect_timeout = std::chrono::milliseconds(1000);
+  options.refill_parallelism = 1;
+  options.tls = std::move(tls);
+  client_ = std::make_unique<rpc::Client>(options);
+}
+
+AdminClient::~AdminClient() { client_->Stop(); }
+
+rpc::Status AdminClient::Connect(std::chrono::milliseconds timeout) {
+  if (rpc::Status s = client_->Start(); !s.ok()) return s;
+  if (!client_->WaitForPool(1, timeout)) return NotConnectedStatus();
+  return rpc::Status::Ok();
+}
+
+rpc::Status AdminClient::StartConnecting() { return client_->Start(); }
+
+bool AdminClient::Connected() const {
+  return client_->WaitForPool(1, std::chrono::milliseconds(0));
+}
+
+bool AdminClient::WaitConnected(std::chrono::milliseconds timeout) const {
+  return client_->WaitForPool(1, timeout);
+}
+
+rpc::Status AdminClient::NotConnectedStatus() const {
+  const std::string why = client_->Snapshot().last_connect_failure;
+  return {rpc::Code::kUnavailable, "cannot reach the admin service at " + admin_.ToString() +
+                                       (why.empty() ? std::string() : " (" + why + ")")};
+}
+
+admin::AdminRequest AdminClient::Request() const {
+  admin::AdminRequest request;
+  request.set_token(token_);
+  return request;
+}
+
+rpc::Status AdminClient::Call(const char* method, const admin::AdminRequest& request,
+                              admin::AdminResponse* response) {
+  const rpc::CallResult result = client_->Call(method, request.SerializeAsString());
+  if (!result.status.ok()) return result.status;
+  if (!response->ParseFromString(result.payload)) {
+    return {rpc::Code::kProtocolError, "malformed admin response from " + admin_.ToString()};
+  }
+  return rpc::Status::Ok();
+}
+
+rpc::Status AdminClient::Telemetry(admin::Telemetry* telemetry) {
+  admin::AdminResponse response;
+  rpc::Status s = Call(admin_methods::kTelemetry, Request(), &response);
+  if (s.ok()) *telemetry = std::move(*response.mutable_telemetry());
+  return s;
+}
+
+void AdminClient::AsyncTelemetry(TelemetryCallback done, std::chrono::milliseconds timeout) {
+  client_->AsyncCall(
+      admin_methods::kTelemetry, Request().SerializeAsString(),
+      [done = std::move(done), address = admin_.ToString()](rpc::CallResult&& result) {
+        admin::AdminResponse response;
+        if (!result.status.ok()) {
+          done(result.status, {});
+        } else if (!response.ParseFromString(result.payload)) {
+          done({rpc::Code::kProtocolError, "malformed admin response from " + address}, {});
+        } else {
+          done(rpc::Status::Ok(), std::move(*response.mutable_telemetry()));
+        }
+      },
+      timeout);
+}
+
+rpc::Status AdminClient::Drain(admin::AdminResponse* response) {
+  return Call(admin_methods::kDrain, Request(), response);
+}
+
+rpc::Status AdminClient::Undrain(admin::AdminResponse* response) {
+  return Call(admin_methods::kUndrain, Request(), response);
+}
+
+rpc::Status AdminClient::Compact(const std::vector<uint64_t>& indexes,
+                                 admin::AdminResponse* response) {
+  admin::AdminRequest request = Request();
+  for (uint64_t index : indexes) request.add_indexes(index);
+  return Call(admin_methods::kCompact, request, response);
+}
+
+rpc::Status AdminClient::Flush(admin::AdminResponse* response) {
+  return Call(admin_methods::kFlush, Request(), response);
+}
+
+rpc::Status AdminClient::Run(AdminCommand command, const std::vector<uint64_t>& indexes,
+                             admin::AdminResponse* response) {
+  switch (command) {
+    case AdminCommand::kDrain:
+      return Drain(response);
+    case AdminCommand::kUndrain:
+      return Undrain(response);
+    case AdminCommand::kCompact:
+      return Compact(indexes, response);
+    case AdminCommand::kFlush:
+      return Flush(response);
+  }
+  return {rpc::Code::kInvalidArgument, "unknown admin command"};
+}
+
+}  // namespace railyard::cluster

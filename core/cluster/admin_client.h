@@ -1,0 +1,77 @@
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/rpc/client.h"
+#include "core/rpc/endpoint.h"
+#include "railyard/admin.pb.h"
+
+namespace railyard::cluster {
+
+// The commands an operator sends to a node.
+enum class AdminCommand { kDrain, kUndrain, kCompact, kFlush };
+
+// "drain", "undrain", "compact", "flush": the names railyardctl and the audit logs use.
+const char* AdminCommandName(AdminCommand command);
+std::optional<AdminCommand> ParseAdminCommand(std::string_view name);
+
+// Talks to one process's admin service: one function per admin method.
+//
+// Errors: UNAVAILABLE when the service cannot be reached (with the reason: refused, a TLS
+// handshake that failed and why), UNAUTHENTICATED or FAILED_PRECONDITION when the token is
+// refused, PROTOCOL_ERROR for a malformed answer.
+//
+// Thread safety: every method may be called from any thread.
+class AdminClient {
+ public:
+  // `tls` set: the admin service is reached over TLS (problems with its files come from Connect
+  // and StartConnecting).
+  AdminClient(rpc::Endpoint admin, std::string token, std::string client_name = "railyardctl",
+              std::optional<rpc::TlsClientOptions> tls = std::nullopt);
+  ~AdminClient();
+
+  // Connects; UNAVAILABLE with the reason if the admin service cannot be reached in `timeout`.
+  rpc::Status Connect(std::chrono::milliseconds timeout);
+  // Starts connecting in the background and returns at once; Connected() tells when it is up.
+  // For pollers that must never wait on one unreachable node.
+  rpc::Status StartConnecting();
+  bool Connected() const;
+  // Waits up to `timeout` for the connection StartConnecting began; true once it is up.
+  bool WaitConnected(std::chrono::milliseconds timeout) const;
+  // Why the service is not reachable yet: UNAVAILABLE naming the address and the last connect
+  // failure, if any.
+  rpc::Status NotConnectedStatus() const;
+
+  rpc::Status Telemetry(admin::Telemetry* telemetry);
+  // `done` runs on the client's I/O thread (it must not block), exactly once, also when the
+  // client is destroyed first (then with CANCELLED).
+  using TelemetryCallback = std::function<void(rpc::Status status, admin::Telemetry&& telemetry)>;
+  void AsyncTelemetry(TelemetryCallback done, std::chrono::milliseconds timeout);
+
+  rpc::Status Drain(admin::AdminResponse* response);
+  rpc::Status Undrain(admin::AdminResponse* response);
+  // `indexes`: on-disk indexes to merge (adjacent); empty: all.
+  rpc::Status Compact(const std::vector<uint64_t>& indexes, admin::AdminResponse* response);
+  rpc::Status Flush(admin::AdminResponse* response);
+  // One of the above by name; `indexes` matter to kCompact only.
+  rpc::Status Run(AdminCommand command, const std::vector<uint64_t>& indexes,
+                  admin::AdminResponse* response);
+
+ private:
+  rpc::Status Call(const char* method, const admin::AdminRequest& request,
+                   admin::AdminResponse* response);
+  admin::AdminRequest Request() const;
+
+  const rpc::Endpoint admin_;
+  const std::string token_;
+  std::unique_ptr<rpc::Client> client_;
+};
+
+}  // namespace railyard::cluster

@@ -1,0 +1,176 @@
+#include "core/cluster/telemetry_poller.h"
+
+#include <algorithm>
+
+#include "core/cluster/admin_client.h"
+
+namespace railyard::cluster {
+
+using Clock = std::chrono::steady_clock;
+
+struct TelemetryPoller::Node {
+  PollTarget target;
+  std::unique_ptr<AdminClient> client;
+  Clock::time_point connect_started;
+  Clock::time_point next_attempt;
+  std::chrono::milliseconds backoff{0};
+};
+
+// The answers of one round; shared with the callbacks, which may outlive the round.
+struct TelemetryPoller::Round {
+  std::mutex mu;
+  std::condition_variable cv;
+  int pending = 0;
+  std::vector<std::pair<size_t, std::pair<rpc::Status, admin::Telemetry>>> answers;
+};
+
+TelemetryPoller::TelemetryPoller(std::vector<PollTarget> targets, PollerOptions options)
+    : options_(std::move(options)), rng_(std::random_device{}()) {
+  for (PollTarget& target : targets) nodes_.push_back({std::move(target), nullptr, {}, {}, {}});
+}
+
+// Callbacks of a round still in flight hold the Round, not the poller; the clients' own
+// destructors complete them with CANCELLED.
+TelemetryPoller::~TelemetryPoller() = default;
+
+void TelemetryPoller::SetToken(int id, std::string token) {
+  std::lock_guard lock(mu_);
+  new_tokens_[id] = std::move(token);
+}
+
+void TelemetryPoller::Cancel() {
+  std::shared_ptr<Round> round;
+  {
+    std::lock_guard lock(mu_);
+    cancelled_ = true;
+    round = current_.lock();
+  }
+  if (round) {
+    std::lock_guard lock(round->mu);  // Wakes a round waiting for answers.
+    round->cv.notify_all();
+  }
+}
+
+bool TelemetryPoller::cancelled() {
+  std::lock_guard lock(mu_);
+  return cancelled_;
+}
+
+void TelemetryPoller::Fail(Node& node, rpc::Status why, std::vector<PollResult>* out) {
+  node.client.reset();
+  node.backoff = node.backoff.count() == 0 ? options_.backoff_min
+                                           : std::min(options_.backoff_max, node.backoff * 2);
+  std::uniform_real_distribution<double> jitter(0.8, 1.2);
+  node.next_attempt = Clock::now() + std::chrono::milliseconds(
+                                         static_cast<int64_t>(node.backoff.count() * jitter(rng_)));
+  if (out) out->push_back({node.target.id, std::move(why), nullptr});
+}
+
+void TelemetryPoller::TakeNewTokens() {
+  std::map<int, std::string> tokens;
+  {
+    std::lock_guard lock(mu_);
+    tokens.swap(new_tokens_);
+  }
+  for (Node& node : nodes_) {
+    auto it = tokens.find(node.target.id);
+    if (it == tokens.end() || it->second == node.target.token) continue;
+    node.target.token = it->second;
+    node.client.reset();
+    node.backoff = std::chrono::milliseconds(0);
+    node.next_attempt = {};
+  }
+}
+
+void TelemetryPoller::Connect(Clock::time_point now, std::vector<PollResult>* out) {
+  for (Node& node : nodes_) {
+    if (node.client || now < node.next_attempt) continue;  // Connected, or backing off.
+    node.client = std::make_unique<AdminClient>(node.target.admin, node.target.token,
+                                                options_.client_name, node.target.tls);
+    if (rpc::Status s = node.client->StartConnecting(); !s.ok()) {
+      Fail(node, std::move(s), out);
+      continue;
+    }
+    node.connect_started = now;
+  }
+  if (options_.wait_for_connect) {
+    for (Node& node : nodes_) {
+      if (!node.client) continue;
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          node.connect_started + options_.connect_timeout - Clock::now());
+      node.client->WaitConnected(std::max(left, std::chrono::milliseconds(0)));
+    }
+  }
+  for (Node& node : nodes_) {
+    if (!node.client || node.client->Connected()) continue;
+    if (options_.wait_for_connect || now - node.connect_started > options_.connect_timeout) {
+      Fail(node, node.client->NotConnectedStatus(), out);
+    }
+  }
+}
+
+void TelemetryPoller::Ask(const std::shared_ptr<Round>& round, std::vector<size_t>* asked) {
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    Node& node = nodes_[i];
+    if (!node.client || !node.client->Connected()) continue;
+    {
+      std::lock_guard lock(round->mu);
+      ++round->pending;
+    }
+    asked->push_back(i);
+    node.client->AsyncTelemetry(
+        [round, i](rpc::Status status, admin::Telemetry&& telemetry) {
+          std::lock_guard lock(round->mu);
+          round->answers.push_back({i, {std::move(status), std::move(telemetry)}});
+          --round->pending;
+          round->cv.notify_all();
+        },
+        options_.answer_timeout);
+  }
+}
+
+void TelemetryPoller::Collect(const std::shared_ptr<Round>& round, Clock::time_point start,
+                              const std::vector<size_t>& asked, std::vector<PollResult>* out) {
+  std::vector<bool> answered(nodes_.size(), false);
+  {
+    std::unique_lock lock(round->mu);
+    round->cv.wait_until(lock, start + options_.answer_timeout + std::chrono::milliseconds(50),
+                         [&] { return round->pending == 0 || cancelled(); });
+    for (auto& [i, answer] : round->answers) {
+      answered[i] = true;
+      Node& node = nodes_[i];
+      if (answer.first.ok()) {
+        node.backoff = std::chrono::milliseconds(0);
+        out->push_back({node.target.id, rpc::Status::Ok(),
+                        std::make_shared<const admin::Telemetry>(std::move(answer.second))});
+      } else {
+        // A failed call drops the connection and backs off; the answer says why.
+        out->push_back({node.target.id, answer.first, nullptr});
+        Fail(node, {}, nullptr);
+      }
+    }
+    round->answers.clear();
+  }
+  for (size_t i : asked) {
+    if (!answered[i]) Fail(nodes_[i], {rpc::Code::kDeadlineExceeded, "no answer in time"}, out);
+  }
+}
+
+std::vector<PollResult> TelemetryPoller::PollRound() {
+  std::vector<PollResult> results;
+  if (cancelled()) return results;
+  const Clock::time_point start = Clock::now();
+  TakeNewTokens();
+  Connect(start, &results);
+  auto round = std::make_shared<Round>();
+  {
+    std::lock_guard lock(mu_);
+    current_ = round;
+  }
+  std::vector<size_t> asked;
+  Ask(round, &asked);
+  Collect(round, Clock::now(), asked, &results);
+  return results;
+}
+
+}  // namespace railyard::cluster

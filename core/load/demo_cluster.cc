@@ -1,0 +1,154 @@
+#include "core/load/demo_cluster.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <system_error>
+
+namespace railyard::load {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// A text-format string literal (the paths come from the temporary folder's name).
+std::string Quoted(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+rpc::Status WriteFile(const fs::path& path, const std::string& text, mode_t mode) {
+  {
+    std::ofstream out(path, std::ios::trunc);
+    out << text;
+    if (!out.flush()) return {rpc::Code::kInternal, "cannot write " + path.string()};
+  }
+  if (::chmod(path.c_str(), mode) != 0) {
+    return {rpc::Code::kInternal, "cannot chmod " + path.string()};
+  }
+  return rpc::Status::Ok();
+}
+
+std::string Lines(const std::vector<std::string>& tokens) {
+  std::string text;
+  for (const std::string& t : tokens) text += t + "\n";
+  return text;
+}
+
+}  // namespace
+
+DemoCluster::~DemoCluster() { Stop(); }
+
+rpc::Status DemoCluster::StartNode(size_t index, const DemoClusterOptions& o,
+                                   const std::string& binary) {
+  const std::string name = "node" + std::to_string(index);
+  const fs::path dir = fs::path(root_) / name;
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return {rpc::Code::kInternal, "cannot create " + dir.string() + ": " + ec.message()};
+  // The tokens go to files only the node's user can read, as README prescribes.
+  const fs::path viewer = fs::path(root_) / "viewer-tokens";
+  const fs::path operators = fs::path(root_) / "operator-tokens";
+  std::string config = "name: " + Quoted(name) + "\ndata_dir: " + Quoted((dir / "data").string()) +
+                       "\nlisten: \"127.0.0.1:0\"\nadmin_listen: \"127.0.0.1:0\"\n" +
+                       "io_threads: 1\nworker_threads: 4\ngrace_ms: 1000\n" +
+                       "storage { memtable_entries: " + std::to_string(o.memtable_entries) +
+                       " bloom_budget_bytes: " + std::to_string(8 << 20) + " }\n";
+  if (!o.viewer_tokens.empty()) config += "viewer_token_file: " + Quoted(viewer.string()) + "\n";
+  if (!o.operator_tokens.empty()) {
+    config += "operator_token_file: " + Quoted(operators.string()) + "\n";
+  }
+  const fs::path config_path = dir / "node.textproto";
+  if (rpc::Status s = WriteFile(config_path, config, 0600); !s.ok()) return s;
+  std::unique_ptr<NodeProcess> process;
+  if (rpc::Status s = NodeProcess::Start(binary, config_path.string(), (dir / "node.log").string(),
+                                         std::chrono::seconds(10), &process);
+      !s.ok()) {
+    return {s.code(), name + ": " + s.message()};
+  }
+  nodes_.push_back({name, process->service(), process->admin(), process->pid()});
+  processes_.push_back(std::move(process));
+  return rpc::Status::Ok();
+}
+
+rpc::Status DemoCluster::Start(const DemoClusterOptions& o) {
+  std::string binary = o.node_binary;
+  if (binary.empty()) {
+    if (rpc::Status s = FindNodeBinary(&binary); !s.ok()) return s;
+  }
+  temporary_ = o.data_dir.empty();
+  std::error_code ec;
+  // Unique per process and per cluster, so two clusters in one process never share files.
+  static int counter = 0;
+  root_ = temporary_
+              ? (fs::temp_directory_path(ec) /
+                 ("railyard-demo-" + std::to_string(::getpid()) + "-" + std::to_string(counter++)))
+                    .string()
+              : o.data_dir;
+  fs::create_directories(root_, ec);
+  rpc::Status s = WriteFile(fs::path(root_) / "viewer-tokens", Lines(o.viewer_tokens), 0600);
+  if (s.ok()) s = WriteFile(fs::path(root_) / "operator-tokens", Lines(o.operator_tokens), 0600);
+  for (size_t i = 0; s.ok() && i < o.nodes; ++i) s = StartNode(i, o, binary);
+  if (!s.ok()) {
+    Stop();
+    return s;
+  }
+  std::vector<rpc::Endpoint> services;
+  for (const DemoNode& n : nodes_) services.push_back(n.service);
+  for (size_t i = 0; i < o.clients; ++i) {
+    LoadOptions load;
+    load.servers = services;
+    load.pool_size = o.pool_size;
+    load.concurrency = o.concurrency;
+    load.read_fraction = o.read_fraction;
+    load.keys = o.keys;
+    load.distribution = KeyChooser::Distribution::kZipfian;
+    load.client_name = "demo-client-" + std::to_string(i);
+    load.seed = i + 1;
+    clients_.push_back(std::make_unique<LoadGenerator>(load));
+    if (rpc::Status status = clients_.back()->Start(); !status.ok()) {
+      Stop();
+      return status;
+    }
+  }
+  return rpc::Status::Ok();
+}
+
+LoadResult DemoCluster::Stop() {
+  LoadResult total;
+  for (auto& client : clients_) {
+    client->Stop();
+    total.Add(client->Result());
+  }
+  clients_.clear();
+  for (auto& process : processes_) process->Stop(std::chrono::milliseconds(1000));
+  processes_.clear();
+  nodes_.clear();
+  if (temporary_ && !root_.empty()) {
+    std::error_code ec;
+    fs::remove_all(root_, ec);
+  }
+  root_.clear();
+  return total;
+}
+
+std::vector<rpc::Endpoint> DemoCluster::AdminEndpoints() const {
+  std::vector<rpc::Endpoint> endpoints;
+  for (const DemoNode& n : nodes_) endpoints.push_back(n.admin);
+  return endpoints;
+}
+
+std::string DemoCluster::ClientLabel(uint64_t client_id) const {
+  for (size_t i = 0; i < clients_.size(); ++i) {
+    if (clients_[i]->client().client_id() == client_id) return "c" + std::to_string(i);
+  }
+  return "?";  // Someone else's connection, e.g. railyardctl.
+}
+
+}  // namespace railyard::load

@@ -1,0 +1,77 @@
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/load/load_generator.h"
+#include "core/load/node_process.h"
+#include "core/rpc/status.h"
+
+namespace railyard::load {
+
+struct DemoClusterOptions {
+  size_t nodes = 3;
+  size_t clients = 3;
+  size_t concurrency = 6;  // Calls in flight per client.
+  size_t pool_size = 8;
+  double read_fraction = 0.8;
+  uint64_t keys = 200000;
+  size_t memtable_entries = 20000;  // Small, so flushes and compactions happen while you watch.
+  std::string data_dir;             // Empty: a temporary folder, removed by Stop().
+  std::string node_binary;          // Empty: FindNodeBinary().
+  // Admin tokens of every node; none: telemetry open to anyone, commands refused.
+  std::vector<std::string> viewer_tokens;
+  std::vector<std::string> operator_tokens;
+};
+
+// One node of the demo, as it listens.
+struct DemoNode {
+  std::string name;
+  rpc::Endpoint service;
+  rpc::Endpoint admin;
+  pid_t pid = -1;
+};
+
+// A local cluster on loopback for demos and tests: `nodes` railyard-node processes (each with
+// its config, tokens, data and log in the cluster's folder, ports chosen by the OS) and
+// `clients` load generators in this process driving them. Shared by `railyardctl demo` and
+// `railyard --demo`; running the nodes as processes keeps the storage engine out of the console.
+//
+// Thread safety: Start and Stop from one controlling thread; the clients themselves may be used
+// from any thread.
+class DemoCluster {
+ public:
+  DemoCluster() = default;
+  ~DemoCluster();  // Stop()s.
+  DemoCluster(const DemoCluster&) = delete;
+  DemoCluster& operator=(const DemoCluster&) = delete;
+
+  // Starts the nodes, then the load clients. On failure, stops what it started; the error
+  // names the node and quotes its log.
+  rpc::Status Start(const DemoClusterOptions& options);
+  // Stops the clients (bounded), drains and stops the nodes (SIGTERM, SIGKILL after a second)
+  // and removes a temporary data folder. Returns the clients' combined result. Idempotent.
+  LoadResult Stop();
+
+  const std::vector<DemoNode>& nodes() const { return nodes_; }
+  const std::vector<std::unique_ptr<LoadGenerator>>& clients() const { return clients_; }
+  std::vector<rpc::Endpoint> AdminEndpoints() const;
+  // "c<i>" for a load client of this cluster, "?" for anyone else's connection.
+  std::string ClientLabel(uint64_t client_id) const;
+  // The folder holding the nodes' configs, data and logs.
+  const std::string& root() const { return root_; }
+
+ private:
+  rpc::Status StartNode(size_t index, const DemoClusterOptions& options, const std::string& binary);
+
+  std::string root_;
+  bool temporary_ = false;
+  std::vector<std::unique_ptr<NodeProcess>> processes_;
+  std::vector<DemoNode> nodes_;
+  std::vector<std::unique_ptr<LoadGenerator>> clients_;
+};
+
+}  // namespace railyard::load

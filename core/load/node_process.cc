@@ -1,0 +1,187 @@
+#include "core/load/node_process.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <thread>
+
+namespace railyard::load {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+bool IsExecutable(const fs::path& path) {
+  std::error_code ec;
+  return fs::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
+}
+
+// The last few lines of a log, for an error message.
+std::string TailOf(const std::string& path) {
+  std::ifstream in(path);
+  std::string line, tail;
+  std::vector<std::string> lines;
+  while (std::getline(in, line)) {
+    lines.push_back(line);
+    if (lines.size() > 3) lines.erase(lines.begin());
+  }
+  for (const std::string& l : lines) tail += (tail.empty() ? "" : " | ") + l;
+  return tail;
+}
+
+// Reads what the child prints until a whole first line, EOF or the deadline.
+std::string ReadFirstLine(int fd, Clock::time_point deadline) {
+  std::string out;
+  char buffer[256];
+  while (out.find('\n') == std::string::npos) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+    if (left <= 0) break;
+    pollfd p{fd, POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(left));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready <= 0) break;
+    const ssize_t n = ::read(fd, buffer, sizeof(buffer));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // EOF: the node exited.
+    out.append(buffer, static_cast<size_t>(n));
+  }
+  return out.substr(0, out.find('\n'));
+}
+
+}  // namespace
+
+rpc::Status FindNodeBinary(std::string* path) {
+  std::string looked;
+  if (const char* env = std::getenv("RAILYARD_NODE_BINARY"); env && *env) {
+    if (IsExecutable(env)) {
+      *path = env;
+      return rpc::Status::Ok();
+    }
+    return {rpc::Code::kNotFound,
+            std::string("$RAILYARD_NODE_BINARY is ") + env + ", which is not an executable file"};
+  }
+  std::error_code ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path beside = self.parent_path() / "railyard-node";
+    if (IsExecutable(beside)) {
+      *path = beside.string();
+      return rpc::Status::Ok();
+    }
+    looked = beside.string();
+  }
+  if (const char* env_path = std::getenv("PATH")) {
+    std::stringstream dirs(env_path);
+    std::string dir;
+    while (std::getline(dirs, dir, ':')) {
+      if (dir.empty()) continue;
+      const fs::path candidate = fs::path(dir) / "railyard-node";
+      if (IsExecutable(candidate)) {
+        *path = candidate.string();
+        return rpc::Status::Ok();
+      }
+    }
+  }
+  return {rpc::Code::kNotFound, "cannot find railyard-node (looked beside this program" +
+                                    (looked.empty() ? std::string() : ", at " + looked) +
+                                    ", and on $PATH); set $RAILYARD_NODE_BINARY"};
+}
+
+rpc::Status NodeProcess::Start(const std::string& binary, const std::string& config_path,
+                               const std::string& log_path, std::chrono::milliseconds timeout,
+                               std::unique_ptr<NodeProcess>* out) {
+  int pipe_fds[2];
+  if (::pipe2(pipe_fds, O_CLOEXEC) != 0) {
+    return {rpc::Code::kInternal, std::string("pipe: ") + std::strerror(errno)};
+  }
+  const int log_fd = ::open(log_path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  if (log_fd < 0) {
+    ::close(pipe_fds[0]);
+    ::close(pipe_fds[1]);
+    return {rpc::Code::kInternal, "cannot open " + log_path + ": " + std::strerror(errno)};
+  }
+  // Everything the child needs is made before fork: after it, only async-signal-safe calls.
+  std::vector<std::string> args = {binary, "--config", config_path};
+  std::vector<char*> argv;
+  for (std::string& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t parent = ::getpid();
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    const int error = errno;
+    ::close(pipe_fds[0]);
+    ::close(pipe_fds[1]);
+    ::close(log_fd);
+    return {rpc::Code::kInternal, std::string("fork: ") + std::strerror(error)};
+  }
+  if (pid == 0) {
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent) ::_exit(127);  // The parent died before prctl.
+    ::dup2(pipe_fds[1], STDOUT_FILENO);
+    ::dup2(log_fd, STDERR_FILENO);
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ::close(pipe_fds[1]);
+  ::close(log_fd);
+  std::unique_ptr<NodeProcess> node(new NodeProcess());
+  node->pid_ = pid;
+  const std::string line = ReadFirstLine(pipe_fds[0], Clock::now() + timeout);
+  node->stdout_fd_ = pipe_fds[0];  // Kept open: a later line from the node must not meet EPIPE.
+  std::istringstream words(line);
+  std::string listen, service, admin_word, admin;
+  words >> listen >> service >> admin_word >> admin;
+  const auto service_endpoint = rpc::ParseEndpoint(service);
+  const auto admin_endpoint = rpc::ParseEndpoint(admin);
+  if (listen != "LISTEN" || admin_word != "ADMIN" || !service_endpoint || !admin_endpoint) {
+    node->Stop(std::chrono::milliseconds(0));
+    const std::string tail = TailOf(log_path);
+    return {rpc::Code::kUnavailable,
+            binary + " did not come up within " + std::to_string(timeout.count()) + " ms" +
+                (tail.empty() ? std::string() : ": " + tail) + " (log: " + log_path + ")"};
+  }
+  node->service_ = *service_endpoint;
+  node->admin_ = *admin_endpoint;
+  *out = std::move(node);
+  return rpc::Status::Ok();
+}
+
+NodeProcess::~NodeProcess() { Stop(std::chrono::milliseconds(0)); }
+
+int NodeProcess::Stop(std::chrono::milliseconds grace) {
+  if (stdout_fd_ >= 0) ::close(stdout_fd_);
+  stdout_fd_ = -1;
+  if (pid_ <= 0) return -1;
+  int status = 0;
+  if (grace.count() > 0) {
+    ::kill(pid_, SIGTERM);
+    const Clock::time_point deadline = Clock::now() + grace;
+    while (Clock::now() < deadline) {
+      const pid_t done = ::waitpid(pid_, &status, WNOHANG);
+      if (done == pid_ || (done < 0 && errno != EINTR)) {
+        pid_ = -1;
+        return status;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+  ::kill(pid_, SIGKILL);
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+  return status;
+}
+
+}  // namespace railyard::load

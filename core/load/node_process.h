@@ -1,0 +1,52 @@
+#pragma once
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/rpc/endpoint.h"
+#include "core/rpc/status.h"
+
+namespace railyard::load {
+
+// Where railyard-node is: $RAILYARD_NODE_BINARY if set, else beside the running program (as
+// built, and as packaged in /usr/bin), else on $PATH. NOT_FOUND naming every place looked.
+rpc::Status FindNodeBinary(std::string* path);
+
+// A railyard-node child process, started with a config file and stopped by its PID. It is told
+// to die with its parent (PR_SET_PDEATHSIG), so a crashed console or railyardctl leaves none
+// behind.
+//
+// Thread safety: one controlling thread.
+class NodeProcess {
+ public:
+  // Starts `binary --config config_path`, its stderr (the log) appended to `log_path`, and waits
+  // up to `timeout` for the line "LISTEN <service> ADMIN <admin>" the node prints once it
+  // listens. On failure the process is killed and the error quotes the end of its log.
+  static rpc::Status Start(const std::string& binary, const std::string& config_path,
+                           const std::string& log_path, std::chrono::milliseconds timeout,
+                           std::unique_ptr<NodeProcess>* out);
+  ~NodeProcess();  // Stop(0): SIGKILL if still running.
+  NodeProcess(const NodeProcess&) = delete;
+  NodeProcess& operator=(const NodeProcess&) = delete;
+
+  // SIGTERM (the node drains), then SIGKILL if it has not exited within `grace`. Waits for it.
+  // Returns its exit status as waitpid reports it (-1 if already stopped). Idempotent.
+  int Stop(std::chrono::milliseconds grace);
+
+  pid_t pid() const { return pid_; }
+  const rpc::Endpoint& service() const { return service_; }
+  const rpc::Endpoint& admin() const { return admin_; }
+
+ private:
+  NodeProcess() = default;
+
+  pid_t pid_ = -1;
+  int stdout_fd_ = -1;
+  rpc::Endpoint service_, admin_;
+};
+
+}  // namespace railyard::load
