@@ -1,9 +1,5 @@
 #include "storage/docstore_impl.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -48,19 +44,28 @@ std::string DocStoreImpl::PathFor(const char* prefix, uint64_t number, const cha
 }
 
 void DocStoreImpl::DeleteFile(const std::string& path) {
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-    LogTo(options_, LogLevel::kWarning, "could not delete " + path + ": " + std::strerror(errno));
+  // An obsolete file left behind costs only space: the manifest no longer names it.
+  if (const int error = env_->RemoveFile(path); error != 0 && error != ENOENT) {
+    LogTo(options_, LogLevel::kWarning, "could not delete " + path + ": " + std::strerror(error));
   }
 }
 
-Status DocStoreImpl::LockDirectory() {
-  const std::string path = (fs::path(directory_) / kLockName).string();
-  lock_fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock_fd_ < 0) return ErrnoStatus("open " + path, errno);
-  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-    ::close(lock_fd_);
-    lock_fd_ = -1;
-    return Status::Busy("the store in " + directory_ + " is already open in another process");
+Status DocStoreImpl::OpenDirectory() {
+  uint64_t ignored = 0;
+  if (const int error = env_->FileSize(directory_, &ignored); error == ENOENT) {
+    if (!options_.create_if_missing) return Status::InvalidArgument(directory_ + " does not exist");
+    if (const int created = env_->CreateDirectories(directory_); created != 0) {
+      return ErrnoStatus("create " + directory_, created);
+    }
+  } else if (error != 0) {
+    return ErrnoStatus("stat " + directory_, error);
+  }
+  lock_path_ = (fs::path(directory_) / kLockName).string();
+  if (const int error = env_->LockFile(lock_path_, &lock_); error != 0) {
+    const Status reason = ErrnoStatus("lock " + lock_path_, error);
+    if (error != EWOULDBLOCK) return reason;
+    return Status::Busy("the store in " + directory_ + " is already open in another process (" +
+                        reason.message() + ")");
   }
   return Status::Ok();
 }
@@ -83,29 +88,16 @@ Status DocStoreImpl::OpenIndex(uint64_t number, std::shared_ptr<DiskIndex>* out)
 }
 
 Status DocStoreImpl::Init() {
-  std::error_code ec;
-  if (!fs::exists(directory_, ec)) {
-    if (!options_.create_if_missing) return Status::InvalidArgument(directory_ + " does not exist");
-    fs::create_directories(directory_, ec);
-    if (ec) return Status::IOError("create " + directory_ + ": " + ec.message());
-  }
-  if (Status s = LockDirectory(); !s.ok()) return s;
-
+  if (Status s = OpenDirectory(); !s.ok()) return s;
   const std::string manifest_path = (fs::path(directory_) / kManifestName).string();
-  if (fs::exists(manifest_path, ec)) {
-    if (options_.error_if_exists)
-      return Status::InvalidArgument(directory_ + " already holds a store");
-    std::string text;
-    if (Status s = ReadWholeFile(env_, manifest_path, &text); !s.ok()) return s;
-    if (Status s = DecodeManifest(text, &manifest_); !s.ok()) {
-      return Status::Corruption(manifest_path + ": " + s.message());
-    }
-  }
+  if (Status s = ReadManifest(manifest_path); !s.ok()) return s;
   uint64_t next = manifest_.next_file;
   for (const auto& [prefix, suffix] :
        {std::pair{kWalPrefix, kWalSuffix}, std::pair{kIndexPrefix, kIndexSuffix},
         std::pair{kIndexPrefix, kBloomSuffix}}) {
-    for (uint64_t n : ListNumbered(directory_, prefix, suffix)) next = std::max(next, n + 1);
+    std::vector<uint64_t> numbers;
+    if (Status s = ListNumbered(env_, directory_, prefix, suffix, &numbers); !s.ok()) return s;
+    for (uint64_t n : numbers) next = std::max(next, n + 1);
   }
   next_file_ = next;
   appended_docs_ = manifest_.appended_docs;
@@ -144,13 +136,29 @@ Status DocStoreImpl::Init() {
   return Status::Ok();
 }
 
+Status DocStoreImpl::ReadManifest(const std::string& path) {
+  uint64_t size = 0;
+  if (const int error = env_->FileSize(path, &size); error == ENOENT) {
+    return Status::Ok();  // A new store.
+  } else if (error != 0) {
+    return ErrnoStatus("stat " + path, error);
+  }
+  if (options_.error_if_exists)
+    return Status::InvalidArgument(directory_ + " already holds a store");
+  std::string text;
+  if (Status s = ReadWholeFile(env_, path, &text); !s.ok()) return s;
+  if (Status s = DecodeManifest(text, &manifest_); !s.ok()) {
+    return Status::Corruption(path + ": " + s.message());
+  }
+  return Status::Ok();
+}
+
 // --- Recovery -----------------------------------------------------------------------------------
 
 Status DocStoreImpl::Replay() {
   std::vector<uint64_t> logs;
-  for (uint64_t n : ListNumbered(directory_, kWalPrefix, kWalSuffix)) {
-    if (n >= manifest_.wal_start) logs.push_back(n);
-  }
+  if (Status s = ListNumbered(env_, directory_, kWalPrefix, kWalSuffix, &logs); !s.ok()) return s;
+  std::erase_if(logs, [this](uint64_t n) { return n < manifest_.wal_start; });
   std::vector<WalOp> ops;
   ReplayHandlers handlers;
   handlers.on_record = [&](std::vector<ReplayedOp>& replayed) -> Status {
@@ -494,7 +502,13 @@ std::shared_ptr<const IndexSet> DocStoreImpl::CurrentSet() const {
 }
 
 void DocStoreImpl::RemoveOldWals(uint64_t keep_from) {
-  for (uint64_t n : ListNumbered(directory_, kWalPrefix, kWalSuffix)) {
+  std::vector<uint64_t> logs;
+  if (Status s = ListNumbered(env_, directory_, kWalPrefix, kWalSuffix, &logs); !s.ok()) {
+    // The manifest no longer names them: the next open removes them instead.
+    LogTo(options_, LogLevel::kWarning, "could not delete old logs: " + s.ToString());
+    return;
+  }
+  for (uint64_t n : logs) {
     if (n < keep_from) DeleteFile(PathFor(kWalPrefix, n, kWalSuffix));
   }
 }
@@ -703,10 +717,9 @@ Status DocStoreImpl::Close() {
   if (bg_thread_.joinable()) bg_thread_.join();
   if (sync_thread_.joinable()) sync_thread_.join();
   pager_.Stop();
-  if (lock_fd_ >= 0) {
-    ::flock(lock_fd_, LOCK_UN);
-    ::close(lock_fd_);
-    lock_fd_ = -1;
+  if (lock_ >= 0) {
+    env_->UnlockFile(lock_path_, lock_);
+    lock_ = -1;
   }
   return result;
 }

@@ -62,7 +62,9 @@ class DocStoreImpl final : public DocStore {
     uint64_t next_wal = 0;  // The log that took over; older logs go once it is on disk.
   };
 
-  Status LockDirectory();
+  // Creates the directory if asked and takes the store's LOCK.
+  Status OpenDirectory();
+  Status ReadManifest(const std::string& path);
   Status OpenIndex(uint64_t number, std::shared_ptr<DiskIndex>* out);
   Status Replay();
   Status ApplyOps(std::span<const WalOp> ops);
@@ -91,7 +93,8 @@ class DocStoreImpl final : public DocStore {
   const Options options_;
   Env* const env_;
   const std::string directory_;
-  int lock_fd_ = -1;
+  std::string lock_path_;
+  int lock_ = -1;  // Env::LockFile's handle while the store holds its LOCK.
   SegmentLog segments_;
   BloomPager pager_;
   std::atomic<uint64_t> next_file_{1};

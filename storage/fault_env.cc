@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
 
 namespace railyard::storage {
 
@@ -103,6 +102,22 @@ int FaultInjectingEnv::Rename(const std::string& from, const std::string& to) {
   return Env::Rename(from, to);
 }
 
+int FaultInjectingEnv::RemoveFile(const std::string& path) {
+  if (Fault f; Match(Op::kRemove, path, &f)) return f.error;
+  return Env::RemoveFile(path);
+}
+
+int FaultInjectingEnv::ListDirectory(const std::string& directory,
+                                     std::vector<std::string>* names) {
+  if (Fault f; Match(Op::kList, directory, &f)) return f.error;
+  return Env::ListDirectory(directory, names);
+}
+
+int FaultInjectingEnv::LockFile(const std::string& path, int* lock) {
+  if (Fault f; Match(Op::kLock, path, &f)) return f.error;
+  return Env::LockFile(path, lock);
+}
+
 int FaultInjectingEnv::Map(const std::string& path, int fd, size_t length, const char** data) {
   // Private and writable, so CorruptMapped can damage this view without touching the file.
   void* map = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
@@ -126,10 +141,9 @@ int FaultInjectingEnv::CorruptMapped(const std::string& path_contains, uint64_t 
   int corrupted = 0;
   for (const Mapping& m : mappings_) {
     if (m.path.find(path_contains) == std::string::npos) continue;
-    std::error_code ec;
-    const uint64_t size = std::filesystem::file_size(m.path, ec);
+    uint64_t size = 0;
     // Touching a private page past the end of the file would raise SIGBUS.
-    if (ec || offset >= size || offset >= m.length) continue;
+    if (Env::FileSize(m.path, &size) != 0 || offset >= size || offset >= m.length) continue;
     m.data[offset] ^= 0x10;
     ++corrupted;
   }

@@ -19,7 +19,7 @@ namespace railyard::storage {
 // Thread safety: all methods may be called concurrently.
 class FaultInjectingEnv final : public Env {
  public:
-  enum class Op { kOpen, kWrite, kRead, kSync, kTruncate, kRename };
+  enum class Op { kOpen, kWrite, kRead, kSync, kTruncate, kRename, kRemove, kList, kLock };
 
   struct Fault {
     Op op = Op::kWrite;
@@ -56,6 +56,10 @@ class FaultInjectingEnv final : public Env {
   int Map(const std::string& path, int fd, size_t length, const char** data) override;
   void Unmap(const char* data, size_t length) override;
   int Rename(const std::string& from, const std::string& to) override;
+  int RemoveFile(const std::string& path) override;
+  // Matched against the directory's path.
+  int ListDirectory(const std::string& directory, std::vector<std::string>* names) override;
+  int LockFile(const std::string& path, int* lock) override;
 
  private:
   struct Armed {

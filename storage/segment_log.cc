@@ -81,8 +81,14 @@ Status SegmentLog::OpenForAppend(uint32_t segment) {
 
 Status SegmentLog::Open(LogPosition durable) {
   std::unique_lock lock(mu_);
+  std::vector<uint64_t> numbers;
+  if (Status s =
+          ListNumbered(EnvOf(options_), directory_, kSegmentPrefix, kSegmentSuffix, &numbers);
+      !s.ok()) {
+    return s;
+  }
   std::vector<uint32_t> segments;
-  for (uint64_t number : ListNumbered(directory_, kSegmentPrefix, kSegmentSuffix)) {
+  for (uint64_t number : numbers) {
     if (number > UINT32_MAX) return Status::Corruption("segment number out of range");
     segments.push_back(static_cast<uint32_t>(number));
   }
@@ -95,10 +101,10 @@ Status SegmentLog::Open(LogPosition durable) {
   closed_bytes_ = 0;
   for (uint32_t segment : segments) {
     if (segment == segments.back()) break;
-    std::error_code size_error;
-    const uint64_t size = fs::file_size(SegmentPath(segment), size_error);
-    if (size_error)
-      return Status::IOError("stat " + SegmentPath(segment) + ": " + size_error.message());
+    uint64_t size = 0;
+    if (const int error = EnvOf(options_)->FileSize(SegmentPath(segment), &size); error != 0) {
+      return ErrnoStatus("stat " + SegmentPath(segment), error);
+    }
     if (Status s = OpenForReading(segment, size, size); !s.ok()) return s;
     closed_bytes_ += size;
   }
