@@ -392,6 +392,21 @@ Status DocStoreImpl::FlushFrozen(const Frozen& frozen) {
   return Status::Ok();
 }
 
+namespace {
+
+// The set with the `count` indexes from `position` on replaced by `output` (none if null).
+std::shared_ptr<IndexSet> Replaced(const IndexSet& set, size_t position, size_t count,
+                                   const std::shared_ptr<DiskIndex>& output) {
+  auto next = std::make_shared<IndexSet>();
+  next->indexes.assign(set.indexes.begin(), set.indexes.begin() + position);
+  if (output) next->indexes.push_back(output);
+  next->indexes.insert(next->indexes.end(), set.indexes.begin() + position + count,
+                       set.indexes.end());
+  return next;
+}
+
+}  // namespace
+
 Status DocStoreImpl::InstallIndex(const std::vector<std::shared_ptr<DiskIndex>>& inputs,
                                   std::unique_ptr<EntrySource> newest_source,
                                   uint64_t newest_entries, const Frozen* frozen, bool manual) {
@@ -404,58 +419,22 @@ Status DocStoreImpl::InstallIndex(const std::vector<std::shared_ptr<DiskIndex>>&
         std::find(set->indexes.begin(), set->indexes.end(), inputs.front()) - set->indexes.begin());
   }
   const bool becomes_oldest = position + inputs.size() == set->indexes.size();
-
   const bool from_memory = newest_source != nullptr;
-  std::vector<std::unique_ptr<EntrySource>> sources;
-  uint64_t expected = newest_entries;
-  if (from_memory) sources.push_back(std::move(newest_source));
-  for (const auto& input : inputs) {
-    sources.push_back(std::make_unique<IndexFileSource>(input->file));
-    expected += input->file->entries();
-  }
   const uint64_t number = next_file_.fetch_add(1);
-  const std::string index_path = PathFor(kIndexPrefix, number, kIndexSuffix);
-  const std::string bloom_path = PathFor(kIndexPrefix, number, kBloomSuffix);
   MergeResult merged;
-  Status s = MergeIndexes(std::move(sources), becomes_oldest, expected, options_, index_path,
-                          bloom_path, &merged);
   std::shared_ptr<DiskIndex> output;
-  if (s.ok() && merged.entries_written > 0) s = OpenIndex(number, &output);
-  if (!s.ok()) {
-    DeleteFile(index_path);
-    DeleteFile(bloom_path);
+  if (Status s = WriteMergedIndex(inputs, std::move(newest_source), newest_entries, becomes_oldest,
+                                  number, &merged, &output);
+      !s.ok()) {
     return s;
   }
-
-  auto next_set = std::make_shared<IndexSet>();
-  next_set->indexes.assign(set->indexes.begin(), set->indexes.begin() + position);
-  if (output) next_set->indexes.push_back(output);
-  next_set->indexes.insert(next_set->indexes.end(), set->indexes.begin() + position + inputs.size(),
-                           set->indexes.end());
-
-  Manifest next_manifest = manifest_;
-  next_manifest.indexes.clear();
-  for (const auto& index : next_set->indexes) {
-    next_manifest.indexes.push_back({index->file->number(), index->file->entries()});
-  }
-  if (frozen) {
-    next_manifest.durable = frozen->horizon;
-    next_manifest.wal_start = frozen->next_wal;
-  }
-  next_manifest.index_entry_writes += merged.entries_written;
-  next_manifest.next_file = next_file_.load();
-  dead_docs_.fetch_add(merged.superseded_docs);
-  next_manifest.appended_docs = appended_docs_.load();
-  next_manifest.dead_docs = dead_docs_.load();
-  s = WriteFileAtomically(env_, (fs::path(directory_) / kManifestName).string(),
-                          EncodeManifest(next_manifest));
-  if (!s.ok()) {
+  const std::shared_ptr<IndexSet> next_set = Replaced(*set, position, inputs.size(), output);
+  if (Status s = CommitManifest(*next_set, frozen, merged); !s.ok()) {
     output.reset();
-    DeleteFile(index_path);
-    DeleteFile(bloom_path);
+    DeleteFile(PathFor(kIndexPrefix, number, kIndexSuffix));
+    DeleteFile(PathFor(kIndexPrefix, number, kBloomSuffix));
     return s;
   }
-  manifest_ = next_manifest;
 
   UpdateSizeRule(*next_set);
   if (output) pager_.Add(output->filter);
@@ -480,6 +459,55 @@ Status DocStoreImpl::InstallIndex(const std::vector<std::shared_ptr<DiskIndex>>&
   record.finished = std::chrono::system_clock::now();
   history_.push_back(std::move(record));
   if (history_.size() > kHistoryLimit) history_.pop_front();
+  return Status::Ok();
+}
+
+Status DocStoreImpl::WriteMergedIndex(const std::vector<std::shared_ptr<DiskIndex>>& inputs,
+                                      std::unique_ptr<EntrySource> newest_source,
+                                      uint64_t newest_entries, bool becomes_oldest, uint64_t number,
+                                      MergeResult* merged, std::shared_ptr<DiskIndex>* output) {
+  std::vector<std::unique_ptr<EntrySource>> sources;
+  uint64_t expected = newest_entries;
+  if (newest_source) sources.push_back(std::move(newest_source));
+  for (const auto& input : inputs) {
+    sources.push_back(std::make_unique<IndexFileSource>(input->file));
+    expected += input->file->entries();
+  }
+  const std::string index_path = PathFor(kIndexPrefix, number, kIndexSuffix);
+  const std::string bloom_path = PathFor(kIndexPrefix, number, kBloomSuffix);
+  Status s = MergeIndexes(std::move(sources), becomes_oldest, expected, options_, index_path,
+                          bloom_path, merged);
+  // Everything may have cancelled out: then there is no output index.
+  if (s.ok() && merged->entries_written > 0) s = OpenIndex(number, output);
+  if (!s.ok()) {
+    DeleteFile(index_path);
+    DeleteFile(bloom_path);
+  }
+  return s;
+}
+
+Status DocStoreImpl::CommitManifest(const IndexSet& next_set, const Frozen* frozen,
+                                    const MergeResult& merged) {
+  Manifest next_manifest = manifest_;
+  next_manifest.indexes.clear();
+  for (const auto& index : next_set.indexes) {
+    next_manifest.indexes.push_back({index->file->number(), index->file->entries()});
+  }
+  if (frozen) {
+    next_manifest.durable = frozen->horizon;
+    next_manifest.wal_start = frozen->next_wal;
+  }
+  next_manifest.index_entry_writes += merged.entries_written;
+  next_manifest.next_file = next_file_.load();
+  dead_docs_.fetch_add(merged.superseded_docs);
+  next_manifest.appended_docs = appended_docs_.load();
+  next_manifest.dead_docs = dead_docs_.load();
+  if (Status s = WriteFileAtomically(env_, (fs::path(directory_) / kManifestName).string(),
+                                     EncodeManifest(next_manifest));
+      !s.ok()) {
+    return s;
+  }
+  manifest_ = std::move(next_manifest);
   return Status::Ok();
 }
 

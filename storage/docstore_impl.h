@@ -80,6 +80,14 @@ class DocStoreImpl final : public DocStore {
   Status InstallIndex(const std::vector<std::shared_ptr<DiskIndex>>& inputs,
                       std::unique_ptr<EntrySource> newest_source, uint64_t newest_entries,
                       const Frozen* frozen, bool manual);
+  // Merges the inputs (and the memtable's entries, if any) into index `number`; on failure no
+  // file of it is left. `*output` stays null if every entry cancelled out.
+  Status WriteMergedIndex(const std::vector<std::shared_ptr<DiskIndex>>& inputs,
+                          std::unique_ptr<EntrySource> newest_source, uint64_t newest_entries,
+                          bool becomes_oldest, uint64_t number, MergeResult* merged,
+                          std::shared_ptr<DiskIndex>* output);
+  // Writes the manifest that lists `next_set`, then adopts it as manifest_.
+  Status CommitManifest(const IndexSet& next_set, const Frozen* frozen, const MergeResult& merged);
   void UpdateSizeRule(const IndexSet& set);
   std::shared_ptr<const IndexSet> CurrentSet() const;
   std::string PathFor(const char* prefix, uint64_t number, const char* suffix) const;
