@@ -90,7 +90,35 @@ Status DocStoreImpl::OpenIndex(uint64_t number, std::shared_ptr<DiskIndex>* out)
 Status DocStoreImpl::Init() {
   if (Status s = OpenDirectory(); !s.ok()) return s;
   const std::string manifest_path = (fs::path(directory_) / kManifestName).string();
-  if (Status s = ReadManifest(manifest_path); !s.ok()) return s;
+  {
+    MutexLock change(&change_mu_);
+    if (Status s = ReadManifest(manifest_path); !s.ok()) return s;
+    if (Status s = LoadState(); !s.ok()) return s;
+  }
+  if (Status s = Replay(); !s.ok()) return s;
+  uint64_t wal_number = 0;
+  {
+    MutexLock lock(&write_mu_);
+    if (Status s = StartWal(); !s.ok()) return s;
+    wal_number = wal_.number();
+  }
+  {
+    // Everything replayed is in an on-disk index now: the old logs can go.
+    MutexLock change(&change_mu_);
+    manifest_.wal_start = wal_number;
+    manifest_.next_file = next_file_;
+    if (Status s = WriteFileAtomically(env_, manifest_path, EncodeManifest(manifest_)); !s.ok())
+      return s;
+  }
+  RemoveOldWals(wal_number);
+
+  pager_.Start();
+  bg_thread_ = std::thread([this] { BackgroundLoop(); });
+  if (options_.sync == SyncPolicy::kInterval) sync_thread_ = std::thread([this] { SyncLoop(); });
+  return Status::Ok();
+}
+
+Status DocStoreImpl::LoadState() {
   uint64_t next = manifest_.next_file;
   for (const auto& [prefix, suffix] :
        {std::pair{kWalPrefix, kWalSuffix}, std::pair{kIndexPrefix, kIndexSuffix},
@@ -112,27 +140,12 @@ Status DocStoreImpl::Init() {
     pager_.Add(index->filter);
   }
   UpdateSizeRule(*set);
+  {
+    WriterLock mem(&mem_mu_);
+    mem_ = std::make_unique<MemTable>(options_.memtable_entries);
+  }
+  MutexLock lock(&set_mu_);
   set_ = std::move(set);
-  mem_ = std::make_unique<MemTable>(options_.memtable_entries);
-
-  if (Status s = Replay(); !s.ok()) return s;
-  {
-    std::lock_guard lock(write_mu_);
-    if (Status s = StartWal(); !s.ok()) return s;
-  }
-  {
-    // Everything replayed is in an on-disk index now: the old logs can go.
-    std::lock_guard lock(change_mu_);
-    manifest_.wal_start = wal_.number();
-    manifest_.next_file = next_file_;
-    if (Status s = WriteFileAtomically(env_, manifest_path, EncodeManifest(manifest_)); !s.ok())
-      return s;
-  }
-  RemoveOldWals(wal_.number());
-
-  pager_.Start();
-  bg_thread_ = std::thread([this] { BackgroundLoop(); });
-  if (options_.sync == SyncPolicy::kInterval) sync_thread_ = std::thread([this] { SyncLoop(); });
   return Status::Ok();
 }
 
@@ -158,7 +171,8 @@ Status DocStoreImpl::ReadManifest(const std::string& path) {
 Status DocStoreImpl::Replay() {
   std::vector<uint64_t> logs;
   if (Status s = ListNumbered(env_, directory_, kWalPrefix, kWalSuffix, &logs); !s.ok()) return s;
-  std::erase_if(logs, [this](uint64_t n) { return n < manifest_.wal_start; });
+  const uint64_t wal_start = WalStart();
+  std::erase_if(logs, [wal_start](uint64_t n) { return n < wal_start; });
   std::vector<WalOp> ops;
   ReplayHandlers handlers;
   handlers.on_record = [&](std::vector<ReplayedOp>& replayed) -> Status {
@@ -186,24 +200,28 @@ Status DocStoreImpl::Replay() {
     }
     corruptions_.fetch_add(report.unidentified_damage);
   }
-  return mem_->size() == 0 ? Status::Ok() : FlushDuringReplay();
+  return MemEntries() == 0 ? Status::Ok() : FlushDuringReplay();
 }
 
 Status DocStoreImpl::FlushDuringReplay() {
   // No log rotation here: the logs being replayed stay until all of them are in on-disk indexes
   // (Init deletes them then), so a crash during recovery just replays them again.
   if (Status s = segments_.Seal(); !s.ok()) return s;
-  Frozen frozen{std::shared_ptr<const MemTable>(std::move(mem_)), segments_.end(),
-                manifest_.wal_start};
-  mem_ = std::make_unique<MemTable>(options_.memtable_entries);
-  return FlushFrozen(frozen);
+  std::shared_ptr<const MemTable> table;
+  {
+    WriterLock mem(&mem_mu_);
+    table = std::move(mem_);
+    mem_ = std::make_unique<MemTable>(options_.memtable_entries);
+  }
+  return FlushFrozen({std::move(table), segments_.end(), WalStart()});
 }
 
 Status DocStoreImpl::ApplyOps(std::span<const WalOp> ops) {
   // During replay only: no other thread runs yet.
-  if (mem_->size() + ops.size() > mem_->capacity()) {
+  if (!MemHasRoom(ops.size())) {
     if (Status s = FlushDuringReplay(); !s.ok()) return s;
   }
+  WriterLock mem(&mem_mu_);
   for (const WalOp& op : ops) {
     const std::optional<IndexValue> previous = mem_->Get(op.id);
     if (previous && previous->kind == EntryKind::kPut) dead_docs_.fetch_add(1);
@@ -235,7 +253,7 @@ Status DocStoreImpl::Write(const WriteBatch& batch) {
 }
 
 Status DocStoreImpl::WriteOps(std::vector<WalOp>& ops) {
-  std::unique_lock lock(write_mu_);
+  MutexLock lock(&write_mu_);
   if (closed_) return Status::InvalidArgument("the store is closed");
   if (sync_failed_.load(std::memory_order_acquire)) return SyncFailure();
   if (Status s = MakeRoom(ops.size()); !s.ok()) return s;
@@ -254,7 +272,7 @@ Status DocStoreImpl::WriteOps(std::vector<WalOp>& ops) {
   }
   uint64_t superseded = 0;
   {
-    std::unique_lock mem(mem_mu_);
+    WriterLock mem(&mem_mu_);
     for (const WalOp& op : ops) {
       const std::optional<IndexValue> previous = mem_->Get(op.id);
       if (previous && previous->kind == EntryKind::kPut) ++superseded;
@@ -274,19 +292,21 @@ Status DocStoreImpl::MakeRoom(size_t count) {
                                    " writes exceeds the in-memory index (" +
                                    std::to_string(options_.memtable_entries) + " entries)");
   }
-  while (mem_->size() + count > mem_->capacity()) {
-    std::unique_lock bg(bg_mu_);
+  while (!MemHasRoom(count)) {
+    MutexLock bg(&bg_mu_);
     if (!bg_error_.ok()) return bg_error_;
     if (!pending_) {
-      bg.unlock();
+      bg.Unlock();
       if (Status s = Freeze(); !s.ok()) return s;
       continue;
     }
     // The previous in-memory index is still being written: wait, within bounds.
     stalls_.fetch_add(1);
     const Clock::time_point start = Clock::now();
-    const bool cleared = bg_cv_.wait_for(
-        bg, options_.max_write_stall, [this] { return !pending_ || bg_stop_ || !bg_error_.ok(); });
+    const Clock::time_point deadline = start + options_.max_write_stall;
+    while (!BackgroundSettled() && bg_cv_.WaitUntil(bg_mu_, deadline)) {
+    }
+    const bool cleared = BackgroundSettled();
     stall_us_.fetch_add(static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count()));
     if (!cleared) {
@@ -317,14 +337,14 @@ Status DocStoreImpl::StartWal() {
     }
   }
   wal_ = std::move(next);
-  std::lock_guard lock(wal_sync_mu_);
+  MutexLock lock(&wal_sync_mu_);
   wal_sync_file_ = std::move(sync_file);
   return Status::Ok();
 }
 
 void DocStoreImpl::RecordSyncFailure(const Status& failure) {
   {
-    std::lock_guard lock(wal_sync_mu_);
+    MutexLock lock(&wal_sync_mu_);
     if (!sync_failed_.load(std::memory_order_relaxed)) {
       sync_failure_ =
           Status::IOError("fsync of the write-ahead log failed (" + failure.ToString() +
@@ -336,9 +356,26 @@ void DocStoreImpl::RecordSyncFailure(const Status& failure) {
 }
 
 Status DocStoreImpl::SyncFailure() {
-  std::lock_guard lock(wal_sync_mu_);
+  MutexLock lock(&wal_sync_mu_);
   return sync_failure_;
 }
+
+bool DocStoreImpl::MemHasRoom(size_t count) const {
+  ReaderLock mem(&mem_mu_);
+  return mem_->size() + count <= mem_->capacity();
+}
+
+size_t DocStoreImpl::MemEntries() const {
+  ReaderLock mem(&mem_mu_);
+  return mem_->size();
+}
+
+uint64_t DocStoreImpl::WalStart() {
+  MutexLock change(&change_mu_);
+  return manifest_.wal_start;
+}
+
+bool DocStoreImpl::BackgroundSettled() const { return !pending_ || bg_stop_ || !bg_error_.ok(); }
 
 Status DocStoreImpl::Freeze() {
   // Every document the frozen index points at must be in a written block before its log goes.
@@ -347,16 +384,16 @@ Status DocStoreImpl::Freeze() {
   if (Status s = StartWal(); !s.ok()) return s;
   std::shared_ptr<const MemTable> frozen;
   {
-    std::unique_lock mem(mem_mu_);
+    WriterLock mem(&mem_mu_);
     frozen_table_ = std::shared_ptr<const MemTable>(std::move(mem_));
     frozen = frozen_table_;
     mem_ = std::make_unique<MemTable>(options_.memtable_entries);
   }
   {
-    std::lock_guard bg(bg_mu_);
+    MutexLock bg(&bg_mu_);
     pending_ = Frozen{std::move(frozen), horizon, wal_.number()};
   }
-  bg_cv_.notify_all();
+  bg_cv_.NotifyAll();
   return Status::Ok();
 }
 
@@ -364,7 +401,7 @@ Status DocStoreImpl::Freeze() {
 
 Status DocStoreImpl::FlushFrozen(const Frozen& frozen) {
   if (Status s = segments_.SyncTo(frozen.horizon); !s.ok()) return s;
-  std::lock_guard change(change_mu_);
+  MutexLock change(&change_mu_);
   const std::shared_ptr<const IndexSet> set = CurrentSet();
   // The seed's compaction set: merge while the new index is at least as large as the newest
   // on-disk index not yet taken. (Sizes add up as if ids were distinct: an upper bound.)
@@ -385,7 +422,7 @@ Status DocStoreImpl::FlushFrozen(const Frozen& frozen) {
   }
   if (!s.ok()) return s;
   {
-    std::unique_lock mem(mem_mu_);
+    WriterLock mem(&mem_mu_);
     if (frozen_table_ == frozen.table) frozen_table_.reset();
   }
   RemoveOldWals(frozen.next_wal);
@@ -439,7 +476,7 @@ Status DocStoreImpl::InstallIndex(const std::vector<std::shared_ptr<DiskIndex>>&
   UpdateSizeRule(*next_set);
   if (output) pager_.Add(output->filter);
   {
-    std::lock_guard lock(set_mu_);
+    MutexLock lock(&set_mu_);
     set_ = next_set;
   }
   CompactionStats record;
@@ -525,7 +562,7 @@ void DocStoreImpl::UpdateSizeRule(const IndexSet& set) {
 }
 
 std::shared_ptr<const IndexSet> DocStoreImpl::CurrentSet() const {
-  std::lock_guard lock(set_mu_);
+  MutexLock lock(&set_mu_);
   return set_;
 }
 
@@ -543,9 +580,9 @@ void DocStoreImpl::RemoveOldWals(uint64_t keep_from) {
 
 Status DocStoreImpl::Flush() {
   {
-    std::unique_lock lock(write_mu_);
+    MutexLock lock(&write_mu_);
     if (closed_) return Status::InvalidArgument("the store is closed");
-    if (mem_->size() > 0) {
+    if (MemEntries() > 0) {
       if (Status s = WaitForBackground(options_.max_write_stall); !s.ok()) return s;
       if (Status s = Freeze(); !s.ok()) return s;
     }
@@ -554,9 +591,11 @@ Status DocStoreImpl::Flush() {
 }
 
 Status DocStoreImpl::WaitForBackground(std::chrono::milliseconds timeout) {
-  std::unique_lock bg(bg_mu_);
-  const bool done =
-      bg_cv_.wait_for(bg, timeout, [this] { return !pending_ || bg_stop_ || !bg_error_.ok(); });
+  MutexLock bg(&bg_mu_);
+  const Clock::time_point deadline = Clock::now() + timeout;
+  while (!BackgroundSettled() && bg_cv_.WaitUntil(bg_mu_, deadline)) {
+  }
+  const bool done = BackgroundSettled();
   if (!bg_error_.ok()) return bg_error_;
   if (!done)
     return Status::Busy("background flush still running after " + std::to_string(timeout.count()) +
@@ -566,7 +605,7 @@ Status DocStoreImpl::WaitForBackground(std::chrono::milliseconds timeout) {
 
 Status DocStoreImpl::CompactAll() {
   if (Status s = Flush(); !s.ok()) return s;
-  std::lock_guard change(change_mu_);
+  MutexLock change(&change_mu_);
   const std::shared_ptr<const IndexSet> set = CurrentSet();
   if (set->indexes.empty()) return Status::Ok();
   return InstallIndex(set->indexes, nullptr, 0, nullptr, true);
@@ -574,7 +613,7 @@ Status DocStoreImpl::CompactAll() {
 
 Status DocStoreImpl::CompactIndexes(const std::vector<uint64_t>& index_ids) {
   if (index_ids.empty()) return Status::InvalidArgument("no indexes named");
-  std::lock_guard change(change_mu_);
+  MutexLock change(&change_mu_);
   const std::shared_ptr<const IndexSet> set = CurrentSet();
   std::vector<size_t> positions;
   std::string known;
@@ -605,7 +644,7 @@ Status DocStoreImpl::Get(uint64_t id, std::string* doc) {
   reads_.fetch_add(1, std::memory_order_relaxed);
   std::optional<IndexValue> value;
   {
-    std::shared_lock mem(mem_mu_);
+    ReaderLock mem(&mem_mu_);
     value = mem_->Get(id);
     if (!value && frozen_table_) value = frozen_table_->Get(id);
   }
@@ -653,12 +692,12 @@ Stats DocStoreImpl::GetStats() {
     stats.indexes.push_back(is);
   }
   {
-    std::lock_guard change(change_mu_);
+    MutexLock change(&change_mu_);
     stats.compactions.assign(history_.begin(), history_.end());
     stats.index_entry_writes = manifest_.index_entry_writes;
   }
   {
-    std::shared_lock mem(mem_mu_);
+    ReaderLock mem(&mem_mu_);
     stats.memtable_entries = mem_->size();
     stats.memtable_capacity = mem_->capacity();
   }
@@ -685,14 +724,14 @@ Stats DocStoreImpl::GetStats() {
 // --- Background work and shutdown ---------------------------------------------------------------
 
 void DocStoreImpl::BackgroundLoop() {
-  std::unique_lock bg(bg_mu_);
+  MutexLock bg(&bg_mu_);
   while (!bg_stop_) {
-    bg_cv_.wait(bg, [this] { return bg_stop_ || pending_.has_value(); });
+    while (!bg_stop_ && !pending_.has_value()) bg_cv_.Wait(bg_mu_);
     if (bg_stop_) break;
     const Frozen job = *pending_;
-    bg.unlock();
+    bg.Unlock();
     const Status s = FlushFrozen(job);
-    bg.lock();
+    bg.Lock();
     if (s.ok()) {
       pending_.reset();
       bg_error_ = Status::Ok();
@@ -700,35 +739,39 @@ void DocStoreImpl::BackgroundLoop() {
       bg_error_ = s;
       LogTo(options_, LogLevel::kError, "writing the in-memory index failed: " + s.ToString());
       // Try again later (a full disk may get space back); writers see the error meanwhile.
-      bg_cv_.notify_all();
-      bg_cv_.wait_for(bg, std::chrono::seconds(1), [this] { return bg_stop_; });
+      bg_cv_.NotifyAll();
+      const Clock::time_point retry = Clock::now() + std::chrono::seconds(1);
+      while (!bg_stop_ && bg_cv_.WaitUntil(bg_mu_, retry)) {
+      }
     }
-    bg_cv_.notify_all();
+    bg_cv_.NotifyAll();
   }
 }
 
 void DocStoreImpl::SyncLoop() {
-  std::unique_lock bg(bg_mu_);
+  MutexLock bg(&bg_mu_);
   while (!bg_stop_) {
-    bg_cv_.wait_for(bg, options_.sync_interval, [this] { return bg_stop_; });
+    const Clock::time_point deadline = Clock::now() + options_.sync_interval;
+    while (!bg_stop_ && bg_cv_.WaitUntil(bg_mu_, deadline)) {
+    }
     if (bg_stop_) break;
-    bg.unlock();
+    bg.Unlock();
     std::shared_ptr<File> file;
     {
-      std::lock_guard lock(wal_sync_mu_);
+      MutexLock lock(&wal_sync_mu_);
       file = wal_sync_file_;
     }
     if (file) {
       if (Status s = file->Sync(); !s.ok()) RecordSyncFailure(s);
     }
-    bg.lock();
+    bg.Lock();
   }
 }
 
 Status DocStoreImpl::Close() {
   Status result;
   {
-    std::lock_guard lock(write_mu_);
+    MutexLock lock(&write_mu_);
     if (closed_) return Status::Ok();
     closed_ = true;
     // Written blocks need no replay; the log is made durable whatever the policy.
@@ -738,10 +781,10 @@ Status DocStoreImpl::Close() {
     }
   }
   {
-    std::lock_guard bg(bg_mu_);
+    MutexLock bg(&bg_mu_);
     bg_stop_ = true;
   }
-  bg_cv_.notify_all();
+  bg_cv_.NotifyAll();
   if (bg_thread_.joinable()) bg_thread_.join();
   if (sync_thread_.joinable()) sync_thread_.join();
   pager_.Stop();

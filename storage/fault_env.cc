@@ -8,28 +8,28 @@
 namespace railyard::storage {
 
 void FaultInjectingEnv::Inject(const Fault& fault) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   faults_.push_back({fault, 0, 0});
 }
 
 void FaultInjectingEnv::SetSpaceLimit(uint64_t bytes) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   space_left_ = bytes;
 }
 
 void FaultInjectingEnv::Heal() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   faults_.clear();
   space_left_ = std::numeric_limits<uint64_t>::max();
 }
 
 uint64_t FaultInjectingEnv::faults_fired() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return fired_;
 }
 
 bool FaultInjectingEnv::Match(Op op, const std::string& path, Fault* out) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   for (Armed& armed : faults_) {
     const Fault& f = armed.fault;
     if (f.op != op || path.find(f.path_contains) == std::string::npos) continue;
@@ -58,7 +58,7 @@ int FaultInjectingEnv::Write(const std::string& path, int fd, const char* data, 
     error = f.error;
   }
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     if (space_left_ < allowed) {
       allowed = static_cast<size_t>(space_left_);
       error = ENOSPC;
@@ -122,7 +122,7 @@ int FaultInjectingEnv::Map(const std::string& path, int fd, size_t length, const
   // Private and writable, so CorruptMapped can damage this view without touching the file.
   void* map = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
   if (map == MAP_FAILED) return errno;
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   mappings_.push_back({path, static_cast<char*>(map), length});
   *data = static_cast<const char*>(map);
   return 0;
@@ -130,14 +130,14 @@ int FaultInjectingEnv::Map(const std::string& path, int fd, size_t length, const
 
 void FaultInjectingEnv::Unmap(const char* data, size_t length) {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     std::erase_if(mappings_, [data](const Mapping& m) { return m.data == data; });
   }
   ::munmap(const_cast<char*>(data), length);
 }
 
 int FaultInjectingEnv::CorruptMapped(const std::string& path_contains, uint64_t offset) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   int corrupted = 0;
   for (const Mapping& m : mappings_) {
     if (m.path.find(path_contains) == std::string::npos) continue;

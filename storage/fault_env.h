@@ -4,11 +4,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "storage/env.h"
+#include "storage/mutex.h"
 
 namespace railyard::storage {
 
@@ -73,13 +73,13 @@ class FaultInjectingEnv final : public Env {
     size_t length = 0;
   };
   // The fault to apply to this operation, if any (counts it as fired).
-  bool Match(Op op, const std::string& path, Fault* out);
+  bool Match(Op op, const std::string& path, Fault* out) EXCLUDES(mu_);
 
-  mutable std::mutex mu_;
-  std::vector<Armed> faults_;                                   // GUARDED_BY(mu_)
-  uint64_t space_left_ = std::numeric_limits<uint64_t>::max();  // GUARDED_BY(mu_)
-  std::vector<Mapping> mappings_;                               // GUARDED_BY(mu_)
-  uint64_t fired_ = 0;                                          // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  std::vector<Armed> faults_ GUARDED_BY(mu_);
+  uint64_t space_left_ GUARDED_BY(mu_) = std::numeric_limits<uint64_t>::max();
+  std::vector<Mapping> mappings_ GUARDED_BY(mu_);
+  uint64_t fired_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace railyard::storage
