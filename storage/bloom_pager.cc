@@ -16,7 +16,7 @@ BloomAnswer PagedFilter::MayContain(uint64_t id) {
   page.requests.fetch_add(1, std::memory_order_relaxed);
   bool maybe;
   {
-    std::lock_guard lock(page.mu);
+    MutexLock lock(&page.mu);
     if (page.bits.empty()) return BloomAnswer::kNotResident;
     maybe = PageMayContain(shape, page.bits.data(), id);
   }
@@ -28,18 +28,18 @@ BloomAnswer PagedFilter::MayContain(uint64_t id) {
 }
 
 bool PagedFilter::Page::resident() const {
-  std::lock_guard lock(mu);
+  MutexLock lock(&mu);
   return !bits.empty();
 }
 
 void PagedFilter::Page::Load(std::vector<uint8_t> page_bits) {
-  std::lock_guard lock(mu);
+  MutexLock lock(&mu);
   bits.swap(page_bits);  // The old bits, if any, are freed after the lock is released.
 }
 
 bool PagedFilter::Page::Evict() {
   std::vector<uint8_t> gone;
-  std::lock_guard lock(mu);
+  MutexLock lock(&mu);
   gone.swap(bits);  // Freed after the lock is released.
   return !gone.empty();
 }
@@ -60,29 +60,29 @@ void BloomPager::Start() {
 
 void BloomPager::Stop() {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     stopping_ = true;
   }
-  wake_.notify_all();
+  wake_.NotifyAll();
   if (thread_.joinable()) thread_.join();
 }
 
 void BloomPager::Add(std::shared_ptr<PagedFilter> filter) {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     filters_.push_back(std::move(filter));
     rerank_soon_ = true;
   }
-  wake_.notify_all();
+  wake_.NotifyAll();
 }
 
 void BloomPager::Remove(const PagedFilter* filter) {
   // Waits out a re-rank in progress, which could otherwise load pages of this filter again after
   // they are evicted here, or overwrite resident_bytes_ with a sum that still counts them.
-  std::lock_guard rerank_lock(rerank_mu_);
+  MutexLock rerank_lock(&rerank_mu_);
   std::shared_ptr<PagedFilter> removed;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     const auto it = std::find_if(filters_.begin(), filters_.end(),
                                  [filter](const auto& f) { return f.get() == filter; });
     if (it == filters_.end()) return;
@@ -107,10 +107,10 @@ double BloomPager::PageNo(const PagedFilter& filter, const PagedFilter::Page& pa
 }
 
 void BloomPager::Rerank() {
-  std::lock_guard rerank_lock(rerank_mu_);
+  MutexLock rerank_lock(&rerank_mu_);
   std::vector<std::shared_ptr<PagedFilter>> filters;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     filters = filters_;
   }
   const auto now = std::chrono::steady_clock::now();
@@ -164,10 +164,10 @@ void BloomPager::Rerank() {
 }
 
 std::vector<BloomPageStats> BloomPager::PageStats() const {
-  std::lock_guard rerank_lock(rerank_mu_);
+  MutexLock rerank_lock(&rerank_mu_);
   std::vector<std::shared_ptr<PagedFilter>> filters;
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     filters = filters_;
   }
   std::vector<BloomPageStats> out;
@@ -189,15 +189,16 @@ std::vector<BloomPageStats> BloomPager::PageStats() const {
 }
 
 void BloomPager::Run() {
-  std::unique_lock lock(mu_);
+  MutexLock lock(&mu_);
   while (!stopping_) {
-    wake_.wait_for(lock, options_.bloom_rerank_interval,
-                   [this] { return stopping_ || rerank_soon_; });
+    const auto deadline = std::chrono::steady_clock::now() + options_.bloom_rerank_interval;
+    while (!stopping_ && !rerank_soon_ && wake_.WaitUntil(mu_, deadline)) {
+    }
     if (stopping_) break;
     rerank_soon_ = false;
-    lock.unlock();
+    lock.Unlock();
     Rerank();
-    lock.lock();
+    lock.Lock();
   }
 }
 

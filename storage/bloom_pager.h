@@ -9,14 +9,13 @@
 // enough lookups to use its measured "no" rate. A page that is not resident answers "maybe".
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "storage/bloom.h"
+#include "storage/mutex.h"
 #include "storage/options.h"
 #include "storage/stats.h"
 
@@ -51,13 +50,14 @@ class PagedFilter {
     std::atomic<uint32_t> requests{0};  // Since the last re-rank.
     std::atomic<uint64_t> answered{0};  // Lookups answered while resident.
     std::atomic<uint64_t> nos{0};
-    mutable std::mutex mu;
-    std::vector<uint8_t> bits;  // GUARDED_BY(mu); empty: not resident.
-    double recent = 0;          // Pager thread only.
+    mutable Mutex mu;
+    std::vector<uint8_t> bits GUARDED_BY(mu);  // Empty: not resident.
+    // Used under the pager's rerank_mu_ (which the analysis cannot name from here).
+    double recent = 0;
 
-    bool resident() const;
-    void Load(std::vector<uint8_t> page_bits);  // Copied before the lock is taken.
-    bool Evict();                               // True if it was resident.
+    bool resident() const EXCLUDES(mu);
+    void Load(std::vector<uint8_t> page_bits) EXCLUDES(mu);  // Copied before the lock is taken.
+    bool Evict() EXCLUDES(mu);                               // True if it was resident.
   };
 
   const uint64_t index_number_;
@@ -78,29 +78,30 @@ class BloomPager {
   BloomPager& operator=(const BloomPager&) = delete;
 
   void Start();
-  void Stop();
-  void Add(std::shared_ptr<PagedFilter> filter);  // Ranks soon after.
-  void Remove(const PagedFilter* filter);
+  void Stop() EXCLUDES(mu_);
+  void Add(std::shared_ptr<PagedFilter> filter) EXCLUDES(mu_);  // Ranks soon after.
+  void Remove(const PagedFilter* filter) EXCLUDES(rerank_mu_, mu_);
   // Re-ranks now, on the calling thread.
-  void Rerank();
+  void Rerank() EXCLUDES(rerank_mu_, mu_);
 
   uint64_t budget_bytes() const { return options_.bloom_memory_budget; }
   uint64_t resident_bytes() const { return resident_bytes_.load(); }
-  std::vector<BloomPageStats> PageStats() const;
+  std::vector<BloomPageStats> PageStats() const EXCLUDES(rerank_mu_, mu_);
 
  private:
   double PageNo(const PagedFilter& filter, const PagedFilter::Page& page) const;
-  void Run();
+  void Run() EXCLUDES(mu_);
 
   const Options& options_;
-  mutable std::mutex mu_;
-  std::vector<std::shared_ptr<PagedFilter>> filters_;  // GUARDED_BY(mu_)
-  mutable std::mutex rerank_mu_;  // One re-rank at a time; guards Page::recent.
-  std::chrono::steady_clock::time_point last_rerank_;
+  // One re-rank at a time; also guards every page's `recent`.
+  mutable Mutex rerank_mu_ ACQUIRED_BEFORE(mu_);
+  std::chrono::steady_clock::time_point last_rerank_ GUARDED_BY(rerank_mu_);
+  mutable Mutex mu_;
+  std::vector<std::shared_ptr<PagedFilter>> filters_ GUARDED_BY(mu_);
   std::atomic<uint64_t> resident_bytes_{0};
-  std::condition_variable wake_;
-  bool stopping_ = false;     // GUARDED_BY(mu_)
-  bool rerank_soon_ = false;  // GUARDED_BY(mu_)
+  CondVar wake_;
+  bool stopping_ GUARDED_BY(mu_) = false;
+  bool rerank_soon_ GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

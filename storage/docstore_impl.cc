@@ -1,9 +1,5 @@
 #include "storage/docstore_impl.h"
 
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
@@ -48,19 +44,28 @@ std::string DocStoreImpl::PathFor(const char* prefix, uint64_t number, const cha
 }
 
 void DocStoreImpl::DeleteFile(const std::string& path) {
-  if (::unlink(path.c_str()) != 0 && errno != ENOENT) {
-    LogTo(options_, LogLevel::kWarning, "could not delete " + path + ": " + std::strerror(errno));
+  // An obsolete file left behind costs only space: the manifest no longer names it.
+  if (const int error = env_->RemoveFile(path); error != 0 && error != ENOENT) {
+    LogTo(options_, LogLevel::kWarning, "could not delete " + path + ": " + std::strerror(error));
   }
 }
 
-Status DocStoreImpl::LockDirectory() {
-  const std::string path = (fs::path(directory_) / kLockName).string();
-  lock_fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock_fd_ < 0) return ErrnoStatus("open " + path, errno);
-  if (::flock(lock_fd_, LOCK_EX | LOCK_NB) != 0) {
-    ::close(lock_fd_);
-    lock_fd_ = -1;
-    return Status::Busy("the store in " + directory_ + " is already open in another process");
+Status DocStoreImpl::OpenDirectory() {
+  uint64_t ignored = 0;
+  if (const int error = env_->FileSize(directory_, &ignored); error == ENOENT) {
+    if (!options_.create_if_missing) return Status::InvalidArgument(directory_ + " does not exist");
+    if (const int created = env_->CreateDirectories(directory_); created != 0) {
+      return ErrnoStatus("create " + directory_, created);
+    }
+  } else if (error != 0) {
+    return ErrnoStatus("stat " + directory_, error);
+  }
+  lock_path_ = (fs::path(directory_) / kLockName).string();
+  if (const int error = env_->LockFile(lock_path_, &lock_); error != 0) {
+    const Status reason = ErrnoStatus("lock " + lock_path_, error);
+    if (error != EWOULDBLOCK) return reason;
+    return Status::Busy("the store in " + directory_ + " is already open in another process (" +
+                        reason.message() + ")");
   }
   return Status::Ok();
 }
@@ -83,29 +88,44 @@ Status DocStoreImpl::OpenIndex(uint64_t number, std::shared_ptr<DiskIndex>* out)
 }
 
 Status DocStoreImpl::Init() {
-  std::error_code ec;
-  if (!fs::exists(directory_, ec)) {
-    if (!options_.create_if_missing) return Status::InvalidArgument(directory_ + " does not exist");
-    fs::create_directories(directory_, ec);
-    if (ec) return Status::IOError("create " + directory_ + ": " + ec.message());
-  }
-  if (Status s = LockDirectory(); !s.ok()) return s;
-
+  if (Status s = OpenDirectory(); !s.ok()) return s;
   const std::string manifest_path = (fs::path(directory_) / kManifestName).string();
-  if (fs::exists(manifest_path, ec)) {
-    if (options_.error_if_exists)
-      return Status::InvalidArgument(directory_ + " already holds a store");
-    std::string text;
-    if (Status s = ReadWholeFile(env_, manifest_path, &text); !s.ok()) return s;
-    if (Status s = DecodeManifest(text, &manifest_); !s.ok()) {
-      return Status::Corruption(manifest_path + ": " + s.message());
-    }
+  {
+    MutexLock change(&change_mu_);
+    if (Status s = ReadManifest(manifest_path); !s.ok()) return s;
+    if (Status s = LoadState(); !s.ok()) return s;
   }
+  if (Status s = Replay(); !s.ok()) return s;
+  uint64_t wal_number = 0;
+  {
+    MutexLock lock(&write_mu_);
+    if (Status s = StartWal(); !s.ok()) return s;
+    wal_number = wal_.number();
+  }
+  {
+    // Everything replayed is in an on-disk index now: the old logs can go.
+    MutexLock change(&change_mu_);
+    manifest_.wal_start = wal_number;
+    manifest_.next_file = next_file_;
+    if (Status s = WriteFileAtomically(env_, manifest_path, EncodeManifest(manifest_)); !s.ok())
+      return s;
+  }
+  RemoveOldWals(wal_number);
+
+  pager_.Start();
+  bg_thread_ = std::thread([this] { BackgroundLoop(); });
+  if (options_.sync == SyncPolicy::kInterval) sync_thread_ = std::thread([this] { SyncLoop(); });
+  return Status::Ok();
+}
+
+Status DocStoreImpl::LoadState() {
   uint64_t next = manifest_.next_file;
   for (const auto& [prefix, suffix] :
        {std::pair{kWalPrefix, kWalSuffix}, std::pair{kIndexPrefix, kIndexSuffix},
         std::pair{kIndexPrefix, kBloomSuffix}}) {
-    for (uint64_t n : ListNumbered(directory_, prefix, suffix)) next = std::max(next, n + 1);
+    std::vector<uint64_t> numbers;
+    if (Status s = ListNumbered(env_, directory_, prefix, suffix, &numbers); !s.ok()) return s;
+    for (uint64_t n : numbers) next = std::max(next, n + 1);
   }
   next_file_ = next;
   appended_docs_ = manifest_.appended_docs;
@@ -120,27 +140,29 @@ Status DocStoreImpl::Init() {
     pager_.Add(index->filter);
   }
   UpdateSizeRule(*set);
+  {
+    WriterLock mem(&mem_mu_);
+    mem_ = std::make_unique<MemTable>(options_.memtable_entries);
+  }
+  MutexLock lock(&set_mu_);
   set_ = std::move(set);
-  mem_ = std::make_unique<MemTable>(options_.memtable_entries);
+  return Status::Ok();
+}
 
-  if (Status s = Replay(); !s.ok()) return s;
-  {
-    std::lock_guard lock(write_mu_);
-    if (Status s = StartWal(); !s.ok()) return s;
+Status DocStoreImpl::ReadManifest(const std::string& path) {
+  uint64_t size = 0;
+  if (const int error = env_->FileSize(path, &size); error == ENOENT) {
+    return Status::Ok();  // A new store.
+  } else if (error != 0) {
+    return ErrnoStatus("stat " + path, error);
   }
-  {
-    // Everything replayed is in an on-disk index now: the old logs can go.
-    std::lock_guard lock(change_mu_);
-    manifest_.wal_start = wal_.number();
-    manifest_.next_file = next_file_;
-    if (Status s = WriteFileAtomically(env_, manifest_path, EncodeManifest(manifest_)); !s.ok())
-      return s;
+  if (options_.error_if_exists)
+    return Status::InvalidArgument(directory_ + " already holds a store");
+  std::string text;
+  if (Status s = ReadWholeFile(env_, path, &text); !s.ok()) return s;
+  if (Status s = DecodeManifest(text, &manifest_); !s.ok()) {
+    return Status::Corruption(path + ": " + s.message());
   }
-  RemoveOldWals(wal_.number());
-
-  pager_.Start();
-  bg_thread_ = std::thread([this] { BackgroundLoop(); });
-  if (options_.sync == SyncPolicy::kInterval) sync_thread_ = std::thread([this] { SyncLoop(); });
   return Status::Ok();
 }
 
@@ -148,9 +170,9 @@ Status DocStoreImpl::Init() {
 
 Status DocStoreImpl::Replay() {
   std::vector<uint64_t> logs;
-  for (uint64_t n : ListNumbered(directory_, kWalPrefix, kWalSuffix)) {
-    if (n >= manifest_.wal_start) logs.push_back(n);
-  }
+  if (Status s = ListNumbered(env_, directory_, kWalPrefix, kWalSuffix, &logs); !s.ok()) return s;
+  const uint64_t wal_start = WalStart();
+  std::erase_if(logs, [wal_start](uint64_t n) { return n < wal_start; });
   std::vector<WalOp> ops;
   ReplayHandlers handlers;
   handlers.on_record = [&](std::vector<ReplayedOp>& replayed) -> Status {
@@ -178,24 +200,28 @@ Status DocStoreImpl::Replay() {
     }
     corruptions_.fetch_add(report.unidentified_damage);
   }
-  return mem_->size() == 0 ? Status::Ok() : FlushDuringReplay();
+  return MemEntries() == 0 ? Status::Ok() : FlushDuringReplay();
 }
 
 Status DocStoreImpl::FlushDuringReplay() {
   // No log rotation here: the logs being replayed stay until all of them are in on-disk indexes
   // (Init deletes them then), so a crash during recovery just replays them again.
   if (Status s = segments_.Seal(); !s.ok()) return s;
-  Frozen frozen{std::shared_ptr<const MemTable>(std::move(mem_)), segments_.end(),
-                manifest_.wal_start};
-  mem_ = std::make_unique<MemTable>(options_.memtable_entries);
-  return FlushFrozen(frozen);
+  std::shared_ptr<const MemTable> table;
+  {
+    WriterLock mem(&mem_mu_);
+    table = std::move(mem_);
+    mem_ = std::make_unique<MemTable>(options_.memtable_entries);
+  }
+  return FlushFrozen({std::move(table), segments_.end(), WalStart()});
 }
 
 Status DocStoreImpl::ApplyOps(std::span<const WalOp> ops) {
   // During replay only: no other thread runs yet.
-  if (mem_->size() + ops.size() > mem_->capacity()) {
+  if (!MemHasRoom(ops.size())) {
     if (Status s = FlushDuringReplay(); !s.ok()) return s;
   }
+  WriterLock mem(&mem_mu_);
   for (const WalOp& op : ops) {
     const std::optional<IndexValue> previous = mem_->Get(op.id);
     if (previous && previous->kind == EntryKind::kPut) dead_docs_.fetch_add(1);
@@ -227,7 +253,7 @@ Status DocStoreImpl::Write(const WriteBatch& batch) {
 }
 
 Status DocStoreImpl::WriteOps(std::vector<WalOp>& ops) {
-  std::unique_lock lock(write_mu_);
+  MutexLock lock(&write_mu_);
   if (closed_) return Status::InvalidArgument("the store is closed");
   if (sync_failed_.load(std::memory_order_acquire)) return SyncFailure();
   if (Status s = MakeRoom(ops.size()); !s.ok()) return s;
@@ -246,7 +272,7 @@ Status DocStoreImpl::WriteOps(std::vector<WalOp>& ops) {
   }
   uint64_t superseded = 0;
   {
-    std::unique_lock mem(mem_mu_);
+    WriterLock mem(&mem_mu_);
     for (const WalOp& op : ops) {
       const std::optional<IndexValue> previous = mem_->Get(op.id);
       if (previous && previous->kind == EntryKind::kPut) ++superseded;
@@ -266,19 +292,21 @@ Status DocStoreImpl::MakeRoom(size_t count) {
                                    " writes exceeds the in-memory index (" +
                                    std::to_string(options_.memtable_entries) + " entries)");
   }
-  while (mem_->size() + count > mem_->capacity()) {
-    std::unique_lock bg(bg_mu_);
+  while (!MemHasRoom(count)) {
+    MutexLock bg(&bg_mu_);
     if (!bg_error_.ok()) return bg_error_;
     if (!pending_) {
-      bg.unlock();
+      bg.Unlock();
       if (Status s = Freeze(); !s.ok()) return s;
       continue;
     }
     // The previous in-memory index is still being written: wait, within bounds.
     stalls_.fetch_add(1);
     const Clock::time_point start = Clock::now();
-    const bool cleared = bg_cv_.wait_for(
-        bg, options_.max_write_stall, [this] { return !pending_ || bg_stop_ || !bg_error_.ok(); });
+    const Clock::time_point deadline = start + options_.max_write_stall;
+    while (!BackgroundSettled() && bg_cv_.WaitUntil(bg_mu_, deadline)) {
+    }
+    const bool cleared = BackgroundSettled();
     stall_us_.fetch_add(static_cast<uint64_t>(
         std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start).count()));
     if (!cleared) {
@@ -309,14 +337,14 @@ Status DocStoreImpl::StartWal() {
     }
   }
   wal_ = std::move(next);
-  std::lock_guard lock(wal_sync_mu_);
+  MutexLock lock(&wal_sync_mu_);
   wal_sync_file_ = std::move(sync_file);
   return Status::Ok();
 }
 
 void DocStoreImpl::RecordSyncFailure(const Status& failure) {
   {
-    std::lock_guard lock(wal_sync_mu_);
+    MutexLock lock(&wal_sync_mu_);
     if (!sync_failed_.load(std::memory_order_relaxed)) {
       sync_failure_ =
           Status::IOError("fsync of the write-ahead log failed (" + failure.ToString() +
@@ -328,9 +356,26 @@ void DocStoreImpl::RecordSyncFailure(const Status& failure) {
 }
 
 Status DocStoreImpl::SyncFailure() {
-  std::lock_guard lock(wal_sync_mu_);
+  MutexLock lock(&wal_sync_mu_);
   return sync_failure_;
 }
+
+bool DocStoreImpl::MemHasRoom(size_t count) const {
+  ReaderLock mem(&mem_mu_);
+  return mem_->size() + count <= mem_->capacity();
+}
+
+size_t DocStoreImpl::MemEntries() const {
+  ReaderLock mem(&mem_mu_);
+  return mem_->size();
+}
+
+uint64_t DocStoreImpl::WalStart() {
+  MutexLock change(&change_mu_);
+  return manifest_.wal_start;
+}
+
+bool DocStoreImpl::BackgroundSettled() const { return !pending_ || bg_stop_ || !bg_error_.ok(); }
 
 Status DocStoreImpl::Freeze() {
   // Every document the frozen index points at must be in a written block before its log goes.
@@ -339,16 +384,16 @@ Status DocStoreImpl::Freeze() {
   if (Status s = StartWal(); !s.ok()) return s;
   std::shared_ptr<const MemTable> frozen;
   {
-    std::unique_lock mem(mem_mu_);
+    WriterLock mem(&mem_mu_);
     frozen_table_ = std::shared_ptr<const MemTable>(std::move(mem_));
     frozen = frozen_table_;
     mem_ = std::make_unique<MemTable>(options_.memtable_entries);
   }
   {
-    std::lock_guard bg(bg_mu_);
+    MutexLock bg(&bg_mu_);
     pending_ = Frozen{std::move(frozen), horizon, wal_.number()};
   }
-  bg_cv_.notify_all();
+  bg_cv_.NotifyAll();
   return Status::Ok();
 }
 
@@ -356,7 +401,7 @@ Status DocStoreImpl::Freeze() {
 
 Status DocStoreImpl::FlushFrozen(const Frozen& frozen) {
   if (Status s = segments_.SyncTo(frozen.horizon); !s.ok()) return s;
-  std::lock_guard change(change_mu_);
+  MutexLock change(&change_mu_);
   const std::shared_ptr<const IndexSet> set = CurrentSet();
   // The seed's compaction set: merge while the new index is at least as large as the newest
   // on-disk index not yet taken. (Sizes add up as if ids were distinct: an upper bound.)
@@ -377,12 +422,27 @@ Status DocStoreImpl::FlushFrozen(const Frozen& frozen) {
   }
   if (!s.ok()) return s;
   {
-    std::unique_lock mem(mem_mu_);
+    WriterLock mem(&mem_mu_);
     if (frozen_table_ == frozen.table) frozen_table_.reset();
   }
   RemoveOldWals(frozen.next_wal);
   return Status::Ok();
 }
+
+namespace {
+
+// The set with the `count` indexes from `position` on replaced by `output` (none if null).
+std::shared_ptr<IndexSet> Replaced(const IndexSet& set, size_t position, size_t count,
+                                   const std::shared_ptr<DiskIndex>& output) {
+  auto next = std::make_shared<IndexSet>();
+  next->indexes.assign(set.indexes.begin(), set.indexes.begin() + position);
+  if (output) next->indexes.push_back(output);
+  next->indexes.insert(next->indexes.end(), set.indexes.begin() + position + count,
+                       set.indexes.end());
+  return next;
+}
+
+}  // namespace
 
 Status DocStoreImpl::InstallIndex(const std::vector<std::shared_ptr<DiskIndex>>& inputs,
                                   std::unique_ptr<EntrySource> newest_source,
@@ -396,63 +456,27 @@ Status DocStoreImpl::InstallIndex(const std::vector<std::shared_ptr<DiskIndex>>&
         std::find(set->indexes.begin(), set->indexes.end(), inputs.front()) - set->indexes.begin());
   }
   const bool becomes_oldest = position + inputs.size() == set->indexes.size();
-
   const bool from_memory = newest_source != nullptr;
-  std::vector<std::unique_ptr<EntrySource>> sources;
-  uint64_t expected = newest_entries;
-  if (from_memory) sources.push_back(std::move(newest_source));
-  for (const auto& input : inputs) {
-    sources.push_back(std::make_unique<IndexFileSource>(input->file));
-    expected += input->file->entries();
-  }
   const uint64_t number = next_file_.fetch_add(1);
-  const std::string index_path = PathFor(kIndexPrefix, number, kIndexSuffix);
-  const std::string bloom_path = PathFor(kIndexPrefix, number, kBloomSuffix);
   MergeResult merged;
-  Status s = MergeIndexes(std::move(sources), becomes_oldest, expected, options_, index_path,
-                          bloom_path, &merged);
   std::shared_ptr<DiskIndex> output;
-  if (s.ok() && merged.entries_written > 0) s = OpenIndex(number, &output);
-  if (!s.ok()) {
-    DeleteFile(index_path);
-    DeleteFile(bloom_path);
+  if (Status s = WriteMergedIndex(inputs, std::move(newest_source), newest_entries, becomes_oldest,
+                                  number, &merged, &output);
+      !s.ok()) {
     return s;
   }
-
-  auto next_set = std::make_shared<IndexSet>();
-  next_set->indexes.assign(set->indexes.begin(), set->indexes.begin() + position);
-  if (output) next_set->indexes.push_back(output);
-  next_set->indexes.insert(next_set->indexes.end(), set->indexes.begin() + position + inputs.size(),
-                           set->indexes.end());
-
-  Manifest next_manifest = manifest_;
-  next_manifest.indexes.clear();
-  for (const auto& index : next_set->indexes) {
-    next_manifest.indexes.push_back({index->file->number(), index->file->entries()});
-  }
-  if (frozen) {
-    next_manifest.durable = frozen->horizon;
-    next_manifest.wal_start = frozen->next_wal;
-  }
-  next_manifest.index_entry_writes += merged.entries_written;
-  next_manifest.next_file = next_file_.load();
-  dead_docs_.fetch_add(merged.superseded_docs);
-  next_manifest.appended_docs = appended_docs_.load();
-  next_manifest.dead_docs = dead_docs_.load();
-  s = WriteFileAtomically(env_, (fs::path(directory_) / kManifestName).string(),
-                          EncodeManifest(next_manifest));
-  if (!s.ok()) {
+  const std::shared_ptr<IndexSet> next_set = Replaced(*set, position, inputs.size(), output);
+  if (Status s = CommitManifest(*next_set, frozen, merged); !s.ok()) {
     output.reset();
-    DeleteFile(index_path);
-    DeleteFile(bloom_path);
+    DeleteFile(PathFor(kIndexPrefix, number, kIndexSuffix));
+    DeleteFile(PathFor(kIndexPrefix, number, kBloomSuffix));
     return s;
   }
-  manifest_ = next_manifest;
 
   UpdateSizeRule(*next_set);
   if (output) pager_.Add(output->filter);
   {
-    std::lock_guard lock(set_mu_);
+    MutexLock lock(&set_mu_);
     set_ = next_set;
   }
   CompactionStats record;
@@ -475,6 +499,55 @@ Status DocStoreImpl::InstallIndex(const std::vector<std::shared_ptr<DiskIndex>>&
   return Status::Ok();
 }
 
+Status DocStoreImpl::WriteMergedIndex(const std::vector<std::shared_ptr<DiskIndex>>& inputs,
+                                      std::unique_ptr<EntrySource> newest_source,
+                                      uint64_t newest_entries, bool becomes_oldest, uint64_t number,
+                                      MergeResult* merged, std::shared_ptr<DiskIndex>* output) {
+  std::vector<std::unique_ptr<EntrySource>> sources;
+  uint64_t expected = newest_entries;
+  if (newest_source) sources.push_back(std::move(newest_source));
+  for (const auto& input : inputs) {
+    sources.push_back(std::make_unique<IndexFileSource>(input->file));
+    expected += input->file->entries();
+  }
+  const std::string index_path = PathFor(kIndexPrefix, number, kIndexSuffix);
+  const std::string bloom_path = PathFor(kIndexPrefix, number, kBloomSuffix);
+  Status s = MergeIndexes(std::move(sources), becomes_oldest, expected, options_, index_path,
+                          bloom_path, merged);
+  // Everything may have cancelled out: then there is no output index.
+  if (s.ok() && merged->entries_written > 0) s = OpenIndex(number, output);
+  if (!s.ok()) {
+    DeleteFile(index_path);
+    DeleteFile(bloom_path);
+  }
+  return s;
+}
+
+Status DocStoreImpl::CommitManifest(const IndexSet& next_set, const Frozen* frozen,
+                                    const MergeResult& merged) {
+  Manifest next_manifest = manifest_;
+  next_manifest.indexes.clear();
+  for (const auto& index : next_set.indexes) {
+    next_manifest.indexes.push_back({index->file->number(), index->file->entries()});
+  }
+  if (frozen) {
+    next_manifest.durable = frozen->horizon;
+    next_manifest.wal_start = frozen->next_wal;
+  }
+  next_manifest.index_entry_writes += merged.entries_written;
+  next_manifest.next_file = next_file_.load();
+  dead_docs_.fetch_add(merged.superseded_docs);
+  next_manifest.appended_docs = appended_docs_.load();
+  next_manifest.dead_docs = dead_docs_.load();
+  if (Status s = WriteFileAtomically(env_, (fs::path(directory_) / kManifestName).string(),
+                                     EncodeManifest(next_manifest));
+      !s.ok()) {
+    return s;
+  }
+  manifest_ = std::move(next_manifest);
+  return Status::Ok();
+}
+
 void DocStoreImpl::UpdateSizeRule(const IndexSet& set) {
   // Walk from the oldest: each index's share of the keys in it and all older indexes.
   uint64_t older_and_self = 0;
@@ -489,21 +562,27 @@ void DocStoreImpl::UpdateSizeRule(const IndexSet& set) {
 }
 
 std::shared_ptr<const IndexSet> DocStoreImpl::CurrentSet() const {
-  std::lock_guard lock(set_mu_);
+  MutexLock lock(&set_mu_);
   return set_;
 }
 
 void DocStoreImpl::RemoveOldWals(uint64_t keep_from) {
-  for (uint64_t n : ListNumbered(directory_, kWalPrefix, kWalSuffix)) {
+  std::vector<uint64_t> logs;
+  if (Status s = ListNumbered(env_, directory_, kWalPrefix, kWalSuffix, &logs); !s.ok()) {
+    // The manifest no longer names them: the next open removes them instead.
+    LogTo(options_, LogLevel::kWarning, "could not delete old logs: " + s.ToString());
+    return;
+  }
+  for (uint64_t n : logs) {
     if (n < keep_from) DeleteFile(PathFor(kWalPrefix, n, kWalSuffix));
   }
 }
 
 Status DocStoreImpl::Flush() {
   {
-    std::unique_lock lock(write_mu_);
+    MutexLock lock(&write_mu_);
     if (closed_) return Status::InvalidArgument("the store is closed");
-    if (mem_->size() > 0) {
+    if (MemEntries() > 0) {
       if (Status s = WaitForBackground(options_.max_write_stall); !s.ok()) return s;
       if (Status s = Freeze(); !s.ok()) return s;
     }
@@ -512,9 +591,11 @@ Status DocStoreImpl::Flush() {
 }
 
 Status DocStoreImpl::WaitForBackground(std::chrono::milliseconds timeout) {
-  std::unique_lock bg(bg_mu_);
-  const bool done =
-      bg_cv_.wait_for(bg, timeout, [this] { return !pending_ || bg_stop_ || !bg_error_.ok(); });
+  MutexLock bg(&bg_mu_);
+  const Clock::time_point deadline = Clock::now() + timeout;
+  while (!BackgroundSettled() && bg_cv_.WaitUntil(bg_mu_, deadline)) {
+  }
+  const bool done = BackgroundSettled();
   if (!bg_error_.ok()) return bg_error_;
   if (!done)
     return Status::Busy("background flush still running after " + std::to_string(timeout.count()) +
@@ -524,7 +605,7 @@ Status DocStoreImpl::WaitForBackground(std::chrono::milliseconds timeout) {
 
 Status DocStoreImpl::CompactAll() {
   if (Status s = Flush(); !s.ok()) return s;
-  std::lock_guard change(change_mu_);
+  MutexLock change(&change_mu_);
   const std::shared_ptr<const IndexSet> set = CurrentSet();
   if (set->indexes.empty()) return Status::Ok();
   return InstallIndex(set->indexes, nullptr, 0, nullptr, true);
@@ -532,7 +613,7 @@ Status DocStoreImpl::CompactAll() {
 
 Status DocStoreImpl::CompactIndexes(const std::vector<uint64_t>& index_ids) {
   if (index_ids.empty()) return Status::InvalidArgument("no indexes named");
-  std::lock_guard change(change_mu_);
+  MutexLock change(&change_mu_);
   const std::shared_ptr<const IndexSet> set = CurrentSet();
   std::vector<size_t> positions;
   std::string known;
@@ -563,7 +644,7 @@ Status DocStoreImpl::Get(uint64_t id, std::string* doc) {
   reads_.fetch_add(1, std::memory_order_relaxed);
   std::optional<IndexValue> value;
   {
-    std::shared_lock mem(mem_mu_);
+    ReaderLock mem(&mem_mu_);
     value = mem_->Get(id);
     if (!value && frozen_table_) value = frozen_table_->Get(id);
   }
@@ -611,12 +692,12 @@ Stats DocStoreImpl::GetStats() {
     stats.indexes.push_back(is);
   }
   {
-    std::lock_guard change(change_mu_);
+    MutexLock change(&change_mu_);
     stats.compactions.assign(history_.begin(), history_.end());
     stats.index_entry_writes = manifest_.index_entry_writes;
   }
   {
-    std::shared_lock mem(mem_mu_);
+    ReaderLock mem(&mem_mu_);
     stats.memtable_entries = mem_->size();
     stats.memtable_capacity = mem_->capacity();
   }
@@ -643,14 +724,14 @@ Stats DocStoreImpl::GetStats() {
 // --- Background work and shutdown ---------------------------------------------------------------
 
 void DocStoreImpl::BackgroundLoop() {
-  std::unique_lock bg(bg_mu_);
+  MutexLock bg(&bg_mu_);
   while (!bg_stop_) {
-    bg_cv_.wait(bg, [this] { return bg_stop_ || pending_.has_value(); });
+    while (!bg_stop_ && !pending_.has_value()) bg_cv_.Wait(bg_mu_);
     if (bg_stop_) break;
     const Frozen job = *pending_;
-    bg.unlock();
+    bg.Unlock();
     const Status s = FlushFrozen(job);
-    bg.lock();
+    bg.Lock();
     if (s.ok()) {
       pending_.reset();
       bg_error_ = Status::Ok();
@@ -658,35 +739,39 @@ void DocStoreImpl::BackgroundLoop() {
       bg_error_ = s;
       LogTo(options_, LogLevel::kError, "writing the in-memory index failed: " + s.ToString());
       // Try again later (a full disk may get space back); writers see the error meanwhile.
-      bg_cv_.notify_all();
-      bg_cv_.wait_for(bg, std::chrono::seconds(1), [this] { return bg_stop_; });
+      bg_cv_.NotifyAll();
+      const Clock::time_point retry = Clock::now() + std::chrono::seconds(1);
+      while (!bg_stop_ && bg_cv_.WaitUntil(bg_mu_, retry)) {
+      }
     }
-    bg_cv_.notify_all();
+    bg_cv_.NotifyAll();
   }
 }
 
 void DocStoreImpl::SyncLoop() {
-  std::unique_lock bg(bg_mu_);
+  MutexLock bg(&bg_mu_);
   while (!bg_stop_) {
-    bg_cv_.wait_for(bg, options_.sync_interval, [this] { return bg_stop_; });
+    const Clock::time_point deadline = Clock::now() + options_.sync_interval;
+    while (!bg_stop_ && bg_cv_.WaitUntil(bg_mu_, deadline)) {
+    }
     if (bg_stop_) break;
-    bg.unlock();
+    bg.Unlock();
     std::shared_ptr<File> file;
     {
-      std::lock_guard lock(wal_sync_mu_);
+      MutexLock lock(&wal_sync_mu_);
       file = wal_sync_file_;
     }
     if (file) {
       if (Status s = file->Sync(); !s.ok()) RecordSyncFailure(s);
     }
-    bg.lock();
+    bg.Lock();
   }
 }
 
 Status DocStoreImpl::Close() {
   Status result;
   {
-    std::lock_guard lock(write_mu_);
+    MutexLock lock(&write_mu_);
     if (closed_) return Status::Ok();
     closed_ = true;
     // Written blocks need no replay; the log is made durable whatever the policy.
@@ -696,17 +781,16 @@ Status DocStoreImpl::Close() {
     }
   }
   {
-    std::lock_guard bg(bg_mu_);
+    MutexLock bg(&bg_mu_);
     bg_stop_ = true;
   }
-  bg_cv_.notify_all();
+  bg_cv_.NotifyAll();
   if (bg_thread_.joinable()) bg_thread_.join();
   if (sync_thread_.joinable()) sync_thread_.join();
   pager_.Stop();
-  if (lock_fd_ >= 0) {
-    ::flock(lock_fd_, LOCK_UN);
-    ::close(lock_fd_);
-    lock_fd_ = -1;
+  if (lock_ >= 0) {
+    env_->UnlockFile(lock_path_, lock_);
+    lock_ = -1;
   }
   return result;
 }

@@ -3,12 +3,9 @@
 // Internal to storage/: the DocStore implementation.
 
 #include <atomic>
-#include <condition_variable>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <optional>
-#include <shared_mutex>
 #include <span>
 #include <thread>
 #include <vector>
@@ -20,6 +17,7 @@
 #include "storage/index_merge.h"
 #include "storage/manifest.h"
 #include "storage/memtable.h"
+#include "storage/mutex.h"
 #include "storage/segment_log.h"
 #include "storage/wal.h"
 
@@ -36,7 +34,8 @@ struct IndexSet {
   std::vector<std::shared_ptr<DiskIndex>> indexes;
 };
 
-// Lock order: write_mu_ -> change_mu_ -> mem_mu_ -> set_mu_ -> bg_mu_.
+// Lock order (ACQUIRED_AFTER on the members): write_mu_ -> change_mu_ -> mem_mu_ -> set_mu_ ->
+// bg_mu_, and write_mu_ -> wal_sync_mu_.
 class DocStoreImpl final : public DocStore {
  public:
   DocStoreImpl(const Options& options, std::string directory);
@@ -44,15 +43,15 @@ class DocStoreImpl final : public DocStore {
 
   Status Init();
 
-  Status Put(uint64_t id, std::string_view doc) override;
-  Status Delete(uint64_t id) override;
-  Status Write(const WriteBatch& batch) override;
-  Status Get(uint64_t id, std::string* doc) override;
-  Status Flush() override;
-  Status CompactAll() override;
-  Status CompactIndexes(const std::vector<uint64_t>& index_ids) override;
-  Stats GetStats() override;
-  Status Close() override;
+  Status Put(uint64_t id, std::string_view doc) override EXCLUDES(write_mu_);
+  Status Delete(uint64_t id) override EXCLUDES(write_mu_);
+  Status Write(const WriteBatch& batch) override EXCLUDES(write_mu_);
+  Status Get(uint64_t id, std::string* doc) override EXCLUDES(mem_mu_, set_mu_);
+  Status Flush() override EXCLUDES(write_mu_);
+  Status CompactAll() override EXCLUDES(write_mu_, change_mu_);
+  Status CompactIndexes(const std::vector<uint64_t>& index_ids) override EXCLUDES(change_mu_);
+  Stats GetStats() override EXCLUDES(change_mu_, mem_mu_, set_mu_);
+  Status Close() override EXCLUDES(write_mu_, bg_mu_);
 
  private:
   // The memtable that is being written to disk, with what its flush must record.
@@ -62,68 +61,90 @@ class DocStoreImpl final : public DocStore {
     uint64_t next_wal = 0;  // The log that took over; older logs go once it is on disk.
   };
 
-  Status LockDirectory();
+  // Init's steps. Nothing else runs yet: the locks they take only let the analysis check them.
+  // Creates the directory if asked and takes the store's LOCK.
+  Status OpenDirectory();
+  Status ReadManifest(const std::string& path) REQUIRES(change_mu_);
+  // Opens what the manifest lists: the segment log, the on-disk indexes, an empty memtable.
+  Status LoadState() REQUIRES(change_mu_);
   Status OpenIndex(uint64_t number, std::shared_ptr<DiskIndex>* out);
-  Status Replay();
-  Status ApplyOps(std::span<const WalOp> ops);
-  Status FlushDuringReplay();
+  Status Replay() EXCLUDES(change_mu_, mem_mu_);
+  Status ApplyOps(std::span<const WalOp> ops) EXCLUDES(change_mu_, mem_mu_);
+  Status FlushDuringReplay() EXCLUDES(change_mu_, mem_mu_);
 
-  Status WriteOps(std::vector<WalOp>& ops);
-  Status MakeRoom(size_t count);  // REQUIRES: write_mu_ held.
-  Status Freeze();                // REQUIRES: write_mu_ held.
-  Status StartWal();              // REQUIRES: write_mu_ held.
-  void RecordSyncFailure(const Status& failure);
-  Status SyncFailure();  // Ok until a log fsync has failed.
-  Status FlushFrozen(const Frozen& frozen);
+  Status WriteOps(std::vector<WalOp>& ops) EXCLUDES(write_mu_);
+  Status MakeRoom(size_t count) REQUIRES(write_mu_) EXCLUDES(bg_mu_);
+  Status Freeze() REQUIRES(write_mu_) EXCLUDES(mem_mu_, bg_mu_);
+  Status StartWal() REQUIRES(write_mu_) EXCLUDES(wal_sync_mu_);
+  void RecordSyncFailure(const Status& failure) EXCLUDES(wal_sync_mu_);
+  Status SyncFailure() EXCLUDES(wal_sync_mu_);  // Ok until a log fsync has failed.
+  // True if the memtable has room for `count` more entries.
+  bool MemHasRoom(size_t count) const EXCLUDES(mem_mu_);
+  size_t MemEntries() const EXCLUDES(mem_mu_);
+  uint64_t WalStart() EXCLUDES(change_mu_);
+  // The background thread has nothing to wait for: no flush pending, stopping, or failed.
+  bool BackgroundSettled() const REQUIRES(bg_mu_);
+  Status FlushFrozen(const Frozen& frozen) EXCLUDES(change_mu_, mem_mu_);
   Status InstallIndex(const std::vector<std::shared_ptr<DiskIndex>>& inputs,
                       std::unique_ptr<EntrySource> newest_source, uint64_t newest_entries,
-                      const Frozen* frozen, bool manual);
+                      const Frozen* frozen, bool manual) REQUIRES(change_mu_) EXCLUDES(set_mu_);
+  // Merges the inputs (and the memtable's entries, if any) into index `number`; on failure no
+  // file of it is left. `*output` stays null if every entry cancelled out.
+  Status WriteMergedIndex(const std::vector<std::shared_ptr<DiskIndex>>& inputs,
+                          std::unique_ptr<EntrySource> newest_source, uint64_t newest_entries,
+                          bool becomes_oldest, uint64_t number, MergeResult* merged,
+                          std::shared_ptr<DiskIndex>* output);
+  // Writes the manifest that lists `next_set`, then adopts it as manifest_.
+  Status CommitManifest(const IndexSet& next_set, const Frozen* frozen, const MergeResult& merged)
+      REQUIRES(change_mu_);
   void UpdateSizeRule(const IndexSet& set);
-  std::shared_ptr<const IndexSet> CurrentSet() const;
+  std::shared_ptr<const IndexSet> CurrentSet() const EXCLUDES(set_mu_);
   std::string PathFor(const char* prefix, uint64_t number, const char* suffix) const;
   void DeleteFile(const std::string& path);
   void RemoveOldWals(uint64_t keep_from);
 
-  void BackgroundLoop();
-  void SyncLoop();
-  Status WaitForBackground(std::chrono::milliseconds timeout);
+  void BackgroundLoop() EXCLUDES(bg_mu_);
+  void SyncLoop() EXCLUDES(bg_mu_, wal_sync_mu_);
+  Status WaitForBackground(std::chrono::milliseconds timeout) EXCLUDES(bg_mu_);
 
   const Options options_;
   Env* const env_;
   const std::string directory_;
-  int lock_fd_ = -1;
+  std::string lock_path_;
+  int lock_ = -1;  // Env::LockFile's handle while the store holds its LOCK.
   SegmentLog segments_;
   BloomPager pager_;
   std::atomic<uint64_t> next_file_{1};
 
-  std::mutex write_mu_;  // Serialises writers and log rotation.
-  WalWriter wal_;        // GUARDED_BY(write_mu_)
-  std::mutex wal_sync_mu_;
-  std::shared_ptr<File> wal_sync_file_;  // GUARDED_BY(wal_sync_mu_): the current log, for fsync.
+  Mutex write_mu_;  // Serialises writers and log rotation.
+  WalWriter wal_ GUARDED_BY(write_mu_);
+  Mutex wal_sync_mu_ ACQUIRED_AFTER(write_mu_);
+  std::shared_ptr<File> wal_sync_file_ GUARDED_BY(wal_sync_mu_);  // The current log, for fsync.
   // Set by the first failed fsync of the log and never cleared: after a failed fsync the kernel
   // may have dropped the unwritten pages and a later fsync can succeed without them, so a write
   // acknowledged after it could sit behind a hole in the log. Writes are refused until a reopen
   // replays what really is on disk. Reads go on.
   std::atomic<bool> sync_failed_{false};
-  Status sync_failure_;  // GUARDED_BY(wal_sync_mu_)
-  bool closed_ = false;  // GUARDED_BY(write_mu_)
+  Status sync_failure_ GUARDED_BY(wal_sync_mu_);
+  bool closed_ GUARDED_BY(write_mu_) = false;
 
-  std::mutex change_mu_;  // Serialises changes to the index set (flushes, compactions).
-  Manifest manifest_;     // GUARDED_BY(change_mu_)
-  std::deque<CompactionStats> history_;  // GUARDED_BY(change_mu_)
+  // Serialises changes to the index set (flushes, compactions).
+  Mutex change_mu_ ACQUIRED_AFTER(write_mu_);
+  Manifest manifest_ GUARDED_BY(change_mu_);
+  std::deque<CompactionStats> history_ GUARDED_BY(change_mu_);
 
-  mutable std::shared_mutex mem_mu_;
-  std::unique_ptr<MemTable> mem_;                 // GUARDED_BY(mem_mu_)
-  std::shared_ptr<const MemTable> frozen_table_;  // GUARDED_BY(mem_mu_)
+  mutable SharedMutex mem_mu_ ACQUIRED_AFTER(change_mu_);
+  std::unique_ptr<MemTable> mem_ GUARDED_BY(mem_mu_) PT_GUARDED_BY(mem_mu_);
+  std::shared_ptr<const MemTable> frozen_table_ GUARDED_BY(mem_mu_);
 
-  mutable std::mutex set_mu_;
-  std::shared_ptr<const IndexSet> set_;  // GUARDED_BY(set_mu_)
+  mutable Mutex set_mu_ ACQUIRED_AFTER(mem_mu_);
+  std::shared_ptr<const IndexSet> set_ GUARDED_BY(set_mu_);
 
-  std::mutex bg_mu_;
-  std::condition_variable bg_cv_;
-  std::optional<Frozen> pending_;  // GUARDED_BY(bg_mu_): waiting for or under flush.
-  bool bg_stop_ = false;           // GUARDED_BY(bg_mu_)
-  Status bg_error_;                // GUARDED_BY(bg_mu_)
+  Mutex bg_mu_ ACQUIRED_AFTER(set_mu_);
+  CondVar bg_cv_;
+  std::optional<Frozen> pending_ GUARDED_BY(bg_mu_);  // Waiting for or under flush.
+  bool bg_stop_ GUARDED_BY(bg_mu_) = false;
+  Status bg_error_ GUARDED_BY(bg_mu_);
   std::thread bg_thread_;
   std::thread sync_thread_;
 

@@ -3,13 +3,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace railyard::storage {
 
 // The seam between the docstore and the file system (what LevelDB calls an Env): every byte the
-// store writes, syncs, reads or maps goes through one. The default is plain POSIX;
-// FaultInjectingEnv (fault_env.h) fails, shortens or corrupts chosen operations so that tests can
-// prove what the store does then.
+// store writes, syncs, reads or maps, and every file it locks, removes or lists, goes through one.
+// The default is plain POSIX; FaultInjectingEnv (fault_env.h) fails, shortens or corrupts chosen
+// operations so that tests can prove what the store does then.
 //
 // The primitives mirror the system calls and return 0 or an errno value, so the store handles an
 // injected fault exactly as it handles a real one. `path` names the file for messages and fault
@@ -36,6 +37,21 @@ class Env {
   virtual void Unmap(const char* data, size_t length);
   virtual int Rename(const std::string& from, const std::string& to);
   virtual int SyncDirectory(const std::string& directory);
+
+  // One unlink(2): ENOENT if there was no such file.
+  virtual int RemoveFile(const std::string& path);
+  // The names in `directory` (not "." or ".."), in no particular order.
+  virtual int ListDirectory(const std::string& directory, std::vector<std::string>* names);
+  // Creates `directory` and any missing parents; 0 if it exists already.
+  virtual int CreateDirectories(const std::string& directory);
+  // ENOENT if nothing is at `path`.
+  virtual int FileSize(const std::string& path, uint64_t* size);
+
+  // Creates the file if missing and takes an exclusive advisory lock on it (flock(2)), held until
+  // UnlockFile(`*lock`). EWOULDBLOCK if another open file description holds it: another process,
+  // or another store in this one.
+  virtual int LockFile(const std::string& path, int* lock);
+  virtual void UnlockFile(const std::string& path, int lock);
 };
 
 }  // namespace railyard::storage

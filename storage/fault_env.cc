@@ -4,33 +4,32 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <filesystem>
 
 namespace railyard::storage {
 
 void FaultInjectingEnv::Inject(const Fault& fault) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   faults_.push_back({fault, 0, 0});
 }
 
 void FaultInjectingEnv::SetSpaceLimit(uint64_t bytes) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   space_left_ = bytes;
 }
 
 void FaultInjectingEnv::Heal() {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   faults_.clear();
   space_left_ = std::numeric_limits<uint64_t>::max();
 }
 
 uint64_t FaultInjectingEnv::faults_fired() const {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   return fired_;
 }
 
 bool FaultInjectingEnv::Match(Op op, const std::string& path, Fault* out) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   for (Armed& armed : faults_) {
     const Fault& f = armed.fault;
     if (f.op != op || path.find(f.path_contains) == std::string::npos) continue;
@@ -59,7 +58,7 @@ int FaultInjectingEnv::Write(const std::string& path, int fd, const char* data, 
     error = f.error;
   }
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     if (space_left_ < allowed) {
       allowed = static_cast<size_t>(space_left_);
       error = ENOSPC;
@@ -103,11 +102,27 @@ int FaultInjectingEnv::Rename(const std::string& from, const std::string& to) {
   return Env::Rename(from, to);
 }
 
+int FaultInjectingEnv::RemoveFile(const std::string& path) {
+  if (Fault f; Match(Op::kRemove, path, &f)) return f.error;
+  return Env::RemoveFile(path);
+}
+
+int FaultInjectingEnv::ListDirectory(const std::string& directory,
+                                     std::vector<std::string>* names) {
+  if (Fault f; Match(Op::kList, directory, &f)) return f.error;
+  return Env::ListDirectory(directory, names);
+}
+
+int FaultInjectingEnv::LockFile(const std::string& path, int* lock) {
+  if (Fault f; Match(Op::kLock, path, &f)) return f.error;
+  return Env::LockFile(path, lock);
+}
+
 int FaultInjectingEnv::Map(const std::string& path, int fd, size_t length, const char** data) {
   // Private and writable, so CorruptMapped can damage this view without touching the file.
   void* map = ::mmap(nullptr, length, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
   if (map == MAP_FAILED) return errno;
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   mappings_.push_back({path, static_cast<char*>(map), length});
   *data = static_cast<const char*>(map);
   return 0;
@@ -115,21 +130,20 @@ int FaultInjectingEnv::Map(const std::string& path, int fd, size_t length, const
 
 void FaultInjectingEnv::Unmap(const char* data, size_t length) {
   {
-    std::lock_guard lock(mu_);
+    MutexLock lock(&mu_);
     std::erase_if(mappings_, [data](const Mapping& m) { return m.data == data; });
   }
   ::munmap(const_cast<char*>(data), length);
 }
 
 int FaultInjectingEnv::CorruptMapped(const std::string& path_contains, uint64_t offset) {
-  std::lock_guard lock(mu_);
+  MutexLock lock(&mu_);
   int corrupted = 0;
   for (const Mapping& m : mappings_) {
     if (m.path.find(path_contains) == std::string::npos) continue;
-    std::error_code ec;
-    const uint64_t size = std::filesystem::file_size(m.path, ec);
+    uint64_t size = 0;
     // Touching a private page past the end of the file would raise SIGBUS.
-    if (ec || offset >= size || offset >= m.length) continue;
+    if (Env::FileSize(m.path, &size) != 0 || offset >= size || offset >= m.length) continue;
     m.data[offset] ^= 0x10;
     ++corrupted;
   }

@@ -4,11 +4,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "storage/env.h"
+#include "storage/mutex.h"
 
 namespace railyard::storage {
 
@@ -19,7 +19,7 @@ namespace railyard::storage {
 // Thread safety: all methods may be called concurrently.
 class FaultInjectingEnv final : public Env {
  public:
-  enum class Op { kOpen, kWrite, kRead, kSync, kTruncate, kRename };
+  enum class Op { kOpen, kWrite, kRead, kSync, kTruncate, kRename, kRemove, kList, kLock };
 
   struct Fault {
     Op op = Op::kWrite;
@@ -56,6 +56,10 @@ class FaultInjectingEnv final : public Env {
   int Map(const std::string& path, int fd, size_t length, const char** data) override;
   void Unmap(const char* data, size_t length) override;
   int Rename(const std::string& from, const std::string& to) override;
+  int RemoveFile(const std::string& path) override;
+  // Matched against the directory's path.
+  int ListDirectory(const std::string& directory, std::vector<std::string>* names) override;
+  int LockFile(const std::string& path, int* lock) override;
 
  private:
   struct Armed {
@@ -69,13 +73,13 @@ class FaultInjectingEnv final : public Env {
     size_t length = 0;
   };
   // The fault to apply to this operation, if any (counts it as fired).
-  bool Match(Op op, const std::string& path, Fault* out);
+  bool Match(Op op, const std::string& path, Fault* out) EXCLUDES(mu_);
 
-  mutable std::mutex mu_;
-  std::vector<Armed> faults_;                                   // GUARDED_BY(mu_)
-  uint64_t space_left_ = std::numeric_limits<uint64_t>::max();  // GUARDED_BY(mu_)
-  std::vector<Mapping> mappings_;                               // GUARDED_BY(mu_)
-  uint64_t fired_ = 0;                                          // GUARDED_BY(mu_)
+  mutable Mutex mu_;
+  std::vector<Armed> faults_ GUARDED_BY(mu_);
+  uint64_t space_left_ GUARDED_BY(mu_) = std::numeric_limits<uint64_t>::max();
+  std::vector<Mapping> mappings_ GUARDED_BY(mu_);
+  uint64_t fired_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace railyard::storage

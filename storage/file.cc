@@ -129,7 +129,7 @@ Status WriteFileAtomically(Env* env, const std::string& path, std::string_view c
       s = ErrnoStatus("rename " + temp, error);
   }
   if (s.ok()) s = SyncDirectory(env, std::filesystem::path(path).parent_path().string());
-  if (!s.ok()) ::unlink(temp.c_str());
+  if (!s.ok()) env->RemoveFile(temp);  // Best effort: the error that matters is `s`.
   return s;
 }
 

@@ -3,7 +3,8 @@
 #include <algorithm>
 #include <charconv>
 #include <cstdio>
-#include <filesystem>
+
+#include "storage/file.h"
 
 namespace railyard::storage {
 
@@ -25,18 +26,19 @@ bool ParseNumberedName(std::string_view name, std::string_view prefix, std::stri
   return err == std::errc() && end == digits.data() + digits.size();
 }
 
-std::vector<uint64_t> ListNumbered(const std::string& directory, std::string_view prefix,
-                                   std::string_view suffix) {
-  std::vector<uint64_t> numbers;
-  std::error_code ec;
-  for (const auto& entry : std::filesystem::directory_iterator(directory, ec)) {
-    uint64_t number = 0;
-    if (ParseNumberedName(entry.path().filename().string(), prefix, suffix, &number)) {
-      numbers.push_back(number);
-    }
+Status ListNumbered(Env* env, const std::string& directory, std::string_view prefix,
+                    std::string_view suffix, std::vector<uint64_t>* numbers) {
+  numbers->clear();
+  std::vector<std::string> names;
+  if (const int error = env->ListDirectory(directory, &names); error != 0) {
+    return ErrnoStatus("list " + directory, error);
   }
-  std::sort(numbers.begin(), numbers.end());
-  return numbers;
+  for (const std::string& name : names) {
+    uint64_t number = 0;
+    if (ParseNumberedName(name, prefix, suffix, &number)) numbers->push_back(number);
+  }
+  std::sort(numbers->begin(), numbers->end());
+  return Status::Ok();
 }
 
 }  // namespace railyard::storage

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <filesystem>
-#include <mutex>
 #include <vector>
 
 #include "storage/filenames.h"
@@ -80,9 +79,15 @@ Status SegmentLog::OpenForAppend(uint32_t segment) {
 }
 
 Status SegmentLog::Open(LogPosition durable) {
-  std::unique_lock lock(mu_);
+  WriterLock lock(&mu_);
+  std::vector<uint64_t> numbers;
+  if (Status s =
+          ListNumbered(EnvOf(options_), directory_, kSegmentPrefix, kSegmentSuffix, &numbers);
+      !s.ok()) {
+    return s;
+  }
   std::vector<uint32_t> segments;
-  for (uint64_t number : ListNumbered(directory_, kSegmentPrefix, kSegmentSuffix)) {
+  for (uint64_t number : numbers) {
     if (number > UINT32_MAX) return Status::Corruption("segment number out of range");
     segments.push_back(static_cast<uint32_t>(number));
   }
@@ -95,10 +100,10 @@ Status SegmentLog::Open(LogPosition durable) {
   closed_bytes_ = 0;
   for (uint32_t segment : segments) {
     if (segment == segments.back()) break;
-    std::error_code size_error;
-    const uint64_t size = fs::file_size(SegmentPath(segment), size_error);
-    if (size_error)
-      return Status::IOError("stat " + SegmentPath(segment) + ": " + size_error.message());
+    uint64_t size = 0;
+    if (const int error = EnvOf(options_)->FileSize(SegmentPath(segment), &size); error != 0) {
+      return ErrnoStatus("stat " + SegmentPath(segment), error);
+    }
     if (Status s = OpenForReading(segment, size, size); !s.ok()) return s;
     closed_bytes_ += size;
   }
@@ -180,7 +185,7 @@ Status SegmentLog::Append(uint64_t id, std::string_view doc, DocAddress* address
                                    " bytes exceeds the limit of " +
                                    std::to_string(kMaxDocumentBytes));
   }
-  std::unique_lock lock(mu_);
+  WriterLock lock(&mu_);
   if (!broken_.ok()) return broken_;
   const bool would_overflow =
       !open_block_.empty() && (open_block_.raw_bytes() + doc.size() + 12 > options_.block_bytes ||
@@ -205,14 +210,14 @@ Status SegmentLog::Append(uint64_t id, std::string_view doc, DocAddress* address
 }
 
 Status SegmentLog::Seal() {
-  std::unique_lock lock(mu_);
+  WriterLock lock(&mu_);
   return WriteOpenBlock();
 }
 
 Status SegmentLog::SyncTo(LogPosition position) {
   std::shared_ptr<File> file;
   {
-    std::shared_lock lock(mu_);
+    ReaderLock lock(&mu_);
     // Segments before the current one were synced when they were closed.
     if (position.segment != current_) return Status::Ok();
     file = writer_sync_;
@@ -221,7 +226,7 @@ Status SegmentLog::SyncTo(LogPosition position) {
 }
 
 LogPosition SegmentLog::end() const {
-  std::shared_lock lock(mu_);
+  ReaderLock lock(&mu_);
   return {current_, current_size_};
 }
 
@@ -229,7 +234,7 @@ Status SegmentLog::Read(const DocAddress& address, uint64_t id, std::string* doc
   std::shared_ptr<Mapping> mapping;
   uint64_t visible = 0;
   {
-    std::shared_lock lock(mu_);
+    ReaderLock lock(&mu_);
     if (address.segment == current_ && address.block_offset == current_size_) {
       if (open_block_.Get(address.index, id, doc)) return Status::Ok();
       return Status::Corruption("open block does not hold document " + std::to_string(id));
@@ -258,7 +263,7 @@ Status SegmentLog::Read(const DocAddress& address, uint64_t id, std::string* doc
 
 bool SegmentLog::Holds(const DocAddress& address, uint64_t id) const {
   {
-    std::shared_lock lock(mu_);
+    ReaderLock lock(&mu_);
     if (address.segment > current_ ||
         (address.segment == current_ && address.block_offset >= current_size_)) {
       return false;
@@ -269,7 +274,7 @@ bool SegmentLog::Holds(const DocAddress& address, uint64_t id) const {
 }
 
 uint64_t SegmentLog::stored_bytes() const {
-  std::shared_lock lock(mu_);
+  ReaderLock lock(&mu_);
   return closed_bytes_ + current_size_;
 }
 

@@ -5,12 +5,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <shared_mutex>
 #include <string>
 #include <string_view>
 
 #include "storage/file.h"
 #include "storage/index_entry.h"
+#include "storage/mutex.h"
 #include "storage/options.h"
 #include "storage/segment_block.h"
 
@@ -39,28 +39,28 @@ class SegmentLog {
   // Finds the segment files. Past `durable` (what the last flush made durable) a torn or damaged
   // tail is truncated with a warning, since the write-ahead log still holds those documents;
   // before it, damage is left in place and reported by Read for the documents it affects.
-  Status Open(LogPosition durable);
+  Status Open(LogPosition durable) EXCLUDES(mu_);
 
-  Status Append(uint64_t id, std::string_view doc, DocAddress* address);
+  Status Append(uint64_t id, std::string_view doc, DocAddress* address) EXCLUDES(mu_);
   // Writes the open block, if any.
-  Status Seal();
+  Status Seal() EXCLUDES(mu_);
   // Makes everything written before `position` durable.
-  Status SyncTo(LogPosition position);
+  Status SyncTo(LogPosition position) EXCLUDES(mu_);
   // The position just after the last written block.
-  LogPosition end() const;
+  LogPosition end() const EXCLUDES(mu_);
 
   // Loads the document at `address`, which must hold `id`.
-  Status Read(const DocAddress& address, uint64_t id, std::string* doc) const;
+  Status Read(const DocAddress& address, uint64_t id, std::string* doc) const EXCLUDES(mu_);
   // True if a written, intact block at `address` holds `id` there.
-  bool Holds(const DocAddress& address, uint64_t id) const;
+  bool Holds(const DocAddress& address, uint64_t id) const EXCLUDES(mu_);
 
-  uint64_t stored_bytes() const;
+  uint64_t stored_bytes() const EXCLUDES(mu_);
 
  private:
   std::string SegmentPath(uint32_t segment) const;
-  Status OpenForAppend(uint32_t segment);
+  Status OpenForAppend(uint32_t segment) REQUIRES(mu_);
   Status ScanAndTruncate(uint32_t segment, uint64_t from);
-  Status WriteOpenBlock();  // REQUIRES: mu_ held exclusively.
+  Status WriteOpenBlock() REQUIRES(mu_);
   // A read-only mapping of one segment file. The current segment is mapped with room to grow, so
   // appended blocks become readable without remapping; reads stay below its visible size.
   struct Mapping {
@@ -74,24 +74,25 @@ class SegmentLog {
     std::string path;
   };
   Status Map(const std::string& path, size_t length, std::shared_ptr<Mapping>* out) const;
-  Status OpenForReading(uint32_t segment, uint64_t size, size_t map_length);
+  Status OpenForReading(uint32_t segment, uint64_t size, size_t map_length) REQUIRES(mu_);
 
   const std::string directory_;
   const Options& options_;
 
-  mutable std::shared_mutex mu_;
+  mutable SharedMutex mu_;
   struct Readable {
     std::shared_ptr<Mapping> mapping;
     uint64_t visible = 0;  // Bytes readers may touch (the current segment: current_size_).
   };
-  std::map<uint32_t, Readable> readable_;  // GUARDED_BY(mu_)
-  File writer_;                            // GUARDED_BY(mu_)
-  std::shared_ptr<File> writer_sync_;      // The current segment, for fsync without mu_.
-  uint32_t current_ = 0;                   // GUARDED_BY(mu_)
-  uint64_t current_size_ = 0;              // GUARDED_BY(mu_)
-  uint64_t closed_bytes_ = 0;              // GUARDED_BY(mu_): bytes in earlier segments.
-  BlockBuilder open_block_;                // GUARDED_BY(mu_)
-  Status broken_;                          // GUARDED_BY(mu_): set, writes are refused.
+  std::map<uint32_t, Readable> readable_ GUARDED_BY(mu_);
+  File writer_ GUARDED_BY(mu_);
+  // The current segment, copied out under mu_ and fsync'ed without it.
+  std::shared_ptr<File> writer_sync_ GUARDED_BY(mu_);
+  uint32_t current_ GUARDED_BY(mu_) = 0;
+  uint64_t current_size_ GUARDED_BY(mu_) = 0;
+  uint64_t closed_bytes_ GUARDED_BY(mu_) = 0;  // Bytes in earlier segments.
+  BlockBuilder open_block_ GUARDED_BY(mu_);
+  Status broken_ GUARDED_BY(mu_);  // Set: writes are refused.
 };
 
 }  // namespace railyard::storage

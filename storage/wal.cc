@@ -135,96 +135,144 @@ Status WalWriter::Append(std::span<const WalOp> ops) {
   return Status::Ok();
 }
 
-Status ReplayWal(const std::string& path, bool last, const Options& options,
-                 const ReplayHandlers& handlers, ReplayReport* report) {
-  std::string contents;
-  if (Status s = ReadWholeFile(EnvOf(options), path, &contents); !s.ok()) return s;
-  if (!AllRecordsIntact(contents)) {
-    // Damage may be a bad read rather than bad bytes on disk. Read once more before declaring
-    // documents lost or cutting a tail off: recovery acts on what it finds, for good.
-    std::string again;
-    if (ReadWholeFile(EnvOf(options), path, &again).ok() && AllRecordsIntact(again)) {
-      LogTo(options, LogLevel::kWarning, path + ": a damaged read, intact when read again");
-      contents = std::move(again);
-    }
-  }
-  const std::string_view data(contents);
-  std::vector<ReplayedOp> ops;
-  size_t pos = 0;
-  std::optional<size_t> truncate_at;
+namespace {
 
-  while (pos < data.size()) {
-    if (const std::optional<Located> rec = HeaderAt(data, pos)) {
-      if (data.size() - pos < rec->total()) {  // Runs past the end: cut off mid-write.
-        truncate_at = pos;
-        break;
-      }
-      const size_t body_at = pos + HeaderBytes(rec->count);
-      if (DecodeBody(data.substr(body_at, rec->body_len + 8), rec->count, &ops)) {
-        ++report->records;
-        if (Status s = handlers.on_record(ops); !s.ok()) return s;
-      } else if (last && pos + rec->total() == data.size()) {
-        truncate_at = pos;  // A damaged final record: torn, never acknowledged.
-        break;
-      } else {
-        ++report->damaged_records;
-        const char* ids = data.data() + pos + kFixedHeaderBytes;
-        for (uint32_t i = 0; i < rec->count; ++i)
-          handlers.on_damaged_id(DecodeFixed64(ids + 8 * i));
-        LogTo(options, LogLevel::kError,
-              path + ": damaged record at offset " + std::to_string(pos) + " (" +
-                  std::to_string(rec->count) + " documents now read back as corrupted)");
-      }
-      pos += rec->total();
-      continue;
+// Reads a whole log, once more if it looks damaged: damage may be a bad read rather than bad bytes
+// on disk, and recovery acts on what it finds, for good (documents declared lost, a tail cut off).
+Status ReadLog(const std::string& path, const Options& options, std::string* contents) {
+  if (Status s = ReadWholeFile(EnvOf(options), path, contents); !s.ok()) return s;
+  if (AllRecordsIntact(*contents)) return Status::Ok();
+  std::string again;
+  if (ReadWholeFile(EnvOf(options), path, &again).ok() && AllRecordsIntact(again)) {
+    LogTo(options, LogLevel::kWarning, path + ": a damaged read, intact when read again");
+    *contents = std::move(again);
+  }
+  return Status::Ok();
+}
+
+// One pass over a log's bytes, from the start: hands intact records to the handlers, reports
+// damaged ones, and finds where a torn tail starts.
+class LogScan {
+ public:
+  LogScan(std::string_view data, const std::string& path, bool last, const Options& options,
+          const ReplayHandlers& handlers, ReplayReport* report)
+      : data_(data),
+        path_(path),
+        last_(last),
+        options_(options),
+        handlers_(handlers),
+        report_(report) {}
+
+  Status Run() {
+    while (pos_ < data_.size() && !done_) {
+      const std::optional<Located> rec = HeaderAt(data_, pos_);
+      if (Status s = rec ? AtHeader(*rec) : AtDamage(); !s.ok()) return s;
     }
-    // No intact header here. Find the next one; the stretch between is one damaged record.
-    const size_t next = NextHeader(data, pos + 1);
+    return Status::Ok();
+  }
+  // Where the torn tail to cut off starts, if there is one.
+  std::optional<size_t> truncate_at() const { return truncate_at_; }
+
+ private:
+  // A record whose header is intact starts at pos_.
+  Status AtHeader(const Located& rec) {
+    if (data_.size() - pos_ < rec.total()) return TornTail();  // Runs past the end: mid-write.
+    const size_t body_at = pos_ + HeaderBytes(rec.count);
+    if (DecodeBody(data_.substr(body_at, rec.body_len + 8), rec.count, &ops_)) {
+      if (Status s = Deliver(); !s.ok()) return s;
+    } else if (last_ && pos_ + rec.total() == data_.size()) {
+      return TornTail();  // A damaged final record: torn, never acknowledged.
+    } else {
+      ++report_->damaged_records;
+      const char* ids = data_.data() + pos_ + kFixedHeaderBytes;
+      for (uint32_t i = 0; i < rec.count; ++i) handlers_.on_damaged_id(DecodeFixed64(ids + 8 * i));
+      LogTo(options_, LogLevel::kError,
+            path_ + ": damaged record at offset " + std::to_string(pos_) + " (" +
+                std::to_string(rec.count) + " documents now read back as corrupted)");
+    }
+    pos_ += rec.total();
+    return Status::Ok();
+  }
+
+  // No intact header at pos_. The stretch up to the next one is one damaged record.
+  Status AtDamage() {
+    const size_t next = NextHeader(data_, pos_ + 1);
     if (next == std::string_view::npos) {
-      if (last) {
-        truncate_at = pos;
-        break;
-      }
-      ++report->unidentified_damage;
-      LogTo(options, LogLevel::kError,
-            path + ": damaged bytes from offset " + std::to_string(pos) + " to the end");
-      break;
+      if (last_) return TornTail();
+      ++report_->unidentified_damage;
+      LogTo(options_, LogLevel::kError,
+            path_ + ": damaged bytes from offset " + std::to_string(pos_) + " to the end");
+      done_ = true;
+      return Status::Ok();
     }
     // The body (and its ids) may be intact behind a damaged header: try each plausible count.
-    const std::string_view stretch = data.substr(pos, next - pos);
+    const std::string_view stretch = data_.substr(pos_, next - pos_);
     bool recovered = false;
     for (uint32_t count = 1; !recovered && HeaderBytes(count) + 8 <= stretch.size(); ++count) {
-      const std::string_view body_and_sum = stretch.substr(HeaderBytes(count));
-      if (DecodeBody(body_and_sum, count, &ops)) {
+      if (DecodeBody(stretch.substr(HeaderBytes(count)), count, &ops_)) {
         recovered = true;
-        ++report->records;
-        if (Status s = handlers.on_record(ops); !s.ok()) return s;
+        if (Status s = Deliver(); !s.ok()) return s;
       }
     }
     if (!recovered) {
-      ++report->unidentified_damage;
-      LogTo(options, LogLevel::kError,
-            path + ": unidentifiable damaged record at offset " + std::to_string(pos) +
+      ++report_->unidentified_damage;
+      LogTo(options_, LogLevel::kError,
+            path_ + ": unidentifiable damaged record at offset " + std::to_string(pos_) +
                 "; documents written in it may read back an older version");
     } else {
-      LogTo(options, LogLevel::kWarning,
-            path + ": recovered a record with a damaged header at offset " + std::to_string(pos));
+      LogTo(options_, LogLevel::kWarning,
+            path_ + ": recovered a record with a damaged header at offset " + std::to_string(pos_));
     }
-    pos = next;
+    pos_ = next;
+    return Status::Ok();
   }
 
-  if (truncate_at) {
-    report->truncated_bytes = data.size() - *truncate_at;
-    LogTo(options, LogLevel::kWarning,
-          "truncating torn tail of " + path + ": " + std::to_string(report->truncated_bytes) +
-              " bytes after offset " + std::to_string(*truncate_at));
-    File file;
-    Status s = File::Open(EnvOf(options), path, File::Mode::kReadWrite, false, &file);
-    if (s.ok()) s = file.Truncate(*truncate_at);
-    if (s.ok()) s = file.Sync();
-    if (!s.ok()) return s;
+  Status Deliver() {
+    ++report_->records;
+    return handlers_.on_record(ops_);
   }
-  return Status::Ok();
+
+  Status TornTail() {
+    truncate_at_ = pos_;
+    done_ = true;
+    return Status::Ok();
+  }
+
+  const std::string_view data_;
+  const std::string& path_;
+  const bool last_;
+  const Options& options_;
+  const ReplayHandlers& handlers_;
+  ReplayReport* const report_;
+  std::vector<ReplayedOp> ops_;
+  size_t pos_ = 0;
+  bool done_ = false;
+  std::optional<size_t> truncate_at_;
+};
+
+Status TruncateTornTail(const std::string& path, const Options& options, uint64_t size,
+                        uint64_t offset, ReplayReport* report) {
+  report->truncated_bytes = size - offset;
+  LogTo(options, LogLevel::kWarning,
+        "truncating torn tail of " + path + ": " + std::to_string(report->truncated_bytes) +
+            " bytes after offset " + std::to_string(offset));
+  File file;
+  Status s = File::Open(EnvOf(options), path, File::Mode::kReadWrite, false, &file);
+  if (s.ok()) s = file.Truncate(offset);
+  if (s.ok()) s = file.Sync();
+  return s;
+}
+
+}  // namespace
+
+Status ReplayWal(const std::string& path, bool last, const Options& options,
+                 const ReplayHandlers& handlers, ReplayReport* report) {
+  std::string contents;
+  if (Status s = ReadLog(path, options, &contents); !s.ok()) return s;
+  LogScan scan(contents, path, last, options, handlers, report);
+  if (Status s = scan.Run(); !s.ok()) return s;
+  if (!scan.truncate_at()) return Status::Ok();
+  return TruncateTornTail(path, options, contents.size(), *scan.truncate_at(), report);
 }
 
 }  // namespace railyard::storage

@@ -1,9 +1,15 @@
 // The disk misbehaving, through FaultInjectingEnv: a failed or torn write, a failed fsync, a full
-// disk, a corrupted read. Each time the caller gets a clear error, no acknowledged write is lost,
-// nothing wrong is ever returned as data, and the store reopens cleanly afterwards.
+// disk, a corrupted read, a failed lock, unlink or directory listing. Each time the caller gets a
+// clear error, no acknowledged write is lost, nothing wrong is ever returned as data, and the store
+// reopens cleanly afterwards.
+#include <QDir>
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
+#include <cstring>
 #include <map>
+#include <mutex>
 #include <set>
 
 #include "storage/fault_env.h"
@@ -61,6 +67,32 @@ Options FaultOptions(FaultInjectingEnv* env, SyncPolicy sync = SyncPolicy::kNone
   options.block_bytes = 1024;  // Many blocks, so segment writes happen often.
   return options;
 }
+
+// Collects what the store logs (from any of its threads).
+class LogCapture {
+ public:
+  Logger logger() {
+    return [this](LogLevel, std::string_view message) {
+      std::lock_guard lock(mu_);
+      lines_.emplace_back(message);
+    };
+  }
+  // The first line holding every one of `parts`, or empty.
+  std::string Find(std::initializer_list<std::string> parts) const {
+    std::lock_guard lock(mu_);
+    for (const std::string& line : lines_) {
+      if (std::all_of(parts.begin(), parts.end(),
+                      [&](const std::string& p) { return line.find(p) != std::string::npos; })) {
+        return line;
+      }
+    }
+    return {};
+  }
+
+ private:
+  mutable std::mutex mu_;
+  std::vector<std::string> lines_;
+};
 
 // Reopens on the plain POSIX environment and checks every read.
 std::string ReopenAndCheck(const QTemporaryDir& dir, const Ledger& ledger) {
@@ -247,6 +279,106 @@ class FaultsTest : public QObject {
       problem = CheckReads(*store, ledger);
       QVERIFY2(problem.empty(), problem.c_str());
     }
+    const std::string problem = ReopenAndCheck(dir, ledger);
+    QVERIFY2(problem.empty(), problem.c_str());
+  }
+
+  // The store's LOCK cannot be taken: open fails, naming the file and the reason (Busy when
+  // another holder has it), and touches nothing, so a later open finds every document.
+  void failedLock_data() {
+    QTest::addColumn<int>("error");
+    QTest::addColumn<bool>("busy");
+    QTest::newRow("held") << EWOULDBLOCK << true;
+    QTest::newRow("io-error") << EIO << false;
+  }
+  void failedLock() {
+    QFETCH(int, error);
+    QFETCH(bool, busy);
+    QTemporaryDir dir;
+    Ledger ledger;
+    {
+      auto store = OpenOrDie(SmallOptions(500), dir.path().toStdString());
+      ledger.PutRange(*store, 0, 700);  // Some in an index file, some only in the log.
+    }
+    FaultInjectingEnv env;
+    env.Inject({.op = Op::kLock, .path_contains = kLockName, .error = error});
+    std::unique_ptr<DocStore> store;
+    const Status s = DocStore::Open(FaultOptions(&env), dir.path().toStdString(), &store);
+    QCOMPARE(env.faults_fired(), uint64_t{1});
+    QVERIFY(!s.ok());
+    QCOMPARE(s.code() == Status::Code::kBusy, busy);
+    const std::string message = s.ToString();
+    const std::string lock_path = (QDir(dir.path()).filePath(kLockName)).toStdString();
+    QVERIFY2(message.find(lock_path) != std::string::npos, message.c_str());
+    QVERIFY2(message.find(std::strerror(error)) != std::string::npos, message.c_str());
+    // Healed, the same environment opens the store with everything in it.
+    env.Heal();
+    QVERIFY(DocStore::Open(FaultOptions(&env), dir.path().toStdString(), &store).ok());
+    const std::string problem = CheckReads(*store, ledger);
+    QVERIFY2(problem.empty(), problem.c_str());
+  }
+
+  // An obsolete file that cannot be unlinked (a flushed log, a compacted index) is reported with
+  // its name and the reason, and costs nothing else: writes and reads go on, and a reopen finds
+  // everything (and removes the leftover log, which the manifest no longer needs).
+  void failedUnlink_data() {
+    QTest::addColumn<QString>("file");
+    QTest::newRow("log") << QString(kWalSuffix);
+    QTest::newRow("index") << QString(kIndexSuffix);
+  }
+  void failedUnlink() {
+    QFETCH(QString, file);
+    QTemporaryDir dir;
+    FaultInjectingEnv env;
+    LogCapture log;
+    Ledger ledger;
+    std::string leftover;
+    {
+      Options options = FaultOptions(&env);
+      options.logger = log.logger();
+      auto store = OpenOrDie(options, dir.path().toStdString());
+      env.Inject({.op = Op::kRemove, .path_contains = file.toStdString(), .times = 0});
+      ledger.PutRange(*store, 0, 1200);  // Flushes, each removing a log and merging indexes.
+      QVERIFY(store->Flush().ok());
+      QVERIFY(store->CompactAll().ok());
+      QVERIFY2(ledger.errors.empty(),
+               ledger.errors.empty() ? "" : ledger.errors[0].ToString().c_str());
+      QVERIFY2(env.faults_fired() >= 1, "no file was removed");
+      leftover = log.Find({"could not delete", file.toStdString(), std::strerror(EIO)});
+      QVERIFY2(!leftover.empty(), "no message names the file and the reason");
+      ledger.PutRange(*store, 1200, 1300);
+      const std::string problem = CheckReads(*store, ledger);
+      QVERIFY2(problem.empty(), problem.c_str());
+    }
+    const std::string problem = ReopenAndCheck(dir, ledger);
+    QVERIFY2(problem.empty(), problem.c_str());
+    if (file == QLatin1String(kWalSuffix)) {
+      // "could not delete <path>: <reason>": the reopen above removed that old log.
+      const std::string path =
+          leftover.substr(std::strlen("could not delete "),
+                          leftover.rfind(": ") - std::strlen("could not delete "));
+      QVERIFY2(!QFile::exists(QString::fromStdString(path)), path.c_str());
+    }
+  }
+
+  // The store's folder cannot be listed: open fails with the folder and the reason rather than
+  // missing logs or segments it could not see; a later open finds every document.
+  void failedListing() {
+    QTemporaryDir dir;
+    Ledger ledger;
+    {
+      auto store = OpenOrDie(SmallOptions(500), dir.path().toStdString());
+      ledger.PutRange(*store, 0, 700);
+    }
+    FaultInjectingEnv env;
+    env.Inject({.op = Op::kList, .path_contains = dir.path().toStdString()});
+    std::unique_ptr<DocStore> store;
+    const Status s = DocStore::Open(FaultOptions(&env), dir.path().toStdString(), &store);
+    QCOMPARE(env.faults_fired(), uint64_t{1});
+    const std::string message = s.ToString();
+    QVERIFY2(!s.ok() && message.find(dir.path().toStdString()) != std::string::npos &&
+                 message.find(std::strerror(EIO)) != std::string::npos,
+             message.c_str());
     const std::string problem = ReopenAndCheck(dir, ledger);
     QVERIFY2(problem.empty(), problem.c_str());
   }

@@ -1,0 +1,110 @@
+#pragma once
+
+// Internal to storage/: mutexes the thread-safety analysis understands (thread_annotations.h),
+// as LevelDB's port::Mutex. std::mutex carries no annotations, so a member GUARDED_BY one could not
+// be checked.
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <shared_mutex>
+
+#include "storage/thread_annotations.h"
+
+namespace railyard::storage {
+
+class CAPABILITY("mutex") Mutex {
+ public:
+  Mutex() = default;
+  Mutex(const Mutex&) = delete;
+  Mutex& operator=(const Mutex&) = delete;
+
+  // Lower-case, so that standard lock helpers (std::condition_variable_any) take it too.
+  void lock() ACQUIRE() { mu_.lock(); }
+  void unlock() RELEASE() { mu_.unlock(); }
+
+ private:
+  std::mutex mu_;
+};
+
+// A reader-writer mutex: many readers or one writer.
+class CAPABILITY("shared mutex") SharedMutex {
+ public:
+  SharedMutex() = default;
+  SharedMutex(const SharedMutex&) = delete;
+  SharedMutex& operator=(const SharedMutex&) = delete;
+
+  void lock() ACQUIRE() { mu_.lock(); }
+  void unlock() RELEASE() { mu_.unlock(); }
+  void lock_shared() ACQUIRE_SHARED() { mu_.lock_shared(); }
+  void unlock_shared() RELEASE_SHARED() { mu_.unlock_shared(); }
+
+ private:
+  std::shared_mutex mu_;
+};
+
+// Holds a Mutex for its scope; Unlock and Lock drop it and take it again within the scope.
+class SCOPED_CAPABILITY MutexLock {
+ public:
+  explicit MutexLock(Mutex* mu) ACQUIRE(mu) : mu_(mu) { mu_->lock(); }
+  ~MutexLock() RELEASE() {
+    if (locked_) mu_->unlock();
+  }
+  MutexLock(const MutexLock&) = delete;
+  MutexLock& operator=(const MutexLock&) = delete;
+
+  void Unlock() RELEASE() {
+    mu_->unlock();
+    locked_ = false;
+  }
+  void Lock() ACQUIRE() {
+    mu_->lock();
+    locked_ = true;
+  }
+
+ private:
+  Mutex* const mu_;
+  bool locked_ = true;
+};
+
+// Holds a SharedMutex exclusively for its scope.
+class SCOPED_CAPABILITY WriterLock {
+ public:
+  explicit WriterLock(SharedMutex* mu) ACQUIRE(mu) : mu_(mu) { mu_->lock(); }
+  ~WriterLock() RELEASE() { mu_->unlock(); }
+  WriterLock(const WriterLock&) = delete;
+  WriterLock& operator=(const WriterLock&) = delete;
+
+ private:
+  SharedMutex* const mu_;
+};
+
+// Holds a SharedMutex shared for its scope.
+class SCOPED_CAPABILITY ReaderLock {
+ public:
+  explicit ReaderLock(SharedMutex* mu) ACQUIRE_SHARED(mu) : mu_(mu) { mu_->lock_shared(); }
+  ~ReaderLock() RELEASE() { mu_->unlock_shared(); }
+  ReaderLock(const ReaderLock&) = delete;
+  ReaderLock& operator=(const ReaderLock&) = delete;
+
+ private:
+  SharedMutex* const mu_;
+};
+
+// A condition variable waited on with a Mutex held. Wake-ups may be spurious: wait in a loop that
+// checks the condition.
+class CondVar {
+ public:
+  // Releases `mu` while waiting; holds it again on return.
+  void Wait(Mutex& mu) REQUIRES(mu) { cv_.wait(mu); }
+  // As Wait; false once `deadline` has passed.
+  bool WaitUntil(Mutex& mu, std::chrono::steady_clock::time_point deadline) REQUIRES(mu) {
+    return cv_.wait_until(mu, deadline) == std::cv_status::no_timeout;
+  }
+  void NotifyAll() { cv_.notify_all(); }
+
+ private:
+  std::condition_variable_any cv_;
+};
+
+}  // namespace railyard::storage
