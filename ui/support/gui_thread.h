@@ -17,7 +17,9 @@ namespace railyard::ui {
 //     (or joins) its workers before destroying it, as ActionController waits for its pool.
 //   - `function` runs on `receiver`'s thread, at most once, and only while `receiver` is alive:
 //     QObject's destructor discards the calls still queued for it. It may therefore use the
-//     receiver (capture `this`); nothing it captures is touched by the calling thread afterwards.
+//     receiver (capture `this`). It is moved or copied into the queued call: the calling thread
+//     keeps no share of it, so it should capture results by value.
+//   - A null `receiver`: nothing is queued and `function` never runs.
 //   - Calls posted to one receiver run in the order they were posted.
 //   - A stale result (a newer job superseded it) is the function's to drop: compare a job id or
 //     generation it captured with the receiver's current one.
@@ -29,6 +31,7 @@ template <typename Function>
 void runOnReceiverThread(QObject* receiver, Function&& function) {
   static_assert(std::is_invocable_v<std::decay_t<Function>&>,
                 "runOnReceiverThread: the function takes no arguments");
+  if (receiver == nullptr) return;
   QMetaObject::invokeMethod(receiver, std::forward<Function>(function), Qt::QueuedConnection);
 }
 
