@@ -1,14 +1,17 @@
 // Operator actions against a real node on loopback: drain, undrain, flush, compact (all and a
 // selected run), refusal with a viewer token, read-only mode, confirmation, and the audit log.
+#include <QAbstractItemModelTester>
 #include <QAction>
 #include <QApplication>
+#include <QColor>
 #include <QComboBox>
+#include <QDateTime>
 #include <QLineEdit>
 #include <QMessageBox>
 #include <QProgressDialog>
 #include <QPushButton>
 #include <QSignalSpy>
-#include <QTableWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -16,6 +19,7 @@
 #include "tests/ui/storage_test_node.h"
 #include "ui/actions/action_controller.h"
 #include "ui/actions/audit_log.h"
+#include "ui/actions/audit_log_model.h"
 #include "ui/actions/audit_log_view.h"
 #include "ui/views/compaction_view.h"
 #include "ui/views/index_stack_widget.h"
@@ -386,19 +390,28 @@ class ActionsTest : public QObject {
     QCOMPARE(log.Actions(), (QStringList{"compact", "drain", "flush", "undrain"}));
 
     AuditLogView view(&log);
+    QAbstractItemModel* table = view.table()->model();
+    QAbstractItemModelTester tester(table, QAbstractItemModelTester::FailureReportingMode::QtTest);
     view.resize(900, 400);
     view.show();
-    QCOMPARE(view.table()->rowCount(), 8);
+    QCOMPARE(table->rowCount(), 8);
+    QCOMPARE(table->columnCount(), 7);
+    QCOMPARE(table->headerData(6, Qt::Horizontal).toString(), QString("Result"));
+    QCOMPARE(table->index(0, 0).data().toString(),
+             QDateTime::fromMSecsSinceEpoch(1700000007000).toString("yyyy-MM-dd hh:mm:ss"));
     view.searchBox()->setText("refused");
-    QCOMPARE(view.table()->rowCount(), 1);
-    QCOMPARE(view.table()->item(0, 4)->text(), QString("undrain"));
+    QCOMPARE(table->rowCount(), 1);
+    QCOMPARE(table->index(0, 4).data().toString(), QString("undrain"));
+    QCOMPARE(table->index(0, 6).data(Qt::ForegroundRole).value<QColor>(), QColor(0xc6, 0x28, 0x28));
+    QVERIFY(!table->index(0, 5).data(Qt::ForegroundRole).isValid());
     view.searchBox()->clear();
+    QVERIFY(!table->index(0, 6).data(Qt::ForegroundRole).isValid());  // OK: no colour.
     view.actionFilter()->setCurrentIndex(view.actionFilter()->findData("drain"));
-    QCOMPARE(view.table()->rowCount(), 2);
+    QCOMPARE(table->rowCount(), 2);
     view.nodeFilter()->setCurrentIndex(view.nodeFilter()->findData("node2"));
-    QCOMPARE(view.table()->rowCount(), 0);
+    QCOMPARE(table->rowCount(), 0);
     view.actionFilter()->setCurrentIndex(0);
-    QCOMPARE(view.table()->rowCount(), 4);
+    QCOMPARE(table->rowCount(), 4);
     QDir().mkpath(SCREENSHOT_DIR);
     QVERIFY(view.grab().save(QDir(SCREENSHOT_DIR).filePath("audit_log_view.png")));
 
@@ -415,16 +428,84 @@ class ActionsTest : public QObject {
     QVERIFY(!bad.Append(&e, &error));
   }
 
+  void auditModelInsertsAndRemovesRowsInsteadOfResetting() {
+    QTemporaryDir dir;
+    AuditLog log;
+    QString error;
+    QVERIFY2(log.Open(dir.filePath("audit.sqlite"), &error), qPrintable(error));
+    const auto append = [&](qint64 unix_ms, const QString& node, const QString& action) {
+      AuditEntry e;
+      e.unix_ms = unix_ms;
+      e.user = "bob";
+      e.node_name = node;
+      e.node_address = "127.0.0.1:7001";
+      e.action = action;
+      e.result = "OK";
+      e.ok = true;
+      return log.Append(&e, &error);
+    };
+    QVERIFY(append(1000, "node1", "drain"));
+    QVERIFY(append(3000, "node2", "flush"));
+    AuditLogModel model(&log);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(model.rowCount(), 2);
+    QSignalSpy reset(&model, &QAbstractItemModel::modelReset);
+    QSignalSpy inserted(&model, &QAbstractItemModel::rowsInserted);
+    QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+
+    // A newer entry lands on top, an older one (another console's clock) between the two.
+    QVERIFY(append(4000, "node1", "undrain"));
+    QVERIFY(append(2000, "node2", "compact"));
+    model.refresh();
+    QCOMPARE(model.rowCount(), 4);
+    QCOMPARE(inserted.count(), 2);
+    QCOMPARE(inserted[0][1].toInt(), 0);
+    QCOMPARE(inserted[0][2].toInt(), 0);
+    QCOMPARE(inserted[1][1].toInt(), 2);
+    QCOMPARE(inserted[1][2].toInt(), 2);
+    QStringList actions;
+    for (int row = 0; row < model.rowCount(); ++row) {
+      actions << model.index(row, AuditLogModel::kAction).data().toString();
+    }
+    QCOMPARE(actions, (QStringList{"undrain", "flush", "compact", "drain"}));
+
+    // Nothing new: nothing signalled.
+    model.refresh();
+    QCOMPARE(inserted.count(), 2);
+    QCOMPARE(removed.count(), 0);
+
+    // A filter removes what it does not match, and gives it back when lifted.
+    model.setQuery({"", "node1", "", 100});
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(removed.count(), 1);  // Flush and compact, as one run.
+    QCOMPARE(removed[0][1].toInt(), 1);
+    QCOMPARE(removed[0][2].toInt(), 2);
+    model.setQuery({});
+    QCOMPARE(model.rowCount(), 4);
+    QCOMPARE(inserted.count(), 3);
+    QCOMPARE(inserted[2][1].toInt(), 1);
+    QCOMPARE(inserted[2][2].toInt(), 2);
+    QCOMPARE(model.index(3, AuditLogModel::kAction).data().toString(), QString("drain"));
+    // A limit drops the oldest.
+    model.setQuery({"", "", "", 3});
+    QCOMPARE(model.rowCount(), 3);
+    QCOMPARE(removed.last()[1].toInt(), 3);
+    QCOMPARE(reset.count(), 0);
+    QVERIFY(model.errorString().isEmpty());
+  }
+
   void controllerAuditViewShowsNewActions() {
     Fixture f;
     QVERIFY2(f.Start(), qPrintable(f.node.error()));
     std::unique_ptr<QWidget> widget(f.actions->createAuditLogView(&f.window));
     auto* view = qobject_cast<AuditLogView*>(widget.get());
     QVERIFY(view);
-    QCOMPARE(view->table()->rowCount(), 0);
+    QAbstractItemModel* table = view->table()->model();
+    QAbstractItemModelTester tester(table, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(table->rowCount(), 0);
     f.RunAndWait([&] { f.actions->drain(f.index); });
-    QCOMPARE(view->table()->rowCount(), 1);
-    QCOMPARE(view->table()->item(0, 2)->text(), QString("node1"));
+    QCOMPARE(table->rowCount(), 1);
+    QCOMPARE(table->index(0, 2).data().toString(), QString("node1"));
     // A console restarted on the same file sees the row.
     ActionController again(&f.state, &f.window);
     again.setAuditPath(f.actions->auditPath());

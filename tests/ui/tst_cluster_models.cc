@@ -1,5 +1,6 @@
 // The overview and slot-matrix models against generated telemetry (every expected value
 // recomputed from the generator) and against a recording of a real cluster (tests/data).
+#include <QAbstractItemModelTester>
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -40,6 +41,12 @@ void ApplyGenerated(ClusterState* state, const GeneratedCluster& g, int frame,
   state->ApplyFrame(updates, g.TimeOf(frame));
 }
 
+// Checks `model`'s invariants now and after every change while the test runs.
+std::unique_ptr<QAbstractItemModelTester> Tester(QAbstractItemModel* model) {
+  return std::make_unique<QAbstractItemModelTester>(
+      model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+}
+
 QString DataFile(QTemporaryDir& dir) {
   // A copy: readers may leave -wal/-shm files beside a recording, never in the source tree.
   const QString copy = dir.filePath("console_small.rec");
@@ -59,6 +66,7 @@ class ClusterModelsTest : public QObject {
     g.clients = 200;
     ClusterState state;
     OverviewModel model(&state);
+    const auto model_tester = Tester(&model);
     ApplyGenerated(&state, g, 0);
     QCOMPARE(model.rowCount(), 100);
     QCOMPARE(model.columnCount(), int(OverviewModel::kColumnCount));
@@ -91,6 +99,7 @@ class ClusterModelsTest : public QObject {
     g.clients = 50;
     ClusterState state;
     OverviewModel model(&state);
+    const auto model_tester = Tester(&model);
     ApplyGenerated(&state, g, 0);
     QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
     ApplyGenerated(&state, g, 1, {}, {5, 6, 40});
@@ -110,8 +119,10 @@ class ClusterModelsTest : public QObject {
     g.clients = 20;
     ClusterState state;
     OverviewModel model(&state);
+    const auto model_tester = Tester(&model);
     OverviewFilterModel filter;
     filter.setSourceModel(&model);
+    const auto filter_tester = Tester(&filter);
     ApplyGenerated(&state, g, 3, {1, 17});
     filter.sort(OverviewModel::kRequests, Qt::DescendingOrder);
     double previous = 1e18;
@@ -140,6 +151,7 @@ class ClusterModelsTest : public QObject {
     g.clients = 2;
     ClusterState state;
     OverviewModel model(&state);
+    const auto model_tester = Tester(&model);
     ApplyGenerated(&state, g, 0, {}, {0});
     QCOMPARE(model.index(1, OverviewModel::kAge).data().toString(), QString("never"));
     QCOMPARE(model.index(0, OverviewModel::kAge).data().toString(), QString("< 1 s"));
@@ -157,6 +169,7 @@ class ClusterModelsTest : public QObject {
     g.pool_size = 6;
     ClusterState state;
     SlotMatrixModel model(&state);
+    const auto model_tester = Tester(&model);
     ApplyGenerated(&state, g, 0);
     QCOMPARE(model.rowCount(), 40);
     QCOMPARE(model.columnCount(), SlotMatrixModel::kFirstServerColumn + 20);
@@ -186,6 +199,7 @@ class ClusterModelsTest : public QObject {
     g.pool_size = 4;
     ClusterState state;
     SlotMatrixModel model(&state);
+    const auto model_tester = Tester(&model);
     ApplyGenerated(&state, g, 0);
     int ranked_apart = 0;  // Clients whose worst slot differs from their best.
     for (int c = 0; c < g.clients; ++c) {
@@ -216,6 +230,7 @@ class ClusterModelsTest : public QObject {
     g.frames_per_swap = 5;
     ClusterState state;
     SlotMatrixModel model(&state);
+    const auto model_tester = Tester(&model);
     ApplyGenerated(&state, g, 0);
     QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
     ApplyGenerated(&state, g, 5);  // Client 0 moved its first connection.
@@ -262,7 +277,9 @@ class ClusterModelsTest : public QObject {
     g.pool_size = 4;
     ClusterState state;
     SlotMatrixModel matrix(&state);
+    const auto matrix_tester = Tester(&matrix);
     ClientDetailModel detail(&matrix, &state);
+    const auto detail_tester = Tester(&detail);
     ApplyGenerated(&state, g, 0);
     detail.setClientId(GeneratedCluster::ClientId(11));
     QCOMPARE(detail.rowCount(), 4);
@@ -298,7 +315,9 @@ class ClusterModelsTest : public QObject {
       QCOMPARE(snapshots.size(), size_t{3});
       ClusterState state;
       OverviewModel overview(&state);
+      const auto overview_tester = Tester(&overview);
       SlotMatrixModel matrix(&state);
+      const auto matrix_tester = Tester(&matrix);
       std::vector<ClusterState::Update> updates;
       for (const auto& s : snapshots) {
         const int index = state.AddNode(QString::fromStdString(s.telemetry.admin_address()));

@@ -1,6 +1,7 @@
 // The main window against a real node on loopback (with a load client, so slot tables fill):
 // every tab renders and is saved as a screenshot under the build folder; node selection, read-only
 // mode, recording, cluster files, replay, and tokens that never reach the settings.
+#include <QAbstractItemModelTester>
 #include <QAction>
 #include <QComboBox>
 #include <QDir>
@@ -46,6 +47,30 @@ bool Save(QWidget* widget, const QString& name) {
   return image.save(QDir(SCREENSHOT_DIR).filePath(name));
 }
 
+// A QAbstractItemModelTester on each of the console's own item models in `window` (Qt's internal
+// ones, such as a combo box's, are left alone), checking them through every change that follows.
+std::vector<std::unique_ptr<QAbstractItemModelTester>> TestModels(const QObject& window) {
+  std::vector<std::unique_ptr<QAbstractItemModelTester>> testers;
+  QStringList names;
+  for (QAbstractItemModel* model : window.findChildren<QAbstractItemModel*>()) {
+    const QString name = QString::fromLatin1(model->metaObject()->className());
+    if (!name.startsWith("railyard::ui::")) continue;
+    names << name;
+    testers.push_back(std::make_unique<QAbstractItemModelTester>(
+        model, QAbstractItemModelTester::FailureReportingMode::QtTest));
+  }
+  for (const char* expected : {"OverviewModel", "OverviewFilterModel", "SlotMatrixModel",
+                               "ClientDetailModel", "CompactionHistoryModel", "AuditLogModel"}) {
+    if (!names.contains(QStringLiteral("railyard::ui::") + expected)) {
+      qWarning("TestModels: no %s in the window (it has %s)", expected,
+               qPrintable(names.join(", ")));
+      testers.clear();  // The caller's check fails.
+      break;
+    }
+  }
+  return testers;
+}
+
 }  // namespace
 
 class MainWindowTest : public QObject {
@@ -89,6 +114,8 @@ class MainWindowTest : public QObject {
     options.use_keyring = false;
     options.audit_path = dir_.filePath("audit.sqlite");
     MainWindow window(options);
+    const auto testers = TestModels(window);
+    QVERIFY(!testers.empty());
     window.resize(1280, 800);
     QString error;
     QVERIFY2(window.addNode(address_, kOperator, &error), qPrintable(error));
@@ -147,6 +174,8 @@ class MainWindowTest : public QObject {
     options.use_keyring = false;
     options.audit_path = dir_.filePath("audit.sqlite");
     MainWindow window(options);
+    const auto testers = TestModels(window);
+    QVERIFY(!testers.empty());
     QVERIFY(window.addNode(address_, kViewer, nullptr));
     QTRY_VERIFY_WITH_TIMEOUT(window.state()->node(0).health == NodeHealth::kServing, 10000);
     const QString out = dir_.filePath("window.rec");
@@ -174,6 +203,8 @@ class MainWindowTest : public QObject {
     options.use_keyring = false;
     options.audit_path = dir_.filePath("audit.sqlite");
     MainWindow window(options);
+    const auto testers = TestModels(window);
+    QVERIFY(!testers.empty());
     QVERIFY(window.addNode(address_, kOperator, nullptr));
     QTRY_VERIFY_WITH_TIMEOUT(window.state()->node(0).health == NodeHealth::kServing, 10000);
     railyard::ui::ActionController* actions = window.actionController();
@@ -217,6 +248,8 @@ class MainWindowTest : public QObject {
     options.use_keyring = false;
     options.audit_path = dir_.filePath("audit.sqlite");
     MainWindow window(options);
+    const auto testers = TestModels(window);
+    QVERIFY(!testers.empty());
     window.resize(1280, 800);
     const QString copy = dir_.filePath("console_small.rec");
     QFile::remove(copy);

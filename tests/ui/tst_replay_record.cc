@@ -1,5 +1,6 @@
 // ReplaySource: positions after seeks, speed as cluster time per timer tick, events and jumps,
 // the timeline's controls; Recorder: what it writes reads back, with the console's actions.
+#include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QFile>
 #include <QListWidget>
@@ -293,6 +294,8 @@ class ReplayRecordTest : public QObject {
     QVERIFY2(sim.exitCode() == 0, sim.readAllStandardError().constData());
     ClusterState state;
     railyard::ui::SlotMatrixModel matrix(&state);
+    QAbstractItemModelTester tester(&matrix,
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
     ReplaySource replay(&state);
     QString error;
     QVERIFY2(replay.open(out, &error), qPrintable(error));

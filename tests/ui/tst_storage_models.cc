@@ -1,6 +1,7 @@
 // The compaction, Bloom and throughput models: against telemetry from a real node on loopback
 // (flushes and compactions caused by real puts) and against generated telemetry with known
 // figures.
+#include <QAbstractItemModelTester>
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -104,6 +105,8 @@ class StorageModelsTest : public QObject {
     QVERIFY2(node.Start(), qPrintable(node.error()));
     ClusterState state;
     CompactionModel model(&state);
+    QAbstractItemModelTester tester(model.history(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
     QSignalSpy changed(&model, &CompactionModel::changed);
 
     // 3000 distinct ids with a 500-entry in-memory index: six automatic flushes, with the
@@ -172,6 +175,9 @@ class StorageModelsTest : public QObject {
     const int a = state.AddNode("127.0.0.1:1", "a");
     const int b = state.AddNode("127.0.0.1:2", "b");
     CompactionModel model(&state);
+    CompactionHistoryModel* history = model.history();
+    QAbstractItemModelTester tester(history,
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
     model.setNode(a);
     QVERIFY(!model.hasData());
     QVERIFY(model.indexes().isEmpty());
@@ -221,7 +227,22 @@ class StorageModelsTest : public QObject {
     t2->mutable_storage()->set_index_entry_writes(5100);
     t2->mutable_storage()->set_writes(2300);
     t2->mutable_storage()->set_deletes(100);
+    QSignalSpy inserted(history, &QAbstractItemModel::rowsInserted);
+    QSignalSpy reset(history, &QAbstractItemModel::modelReset);
     Apply(state, a, t2, 101000);
+    QCOMPARE(inserted.count(), 1);  // Only the new event, on top.
+    QCOMPARE(inserted[0][1].toInt(), 0);
+    QCOMPARE(inserted[0][2].toInt(), 0);
+    QCOMPARE(reset.count(), 0);
+    QCOMPARE(history->rowCount(), 3);
+    QCOMPARE(history->index(0, CompactionHistoryModel::kCompactionSet).data().toString(),
+             QString("#7 + #5 + #3 → #8"));
+    QCOMPARE(history->index(0, CompactionHistoryModel::kKind).data().toString(), QString("manual"));
+    QCOMPARE(history->index(1, CompactionHistoryModel::kKind).data().toString(), QString("flush"));
+    QCOMPARE(history->index(0, CompactionHistoryModel::kEntriesWritten)
+                 .data(Qt::TextAlignmentRole)
+                 .value<Qt::Alignment>(),
+             Qt::AlignRight | Qt::AlignVCenter);
     QCOMPARE(model.compactions().size(), 3);
     QVERIFY(model.compactions()[0].manual);
     QCOMPARE(model.compactions()[0].inputs, (QVector<quint64>{7, 5, 3}));
@@ -240,11 +261,41 @@ class StorageModelsTest : public QObject {
     model.setNode(b);
     QVERIFY(model.hasData());
     QVERIFY(model.compactions().isEmpty());
+    QCOMPARE(history->rowCount(), 0);
+    QCOMPARE(reset.count(), 1);
     QCOMPARE(model.memtableFill(), 0.0);
     QCOMPARE(model.writeAmplification(), 0.0);
     state.Clear();
     QVERIFY(!model.hasData());
     QCOMPARE(model.node(), -1);
+  }
+
+  void compactionHistoryKeepsTheNewestInOrderUpToItsLimit() {
+    ClusterState state;
+    const int a = state.AddNode("127.0.0.1:1", "a");
+    CompactionModel model(&state);
+    CompactionHistoryModel* history = model.history();
+    QAbstractItemModelTester tester(history,
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+    model.setNode(a);
+    // Frames of 200 events each, oldest first as a node reports them; two finish at the same
+    // time in every frame (outputs 2k and 2k + 1), and the frames overlap by 20 events.
+    const int kFrames = 4, kPerFrame = 200;
+    for (int f = 0; f < kFrames; ++f) {
+      TelemetryPtr t = MakeTelemetry("a", 1000000 + f);
+      for (int i = 0; i < kPerFrame; ++i) {
+        const int n = f * (kPerFrame - 20) + i;  // Event number: output, and its time.
+        AddCompaction(t.get(), {0}, uint64_t(n), 10, 1000 + n / 2 * 2, false);
+      }
+      Apply(state, a, t, 1000000 + f);
+    }
+    const int newest = (kFrames - 1) * (kPerFrame - 20) + kPerFrame - 1;  // 739: pairs are whole.
+    QCOMPARE(history->rowCount(), CompactionHistoryModel::kMaxRows);
+    for (int row = 0; row < history->rowCount(); ++row) {
+      // Newest pair first; within a pair, the one the node reported first.
+      const int pair = newest / 2 - row / 2;
+      QCOMPARE(model.compactions()[row].output, quint64(2 * pair + row % 2));
+    }
   }
 
   // --- Bloom ------------------------------------------------------------------------------

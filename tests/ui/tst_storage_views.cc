@@ -1,11 +1,12 @@
 // The compaction, Bloom and throughput views, built offscreen against telemetry from a real node
 // on loopback; each writes a screenshot for people to look at.
+#include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QImage>
 #include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
-#include <QTableWidget>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolTip>
@@ -61,6 +62,10 @@ class StorageViewsTest : public QObject {
     QVERIFY(index >= 0);
 
     CompactionView view(&state);
+    QAbstractItemModel* timeline = view.timeline()->model();
+    QVERIFY(timeline == view.model()->history());
+    QAbstractItemModelTester tester(timeline,
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
     view.resize(900, 640);
     view.setNode(index);
     view.show();
@@ -72,9 +77,11 @@ class StorageViewsTest : public QObject {
     QCOMPARE(model.indexes()[2].entries, quint64{2000});
     QCOMPARE(view.findChild<QProgressBar*>()->value(), 200);
     QCOMPARE(view.findChild<QProgressBar*>()->maximum(), 500);
-    QCOMPARE(view.timeline()->rowCount(), int(model.compactions().size()));
-    QVERIFY(view.timeline()->rowCount() >= 7);  // Seven flushes, some merging.
-    QVERIFY(view.timeline()->item(0, 1)->text().startsWith("mem"));
+    QCOMPARE(timeline->rowCount(), int(model.compactions().size()));
+    QVERIFY(timeline->rowCount() >= 7);  // Seven flushes, some merging.
+    QCOMPARE(timeline->columnCount(), 6);
+    QCOMPARE(timeline->headerData(1, Qt::Horizontal).toString(), QString("Compaction set"));
+    QVERIFY(timeline->index(0, 1).data().toString().startsWith("mem"));
     QVERIFY(view.writeAmplificationText().contains(
         QString::number(model.writeAmplification(), 'f', 2)));
 
@@ -112,14 +119,15 @@ class StorageViewsTest : public QObject {
     QVERIFY(!view.compactAllButton()->isEnabled());
     view.requestCompactAll();
     QCOMPARE(requested.count(), 2);
-    QCOMPARE(view.timeline()->rowCount(), int(model.compactions().size()));
+    QCOMPARE(timeline->rowCount(), int(model.compactions().size()));
 
     // The node compacts everything: the next frame shows one index, and the selection is gone.
     QVERIFY(node.node().store().CompactAll().ok());
     QVERIFY(node.Feed(&state) == index);
     QCOMPARE(model.indexes().size(), 1);
     QVERIFY(stack->selectedIds().isEmpty());
-    QVERIFY(view.timeline()->item(0, 5)->text() == "manual");
+    QCOMPARE(timeline->index(0, 5).data().toString(), QString("manual"));
+    QCOMPARE(timeline->rowCount(), int(model.compactions().size()));
   }
 
   void bloomViewShowsARealNode() {

@@ -15,6 +15,7 @@
 #include "core/rpc/endpoint.h"
 #include "ui/actions/audit_log_view.h"
 #include "ui/models/compaction_model.h"
+#include "ui/support/gui_thread.h"
 
 namespace railyard::ui {
 
@@ -276,9 +277,9 @@ void ActionController::Run(Action action, int node, const QVector<quint64>& inde
   const std::string client_name =
       ("railyard console (" + AuditLog::CurrentUser() + ")").toStdString();
   std::vector<uint64_t> ids(indexes.begin(), indexes.end());
-  QPointer<ActionController> self(this);
   const rpc::Endpoint where = *endpoint;
-  pool_.start([self, job, action, node, indexes, where, token, command, tls, client_name, ids] {
+  // `this` outlives every job (the destructor waits for the pool); the worker only hands it on.
+  pool_.start([this, job, action, node, indexes, where, token, command, tls, client_name, ids] {
     Outcome outcome;
     cluster::AdminClient client(where, token, client_name, tls);
     rpc::Status s = client.Connect(std::chrono::seconds(3));
@@ -289,13 +290,9 @@ void ActionController::Run(Action action, int node, const QVector<quint64>& inde
         s.code() == rpc::Code::kUnauthenticated || s.code() == rpc::Code::kFailedPrecondition;
     outcome.status = s.ok() ? QStringLiteral("OK") : QString::fromStdString(s.ToString());
     outcome.message = QString::fromStdString(response.message());
-    // Back on the GUI thread; dropped if the controller is gone by then.
-    QMetaObject::invokeMethod(
-        self.data(),
-        [self, job, action, node, indexes, outcome] {
-          if (self) self->Finish(job, action, node, indexes, outcome);
-        },
-        Qt::QueuedConnection);
+    runOnReceiverThread(this, [this, job, action, node, indexes, outcome] {
+      Finish(job, action, node, indexes, outcome);
+    });
   });
 }
 

@@ -26,9 +26,9 @@ namespace railyard::ui {
 //      the console not to be read-only;
 //   2. asks for confirmation naming the node and the effect;
 //   3. runs the admin command on a worker thread (never the GUI thread) and shows progress;
-//   4. comes back to the GUI thread by a queued call (guarded by QPointer, so a closed window
-//      drops the result), shows the result, writes an audit row and emits actionFinished (which
-//      the recorder writes into a recording as an event).
+//   4. comes back to the GUI thread by runOnReceiverThread (ui/support/gui_thread.h), shows the
+//      result, writes an audit row and emits actionFinished (which the recorder writes into a
+//      recording as an event); a result still queued when the controller is destroyed is dropped.
 // A viewer token is sent like any other: the node refuses it, and the refusal is shown and
 // audited like a result.
 //

@@ -1,16 +1,16 @@
 #include "ui/actions/audit_log_view.h"
 
 #include <QComboBox>
-#include <QDateTime>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
 #include <QSignalBlocker>
-#include <QTableWidget>
+#include <QTableView>
 #include <QVBoxLayout>
 
 #include "ui/actions/audit_log.h"
+#include "ui/actions/audit_log_model.h"
 
 namespace railyard::ui {
 
@@ -21,9 +21,9 @@ AuditLogView::AuditLogView(const AuditLog* log, QWidget* parent) : QWidget(paren
   node_ = new QComboBox(this);
   action_ = new QComboBox(this);
   status_ = new QLabel(this);
-  table_ = new QTableWidget(0, 7, this);
-  table_->setHorizontalHeaderLabels({tr("Time"), tr("User"), tr("Node"), tr("Address"),
-                                     tr("Action"), tr("Detail"), tr("Result")});
+  model_ = new AuditLogModel(log, this);
+  table_ = new QTableView(this);
+  table_->setModel(model_);
   table_->verticalHeader()->hide();
   table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
@@ -66,28 +66,11 @@ void AuditLogView::refresh() {
   query.text = search_->text().trimmed();
   query.node = node_->currentData().toString();
   query.action = action_->currentData().toString();
-  QString error;
-  const QVector<AuditEntry> entries = log_->Search(query, &error);
-  table_->setRowCount(int(entries.size()));
-  for (int row = 0; row < entries.size(); ++row) {
-    const AuditEntry& e = entries[row];
-    const QStringList cells = {
-        QDateTime::fromMSecsSinceEpoch(e.unix_ms).toString("yyyy-MM-dd hh:mm:ss"),
-        e.user,
-        e.node_name,
-        e.node_address,
-        e.action,
-        e.detail,
-        e.result};
-    for (int column = 0; column < cells.size(); ++column) {
-      auto* item = new QTableWidgetItem(cells[column]);
-      if (column == 6 && !e.ok) item->setForeground(QColor(0xc6, 0x28, 0x28));
-      table_->setItem(row, column, item);
-    }
-  }
+  model_->setQuery(query);
+  const QString& error = model_->errorString();
   status_->setText(!error.isEmpty() ? error
                    : log_->isOpen()
-                       ? tr("%n entry(ies) in %1", "", int(entries.size())).arg(log_->path())
+                       ? tr("%n entry(ies) in %1", "", model_->rowCount()).arg(log_->path())
                        : tr("The audit log is not open."));
 }
 

@@ -5,14 +5,16 @@
 class QComboBox;
 class QLabel;
 class QLineEdit;
-class QTableWidget;
+class QTableView;
 
 namespace railyard::ui {
 
 class AuditLog;
+class AuditLogModel;
 
 // The audit log as a table, newest first, with a search box (any field) and node and action
-// filters. Refreshes when asked (ActionController asks after each action).
+// filters. Refreshes when asked (ActionController asks after each action); the model inserts the
+// new rows, so the table keeps its selection.
 //
 // Thread safety: GUI thread only. `log` must outlive the view.
 class AuditLogView : public QWidget {
@@ -23,7 +25,8 @@ class AuditLogView : public QWidget {
   QLineEdit* searchBox() const { return search_; }
   QComboBox* nodeFilter() const { return node_; }
   QComboBox* actionFilter() const { return action_; }
-  QTableWidget* table() const { return table_; }
+  QTableView* table() const { return table_; }
+  AuditLogModel* model() const { return model_; }
 
  public Q_SLOTS:
   void refresh();
@@ -36,7 +39,8 @@ class AuditLogView : public QWidget {
   QComboBox* node_;
   QComboBox* action_;
   QLabel* status_;
-  QTableWidget* table_;
+  AuditLogModel* model_;
+  QTableView* table_;
 };
 
 }  // namespace railyard::ui

@@ -1,20 +1,11 @@
 #include "ui/models/compaction_model.h"
 
-#include <QStringList>
 #include <algorithm>
 
 namespace railyard::ui {
 
-QString CompactionEvent::describe() const {
-  QStringList parts;
-  for (quint64 input : inputs) {
-    parts << (input == 0 ? QStringLiteral("mem") : QStringLiteral("#%1").arg(input));
-  }
-  return parts.join(QStringLiteral(" + ")) + QStringLiteral(" \u2192 #%1").arg(output);
-}
-
 CompactionModel::CompactionModel(ClusterState* state, QObject* parent)
-    : QObject(parent), state_(state) {
+    : QObject(parent), state_(state), history_(new CompactionHistoryModel(this)) {
   connect(state_, &ClusterState::frameApplied, this, &CompactionModel::OnFrame);
   connect(state_, &ClusterState::nodesReset, this, [this] {
     node_ = -1;
@@ -34,7 +25,7 @@ void CompactionModel::setNode(int node_index) {
 void CompactionModel::Reset() {
   has_data_ = false;
   indexes_.clear();
-  compactions_.clear();
+  history_->clear();
   memtable_entries_ = memtable_capacity_ = 0;
   index_entry_writes_ = document_writes_ = 0;
   has_baseline_ = false;
@@ -69,26 +60,7 @@ void CompactionModel::Recompute() {
   memtable_entries_ = storage.memtable_entries();
   memtable_capacity_ = storage.memtable_capacity();
 
-  // The node reports its last few compactions oldest first; keep every one seen, newest first.
-  for (const admin::CompactionInfo& info : storage.compactions()) {
-    const bool known = std::any_of(compactions_.begin(), compactions_.end(), [&](const auto& c) {
-      return c.output == info.output() && c.finished_unix_ms == info.finished_unix_ms();
-    });
-    if (known) continue;
-    CompactionEvent event;
-    for (uint64_t input : info.inputs()) event.inputs.push_back(input);
-    event.output = info.output();
-    event.entries_written = info.entries_written();
-    event.bytes_written = info.bytes_written();
-    event.duration_us = info.duration_us();
-    event.manual = info.manual();
-    event.finished_unix_ms = info.finished_unix_ms();
-    compactions_.push_back(event);
-  }
-  std::stable_sort(compactions_.begin(), compactions_.end(), [](const auto& a, const auto& b) {
-    return a.finished_unix_ms > b.finished_unix_ms;
-  });
-  if (compactions_.size() > kMaxCompactions) compactions_.resize(kMaxCompactions);
+  history_->addReported(storage);
 
   index_entry_writes_ = storage.index_entry_writes();
   document_writes_ = storage.writes() + storage.deletes();

@@ -5,6 +5,7 @@
 #include <QVector>
 
 #include "ui/models/cluster_state.h"
+#include "ui/models/compaction_history_model.h"
 
 namespace railyard::ui {
 
@@ -16,21 +17,6 @@ struct IndexBar {
   qint64 age_ms = 0;  // Node's clock: telemetry time minus the index's creation time.
   quint64 bloom_pages = 0;
   double p_no = 0;
-};
-
-// One compaction set the node ran: inputs merged into output.
-struct CompactionEvent {
-  QVector<quint64> inputs;  // 0 stands for the in-memory index (a flush).
-  quint64 output = 0;
-  quint64 entries_written = 0;
-  quint64 bytes_written = 0;
-  qint64 duration_us = 0;
-  bool manual = false;
-  qint64 finished_unix_ms = 0;
-
-  bool isFlush() const { return inputs.contains(0); }
-  // "mem + #12 + #13 → #15"
-  QString describe() const;
 };
 
 // True if `ids` are distinct members of `order` (index ids in age order) that sit next to each
@@ -69,7 +55,9 @@ class CompactionModel : public QObject {
   quint64 memtableCapacity() const { return memtable_capacity_; }
   double memtableFill() const;  // 0..1
   // Newest first; accumulated while the model watches the node (the node keeps a short history).
-  const QVector<CompactionEvent>& compactions() const { return compactions_; }
+  const QVector<CompactionEvent>& compactions() const { return history_->events(); }
+  // The same events as an item model for a table view; owned by this model.
+  CompactionHistoryModel* history() const { return history_; }
 
   quint64 indexEntryWrites() const { return index_entry_writes_; }
   quint64 documentWrites() const { return document_writes_; }
@@ -80,7 +68,7 @@ class CompactionModel : public QObject {
   // the node accepts for a manual compaction). Their order does not matter.
   bool areAdjacent(const QVector<quint64>& ids) const;
 
-  static constexpr int kMaxCompactions = 500;
+  static constexpr int kMaxCompactions = CompactionHistoryModel::kMaxRows;
 
  Q_SIGNALS:
   void changed();
@@ -94,7 +82,7 @@ class CompactionModel : public QObject {
   int node_ = -1;
   bool has_data_ = false;
   QVector<IndexBar> indexes_;
-  QVector<CompactionEvent> compactions_;
+  CompactionHistoryModel* const history_;
   quint64 memtable_entries_ = 0;
   quint64 memtable_capacity_ = 0;
   quint64 index_entry_writes_ = 0;

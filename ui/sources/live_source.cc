@@ -1,8 +1,6 @@
 #include "ui/sources/live_source.h"
 
 #include <QDateTime>
-#include <QMetaObject>
-#include <QPointer>
 #include <condition_variable>
 #include <map>
 #include <mutex>
@@ -10,6 +8,7 @@
 
 #include "core/cluster/telemetry_poller.h"
 #include "core/rpc/endpoint.h"
+#include "ui/support/gui_thread.h"
 
 namespace railyard::ui {
 
@@ -157,15 +156,12 @@ void LiveSource::start() {
     ParseAdminAddress(t.address, &host, &port, nullptr);
     targets.push_back({t.index, {host, port}, t.token.toStdString(), t.tls});
   }
-  // Runs on the worker thread: only copies data into a queued call.
+  // Runs on the worker thread: only moves data into a queued call. `this` outlives the worker
+  // (stop() joins it), which is what runOnReceiverThread asks.
   auto deliver = [this, generation](std::vector<ClusterState::Update> updates, qint64 now_ms) {
-    QMetaObject::invokeMethod(
-        this,
-        [guard = QPointer<LiveSource>(this), generation, updates = std::move(updates),
-         now_ms]() mutable {
-          if (guard) guard->Deliver(generation, std::move(updates), now_ms);
-        },
-        Qt::QueuedConnection);
+    runOnReceiverThread(this, [this, generation, updates = std::move(updates), now_ms]() mutable {
+      Deliver(generation, std::move(updates), now_ms);
+    });
   };
   poller_ = std::make_unique<LivePoller>(std::move(targets), options_, std::move(deliver));
 }

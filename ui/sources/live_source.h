@@ -21,10 +21,10 @@ class LivePoller;
 //
 // The bridge (KDAB Hotspot's jobtracker shape): the worker thread owns the admin connections and
 // never touches Qt objects; at the end of each round it posts the batch to the GUI thread with
-// QMetaObject::invokeMethod(this, ..., Qt::QueuedConnection). On arrival the lambda checks a
-// QPointer to this source and the generation id the batch was polled under; a batch from before
-// a restart (new nodes, a new token, stop) is dropped. The destructor stops and joins the
-// worker, so nothing is posted to a dead object.
+// runOnReceiverThread (ui/support/gui_thread.h). On arrival the batch is checked against the
+// generation id it was polled under; a batch from before a restart (new nodes, a new token,
+// stop) is dropped. stop() and the destructor join the worker, so nothing is posted to a dead
+// object.
 //
 // The polling itself is the cluster layer's TelemetryPoller (core/cluster): unreachable nodes are
 // retried with exponential backoff and jitter (backoff_min doubling to backoff_max, +-20 %);

@@ -1,6 +1,5 @@
 #include "ui/views/compaction_view.h"
 
-#include <QDateTime>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -9,29 +8,12 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
-#include <QTableWidget>
+#include <QTableView>
 #include <QVBoxLayout>
 
 #include "ui/views/index_stack_widget.h"
 
 namespace railyard::ui {
-
-namespace {
-
-QString Duration(qint64 us) {
-  if (us < 1000) return QStringLiteral("%1 \u00b5s").arg(us);
-  if (us < 1000000) return QStringLiteral("%1 ms").arg(us / 1000.0, 0, 'f', 1);
-  return QStringLiteral("%1 s").arg(us / 1e6, 0, 'f', 2);
-}
-
-QTableWidgetItem* Item(const QString& text, Qt::Alignment align = Qt::AlignLeft) {
-  auto* item = new QTableWidgetItem(text);
-  item->setTextAlignment(align | Qt::AlignVCenter);
-  item->setFlags(Qt::ItemIsEnabled | Qt::ItemIsSelectable);
-  return item;
-}
-
-}  // namespace
 
 CompactionView::CompactionView(ClusterState* state, QWidget* parent)
     : QWidget(parent), model_(new CompactionModel(state, this)) {
@@ -65,9 +47,9 @@ CompactionView::CompactionView(ClusterState* state, QWidget* parent)
   connect(compact_all_, &QPushButton::clicked, this, &CompactionView::requestCompactAll);
   connect(stack_, &IndexStackWidget::selectionChanged, this, &CompactionView::UpdateButtons);
 
-  timeline_ = new QTableWidget(0, 6, this);
-  timeline_->setHorizontalHeaderLabels({tr("Finished"), tr("Compaction set"), tr("Entries written"),
-                                        tr("Bytes written"), tr("Duration"), tr("Kind")});
+  // Follows the history model's own row insertions: nothing is rebuilt per frame.
+  timeline_ = new QTableView(this);
+  timeline_->setModel(model_->history());
   timeline_->verticalHeader()->hide();
   timeline_->setSelectionBehavior(QAbstractItemView::SelectRows);
   timeline_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -153,32 +135,6 @@ void CompactionView::Refresh() {
   stack_->setData(model_->indexes(), model_->memtableEntries(), model_->memtableCapacity());
   amplification_->setText(writeAmplificationText());
 
-  const QVector<CompactionEvent>& events = model_->compactions();
-  // The timeline changes only when a compaction finishes: skip rebuilding it on other frames.
-  const QPair<qsizetype, qint64> key(events.size(),
-                                     events.isEmpty() ? 0 : events.front().finished_unix_ms);
-  if (key == timeline_key_ && model_->node() == timeline_node_) {
-    UpdateButtons();
-    return;
-  }
-  timeline_key_ = key;
-  timeline_node_ = model_->node();
-  timeline_->setRowCount(int(events.size()));
-  for (int row = 0; row < events.size(); ++row) {
-    const CompactionEvent& e = events[row];
-    timeline_->setItem(row, 0,
-                       Item(QDateTime::fromMSecsSinceEpoch(e.finished_unix_ms)
-                                .toString("yyyy-MM-dd hh:mm:ss.zzz")));
-    timeline_->setItem(row, 1, Item(e.describe()));
-    timeline_->setItem(row, 2, Item(locale.toString(e.entries_written), Qt::AlignRight));
-    timeline_->setItem(row, 3,
-                       Item(locale.formattedDataSize(qint64(e.bytes_written)), Qt::AlignRight));
-    timeline_->setItem(row, 4, Item(Duration(e.duration_us), Qt::AlignRight));
-    timeline_->setItem(row, 5,
-                       Item(e.manual      ? tr("manual")
-                            : e.isFlush() ? tr("flush")
-                                          : tr("automatic")));
-  }
   UpdateButtons();
 }
 

@@ -1,6 +1,5 @@
 #pragma once
 
-#include <QPair>
 #include <QVector>
 #include <QWidget>
 
@@ -10,7 +9,7 @@
 class QLabel;
 class QProgressBar;
 class QPushButton;
-class QTableWidget;
+class QTableView;
 
 namespace railyard::ui {
 
@@ -35,7 +34,7 @@ class CompactionView : public QWidget {
 
   CompactionModel* model() const { return model_; }
   IndexStackWidget* indexStack() const { return stack_; }
-  QTableWidget* timeline() const { return timeline_; }
+  QTableView* timeline() const { return timeline_; }  // Shows model()->history().
   QPushButton* compactSelectedButton() const { return compact_selected_; }
   QPushButton* compactAllButton() const { return compact_all_; }
   QString writeAmplificationText() const;
@@ -63,9 +62,7 @@ class CompactionView : public QWidget {
   QLabel* amplification_;
   QPushButton* compact_selected_;
   QPushButton* compact_all_;
-  QTableWidget* timeline_;
-  QPair<qsizetype, qint64> timeline_key_{-1, 0};  // Events shown: count and newest time.
-  int timeline_node_ = -1;
+  QTableView* timeline_;
   bool actions_enabled_ = true;
   bool dirty_ = false;
 };
