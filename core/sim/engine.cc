@@ -15,9 +15,27 @@ void Engine::Setup() {
   end_ = options_.duration.value_or(scenario_.duration).count();
   rtt_ = scenario_.network_rtt.count();
   count_errors_ = options_.count_errors_as_active.value_or(scenario_.count_errors_as_active);
-  const uint32_t backend_count = scenario_.backend_count();
+  SetupBackends();
+  SetupClients();
+  ExpandEvents();
+  // The order of these first events fixes the order of ties, so it is part of what a seed gives.
+  for (uint32_t i = 0; i < actions_.size(); ++i) {
+    if (actions_[i].at <= end_) Schedule(actions_[i].at, kScenario, i);
+  }
+  for (uint32_t i = 0; i < clients_.size(); ++i) {
+    MaybeConnect(i);
+    Client& c = clients_[i];
+    if (c.rate > 0) {
+      c.arrival_pending = true;
+      Schedule(kStartSending + static_cast<int64_t>(c.arrivals.Exponential(1e9 / c.rate)), kArrival,
+               i);
+    }
+  }
+  Schedule(kSecond, kTick);
+}
 
-  backends_.resize(backend_count);
+void Engine::SetupBackends() {
+  backends_.resize(scenario_.backend_count());
   uint32_t index = 0;
   for (const BackendGroup& g : scenario_.backends) {
     for (uint32_t i = 0; i < g.count; ++i, ++index) {
@@ -29,53 +47,61 @@ void Engine::Setup() {
       b.contention = g.contention;
     }
   }
+}
 
+void Engine::SetupClients() {
   clients_.resize(scenario_.client_count());
-  index = 0;
+  uint32_t index = 0;
   for (const ClientGroup& g : scenario_.clients) {
-    for (uint32_t i = 0; i < g.count; ++i, ++index) {
-      Client& c = clients_[index];
-      c.id = index;
-      c.name = "client-" + std::to_string(index);
-      c.group = &g;
-      balance::PolicyOptions po;
-      po.kind = options_.policy;
-      po.max_active_per_backend = scenario_.max_active;
-      po.seed = MixSeed(seed_, kStreamPolicy, index);
-      po.count_errors_as_active = count_errors_;
-      c.policy = balance::MakePolicy(po);
-      balance::RetryBudget::Options bo;
-      bo.ratio = g.retry_budget;
-      c.budget = std::make_unique<balance::RetryBudget>(bo);
-      // One seed for all: ChooseSubset itself gives each client its own random sample.
-      const uint64_t subset_seed = MixSeed(seed_, kStreamSubset);
-      const size_t size = g.subset_size == 0 ? backend_count : g.subset_size;
-      c.subset = balance::ChooseSubset(g.subset, index, backend_count, size, subset_seed);
-      if (c.subset.empty()) {  // Defensive: a client always has somewhere to go.
-        for (BackendId b = 0; b < backend_count; ++b) c.subset.push_back(b);
-      }
-      // Distinct random tie-break ranks, so clients do not all prefer the same backend on
-      // equal slots.
-      c.tie.resize(backend_count);
-      for (uint32_t b = 0; b < backend_count; ++b) c.tie[b] = b;
-      Rng tie_rng(MixSeed(seed_, kStreamTieBreak, index));
-      for (uint32_t b = backend_count; b > 1; --b) {
-        std::swap(c.tie[b - 1], c.tie[tie_rng.Below(b)]);
-      }
-      c.avoid_until.assign(backend_count, 0);
-      c.connect_failures.assign(backend_count, 0);
-      c.touched.assign(backend_count, 0);
-      c.stamp.assign(backend_count, 0);
-      c.candidate_index.assign(backend_count, 0);
-      c.arrivals = Rng(MixSeed(seed_, kStreamArrivals, index));
-      c.cost = Rng(MixSeed(seed_, kStreamCost, index));
-      c.acquirer = Rng(MixSeed(seed_, kStreamAcquirer, index));
-      c.rate = g.rate_per_s;
-      c.pool.reserve(g.pool);
-    }
+    for (uint32_t i = 0; i < g.count; ++i, ++index) SetupClient(g, index);
   }
+}
 
-  // Expand the scenario's events into per-backend actions (selectors, stagger, replace).
+void Engine::SetupClient(const ClientGroup& g, uint32_t index) {
+  const uint32_t backend_count = static_cast<uint32_t>(backends_.size());
+  Client& c = clients_[index];
+  c.id = index;
+  c.name = "client-" + std::to_string(index);
+  c.group = &g;
+  balance::PolicyOptions po;
+  po.kind = options_.policy;
+  po.max_active_per_backend = scenario_.max_active;
+  po.seed = MixSeed(seed_, kStreamPolicy, index);
+  po.count_errors_as_active = count_errors_;
+  c.policy = balance::MakePolicy(po);
+  balance::RetryBudget::Options bo;
+  bo.ratio = g.retry_budget;
+  c.budget = std::make_unique<balance::RetryBudget>(bo);
+  // One seed for all: ChooseSubset itself gives each client its own random sample.
+  const uint64_t subset_seed = MixSeed(seed_, kStreamSubset);
+  const size_t size = g.subset_size == 0 ? backend_count : g.subset_size;
+  c.subset = balance::ChooseSubset(g.subset, index, backend_count, size, subset_seed);
+  if (c.subset.empty()) {  // Defensive: a client always has somewhere to go.
+    for (BackendId b = 0; b < backend_count; ++b) c.subset.push_back(b);
+  }
+  // Distinct random tie-break ranks, so clients do not all prefer the same backend on
+  // equal slots.
+  c.tie.resize(backend_count);
+  for (uint32_t b = 0; b < backend_count; ++b) c.tie[b] = b;
+  Rng tie_rng(MixSeed(seed_, kStreamTieBreak, index));
+  for (uint32_t b = backend_count; b > 1; --b) {
+    std::swap(c.tie[b - 1], c.tie[tie_rng.Below(b)]);
+  }
+  c.avoid_until.assign(backend_count, 0);
+  c.connect_failures.assign(backend_count, 0);
+  c.touched.assign(backend_count, 0);
+  c.stamp.assign(backend_count, 0);
+  c.candidate_index.assign(backend_count, 0);
+  c.arrivals = Rng(MixSeed(seed_, kStreamArrivals, index));
+  c.cost = Rng(MixSeed(seed_, kStreamCost, index));
+  c.acquirer = Rng(MixSeed(seed_, kStreamAcquirer, index));
+  c.rate = g.rate_per_s;
+  c.pool.reserve(g.pool);
+}
+
+// Expands the scenario's events into per-backend actions (selectors, stagger, replace).
+void Engine::ExpandEvents() {
+  const uint32_t backend_count = static_cast<uint32_t>(backends_.size());
   for (const Event& e : scenario_.events) {
     std::vector<uint32_t> targets;
     if (e.action == Action::kNetwork || e.action == Action::kRate) {
@@ -108,20 +134,6 @@ void Engine::Setup() {
       }
     }
   }
-  for (uint32_t i = 0; i < actions_.size(); ++i) {
-    if (actions_[i].at <= end_) Schedule(actions_[i].at, kScenario, i);
-  }
-
-  for (uint32_t i = 0; i < clients_.size(); ++i) {
-    MaybeConnect(i);
-    Client& c = clients_[i];
-    if (c.rate > 0) {
-      c.arrival_pending = true;
-      Schedule(kStartSending + static_cast<int64_t>(c.arrivals.Exponential(1e9 / c.rate)), kArrival,
-               i);
-    }
-  }
-  Schedule(kSecond, kTick);
 }
 
 // --- The loop ---------------------------------------------------------------------------------

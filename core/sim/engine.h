@@ -20,6 +20,7 @@
 #include "core/sim/random.h"
 #include "core/sim/scenario.h"
 #include "core/sim/simulator.h"
+#include "core/trace/recording_writer.h"  // admin::Telemetry, for the snapshots.
 
 namespace railyard::sim::internal {
 
@@ -203,11 +204,17 @@ class Engine {
     queue_.push(QueuedEvent{t, (seq_++ << 8) | type, a, b, c, d});
   }
 
+  // Setup: the backends, the clients and the scenario's actions, then the first events.
   void Setup();
+  void SetupBackends();
+  void SetupClients();
+  void SetupClient(const ClientGroup& group, uint32_t index);
+  void ExpandEvents();
   void Dispatch(const QueuedEvent& e);
 
   // Requests.
   void OnArrival(uint32_t client);
+  void GatherCandidates(Client& c);
   void StartAttempt(uint32_t rid);
   void Respond(uint32_t rid, Result result, bool with_load, int64_t delay);
   void ScheduleTimeout(uint32_t rid);
@@ -217,6 +224,7 @@ class Engine {
   uint32_t NewRequest();
 
   // Backends.
+  void DeliverAttempt(uint32_t rid);
   void UpdateBusy(Backend& b);
   void StartService(uint32_t backend, uint32_t rid);
   void OnServiceDone(const QueuedEvent& e);
@@ -227,6 +235,7 @@ class Engine {
   void OnLameNotice(uint32_t backend, uint32_t gen);
   void Restore(uint32_t backend);
   void Apply(const TimedAction& action);
+  void RecordAction(const TimedAction& action);
   uint32_t AllocateSlot(Backend& b, uint32_t conn);
 
   // Connections and the acquirer.
@@ -241,6 +250,8 @@ class Engine {
 
   void OnTick();
   bool Record(std::string* error);
+  admin::Telemetry BackendSnapshot(Backend& b, int64_t unix_ms);  // Counts its sequence.
+  admin::Telemetry ClientsSnapshot(int64_t unix_ms) const;
   void Finish(SimResult* result);
 
   const Scenario& scenario_;

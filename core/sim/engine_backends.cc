@@ -10,6 +10,35 @@
 
 namespace railyard::sim::internal {
 
+// The attempt reaches its backend, which fails it, refuses it, ignores it, serves it or queues it.
+void Engine::DeliverAttempt(uint32_t rid) {
+  Request& r = requests_[rid];
+  Backend& b = backends_[r.backend];
+  ++b.attempts;
+  ++b.tick_attempts;
+  if (b.down) {
+    ++b.tick_errors;
+    Respond(rid, Result::kError, false, rtt_);
+  } else if (b.lame) {
+    ++b.tick_rejections;
+    Respond(rid, Result::kRejected, true, rtt_);
+  } else if (b.hang) {
+    ScheduleTimeout(rid);
+  } else if (b.flaky > 0 && b.rng.Bernoulli(b.flaky)) {
+    ++b.tick_errors;
+    Respond(rid, Result::kError, true, rtt_);
+  } else if (b.errors > 0 && b.rng.Bernoulli(b.errors)) {
+    ++b.tick_errors;
+    Respond(rid, Result::kError, true, rtt_);
+    r.pending_keep = true;
+  } else if (b.in_service < b.group->capacity) {
+    StartService(r.backend, rid);
+  } else {
+    b.queue.push_back(Job{rid, r.gen});
+    ScheduleTimeout(rid);
+  }
+}
+
 void Engine::UpdateBusy(Backend& b) {
   b.busy_ns += static_cast<double>(b.in_service) * static_cast<double>(now_ - b.last_change);
   b.last_change = now_;
@@ -149,24 +178,27 @@ void Engine::Restore(uint32_t backend) {
   b.contention = b.group->contention;
 }
 
-void Engine::Apply(const TimedAction& a) {
-  if (options_.recording) {
-    std::string node = a.backend == kNone ? "cluster" : backends_[a.backend].name;
-    std::string detail = std::string(ActionName(a.action));
-    if (a.action == Action::kFlaky || a.action == Action::kErrors || a.action == Action::kSpeed ||
-        a.action == Action::kContention || a.action == Action::kRate) {
-      char buffer[64];
-      std::snprintf(buffer, sizeof buffer, " %g", a.value);
-      detail += buffer;
-    } else if (a.action == Action::kNetwork) {
-      detail += " " + FormatDuration(Duration(a.d1));
-    } else if (a.action == Action::kFlapping) {
-      detail += " " + FormatDuration(Duration(a.d1)) + " " + FormatDuration(Duration(a.d2));
-    }
-    const trace::Status s = options_.recording->AppendEvent(options_.start_unix_ms + now_ / 1000000,
-                                                            node, "sim", node + " " + detail);
-    if (!s.ok()) record_error_ = s.ToString();
+// The action as an event of the recording: "backend-3 flaky 0.5".
+void Engine::RecordAction(const TimedAction& a) {
+  std::string node = a.backend == kNone ? "cluster" : backends_[a.backend].name;
+  std::string detail = std::string(ActionName(a.action));
+  if (a.action == Action::kFlaky || a.action == Action::kErrors || a.action == Action::kSpeed ||
+      a.action == Action::kContention || a.action == Action::kRate) {
+    char buffer[64];
+    std::snprintf(buffer, sizeof buffer, " %g", a.value);
+    detail += buffer;
+  } else if (a.action == Action::kNetwork) {
+    detail += " " + FormatDuration(Duration(a.d1));
+  } else if (a.action == Action::kFlapping) {
+    detail += " " + FormatDuration(Duration(a.d1)) + " " + FormatDuration(Duration(a.d2));
   }
+  const trace::Status s = options_.recording->AppendEvent(options_.start_unix_ms + now_ / 1000000,
+                                                          node, "sim", node + " " + detail);
+  if (!s.ok()) record_error_ = s.ToString();
+}
+
+void Engine::Apply(const TimedAction& a) {
+  if (options_.recording) RecordAction(a);
   switch (a.action) {
     case Action::kNetwork:
       rtt_ = a.d1;

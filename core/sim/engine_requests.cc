@@ -40,10 +40,9 @@ void Engine::OnArrival(uint32_t client) {
   StartAttempt(rid);
 }
 
-void Engine::StartAttempt(uint32_t rid) {
-  Request& r = requests_[rid];
-  Client& c = clients_[r.client];
-  // Candidates: backends with an idle pooled connection, best slot first (the pool's order).
+// Candidates: backends with an idle pooled connection, best slot first (the pool's order), into
+// candidates_ and candidate_conn_.
+void Engine::GatherCandidates(Client& c) {
   candidates_.clear();
   candidate_conn_.clear();
   if (++c.stamp_value == 0) {
@@ -62,6 +61,12 @@ void Engine::StartAttempt(uint32_t rid) {
       ++candidates_[c.candidate_index[k.backend]].idle;
     }
   }
+}
+
+void Engine::StartAttempt(uint32_t rid) {
+  Request& r = requests_[rid];
+  Client& c = clients_[r.client];
+  GatherCandidates(c);
   std::optional<size_t> pick;
   if (!candidates_.empty()) {
     pick = c.policy->Pick(candidates_, std::span<const BackendId>(r.failed, r.failed_count),
@@ -90,30 +95,7 @@ void Engine::StartAttempt(uint32_t rid) {
   r.attempt_deadline =
       attempt_timeout > 0 ? std::min(r.deadline, now_ + attempt_timeout) : r.deadline;
 
-  Backend& b = backends_[k.backend];
-  ++b.attempts;
-  ++b.tick_attempts;
-  if (b.down) {
-    ++b.tick_errors;
-    Respond(rid, Result::kError, false, rtt_);
-  } else if (b.lame) {
-    ++b.tick_rejections;
-    Respond(rid, Result::kRejected, true, rtt_);
-  } else if (b.hang) {
-    ScheduleTimeout(rid);
-  } else if (b.flaky > 0 && b.rng.Bernoulli(b.flaky)) {
-    ++b.tick_errors;
-    Respond(rid, Result::kError, true, rtt_);
-  } else if (b.errors > 0 && b.rng.Bernoulli(b.errors)) {
-    ++b.tick_errors;
-    Respond(rid, Result::kError, true, rtt_);
-    r.pending_keep = true;
-  } else if (b.in_service < b.group->capacity) {
-    StartService(k.backend, rid);
-  } else {
-    b.queue.push_back(Job{rid, r.gen});
-    ScheduleTimeout(rid);
-  }
+  DeliverAttempt(rid);
 }
 
 // The answer to the current attempt reaches the client after `delay`, unless its timeout comes

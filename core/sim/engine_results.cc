@@ -32,40 +32,55 @@ void Engine::OnTick() {
   if (now_ + kSecond <= end_) Schedule(now_ + kSecond, kTick);
 }
 
+// One snapshot per live backend and one of every client's pool, as the console reads them.
 bool Engine::Record(std::string* error) {
   const int64_t unix_ms = options_.start_unix_ms + now_ / 1000000;
-  const std::string policy(balance::PolicyKindName(options_.policy));
   for (Backend& b : backends_) {
     if (b.down) continue;  // A dead process reports nothing; the console marks it stale.
-    admin::Telemetry t;
-    t.set_sequence(++b.sequence);
-    t.set_unix_ms(unix_ms);
-    t.set_node(b.name);
-    t.set_version("railyard-sim");
-    t.set_role(admin::ROLE_SERVER);
-    t.set_state(b.lame ? admin::NODE_LAME_DUCK : admin::NODE_SERVING);
-    t.set_service_address("sim:" + b.name);
-    for (uint32_t slot = 0; slot < b.slot_conn.size(); ++slot) {
-      const uint32_t id = b.slot_conn[slot];
-      if (id == kNone) continue;
-      const Conn& k = conns_[id];
-      admin::SlotEntry* e = t.add_slots();
-      e->set_slot(slot);
-      e->set_client_id(k.client);
-      e->set_client_name(clients_[k.client].name);
-      e->set_peer("sim:" + clients_[k.client].name);
-      e->set_requests(k.requests);
-      e->set_busy(k.request != kNone);
-    }
-    admin::Throughput* th = t.mutable_throughput();
-    th->set_requests_per_s(b.tick_attempts);
-    th->set_errors_per_s(b.tick_errors);
-    th->set_rejections_per_s(b.tick_rejections);
-    if (trace::Status s = options_.recording->AppendSnapshot(b.name, t); !s.ok()) {
+    if (trace::Status s = options_.recording->AppendSnapshot(b.name, BackendSnapshot(b, unix_ms));
+        !s.ok()) {
       *error = s.ToString();
       return false;
     }
   }
+  if (trace::Status s = options_.recording->AppendSnapshot("clients", ClientsSnapshot(unix_ms));
+      !s.ok()) {
+    *error = s.ToString();
+    return false;
+  }
+  return true;
+}
+
+admin::Telemetry Engine::BackendSnapshot(Backend& b, int64_t unix_ms) {
+  admin::Telemetry t;
+  t.set_sequence(++b.sequence);
+  t.set_unix_ms(unix_ms);
+  t.set_node(b.name);
+  t.set_version("railyard-sim");
+  t.set_role(admin::ROLE_SERVER);
+  t.set_state(b.lame ? admin::NODE_LAME_DUCK : admin::NODE_SERVING);
+  t.set_service_address("sim:" + b.name);
+  for (uint32_t slot = 0; slot < b.slot_conn.size(); ++slot) {
+    const uint32_t id = b.slot_conn[slot];
+    if (id == kNone) continue;
+    const Conn& k = conns_[id];
+    admin::SlotEntry* e = t.add_slots();
+    e->set_slot(slot);
+    e->set_client_id(k.client);
+    e->set_client_name(clients_[k.client].name);
+    e->set_peer("sim:" + clients_[k.client].name);
+    e->set_requests(k.requests);
+    e->set_busy(k.request != kNone);
+  }
+  admin::Throughput* th = t.mutable_throughput();
+  th->set_requests_per_s(b.tick_attempts);
+  th->set_errors_per_s(b.tick_errors);
+  th->set_rejections_per_s(b.tick_rejections);
+  return t;
+}
+
+admin::Telemetry Engine::ClientsSnapshot(int64_t unix_ms) const {
+  const std::string policy(balance::PolicyKindName(options_.policy));
   admin::Telemetry t;
   t.set_sequence(ticks_);
   t.set_unix_ms(unix_ms);
@@ -97,11 +112,7 @@ bool Engine::Record(std::string* error) {
       e->set_requests(k.requests);
     }
   }
-  if (trace::Status s = options_.recording->AppendSnapshot("clients", t); !s.ok()) {
-    *error = s.ToString();
-    return false;
-  }
-  return true;
+  return t;
 }
 
 void Engine::Finish(SimResult* out) {
