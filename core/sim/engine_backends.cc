@@ -182,15 +182,21 @@ void Engine::Restore(uint32_t backend) {
 void Engine::RecordAction(const TimedAction& a) {
   std::string node = a.backend == kNone ? "cluster" : backends_[a.backend].name;
   std::string detail = std::string(ActionName(a.action));
-  if (a.action == Action::kFlaky || a.action == Action::kErrors || a.action == Action::kSpeed ||
-      a.action == Action::kContention || a.action == Action::kRate) {
-    char buffer[64];
-    std::snprintf(buffer, sizeof buffer, " %g", a.value);
-    detail += buffer;
-  } else if (a.action == Action::kNetwork) {
-    detail += " " + FormatDuration(Duration(a.d1));
-  } else if (a.action == Action::kFlapping) {
-    detail += " " + FormatDuration(Duration(a.d1)) + " " + FormatDuration(Duration(a.d2));
+  switch (ActionArguments(a.action)) {
+    case ActionArgs::kNone:
+      break;
+    case ActionArgs::kValue: {
+      char buffer[64];
+      std::snprintf(buffer, sizeof buffer, " %g", a.value);
+      detail += buffer;
+      break;
+    }
+    case ActionArgs::kDuration:
+      detail += " " + FormatDuration(Duration(a.d1));
+      break;
+    case ActionArgs::kTwoDurations:
+      detail += " " + FormatDuration(Duration(a.d1)) + " " + FormatDuration(Duration(a.d2));
+      break;
   }
   const trace::Status s = options_.recording->AppendEvent(options_.start_unix_ms + now_ / 1000000,
                                                           node, "sim", node + " " + detail);
