@@ -6,8 +6,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <limits>
 #include <sstream>
+#include <vector>
 
 namespace railyard::sim {
 
@@ -251,76 +253,161 @@ Selector ParseSelector(std::string_view s) {
   return sel;
 }
 
+// --- The actions of an `at` line ------------------------------------------------------------
+// One row per action: its name, how it is written, and how its arguments are read. Parsing,
+// FormatScenario, the error messages and ActionName all read this table, so a new action is
+// added here (and in the Action enum, in the same order, and to the simulator).
+
+// Where an action's name stands on its line.
+enum class ActionForm {
+  kBackend,  // at TIME backend SELECTOR NAME ARGUMENTS [stagger DURATION]
+  kClients,  // at TIME clients NAME ARGUMENTS
+  kAlone,    // at TIME NAME ARGUMENTS (the whole cluster)
+};
+
+struct ActionSpec {
+  Action action;
+  std::string_view name;
+  ActionForm form;
+  ActionArgs args;
+  std::string_view value_unit;         // Written after the value ("/s"); the parser accepts it.
+  void (*parse)(Tokens& t, Event* e);  // Reads the arguments; null: there are none.
+};
+
+constexpr ActionSpec kActions[] = {
+    {Action::kUp, "up", ActionForm::kBackend, ActionArgs::kNone, "", nullptr},
+    {Action::kDown, "down", ActionForm::kBackend, ActionArgs::kNone, "", nullptr},
+    {Action::kHang, "hang", ActionForm::kBackend, ActionArgs::kNone, "", nullptr},
+    {Action::kFlaky, "flaky", ActionForm::kBackend, ActionArgs::kValue, "",
+     [](Tokens& t, Event* e) {
+       e->value = ParseFraction(t.Next("failure probability"), "flaky probability");
+     }},
+    {Action::kErrors, "errors", ActionForm::kBackend, ActionArgs::kValue, "",
+     [](Tokens& t, Event* e) {
+       e->value = ParseFraction(t.Next("error probability"), "errors probability");
+     }},
+    {Action::kFlapping, "flapping", ActionForm::kBackend, ActionArgs::kTwoDurations, "",
+     [](Tokens& t, Event* e) {
+       e->d1 = ParseDuration(t.Next("time down"), "flapping time down");
+       e->d2 = ParseDuration(t.Next("time up"), "flapping time up");
+       if (e->d1.count() < 1000000 || e->d2.count() < 1000000) {
+         Fail("flapping periods must be at least 1ms");
+       }
+     }},
+    {Action::kSpeed, "speed", ActionForm::kBackend, ActionArgs::kValue, "",
+     [](Tokens& t, Event* e) { e->value = ParseBounded(t.Next("speed"), "speed", 0, 1000, true); }},
+    {Action::kContention, "contention", ActionForm::kBackend, ActionArgs::kValue, "",
+     [](Tokens& t, Event* e) {
+       e->value = ParseBounded(t.Next("contention"), "contention", 0, 1e6);
+     }},
+    {Action::kLameDuck, "lame-duck", ActionForm::kBackend, ActionArgs::kNone, "", nullptr},
+    {Action::kReplace, "replace", ActionForm::kBackend, ActionArgs::kTwoDurations, "",
+     [](Tokens& t, Event* e) {
+       e->d1 = ParseDuration(t.Next("lame duck time"), "replace lame duck time");
+       e->d2 = ParseDuration(t.Next("down time"), "replace down time");
+     }},
+    {Action::kNetwork, "network", ActionForm::kAlone, ActionArgs::kDuration, "",
+     [](Tokens& t, Event* e) {
+       e->d1 = ParseDuration(t.Next("round trip"), "network round trip");
+     }},
+    {Action::kRate, "rate", ActionForm::kClients, ActionArgs::kValue, "/s",
+     [](Tokens& t, Event* e) { e->value = ParseRate(t.Next("rate")); }},
+};
+
+// Rows in the enum's order, one per Action (kRate is the last), so Spec can index.
+consteval bool RowsFollowTheEnum() {
+  for (size_t i = 0; i < std::size(kActions); ++i) {
+    if (kActions[i].action != static_cast<Action>(i)) return false;
+  }
+  return std::size(kActions) == static_cast<size_t>(Action::kRate) + 1;
+}
+static_assert(RowsFollowTheEnum(), "kActions needs one row per Action, in the enum's order");
+
+const ActionSpec& Spec(Action action) { return kActions[static_cast<size_t>(action)]; }
+
+const ActionSpec* FindAction(ActionForm form, std::string_view name) {
+  for (const ActionSpec& spec : kActions) {
+    if (spec.form == form && spec.name == name) return &spec;
+  }
+  return nullptr;
+}
+
+// "a, b or c", optionally quoted.
+std::string JoinOr(const std::vector<std::string_view>& names, bool quoted) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += i + 1 == names.size() ? " or " : ", ";
+    out += quoted ? Quote(names[i]) : std::string(names[i]);
+  }
+  return out;
+}
+
+std::vector<std::string_view> ActionNames(ActionForm form) {
+  std::vector<std::string_view> names;
+  for (const ActionSpec& spec : kActions) {
+    if (spec.form == form) names.push_back(spec.name);
+  }
+  return names;
+}
+
+// What may follow `at TIME`: "backend, network or clients".
+std::string EventTargets() {
+  std::vector<std::string_view> targets = {"backend"};
+  for (std::string_view name : ActionNames(ActionForm::kAlone)) targets.push_back(name);
+  targets.push_back("clients");
+  return JoinOr(targets, false);
+}
+
+// The action after `at TIME` and its target, with e->backends set for a backend action.
+const ActionSpec& ParseActionName(Tokens& t, Event* e) {
+  const std::string_view target = t.Next("what the event applies to (" + EventTargets() + ")");
+  if (target == "backend" || target == "backends") {
+    e->backends = ParseSelector(t.Next("backend number, range a-b, or *"));
+    const std::string_view name = t.Next("action");
+    const ActionSpec* spec = FindAction(ActionForm::kBackend, name);
+    if (!spec) {
+      Fail("unknown backend action " + Quote(name) + " (expected " +
+           JoinOr(ActionNames(ActionForm::kBackend), false) + ")");
+    }
+    return *spec;
+  }
+  if (target == "clients") {
+    const std::string_view key = t.Next("clients key");
+    const ActionSpec* spec = FindAction(ActionForm::kClients, key);
+    if (!spec) {
+      Fail("'at ... clients' takes only " + JoinOr(ActionNames(ActionForm::kClients), true) +
+           ", not " + Quote(key));
+    }
+    return *spec;
+  }
+  const ActionSpec* spec = FindAction(ActionForm::kAlone, target);
+  if (!spec) {
+    Fail("'at TIME' must be followed by " + EventTargets() + ", not " + Quote(target));
+  }
+  return *spec;
+}
+
 void ParseAt(Tokens& t, Scenario* s, int line) {
   Event e;
   e.line = line;
   e.at = ParseDuration(t.Next("time"), "time");
-  const std::string_view target = t.Next("what the event applies to (backend, network or clients)");
-  if (target == "network") {
-    e.action = Action::kNetwork;
-    e.backends = Selector{};
-    e.d1 = ParseDuration(t.Next("round trip"), "network round trip");
-    t.ExpectEnd();
-  } else if (target == "clients") {
-    const std::string_view key = t.Next("clients key");
-    if (key != "rate") Fail("'at ... clients' takes only 'rate', not " + Quote(key));
-    e.action = Action::kRate;
-    e.value = ParseRate(t.Next("rate"));
-    t.ExpectEnd();
-  } else if (target == "backend" || target == "backends") {
-    e.backends = ParseSelector(t.Next("backend number, range a-b, or *"));
-    const std::string_view action = t.Next("action");
-    if (action == "up") {
-      e.action = Action::kUp;
-    } else if (action == "down") {
-      e.action = Action::kDown;
-    } else if (action == "hang") {
-      e.action = Action::kHang;
-    } else if (action == "flaky") {
-      e.action = Action::kFlaky;
-      e.value = ParseFraction(t.Next("failure probability"), "flaky probability");
-    } else if (action == "errors") {
-      e.action = Action::kErrors;
-      e.value = ParseFraction(t.Next("error probability"), "errors probability");
-    } else if (action == "flapping") {
-      e.action = Action::kFlapping;
-      e.d1 = ParseDuration(t.Next("time down"), "flapping time down");
-      e.d2 = ParseDuration(t.Next("time up"), "flapping time up");
-      if (e.d1.count() < 1000000 || e.d2.count() < 1000000) {
-        Fail("flapping periods must be at least 1ms");
-      }
-    } else if (action == "speed") {
-      e.action = Action::kSpeed;
-      e.value = ParseBounded(t.Next("speed"), "speed", 0, 1000, true);
-    } else if (action == "contention") {
-      e.action = Action::kContention;
-      e.value = ParseBounded(t.Next("contention"), "contention", 0, 1e6);
-    } else if (action == "lame-duck") {
-      e.action = Action::kLameDuck;
-    } else if (action == "replace") {
-      e.action = Action::kReplace;
-      e.d1 = ParseDuration(t.Next("lame duck time"), "replace lame duck time");
-      e.d2 = ParseDuration(t.Next("down time"), "replace down time");
-    } else {
-      Fail("unknown backend action " + Quote(action) +
-           " (expected up, down, hang, flaky, errors, flapping, speed, contention, lame-duck or "
-           "replace)");
-    }
-    if (!t.done()) {
-      const std::string_view key = t.Next("stagger");
-      if (key != "stagger")
-        Fail("unexpected " + Quote(key) + " (only 'stagger DURATION' may follow)");
-      e.stagger = ParseDuration(t.Next("stagger"), "stagger");
-      t.ExpectEnd();
-    }
-  } else {
-    Fail("'at TIME' must be followed by backend, network or clients, not " + Quote(target));
+  const ActionSpec& spec = ParseActionName(t, &e);
+  e.action = spec.action;
+  if (spec.parse) spec.parse(t, &e);
+  if (spec.form == ActionForm::kBackend && !t.done()) {
+    const std::string_view key = t.Next("stagger");
+    if (key != "stagger")
+      Fail("unexpected " + Quote(key) + " (only 'stagger DURATION' may follow)");
+    e.stagger = ParseDuration(t.Next("stagger"), "stagger");
   }
+  t.ExpectEnd();
   if (s->events.size() >= kMaxEvents) Fail("too many events (at most 100000)");
   s->events.push_back(e);
 }
 
-void ParseLine(std::string_view line, int number, Scenario* s) {
+// A line's words, split at spaces and tabs; fails on control bytes, and on non-ASCII text
+// outside a description.
+std::vector<std::string_view> SplitWords(std::string_view line) {
   for (char c : line) {
     const auto u = static_cast<unsigned char>(c);
     if (u < 0x20 && c != '\t')
@@ -334,8 +421,7 @@ void ParseLine(std::string_view line, int number, Scenario* s) {
     while (i < line.size() && line[i] != ' ' && line[i] != '\t') ++i;
     if (i > start) tokens.push_back(line.substr(start, i - start));
   }
-  if (tokens.empty()) return;
-  if (tokens[0] != "description") {
+  if (!tokens.empty() && tokens[0] != "description") {
     for (std::string_view token : tokens) {
       for (char c : token) {
         if (static_cast<unsigned char>(c) >= 0x80) {
@@ -344,7 +430,13 @@ void ParseLine(std::string_view line, int number, Scenario* s) {
       }
     }
   }
-  Tokens t(tokens);
+  return tokens;
+}
+
+void ParseLine(std::string_view line, int number, Scenario* s) {
+  std::vector<std::string_view> tokens = SplitWords(line);
+  if (tokens.empty()) return;
+  Tokens t(std::move(tokens));
   const std::string_view directive = t.Next("directive");
   if (directive == "name") {
     const std::string_view name = t.Next("name");
@@ -452,6 +544,21 @@ std::string FormatSelector(const Selector& s) {
   return std::to_string(s.first) + "-" + std::to_string(s.last);
 }
 
+// " 0.5", " 100/s", " 1s 2s": an action's arguments as the format writes them.
+std::string FormatArguments(const ActionSpec& spec, const Event& e) {
+  switch (spec.args) {
+    case ActionArgs::kNone:
+      return "";
+    case ActionArgs::kValue:
+      return " " + FormatNumber(e.value) + std::string(spec.value_unit);
+    case ActionArgs::kDuration:
+      return " " + FormatDuration(e.d1);
+    case ActionArgs::kTwoDurations:
+      return " " + FormatDuration(e.d1) + " " + FormatDuration(e.d2);
+  }
+  return "";
+}
+
 }  // namespace
 
 double Distribution::Sample(Rng& rng) const {
@@ -538,35 +645,9 @@ std::string FormatDuration(Duration d) {
   return std::to_string(ns) + "ns";
 }
 
-std::string_view ActionName(Action action) {
-  switch (action) {
-    case Action::kUp:
-      return "up";
-    case Action::kDown:
-      return "down";
-    case Action::kHang:
-      return "hang";
-    case Action::kFlaky:
-      return "flaky";
-    case Action::kErrors:
-      return "errors";
-    case Action::kFlapping:
-      return "flapping";
-    case Action::kSpeed:
-      return "speed";
-    case Action::kContention:
-      return "contention";
-    case Action::kLameDuck:
-      return "lame-duck";
-    case Action::kReplace:
-      return "replace";
-    case Action::kNetwork:
-      return "network";
-    case Action::kRate:
-      return "rate";
-  }
-  return "?";
-}
+std::string_view ActionName(Action action) { return Spec(action).name; }
+
+ActionArgs ActionArguments(Action action) { return Spec(action).args; }
 
 std::string FormatScenario(const Scenario& s) {
   std::ostringstream out;
@@ -594,33 +675,17 @@ std::string FormatScenario(const Scenario& s) {
         << FormatNumber(g.contention) << "\n";
   }
   for (const Event& e : s.events) {
+    const ActionSpec& spec = Spec(e.action);
     out << "at " << FormatDuration(e.at) << " ";
-    switch (e.action) {
-      case Action::kNetwork:
-        out << "network " << FormatDuration(e.d1) << "\n";
-        continue;
-      case Action::kRate:
-        out << "clients rate " << FormatNumber(e.value) << "/s\n";
-        continue;
-      default:
-        break;
+    if (spec.form == ActionForm::kBackend) {
+      out << "backend " << FormatSelector(e.backends) << " ";
+    } else if (spec.form == ActionForm::kClients) {
+      out << "clients ";
     }
-    out << "backend " << FormatSelector(e.backends) << " " << ActionName(e.action);
-    switch (e.action) {
-      case Action::kFlaky:
-      case Action::kErrors:
-      case Action::kSpeed:
-      case Action::kContention:
-        out << " " << FormatNumber(e.value);
-        break;
-      case Action::kFlapping:
-      case Action::kReplace:
-        out << " " << FormatDuration(e.d1) << " " << FormatDuration(e.d2);
-        break;
-      default:
-        break;
+    out << spec.name << FormatArguments(spec, e);
+    if (spec.form == ActionForm::kBackend && e.stagger.count() > 0) {
+      out << " stagger " << FormatDuration(e.stagger);
     }
-    if (e.stagger.count() > 0) out << " stagger " << FormatDuration(e.stagger);
     out << "\n";
   }
   return out.str();

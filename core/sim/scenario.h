@@ -66,6 +66,8 @@ struct Selector {
   bool operator==(const Selector&) const = default;
 };
 
+// Each action's name, syntax and arguments are one row of scenario.cc's kActions table, in this
+// order; kRate stays last.
 enum class Action {
   kUp,          // Back to health as declared (clears every fault, speed and contention).
   kDown,        // Process gone: connections reset, connects refused, failures are fast.
@@ -142,5 +144,14 @@ bool LoadScenarioFile(const std::string& path, Scenario* scenario, std::string* 
 // "250us", "1.5s", "2m": the shortest exact form the parser reads back.
 std::string FormatDuration(Duration d);
 std::string_view ActionName(Action action);
+
+// What follows an action's name: in a scenario file, and in the simulator's recorded events.
+enum class ActionArgs {
+  kNone,
+  kValue,         // Event::value
+  kDuration,      // Event::d1
+  kTwoDurations,  // Event::d1 and Event::d2
+};
+ActionArgs ActionArguments(Action action);
 
 }  // namespace railyard::sim

@@ -9,7 +9,11 @@
 #include "core/sim/scenario.h"
 
 using railyard::sim::Action;
+using railyard::sim::ActionArgs;
+using railyard::sim::ActionArguments;
+using railyard::sim::ActionName;
 using railyard::sim::Distribution;
+using railyard::sim::Event;
 using railyard::sim::FormatScenario;
 using railyard::sim::LoadScenarioFile;
 using railyard::sim::ParseError;
@@ -187,6 +191,51 @@ class ScenarioTest : public QObject {
     QCOMPARE(error.line, line);
     QVERIFY2(QString::fromStdString(error.message).contains(says), error.message.c_str());
     if (line > 0) QVERIFY(error.ToString().starts_with("line " + std::to_string(line) + ": "));
+  }
+
+  // Every action, with the arguments its table row declares, reads back as written; and the
+  // messages for an unknown one list the known ones.
+  void everyActionRoundTripsAndIsListed() {
+    const std::string unknown_backend_action =
+        ErrorOf("clients 1\nbackends 2\nat 1s backend 0 explode\n").message;
+    for (int i = 0; i <= static_cast<int>(Action::kRate); ++i) {
+      const auto action = static_cast<Action>(i);
+      const std::string name(ActionName(action));
+      Scenario s;
+      QVERIFY(ParseScenario(kMinimal, &s, nullptr));
+      s.backends[0].count = 3;
+      Event e;
+      e.at = 2s;
+      e.action = action;
+      if (action != Action::kNetwork && action != Action::kRate) {
+        e.backends = {false, 0, 1};
+        e.stagger = 250ms;
+        QVERIFY2(unknown_backend_action.find(" " + name) != std::string::npos, name.c_str());
+      }
+      switch (ActionArguments(action)) {
+        case ActionArgs::kNone:
+          break;
+        case ActionArgs::kValue:
+          e.value = 0.5;
+          break;
+        case ActionArgs::kTwoDurations:
+          e.d2 = 3s;
+          [[fallthrough]];
+        case ActionArgs::kDuration:
+          e.d1 = 2s;
+          break;
+      }
+      s.events.push_back(e);
+      const std::string text = FormatScenario(s);
+      Scenario back;
+      ParseError error;
+      QVERIFY2(ParseScenario(text, &back, &error), (text + error.ToString()).c_str());
+      QCOMPARE(back, s);
+    }
+    QVERIFY(ErrorOf("clients 1\nbackends 1\nat 1s clients speed 2\n").message.find("'rate'") !=
+            std::string::npos);
+    QVERIFY(ErrorOf("clients 1\nbackends 1\nat 1s weather\n").message.find("network") !=
+            std::string::npos);
   }
 
   void fileErrorsNameFileAndLine() {
