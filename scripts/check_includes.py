@@ -16,14 +16,16 @@ import sys
 # code (proto/). Keep this table and docs/architecture.md the same.
 RULES = {
     "storage": [],
-    "core/balance": [],
-    "core/rpc": ["core/balance", "railyard"],
-    "core/trace": ["railyard"],
-    "core/sim": ["core/balance", "core/trace"],
-    "core/node": ["core/rpc", "core/balance", "storage", "railyard"],
-    "ui": ["core/rpc", "core/node", "core/trace", "core/sim", "core/balance", "railyard"],
-    "app": ["ui", "core/rpc", "core/node", "core/trace", "core/sim", "core/balance", "storage",
-            "railyard"],
+    "core/base": [],
+    "core/balance": ["core/base"],
+    "core/rpc": ["core/balance", "core/base", "railyard"],
+    "core/trace": ["core/base", "railyard"],
+    "core/sim": ["core/balance", "core/trace", "core/base"],
+    "core/node": ["core/rpc", "core/balance", "core/base", "storage", "railyard"],
+    "ui": ["core/rpc", "core/node", "core/trace", "core/sim", "core/balance", "core/base",
+           "railyard"],
+    "app": ["ui", "core/rpc", "core/node", "core/trace", "core/sim", "core/balance", "core/base",
+            "storage", "railyard"],
 }
 QT_FREE = ("storage", "core")
 PROJECT_TOPS = ("storage", "core", "ui", "app", "tests", "bench", "railyard")
