@@ -134,7 +134,7 @@ rpc::Reply AdminService::Handle(const std::string& method, const rpc::CallContex
     event.set_detail(detail);
     event.set_by(who);
     event.set_result(result.ToString());
-    std::lock_guard lock(recent_mu_);
+    base::MutexLock lock(recent_mu_);
     recent_.push_back(std::move(event));
     if (recent_.size() > 32) recent_.pop_front();
   }
@@ -146,7 +146,7 @@ rpc::Reply AdminService::Handle(const std::string& method, const rpc::CallContex
 
 admin::Telemetry AdminService::TelemetryWithCommands() {
   admin::Telemetry telemetry = telemetry_();
-  std::lock_guard lock(recent_mu_);
+  base::MutexLock lock(recent_mu_);
   for (const admin::CommandEvent& event : recent_) *telemetry.add_recent_commands() = event;
   return telemetry;
 }

@@ -28,7 +28,7 @@ rpc::LoadRequest LoadGenerator::NextRequest() {
   uint64_t key;
   bool read;
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(mu_);
     key = keys_.Next();
     read = std::uniform_real_distribution<double>(0, 1)(rng_) < options_.read_fraction;
   }
@@ -92,7 +92,7 @@ void LoadGenerator::OnResult(const rpc::LoadRequest& request, const rpc::CallRes
   } else {
     stats_.Record(request.method, latency, !answered);
   }
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   ++counts_.requests;
   if (result.status.ok()) {
     ++counts_.ok;
@@ -159,7 +159,7 @@ void LoadGenerator::Stop() {
 }
 
 LoadReport LoadGenerator::Report() const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   LoadReport report = counts_;
   const Clock::time_point end = stopping_ ? stopped_ : Clock::now();
   report.elapsed_s = std::chrono::duration<double>(end - started_).count();

@@ -5,12 +5,12 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "core/base/mutex.h"
 #include "core/node/key_chooser.h"
 #include "core/node/method_stats.h"
 #include "core/rpc/client.h"
@@ -106,11 +106,11 @@ class LoadGenerator {
   std::chrono::steady_clock::time_point stopped_;
   MethodStats stats_;
 
-  mutable std::mutex mu_;
-  KeyChooser keys_;             // GUARDED_BY(mu_)
-  std::mt19937_64 rng_;         // GUARDED_BY(mu_)
-  LatencyHistogram latencies_;  // GUARDED_BY(mu_): the whole run.
-  LoadReport counts_;           // GUARDED_BY(mu_)
+  mutable base::Mutex mu_;
+  KeyChooser keys_ GUARDED_BY(mu_);
+  std::mt19937_64 rng_ GUARDED_BY(mu_);
+  LatencyHistogram latencies_ GUARDED_BY(mu_);  // The whole run.
+  LoadReport counts_ GUARDED_BY(mu_);
 };
 
 }  // namespace railyard::node

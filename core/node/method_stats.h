@@ -3,10 +3,10 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "core/base/mutex.h"
 #include "core/node/latency_histogram.h"
 #include "core/rpc/decaying_rate.h"
 
@@ -55,8 +55,8 @@ class MethodStats {
     std::array<Window, kWindows> windows;
   };
 
-  mutable std::mutex mu_;
-  std::map<std::string, PerMethod> methods_;  // GUARDED_BY(mu_)
+  mutable base::Mutex mu_;
+  std::map<std::string, PerMethod> methods_ GUARDED_BY(mu_);
   rpc::DecayingRate all_requests_;
   rpc::DecayingRate all_errors_;
   rpc::DecayingRate rejections_;
