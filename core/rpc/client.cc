@@ -258,112 +258,138 @@ struct Client::Impl final : internal::ConnectionObserver {
     return std::min<int64_t>(limit, int64_t{1} << std::min<uint32_t>(fruitless / 4, 20));
   }
 
-  // Acquirer 0 always runs; the others only while the pool is short of capacity.
+  // Acquirer 0 always runs; the others only while the pool is short of capacity. Each round
+  // probes one server and offers the new connection to the pool, which keeps it if its slot is
+  // better than the worst pooled one (or the pool has room).
   asio::awaitable<void> AcquireLoop(size_t index, uint64_t seed) {
     std::mt19937_64 rng(seed);
     asio::steady_timer pause(co_await asio::this_coro::executor);
-    wire::Hello hello;
-    hello.set_client_id(client_id);
-    hello.set_client_name(options.client_name);
-    hello.set_protocol_version(kProtocolVersion);
-    hello.set_credentials(options.credentials);
-    asio::error_code ignored;
+    const wire::Hello hello = MakeHello();
     uint32_t fruitless = 0;  // Probes in a row that did not improve a full pool.
 
     while (!stopping.load()) {
-      if (index > 0) {
-        bool full;
-        {
-          base::MutexLock lock(mu);
-          full = pool.full();
-        }
-        if (full) {
-          pause.expires_after(Jitter(rng));
-          co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
-          continue;
-        }
+      if (index > 0 && PoolFull()) {
+        co_await Sleep(pause, Jitter(rng));
+        continue;
       }
       const std::optional<uint32_t> target = ChooseServerToProbe(rng);
       if (!target) {
-        pause.expires_after(options.acquirer_sleep_max);
-        co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+        co_await Sleep(pause, options.acquirer_sleep_max);
         continue;
       }
-      asio::ip::tcp::endpoint endpoint;
-      std::string address;
-      internal::ConnectionTls tls;
-      {
-        base::MutexLock lock(mu);
-        endpoint = servers[*target].resolved;
-        address = servers[*target].address;
-        if (tls_context) {
-          tls.context = tls_context.get();
-          tls.server_name = options.tls->server_name.empty() ? servers[*target].endpoint.host
-                                                             : options.tls->server_name;
-          tls.verify_peer = options.tls->verify_peer;
-        }
-      }
-      auto conn = std::make_shared<ClientConnection>(asio::make_strand(io), *target, address,
-                                                     options.max_frame_bytes, this, tls);
-      SetOpening(conn, true);
-      const Status opened = co_await asio::co_spawn(
-          conn->executor(), conn->Open(endpoint, hello, options.connect_timeout),
-          asio::use_awaitable);
-      // Pooled (and so closed by CloseAll from conns) or closed by the acquirer below.
-      SetOpening(conn, false);
-      if (!opened.ok()) {
-        base::MutexLock lock(mu);
-        ServerEntry& server = servers[*target];
-        ++counters.connect_failures;
-        // Back off from a dead server, doubling up to a second, so probing it stays cheap.
-        const int exponent = std::min(server.consecutive_failures++, 6);
-        AvoidLocked(*target, std::chrono::milliseconds(16 << exponent));
-        if (server.consecutive_failures == 1) spdlog::warn("client: {}", opened.message());
-        last_connect_failure = opened.message();
-        continue;
-      }
-      if (conn->server_state() == ServerState::kLameDuck) {
-        {
-          base::MutexLock lock(mu);
-          AvoidLocked(*target, options.lame_duck_avoid);
-        }
-        conn->Close();
-        continue;
-      }
-      SlotPool::Admission admission;
-      std::shared_ptr<ClientConnection> evicted;
-      {
-        base::MutexLock lock(mu);
-        servers[*target].consecutive_failures = 0;
-        ++counters.connects;
-        // AddServer may have moved the subset while this connection was opening; one to a server
-        // that left it would otherwise stay pooled for good (rejected: default Admission).
-        if (servers[*target].in_subset) {
-          admission = pool.Offer(*target, conn->slot(), servers[*target].tie_break);
-        }
-        if (admission.kind != SlotPool::Admission::Kind::kRejected) {
-          if (admission.evicted) {
-            ++counters.replacements;
-            // A busy victim stays in conns until its request ends; OnAttemptDone closes it.
-            if (!admission.evicted_still_busy) evicted = std::move(conns[*admission.evicted]);
-          }
-          conn->handle = admission.handle;
-          if (conns.size() <= admission.handle) conns.resize(admission.handle + 1);
-          conns[admission.handle] = conn;
-          pool_cv.NotifyAll();
-        }
-      }
-      if (evicted) evicted->Close();
-      if (admission.kind == SlotPool::Admission::Kind::kRejected) {
+      const std::shared_ptr<ClientConnection> conn = co_await Probe(*target, hello);
+      if (!conn) continue;  // Down or draining: Probe has set it aside for a while.
+      if (!Admit(*target, conn)) {
         conn->Close();
         ++fruitless;
-        pause.expires_after(Jitter(rng) * BackoffFactor(fruitless));
-        co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+        co_await Sleep(pause, Jitter(rng) * BackoffFactor(fruitless));
         continue;
       }
       fruitless = 0;
       conn->StartReading();
     }
+  }
+
+  wire::Hello MakeHello() const {
+    wire::Hello hello;
+    hello.set_client_id(client_id);
+    hello.set_client_name(options.client_name);
+    hello.set_protocol_version(kProtocolVersion);
+    hello.set_credentials(options.credentials);
+    return hello;
+  }
+
+  static asio::awaitable<void> Sleep(asio::steady_timer& timer,
+                                     std::chrono::milliseconds how_long) {
+    asio::error_code ignored;  // Cancelled only when the client stops; the loop checks for that.
+    timer.expires_after(how_long);
+    co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+  }
+
+  bool PoolFull() const {
+    base::MutexLock lock(mu);
+    return pool.full();
+  }
+
+  // Opens a connection to `target` and says hello. Returns it open, or null if it failed or the
+  // server is a lame duck (either way the server is avoided for a while).
+  asio::awaitable<std::shared_ptr<ClientConnection>> Probe(uint32_t target,
+                                                           const wire::Hello& hello) {
+    asio::ip::tcp::endpoint endpoint;
+    std::string address;
+    internal::ConnectionTls tls;
+    {
+      base::MutexLock lock(mu);
+      endpoint = servers[target].resolved;
+      address = servers[target].address;
+      if (tls_context) {
+        tls.context = tls_context.get();
+        tls.server_name = options.tls->server_name.empty() ? servers[target].endpoint.host
+                                                           : options.tls->server_name;
+        tls.verify_peer = options.tls->verify_peer;
+      }
+    }
+    auto conn = std::make_shared<ClientConnection>(asio::make_strand(io), target, address,
+                                                   options.max_frame_bytes, this, tls);
+    SetOpening(conn, true);
+    const Status opened = co_await asio::co_spawn(
+        conn->executor(), conn->Open(endpoint, hello, options.connect_timeout),
+        asio::use_awaitable);
+    // Pooled (and so closed by CloseAll from conns) or closed by the acquirer.
+    SetOpening(conn, false);
+    if (!opened.ok()) {
+      OnConnectFailed(target, opened);
+      co_return nullptr;
+    }
+    if (conn->server_state() == ServerState::kLameDuck) {
+      {
+        base::MutexLock lock(mu);
+        AvoidLocked(target, options.lame_duck_avoid);
+      }
+      conn->Close();
+      co_return nullptr;
+    }
+    co_return conn;
+  }
+
+  void OnConnectFailed(uint32_t target, const Status& failure) {
+    base::MutexLock lock(mu);
+    ServerEntry& server = servers[target];
+    ++counters.connect_failures;
+    // Back off from a dead server, doubling up to a second, so probing it stays cheap.
+    const int exponent = std::min(server.consecutive_failures++, 6);
+    AvoidLocked(target, std::chrono::milliseconds(16 << exponent));
+    if (server.consecutive_failures == 1) spdlog::warn("client: {}", failure.message());
+    last_connect_failure = failure.message();
+  }
+
+  // Offers the open connection `conn` to `target` to the pool. Returns false if the pool
+  // rejected it (the caller closes it); closes the idle connection it evicted, if any.
+  bool Admit(uint32_t target, const std::shared_ptr<ClientConnection>& conn) {
+    SlotPool::Admission admission;
+    std::shared_ptr<ClientConnection> evicted;
+    {
+      base::MutexLock lock(mu);
+      servers[target].consecutive_failures = 0;
+      ++counters.connects;
+      // AddServer may have moved the subset while this connection was opening; one to a server
+      // that left it would otherwise stay pooled for good (rejected: default Admission).
+      if (servers[target].in_subset) {
+        admission = pool.Offer(target, conn->slot(), servers[target].tie_break);
+      }
+      if (admission.kind == SlotPool::Admission::Kind::kRejected) return false;
+      if (admission.evicted) {
+        ++counters.replacements;
+        // A busy victim stays in conns until its request ends; OnAttemptDone closes it.
+        if (!admission.evicted_still_busy) evicted = std::move(conns[*admission.evicted]);
+      }
+      conn->handle = admission.handle;
+      if (conns.size() <= admission.handle) conns.resize(admission.handle + 1);
+      conns[admission.handle] = conn;
+      pool_cv.NotifyAll();
+    }
+    if (evicted) evicted->Close();
+    return true;
   }
 
   // Resolves outside the lock; DNS may block.
