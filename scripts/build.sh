@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Configures and builds one CMake preset (default: release) after making sure the packages are installed.
+# RAILYARD_WERROR=ON in the environment makes Railyard's own warnings errors (scripts/test.sh sets it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=${1:-release}
@@ -8,6 +9,6 @@ scripts/install-deps.sh
 # elsewhere on the same machine reuses what an earlier one compiled.
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
 start=$SECONDS
-cmake --preset "$preset"
+cmake --preset "$preset" -DRAILYARD_WERROR="${RAILYARD_WERROR:-OFF}"
 cmake --build --preset "$preset" -j "$(nproc)"
 echo "build.sh: $preset built in $((SECONDS - start)) s"

@@ -3,10 +3,14 @@
 #   scripts/test.sh              everything (what CI runs)
 #   scripts/test.sh PRESET...    those stages only: release, asan, tsan, fuzz
 # First checks the C++ format and the include rules (scripts/check-format.sh, check_includes.py).
+# Every stage builds with warnings as errors; the clang stage (fuzz) also checks the thread-safety
+# annotations (-Wthread-safety).
 # Ends with each stage's build and test wall times and its slowest tests with the share of their
 # timeout used (scripts/stage_report.py), also when a stage fails. Expected times: README, "Testing".
 set -euo pipefail
 cd "$(dirname "$0")/.."
+
+export RAILYARD_WERROR=ON  # scripts/build.sh passes it to CMake.
 
 summary=()
 print_summary() {

@@ -13,13 +13,13 @@ double DecayingRate::DecayFactor(Clock::time_point now) const {
 }
 
 void DecayingRate::Add(Clock::time_point now, double events) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   rate_ = rate_ * DecayFactor(now) + events / tau_s_;
   if (now > last_) last_ = now;
 }
 
 double DecayingRate::PerSecond(Clock::time_point now) const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   return rate_ * DecayFactor(now);
 }
 

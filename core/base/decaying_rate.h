@@ -1,7 +1,8 @@
 #pragma once
 
 #include <chrono>
-#include <mutex>
+
+#include "core/base/mutex.h"
 
 namespace railyard::base {
 
@@ -18,12 +19,12 @@ class DecayingRate {
   double PerSecond(Clock::time_point now) const;
 
  private:
-  double DecayFactor(Clock::time_point now) const;  // REQUIRES: mu_ held.
+  double DecayFactor(Clock::time_point now) const REQUIRES(mu_);
 
   const double tau_s_;
-  mutable std::mutex mu_;
-  double rate_ = 0;  // Events per second as of last_.
-  Clock::time_point last_{};
+  mutable base::Mutex mu_;
+  double rate_ GUARDED_BY(mu_) = 0;  // Events per second as of last_.
+  Clock::time_point last_ GUARDED_BY(mu_){};
 };
 
 }  // namespace railyard::base

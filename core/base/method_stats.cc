@@ -11,7 +11,7 @@ void MethodStats::Record(const std::string& method, std::chrono::nanoseconds lat
   const double us = std::chrono::duration<double, std::micro>(latency).count();
   all_requests_.Add(now);
   if (error) all_errors_.Add(now);
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   PerMethod& m = methods_[method];
   ++m.requests;
   m.request_rate.Add(now);
@@ -30,7 +30,7 @@ std::vector<MethodStats::Summary> MethodStats::Summaries() const {
   const Clock::time_point now = Clock::now();
   const int64_t epoch =
       std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()) / kWindowLength;
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   std::vector<Summary> out;
   for (const auto& [name, m] : methods_) {
     Summary s;

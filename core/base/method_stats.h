@@ -3,12 +3,12 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "core/base/decaying_rate.h"
 #include "core/base/latency_histogram.h"
+#include "core/base/mutex.h"
 
 namespace railyard::base {
 
@@ -55,8 +55,8 @@ class MethodStats {
     std::array<Window, kWindows> windows;
   };
 
-  mutable std::mutex mu_;
-  std::map<std::string, PerMethod> methods_;  // GUARDED_BY(mu_)
+  mutable base::Mutex mu_;
+  std::map<std::string, PerMethod> methods_ GUARDED_BY(mu_);
   DecayingRate all_requests_;
   DecayingRate all_errors_;
   DecayingRate rejections_;

@@ -18,10 +18,10 @@ struct TelemetryPoller::Node {
 
 // The answers of one round; shared with the callbacks, which may outlive the round.
 struct TelemetryPoller::Round {
-  std::mutex mu;
-  std::condition_variable cv;
-  int pending = 0;
-  std::vector<std::pair<size_t, std::pair<rpc::Status, admin::Telemetry>>> answers;
+  base::Mutex mu;
+  base::CondVar cv;
+  int pending GUARDED_BY(mu) = 0;
+  std::vector<std::pair<size_t, std::pair<rpc::Status, admin::Telemetry>>> answers GUARDED_BY(mu);
 };
 
 TelemetryPoller::TelemetryPoller(std::vector<PollTarget> targets, PollerOptions options)
@@ -34,25 +34,25 @@ TelemetryPoller::TelemetryPoller(std::vector<PollTarget> targets, PollerOptions 
 TelemetryPoller::~TelemetryPoller() = default;
 
 void TelemetryPoller::SetToken(int id, std::string token) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   new_tokens_[id] = std::move(token);
 }
 
 void TelemetryPoller::Cancel() {
   std::shared_ptr<Round> round;
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(mu_);
     cancelled_ = true;
     round = current_.lock();
   }
   if (round) {
-    std::lock_guard lock(round->mu);  // Wakes a round waiting for answers.
-    round->cv.notify_all();
+    base::MutexLock lock(round->mu);  // Wakes a round waiting for answers.
+    round->cv.NotifyAll();
   }
 }
 
 bool TelemetryPoller::cancelled() {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   return cancelled_;
 }
 
@@ -69,7 +69,7 @@ void TelemetryPoller::Fail(Node& node, rpc::Status why, std::vector<PollResult>*
 void TelemetryPoller::TakeNewTokens() {
   std::map<int, std::string> tokens;
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(mu_);
     tokens.swap(new_tokens_);
   }
   for (Node& node : nodes_) {
@@ -114,16 +114,16 @@ void TelemetryPoller::Ask(const std::shared_ptr<Round>& round, std::vector<size_
     Node& node = nodes_[i];
     if (!node.client || !node.client->Connected()) continue;
     {
-      std::lock_guard lock(round->mu);
+      base::MutexLock lock(round->mu);
       ++round->pending;
     }
     asked->push_back(i);
     node.client->AsyncTelemetry(
         [round, i](rpc::Status status, admin::Telemetry&& telemetry) {
-          std::lock_guard lock(round->mu);
+          base::MutexLock lock(round->mu);
           round->answers.push_back({i, {std::move(status), std::move(telemetry)}});
           --round->pending;
-          round->cv.notify_all();
+          round->cv.NotifyAll();
         },
         options_.answer_timeout);
   }
@@ -133,9 +133,11 @@ void TelemetryPoller::Collect(const std::shared_ptr<Round>& round, Clock::time_p
                               const std::vector<size_t>& asked, std::vector<PollResult>* out) {
   std::vector<bool> answered(nodes_.size(), false);
   {
-    std::unique_lock lock(round->mu);
-    round->cv.wait_until(lock, start + options_.answer_timeout + std::chrono::milliseconds(50),
-                         [&] { return round->pending == 0 || cancelled(); });
+    base::MutexLock lock(round->mu);
+    const Clock::time_point deadline =
+        start + options_.answer_timeout + std::chrono::milliseconds(50);
+    while (round->pending > 0 && !cancelled() && round->cv.WaitUntil(round->mu, deadline)) {
+    }
     for (auto& [i, answer] : round->answers) {
       answered[i] = true;
       Node& node = nodes_[i];
@@ -164,7 +166,7 @@ std::vector<PollResult> TelemetryPoller::PollRound() {
   Connect(start, &results);
   auto round = std::make_shared<Round>();
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(mu_);
     current_ = round;
   }
   std::vector<size_t> asked;

@@ -1,15 +1,15 @@
 #pragma once
 
 #include <chrono>
-#include <condition_variable>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
+#include "core/base/mutex.h"
+#include "core/base/thread_annotations.h"
 #include "core/rpc/endpoint.h"
 #include "core/rpc/status.h"
 #include "core/rpc/tls.h"
@@ -81,16 +81,16 @@ class TelemetryPoller {
   void Collect(const std::shared_ptr<Round>& round, std::chrono::steady_clock::time_point start,
                const std::vector<size_t>& asked, std::vector<PollResult>* out);
   void Fail(Node& node, rpc::Status why, std::vector<PollResult>* out);
-  bool cancelled();
+  bool cancelled() EXCLUDES(mu_);
 
   const PollerOptions options_;
   std::vector<Node> nodes_;  // PollRound's thread only.
   std::mt19937 rng_;         // PollRound's thread only.
 
-  std::mutex mu_;
-  bool cancelled_ = false;                 // GUARDED_BY(mu_)
-  std::weak_ptr<Round> current_;           // GUARDED_BY(mu_)
-  std::map<int, std::string> new_tokens_;  // GUARDED_BY(mu_)
+  base::Mutex mu_;
+  bool cancelled_ GUARDED_BY(mu_) = false;
+  std::weak_ptr<Round> current_ GUARDED_BY(mu_);
+  std::map<int, std::string> new_tokens_ GUARDED_BY(mu_);
 };
 
 }  // namespace railyard::cluster

@@ -44,7 +44,7 @@ bool ClosedLoopLoad::WaitIdle(std::chrono::milliseconds timeout) {
 }
 
 std::map<std::string, std::pair<uint64_t, std::string>> ClosedLoopLoad::failures() const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   return failures_;
 }
 
@@ -64,7 +64,7 @@ void ClosedLoopLoad::Issue() {
         } else {
           failed_.fetch_add(1);
           {
-            std::lock_guard lock(mu_);
+            base::MutexLock lock(mu_);
             auto& [count, first_message] =
                 failures_[std::string(rpc::CodeName(result.status.code()))];
             if (count++ == 0) first_message = result.status.message();

@@ -6,10 +6,10 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <string>
 #include <thread>
 
+#include "core/base/mutex.h"
 #include "core/rpc/client.h"
 
 namespace railyard::load {
@@ -69,8 +69,8 @@ class ClosedLoopLoad {
   asio::io_context pacing_;
   asio::executor_work_guard<asio::io_context::executor_type> pacing_work_{pacing_.get_executor()};
   std::thread pacing_thread_;
-  mutable std::mutex mu_;
-  std::map<std::string, std::pair<uint64_t, std::string>> failures_;  // GUARDED_BY(mu_)
+  mutable base::Mutex mu_;
+  std::map<std::string, std::pair<uint64_t, std::string>> failures_ GUARDED_BY(mu_);
 };
 
 }  // namespace railyard::load

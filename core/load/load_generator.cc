@@ -28,7 +28,7 @@ LoadRequest LoadGenerator::NextRequest() {
   uint64_t key;
   bool read;
   {
-    std::lock_guard lock(mu_);
+    base::MutexLock lock(mu_);
     key = keys_.Next();
     read = std::uniform_real_distribution<double>(0, 1)(rng_) < options_.read_fraction;
   }
@@ -92,7 +92,7 @@ void LoadGenerator::OnResult(const LoadRequest& request, const rpc::CallResult& 
   } else {
     stats_.Record(request.method, latency, !answered);
   }
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   ++counts_.requests;
   if (result.status.ok()) {
     ++counts_.ok;
@@ -169,7 +169,7 @@ void LoadResult::Add(const LoadResult& o) {
 }
 
 LoadResult LoadGenerator::Result() const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   LoadResult report = counts_;
   const Clock::time_point end = stopping_ ? stopped_ : Clock::now();
   report.elapsed_s = std::chrono::duration<double>(end - started_).count();

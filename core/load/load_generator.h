@@ -5,13 +5,13 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "core/base/method_stats.h"
+#include "core/base/mutex.h"
 #include "core/load/closed_loop_load.h"
 #include "core/load/key_chooser.h"
 #include "core/rpc/client.h"
@@ -109,11 +109,11 @@ class LoadGenerator {
   std::chrono::steady_clock::time_point stopped_;
   base::MethodStats stats_;
 
-  mutable std::mutex mu_;
-  KeyChooser keys_;                   // GUARDED_BY(mu_)
-  std::mt19937_64 rng_;               // GUARDED_BY(mu_)
-  base::LatencyHistogram latencies_;  // GUARDED_BY(mu_): the whole run.
-  LoadResult counts_;                 // GUARDED_BY(mu_)
+  mutable base::Mutex mu_;
+  KeyChooser keys_ GUARDED_BY(mu_);
+  std::mt19937_64 rng_ GUARDED_BY(mu_);
+  base::LatencyHistogram latencies_ GUARDED_BY(mu_);  // The whole run.
+  LoadResult counts_ GUARDED_BY(mu_);
 };
 
 }  // namespace railyard::load

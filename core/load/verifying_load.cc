@@ -72,7 +72,11 @@ rpc::Status VerifyingLoad::Start() {
 
 void VerifyingLoad::Stop() {
   if (stop_.exchange(true)) return;
-  verify_cv_.notify_all();
+  {
+    // Under the lock, so the verifier cannot miss it between its check of stop_ and its wait.
+    base::MutexLock lock(verify_mu_);
+    verify_cv_.NotifyAll();
+  }
   for (std::thread& t : threads_) t.join();
   threads_.clear();
   if (client_) client_->Stop();
@@ -99,10 +103,10 @@ void VerifyingLoad::WriterLoop(size_t writer) {
       acked_.fetch_add(1);
       int64_t since = outage_since_ns_.exchange(0);
       if (since != 0) {
-        std::lock_guard lock(verify_mu_);
+        base::MutexLock lock(verify_mu_);
         verify_requested_ = true;
         requested_outage_s_ = static_cast<double>(NowNs() - since) / 1e9;
-        verify_cv_.notify_all();
+        verify_cv_.NotifyAll();
       }
       continue;
     }
@@ -120,8 +124,8 @@ void VerifyingLoad::VerifierLoop() {
   while (!stop_.load()) {
     double outage_s = 0;
     {
-      std::unique_lock lock(verify_mu_);
-      verify_cv_.wait(lock, [this] { return verify_requested_ || stop_.load(); });
+      base::MutexLock lock(verify_mu_);
+      while (!verify_requested_ && !stop_.load()) verify_cv_.Wait(verify_mu_);
       if (stop_.load()) return;
       verify_requested_ = false;
       outage_s = requested_outage_s_;
@@ -170,7 +174,7 @@ VerifyRound VerifyingLoad::VerifyAll() {
       ++round.lost;
     }
   }
-  std::lock_guard lock(report_mu_);
+  base::MutexLock lock(report_mu_);
   round.round = ++report_.rounds;
   report_.checked += round.checked;
   report_.lost += round.lost;
@@ -179,7 +183,7 @@ VerifyRound VerifyingLoad::VerifyAll() {
 }
 
 VerifyReport VerifyingLoad::Report() const {
-  std::lock_guard lock(report_mu_);
+  base::MutexLock lock(report_mu_);
   VerifyReport report = report_;
   report.writes_acked = acked_.load();
   report.writes_failed = failed_.load();

@@ -2,16 +2,15 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <shared_mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "core/base/mutex.h"
 #include "core/rpc/client.h"
 #include "core/rpc/endpoint.h"
 
@@ -87,12 +86,12 @@ class VerifyingLoad {
   std::atomic<bool> pausing_{false};  // A check is waiting for pause_.
   std::atomic<bool> stop_{false};
   std::atomic<int64_t> outage_since_ns_{0};  // steady_clock; 0: no outage.
-  std::mutex verify_mu_;
-  std::condition_variable verify_cv_;
-  bool verify_requested_ = false;  // GUARDED_BY(verify_mu_)
-  double requested_outage_s_ = 0;  // GUARDED_BY(verify_mu_)
-  mutable std::mutex report_mu_;
-  VerifyReport report_;  // GUARDED_BY(report_mu_)
+  base::Mutex verify_mu_;
+  base::CondVar verify_cv_;  // Notified when a check is requested or on Stop.
+  bool verify_requested_ GUARDED_BY(verify_mu_) = false;
+  double requested_outage_s_ GUARDED_BY(verify_mu_) = 0;
+  mutable base::Mutex report_mu_;
+  VerifyReport report_ GUARDED_BY(report_mu_);
   std::atomic<uint64_t> acked_{0}, failed_{0};
   std::vector<std::thread> threads_;
 };

@@ -154,14 +154,14 @@ void AdminService::RecordCommand(const std::string& method, const admin::AdminRe
   event.set_detail(detail);
   event.set_by(who);
   event.set_result(result.ToString());
-  std::lock_guard lock(recent_mu_);
+  base::MutexLock lock(recent_mu_);
   recent_.push_back(std::move(event));
   if (recent_.size() > 32) recent_.pop_front();
 }
 
 admin::Telemetry AdminService::TelemetryWithCommands() {
   admin::Telemetry telemetry = telemetry_();
-  std::lock_guard lock(recent_mu_);
+  base::MutexLock lock(recent_mu_);
   for (const admin::CommandEvent& event : recent_) *telemetry.add_recent_commands() = event;
   return telemetry;
 }

@@ -5,11 +5,11 @@
 #include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "core/base/mutex.h"
 #include "core/node/auth.h"
 #include "core/node/auth_throttle.h"
 #include "core/rpc/server.h"
@@ -70,8 +70,8 @@ class AdminService {
   AuthThrottle throttle_;
   const std::function<admin::Telemetry()> telemetry_;
   const AdminCommands commands_;
-  std::mutex recent_mu_;
-  std::deque<admin::CommandEvent> recent_;  // GUARDED_BY(recent_mu_)
+  base::Mutex recent_mu_;
+  std::deque<admin::CommandEvent> recent_ GUARDED_BY(recent_mu_);
   rpc::Server server_;
 };
 

@@ -21,14 +21,14 @@ std::string AuthThrottle::HostOf(std::string_view peer) {
 }
 
 milliseconds AuthThrottle::LockedFor(std::string_view peer, Clock::time_point now) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   const auto it = peers_.find(HostOf(peer));
   if (it == peers_.end() || it->second.locked_until <= now) return milliseconds(0);
   return std::chrono::ceil<milliseconds>(it->second.locked_until - now);
 }
 
 void AuthThrottle::RecordFailure(std::string_view peer, Clock::time_point now) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   if (peers_.size() >= options_.max_peers) ForgetQuietPeers(now);
   if (peers_.size() >= options_.max_peers) peers_.clear();  // A flood: start over, stay bounded.
   Record& record = peers_[HostOf(peer)];
@@ -43,7 +43,7 @@ void AuthThrottle::RecordFailure(std::string_view peer, Clock::time_point now) {
 }
 
 void AuthThrottle::RecordSuccess(std::string_view peer) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   peers_.erase(HostOf(peer));
 }
 

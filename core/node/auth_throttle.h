@@ -2,10 +2,11 @@
 
 #include <chrono>
 #include <cstddef>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <unordered_map>
+
+#include "core/base/mutex.h"
 
 namespace railyard::node {
 
@@ -43,11 +44,11 @@ class AuthThrottle {
     Clock::time_point locked_until{};
     Clock::time_point last_failure{};
   };
-  void ForgetQuietPeers(Clock::time_point now);  // REQUIRES: mu_ held.
+  void ForgetQuietPeers(Clock::time_point now) REQUIRES(mu_);
 
   const Options options_;
-  std::mutex mu_;
-  std::unordered_map<std::string, Record> peers_;  // GUARDED_BY(mu_)
+  base::Mutex mu_;
+  std::unordered_map<std::string, Record> peers_ GUARDED_BY(mu_);
 };
 
 }  // namespace railyard::node

@@ -37,7 +37,7 @@ BalancedSelection::BalancedSelection(const balance::PolicyOptions& options)
 
 std::optional<SlotPool::Handle> BalancedSelection::Pick(SlotPool& pool,
                                                         std::span<const uint32_t> failed_servers) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   // Members are in slot order, so a server's first idle member is its best idle slot, and the
   // one to take if the policy chooses that server.
   candidates_.clear();
@@ -80,13 +80,13 @@ void BalancedSelection::OnOutcome(const AttemptOutcome& outcome) {
                                         outcome.load->errors_per_s};
   }
   finished.now = BalanceNow();
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   policy_->Finish(finished);
 }
 
 std::optional<balance::Explanation> BalancedSelection::Explain() const {
   const balance::Time now = BalanceNow();
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   return policy_->Explain(now);
 }
 

@@ -1,13 +1,13 @@
 #pragma once
 
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "core/balance/policy.h"
+#include "core/base/mutex.h"
 #include "core/rpc/selection_policy.h"
 #include "core/rpc/status.h"
 
@@ -40,10 +40,10 @@ class BalancedSelection final : public SelectionPolicy {
 
  private:
   const std::string name_;
-  mutable std::mutex mu_;
-  std::unique_ptr<balance::Policy> policy_;     // GUARDED_BY(mu_)
-  std::vector<balance::Candidate> candidates_;  // GUARDED_BY(mu_), reused between picks.
-  std::vector<SlotPool::Handle> best_idle_;     // GUARDED_BY(mu_): candidates_[i]'s best member.
+  mutable base::Mutex mu_;
+  const std::unique_ptr<balance::Policy> policy_ PT_GUARDED_BY(mu_);
+  std::vector<balance::Candidate> candidates_ GUARDED_BY(mu_);  // Reused between picks.
+  std::vector<SlotPool::Handle> best_idle_ GUARDED_BY(mu_);     // candidates_[i]'s best member.
 };
 
 // The balance policies' clock: steady time since its epoch.

@@ -4,12 +4,11 @@
 
 #include <algorithm>
 #include <asio.hpp>
-#include <condition_variable>
 #include <future>
-#include <mutex>
 #include <random>
 #include <thread>
 
+#include "core/base/mutex.h"
 #include "core/rpc/balanced_selection.h"
 #include "core/rpc/client_connection.h"
 #include "core/rpc/tls_context.h"
@@ -76,7 +75,7 @@ struct Client::Impl final : internal::ConnectionObserver {
     std::shared_ptr<ClientConnection> conn;
     Status refusal;
     {
-      std::lock_guard lock(mu);
+      base::MutexLock lock(mu);
       if (const auto handle = policy->Pick(pool, call->failed_servers)) {
         conn = conns[*handle];
       } else if (call->attempts > 0) {
@@ -127,7 +126,7 @@ struct Client::Impl final : internal::ConnectionObserver {
     const bool dispose = retryable || !transport.ok();
     bool close_now = false;
     {
-      std::lock_guard lock(mu);
+      base::MutexLock lock(mu);
       const SlotPool::Handle handle = conn->handle;
       const bool was_retired = pool.Release(handle);
       if (!was_retired && dispose) pool.Remove(handle);
@@ -143,7 +142,7 @@ struct Client::Impl final : internal::ConnectionObserver {
         !stopping.load()) {
       bool allowed = true;
       {
-        std::lock_guard lock(mu);
+        base::MutexLock lock(mu);
         allowed = !retry_budget || retry_budget->TryRetry(BalanceNow());
         ++(allowed ? counters.retries : counters.retries_refused);
       }
@@ -162,27 +161,27 @@ struct Client::Impl final : internal::ConnectionObserver {
 
   void Finish(const std::shared_ptr<CallState>& call, CallResult&& result) {
     if (!result.status.ok()) {
-      std::lock_guard lock(mu);
+      base::MutexLock lock(mu);
       ++counters.failures;
     }
     call->done(std::move(result));
     if (calls_in_flight.fetch_sub(1) == 1) {
-      std::lock_guard lock(mu);
-      calls_cv.notify_all();
+      base::MutexLock lock(mu);
+      calls_cv.NotifyAll();
     }
   }
 
   // --- Connections -------------------------------------------------------------------------
 
   void OnConnectionLost(const std::shared_ptr<ClientConnection>& conn) override {
-    std::lock_guard lock(mu);
+    base::MutexLock lock(mu);
     DropLocked(conn);
   }
 
   void OnServerState(const std::shared_ptr<ClientConnection>& conn, ServerState state) override {
     bool close_now = false;
     {
-      std::lock_guard lock(mu);
+      base::MutexLock lock(mu);
       if (state == ServerState::kServing) {
         servers[conn->server()].avoid_until = {};
         return;
@@ -196,7 +195,7 @@ struct Client::Impl final : internal::ConnectionObserver {
   }
 
   // Takes `conn` out of the pool. Returns true if it is idle and should be closed now.
-  bool DropLocked(const std::shared_ptr<ClientConnection>& conn) {
+  bool DropLocked(const std::shared_ptr<ClientConnection>& conn) REQUIRES(mu) {
     const SlotPool::Handle handle = conn->handle;
     if (handle >= conns.size() || conns[handle] != conn)
       return false;  // Not (or no longer) pooled.
@@ -205,7 +204,7 @@ struct Client::Impl final : internal::ConnectionObserver {
     return true;
   }
 
-  void AvoidLocked(uint32_t server, std::chrono::milliseconds how_long) {
+  void AvoidLocked(uint32_t server, std::chrono::milliseconds how_long) REQUIRES(mu) {
     servers[server].avoid_until = Clock::now() + how_long;
   }
 
@@ -214,7 +213,7 @@ struct Client::Impl final : internal::ConnectionObserver {
   void CloseAll() {
     std::vector<std::shared_ptr<ClientConnection>> open;
     {
-      std::lock_guard lock(mu);
+      base::MutexLock lock(mu);
       for (auto& conn : conns) {
         if (conn) open.push_back(conn);
       }
@@ -224,7 +223,7 @@ struct Client::Impl final : internal::ConnectionObserver {
   }
 
   void SetOpening(const std::shared_ptr<ClientConnection>& conn, bool is_opening) {
-    std::lock_guard lock(mu);
+    base::MutexLock lock(mu);
     if (is_opening) {
       opening.push_back(conn);
     } else {
@@ -235,7 +234,7 @@ struct Client::Impl final : internal::ConnectionObserver {
   // --- The acquirer ------------------------------------------------------------------------
 
   std::optional<uint32_t> ChooseServerToProbe(std::mt19937_64& rng) {
-    std::lock_guard lock(mu);
+    base::MutexLock lock(mu);
     const Clock::time_point now = Clock::now();
     std::vector<uint32_t> candidates;
     for (uint32_t i = 0; i < servers.size(); ++i) {
@@ -259,112 +258,138 @@ struct Client::Impl final : internal::ConnectionObserver {
     return std::min<int64_t>(limit, int64_t{1} << std::min<uint32_t>(fruitless / 4, 20));
   }
 
-  // Acquirer 0 always runs; the others only while the pool is short of capacity.
+  // Acquirer 0 always runs; the others only while the pool is short of capacity. Each round
+  // probes one server and offers the new connection to the pool, which keeps it if its slot is
+  // better than the worst pooled one (or the pool has room).
   asio::awaitable<void> AcquireLoop(size_t index, uint64_t seed) {
     std::mt19937_64 rng(seed);
     asio::steady_timer pause(co_await asio::this_coro::executor);
-    wire::Hello hello;
-    hello.set_client_id(client_id);
-    hello.set_client_name(options.client_name);
-    hello.set_protocol_version(kProtocolVersion);
-    hello.set_credentials(options.credentials);
-    asio::error_code ignored;
+    const wire::Hello hello = MakeHello();
     uint32_t fruitless = 0;  // Probes in a row that did not improve a full pool.
 
     while (!stopping.load()) {
-      if (index > 0) {
-        bool full;
-        {
-          std::lock_guard lock(mu);
-          full = pool.full();
-        }
-        if (full) {
-          pause.expires_after(Jitter(rng));
-          co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
-          continue;
-        }
+      if (index > 0 && PoolFull()) {
+        co_await Sleep(pause, Jitter(rng));
+        continue;
       }
       const std::optional<uint32_t> target = ChooseServerToProbe(rng);
       if (!target) {
-        pause.expires_after(options.acquirer_sleep_max);
-        co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+        co_await Sleep(pause, options.acquirer_sleep_max);
         continue;
       }
-      asio::ip::tcp::endpoint endpoint;
-      std::string address;
-      internal::ConnectionTls tls;
-      {
-        std::lock_guard lock(mu);
-        endpoint = servers[*target].resolved;
-        address = servers[*target].address;
-        if (tls_context) {
-          tls.context = tls_context.get();
-          tls.server_name = options.tls->server_name.empty() ? servers[*target].endpoint.host
-                                                             : options.tls->server_name;
-          tls.verify_peer = options.tls->verify_peer;
-        }
-      }
-      auto conn = std::make_shared<ClientConnection>(asio::make_strand(io), *target, address,
-                                                     options.max_frame_bytes, this, tls);
-      SetOpening(conn, true);
-      const Status opened = co_await asio::co_spawn(
-          conn->executor(), conn->Open(endpoint, hello, options.connect_timeout),
-          asio::use_awaitable);
-      // Pooled (and so closed by CloseAll from conns) or closed by the acquirer below.
-      SetOpening(conn, false);
-      if (!opened.ok()) {
-        std::lock_guard lock(mu);
-        ServerEntry& server = servers[*target];
-        ++counters.connect_failures;
-        // Back off from a dead server, doubling up to a second, so probing it stays cheap.
-        const int exponent = std::min(server.consecutive_failures++, 6);
-        AvoidLocked(*target, std::chrono::milliseconds(16 << exponent));
-        if (server.consecutive_failures == 1) spdlog::warn("client: {}", opened.message());
-        last_connect_failure = opened.message();
-        continue;
-      }
-      if (conn->server_state() == ServerState::kLameDuck) {
-        {
-          std::lock_guard lock(mu);
-          AvoidLocked(*target, options.lame_duck_avoid);
-        }
-        conn->Close();
-        continue;
-      }
-      SlotPool::Admission admission;
-      std::shared_ptr<ClientConnection> evicted;
-      {
-        std::lock_guard lock(mu);
-        servers[*target].consecutive_failures = 0;
-        ++counters.connects;
-        // AddServer may have moved the subset while this connection was opening; one to a server
-        // that left it would otherwise stay pooled for good (rejected: default Admission).
-        if (servers[*target].in_subset) {
-          admission = pool.Offer(*target, conn->slot(), servers[*target].tie_break);
-        }
-        if (admission.kind != SlotPool::Admission::Kind::kRejected) {
-          if (admission.evicted) {
-            ++counters.replacements;
-            // A busy victim stays in conns until its request ends; OnAttemptDone closes it.
-            if (!admission.evicted_still_busy) evicted = std::move(conns[*admission.evicted]);
-          }
-          conn->handle = admission.handle;
-          if (conns.size() <= admission.handle) conns.resize(admission.handle + 1);
-          conns[admission.handle] = conn;
-          pool_cv.notify_all();
-        }
-      }
-      if (evicted) evicted->Close();
-      if (admission.kind == SlotPool::Admission::Kind::kRejected) {
+      const std::shared_ptr<ClientConnection> conn = co_await Probe(*target, hello);
+      if (!conn) continue;  // Down or draining: Probe has set it aside for a while.
+      if (!Admit(*target, conn)) {
         conn->Close();
         ++fruitless;
-        pause.expires_after(Jitter(rng) * BackoffFactor(fruitless));
-        co_await pause.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+        co_await Sleep(pause, Jitter(rng) * BackoffFactor(fruitless));
         continue;
       }
       fruitless = 0;
       conn->StartReading();
     }
+  }
+
+  wire::Hello MakeHello() const {
+    wire::Hello hello;
+    hello.set_client_id(client_id);
+    hello.set_client_name(options.client_name);
+    hello.set_protocol_version(kProtocolVersion);
+    hello.set_credentials(options.credentials);
+    return hello;
+  }
+
+  static asio::awaitable<void> Sleep(asio::steady_timer& timer,
+                                     std::chrono::milliseconds how_long) {
+    asio::error_code ignored;  // Cancelled only when the client stops; the loop checks for that.
+    timer.expires_after(how_long);
+    co_await timer.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+  }
+
+  bool PoolFull() const {
+    base::MutexLock lock(mu);
+    return pool.full();
+  }
+
+  // Opens a connection to `target` and says hello. Returns it open, or null if it failed or the
+  // server is a lame duck (either way the server is avoided for a while).
+  asio::awaitable<std::shared_ptr<ClientConnection>> Probe(uint32_t target,
+                                                           const wire::Hello& hello) {
+    asio::ip::tcp::endpoint endpoint;
+    std::string address;
+    internal::ConnectionTls tls;
+    {
+      base::MutexLock lock(mu);
+      endpoint = servers[target].resolved;
+      address = servers[target].address;
+      if (tls_context) {
+        tls.context = tls_context.get();
+        tls.server_name = options.tls->server_name.empty() ? servers[target].endpoint.host
+                                                           : options.tls->server_name;
+        tls.verify_peer = options.tls->verify_peer;
+      }
+    }
+    auto conn = std::make_shared<ClientConnection>(asio::make_strand(io), target, address,
+                                                   options.max_frame_bytes, this, tls);
+    SetOpening(conn, true);
+    const Status opened = co_await asio::co_spawn(
+        conn->executor(), conn->Open(endpoint, hello, options.connect_timeout),
+        asio::use_awaitable);
+    // Pooled (and so closed by CloseAll from conns) or closed by the acquirer.
+    SetOpening(conn, false);
+    if (!opened.ok()) {
+      OnConnectFailed(target, opened);
+      co_return nullptr;
+    }
+    if (conn->server_state() == ServerState::kLameDuck) {
+      {
+        base::MutexLock lock(mu);
+        AvoidLocked(target, options.lame_duck_avoid);
+      }
+      conn->Close();
+      co_return nullptr;
+    }
+    co_return conn;
+  }
+
+  void OnConnectFailed(uint32_t target, const Status& failure) {
+    base::MutexLock lock(mu);
+    ServerEntry& server = servers[target];
+    ++counters.connect_failures;
+    // Back off from a dead server, doubling up to a second, so probing it stays cheap.
+    const int exponent = std::min(server.consecutive_failures++, 6);
+    AvoidLocked(target, std::chrono::milliseconds(16 << exponent));
+    if (server.consecutive_failures == 1) spdlog::warn("client: {}", failure.message());
+    last_connect_failure = failure.message();
+  }
+
+  // Offers the open connection `conn` to `target` to the pool. Returns false if the pool
+  // rejected it (the caller closes it); closes the idle connection it evicted, if any.
+  bool Admit(uint32_t target, const std::shared_ptr<ClientConnection>& conn) {
+    SlotPool::Admission admission;
+    std::shared_ptr<ClientConnection> evicted;
+    {
+      base::MutexLock lock(mu);
+      servers[target].consecutive_failures = 0;
+      ++counters.connects;
+      // AddServer may have moved the subset while this connection was opening; one to a server
+      // that left it would otherwise stay pooled for good (rejected: default Admission).
+      if (servers[target].in_subset) {
+        admission = pool.Offer(target, conn->slot(), servers[target].tie_break);
+      }
+      if (admission.kind == SlotPool::Admission::Kind::kRejected) return false;
+      if (admission.evicted) {
+        ++counters.replacements;
+        // A busy victim stays in conns until its request ends; OnAttemptDone closes it.
+        if (!admission.evicted_still_busy) evicted = std::move(conns[*admission.evicted]);
+      }
+      conn->handle = admission.handle;
+      if (conns.size() <= admission.handle) conns.resize(admission.handle + 1);
+      conns[admission.handle] = conn;
+      pool_cv.NotifyAll();
+    }
+    if (evicted) evicted->Close();
+    return true;
   }
 
   // Resolves outside the lock; DNS may block.
@@ -387,7 +412,7 @@ struct Client::Impl final : internal::ConnectionObserver {
 
   // Marks the servers of this client's subset, and takes pooled connections to servers that left
   // it out of the pool; returns those to close now (busy ones close when their request ends).
-  std::vector<std::shared_ptr<ClientConnection>> RecomputeSubsetLocked() {
+  std::vector<std::shared_ptr<ClientConnection>> RecomputeSubsetLocked() REQUIRES(mu) {
     std::vector<bool> chosen(servers.size(), options.subset_mode == balance::SubsetMode::kNone);
     if (options.subset_mode != balance::SubsetMode::kNone) {
       for (balance::BackendId id : balance::ChooseSubset(
@@ -406,7 +431,7 @@ struct Client::Impl final : internal::ConnectionObserver {
     return to_close;
   }
 
-  uint32_t AppendServerLocked(ServerEntry entry) {
+  uint32_t AppendServerLocked(ServerEntry entry) REQUIRES(mu) {
     // Random tie-break ranks, distinct per client, so clients spread their equal-slot preferences.
     entry.tie_break = static_cast<uint32_t>(tie_break_rng());
     servers.push_back(std::move(entry));
@@ -425,28 +450,31 @@ struct Client::Impl final : internal::ConnectionObserver {
   const std::shared_ptr<SelectionPolicy> policy;
   const uint64_t client_id;
   const uint64_t seed;
-  std::mt19937_64 tie_break_rng{seed ^ 0x5bd1e995u};  // GUARDED_BY(mu)
+  std::mt19937_64 tie_break_rng GUARDED_BY(mu){seed ^ 0x5bd1e995u};
   std::atomic<uint64_t> next_request_id{1};
   std::atomic<bool> stopping{false};
   std::atomic<bool> started{false};
   std::atomic<int64_t> calls_in_flight{0};
 
-  mutable std::mutex mu;
-  mutable std::condition_variable pool_cv;
-  std::condition_variable calls_cv;
-  SlotPool pool;                                           // GUARDED_BY(mu)
-  std::vector<std::shared_ptr<ClientConnection>> conns;    // GUARDED_BY(mu), indexed by handle.
-  std::vector<std::shared_ptr<ClientConnection>> opening;  // GUARDED_BY(mu): being opened.
-  std::vector<ServerEntry> servers;                        // GUARDED_BY(mu)
-  ClientCounters counters;                                 // GUARDED_BY(mu)
-  std::string last_connect_failure;                        // GUARDED_BY(mu)
-  std::optional<balance::RetryBudget> retry_budget;        // GUARDED_BY(mu)
+  mutable base::Mutex mu;
+  mutable base::CondVar pool_cv;  // Notified when a connection joins the pool.
+  base::CondVar calls_cv;         // Notified when calls_in_flight drops to zero.
+  SlotPool pool GUARDED_BY(mu);
+  std::vector<std::shared_ptr<ClientConnection>> conns GUARDED_BY(mu);    // Indexed by handle.
+  std::vector<std::shared_ptr<ClientConnection>> opening GUARDED_BY(mu);  // Being opened.
+  std::vector<ServerEntry> servers GUARDED_BY(mu);
+  ClientCounters counters GUARDED_BY(mu);
+  std::string last_connect_failure GUARDED_BY(mu);
+  std::optional<balance::RetryBudget> retry_budget GUARDED_BY(mu);
 };
 
 Client::Client(ClientOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
   for (const Endpoint& server : impl_->options.servers) {
-    impl_->AppendServerLocked(impl_->MakeServerEntry(server));
+    Impl::ServerEntry entry = impl_->MakeServerEntry(server);
+    base::MutexLock lock(impl_->mu);  // Uncontended: nothing runs yet.
+    impl_->AppendServerLocked(std::move(entry));
   }
+  base::MutexLock lock(impl_->mu);
   impl_->RecomputeSubsetLocked();  // Nothing is pooled yet.
 }
 
@@ -470,7 +498,7 @@ Status Client::Start() {
   if (m.options.tls) {
     std::unique_ptr<asio::ssl::context> context;
     if (Status s = internal::MakeClientTlsContext(*m.options.tls, &context); !s.ok()) return s;
-    std::lock_guard lock(m.mu);
+    base::MutexLock lock(m.mu);
     m.tls_context = std::move(context);
   }
   if (m.started.exchange(true)) return {Code::kFailedPrecondition, "client already started"};
@@ -492,9 +520,11 @@ void Client::Stop() {
   // hears back before the threads go.
   m.CloseAll();
   {
-    std::unique_lock lock(m.mu);
-    m.calls_cv.wait_for(lock, std::chrono::seconds(2),
-                        [&m] { return m.calls_in_flight.load() == 0; });
+    const Clock::time_point give_up = Clock::now() + std::chrono::seconds(2);
+    base::MutexLock lock(m.mu);
+    while (m.calls_in_flight.load() != 0) {
+      if (!m.calls_cv.WaitUntil(m.mu, give_up)) break;
+    }
   }
   m.work.reset();
   m.io.stop();
@@ -505,7 +535,7 @@ void Client::Stop() {
   m.CloseAll();
   m.io.restart();
   m.io.poll();
-  std::lock_guard lock(m.mu);
+  base::MutexLock lock(m.mu);
   m.conns.clear();  // Sockets go while the io_context still exists.
 }
 
@@ -523,7 +553,7 @@ void Client::AsyncCall(std::string method, std::string payload, CallCallback don
   call->deadline = Clock::now() + (timeout.count() > 0 ? timeout : m.options.default_timeout);
   m.calls_in_flight.fetch_add(1);
   {
-    std::lock_guard lock(m.mu);
+    base::MutexLock lock(m.mu);
     ++m.counters.requests;
     if (m.retry_budget) m.retry_budget->RecordRequest(BalanceNow());
   }
@@ -545,7 +575,7 @@ uint32_t Client::AddServer(Endpoint server) {
   uint32_t index;
   std::vector<std::shared_ptr<ClientConnection>> to_close;
   {
-    std::lock_guard lock(impl_->mu);
+    base::MutexLock lock(impl_->mu);
     index = impl_->AppendServerLocked(std::move(entry));
     to_close = impl_->RecomputeSubsetLocked();
   }
@@ -554,8 +584,12 @@ uint32_t Client::AddServer(Endpoint server) {
 }
 
 bool Client::WaitForPool(size_t connections, std::chrono::milliseconds timeout) const {
-  std::unique_lock lock(impl_->mu);
-  return impl_->pool_cv.wait_for(lock, timeout, [&] { return impl_->pool.size() >= connections; });
+  const Clock::time_point give_up = Clock::now() + timeout;
+  base::MutexLock lock(impl_->mu);
+  while (impl_->pool.size() < connections) {
+    if (!impl_->pool_cv.WaitUntil(impl_->mu, give_up)) return impl_->pool.size() >= connections;
+  }
+  return true;
 }
 
 PoolSnapshot Client::Snapshot() const {
@@ -565,7 +599,7 @@ PoolSnapshot Client::Snapshot() const {
   snapshot.policy = std::string(m.policy->name());
   snapshot.policy_state = m.policy->Explain();
   snapshot.subset_mode = m.options.subset_mode;
-  std::lock_guard lock(m.mu);
+  base::MutexLock lock(m.mu);
   snapshot.client_id = m.client_id;
   snapshot.capacity = m.pool.capacity();
   snapshot.counters = m.counters;

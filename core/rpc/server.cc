@@ -21,7 +21,7 @@ ServerCore::ServerCore(ServerOptions opts)
     : options(std::move(opts)), workers(WorkerCount(options)) {}
 
 size_t ServerCore::session_count() {
-  std::lock_guard lock(sessions_mu_);
+  base::MutexLock lock(sessions_mu_);
   return sessions_.size();
 }
 
@@ -47,17 +47,17 @@ LoadReport ServerCore::Load() const {
 }
 
 void ServerCore::AddSession(const std::shared_ptr<ServerSession>& session) {
-  std::lock_guard lock(sessions_mu_);
+  base::MutexLock lock(sessions_mu_);
   sessions_.emplace(session.get(), session);
 }
 
 void ServerCore::RemoveSession(ServerSession* session) {
-  std::lock_guard lock(sessions_mu_);
+  base::MutexLock lock(sessions_mu_);
   sessions_.erase(session);
 }
 
 std::vector<std::shared_ptr<ServerSession>> ServerCore::Sessions() {
-  std::lock_guard lock(sessions_mu_);
+  base::MutexLock lock(sessions_mu_);
   std::vector<std::shared_ptr<ServerSession>> out;
   out.reserve(sessions_.size());
   for (auto& [raw, weak] : sessions_) {
@@ -144,9 +144,9 @@ struct Server::Impl {
   std::vector<std::thread> threads;
   uint16_t port = 0;
   std::string name;
-  std::mutex stop_mu;
-  bool started = false;
-  bool stopped = false;
+  base::Mutex stop_mu;
+  bool started GUARDED_BY(stop_mu) = false;
+  bool stopped GUARDED_BY(stop_mu) = false;
 };
 
 Server::Server(ServerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
@@ -191,7 +191,7 @@ Status Server::Start() {
     });
   }
   {
-    std::lock_guard lock(m.stop_mu);
+    base::MutexLock lock(m.stop_mu);
     m.started = true;
   }
   spdlog::info("server {} listening on {}:{} ({}, {} I/O threads)", m.name, m.core.options.host,
@@ -239,17 +239,19 @@ void Server::Shutdown(std::chrono::milliseconds grace) {
 
 void Server::Stop() {
   Impl& m = *impl_;
+  bool started;
   {
-    std::lock_guard lock(m.stop_mu);
+    base::MutexLock lock(m.stop_mu);
     if (m.stopped) return;
     m.stopped = true;
+    started = m.started;
   }
   m.core.state = ServerState::kStopped;
   {
     std::lock_guard lock(m.core.idle_mu);
     m.core.idle_cv.notify_all();
   }
-  if (m.started) {
+  if (started) {
     asio::post(m.core.io, [&m] {
       asio::error_code ignored;
       m.acceptor.close(ignored);
@@ -261,13 +263,13 @@ void Server::Stop() {
   // Let the posted closes run so slots are released and peers see the close now, not at
   // destruction; bounded so a wedged socket cannot hang shutdown.
   const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(2);
-  while (m.started && m.core.session_count() > 0 && std::chrono::steady_clock::now() < give_up) {
+  while (started && m.core.session_count() > 0 && std::chrono::steady_clock::now() < give_up) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   m.core.io.stop();
   for (auto& t : m.threads) t.join();
   m.threads.clear();
-  if (m.started) spdlog::info("server {} stopped", m.name);
+  if (started) spdlog::info("server {} stopped", m.name);
 }
 
 std::vector<SlotInfo> Server::SlotSnapshot() const { return impl_->core.slots.Snapshot(); }

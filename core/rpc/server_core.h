@@ -12,6 +12,7 @@
 #include <unordered_map>
 
 #include "core/base/decaying_rate.h"
+#include "core/base/mutex.h"
 #include "core/rpc/server.h"
 #include "core/rpc/slot_table.h"
 
@@ -31,10 +32,10 @@ struct ServerCore {
   void OnRequestFinished(bool error);
   LoadReport Load() const;
 
-  void AddSession(const std::shared_ptr<ServerSession>& session);
-  void RemoveSession(ServerSession* session);
+  void AddSession(const std::shared_ptr<ServerSession>& session) EXCLUDES(sessions_mu_);
+  void RemoveSession(ServerSession* session) EXCLUDES(sessions_mu_);
   // Live sessions, for lame duck pushes and Stop.
-  std::vector<std::shared_ptr<ServerSession>> Sessions();
+  std::vector<std::shared_ptr<ServerSession>> Sessions() EXCLUDES(sessions_mu_);
 
   const ServerOptions options;
   std::unordered_map<std::string, HandlerEntry> handlers;  // Frozen once started.
@@ -56,14 +57,15 @@ struct ServerCore {
   std::mutex idle_mu;
   std::condition_variable idle_cv;
 
-  size_t session_count();
+  size_t session_count() EXCLUDES(sessions_mu_);
 
   // Set by Server::Start when options.tls is; read-only afterwards.
   std::unique_ptr<asio::ssl::context> tls_context;
 
  private:
-  std::mutex sessions_mu_;
-  std::unordered_map<ServerSession*, std::weak_ptr<ServerSession>> sessions_;
+  base::Mutex sessions_mu_;
+  std::unordered_map<ServerSession*, std::weak_ptr<ServerSession>> sessions_
+      GUARDED_BY(sessions_mu_);
 
  public:
   // Declared last so they are destroyed first: handlers still queued in them may hold sessions,

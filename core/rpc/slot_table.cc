@@ -5,7 +5,7 @@
 namespace railyard::rpc {
 
 uint32_t SlotTable::Allocate(Holder holder) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   uint32_t slot;
   if (!free_.empty()) {
     slot = free_.top();
@@ -24,7 +24,7 @@ uint32_t SlotTable::Allocate(Holder holder) {
 }
 
 void SlotTable::Release(uint32_t slot) {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   assert(slot < rows_.size() && rows_[slot].live);
   rows_[slot] = Row{};
   free_.push(slot);
@@ -32,12 +32,12 @@ void SlotTable::Release(uint32_t slot) {
 }
 
 size_t SlotTable::live() const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   return live_;
 }
 
 std::vector<SlotInfo> SlotTable::Snapshot() const {
-  std::lock_guard lock(mu_);
+  base::MutexLock lock(mu_);
   std::vector<SlotInfo> out;
   out.reserve(live_);
   for (uint32_t slot = 0; slot < rows_.size(); ++slot) {

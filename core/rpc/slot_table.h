@@ -4,10 +4,11 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <queue>
 #include <string>
 #include <vector>
+
+#include "core/base/mutex.h"
 
 namespace railyard::rpc {
 
@@ -61,11 +62,12 @@ class SlotTable {
     std::chrono::system_clock::time_point since;
   };
 
-  mutable std::mutex mu_;
-  std::vector<Row> rows_;  // Indexed by slot; grows to the high-water mark of live connections.
+  mutable base::Mutex mu_;
+  // Indexed by slot; grows to the high-water mark of live connections.
+  std::vector<Row> rows_ GUARDED_BY(mu_);
   // Free slots below rows_.size(), lowest on top.
-  std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> free_;
-  size_t live_ = 0;
+  std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> free_ GUARDED_BY(mu_);
+  size_t live_ GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace railyard::rpc

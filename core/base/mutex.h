@@ -1,0 +1,69 @@
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+
+#include "core/base/thread_annotations.h"
+
+namespace railyard::base {
+
+// A std::mutex that clang's thread-safety analysis knows as a capability, so members can be
+// GUARDED_BY it and functions can REQUIRE it. Not recursive. Prefer MutexLock to Lock/Unlock.
+class CAPABILITY("mutex") Mutex {
+ public:
+  Mutex() = default;
+  Mutex(const Mutex&) = delete;
+  Mutex& operator=(const Mutex&) = delete;
+
+  void Lock() ACQUIRE() { mu_.lock(); }
+  void Unlock() RELEASE() { mu_.unlock(); }
+  bool TryLock() TRY_ACQUIRE(true) { return mu_.try_lock(); }
+
+  // Tells the analysis that the caller holds this mutex where it cannot see so (a callback run
+  // with the lock held). Checks nothing at run time: std::mutex does not know its owner.
+  void AssertHeld() const ASSERT_CAPABILITY(this) {}
+
+ private:
+  friend class CondVar;
+  std::mutex mu_;
+};
+
+// Holds `mu` from construction to the end of the scope, like std::lock_guard.
+class SCOPED_CAPABILITY MutexLock {
+ public:
+  explicit MutexLock(Mutex& mu) ACQUIRE(mu) : mu_(mu) { mu_.Lock(); }
+  ~MutexLock() RELEASE() { mu_.Unlock(); }
+  MutexLock(const MutexLock&) = delete;
+  MutexLock& operator=(const MutexLock&) = delete;
+
+ private:
+  Mutex& mu_;
+};
+
+// A condition variable for base::Mutex. Every wait requires the mutex held, releases it while
+// blocked and holds it again on return; wake-ups may be spurious, so wait in a loop on the
+// condition:
+//
+//   base::MutexLock lock(mu_);
+//   while (!ready_) ready_cv_.Wait(mu_);
+//
+// (A predicate overload would hide the guarded reads in a lambda the analysis checks apart.)
+class CondVar {
+ public:
+  CondVar() = default;
+  CondVar(const CondVar&) = delete;
+  CondVar& operator=(const CondVar&) = delete;
+
+  void Wait(Mutex& mu) REQUIRES(mu);
+  // Returns false if `deadline` passed before a notification (or a spurious wake-up).
+  bool WaitUntil(Mutex& mu, std::chrono::steady_clock::time_point deadline) REQUIRES(mu);
+
+  void NotifyOne() { cv_.notify_one(); }
+  void NotifyAll() { cv_.notify_all(); }
+
+ private:
+  std::condition_variable cv_;
+};
+
+}  // namespace railyard::base
