@@ -41,3 +41,7 @@ railyard_add_qtest(tst_ui_railyard_app SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_rai
 target_compile_definitions(tst_ui_railyard_app PRIVATE RAILYARD="$<TARGET_FILE:railyard>"
   RAILYARD_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data")
 add_dependencies(tst_ui_railyard_app railyard)
+
+# The console over TLS: --tls flags and a cluster file's admin_tls, and a CA that does not match.
+railyard_add_qtest(tst_ui_tls_console SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_tls_console.cc
+  LIBS railyard_ui railyard_tls_admin_fixture TIMEOUT 120)
