@@ -67,8 +67,9 @@ rpc::Status DemoCluster::StartNode(size_t index, const DemoClusterOptions& o,
   const fs::path config_path = dir / "node.textproto";
   if (rpc::Status s = WriteFile(config_path, config, 0600); !s.ok()) return s;
   std::unique_ptr<NodeProcess> process;
-  if (rpc::Status s = NodeProcess::Start(binary, config_path.string(), (dir / "node.log").string(),
-                                         std::chrono::seconds(10), &process);
+  if (rpc::Status s =
+          NodeProcess::Start(binary, {"--config", config_path.string()},
+                             (dir / "node.log").string(), std::chrono::seconds(10), &process);
       !s.ok()) {
     return {s.code(), name + ": " + s.message()};
   }

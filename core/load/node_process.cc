@@ -99,7 +99,7 @@ rpc::Status FindNodeBinary(std::string* path) {
                                     ", and on $PATH); set $RAILYARD_NODE_BINARY"};
 }
 
-rpc::Status NodeProcess::Start(const std::string& binary, const std::string& config_path,
+rpc::Status NodeProcess::Start(const std::string& binary, const std::vector<std::string>& flags,
                                const std::string& log_path, std::chrono::milliseconds timeout,
                                std::unique_ptr<NodeProcess>* out) {
   int pipe_fds[2];
@@ -113,7 +113,8 @@ rpc::Status NodeProcess::Start(const std::string& binary, const std::string& con
     return {rpc::Code::kInternal, "cannot open " + log_path + ": " + std::strerror(errno)};
   }
   // Everything the child needs is made before fork: after it, only async-signal-safe calls.
-  std::vector<std::string> args = {binary, "--config", config_path};
+  std::vector<std::string> args = {binary};
+  args.insert(args.end(), flags.begin(), flags.end());
   std::vector<char*> argv;
   for (std::string& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -160,28 +161,42 @@ rpc::Status NodeProcess::Start(const std::string& binary, const std::string& con
 
 NodeProcess::~NodeProcess() { Stop(std::chrono::milliseconds(0)); }
 
-int NodeProcess::Stop(std::chrono::milliseconds grace) {
+void NodeProcess::Reaped(int status, bool on_its_own) {
+  pid_ = -1;
+  exit_.on_its_own = on_its_own;
+  exit_.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+bool NodeProcess::Running() {
+  if (pid_ <= 0) return false;
+  int status = 0;
+  if (::waitpid(pid_, &status, WNOHANG) == pid_) Reaped(status, true);
+  return pid_ > 0;
+}
+
+NodeProcess::Exit NodeProcess::Stop(std::chrono::milliseconds grace) {
   if (stdout_fd_ >= 0) ::close(stdout_fd_);
   stdout_fd_ = -1;
-  if (pid_ <= 0) return -1;
+  if (pid_ <= 0) return exit_;
   int status = 0;
   if (grace.count() > 0) {
     ::kill(pid_, SIGTERM);
     const Clock::time_point deadline = Clock::now() + grace;
     while (Clock::now() < deadline) {
       const pid_t done = ::waitpid(pid_, &status, WNOHANG);
-      if (done == pid_ || (done < 0 && errno != EINTR)) {
-        pid_ = -1;
-        return status;
+      if (done == pid_) {
+        Reaped(status, true);
+        return exit_;
       }
+      if (done < 0 && errno != EINTR) break;
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
     }
   }
   ::kill(pid_, SIGKILL);
   while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }
-  pid_ = -1;
-  return status;
+  Reaped(status, false);
+  return exit_;
 }
 
 }  // namespace railyard::load

@@ -16,26 +16,34 @@ namespace railyard::load {
 // built, and as packaged in /usr/bin), else on $PATH. NOT_FOUND naming every place looked.
 rpc::Status FindNodeBinary(std::string* path);
 
-// A railyard-node child process, started with a config file and stopped by its PID. It is told
-// to die with its parent (PR_SET_PDEATHSIG), so a crashed console or railyardctl leaves none
-// behind.
+// A railyard-node child process, stopped by its PID. It is told to die with its parent
+// (PR_SET_PDEATHSIG), so a crashed console, railyardctl or test leaves none behind. Shared by the
+// demo cluster and the end-to-end tests.
 //
 // Thread safety: one controlling thread.
 class NodeProcess {
  public:
-  // Starts `binary --config config_path`, its stderr (the log) appended to `log_path`, and waits
-  // up to `timeout` for the line "LISTEN <service> ADMIN <admin>" the node prints once it
-  // listens. On failure the process is killed and the error quotes the end of its log.
-  static rpc::Status Start(const std::string& binary, const std::string& config_path,
+  // How a process ended.
+  struct Exit {
+    bool on_its_own = false;  // It exited (not killed by us) within the grace period.
+    int code = -1;            // Its exit code when it exited normally, else -1.
+  };
+
+  // Starts `binary args...`, its stderr (the log) appended to `log_path`, and waits up to
+  // `timeout` for the line "LISTEN <service> ADMIN <admin>" the node prints once it listens. On
+  // failure the process is killed and the error quotes the end of its log.
+  static rpc::Status Start(const std::string& binary, const std::vector<std::string>& args,
                            const std::string& log_path, std::chrono::milliseconds timeout,
                            std::unique_ptr<NodeProcess>* out);
   ~NodeProcess();  // Stop(0): SIGKILL if still running.
   NodeProcess(const NodeProcess&) = delete;
   NodeProcess& operator=(const NodeProcess&) = delete;
 
-  // SIGTERM (the node drains), then SIGKILL if it has not exited within `grace`. Waits for it.
-  // Returns its exit status as waitpid reports it (-1 if already stopped). Idempotent.
-  int Stop(std::chrono::milliseconds grace);
+  // SIGTERM (the node drains), then SIGKILL if it has not exited within `grace` (0: SIGKILL at
+  // once). Waits for it. Idempotent: later calls return the first one's answer.
+  Exit Stop(std::chrono::milliseconds grace);
+  // False once the process has exited (reaped here).
+  bool Running();
 
   pid_t pid() const { return pid_; }
   const rpc::Endpoint& service() const { return service_; }
@@ -44,8 +52,11 @@ class NodeProcess {
  private:
   NodeProcess() = default;
 
+  void Reaped(int status, bool on_its_own);
+
   pid_t pid_ = -1;
   int stdout_fd_ = -1;
+  Exit exit_;
   rpc::Endpoint service_, admin_;
 };
 

@@ -1,5 +1,6 @@
 #include "tests/e2e/node_process.h"
 
+#include <QProcess>
 #include <QThread>
 
 #include "core/cluster/admin_client.h"
@@ -11,36 +12,34 @@ NodeProcess::NodeProcess(NodeProcessOptions options) : options_(std::move(option
 NodeProcess::~NodeProcess() { Kill(); }
 
 bool NodeProcess::Start(uint16_t port, uint16_t admin_port, QString* error) {
-  process_.setStandardErrorFile(options_.log_path, QIODevice::Append);
-  process_.start(
-      options_.binary,
-      {"--name", options_.name, "--data-dir", options_.data_dir, "--listen",
-       QString("127.0.0.1:%1").arg(port), "--admin-listen", QString("127.0.0.1:%1").arg(admin_port),
-       "--memtable-entries", QString::number(options_.memtable_entries), "--viewer-token-file",
-       options_.token_dir + "/viewer", "--operator-token-file", options_.token_dir + "/operator",
-       "--grace-ms", QString::number(options_.grace_ms)});
-  if (!process_.waitForStarted(5000)) {
-    *error = options_.name + ": " + process_.errorString();
+  const QStringList args = {"--name",
+                            options_.name,
+                            "--data-dir",
+                            options_.data_dir,
+                            "--listen",
+                            QString("127.0.0.1:%1").arg(port),
+                            "--admin-listen",
+                            QString("127.0.0.1:%1").arg(admin_port),
+                            "--memtable-entries",
+                            QString::number(options_.memtable_entries),
+                            "--viewer-token-file",
+                            options_.token_dir + "/viewer",
+                            "--operator-token-file",
+                            options_.token_dir + "/operator",
+                            "--grace-ms",
+                            QString::number(options_.grace_ms)};
+  std::vector<std::string> flags;
+  for (const QString& a : args) flags.push_back(a.toStdString());
+  process_.reset();
+  const rpc::Status s = load::NodeProcess::Start(options_.binary.toStdString(), flags,
+                                                 options_.log_path.toStdString(),
+                                                 std::chrono::seconds(10), &process_);
+  if (!s.ok()) {
+    *error = options_.name + ": " + QString::fromStdString(s.message());
     return false;
   }
-  QByteArray out;
-  for (int i = 0; i < 100 && !out.contains('\n') && running(); ++i) {
-    process_.waitForReadyRead(100);
-    out += process_.readAllStandardOutput();
-  }
-  const QList<QByteArray> words = out.trimmed().split(' ');
-  const auto service = words.size() == 4 ? rpc::ParseEndpoint(words[1].toStdString())
-                                         : std::optional<rpc::Endpoint>();
-  const auto admin = words.size() == 4 ? rpc::ParseEndpoint(words[3].toStdString())
-                                       : std::optional<rpc::Endpoint>();
-  if (words.size() != 4 || words[0] != "LISTEN" || !service || !admin) {
-    *error = options_.name + " did not print its addresses (see " + options_.log_path +
-             "); it printed: " + QString::fromUtf8(out);
-    Kill();
-    return false;
-  }
-  service_ = *service;
-  admin_ = *admin;
+  service_ = process_->service();
+  admin_ = process_->admin();
   return true;
 }
 
@@ -54,20 +53,14 @@ bool NodeProcess::Restart(QString* error) {
 }
 
 void NodeProcess::Kill() {
-  if (process_.state() == QProcess::NotRunning) return;
-  process_.kill();
-  process_.waitForFinished(5000);
+  if (process_) process_->Stop(std::chrono::milliseconds(0));
 }
 
 bool NodeProcess::Terminate(std::chrono::milliseconds timeout, int* exit_code) {
-  if (process_.state() == QProcess::NotRunning) return false;
-  process_.terminate();
-  if (!process_.waitForFinished(static_cast<int>(timeout.count()))) {
-    Kill();
-    return false;
-  }
-  *exit_code = process_.exitCode();
-  return process_.exitStatus() == QProcess::NormalExit;
+  if (!running()) return false;
+  const load::NodeProcess::Exit exit = process_->Stop(timeout);
+  *exit_code = exit.code;
+  return exit.on_its_own && exit.code >= 0;
 }
 
 bool NodeProcess::Telemetry(const std::string& token, admin::Telemetry* telemetry) const {

@@ -2,13 +2,15 @@
 
 // A railyard-node child process for end-to-end tests: started on loopback (ports chosen by the OS
 // or given, for a restart in place), stopped with SIGKILL or SIGTERM, its admin telemetry read.
+// The process itself is core/load's NodeProcess, the one the demo cluster runs.
 
-#include <QProcess>
 #include <QString>
 #include <QStringList>
 #include <chrono>
 #include <cstdint>
+#include <memory>
 
+#include "core/load/node_process.h"
 #include "core/rpc/endpoint.h"
 #include "railyard/admin.pb.h"
 
@@ -47,8 +49,8 @@ class NodeProcess {
   // SIGTERM, and waits up to `timeout`; true if it exited on its own with `*exit_code`.
   bool Terminate(std::chrono::milliseconds timeout, int* exit_code);
 
-  bool running() const { return process_.state() == QProcess::Running; }
-  int64_t pid() const { return process_.processId(); }
+  bool running() const { return process_ && process_->Running(); }
+  int64_t pid() const { return process_ ? process_->pid() : -1; }
   const QString& name() const { return options_.name; }
   const rpc::Endpoint& service() const { return service_; }
   const rpc::Endpoint& admin() const { return admin_; }
@@ -60,7 +62,7 @@ class NodeProcess {
 
  private:
   const NodeProcessOptions options_;
-  QProcess process_;
+  std::unique_ptr<load::NodeProcess> process_;
   rpc::Endpoint service_, admin_;
 };
 
