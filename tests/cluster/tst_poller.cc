@@ -1,0 +1,134 @@
+// The one telemetry poller: a round reports every node it has news of (a snapshot, or why not),
+// backs an unreachable node off, takes a new token without disturbing the others, and Cancel
+// releases a round that is waiting for a slow answer.
+#include <QTest>
+#include <atomic>
+#include <future>
+#include <thread>
+
+#include "core/cluster/telemetry_poller.h"
+#include "core/node/admin_service.h"
+
+using namespace railyard;
+using namespace std::chrono_literals;
+
+namespace {
+
+// An admin service answering telemetry named `name`; `answer_delay_ms` holds each answer back.
+class FakeNode {
+ public:
+  FakeNode(std::string name, std::vector<std::string> viewer_tokens = {}) : name_(std::move(name)) {
+    node::AdminOptions options;
+    options.name = name_;
+    options.viewer_tokens = std::move(viewer_tokens);
+    service_ = std::make_unique<node::AdminService>(
+        options,
+        [this] {
+          for (int i = 0; i < 200 && answer_delay_ms.load() > 0; ++i) {
+            std::this_thread::sleep_for(10ms);  // Bounded: at most 2 s, then it answers.
+          }
+          admin::Telemetry t;
+          t.set_node(name_);
+          return t;
+        },
+        node::AdminCommands{});
+    started = service_->Start();
+  }
+  rpc::Endpoint endpoint() const { return service_->endpoint(); }
+
+  rpc::Status started;
+  std::atomic<int> answer_delay_ms{0};
+
+ private:
+  const std::string name_;
+  std::unique_ptr<node::AdminService> service_;
+};
+
+// A loopback port nothing listens on: bound once by a service that has stopped since.
+rpc::Endpoint ClosedPort() {
+  FakeNode gone("gone");
+  return gone.endpoint();
+}
+
+cluster::PollerOptions CtlOptions() {
+  cluster::PollerOptions options;
+  options.wait_for_connect = true;
+  options.connect_timeout = 3s;
+  options.answer_timeout = 3s;
+  options.backoff_min = 30s;  // Long: a node that failed stays backed off for this test.
+  return options;
+}
+
+const cluster::PollResult* Find(const std::vector<cluster::PollResult>& results, int id) {
+  for (const cluster::PollResult& r : results) {
+    if (r.id == id) return &r;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+class PollerTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void aRoundReportsEveryNodeAndBacksOffTheUnreachable() {
+    FakeNode a("a"), b("b");
+    QVERIFY(a.started.ok() && b.started.ok());
+    const rpc::Endpoint closed = ClosedPort();
+    cluster::TelemetryPoller poller({{1, a.endpoint(), "", std::nullopt},
+                                     {2, b.endpoint(), "", std::nullopt},
+                                     {3, closed, "", std::nullopt}},
+                                    CtlOptions());
+    std::vector<cluster::PollResult> round = poller.PollRound();
+    QCOMPARE(round.size(), size_t{3});
+    QCOMPARE(Find(round, 1)->telemetry->node(), std::string("a"));
+    QCOMPARE(Find(round, 2)->telemetry->node(), std::string("b"));
+    const cluster::PollResult* dead = Find(round, 3);
+    QCOMPARE(dead->status.code(), rpc::Code::kUnavailable);
+    QVERIFY2(dead->status.message().find(closed.ToString()) != std::string::npos,
+             dead->status.message().c_str());
+    QVERIFY(!dead->telemetry);
+    // The next round asks the live ones again and leaves the dead one to its backoff.
+    round = poller.PollRound();
+    QCOMPARE(round.size(), size_t{2});
+    QVERIFY(!Find(round, 3));
+  }
+
+  void aRefusedTokenSaysSoAndANewTokenIsTaken() {
+    FakeNode guarded("guarded", {"right"});
+    QVERIFY(guarded.started.ok());
+    cluster::PollerOptions options = CtlOptions();
+    options.backoff_min = 1ms;  // Reconnect at once with the new token.
+    cluster::TelemetryPoller poller({{0, guarded.endpoint(), "wrong", std::nullopt}}, options);
+    std::vector<cluster::PollResult> round = poller.PollRound();
+    QCOMPARE(round.size(), size_t{1});
+    QCOMPARE(round[0].status.code(), rpc::Code::kUnauthenticated);
+    poller.SetToken(0, "right");
+    std::this_thread::sleep_for(5ms);  // Past the 1 ms backoff.
+    round = poller.PollRound();
+    QCOMPARE(round.size(), size_t{1});
+    QVERIFY2(round[0].status.ok(), round[0].status.ToString().c_str());
+  }
+
+  void cancelReleasesARoundWaitingForAnAnswer() {
+    FakeNode slow("slow");
+    QVERIFY(slow.started.ok());
+    cluster::PollerOptions options = CtlOptions();
+    options.answer_timeout = 60s;  // Without Cancel the round would wait this long.
+    cluster::TelemetryPoller poller({{0, slow.endpoint(), "", std::nullopt}}, options);
+    QCOMPARE(poller.PollRound().size(), size_t{1});  // Connected and answering.
+    slow.answer_delay_ms = 2000;
+    auto round = std::async(std::launch::async, [&] { return poller.PollRound(); });
+    std::this_thread::sleep_for(100ms);  // Let the round ask.
+    poller.Cancel();
+    QCOMPARE(round.wait_for(10s), std::future_status::ready);
+    const std::vector<cluster::PollResult> results = round.get();
+    for (const cluster::PollResult& r : results) QVERIFY(!r.status.ok());  // No snapshot came.
+    QVERIFY(poller.PollRound().empty());                                   // Cancelled for good.
+    slow.answer_delay_ms = 0;
+  }
+};
+
+QTEST_GUILESS_MAIN(PollerTest)
+#include "tst_poller.moc"
