@@ -54,7 +54,6 @@ struct Client::Impl final : internal::ConnectionObserver {
     std::string address;
     // Resolved on an I/O thread before the first connect, then kept for the client's life.
     std::optional<asio::ip::tcp::endpoint> resolved;
-    bool resolving = false;  // An acquirer is resolving it: the others leave it alone meanwhile.
     Clock::time_point avoid_until{};
     int consecutive_failures = 0;
     uint32_t tie_break = 0;  // This client's random preference among servers on equal slots.
@@ -239,7 +238,7 @@ struct Client::Impl final : internal::ConnectionObserver {
     const Clock::time_point now = Clock::now();
     std::vector<uint32_t> candidates;
     for (uint32_t i = 0; i < servers.size(); ++i) {
-      if (!servers[i].resolving && servers[i].in_subset && servers[i].avoid_until <= now) {
+      if (servers[i].in_subset && servers[i].avoid_until <= now) {
         candidates.push_back(i);
       }
     }
@@ -405,16 +404,19 @@ struct Client::Impl final : internal::ConnectionObserver {
   // Sets `*endpoint` to `target`'s address, resolving its host first if no probe has yet. The
   // system lookup runs on asio's resolver thread; this acquirer waits for it at most
   // connect_timeout, and a failure is a failed connect (reported, then retried after a backoff).
+  // Acquirers that probe a new server at once each look it up: were the others to wait for one
+  // lookup, a new pool would fill one connection per acquirer sleep rather than in parallel.
   asio::awaitable<Status> Resolve(uint32_t target, asio::ip::tcp::endpoint* endpoint) {
+    std::optional<asio::ip::tcp::endpoint> known;
     Endpoint server;
     {
       base::MutexLock lock(mu);
-      if (servers[target].resolved) {
-        *endpoint = *servers[target].resolved;
-        co_return Status::Ok();
-      }
-      servers[target].resolving = true;
+      known = servers[target].resolved;
       server = servers[target].endpoint;
+    }
+    if (known) {
+      *endpoint = *known;
+      co_return Status::Ok();
     }
     co_return Settle(target, server, co_await Lookup(server), endpoint);
   }
@@ -423,7 +425,6 @@ struct Client::Impl final : internal::ConnectionObserver {
   Status Settle(uint32_t target, const Endpoint& server, const LookupResult& lookup,
                 asio::ip::tcp::endpoint* endpoint) {
     base::MutexLock lock(mu);
-    servers[target].resolving = false;
     if (lookup.timed_out) {
       return {Code::kUnavailable, "resolving " + server.host + " (server " + server.ToString() +
                                       ") timed out after " +
@@ -464,9 +465,13 @@ struct Client::Impl final : internal::ConnectionObserver {
     co_return pending->result;
   }
 
+  // An IP address needs no lookup: it is resolved here, without blocking.
   static ServerEntry MakeServerEntry(Endpoint endpoint) {
     ServerEntry entry;
     entry.address = endpoint.ToString();
+    asio::error_code not_an_address;
+    const asio::ip::address ip = asio::ip::make_address(endpoint.host, not_an_address);
+    if (!not_an_address) entry.resolved.emplace(ip, endpoint.port);
     entry.endpoint = std::move(endpoint);
     return entry;
   }

@@ -20,7 +20,7 @@
 namespace railyard::rpc {
 
 struct ClientOptions {
-  // Host names or addresses; names are resolved when first connected to (see Client).
+  // Host names or IP addresses; names are resolved when first connected to (see Client).
   std::vector<Endpoint> servers;
   size_t pool_size = 32;
   // Extra attempts after a retryable failure (transport error, LAME_DUCK, UNAVAILABLE).
@@ -116,13 +116,14 @@ struct PoolSnapshot {
 // policy, and subsetting limits which servers the pool connects to at all.
 //
 // Name resolution: neither the constructor nor AddServer looks a name up, so neither blocks on
-// DNS. The acquirer resolves a server's host (asio's async_resolve, whose system lookup runs on
-// asio's own resolver thread) before its first connect to that server, waiting at most
-// connect_timeout; the first address found is kept for the client's life. A name that does not
-// resolve (or not in time) counts as a failed connect: Snapshot().last_connect_failure names the
-// host and the resolver's error, and the server is tried again after the usual backoff. Lookups
-// share that one resolver thread, so a slow name delays the others' lookups (each still bounded
-// for the acquirer by connect_timeout), and ~Client waits for a system lookup under way to return.
+// DNS (an IP address needs no lookup). The acquirer resolves a server's host (asio's async_resolve,
+// whose system lookup runs on asio's own resolver thread) before its first connect to that server,
+// waiting at most connect_timeout; the first address found is kept for the client's life. A name
+// that does not resolve (or not in time) counts as a failed connect:
+// Snapshot().last_connect_failure names the host and the resolver's error, and the server is tried
+// again after the usual backoff. Lookups share that one resolver thread, so a slow name delays the
+// others' lookups (each still bounded for the acquirer by connect_timeout), and ~Client waits for a
+// system lookup under way to return.
 //
 // Thread safety: every method may be called from any thread. Callbacks run on the client's I/O
 // threads.
