@@ -55,67 +55,76 @@ void ApplyTlsFlags(const TlsFlags& flags, railyard::config::TlsConfig* config) {
   if (!flags.client_ca.empty()) config->set_client_ca_file(flags.client_ca);
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  CLI::App app{
-      "railyard-node: serves the docstore over Boxcar, with an authenticated admin service"};
-  app.set_version_flag("--version", std::string("railyard-node ") + RAILYARD_VERSION);
+// Every flag; each one given overrides the config file's setting.
+struct NodeFlags {
   std::string config_path;
   std::string sync, viewer_token_file, operator_token_file, log_file, log_level;
   uint64_t memtable_entries = 0, bloom_budget_mb = 0;
   uint32_t grace_ms = 0;
   std::string name, data_dir, listen, admin_listen;
   TlsFlags tls, admin_tls;
-  app.add_option("-c,--config", config_path, "Config file (protobuf text format, see resources/)")
-      ->check(CLI::ExistingFile);
-  app.add_option("--name", name, "Node name in logs and telemetry");
-  app.add_option("--data-dir", data_dir, "Directory of the docstore");
-  app.add_option("--listen", listen, "Docservice address host:port (port 0: any)");
-  app.add_option("--admin-listen", admin_listen, "Admin address host:port (default 127.0.0.1:0)");
-  AddTlsFlags(app, "--tls", "Docservice", tls);
-  AddTlsFlags(app, "--admin-tls", "Admin", admin_tls);
-  app.add_option("--sync", sync, "none, interval or every-write")
-      ->check(CLI::IsMember({"none", "interval", "every-write"}));
-  app.add_option("--memtable-entries", memtable_entries, "In-memory index size in entries");
-  app.add_option("--bloom-budget-mb", bloom_budget_mb, "Memory for resident Bloom pages");
-  app.add_option("--viewer-token-file", viewer_token_file, "Viewer tokens, one per line");
-  app.add_option("--operator-token-file", operator_token_file, "Operator tokens, one per line");
-  app.add_option("--grace-ms", grace_ms, "Lame-duck grace period on SIGTERM (default 5000)");
-  app.add_option("--log-file", log_file, "Also write logs here");
-  app.add_option("--log-level", log_level, "trace, debug, info, warn, error")
-      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
-  CLI11_PARSE(app, argc, argv);
+};
 
-  railyard::config::NodeConfig config;
-  if (!config_path.empty()) {
-    if (railyard::rpc::Status s = railyard::node::LoadNodeConfig(config_path, &config); !s.ok()) {
+void AddNodeFlags(CLI::App& app, NodeFlags& f) {
+  app.add_option("-c,--config", f.config_path, "Config file (protobuf text format, see resources/)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--name", f.name, "Node name in logs and telemetry");
+  app.add_option("--data-dir", f.data_dir, "Directory of the docstore");
+  app.add_option("--listen", f.listen, "Docservice address host:port (port 0: any)");
+  app.add_option("--admin-listen", f.admin_listen, "Admin address host:port (default 127.0.0.1:0)");
+  AddTlsFlags(app, "--tls", "Docservice", f.tls);
+  AddTlsFlags(app, "--admin-tls", "Admin", f.admin_tls);
+  app.add_option("--sync", f.sync, "none, interval or every-write")
+      ->check(CLI::IsMember({"none", "interval", "every-write"}));
+  app.add_option("--memtable-entries", f.memtable_entries, "In-memory index size in entries");
+  app.add_option("--bloom-budget-mb", f.bloom_budget_mb, "Memory for resident Bloom pages");
+  app.add_option("--viewer-token-file", f.viewer_token_file, "Viewer tokens, one per line");
+  app.add_option("--operator-token-file", f.operator_token_file, "Operator tokens, one per line");
+  app.add_option("--grace-ms", f.grace_ms, "Lame-duck grace period on SIGTERM (default 5000)");
+  app.add_option("--log-file", f.log_file, "Also write logs here");
+  app.add_option("--log-level", f.log_level, "trace, debug, info, warn, error")
+      ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+}
+
+void ApplyFlags(const NodeFlags& f, railyard::config::NodeConfig* config) {
+  if (!f.name.empty()) config->set_name(f.name);
+  if (!f.data_dir.empty()) config->set_data_dir(f.data_dir);
+  if (!f.listen.empty()) config->set_listen(f.listen);
+  if (!f.admin_listen.empty()) config->set_admin_listen(f.admin_listen);
+  ApplyTlsFlags(f.tls, config->mutable_tls());
+  ApplyTlsFlags(f.admin_tls, config->mutable_admin_tls());
+  if (!f.sync.empty()) config->mutable_storage()->set_sync(f.sync);
+  if (f.memtable_entries) config->mutable_storage()->set_memtable_entries(f.memtable_entries);
+  if (f.bloom_budget_mb) {
+    config->mutable_storage()->set_bloom_budget_bytes(f.bloom_budget_mb << 20);
+  }
+  if (!f.viewer_token_file.empty()) config->set_viewer_token_file(f.viewer_token_file);
+  if (!f.operator_token_file.empty()) config->set_operator_token_file(f.operator_token_file);
+  if (f.grace_ms) config->set_grace_ms(f.grace_ms);
+  if (!f.log_file.empty()) config->set_log_file(f.log_file);
+  if (!f.log_level.empty()) config->set_log_level(f.log_level);
+}
+
+// The config file with the flags applied; false (having said why) if it is unusable.
+bool MakeConfig(const NodeFlags& flags, railyard::config::NodeConfig* config) {
+  if (!flags.config_path.empty()) {
+    if (railyard::rpc::Status s = railyard::node::LoadNodeConfig(flags.config_path, config);
+        !s.ok()) {
       std::fprintf(stderr, "railyard-node: %s\n", s.message().c_str());
-      return 2;
+      return false;
     }
   }
-  // Flags override the file.
-  if (!name.empty()) config.set_name(name);
-  if (!data_dir.empty()) config.set_data_dir(data_dir);
-  if (!listen.empty()) config.set_listen(listen);
-  if (!admin_listen.empty()) config.set_admin_listen(admin_listen);
-  ApplyTlsFlags(tls, config.mutable_tls());
-  ApplyTlsFlags(admin_tls, config.mutable_admin_tls());
-  if (!sync.empty()) config.mutable_storage()->set_sync(sync);
-  if (memtable_entries) config.mutable_storage()->set_memtable_entries(memtable_entries);
-  if (bloom_budget_mb) config.mutable_storage()->set_bloom_budget_bytes(bloom_budget_mb << 20);
-  if (!viewer_token_file.empty()) config.set_viewer_token_file(viewer_token_file);
-  if (!operator_token_file.empty()) config.set_operator_token_file(operator_token_file);
-  if (grace_ms) config.set_grace_ms(grace_ms);
-  if (!log_file.empty()) config.set_log_file(log_file);
-  if (!log_level.empty()) config.set_log_level(log_level);
-  if (config.data_dir().empty()) {
+  ApplyFlags(flags, config);
+  if (config->data_dir().empty()) {
     std::fprintf(stderr,
                  "railyard-node: no data directory: give --data-dir or data_dir in --config\n");
-    return 2;
+    return false;
   }
-  if (!SetUpLogging(config.log_level(), config.log_file())) return 2;
+  return true;
+}
 
+// Opens the node, serves until SIGTERM or SIGINT, drains and closes. Returns the exit code.
+int Serve(const railyard::config::NodeConfig& config) {
   railyard::node::NodeOptions options;
   if (railyard::rpc::Status s = railyard::node::NodeOptionsFrom(config, &options); !s.ok()) {
     spdlog::error("{}", s.message());
@@ -140,4 +149,20 @@ int main(int argc, char** argv) {
   node->Shutdown(std::chrono::milliseconds(0));  // Server already drained: flush and close.
   spdlog::info("node {} stopped cleanly", options.name);
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "railyard-node: serves the docstore over Boxcar, with an authenticated admin service"};
+  app.set_version_flag("--version", std::string("railyard-node ") + RAILYARD_VERSION);
+  NodeFlags flags;
+  AddNodeFlags(app, flags);
+  CLI11_PARSE(app, argc, argv);
+
+  railyard::config::NodeConfig config;
+  if (!MakeConfig(flags, &config)) return 2;
+  if (!SetUpLogging(config.log_level(), config.log_file())) return 2;
+  return Serve(config);
 }

@@ -163,6 +163,155 @@ int RunVerify(const LoadCommandOptions& o) {
   return r.lost == 0 && r.wrong == 0 && last.complete ? kExitOk : kExitFailed;
 }
 
+// Fills o->load.servers from --server and --cluster; false (having said why) if none is usable.
+bool CollectServers(LoadCommandOptions* o) {
+  if (!o->cluster_file.empty()) {
+    config::Cluster cluster;
+    if (rpc::Status s = cluster::LoadClusterFile(o->cluster_file, &cluster); !s.ok()) {
+      std::fprintf(stderr, "railyardctl: %s\n", s.message().c_str());
+      return false;
+    }
+    for (const config::ClusterMember& member : cluster.node())
+      o->servers.push_back(member.service());
+  }
+  for (const std::string& address : o->servers) {
+    const auto endpoint = rpc::ParseEndpoint(address);
+    if (!endpoint) {
+      std::fprintf(stderr, "railyardctl: '%s' is not host:port\n", address.c_str());
+      return false;
+    }
+    o->load.servers.push_back(*endpoint);
+  }
+  if (o->load.servers.empty()) {
+    std::fprintf(stderr,
+                 "railyardctl: name servers (--server host:port) or a cluster (--cluster FILE)\n");
+    return false;
+  }
+  return true;
+}
+
+// Turns --distribution, --policy and --subset into o->load; false (having said why) if invalid.
+bool ApplyBalancing(LoadCommandOptions* o) {
+  o->load.distribution = o->distribution == "zipfian" ? load::KeyChooser::Distribution::kZipfian
+                                                      : load::KeyChooser::Distribution::kUniform;
+  const std::optional<balance::PolicyKind> policy = balance::ParsePolicyKind(o->policy);
+  const std::optional<balance::SubsetMode> subset = balance::ParseSubsetMode(o->subset);
+  if (!policy || !subset) {
+    std::fprintf(stderr, "railyardctl: unknown --policy '%s' or --subset '%s'\n", o->policy.c_str(),
+                 o->subset.c_str());
+    return false;
+  }
+  if (*policy != balance::PolicyKind::kLowestSlot) {
+    o->load.balance = balance::PolicyOptions{};
+    o->load.balance->kind = *policy;
+    o->load.balance->seed = o->load.seed;
+  }
+  o->load.subset_mode = *subset;
+  o->load.subset_size = o->subset_size;
+  if (*subset != balance::SubsetMode::kNone && o->subset_size == 0) {
+    std::fprintf(stderr, "railyardctl: --subset %s needs --subset-size N\n", o->subset.c_str());
+    return false;
+  }
+  return true;
+}
+
+// --record-workload: every operation the generator sends, appended from its threads.
+class WorkloadRecording {
+ public:
+  // False (having said why) if the recording cannot be created.
+  bool Create(const std::string& path) {
+    trace::WriterOptions writer_options;
+    writer_options.writer = "railyardctl load";
+    if (trace::Status s = trace::RecordingWriter::Create(path, writer_options, &writer_); !s.ok()) {
+      std::fprintf(stderr, "railyardctl: %s\n", s.ToString().c_str());
+      return false;
+    }
+    return true;
+  }
+
+  // Null until Create succeeded. The observer refers to this object, which must outlive it.
+  load::LoadGenerator::OpObserver Observer() {
+    if (!writer_) return {};
+    return [this](char op, uint64_t key, size_t size) {
+      const int64_t now = node::UnixMillis(std::chrono::system_clock::now());
+      const trace::WorkloadOpKind kind = op == 'g'   ? trace::WorkloadOpKind::kGet
+                                         : op == 'd' ? trace::WorkloadOpKind::kDelete
+                                                     : trace::WorkloadOpKind::kPut;
+      std::lock_guard lock(mu_);
+      writer_->AppendWorkload(now, kind, key, size);
+    };
+  }
+
+  // True if nothing was recorded or the recording closed cleanly.
+  bool Close() {
+    if (!writer_) return true;
+    std::lock_guard lock(mu_);
+    if (trace::Status s = writer_->Close(); !s.ok()) {
+      std::fprintf(stderr, "railyardctl: %s\n", s.ToString().c_str());
+      return false;
+    }
+    return true;
+  }
+
+ private:
+  std::unique_ptr<trace::RecordingWriter> writer_;
+  std::mutex mu_;
+};
+
+// --admin-listen: serves the generator's pool and throughput as a client's telemetry. Sets
+// *admin (left null without the flag); false (having said why) if it cannot start.
+bool StartTelemetry(const LoadCommandOptions& o, load::LoadGenerator& generator,
+                    std::unique_ptr<node::AdminService>* admin) {
+  if (o.admin_listen.empty()) return true;
+  const std::optional<rpc::Endpoint> at = rpc::ParseListenAddress(o.admin_listen);
+  if (!at) {
+    std::fprintf(stderr, "railyardctl: --admin-listen must be host:port\n");
+    return false;
+  }
+  node::AdminOptions admin_options;
+  admin_options.name = o.load.client_name;
+  admin_options.host = at->host;
+  admin_options.port = at->port;
+  *admin = std::make_unique<node::AdminService>(
+      admin_options,
+      [&generator, name = o.load.client_name,
+       sequence = std::make_shared<std::atomic<uint64_t>>(0)] {
+        admin::Telemetry t;
+        t.set_sequence(++*sequence);
+        t.set_unix_ms(node::UnixMillis(std::chrono::system_clock::now()));
+        t.set_node(name);
+        t.set_role(admin::ROLE_CLIENT);
+        t.set_state(admin::NODE_SERVING);
+        node::FillPool(generator.client().Snapshot(), name, "lowest-slot", t.add_pools());
+        node::FillThroughput(generator.stats(), t.mutable_throughput());
+        return t;
+      },
+      node::AdminCommands{});
+  if (rpc::Status s = (*admin)->Start(); !s.ok()) {
+    std::fprintf(stderr, "railyardctl: admin service: %s\n", s.ToString().c_str());
+    return false;
+  }
+  std::fprintf(stderr, "load: telemetry on %s\n", (*admin)->endpoint().ToString().c_str());
+  return true;
+}
+
+// Prints progress until the duration ends, the workload is done or Ctrl-C/SIGTERM (which ends
+// the run early, with a summary); then stops the generator.
+void RunToTheEnd(const LoadCommandOptions& o, load::LoadGenerator& generator, bool tty) {
+  const StopSignal stop;
+  const Clock::time_point end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                   std::chrono::duration<double>(o.duration_s));
+  Clock::time_point next_progress = Clock::now() + std::chrono::milliseconds(o.progress_ms);
+  while (!stop.stopped() && Clock::now() < end && !generator.finished()) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (Clock::now() >= next_progress) {
+      PrintProgress(generator.Result(), tty);
+      next_progress += std::chrono::milliseconds(o.progress_ms);
+    }
+  }
+  generator.Stop();
+}
+
 }  // namespace
 
 CLI::App* AddLoadCommand(CLI::App& app, LoadCommandOptions& o) {
@@ -229,140 +378,29 @@ CLI::App* AddLoadCommand(CLI::App& app, LoadCommandOptions& o) {
 }
 
 int RunLoad(LoadCommandOptions o) {
-  if (!o.cluster_file.empty()) {
-    config::Cluster cluster;
-    if (rpc::Status s = cluster::LoadClusterFile(o.cluster_file, &cluster); !s.ok()) {
-      std::fprintf(stderr, "railyardctl: %s\n", s.message().c_str());
-      return kExitUsage;
-    }
-    for (const config::ClusterMember& member : cluster.node())
-      o.servers.push_back(member.service());
-  }
-  for (const std::string& address : o.servers) {
-    const auto endpoint = rpc::ParseEndpoint(address);
-    if (!endpoint) {
-      std::fprintf(stderr, "railyardctl: '%s' is not host:port\n", address.c_str());
-      return kExitUsage;
-    }
-    o.load.servers.push_back(*endpoint);
-  }
-  if (o.load.servers.empty()) {
-    std::fprintf(stderr,
-                 "railyardctl: name servers (--server host:port) or a cluster (--cluster FILE)\n");
-    return kExitUsage;
-  }
-  o.load.distribution = o.distribution == "zipfian" ? load::KeyChooser::Distribution::kZipfian
-                                                    : load::KeyChooser::Distribution::kUniform;
-  const std::optional<balance::PolicyKind> policy = balance::ParsePolicyKind(o.policy);
-  const std::optional<balance::SubsetMode> subset = balance::ParseSubsetMode(o.subset);
-  if (!policy || !subset) {
-    std::fprintf(stderr, "railyardctl: unknown --policy '%s' or --subset '%s'\n", o.policy.c_str(),
-                 o.subset.c_str());
-    return kExitUsage;
-  }
-  if (*policy != balance::PolicyKind::kLowestSlot) {
-    o.load.balance = balance::PolicyOptions{};
-    o.load.balance->kind = *policy;
-    o.load.balance->seed = o.load.seed;
-  }
-  o.load.subset_mode = *subset;
-  o.load.subset_size = o.subset_size;
-  if (*subset != balance::SubsetMode::kNone && o.subset_size == 0) {
-    std::fprintf(stderr, "railyardctl: --subset %s needs --subset-size N\n", o.subset.c_str());
-    return kExitUsage;
-  }
+  if (!CollectServers(&o) || !ApplyBalancing(&o)) return kExitUsage;
   if (o.verify) return RunVerify(o);
   if (!o.replay.empty()) {
     if (int rc = LoadReplay(o.replay, o.replay_speed, &o.load); rc != kExitOk) return rc;
     if (!o.duration_given) o.duration_s = 1e9;  // Until the workload is done.
   }
-  std::unique_ptr<trace::RecordingWriter> workload;
-  std::mutex workload_mu;
-  load::LoadGenerator::OpObserver observer;
-  if (!o.record_workload.empty()) {
-    trace::WriterOptions writer_options;
-    writer_options.writer = "railyardctl load";
-    if (trace::Status s =
-            trace::RecordingWriter::Create(o.record_workload, writer_options, &workload);
-        !s.ok()) {
-      std::fprintf(stderr, "railyardctl: %s\n", s.ToString().c_str());
-      return kExitUsage;
-    }
-    observer = [&workload, &workload_mu](char op, uint64_t key, size_t size) {
-      const int64_t now = node::UnixMillis(std::chrono::system_clock::now());
-      const trace::WorkloadOpKind kind = op == 'g'   ? trace::WorkloadOpKind::kGet
-                                         : op == 'd' ? trace::WorkloadOpKind::kDelete
-                                                     : trace::WorkloadOpKind::kPut;
-      std::lock_guard lock(workload_mu);
-      workload->AppendWorkload(now, kind, key, size);
-    };
-  }
-  load::LoadGenerator generator(o.load, observer);
-
+  WorkloadRecording workload;
+  if (!o.record_workload.empty() && !workload.Create(o.record_workload)) return kExitUsage;
+  load::LoadGenerator generator(o.load, workload.Observer());
   std::unique_ptr<node::AdminService> admin;
-  std::atomic<uint64_t> sequence{0};
-  if (!o.admin_listen.empty()) {
-    const std::optional<rpc::Endpoint> at = rpc::ParseListenAddress(o.admin_listen);
-    if (!at) {
-      std::fprintf(stderr, "railyardctl: --admin-listen must be host:port\n");
-      return kExitUsage;
-    }
-    node::AdminOptions admin_options;
-    admin_options.name = o.load.client_name;
-    admin_options.host = at->host;
-    admin_options.port = at->port;
-    admin = std::make_unique<node::AdminService>(
-        admin_options,
-        [&] {
-          admin::Telemetry t;
-          t.set_sequence(++sequence);
-          t.set_unix_ms(node::UnixMillis(std::chrono::system_clock::now()));
-          t.set_node(o.load.client_name);
-          t.set_role(admin::ROLE_CLIENT);
-          t.set_state(admin::NODE_SERVING);
-          node::FillPool(generator.client().Snapshot(), o.load.client_name, "lowest-slot",
-                         t.add_pools());
-          node::FillThroughput(generator.stats(), t.mutable_throughput());
-          return t;
-        },
-        node::AdminCommands{});
-    if (rpc::Status s = admin->Start(); !s.ok()) {
-      std::fprintf(stderr, "railyardctl: admin service: %s\n", s.ToString().c_str());
-      return kExitUsage;
-    }
-    std::fprintf(stderr, "load: telemetry on %s\n", admin->endpoint().ToString().c_str());
-  }
+  if (!StartTelemetry(o, generator, &admin)) return kExitUsage;
 
   if (rpc::Status s = generator.Start(); !s.ok()) {
     std::fprintf(stderr, "railyardctl: %s\n", s.ToString().c_str());
     return kExitUnreachable;
   }
-  // Ctrl-C or SIGTERM ends the run early, with a summary.
-  const StopSignal stop;
-
   const bool tty = isatty(STDERR_FILENO);
-  const Clock::time_point end = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                                   std::chrono::duration<double>(o.duration_s));
-  Clock::time_point next_progress = Clock::now() + std::chrono::milliseconds(o.progress_ms);
-  while (!stop.stopped() && Clock::now() < end && !generator.finished()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (Clock::now() >= next_progress) {
-      PrintProgress(generator.Result(), tty);
-      next_progress += std::chrono::milliseconds(o.progress_ms);
-    }
-  }
-  generator.Stop();
+  RunToTheEnd(o, generator, tty);
   const load::LoadResult report = generator.Result();
   if (tty) std::fputc('\n', stderr);
   PrintSummary(report, o.json);
   if (admin) admin->Stop();
-  if (workload) {
-    std::lock_guard lock(workload_mu);
-    if (trace::Status s = workload->Close(); !s.ok()) {
-      std::fprintf(stderr, "railyardctl: %s\n", s.ToString().c_str());
-      return kExitFailed;
-    }
-  }
+  if (!workload.Close()) return kExitFailed;
   return report.errors == 0 ? kExitOk : kExitFailed;
 }
 

@@ -52,8 +52,8 @@ struct Client::Impl final : internal::ConnectionObserver {
   struct ServerEntry {
     Endpoint endpoint;
     std::string address;
-    asio::ip::tcp::endpoint resolved;
-    bool resolvable = false;
+    // Resolved on an I/O thread before the first connect, then kept for the client's life.
+    std::optional<asio::ip::tcp::endpoint> resolved;
     Clock::time_point avoid_until{};
     int consecutive_failures = 0;
     uint32_t tie_break = 0;  // This client's random preference among servers on equal slots.
@@ -238,7 +238,7 @@ struct Client::Impl final : internal::ConnectionObserver {
     const Clock::time_point now = Clock::now();
     std::vector<uint32_t> candidates;
     for (uint32_t i = 0; i < servers.size(); ++i) {
-      if (servers[i].resolvable && servers[i].in_subset && servers[i].avoid_until <= now) {
+      if (servers[i].in_subset && servers[i].avoid_until <= now) {
         candidates.push_back(i);
       }
     }
@@ -316,11 +316,14 @@ struct Client::Impl final : internal::ConnectionObserver {
   asio::awaitable<std::shared_ptr<ClientConnection>> Probe(uint32_t target,
                                                            const wire::Hello& hello) {
     asio::ip::tcp::endpoint endpoint;
+    if (const Status resolved = co_await Resolve(target, &endpoint); !resolved.ok()) {
+      OnConnectFailed(target, resolved);
+      co_return nullptr;
+    }
     std::string address;
     internal::ConnectionTls tls;
     {
       base::MutexLock lock(mu);
-      endpoint = servers[target].resolved;
       address = servers[target].address;
       if (tls_context) {
         tls.context = tls_context.get();
@@ -392,20 +395,83 @@ struct Client::Impl final : internal::ConnectionObserver {
     return true;
   }
 
-  // Resolves outside the lock; DNS may block.
-  ServerEntry MakeServerEntry(Endpoint endpoint) {
+  struct LookupResult {
+    bool timed_out = true;
+    asio::error_code error;
+    asio::ip::tcp::resolver::results_type results;
+  };
+
+  // Sets `*endpoint` to `target`'s address, resolving its host first if no probe has yet. The
+  // system lookup runs on asio's resolver thread; this acquirer waits for it at most
+  // connect_timeout, and a failure is a failed connect (reported, then retried after a backoff).
+  // Acquirers that probe a new server at once each look it up: were the others to wait for one
+  // lookup, a new pool would fill one connection per acquirer sleep rather than in parallel.
+  asio::awaitable<Status> Resolve(uint32_t target, asio::ip::tcp::endpoint* endpoint) {
+    std::optional<asio::ip::tcp::endpoint> known;
+    Endpoint server;
+    {
+      base::MutexLock lock(mu);
+      known = servers[target].resolved;
+      server = servers[target].endpoint;
+    }
+    if (known) {
+      *endpoint = *known;
+      co_return Status::Ok();
+    }
+    co_return Settle(target, server, co_await Lookup(server), endpoint);
+  }
+
+  // Records the outcome of resolving `target` (`server`); on success sets `*endpoint`.
+  Status Settle(uint32_t target, const Endpoint& server, const LookupResult& lookup,
+                asio::ip::tcp::endpoint* endpoint) {
+    base::MutexLock lock(mu);
+    if (lookup.timed_out) {
+      return {Code::kUnavailable, "resolving " + server.host + " (server " + server.ToString() +
+                                      ") timed out after " +
+                                      std::to_string(options.connect_timeout.count()) + " ms"};
+    }
+    if (lookup.error || lookup.results.empty()) {
+      return {Code::kUnavailable,
+              "cannot resolve " + server.host + " (server " + server.ToString() +
+                  "): " + (lookup.error ? lookup.error.message() : "no address")};
+    }
+    servers[target].resolved = lookup.results.begin()->endpoint();
+    *endpoint = *servers[target].resolved;
+    return Status::Ok();
+  }
+
+  // asio's resolver cannot interrupt a system lookup under way (cancel() only drops one not yet
+  // started), so the lookup's handler and the deadline race on this coroutine's strand and
+  // whichever comes first wakes it; a lookup that finishes later is discarded.
+  asio::awaitable<LookupResult> Lookup(const Endpoint& server) const {
+    struct Pending {
+      explicit Pending(const asio::any_io_executor& executor)
+          : resolver(executor), wake(executor) {}
+      asio::ip::tcp::resolver resolver;
+      asio::steady_timer wake;
+      LookupResult result;
+    };
+    auto pending = std::make_shared<Pending>(co_await asio::this_coro::executor);
+    pending->wake.expires_after(options.connect_timeout);
+    pending->resolver.async_resolve(
+        server.host, std::to_string(server.port),
+        [pending](const asio::error_code& error, asio::ip::tcp::resolver::results_type results) {
+          pending->result = {false, error, std::move(results)};
+          pending->wake.cancel();
+        });
+    asio::error_code ignored;  // Expired or cancelled: `result` says which.
+    co_await pending->wake.async_wait(asio::redirect_error(asio::use_awaitable, ignored));
+    if (pending->result.timed_out) pending->resolver.cancel();
+    co_return pending->result;
+  }
+
+  // An IP address needs no lookup: it is resolved here, without blocking.
+  static ServerEntry MakeServerEntry(Endpoint endpoint) {
     ServerEntry entry;
     entry.address = endpoint.ToString();
-    asio::error_code ec;
-    asio::ip::tcp::resolver resolver(io);
-    const auto results = resolver.resolve(endpoint.host, std::to_string(endpoint.port), ec);
-    if (ec || results.empty()) {
-      spdlog::error("client: cannot resolve server {}: {}", entry.address,
-                    ec ? ec.message() : "no address");
-    } else {
-      entry.resolved = results.begin()->endpoint();
-      entry.resolvable = true;
-    }
+    asio::error_code not_an_address;
+    const asio::ip::address ip = asio::ip::make_address(endpoint.host, not_an_address);
+    if (!not_an_address) entry.resolved.emplace(ip, endpoint.port);
     entry.endpoint = std::move(endpoint);
     return entry;
   }
@@ -469,12 +535,10 @@ struct Client::Impl final : internal::ConnectionObserver {
 };
 
 Client::Client(ClientOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
+  base::MutexLock lock(impl_->mu);  // Uncontended: nothing runs yet.
   for (const Endpoint& server : impl_->options.servers) {
-    Impl::ServerEntry entry = impl_->MakeServerEntry(server);
-    base::MutexLock lock(impl_->mu);  // Uncontended: nothing runs yet.
-    impl_->AppendServerLocked(std::move(entry));
+    impl_->AppendServerLocked(Impl::MakeServerEntry(server));
   }
-  base::MutexLock lock(impl_->mu);
   impl_->RecomputeSubsetLocked();  // Nothing is pooled yet.
 }
 
@@ -571,12 +635,11 @@ CallResult Client::Call(std::string method, std::string payload,
 }
 
 uint32_t Client::AddServer(Endpoint server) {
-  Impl::ServerEntry entry = impl_->MakeServerEntry(std::move(server));
   uint32_t index;
   std::vector<std::shared_ptr<ClientConnection>> to_close;
   {
     base::MutexLock lock(impl_->mu);
-    index = impl_->AppendServerLocked(std::move(entry));
+    index = impl_->AppendServerLocked(Impl::MakeServerEntry(std::move(server)));
     to_close = impl_->RecomputeSubsetLocked();
   }
   for (auto& conn : to_close) conn->Close();

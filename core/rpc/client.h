@@ -20,11 +20,13 @@
 namespace railyard::rpc {
 
 struct ClientOptions {
+  // Host names or IP addresses; names are resolved when first connected to (see Client).
   std::vector<Endpoint> servers;
   size_t pool_size = 32;
   // Extra attempts after a retryable failure (transport error, LAME_DUCK, UNAVAILABLE).
   int max_retries = 2;
   std::chrono::milliseconds default_timeout{5000};
+  // Bounds resolving a server's name (the first time) and, separately, each connect + handshake.
   std::chrono::milliseconds connect_timeout{1000};
   // The acquirer sleeps a random time in [min, max] after a connection that did not improve a
   // full pool.
@@ -113,10 +115,21 @@ struct PoolSnapshot {
 // returned as they are. ClientOptions::balance swaps the lowest-slot rule for a core/balance
 // policy, and subsetting limits which servers the pool connects to at all.
 //
+// Name resolution: neither the constructor nor AddServer looks a name up, so neither blocks on
+// DNS (an IP address needs no lookup). The acquirer resolves a server's host (asio's async_resolve,
+// whose system lookup runs on asio's own resolver thread) before its first connect to that server,
+// waiting at most connect_timeout; the first address found is kept for the client's life. A name
+// that does not resolve (or not in time) counts as a failed connect:
+// Snapshot().last_connect_failure names the host and the resolver's error, and the server is tried
+// again after the usual backoff. Lookups share that one resolver thread, so a slow name delays the
+// others' lookups (each still bounded for the acquirer by connect_timeout), and ~Client waits for a
+// system lookup under way to return.
+//
 // Thread safety: every method may be called from any thread. Callbacks run on the client's I/O
 // threads.
 class Client {
  public:
+  // Never blocks: it resolves no names (see above).
   explicit Client(ClientOptions options);
   ~Client();  // Stop()s.
   Client(const Client&) = delete;
@@ -133,7 +146,7 @@ class Client {
                  std::chrono::milliseconds timeout = {});
   CallResult Call(std::string method, std::string payload, std::chrono::milliseconds timeout = {});
 
-  // Adds a server to the list the acquirer connects to; returns its index.
+  // Adds a server to the list the acquirer connects to; returns its index. Never blocks on DNS.
   uint32_t AddServer(Endpoint server);
 
   // Waits until the pool holds at least `connections` members; false on timeout.
