@@ -36,7 +36,7 @@ class Poller {
         const Clock::time_point start = Clock::now();
         admin::Telemetry t;
         if (client_.Telemetry(&t).ok()) {
-          latency_.Record(std::chrono::duration<double, std::micro>(Clock::now() - start).count());
+          latency_.Add(Clock::now() - start);
           bytes_ = t.ByteSizeLong();
         }
         next += period;
@@ -117,7 +117,7 @@ int main(int argc, char** argv) {
       std::printf(
           ",\"polls\":%llu,\"telemetry_bytes\":%zu,\"poll_p50_us\":%.0f,\"poll_p99_us\":%.0f",
           static_cast<unsigned long long>(poller->latency().count()), poller->bytes(),
-          poller->latency().Percentile(0.5), poller->latency().Percentile(0.99));
+          poller->latency().PercentileUs(0.5), poller->latency().PercentileUs(0.99));
     }
     std::printf("}\n");
     std::fflush(stdout);

@@ -36,7 +36,7 @@ class EchoSystem {
 };
 
 // How the Boxcar client picks a connection: the default policy (balance's lowest slot, with
-// flow control and telemetry) or the stateless LowestSlotPolicy fast path.
+// flow control and telemetry) or the stateless LowestSlotFastPath.
 enum class RailyardSelection { kDefault, kFastPath };
 
 // `loop` must outlive the returned system.

@@ -46,7 +46,7 @@ class RailyardEcho final : public EchoSystem {
     client_options.client_name = "rpc-bench";
     client_options.default_timeout = kCallTimeout;
     if (selection_ == RailyardSelection::kFastPath) {
-      client_options.policy = std::make_shared<rpc::LowestSlotPolicy>();
+      client_options.policy = std::make_shared<rpc::LowestSlotFastPath>();
     }
     client_ = std::make_unique<rpc::Client>(client_options);
     if (rpc::Status status = client_->Start(); !status.ok()) return status;

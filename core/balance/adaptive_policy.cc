@@ -8,7 +8,7 @@
 namespace railyard::balance {
 
 AdaptivePolicy::AdaptivePolicy(const PolicyOptions& options)
-    : options_(options), active_(options.max_active_per_backend), rng_(Mix64(options.seed)) {}
+    : options_(options), active_(options.max_active_per_backend), rng_(base::Mix64(options.seed)) {}
 
 double AdaptivePolicy::SuccessRate(BackendId backend, Time now) const {
   auto it = health_.find(backend);

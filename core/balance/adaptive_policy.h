@@ -5,9 +5,9 @@
 
 #include "core/balance/active_counts.h"
 #include "core/balance/aimd_limiter.h"
-#include "core/balance/decay.h"
 #include "core/balance/policy.h"
-#include "core/balance/random.h"
+#include "core/base/decaying_count.h"
+#include "core/base/random.h"
 
 namespace railyard::balance {
 
@@ -44,8 +44,8 @@ class AdaptivePolicy final : public Policy {
  private:
   struct Health {
     explicit Health(Duration half_life) : successes(half_life), finished(half_life) {}
-    DecayingCount successes;
-    DecayingCount finished;
+    base::DecayingCount successes;
+    base::DecayingCount finished;
   };
 
   double HealthWeight(double rate) const;  // rate ^ success_exponent
@@ -57,7 +57,7 @@ class AdaptivePolicy final : public Policy {
 
   PolicyOptions options_;
   ActiveCounts active_;
-  Rng rng_;
+  base::Rng rng_;
   std::map<BackendId, Health> health_;
   std::map<BackendId, AimdLimiter> limiters_;
   std::vector<size_t> preferred_, avoided_;

@@ -5,8 +5,8 @@
 #include <vector>
 
 #include "core/balance/active_counts.h"
-#include "core/balance/decay.h"
 #include "core/balance/policy.h"
+#include "core/base/decaying_count.h"
 
 namespace railyard::balance {
 
@@ -33,7 +33,7 @@ class LeastLoadedPolicy final : public Policy {
 
   PolicyOptions options_;
   ActiveCounts active_;
-  std::map<BackendId, DecayingCount> errors_;
+  std::map<BackendId, base::DecayingCount> errors_;
   std::optional<BackendId> last_;
   std::vector<size_t> eligible_;
   std::vector<size_t> least_;

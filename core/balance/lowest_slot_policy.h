@@ -9,8 +9,8 @@ namespace railyard::balance {
 
 // Boxcar: the candidate whose best idle connection has the lowest server slot, so the Nth
 // concurrent request rides the Nth best connection and slow servers shed load on their own. The
-// same rule as rpc::LowestSlotPolicy (the client's lock-free default), here with flow control so
-// the simulator and the client's policy seam can run it like any other.
+// same rule as rpc::LowestSlotFastPath (the client's stateless fast path), here with flow control
+// so the simulator and the client's policy seam can run it like any other.
 class LowestSlotPolicy final : public Policy {
  public:
   explicit LowestSlotPolicy(const PolicyOptions& options);

@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/load_report.h"
+
 namespace railyard::balance {
 
 // Policies never read a clock: the caller passes `now`, so the real client drives them with
@@ -18,12 +20,8 @@ using Time = std::chrono::nanoseconds;  // Since an arbitrary epoch chosen by th
 
 using BackendId = uint32_t;
 
-// A backend's self-reported load, carried on every response.
-struct LoadReport {
-  double utilization = 0;  // 0..1 (may exceed 1 when overloaded).
-  double requests_per_s = 0;
-  double errors_per_s = 0;
-};
+// The one load report across core/ (rpc::Server produces it).
+using base::LoadReport;
 
 enum class Result {
   kSuccess,

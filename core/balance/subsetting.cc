@@ -4,7 +4,7 @@
 #include <numeric>
 #include <utility>
 
-#include "core/balance/random.h"
+#include "core/base/random.h"
 
 namespace railyard::balance {
 namespace {
@@ -15,7 +15,7 @@ std::vector<BackendId> AllBackends(size_t backend_count) {
   return all;
 }
 
-void Shuffle(std::vector<BackendId>& ids, Rng& rng) {
+void Shuffle(std::vector<BackendId>& ids, base::Rng& rng) {
   for (size_t i = ids.size(); i > 1; --i) {
     std::swap(ids[i - 1], ids[rng.Below(i)]);
   }
@@ -50,7 +50,7 @@ std::vector<BackendId> DeterministicSubset(uint64_t client_id, size_t backend_co
   const uint64_t k = client_id % subset_count;
   // Every client of a round shuffles alike (the seed is the round), so together they cover it.
   std::vector<BackendId> shuffled = AllBackends(backend_count);
-  Rng rng(Mix64(round));
+  base::Rng rng(base::Mix64(round));
   Shuffle(shuffled, rng);
   std::vector<BackendId> subset(
       shuffled.begin() + static_cast<std::ptrdiff_t>(k * subset_size),
@@ -70,7 +70,7 @@ std::vector<BackendId> DeterministicSubset(uint64_t client_id, size_t backend_co
 std::vector<BackendId> RandomSubset(uint64_t seed, size_t backend_count, size_t subset_size) {
   std::vector<BackendId> all = AllBackends(backend_count);
   if (subset_size == 0 || subset_size >= backend_count) return all;
-  Rng rng(Mix64(seed));
+  base::Rng rng(base::Mix64(seed));
   // A partial Fisher-Yates: the first subset_size positions are a uniform sample.
   for (size_t i = 0; i < subset_size; ++i) {
     std::swap(all[i], all[i + rng.Below(backend_count - i)]);
@@ -86,7 +86,7 @@ std::vector<BackendId> ChooseSubset(SubsetMode mode, uint64_t client_id, size_t 
     case SubsetMode::kNone:
       break;
     case SubsetMode::kRandom:
-      return RandomSubset(Mix64(seed) ^ client_id, backend_count, subset_size);
+      return RandomSubset(base::Mix64(seed) ^ client_id, backend_count, subset_size);
     case SubsetMode::kDeterministic:
       return DeterministicSubset(client_id, backend_count, subset_size);
   }

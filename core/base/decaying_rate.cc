@@ -3,24 +3,29 @@
 #include <cmath>
 
 namespace railyard::base {
+namespace {
 
-DecayingRate::DecayingRate(std::chrono::milliseconds tau)
-    : tau_s_(std::chrono::duration<double>(tau).count()) {}
-
-double DecayingRate::DecayFactor(Clock::time_point now) const {
-  if (last_ == Clock::time_point{} || now <= last_) return 1.0;
-  return std::exp(-std::chrono::duration<double>(now - last_).count() / tau_s_);
+DecayingCount::Time Since(DecayingRate::Clock::time_point now) {
+  return std::chrono::duration_cast<DecayingCount::Time>(now.time_since_epoch());
 }
+
+}  // namespace
+
+// e^(-t / tau) = 2^(-t / (tau ln 2)).
+DecayingRate::DecayingRate(std::chrono::milliseconds tau)
+    : tau_s_(std::chrono::duration<double>(tau).count()),
+      events_(std::chrono::duration_cast<std::chrono::nanoseconds>(
+          std::chrono::duration<double, std::milli>(static_cast<double>(tau.count()) *
+                                                    std::log(2.0)))) {}
 
 void DecayingRate::Add(Clock::time_point now, double events) {
   base::MutexLock lock(mu_);
-  rate_ = rate_ * DecayFactor(now) + events / tau_s_;
-  if (now > last_) last_ = now;
+  events_.Add(events, Since(now));
 }
 
 double DecayingRate::PerSecond(Clock::time_point now) const {
   base::MutexLock lock(mu_);
-  return rate_ * DecayFactor(now);
+  return events_.Value(Since(now)) / tau_s_;
 }
 
 }  // namespace railyard::base

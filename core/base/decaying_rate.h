@@ -2,12 +2,14 @@
 
 #include <chrono>
 
+#include "core/base/decaying_count.h"
 #include "core/base/mutex.h"
 
 namespace railyard::base {
 
 // An event rate (events per second) that decays exponentially with time constant `tau`, so it
-// follows load changes within a few tau without keeping a window of samples.
+// follows load changes within a few tau without keeping a window of samples: a DecayingCount
+// with half life tau * ln 2 (the same decay), divided by tau, on the steady clock, behind a lock.
 //
 // Thread safety: all methods may be called concurrently.
 class DecayingRate {
@@ -19,12 +21,9 @@ class DecayingRate {
   double PerSecond(Clock::time_point now) const;
 
  private:
-  double DecayFactor(Clock::time_point now) const REQUIRES(mu_);
-
   const double tau_s_;
   mutable base::Mutex mu_;
-  double rate_ GUARDED_BY(mu_) = 0;  // Events per second as of last_.
-  Clock::time_point last_ GUARDED_BY(mu_){};
+  DecayingCount events_ GUARDED_BY(mu_);
 };
 
 }  // namespace railyard::base

@@ -1,48 +1,65 @@
 #include "core/base/latency_histogram.h"
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 
 namespace railyard::base {
 
-size_t LatencyHistogram::BucketOf(double us) {
-  if (us < 1) return 0;
-  const int exponent = static_cast<int>(std::floor(std::log2(us)));
-  const double base = std::ldexp(1.0, exponent);
-  const int sub = std::min(3, static_cast<int>((us - base) / base * 4));
-  return std::min(kBuckets - 1, static_cast<size_t>(exponent * 4 + sub + 1));
+namespace {
+constexpr int kSubBits = 6;
+constexpr uint64_t kSub = uint64_t{1} << kSubBits;  // Buckets per power of two.
+}  // namespace
+
+// Values below kSub map to themselves; above, the bucket is (exponent, the top kSubBits bits
+// below the leading one).
+size_t LatencyHistogram::BucketOf(uint64_t ns) {
+  if (ns < kSub) return static_cast<size_t>(ns);
+  const int msb = 63 - std::countl_zero(ns);
+  const int shift = msb - kSubBits;
+  const uint64_t mantissa = (ns >> shift) - kSub;  // 0..kSub-1
+  return static_cast<size_t>(static_cast<uint64_t>(shift + 1) * kSub + mantissa);
 }
 
-double LatencyHistogram::BucketUpperUs(size_t bucket) {
-  if (bucket == 0) return 1;
-  const size_t exponent = (bucket - 1) / 4;
-  const size_t sub = (bucket - 1) % 4;
-  const double base = std::ldexp(1.0, static_cast<int>(exponent));
-  return base + base * static_cast<double>(sub + 1) / 4;
+uint64_t LatencyHistogram::BucketUpperNs(size_t bucket) {
+  if (bucket < kSub) return bucket;
+  const int shift = static_cast<int>(bucket / kSub) - 1;
+  const uint64_t mantissa = bucket % kSub + kSub;
+  return ((mantissa + 1) << shift) - 1;
 }
 
-void LatencyHistogram::Record(double us) {
-  ++counts_[BucketOf(us)];
+void LatencyHistogram::Add(std::chrono::nanoseconds latency) {
+  const uint64_t ns = static_cast<uint64_t>(std::max<int64_t>(0, latency.count()));
+  const size_t bucket = BucketOf(ns);
+  if (bucket >= counts_.size()) counts_.resize(bucket + 1, 0);
+  ++counts_[bucket];
   ++count_;
-  max_us_ = std::max(max_us_, us);
+  max_ns_ = std::max(max_ns_, ns);
 }
 
 void LatencyHistogram::Merge(const LatencyHistogram& other) {
-  for (size_t b = 0; b < kBuckets; ++b) counts_[b] += other.counts_[b];
+  if (other.counts_.size() > counts_.size()) counts_.resize(other.counts_.size(), 0);
+  for (size_t b = 0; b < other.counts_.size(); ++b) counts_[b] += other.counts_[b];
   count_ += other.count_;
-  max_us_ = std::max(max_us_, other.max_us_);
+  max_ns_ = std::max(max_ns_, other.max_ns_);
 }
 
-double LatencyHistogram::Percentile(double q) const {
-  if (count_ == 0) return 0;
+std::chrono::nanoseconds LatencyHistogram::Percentile(double q) const {
+  if (count_ == 0) return std::chrono::nanoseconds(0);
   const uint64_t rank =
       std::max<uint64_t>(1, static_cast<uint64_t>(std::ceil(q * static_cast<double>(count_))));
   uint64_t seen = 0;
-  for (size_t b = 0; b < kBuckets; ++b) {
+  for (size_t b = 0; b < counts_.size(); ++b) {
     seen += counts_[b];
-    if (seen >= rank) return std::min(BucketUpperUs(b), max_us_);
+    if (seen >= rank) {
+      return std::chrono::nanoseconds(static_cast<int64_t>(std::min(BucketUpperNs(b), max_ns_)));
+    }
   }
-  return max_us_;
+  return max();
+}
+
+double LatencyHistogram::PercentileUs(double q) const {
+  return static_cast<double>(Percentile(q).count()) / 1e3;
 }
 
 }  // namespace railyard::base

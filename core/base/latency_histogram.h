@@ -1,32 +1,40 @@
 #pragma once
 
-#include <array>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 namespace railyard::base {
 
-// Latencies in microseconds, four buckets per power of two from 1 us up (percentiles within
-// about 19%), plus the exact maximum.
+// Latencies in a log-linear histogram of whole nanoseconds: values below 64 ns each have their
+// own bucket, and above that every power of two is split into 64 equal buckets. A percentile is
+// reported as the upper bound of the bucket that holds it, capped at the exact maximum, so it is
+// never below the true (nearest-rank) percentile and at most 1/64 (1.6%) above it. Memory grows
+// with the largest latency seen: about 13 KiB for a second, 19 KiB for an hour.
 //
 // Thread safety: none.
 class LatencyHistogram {
  public:
-  void Record(double us);
+  // Negative latencies count as 0.
+  void Add(std::chrono::nanoseconds latency);
   void Merge(const LatencyHistogram& other);
-  // q in [0, 1]; 0 when empty. Never above the maximum seen.
-  double Percentile(double q) const;
+
   uint64_t count() const { return count_; }
-  double max_us() const { return max_us_; }
+  // The q-quantile, q in [0, 1]; 0 when empty. Never above max().
+  std::chrono::nanoseconds Percentile(double q) const;
+  std::chrono::nanoseconds max() const { return std::chrono::nanoseconds(max_ns_); }
+  // The same in microseconds, as telemetry reports them.
+  double PercentileUs(double q) const;
+  double max_us() const { return static_cast<double>(max_ns_) / 1e3; }
 
  private:
-  static constexpr size_t kBuckets = 4 * 40 + 1;
-  static size_t BucketOf(double us);
-  static double BucketUpperUs(size_t bucket);
+  static size_t BucketOf(uint64_t ns);
+  static uint64_t BucketUpperNs(size_t bucket);
 
-  std::array<uint64_t, kBuckets> counts_{};
+  std::vector<uint64_t> counts_;  // Up to the highest bucket used.
   uint64_t count_ = 0;
-  double max_us_ = 0;
+  uint64_t max_ns_ = 0;
 };
 
 }  // namespace railyard::base

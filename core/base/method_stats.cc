@@ -8,7 +8,6 @@ void MethodStats::Record(const std::string& method, std::chrono::nanoseconds lat
   const Clock::time_point now = Clock::now();
   const int64_t epoch =
       std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()) / kWindowLength;
-  const double us = std::chrono::duration<double, std::micro>(latency).count();
   all_requests_.Add(now);
   if (error) all_errors_.Add(now);
   base::MutexLock lock(mu_);
@@ -21,7 +20,7 @@ void MethodStats::Record(const std::string& method, std::chrono::nanoseconds lat
   }
   Window& window = m.windows[static_cast<size_t>(epoch % kWindows)];
   if (window.epoch != epoch) window = Window{epoch, {}};
-  window.latencies.Record(us);
+  window.latencies.Add(latency);
 }
 
 void MethodStats::RecordRejection() { rejections_.Add(Clock::now()); }
@@ -43,9 +42,9 @@ std::vector<MethodStats::Summary> MethodStats::Summaries() const {
     for (const Window& w : m.windows) {
       if (w.epoch >= 0 && epoch - w.epoch < kWindows) merged.Merge(w.latencies);
     }
-    s.p50_us = merged.Percentile(0.50);
-    s.p90_us = merged.Percentile(0.90);
-    s.p99_us = merged.Percentile(0.99);
+    s.p50_us = merged.PercentileUs(0.50);
+    s.p90_us = merged.PercentileUs(0.90);
+    s.p99_us = merged.PercentileUs(0.99);
     s.max_us = merged.max_us();
     out.push_back(std::move(s));
   }

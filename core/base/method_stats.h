@@ -1,5 +1,6 @@
 #pragma once
 
+#include <array>
 #include <chrono>
 #include <cstdint>
 #include <map>
@@ -13,8 +14,8 @@
 namespace railyard::base {
 
 // Latency and throughput of each RPC method a process serves: request and error counts since start,
-// rates, and latency percentiles over about the last minute (six rotating 10-second histograms
-// with four buckets per power of two, so percentiles are within about 19%).
+// rates, and latency percentiles over about the last minute (six rotating 10-second
+// LatencyHistograms, so percentiles are within 1.6%).
 //
 // Thread safety: all methods may be called concurrently.
 class MethodStats {

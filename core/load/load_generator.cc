@@ -104,7 +104,7 @@ void LoadGenerator::OnResult(const LoadRequest& request, const rpc::CallResult& 
     ++counts_.errors;
     ++counts_.errors_by_code[std::string(rpc::CodeName(code))];
   }
-  if (answered) latencies_.Record(std::chrono::duration<double, std::micro>(latency).count());
+  if (answered) latencies_.Add(latency);
 }
 
 rpc::Status LoadGenerator::Start() {
@@ -173,8 +173,8 @@ LoadResult LoadGenerator::Result() const {
   LoadResult report = counts_;
   const Clock::time_point end = stopping_ ? stopped_ : Clock::now();
   report.elapsed_s = std::chrono::duration<double>(end - started_).count();
-  report.p50_us = latencies_.Percentile(0.50);
-  report.p99_us = latencies_.Percentile(0.99);
+  report.p50_us = latencies_.PercentileUs(0.50);
+  report.p99_us = latencies_.PercentileUs(0.99);
   report.max_us = latencies_.max_us();
   report.retries = client_->Snapshot().counters.retries;
   return report;

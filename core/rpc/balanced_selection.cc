@@ -75,10 +75,7 @@ void BalancedSelection::OnOutcome(const AttemptOutcome& outcome) {
   finished.backend = outcome.server;
   finished.result = ToBalanceResult(outcome.code);
   finished.latency = outcome.latency;
-  if (outcome.load) {
-    finished.load = balance::LoadReport{outcome.load->utilization, outcome.load->requests_per_s,
-                                        outcome.load->errors_per_s};
-  }
+  finished.load = outcome.load;
   finished.now = BalanceNow();
   base::MutexLock lock(mu_);
   policy_->Finish(finished);

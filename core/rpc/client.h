@@ -46,7 +46,7 @@ struct ClientOptions {
   size_t io_threads = 1;
   uint32_t max_frame_bytes = kDefaultMaxFrameBytes;
   // null (and no `balance`): balance::PolicyKind::kLowestSlot with flow control and telemetry.
-  // LowestSlotPolicy is the stateless fast path, for callers who want neither.
+  // LowestSlotFastPath is the stateless fast path, for callers who want neither.
   std::shared_ptr<SelectionPolicy> policy;
   uint64_t seed = 0;  // For the acquirer's choices; 0: random.
   // Set: servers are chosen by this core/balance policy (through BalancedSelection), and `policy`

@@ -8,17 +8,14 @@
 #include <string_view>
 
 #include "core/balance/policy.h"
+#include "core/base/load_report.h"
 #include "core/rpc/slot_pool.h"
 #include "core/rpc/status.h"
 
 namespace railyard::rpc {
 
-// A server's self-reported load, carried on every response.
-struct LoadReport {
-  double utilization = 0;
-  double requests_per_s = 0;
-  double errors_per_s = 0;
-};
+// The one load report across core/ (balance uses the same type).
+using base::LoadReport;
 
 // What a policy learns after each attempt.
 struct AttemptOutcome {
@@ -54,7 +51,7 @@ class SelectionPolicy {
 // pool lock, with no candidate list, no second lock and no per-server state, and so also no
 // per-backend active limit and nothing to explain in telemetry. Set it as ClientOptions::policy
 // where a pool is small enough that the limit cannot bind and a pick must cost nothing.
-class LowestSlotPolicy final : public SelectionPolicy {
+class LowestSlotFastPath final : public SelectionPolicy {
  public:
   std::string_view name() const override { return "lowest-slot"; }
   std::optional<SlotPool::Handle> Pick(SlotPool& pool,

@@ -42,7 +42,7 @@ void Engine::SetupBackends() {
       Backend& b = backends_[index];
       b.name = "backend-" + std::to_string(index);
       b.group = &g;
-      b.rng = Rng(MixSeed(seed_, kStreamBackend, index));
+      b.rng = base::Rng(base::MixSeed(seed_, kStreamBackend, index));
       b.speed = g.speed;
       b.contention = g.contention;
     }
@@ -66,14 +66,14 @@ void Engine::SetupClient(const ClientGroup& g, uint32_t index) {
   balance::PolicyOptions po;
   po.kind = options_.policy;
   po.max_active_per_backend = scenario_.max_active;
-  po.seed = MixSeed(seed_, kStreamPolicy, index);
+  po.seed = base::MixSeed(seed_, kStreamPolicy, index);
   po.count_errors_as_active = count_errors_;
   c.policy = balance::MakePolicy(po);
   balance::RetryBudget::Options bo;
   bo.ratio = g.retry_budget;
   c.budget = std::make_unique<balance::RetryBudget>(bo);
   // One seed for all: ChooseSubset itself gives each client its own random sample.
-  const uint64_t subset_seed = MixSeed(seed_, kStreamSubset);
+  const uint64_t subset_seed = base::MixSeed(seed_, kStreamSubset);
   const size_t size = g.subset_size == 0 ? backend_count : g.subset_size;
   c.subset = balance::ChooseSubset(g.subset, index, backend_count, size, subset_seed);
   if (c.subset.empty()) {  // Defensive: a client always has somewhere to go.
@@ -83,7 +83,7 @@ void Engine::SetupClient(const ClientGroup& g, uint32_t index) {
   // equal slots.
   c.tie.resize(backend_count);
   for (uint32_t b = 0; b < backend_count; ++b) c.tie[b] = b;
-  Rng tie_rng(MixSeed(seed_, kStreamTieBreak, index));
+  base::Rng tie_rng(base::MixSeed(seed_, kStreamTieBreak, index));
   for (uint32_t b = backend_count; b > 1; --b) {
     std::swap(c.tie[b - 1], c.tie[tie_rng.Below(b)]);
   }
@@ -92,9 +92,9 @@ void Engine::SetupClient(const ClientGroup& g, uint32_t index) {
   c.touched.assign(backend_count, 0);
   c.stamp.assign(backend_count, 0);
   c.candidate_index.assign(backend_count, 0);
-  c.arrivals = Rng(MixSeed(seed_, kStreamArrivals, index));
-  c.cost = Rng(MixSeed(seed_, kStreamCost, index));
-  c.acquirer = Rng(MixSeed(seed_, kStreamAcquirer, index));
+  c.arrivals = base::Rng(base::MixSeed(seed_, kStreamArrivals, index));
+  c.cost = base::Rng(base::MixSeed(seed_, kStreamCost, index));
+  c.acquirer = base::Rng(base::MixSeed(seed_, kStreamAcquirer, index));
   c.rate = g.rate_per_s;
   c.pool.reserve(g.pool);
 }

@@ -16,8 +16,8 @@
 
 #include "core/balance/policy.h"
 #include "core/balance/retry_budget.h"
-#include "core/sim/histogram.h"
-#include "core/sim/random.h"
+#include "core/base/latency_histogram.h"
+#include "core/base/random.h"
 #include "core/sim/scenario.h"
 #include "core/sim/simulator.h"
 #include "core/trace/recording_writer.h"  // admin::Telemetry, for the snapshots.
@@ -119,7 +119,7 @@ struct Job {
 struct Backend {
   std::string name;
   const BackendGroup* group = nullptr;
-  Rng rng;
+  base::Rng rng;
   bool down = false;
   bool hang = false;
   bool lame = false;
@@ -167,9 +167,9 @@ struct Client {
   std::vector<uint32_t> stamp;
   std::vector<uint32_t> candidate_index;
   uint32_t stamp_value = 0;
-  Rng arrivals;
-  Rng cost;
-  Rng acquirer;
+  base::Rng arrivals;
+  base::Rng cost;
+  base::Rng acquirer;
   double rate = 0;
   bool arrival_pending = false;
   uint32_t connecting = 0;
@@ -278,7 +278,7 @@ class Engine {
   std::vector<uint32_t> candidate_conn_;
   std::vector<uint32_t> targets_;
 
-  Histogram latency_;
+  base::LatencyHistogram latency_;
   SimResult totals_;
   std::vector<std::vector<uint32_t>> by_second_;
   uint64_t ticks_ = 0;

@@ -144,7 +144,7 @@ void Engine::FinishAttempt(uint32_t rid, Result result, bool has_load, balance::
   }
   if (success) {
     ++backends_[r.backend].successes;
-    latency_.Add(static_cast<uint64_t>(now_ - r.start));
+    latency_.Add(std::chrono::nanoseconds(now_ - r.start));
     EndRequest(rid, true);
     return;
   }

@@ -125,9 +125,9 @@ void Engine::Finish(SimResult* out) {
   r.clients = static_cast<uint32_t>(clients_.size());
   r.backends = static_cast<uint32_t>(backends_.size());
   r.success_rate = r.requests ? static_cast<double>(r.successes) / r.requests : 0;
-  r.p50_ms = static_cast<double>(latency_.Quantile(0.5)) / 1e6;
-  r.p99_ms = static_cast<double>(latency_.Quantile(0.99)) / 1e6;
-  r.p999_ms = static_cast<double>(latency_.Quantile(0.999)) / 1e6;
+  r.p50_ms = static_cast<double>(latency_.Percentile(0.5).count()) / 1e6;
+  r.p99_ms = static_cast<double>(latency_.Percentile(0.99).count()) / 1e6;
+  r.p999_ms = static_cast<double>(latency_.Percentile(0.999).count()) / 1e6;
   r.retries_per_request = r.requests ? static_cast<double>(r.retries) / r.requests : 0;
   double max_util = 0;
   double sum_util = 0;

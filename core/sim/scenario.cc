@@ -561,7 +561,7 @@ std::string FormatArguments(const ActionSpec& spec, const Event& e) {
 
 }  // namespace
 
-double Distribution::Sample(Rng& rng) const {
+double Distribution::Sample(base::Rng& rng) const {
   switch (kind) {
     case Kind::kConstant:
       return a;
@@ -572,7 +572,7 @@ double Distribution::Sample(Rng& rng) const {
     case Kind::kUniform:
       return rng.Uniform(a, b);
     case Kind::kLogUniform:
-      return a * std::exp(std::log(b / a) * rng.Uniform01());
+      return a * std::exp(std::log(b / a) * rng.Uniform());
   }
   return a;
 }

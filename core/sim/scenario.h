@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "core/balance/subsetting.h"
-#include "core/sim/random.h"
+#include "core/base/random.h"
 
 namespace railyard::sim {
 
@@ -29,7 +29,7 @@ struct Distribution {
   double a = 1;
   double b = 0;
 
-  double Sample(Rng& rng) const;
+  double Sample(base::Rng& rng) const;
   double Mean() const;
   bool operator==(const Distribution&) const = default;
 };

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "core/balance/policy.h"
-#include "core/balance/random.h"
+#include "core/base/random.h"
 
 namespace railyard::balance::testing {
 
@@ -16,7 +16,7 @@ struct Answer {
   Duration latency{0};
   std::optional<LoadReport> load;
 };
-using Behaviour = std::function<Answer(BackendId backend, Time now, Rng& rng)>;
+using Behaviour = std::function<Answer(BackendId backend, Time now, base::Rng& rng)>;
 
 // Picks per backend over a stretch of a run.
 struct Counts {
@@ -50,7 +50,7 @@ class PolicyDriver {
   Policy& policy_;
   std::vector<Candidate> candidates_;
   uint32_t callers_;
-  Rng rng_;
+  base::Rng rng_;
   Time now_{0};
   std::vector<Pending> queue_;  // A heap, earliest first.
 };

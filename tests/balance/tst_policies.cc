@@ -11,6 +11,7 @@
 
 using namespace railyard::balance;
 using namespace railyard::balance::testing;
+using railyard::base::Rng;
 using namespace std::chrono_literals;
 
 namespace {

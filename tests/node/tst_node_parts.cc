@@ -1,9 +1,8 @@
-// The node's building blocks: latency histograms, key choosers, tokens and per-method stats.
+// The node's building blocks: key choosers, tokens and per-method stats.
 #include <QTest>
 #include <map>
 #include <random>
 
-#include "core/base/latency_histogram.h"
 #include "core/base/method_stats.h"
 #include "core/load/key_chooser.h"
 #include "core/node/auth.h"
@@ -16,25 +15,6 @@ class NodePartsTest : public QObject {
   Q_OBJECT
 
  private Q_SLOTS:
-  void histogramPercentilesAreWithinABucket() {
-    LatencyHistogram h;
-    QCOMPARE(h.Percentile(0.5), 0.0);
-    for (int us = 1; us <= 10000; ++us) h.Record(us);
-    QCOMPARE(h.count(), uint64_t{10000});
-    QCOMPARE(h.max_us(), 10000.0);
-    // Four buckets per power of two: an upper bound within 25% of the true value.
-    for (const auto& [q, truth] : {std::pair{0.5, 5000.0}, {0.9, 9000.0}, {0.99, 9900.0}}) {
-      const double p = h.Percentile(q);
-      QVERIFY2(p >= truth && p <= truth * 1.25, qPrintable(QString("q=%1: %2").arg(q).arg(p)));
-    }
-    QCOMPARE(h.Percentile(1.0), 10000.0);  // Never above the maximum.
-    LatencyHistogram other;
-    other.Record(20000);
-    h.Merge(other);
-    QCOMPARE(h.max_us(), 20000.0);
-    QCOMPARE(h.count(), uint64_t{10001});
-  }
-
   void zipfianKeysAreSkewedAndInRange() {
     constexpr uint64_t kKeys = 10000;
     KeyChooser zipf(KeyChooser::Distribution::kZipfian, kKeys, 0.99, 7);
@@ -83,7 +63,7 @@ class NodePartsTest : public QObject {
     QCOMPARE(get.method, std::string("doc.Get"));
     QCOMPARE(get.requests, uint64_t{100});
     QCOMPARE(get.errors, uint64_t{0});
-    QVERIFY(get.p50_us >= 149 && get.p50_us <= 190);
+    QVERIFY(get.p50_us >= 149 && get.p50_us <= 149 * 1.02);  // Within the histogram's 2%.
     QVERIFY(get.max_us >= 199 && get.max_us < 200);
     QCOMPARE(summaries[1].errors, uint64_t{1});
     QVERIFY(stats.requests_per_s() > 0);

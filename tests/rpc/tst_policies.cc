@@ -190,7 +190,7 @@ class PoliciesTest : public QObject {
 
     // The stateless fast path is there for those who ask for it, and explains nothing.
     ClientOptions fast = FastClientOptions(Endpoints(servers), 4);
-    fast.policy = std::make_shared<LowestSlotPolicy>();
+    fast.policy = std::make_shared<LowestSlotFastPath>();
     Client fast_client(fast);
     QVERIFY(fast_client.Start().ok());
     QVERIFY(fast_client.WaitForPool(4, 5s));

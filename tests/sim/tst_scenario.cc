@@ -5,7 +5,7 @@
 #include <random>
 #include <string>
 
-#include "core/sim/random.h"
+#include "core/base/random.h"
 #include "core/sim/scenario.h"
 
 using railyard::sim::Action;
@@ -256,7 +256,7 @@ class ScenarioTest : public QObject {
   // Random bytes and mutated real scenarios: the parser answers (accepts or names a line) and
   // never crashes; a bounded number of rounds.
   void garbageNeverCrashes() {
-    railyard::sim::Rng rng(7);
+    railyard::base::Rng rng(7);
     const std::string seedText =
         std::string(kMinimal) + "at 1s backend 0 flapping 2s 3s stagger 1s\nduration 5s\n";
     int accepted = 0;

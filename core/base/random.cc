@@ -1,14 +1,22 @@
-#include "core/sim/random.h"
+#include "core/base/random.h"
 
 #include <cmath>
 
-namespace railyard::sim {
+namespace railyard::base {
+
+namespace {
+constexpr uint64_t kGoldenGamma = 0x9e3779b97f4a7c15ULL;  // splitmix64's increment.
+}  // namespace
+
+uint64_t Mix64(uint64_t value) {
+  value += kGoldenGamma;
+  value = (value ^ (value >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  value = (value ^ (value >> 27)) * 0x94d049bb133111ebULL;
+  return value ^ (value >> 31);
+}
 
 uint64_t MixSeed(uint64_t seed, uint64_t stream, uint64_t index) {
-  uint64_t z = seed + 0x9e3779b97f4a7c15ULL * (stream * 0x100000001b3ULL + index + 1);
-  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-  return z ^ (z >> 31);
+  return Mix64(seed + kGoldenGamma * (stream * 0x100000001b3ULL + index));
 }
 
 uint64_t Rng::Below(uint64_t n) {
@@ -28,10 +36,10 @@ double Rng::StandardNormal() {
     return spare_;
   }
   const double r = std::sqrt(-2.0 * std::log(UniformOpen0()));
-  const double theta = 2.0 * M_PI * Uniform01();
+  const double theta = 2.0 * M_PI * Uniform();
   spare_ = r * std::sin(theta);
   has_spare_ = true;
   return r * std::cos(theta);
 }
 
-}  // namespace railyard::sim
+}  // namespace railyard::base

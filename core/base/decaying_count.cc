@@ -1,12 +1,12 @@
-#include "core/balance/decay.h"
+#include "core/base/decaying_count.h"
 
 #include <cmath>
 
-namespace railyard::balance {
+namespace railyard::base {
 
-double DecayFactor(Duration elapsed, Duration half_life) {
-  if (elapsed <= Duration::zero()) return 1.0;
-  if (half_life <= Duration::zero()) return 0.0;
+double DecayFactor(std::chrono::nanoseconds elapsed, std::chrono::nanoseconds half_life) {
+  if (elapsed <= std::chrono::nanoseconds::zero()) return 1.0;
+  if (half_life <= std::chrono::nanoseconds::zero()) return 0.0;
   return std::exp2(-static_cast<double>(elapsed.count()) / static_cast<double>(half_life.count()));
 }
 
@@ -19,4 +19,4 @@ double DecayingCount::Value(Time now) const {
   return value_ * DecayFactor(now - last_, half_life_);
 }
 
-}  // namespace railyard::balance
+}  // namespace railyard::base
