@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "core/base/mutex.h"
+#include "core/base/random.h"
 #include "core/rpc/balanced_selection.h"
 #include "core/rpc/client_connection.h"
 #include "core/rpc/tls_context.h"
@@ -20,6 +21,10 @@ using internal::ClientConnection;
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+// Stream labels for base::MixSeed: each random consumer of a client gets its own stream.
+constexpr uint64_t kTieBreakStream = 1;
+constexpr uint64_t kAcquirerStream = 2;
 
 struct CallState {
   std::string method;
@@ -516,7 +521,7 @@ struct Client::Impl final : internal::ConnectionObserver {
   const std::shared_ptr<SelectionPolicy> policy;
   const uint64_t client_id;
   const uint64_t seed;
-  std::mt19937_64 tie_break_rng GUARDED_BY(mu){seed ^ 0x5bd1e995u};
+  std::mt19937_64 tie_break_rng GUARDED_BY(mu){base::MixSeed(seed, kTieBreakStream)};
   std::atomic<uint64_t> next_request_id{1};
   std::atomic<bool> stopping{false};
   std::atomic<bool> started{false};
@@ -571,7 +576,7 @@ Status Client::Start() {
   const size_t acquirers = std::max<size_t>(1, m.options.refill_parallelism);
   for (size_t i = 0; i < acquirers; ++i) {
     // Each on its own strand, with its own random stream.
-    asio::co_spawn(asio::make_strand(m.io), m.AcquireLoop(i, m.seed + i * 0x9e3779b97f4a7c15ull),
+    asio::co_spawn(asio::make_strand(m.io), m.AcquireLoop(i, base::MixSeed(m.seed, kAcquirerStream, i)),
                    asio::detached);
   }
   return Status::Ok();
