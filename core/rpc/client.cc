@@ -576,8 +576,8 @@ Status Client::Start() {
   const size_t acquirers = std::max<size_t>(1, m.options.refill_parallelism);
   for (size_t i = 0; i < acquirers; ++i) {
     // Each on its own strand, with its own random stream.
-    asio::co_spawn(asio::make_strand(m.io), m.AcquireLoop(i, base::MixSeed(m.seed, kAcquirerStream, i)),
-                   asio::detached);
+    asio::co_spawn(asio::make_strand(m.io),
+                   m.AcquireLoop(i, base::MixSeed(m.seed, kAcquirerStream, i)), asio::detached);
   }
   return Status::Ok();
 }
