@@ -2,7 +2,7 @@
 // of a large cluster (default 100 nodes, 200 clients, 10 Hz, with slot tables, pools, storage
 // and throughput), replays it frame by frame at full speed through ReplaySource -> ClusterState
 // -> every model -> a MainWindow shown offscreen, once per tab, and prints the distribution of
-// update+paint time per frame (ClusterState::ApplyFrame with all models, then the repaint of
+// update+paint time per frame (ClusterState::applyFrame with all models, then the repaint of
 // what is visible, by processing the posted update requests) as JSON lines.
 #include <CLI/CLI.hpp>
 #include <QApplication>

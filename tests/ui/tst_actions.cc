@@ -77,7 +77,7 @@ struct Fixture {
   }
 
   QVector<AuditEntry> Audit(const AuditQuery& query = {}) {
-    return actions->auditLog() ? actions->auditLog()->Search(query) : QVector<AuditEntry>{};
+    return actions->auditLog() ? actions->auditLog()->search(query) : QVector<AuditEntry>{};
   }
 
   QVector<quint64> IndexIds() {
@@ -141,7 +141,7 @@ class ActionsTest : public QObject {
     QCOMPARE(rows[1].action, QString("drain"));
     QCOMPARE(rows[1].node_name, QString("node1"));
     QCOMPARE(rows[1].node_address, f.node.adminAddress());
-    QCOMPARE(rows[1].user, AuditLog::CurrentUser());
+    QCOMPARE(rows[1].user, AuditLog::currentUser());
     QCOMPARE(rows[1].result, QString("OK"));
     QVERIFY(rows[1].ok);
     // The node keeps its own record of the commands too.
@@ -357,7 +357,7 @@ class ActionsTest : public QObject {
     QString error;
     {
       AuditLog log;
-      QVERIFY2(log.Open(path, &error), qPrintable(error));
+      QVERIFY2(log.open(path, &error), qPrintable(error));
       const char* actions[] = {"drain", "undrain", "compact", "flush"};
       for (int i = 0; i < 8; ++i) {
         AuditEntry e;
@@ -369,25 +369,25 @@ class ActionsTest : public QObject {
         e.detail = i == 6 ? "indexes #12, #13 50%_done" : "";
         e.result = i == 5 ? "refused: FAILED_PRECONDITION: needs an operator token" : "OK";
         e.ok = i != 5;
-        QVERIFY2(log.Append(&e, &error), qPrintable(error));
+        QVERIFY2(log.append(&e, &error), qPrintable(error));
         QVERIFY(e.id > 0);
       }
     }
     AuditLog log;
-    QVERIFY(log.Open(path, &error));  // Reopened: the rows are still there.
-    QCOMPARE(log.Search({}).size(), 8);
-    QCOMPARE(log.Search({}).front().unix_ms, qint64{1700000007000});  // Newest first.
-    QCOMPARE(log.Search({"", "node1", "", 100}).size(), 4);
-    QCOMPARE(log.Search({"", "127.0.0.1:7002", "", 100}).size(), 4);
-    QCOMPARE(log.Search({"", "", "compact", 100}).size(), 2);
-    QCOMPARE(log.Search({"", "node1", "compact", 100}).size(), 2);
-    QCOMPARE(log.Search({"REFUSED", "", "", 100}).size(), 1);  // Case-insensitive.
-    QCOMPARE(log.Search({"#12", "", "", 100}).size(), 1);
-    QCOMPARE(log.Search({"50%_", "", "", 100}).size(), 1);  // Wildcards are literal.
-    QCOMPARE(log.Search({"5%", "", "", 100}).size(), 0);
-    QCOMPARE(log.Search({"", "", "", 3}).size(), 3);
-    QCOMPARE(log.Nodes(), (QStringList{"node1", "node2"}));
-    QCOMPARE(log.Actions(), (QStringList{"compact", "drain", "flush", "undrain"}));
+    QVERIFY(log.open(path, &error));  // Reopened: the rows are still there.
+    QCOMPARE(log.search({}).size(), 8);
+    QCOMPARE(log.search({}).front().unix_ms, qint64{1700000007000});  // Newest first.
+    QCOMPARE(log.search({"", "node1", "", 100}).size(), 4);
+    QCOMPARE(log.search({"", "127.0.0.1:7002", "", 100}).size(), 4);
+    QCOMPARE(log.search({"", "", "compact", 100}).size(), 2);
+    QCOMPARE(log.search({"", "node1", "compact", 100}).size(), 2);
+    QCOMPARE(log.search({"REFUSED", "", "", 100}).size(), 1);  // Case-insensitive.
+    QCOMPARE(log.search({"#12", "", "", 100}).size(), 1);
+    QCOMPARE(log.search({"50%_", "", "", 100}).size(), 1);  // Wildcards are literal.
+    QCOMPARE(log.search({"5%", "", "", 100}).size(), 0);
+    QCOMPARE(log.search({"", "", "", 3}).size(), 3);
+    QCOMPARE(log.nodes(), (QStringList{"node1", "node2"}));
+    QCOMPARE(log.actions(), (QStringList{"compact", "drain", "flush", "undrain"}));
 
     AuditLogView view(&log);
     QAbstractItemModel* table = view.table()->model();
@@ -422,17 +422,17 @@ class ActionsTest : public QObject {
     file.write(QByteArray(4096, 'x'));
     file.close();
     AuditLog bad;
-    QVERIFY(!bad.Open(junk, &error));
+    QVERIFY(!bad.open(junk, &error));
     QVERIFY2(error.contains("not a usable audit log"), qPrintable(error));
     AuditEntry e;
-    QVERIFY(!bad.Append(&e, &error));
+    QVERIFY(!bad.append(&e, &error));
   }
 
   void auditModelInsertsAndRemovesRowsInsteadOfResetting() {
     QTemporaryDir dir;
     AuditLog log;
     QString error;
-    QVERIFY2(log.Open(dir.filePath("audit.sqlite"), &error), qPrintable(error));
+    QVERIFY2(log.open(dir.filePath("audit.sqlite"), &error), qPrintable(error));
     const auto append = [&](qint64 unix_ms, const QString& node, const QString& action) {
       AuditEntry e;
       e.unix_ms = unix_ms;
@@ -442,7 +442,7 @@ class ActionsTest : public QObject {
       e.action = action;
       e.result = "OK";
       e.ok = true;
-      return log.Append(&e, &error);
+      return log.append(&e, &error);
     };
     QVERIFY(append(1000, "node1", "drain"));
     QVERIFY(append(3000, "node2", "flush"));
@@ -509,7 +509,7 @@ class ActionsTest : public QObject {
     // A console restarted on the same file sees the row.
     ActionController again(&f.state, &f.window);
     again.setAuditPath(f.actions->auditPath());
-    QCOMPARE(again.auditLog()->Search({}).size(), 1);
+    QCOMPARE(again.auditLog()->search({}).size(), 1);
   }
 };
 

@@ -29,7 +29,7 @@ void ApplyGenerated(ClusterState* state, const GeneratedCluster& g, int frame,
                     const std::set<int>& lame = {}, const std::set<int>& only = {}) {
   if (state->nodeCount() == 0) {
     for (int n = 0; n < g.nodes; ++n) {
-      state->AddNode(QString("10.0.0.%1:7001").arg(n), QString::fromStdString(g.NodeName(n)));
+      state->addNode(QString("10.0.0.%1:7001").arg(n), QString::fromStdString(g.NodeName(n)));
     }
   }
   std::vector<ClusterState::Update> updates;
@@ -38,7 +38,7 @@ void ApplyGenerated(ClusterState* state, const GeneratedCluster& g, int frame,
     updates.push_back({n, std::make_shared<const railyard::admin::Telemetry>(
                               g.Telemetry(n, frame, lame.count(n) > 0))});
   }
-  state->ApplyFrame(updates, g.TimeOf(frame));
+  state->applyFrame(updates, g.TimeOf(frame));
 }
 
 // Checks `model`'s invariants now and after every change while the test runs.
@@ -156,7 +156,7 @@ class ClusterModelsTest : public QObject {
     QCOMPARE(model.index(1, OverviewModel::kAge).data().toString(), QString("never"));
     QCOMPARE(model.index(0, OverviewModel::kAge).data().toString(), QString("< 1 s"));
     QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
-    state.Tick(g.TimeOf(0) + 3500);
+    state.tick(g.TimeOf(0) + 3500);
     QCOMPARE(model.index(0, OverviewModel::kAge).data().toString(), QString("3 s"));
     QCOMPARE(changed.count(), 1);  // The age cell of row 0, nothing else.
     QCOMPARE(changed.at(0).at(0).toModelIndex().column(), int(OverviewModel::kAge));
@@ -250,7 +250,7 @@ class ClusterModelsTest : public QObject {
     }
     QVERIFY(highlighted >= 2);  // Left one server, joined another.
     // 2 s of cluster time later the highlight is gone.
-    state.Tick(g.TimeOf(5) + SlotMatrixModel::kHighlightMs);
+    state.tick(g.TimeOf(5) + SlotMatrixModel::kHighlightMs);
     for (int r = 0; r < model.rowCount(); ++r) {
       for (int s = 0; s < g.nodes; ++s) {
         QVERIFY(!model.index(r, SlotMatrixModel::kFirstServerColumn + s)
@@ -260,7 +260,7 @@ class ClusterModelsTest : public QObject {
     }
     // A lost server: its column empties, highlighted.
     const int lost = 3;
-    state.ApplyFrame({{lost, nullptr, "UNAVAILABLE"}}, g.TimeOf(5) + 2500);
+    state.applyFrame({{lost, nullptr, "UNAVAILABLE"}}, g.TimeOf(5) + 2500);
     for (int c = 0; c < g.clients; ++c) {
       const int row = model.rowOfClient(GeneratedCluster::ClientId(c));
       const QModelIndex cell = model.index(row, SlotMatrixModel::kFirstServerColumn + lost);
@@ -320,13 +320,13 @@ class ClusterModelsTest : public QObject {
       const auto matrix_tester = Tester(&matrix);
       std::vector<ClusterState::Update> updates;
       for (const auto& s : snapshots) {
-        const int index = state.AddNode(QString::fromStdString(s.telemetry.admin_address()));
+        const int index = state.addNode(QString::fromStdString(s.telemetry.admin_address()));
         updates.push_back({index,
                            std::make_shared<const railyard::admin::Telemetry>(s.telemetry),
                            {},
                            s.unix_ms});
       }
-      state.ApplyFrame(updates, at);
+      state.applyFrame(updates, at);
       for (size_t i = 0; i < snapshots.size(); ++i) {
         const railyard::admin::Telemetry& t = snapshots[i].telemetry;
         const int row = int(i);

@@ -210,7 +210,7 @@ class ReplayRecordTest : public QObject {
     const GeneratedCluster g = Small();
     ClusterState state;
     for (int n = 0; n < g.nodes; ++n) {
-      state.AddNode(QString("10.0.0.%1:7001").arg(n), QString::fromStdString(g.NodeName(n)));
+      state.addNode(QString("10.0.0.%1:7001").arg(n), QString::fromStdString(g.NodeName(n)));
     }
     Recorder recorder(&state);
     const QString out = dir_.filePath("recorded.rec");
@@ -223,8 +223,8 @@ class ReplayRecordTest : public QObject {
         updates.push_back(
             {n, std::make_shared<const railyard::admin::Telemetry>(g.Telemetry(n, f))});
       }
-      state.ApplyFrame(updates, g.TimeOf(f));
-      state.Tick(g.TimeOf(f) + 50);  // No new telemetry: nothing more is written.
+      state.applyFrame(updates, g.TimeOf(f));
+      state.tick(g.TimeOf(f) + 50);  // No new telemetry: nothing more is written.
     }
     railyard::admin::CommandEvent action;
     action.set_unix_ms(g.TimeOf(3) + 10);
@@ -260,8 +260,8 @@ class ReplayRecordTest : public QObject {
 
   void anActionIsRecordedOnItsOwnNodeWhenNamesShareAPrefix() {
     ClusterState state;
-    state.AddNode("10.0.0.1:7001", "node1");
-    state.AddNode("10.0.0.10:7001", "node10");
+    state.addNode("10.0.0.1:7001", "node1");
+    state.addNode("10.0.0.10:7001", "node10");
     Recorder recorder(&state);
     const QString out = dir_.filePath("prefix.rec");
     QString error;

@@ -66,7 +66,7 @@ void AddMethod(admin::Telemetry* t, const std::string& method, double rate, doub
 }
 
 void Apply(ClusterState& state, int node, TelemetryPtr t, qint64 now_ms) {
-  state.ApplyFrame({{node, std::move(t), {}}}, now_ms);
+  state.applyFrame({{node, std::move(t), {}}}, now_ms);
 }
 
 }  // namespace
@@ -172,8 +172,8 @@ class StorageModelsTest : public QObject {
 
   void compactionModelOnGeneratedTelemetry() {
     ClusterState state;
-    const int a = state.AddNode("127.0.0.1:1", "a");
-    const int b = state.AddNode("127.0.0.1:2", "b");
+    const int a = state.addNode("127.0.0.1:1", "a");
+    const int b = state.addNode("127.0.0.1:2", "b");
     CompactionModel model(&state);
     CompactionHistoryModel* history = model.history();
     QAbstractItemModelTester tester(history,
@@ -265,14 +265,14 @@ class StorageModelsTest : public QObject {
     QCOMPARE(reset.count(), 1);
     QCOMPARE(model.memtableFill(), 0.0);
     QCOMPARE(model.writeAmplification(), 0.0);
-    state.Clear();
+    state.clear();
     QVERIFY(!model.hasData());
     QCOMPARE(model.node(), -1);
   }
 
   void compactionHistoryKeepsTheNewestInOrderUpToItsLimit() {
     ClusterState state;
-    const int a = state.AddNode("127.0.0.1:1", "a");
+    const int a = state.addNode("127.0.0.1:1", "a");
     CompactionModel model(&state);
     CompactionHistoryModel* history = model.history();
     QAbstractItemModelTester tester(history,
@@ -368,7 +368,7 @@ class StorageModelsTest : public QObject {
 
   void bloomModelOnGeneratedTelemetry() {
     ClusterState state;
-    const int a = state.AddNode("127.0.0.1:1", "a");
+    const int a = state.addNode("127.0.0.1:1", "a");
     BloomModel model(&state);
     model.setNode(a);
     QVERIFY(!model.hasData());
@@ -435,7 +435,7 @@ class StorageModelsTest : public QObject {
     CompactionModel live_compaction(&live);
     BloomModel live_bloom(&live);
     ThroughputModel live_throughput(&live);
-    const int index = live.AddNode(node.adminAddress());
+    const int index = live.addNode(node.adminAddress());
     live_compaction.setNode(index);
     live_bloom.setNode(index);
     for (int step = 0; step < 6; ++step) {
@@ -444,7 +444,7 @@ class StorageModelsTest : public QObject {
       if (step == 4) QVERIFY(node.node().store().CompactAll().ok());
       std::shared_ptr<const admin::Telemetry> t = node.Telemetry();
       QVERIFY(t);
-      live.ApplyFrame({{index, t, {}}}, t->unix_ms());
+      live.applyFrame({{index, t, {}}}, t->unix_ms());
       QVERIFY(writer->AppendSnapshot(t->node(), *t).ok());
     }
     QVERIFY(writer->Close().ok());
@@ -460,13 +460,13 @@ class StorageModelsTest : public QObject {
     for (; cursor->Valid(); cursor->Next()) {
       const trace::Snapshot& s = cursor->snapshot();
       QVERIFY(s.status.ok());
-      const int n = replay.AddNode(QString::fromStdString(s.telemetry.admin_address()),
+      const int n = replay.addNode(QString::fromStdString(s.telemetry.admin_address()),
                                    QString::fromStdString(s.node));
       if (frames == 0) {
         compaction.setNode(n);
         bloom.setNode(n);
       }
-      replay.ApplyFrame({{n, std::make_shared<admin::Telemetry>(s.telemetry), {}}}, s.unix_ms);
+      replay.applyFrame({{n, std::make_shared<admin::Telemetry>(s.telemetry), {}}}, s.unix_ms);
       ++frames;
     }
     QVERIFY(cursor->status().ok());
@@ -547,8 +547,8 @@ class StorageModelsTest : public QObject {
   void throughputModelOnGeneratedTelemetry() {
     ClusterState state;
     state.setStaleAfterMs(3000);
-    const int a = state.AddNode("127.0.0.1:1", "a");
-    const int b = state.AddNode("127.0.0.1:2", "b");
+    const int a = state.addNode("127.0.0.1:1", "a");
+    const int b = state.addNode("127.0.0.1:2", "b");
     ThroughputModel model(&state);
     QCOMPARE(model.windowMinutes(), 5);
     QVERIFY(!model.setWindowMinutes(2));
@@ -567,7 +567,7 @@ class StorageModelsTest : public QObject {
       return t;
     };
     const qint64 t0 = 1700000000000;
-    state.ApplyFrame(
+    state.applyFrame(
         {{a, telemetry("a", 100, 4, 100, 1000), {}}, {b, telemetry("b", 300, 0, 200, 500), {}}},
         t0);
     const ThroughputSample sa = model.series(a).back();
@@ -585,25 +585,25 @@ class StorageModelsTest : public QObject {
     // A frame that repeats node a's telemetry adds nothing for it; b's news adds a cluster
     // sample.
     std::shared_ptr<const admin::Telemetry> same = state.node(a).telemetry;
-    state.ApplyFrame({{a, same, {}}}, t0 + 100);
+    state.applyFrame({{a, same, {}}}, t0 + 100);
     QCOMPARE(model.series(a).size(), size_t{1});
-    state.ApplyFrame({{b, telemetry("b", 50, 0, 200, 500), {}}}, t0 + 200);
+    state.applyFrame({{b, telemetry("b", 50, 0, 200, 500), {}}}, t0 + 200);
     QCOMPARE(model.series(b).size(), size_t{2});
     QCOMPARE(model.series(ThroughputModel::kCluster).back().requests_per_s, 150.0);
 
     // 4 s later, a is stale and drops out of the cluster's sum.
-    state.ApplyFrame({{b, telemetry("b", 60, 0, 200, 500), {}}}, t0 + 4000);
+    state.applyFrame({{b, telemetry("b", 60, 0, 200, 500), {}}}, t0 + 4000);
     QCOMPARE(state.node(a).health, NodeHealth::kStale);
     QCOMPARE(model.series(ThroughputModel::kCluster).back().requests_per_s, 60.0);
     // b unreachable too: no news, yet the cluster's sum drops to nothing at once.
-    state.ApplyFrame({{b, nullptr, "connection refused"}}, t0 + 4100);
+    state.applyFrame({{b, nullptr, "connection refused"}}, t0 + 4100);
     QCOMPARE(model.series(b).size(), size_t{3});
     QCOMPARE(model.series(ThroughputModel::kCluster).back().t_ms, t0 + 4100);
     QCOMPARE(model.series(ThroughputModel::kCluster).back().requests_per_s, 0.0);
 
     // 16 minutes of samples every 10 s: each series keeps 15 minutes.
     for (int i = 1; i <= 96; ++i) {
-      state.ApplyFrame({{b, telemetry("b", i, 0, 200, 500), {}}}, t0 + 4000 + i * 10000);
+      state.applyFrame({{b, telemetry("b", i, 0, 200, 500), {}}}, t0 + 4000 + i * 10000);
     }
     const qint64 last = t0 + 4000 + 96 * 10000;
     QCOMPARE(model.latestMs(), last);
@@ -628,10 +628,10 @@ class StorageModelsTest : public QObject {
     QVERIFY(error.contains("cannot write"));
 
     // A replay seek backwards restarts the series; clearing the cluster empties them all.
-    state.ApplyFrame({{b, telemetry("b", 7, 0, 200, 500), {}}}, t0);
+    state.applyFrame({{b, telemetry("b", 7, 0, 200, 500), {}}}, t0);
     QCOMPARE(model.series(b).size(), size_t{1});
     QSignalSpy cleared(&model, &ThroughputModel::cleared);
-    state.Clear();
+    state.clear();
     QCOMPARE(cleared.count(), 1);
     QVERIFY(model.series(ThroughputModel::kCluster).empty());
     QVERIFY(model.series(b).empty());

@@ -209,8 +209,8 @@ class StorageViewsTest : public QObject {
       page->set_resident(index == 9);
     }
     ClusterState state;
-    const int node = state.AddNode("127.0.0.1:7000", "tiny");
-    state.ApplyFrame({{node, telemetry}}, 1000);
+    const int node = state.addNode("127.0.0.1:7000", "tiny");
+    state.applyFrame({{node, telemetry}}, 1000);
     BloomView view(&state);
     view.resize(700, 400);
     view.setNode(node);
@@ -238,7 +238,7 @@ class StorageViewsTest : public QObject {
   // A node added by address is named by its first telemetry; the chart's title follows.
   void throughputViewTitleFollowsTheNodesName() {
     ClusterState state;
-    const int node = state.AddNode("127.0.0.1:7000");
+    const int node = state.addNode("127.0.0.1:7000");
     ThroughputView view(&state);
     view.resize(700, 500);
     view.show();
@@ -248,7 +248,7 @@ class StorageViewsTest : public QObject {
     auto telemetry = std::make_shared<admin::Telemetry>();
     telemetry->set_node("named-later");
     telemetry->mutable_throughput()->set_requests_per_s(10);
-    state.ApplyFrame({{node, telemetry}}, 1000);
+    state.applyFrame({{node, telemetry}}, 1000);
     QCOMPARE(view.title(), QString("named-later"));
   }
 
@@ -337,8 +337,8 @@ class StorageViewsTest : public QObject {
 
   void throughputViewSwitchesToTheWholeCluster() {
     ClusterState state;
-    state.AddNode("127.0.0.1:7000");
-    state.AddNode("127.0.0.1:7001");
+    state.addNode("127.0.0.1:7000");
+    state.addNode("127.0.0.1:7001");
     ThroughputView view(&state);
     view.setNode(0);
     QCOMPARE(view.node(), 0);
@@ -354,7 +354,7 @@ class StorageViewsTest : public QObject {
   void throughputViewAtTenHertzAppendsOnlyNewSamples() {
     // Generated telemetry for 20 nodes at 10 Hz for two minutes of cluster time.
     ClusterState state;
-    for (int n = 0; n < 20; ++n) state.AddNode(QString("127.0.0.1:%1").arg(7000 + n));
+    for (int n = 0; n < 20; ++n) state.addNode(QString("127.0.0.1:%1").arg(7000 + n));
     ThroughputView view(&state);
     view.resize(800, 500);
     view.show();
@@ -370,7 +370,7 @@ class StorageViewsTest : public QObject {
         t->mutable_throughput()->set_requests_per_s(100 + n + (f % 50));
         updates.push_back({n, t, {}});
       }
-      state.ApplyFrame(updates, t0 + f * 100);
+      state.applyFrame(updates, t0 + f * 100);
     }
     QCOMPARE(view.drawnSamples(), frames);  // Within 15 minutes: everything kept.
     QCOMPARE(view.model()->series(ThroughputModel::kCluster).back().requests_per_s,
@@ -383,7 +383,7 @@ class StorageViewsTest : public QObject {
     QCOMPARE(view.drawnSamples(), frames);
     QCOMPARE(view.ratesPlot()->graph(0)->data()->at(frames - 1)->value,
              100.0 + 7 + (frames - 1) % 50);
-    state.Clear();
+    state.clear();
     QCOMPARE(view.drawnSamples(), 0);
   }
 };

@@ -67,9 +67,9 @@ ActionController::ActionController(ClusterState* state, QWidget* dialog_parent)
   connect(undrain_action_, &QAction::triggered, this, [this] { undrain(current_node_); });
   connect(flush_action_, &QAction::triggered, this, [this] { flush(current_node_); });
   connect(compact_all_action_, &QAction::triggered, this, [this] { compact(current_node_, {}); });
-  connect(this, &ActionController::availabilityChanged, this, &ActionController::UpdateActions);
+  connect(this, &ActionController::availabilityChanged, this, &ActionController::updateActions);
   connect(state_, &ClusterState::nodesReset, this, [this] { setCurrentNode(-1); });
-  UpdateActions();
+  updateActions();
 }
 
 ActionController::~ActionController() {
@@ -122,7 +122,7 @@ QString ActionController::disabledReason(int node) const {
 
 bool ActionController::canAct(int node) const { return disabledReason(node).isEmpty(); }
 
-QString ActionController::ActionName(Action action) {
+QString ActionController::actionName(Action action) {
   switch (action) {
     case Action::kDrain:
       return QStringLiteral("drain");
@@ -179,7 +179,7 @@ QString ActionController::confirmationText(Action action, int node,
 AuditLog* ActionController::auditLog() {
   if (!audit_) {
     auto log = std::make_unique<AuditLog>();
-    if (!log->Open(auditPath(), &audit_error_)) return nullptr;
+    if (!log->open(auditPath(), &audit_error_)) return nullptr;
     audit_ = std::move(log);
   }
   return audit_.get();
@@ -201,10 +201,10 @@ QWidget* ActionController::createAuditLogView(QWidget* parent) {
 
 void ActionController::setCurrentNode(int node) {
   current_node_ = node;
-  UpdateActions();
+  updateActions();
 }
 
-void ActionController::UpdateActions() {
+void ActionController::updateActions() {
   const bool enabled = canAct(current_node_);
   const QString why = disabledReason(current_node_);
   for (QAction* a : {drain_action_, undrain_action_, flush_action_, compact_all_action_}) {
@@ -213,17 +213,17 @@ void ActionController::UpdateActions() {
   }
 }
 
-void ActionController::drain(int node) { Run(Action::kDrain, node, {}); }
-void ActionController::undrain(int node) { Run(Action::kUndrain, node, {}); }
-void ActionController::flush(int node) { Run(Action::kFlush, node, {}); }
+void ActionController::drain(int node) { run(Action::kDrain, node, {}); }
+void ActionController::undrain(int node) { run(Action::kUndrain, node, {}); }
+void ActionController::flush(int node) { run(Action::kFlush, node, {}); }
 void ActionController::compact(int node, QVector<quint64> indexes) {
-  Run(Action::kCompact, node, indexes);
+  run(Action::kCompact, node, indexes);
 }
 
-void ActionController::Run(Action action, int node, const QVector<quint64>& indexes) {
-  const QString name = ActionName(action);
+void ActionController::run(Action action, int node, const QVector<quint64>& indexes) {
+  const QString name = actionName(action);
   if (const QString why = disabledReason(node); !why.isEmpty()) {
-    Present(tr("Cannot %1").arg(name), why, false);
+    present(tr("Cannot %1").arg(name), why, false);
     return;
   }
   // Copies: the confirmation runs an event loop, during which nodes may be added or cleared.
@@ -236,7 +236,7 @@ void ActionController::Run(Action action, int node, const QVector<quint64>& inde
       for (const admin::IndexInfo& info : view.telemetry->storage().indexes()) order << info.id();
     }
     if (!IndexesAreAdjacent(order, indexes)) {
-      Present(tr("Cannot compact"),
+      present(tr("Cannot compact"),
               tr("Indexes %1 are not a run of adjacent on-disk indexes of %2; select neighbours "
                  "in age, or compact all.")
                   .arg(IndexList(indexes), node_name),
@@ -246,7 +246,7 @@ void ActionController::Run(Action action, int node, const QVector<quint64>& inde
   }
   const std::optional<rpc::Endpoint> endpoint = rpc::ParseEndpoint(address.toStdString());
   if (!endpoint) {
-    Present(tr("Cannot %1").arg(name),
+    present(tr("Cannot %1").arg(name),
             tr("%1 is not an address the console can reach (host:port).").arg(address), false);
     return;
   }
@@ -275,7 +275,7 @@ void ActionController::Run(Action action, int node, const QVector<quint64>& inde
   const cluster::AdminCommand command = CommandOf(action);
   const std::optional<rpc::TlsClientOptions> tls = tls_ ? tls_(node) : std::nullopt;
   const std::string client_name =
-      ("railyard console (" + AuditLog::CurrentUser() + ")").toStdString();
+      ("railyard console (" + AuditLog::currentUser() + ")").toStdString();
   std::vector<uint64_t> ids(indexes.begin(), indexes.end());
   const rpc::Endpoint where = *endpoint;
   // `this` outlives every job (the destructor waits for the pool); the worker only hands it on.
@@ -290,18 +290,18 @@ void ActionController::Run(Action action, int node, const QVector<quint64>& inde
         s.code() == rpc::Code::kUnauthenticated || s.code() == rpc::Code::kFailedPrecondition;
     outcome.status = s.ok() ? QStringLiteral("OK") : QString::fromStdString(s.ToString());
     outcome.message = QString::fromStdString(response.message());
-    runOnReceiverThread(this, [this, job, action, node, indexes, outcome] {
-      Finish(job, action, node, indexes, outcome);
+    RunOnReceiverThread(this, [this, job, action, node, indexes, outcome] {
+      finish(job, action, node, indexes, outcome);
     });
   });
 }
 
-void ActionController::Finish(quint64 job, Action action, int node, QVector<quint64> indexes,
+void ActionController::finish(quint64 job, Action action, int node, QVector<quint64> indexes,
                               Outcome outcome) {
   if (in_flight_.value(node) == job) in_flight_.remove(node);
   if (QPointer<QProgressDialog> progress = progress_.take(job)) progress->close();
 
-  const QString name = ActionName(action);
+  const QString name = actionName(action);
   const bool known = node >= 0 && node < state_->nodeCount();
   const QString node_name = known ? state_->node(node).name : QString::number(node);
   const QString address = known ? state_->node(node).admin_address : QString();
@@ -318,7 +318,7 @@ void ActionController::Finish(quint64 job, Action action, int node, QVector<quin
 
   AuditEntry entry;
   entry.unix_ms = QDateTime::currentMSecsSinceEpoch();
-  entry.user = AuditLog::CurrentUser();
+  entry.user = AuditLog::currentUser();
   entry.node_name = node_name;
   entry.node_address = address;
   entry.action = name;
@@ -327,7 +327,7 @@ void ActionController::Finish(quint64 job, Action action, int node, QVector<quin
   entry.ok = outcome.ok;
   QString audit_problem;
   if (AuditLog* log = auditLog()) {
-    if (log->Append(&entry, &audit_problem)) Q_EMIT auditAppended();
+    if (log->append(&entry, &audit_problem)) Q_EMIT auditAppended();
   } else {
     audit_problem = audit_error_;
   }
@@ -347,10 +347,10 @@ void ActionController::Finish(quint64 job, Action action, int node, QVector<quin
                             : tr("%1 on %2 (%3): %4").arg(name, node_name, address, result);
   if (!audit_problem.isEmpty())
     text += tr("\n\nNot written to the audit log: %1").arg(audit_problem);
-  Present(tr("Railyard: %1").arg(name), text, outcome.ok);
+  present(tr("Railyard: %1").arg(name), text, outcome.ok);
 }
 
-void ActionController::Present(const QString& title, const QString& text, bool ok) {
+void ActionController::present(const QString& title, const QString& text, bool ok) {
   if (presenter_) presenter_(title, text, ok);
 }
 

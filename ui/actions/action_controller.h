@@ -26,7 +26,7 @@ namespace railyard::ui {
 //      the console not to be read-only;
 //   2. asks for confirmation naming the node and the effect;
 //   3. runs the admin command on a worker thread (never the GUI thread) and shows progress;
-//   4. comes back to the GUI thread by runOnReceiverThread (ui/support/gui_thread.h), shows the
+//   4. comes back to the GUI thread by RunOnReceiverThread (ui/support/gui_thread.h), shows the
 //      result, writes an audit row and emits actionFinished (which the recorder writes into a
 //      recording as an event); a result still queued when the controller is destroyed is dropped.
 // A viewer token is sent like any other: the node refuses it, and the refusal is shown and
@@ -74,7 +74,7 @@ class ActionController : public QObject {
 
   // "Drain node2 (127.0.0.1:4567)? It stops taking new requests; clients move to other nodes."
   QString confirmationText(Action action, int node, const QVector<quint64>& indexes = {}) const;
-  static QString ActionName(Action action);
+  static QString actionName(Action action);
 
   // The audit log (opened on first use; null if it cannot be opened).
   AuditLog* auditLog();
@@ -109,10 +109,10 @@ class ActionController : public QObject {
     QString status;   // "OK" or the rpc status text.
     QString message;  // The node's answer on success.
   };
-  void Run(Action action, int node, const QVector<quint64>& indexes);
-  void Finish(quint64 job, Action action, int node, QVector<quint64> indexes, Outcome outcome);
-  void Present(const QString& title, const QString& text, bool ok);
-  void UpdateActions();
+  void run(Action action, int node, const QVector<quint64>& indexes);
+  void finish(quint64 job, Action action, int node, QVector<quint64> indexes, Outcome outcome);
+  void present(const QString& title, const QString& text, bool ok);
+  void updateActions();
 
   ClusterState* state_;
   QPointer<QWidget> dialog_parent_;

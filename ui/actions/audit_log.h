@@ -10,7 +10,7 @@ namespace railyard::ui {
 
 // One action an operator took from the console, and what came of it.
 struct AuditEntry {
-  qint64 id = 0;  // Assigned by Append.
+  qint64 id = 0;  // Assigned by append.
   qint64 unix_ms = 0;
   QString user;  // The OS user running the console.
   QString node_name;
@@ -40,23 +40,23 @@ class AuditLog {
   AuditLog& operator=(const AuditLog&) = delete;
 
   // Opens (creating the file, its folder and the table if needed). Closes any file open before.
-  bool Open(const QString& path, QString* error);
-  void Close();
+  bool open(const QString& path, QString* error);
+  void close();
   bool isOpen() const { return db_ != nullptr; }
   const QString& path() const { return path_; }
 
-  bool Append(AuditEntry* entry, QString* error);
+  bool append(AuditEntry* entry, QString* error);
   // Newest first.
-  QVector<AuditEntry> Search(const AuditQuery& query, QString* error = nullptr) const;
+  QVector<AuditEntry> search(const AuditQuery& query, QString* error = nullptr) const;
   // Distinct values seen, for filter menus.
-  QStringList Nodes() const;
-  QStringList Actions() const;
+  QStringList nodes() const;
+  QStringList actions() const;
 
   // The OS user name ("unknown" if it cannot be found).
-  static QString CurrentUser();
+  static QString currentUser();
 
  private:
-  QStringList Distinct(const char* column) const;
+  QStringList distinct(const char* column) const;
 
   sqlite3* db_ = nullptr;
   QString path_;

@@ -94,10 +94,10 @@ void AuditLogModel::setQuery(const AuditQuery& query) {
 
 void AuditLogModel::refresh() {
   error_.clear();
-  Sync(log_->Search(query_, &error_));
+  sync(log_->search(query_, &error_));
 }
 
-void AuditLogModel::Sync(const QVector<AuditEntry>& fresh) {
+void AuditLogModel::sync(const QVector<AuditEntry>& fresh) {
   // Both lists are in the same order, so one merging walk finds what to remove (rows no longer
   // matched or beyond the limit) and what to insert (new rows), in runs.
   int row = 0;

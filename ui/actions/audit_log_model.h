@@ -38,7 +38,7 @@ class AuditLogModel : public QAbstractTableModel {
   const AuditEntry& entry(int row) const { return rows_[row]; }
 
  private:
-  void Sync(const QVector<AuditEntry>& fresh);
+  void sync(const QVector<AuditEntry>& fresh);
 
   const AuditLog* const log_;
   AuditQuery query_;

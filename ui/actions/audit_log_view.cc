@@ -47,10 +47,10 @@ AuditLogView::AuditLogView(const AuditLog* log, QWidget* parent) : QWidget(paren
   refresh();
 }
 
-void AuditLogView::RefillFilters() {
+void AuditLogView::refillFilters() {
   // Keep the current choices while the lists grow.
   for (auto [box, values] :
-       {std::pair{node_, log_->Nodes()}, std::pair{action_, log_->Actions()}}) {
+       {std::pair{node_, log_->nodes()}, std::pair{action_, log_->actions()}}) {
     const QString current = box->currentData().toString();
     const QSignalBlocker block(box);
     box->clear();
@@ -61,7 +61,7 @@ void AuditLogView::RefillFilters() {
 }
 
 void AuditLogView::refresh() {
-  RefillFilters();
+  refillFilters();
   AuditQuery query;
   query.text = search_->text().trimmed();
   query.node = node_->currentData().toString();

@@ -32,7 +32,7 @@ class AuditLogView : public QWidget {
   void refresh();
 
  private:
-  void RefillFilters();
+  void refillFilters();
 
   const AuditLog* log_;
   QLineEdit* search_;

@@ -11,23 +11,23 @@ int BloomRow::residentPages() const {
 }
 
 BloomModel::BloomModel(ClusterState* state, QObject* parent) : QObject(parent), state_(state) {
-  connect(state_, &ClusterState::frameApplied, this, &BloomModel::OnFrame);
+  connect(state_, &ClusterState::frameApplied, this, &BloomModel::onFrame);
   connect(state_, &ClusterState::nodesReset, this, [this] { setNode(-1); });
 }
 
 void BloomModel::setNode(int node_index) {
   node_ = node_index;
-  Recompute();
+  recompute();
   Q_EMIT changed();
 }
 
-void BloomModel::OnFrame(const QVector<int>& changed) {
+void BloomModel::onFrame(const QVector<int>& changed) {
   if (node_ < 0 || !changed.contains(node_)) return;
-  Recompute();
+  recompute();
   Q_EMIT this->changed();
 }
 
-void BloomModel::Recompute() {
+void BloomModel::recompute() {
   rows_.clear();
   columns_ = 0;
   max_usefulness_ = 0;

@@ -64,8 +64,8 @@ class BloomModel : public QObject {
   void changed();
 
  private:
-  void OnFrame(const QVector<int>& changed);
-  void Recompute();
+  void onFrame(const QVector<int>& changed);
+  void recompute();
 
   ClusterState* state_;
   int node_ = -1;

@@ -30,7 +30,7 @@ NodeHealth HealthOf(const admin::Telemetry& telemetry) {
 
 ClusterState::ClusterState(QObject* parent) : QObject(parent) {}
 
-int ClusterState::AddNode(const QString& admin_address, const QString& name) {
+int ClusterState::addNode(const QString& admin_address, const QString& name) {
   if (const int existing = indexOfAddress(admin_address); existing >= 0) return existing;
   NodeView view;
   view.admin_address = admin_address;
@@ -41,7 +41,7 @@ int ClusterState::AddNode(const QString& admin_address, const QString& name) {
   return index;
 }
 
-void ClusterState::ApplyFrame(const std::vector<Update>& updates, qint64 now_ms) {
+void ClusterState::applyFrame(const std::vector<Update>& updates, qint64 now_ms) {
   now_ms_ = std::max(now_ms_, now_ms);
   QVector<int> changed;
   changed.reserve(static_cast<int>(updates.size()));
@@ -74,9 +74,9 @@ void ClusterState::ApplyFrame(const std::vector<Update>& updates, qint64 now_ms)
   Q_EMIT frameApplied(changed);
 }
 
-void ClusterState::Tick(qint64 now_ms) { ApplyFrame({}, now_ms); }
+void ClusterState::tick(qint64 now_ms) { applyFrame({}, now_ms); }
 
-void ClusterState::Clear() {
+void ClusterState::clear() {
   nodes_.clear();
   now_ms_ = 0;
   Q_EMIT nodesReset();

@@ -44,7 +44,7 @@ class ClusterState : public QObject {
 
   // Declares a node (from a cluster file, an address the user added, or a recording). Returns its
   // index; an address already known returns the existing index.
-  int AddNode(const QString& admin_address, const QString& name = {});
+  int addNode(const QString& admin_address, const QString& name = {});
 
   // One batch of news. Nodes not mentioned keep their state.
   struct Update {
@@ -55,11 +55,11 @@ class ClusterState : public QObject {
     // 0: the frame's now_ms.
     qint64 at_ms = 0;
   };
-  void ApplyFrame(const std::vector<Update>& updates, qint64 now_ms);
+  void applyFrame(const std::vector<Update>& updates, qint64 now_ms);
   // Advances the clock without news (marks nodes stale after stale_after_ms).
-  void Tick(qint64 now_ms);
+  void tick(qint64 now_ms);
   // Forgets everything (a new cluster, or a replay seek that rebuilds state).
-  void Clear();
+  void clear();
 
   int nodeCount() const { return static_cast<int>(nodes_.size()); }
   const NodeView& node(int index) const { return nodes_[static_cast<size_t>(index)]; }
@@ -69,9 +69,9 @@ class ClusterState : public QObject {
   void setStaleAfterMs(qint64 ms) { stale_after_ms_ = ms; }
 
  Q_SIGNALS:
-  void nodesReset();  // After Clear().
+  void nodesReset();  // After clear().
   void nodeAdded(int index);
-  // After ApplyFrame/Tick: `changed` lists node indexes whose telemetry or health changed.
+  // After applyFrame/tick: `changed` lists node indexes whose telemetry or health changed.
   void frameApplied(const QVector<int>& changed);
 
  private:

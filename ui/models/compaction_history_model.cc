@@ -104,7 +104,7 @@ void CompactionHistoryModel::addReported(const admin::StorageStats& storage) {
     event.duration_us = info.duration_us();
     event.manual = info.manual();
     event.finished_unix_ms = info.finished_unix_ms();
-    Insert(event);
+    insert(event);
   }
   if (events_.size() > kMaxRows) {
     beginRemoveRows({}, kMaxRows, int(events_.size()) - 1);
@@ -113,7 +113,7 @@ void CompactionHistoryModel::addReported(const admin::StorageStats& storage) {
   }
 }
 
-void CompactionHistoryModel::Insert(const CompactionEvent& event) {
+void CompactionHistoryModel::insert(const CompactionEvent& event) {
   // After every event that finished at the same time or later: newest first, and ties in the
   // order seen.
   const auto at = std::find_if(events_.begin(), events_.end(), [&](const CompactionEvent& e) {

@@ -67,7 +67,7 @@ class CompactionHistoryModel : public QAbstractTableModel {
   void clear();
 
  private:
-  void Insert(const CompactionEvent& event);
+  void insert(const CompactionEvent& event);
 
   QVector<CompactionEvent> events_;
 };

@@ -6,10 +6,10 @@ namespace railyard::ui {
 
 CompactionModel::CompactionModel(ClusterState* state, QObject* parent)
     : QObject(parent), state_(state), history_(new CompactionHistoryModel(this)) {
-  connect(state_, &ClusterState::frameApplied, this, &CompactionModel::OnFrame);
+  connect(state_, &ClusterState::frameApplied, this, &CompactionModel::onFrame);
   connect(state_, &ClusterState::nodesReset, this, [this] {
     node_ = -1;
-    Reset();
+    reset();
     Q_EMIT changed();
   });
 }
@@ -17,12 +17,12 @@ CompactionModel::CompactionModel(ClusterState* state, QObject* parent)
 void CompactionModel::setNode(int node_index) {
   if (node_index == node_ && has_data_) return;
   node_ = node_index;
-  Reset();
-  Recompute();
+  reset();
+  recompute();
   Q_EMIT changed();
 }
 
-void CompactionModel::Reset() {
+void CompactionModel::reset() {
   has_data_ = false;
   indexes_.clear();
   history_->clear();
@@ -32,13 +32,13 @@ void CompactionModel::Reset() {
   base_index_entry_writes_ = base_document_writes_ = 0;
 }
 
-void CompactionModel::OnFrame(const QVector<int>& changed) {
+void CompactionModel::onFrame(const QVector<int>& changed) {
   if (node_ < 0 || !changed.contains(node_)) return;
-  Recompute();
+  recompute();
   Q_EMIT this->changed();
 }
 
-void CompactionModel::Recompute() {
+void CompactionModel::recompute() {
   if (node_ < 0 || node_ >= state_->nodeCount()) return;
   const std::shared_ptr<const admin::Telemetry> telemetry = state_->node(node_).telemetry;
   if (!telemetry) return;

@@ -74,9 +74,9 @@ class CompactionModel : public QObject {
   void changed();
 
  private:
-  void OnFrame(const QVector<int>& changed);
-  void Recompute();
-  void Reset();
+  void onFrame(const QVector<int>& changed);
+  void recompute();
+  void reset();
 
   ClusterState* state_;
   int node_ = -1;

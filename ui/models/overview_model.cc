@@ -12,9 +12,9 @@ OverviewModel::OverviewModel(ClusterState* state, QObject* parent)
   rows_ = state_->nodeCount();
   shown_age_s_.fill(-1, rows_);
   shown_identity_.fill({QString(), -1}, rows_);
-  connect(state_, &ClusterState::frameApplied, this, &OverviewModel::OnFrame);
-  connect(state_, &ClusterState::nodeAdded, this, &OverviewModel::OnNodeAdded);
-  connect(state_, &ClusterState::nodesReset, this, &OverviewModel::OnReset);
+  connect(state_, &ClusterState::frameApplied, this, &OverviewModel::onFrame);
+  connect(state_, &ClusterState::nodeAdded, this, &OverviewModel::onNodeAdded);
+  connect(state_, &ClusterState::nodesReset, this, &OverviewModel::onReset);
 }
 
 int OverviewModel::rowCount(const QModelIndex& parent) const {
@@ -25,7 +25,7 @@ int OverviewModel::columnCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : kColumnCount;
 }
 
-OverviewModel::Row OverviewModel::RowOf(const NodeView& node, qint64 now_ms) {
+OverviewModel::Row OverviewModel::rowOf(const NodeView& node, qint64 now_ms) {
   Row row;
   if (node.updated_ms > 0) row.age_ms = std::max<qint64>(0, now_ms - node.updated_ms);
   if (!node.telemetry) return row;
@@ -84,7 +84,7 @@ QVariant OverviewModel::data(const QModelIndex& index, int role) const {
     return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
   }
   if (role != Qt::DisplayRole && role != kSortRole) return {};
-  const Row row = RowOf(node, state_->nowMs());
+  const Row row = rowOf(node, state_->nowMs());
   const bool sort = role == kSortRole;
   const bool known = node.telemetry != nullptr;
   switch (index.column()) {
@@ -146,7 +146,7 @@ QVariant OverviewModel::headerData(int section, Qt::Orientation orientation, int
   return {};
 }
 
-void OverviewModel::OnFrame(const QVector<int>& changed) {
+void OverviewModel::onFrame(const QVector<int>& changed) {
   // Changed rows in full (the name column only if the name or health moved); for the others
   // only the age cell, when its text moves on.
   QVector<bool> full(rows_, false);
@@ -184,7 +184,7 @@ void OverviewModel::OnFrame(const QVector<int>& changed) {
   }
 }
 
-void OverviewModel::OnNodeAdded(int index) {
+void OverviewModel::onNodeAdded(int index) {
   if (index < rows_) return;
   beginInsertRows({}, rows_, index);
   rows_ = index + 1;
@@ -193,7 +193,7 @@ void OverviewModel::OnNodeAdded(int index) {
   endInsertRows();
 }
 
-void OverviewModel::OnReset() {
+void OverviewModel::onReset() {
   beginResetModel();
   rows_ = state_->nodeCount();
   shown_age_s_.fill(-1, rows_);

@@ -53,12 +53,12 @@ class OverviewModel : public QAbstractTableModel {
     double bloom_use = 0;  // Resident bytes / budget, 0..1 (0 without a budget).
     qint64 age_ms = -1;    // -1: never heard from.
   };
-  static Row RowOf(const NodeView& node, qint64 now_ms);
+  static Row rowOf(const NodeView& node, qint64 now_ms);
 
  private:
-  void OnFrame(const QVector<int>& changed);
-  void OnNodeAdded(int index);
-  void OnReset();
+  void onFrame(const QVector<int>& changed);
+  void onNodeAdded(int index);
+  void onReset();
 
   ClusterState* const state_;
   int rows_ = 0;

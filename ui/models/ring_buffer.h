@@ -18,7 +18,7 @@ class RingBuffer {
   void push_back(const T& value) {
     if (count_ == items_.size()) {
       if (items_.size() < capacity_) {
-        Grow();
+        grow();
       } else {
         items_[head_] = value;  // Full: the newest replaces the oldest.
         head_ = (head_ + 1) % items_.size();
@@ -47,7 +47,7 @@ class RingBuffer {
   const T& back() const { return (*this)[count_ - 1]; }
 
  private:
-  void Grow() {
+  void grow() {
     std::vector<T> bigger(std::min(capacity_, std::max<size_t>(16, items_.size() * 2)));
     for (size_t i = 0; i < count_; ++i) bigger[i] = (*this)[i];
     items_.swap(bigger);

@@ -29,17 +29,17 @@ QColor Blend(const QColor& base, const QColor& over) {
 
 SlotMatrixModel::SlotMatrixModel(ClusterState* state, QObject* parent)
     : QAbstractTableModel(parent), state_(state) {
-  connect(state_, &ClusterState::frameApplied, this, &SlotMatrixModel::OnFrame);
-  connect(state_, &ClusterState::nodeAdded, this, &SlotMatrixModel::OnNodeAdded);
+  connect(state_, &ClusterState::frameApplied, this, &SlotMatrixModel::onFrame);
+  connect(state_, &ClusterState::nodeAdded, this, &SlotMatrixModel::onNodeAdded);
   connect(state_, &ClusterState::nodesReset, this, [this] {
     beginResetModel();
-    Rebuild();
+    rebuild();
     endResetModel();
   });
-  Rebuild();
+  rebuild();
 }
 
-void SlotMatrixModel::Rebuild() {
+void SlotMatrixModel::rebuild() {
   servers_ = state_->nodeCount();
   clients_.clear();
   cells_.clear();
@@ -141,7 +141,7 @@ QVariant SlotMatrixModel::headerData(int section, Qt::Orientation orientation, i
   return server_names_[server];
 }
 
-int SlotMatrixModel::RowFor(quint64 id, const std::string& name) {
+int SlotMatrixModel::rowFor(quint64 id, const std::string& name) {
   if (auto it = rows_.constFind(id); it != rows_.constEnd()) {
     Client& c = clients_[static_cast<size_t>(*it)];
     if (c.name.isEmpty() && !name.empty()) c.name = QString::fromStdString(name);
@@ -161,13 +161,13 @@ int SlotMatrixModel::RowFor(quint64 id, const std::string& name) {
   return row;
 }
 
-void SlotMatrixModel::RankRow(int row) {
+void SlotMatrixModel::rankRow(int row) {
   // A cell's rank is its best slot's position among all the client's connections.
   QVarLengthArray<quint32, 32> all;
   Client& c = clients_[static_cast<size_t>(row)];
   c.busy = 0;
   for (int s = 0; s < servers_; ++s) {
-    for (const Slot& slot : cells_[CellIndex(row, s)].slots) {
+    for (const Slot& slot : cells_[cellIndex(row, s)].slots) {
       all.push_back(slot.slot);
       if (slot.busy) ++c.busy;
     }
@@ -175,14 +175,14 @@ void SlotMatrixModel::RankRow(int row) {
   std::sort(all.begin(), all.end());
   c.connections = static_cast<int>(all.size());
   for (int s = 0; s < servers_; ++s) {
-    Cell& cell = cells_[CellIndex(row, s)];
+    Cell& cell = cells_[cellIndex(row, s)];
     if (cell.slots.isEmpty()) continue;
     cell.rank = static_cast<int>(std::lower_bound(all.begin(), all.end(), cell.slots[0].slot) -
                                  all.begin());
   }
 }
 
-void SlotMatrixModel::OnFrame(const QVector<int>& changed) {
+void SlotMatrixModel::onFrame(const QVector<int>& changed) {
   const qint64 now = state_->nowMs();
   int top = INT_MAX, bottom = -1, left = INT_MAX, right = -1;
   auto touch = [&](int row, int column) {
@@ -206,13 +206,13 @@ void SlotMatrixModel::OnFrame(const QVector<int>& changed) {
     for (auto it = scratch_.begin(); it != scratch_.end(); ++it) it->clear();
     if (live) {
       for (const admin::SlotEntry& e : node.telemetry->slots()) {
-        const int row = RowFor(e.client_id(), e.client_name());
+        const int row = rowFor(e.client_id(), e.client_name());
         clients_[static_cast<size_t>(row)].last_seen_ms = now;
         scratch_[e.client_id()].push_back(
             {e.slot(), e.busy(), e.requests(), e.connected_since_unix_ms()});
       }
       for (const admin::ClientPool& pool : node.telemetry->pools()) {
-        const int row = RowFor(pool.client_id(), pool.client_name());
+        const int row = rowFor(pool.client_id(), pool.client_name());
         Client& c = clients_[static_cast<size_t>(row)];
         int busy = 0;
         for (const admin::PoolEntry& e : pool.entries()) busy += e.busy() ? 1 : 0;
@@ -228,7 +228,7 @@ void SlotMatrixModel::OnFrame(const QVector<int>& changed) {
     const bool first_fill = !column_seen_[server];
     if (live) column_seen_[server] = true;
     for (int row = 0; row < clientCount(); ++row) {
-      Cell& cell = cells_[CellIndex(row, server)];
+      Cell& cell = cells_[cellIndex(row, server)];
       auto found = scratch_.find(clients_[static_cast<size_t>(row)].id);
       QVarLengthArray<Slot, 2> empty;
       QVarLengthArray<Slot, 2>& fresh = found != scratch_.end() ? *found : empty;
@@ -257,7 +257,7 @@ void SlotMatrixModel::OnFrame(const QVector<int>& changed) {
   }
   for (int row = 0; row < clientCount(); ++row) {
     if (!row_dirty_[row]) continue;
-    RankRow(row);
+    rankRow(row);
     // Ranks of its other cells may have moved, and the derived pool figures.
     touch(row, kPoolColumn);
     touch(row, kFirstServerColumn + servers_ - 1);
@@ -266,13 +266,13 @@ void SlotMatrixModel::OnFrame(const QVector<int>& changed) {
   for (qsizetype i = 0; i < fading_.size();) {
     const auto [row, server] = fading_[i];
     touch(row, kFirstServerColumn + server);
-    if (now - cells_[CellIndex(row, server)].changed_ms >= kHighlightMs) {
+    if (now - cells_[cellIndex(row, server)].changed_ms >= kHighlightMs) {
       fading_.removeAt(i);
     } else {
       ++i;
     }
   }
-  if (ForgetIdleClients()) {
+  if (forgetIdleClients()) {
     Q_EMIT updated();
     return;
   }
@@ -280,7 +280,7 @@ void SlotMatrixModel::OnFrame(const QVector<int>& changed) {
   Q_EMIT updated();
 }
 
-bool SlotMatrixModel::ForgetIdleClients() {
+bool SlotMatrixModel::forgetIdleClients() {
   const qint64 now = state_->nowMs();
   bool any = false;
   for (const Client& c : clients_) {
@@ -294,7 +294,7 @@ bool SlotMatrixModel::ForgetIdleClients() {
     const Client& c = clients_[static_cast<size_t>(row)];
     if (c.connections == 0 && now - c.last_seen_ms > kForgetClientMs) continue;
     clients.push_back(c);
-    for (int s = 0; s < servers_; ++s) cells.push_back(cells_[CellIndex(row, s)]);
+    for (int s = 0; s < servers_; ++s) cells.push_back(cells_[cellIndex(row, s)]);
   }
   clients_ = std::move(clients);
   cells_ = std::move(cells);
@@ -306,7 +306,7 @@ bool SlotMatrixModel::ForgetIdleClients() {
   return true;
 }
 
-void SlotMatrixModel::OnNodeAdded(int index) {
+void SlotMatrixModel::onNodeAdded(int index) {
   if (index < servers_) return;
   const int first = kFirstServerColumn + servers_;
   const int added = index + 1 - servers_;
@@ -329,16 +329,16 @@ void SlotMatrixModel::OnNodeAdded(int index) {
 
 ClientDetailModel::ClientDetailModel(SlotMatrixModel* matrix, ClusterState* state, QObject* parent)
     : QAbstractTableModel(parent), matrix_(matrix), state_(state) {
-  connect(matrix_, &SlotMatrixModel::updated, this, &ClientDetailModel::Refresh);
-  connect(matrix_, &QAbstractItemModel::modelReset, this, &ClientDetailModel::Refresh);
+  connect(matrix_, &SlotMatrixModel::updated, this, &ClientDetailModel::refresh);
+  connect(matrix_, &QAbstractItemModel::modelReset, this, &ClientDetailModel::refresh);
 }
 
 void ClientDetailModel::setClientId(quint64 id) {
   id_ = id;
-  Refresh();
+  refresh();
 }
 
-void ClientDetailModel::Refresh() {
+void ClientDetailModel::refresh() {
   QVector<Row> rows;
   const int row = id_ != 0 ? matrix_->rowOfClient(id_) : -1;
   if (row >= 0) {

@@ -65,7 +65,7 @@ class SlotMatrixModel : public QAbstractTableModel {
   int clientCount() const { return static_cast<int>(clients_.size()); }
   const Client& client(int row) const { return clients_[static_cast<size_t>(row)]; }
   int rowOfClient(quint64 id) const { return rows_.value(id, -1); }
-  const Cell& cell(int row, int server) const { return cells_[CellIndex(row, server)]; }
+  const Cell& cell(int row, int server) const { return cells_[cellIndex(row, server)]; }
   int serverCount() const { return servers_; }
   // Pool size as shown: the client's reported capacity, else the connections seen.
   int poolSize(int row) const;
@@ -76,15 +76,15 @@ class SlotMatrixModel : public QAbstractTableModel {
   void updated();
 
  private:
-  size_t CellIndex(int row, int server) const {
+  size_t cellIndex(int row, int server) const {
     return static_cast<size_t>(row) * static_cast<size_t>(servers_) + static_cast<size_t>(server);
   }
-  int RowFor(quint64 id, const std::string& name);
-  void OnFrame(const QVector<int>& changed);
-  void OnNodeAdded(int index);
-  void Rebuild();
-  void RankRow(int row);
-  bool ForgetIdleClients();
+  int rowFor(quint64 id, const std::string& name);
+  void onFrame(const QVector<int>& changed);
+  void onNodeAdded(int index);
+  void rebuild();
+  void rankRow(int row);
+  bool forgetIdleClients();
 
   ClusterState* const state_;
   int servers_ = 0;
@@ -121,7 +121,7 @@ class ClientDetailModel : public QAbstractTableModel {
     int server = 0;
     SlotMatrixModel::Slot slot;
   };
-  void Refresh();
+  void refresh();
 
   SlotMatrixModel* const matrix_;
   ClusterState* const state_;

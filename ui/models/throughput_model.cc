@@ -8,8 +8,8 @@ namespace railyard::ui {
 
 ThroughputModel::ThroughputModel(ClusterState* state, QObject* parent)
     : QObject(parent), state_(state) {
-  connect(state_, &ClusterState::frameApplied, this, &ThroughputModel::OnFrame);
-  connect(state_, &ClusterState::nodesReset, this, &ThroughputModel::Clear);
+  connect(state_, &ClusterState::frameApplied, this, &ThroughputModel::onFrame);
+  connect(state_, &ClusterState::nodesReset, this, &ThroughputModel::clear);
 }
 
 bool ThroughputModel::setWindowMinutes(int minutes) {
@@ -66,7 +66,7 @@ bool ThroughputModel::exportWindowCsv(const QString& path, int node, QString* er
   return exportCsv(path, node, latest_ms_ - windowMs(), latest_ms_, error);
 }
 
-ThroughputSample ThroughputModel::SampleOf(const admin::Telemetry& telemetry, qint64 t_ms) {
+ThroughputSample ThroughputModel::sampleOf(const admin::Telemetry& telemetry, qint64 t_ms) {
   const admin::Throughput& th = telemetry.throughput();
   ThroughputSample s;
   s.t_ms = t_ms;
@@ -85,13 +85,13 @@ ThroughputSample ThroughputModel::SampleOf(const admin::Telemetry& telemetry, qi
   return s;
 }
 
-void ThroughputModel::Append(Series& series, const ThroughputSample& sample) {
+void ThroughputModel::append(Series& series, const ThroughputSample& sample) {
   if (!series.empty() && sample.t_ms < series.back().t_ms) series.clear();  // Seek backwards.
   series.push_back(sample);
   while (!series.empty() && series.front().t_ms < sample.t_ms - kMaxWindowMs) series.pop_front();
 }
 
-void ThroughputModel::OnFrame(const QVector<int>& changed) {
+void ThroughputModel::onFrame(const QVector<int>& changed) {
   for (int node : changed) {
     if (node < 0 || node >= state_->nodeCount()) continue;
     const NodeView& view = state_->node(node);
@@ -99,7 +99,7 @@ void ThroughputModel::OnFrame(const QVector<int>& changed) {
     last_seen_.insert(node, view.telemetry);
     auto it = nodes_.find(node);
     if (it == nodes_.end()) it = nodes_.insert(node, Series(kMaxSamples));
-    Append(it.value(), SampleOf(*view.telemetry, view.updated_ms));
+    append(it.value(), sampleOf(*view.telemetry, view.updated_ms));
   }
   // A node that went stale or unreachable changes the cluster's sum even without news.
   if (changed.isEmpty()) return;
@@ -113,7 +113,7 @@ void ThroughputModel::OnFrame(const QVector<int>& changed) {
         (view.health != NodeHealth::kServing && view.health != NodeHealth::kLameDuck)) {
       continue;
     }
-    const ThroughputSample s = SampleOf(*view.telemetry, total.t_ms);
+    const ThroughputSample s = sampleOf(*view.telemetry, total.t_ms);
     total.requests_per_s += s.requests_per_s;
     total.errors_per_s += s.errors_per_s;
     total.rejections_per_s += s.rejections_per_s;
@@ -123,12 +123,12 @@ void ThroughputModel::OnFrame(const QVector<int>& changed) {
     total.p99_us = std::max(total.p99_us, s.p99_us);
   }
   total.p50_us = weight > 0 ? weighted_p50 / weight : 0;
-  Append(cluster_, total);
+  append(cluster_, total);
   latest_ms_ = total.t_ms;
   Q_EMIT samplesAdded();
 }
 
-void ThroughputModel::Clear() {
+void ThroughputModel::clear() {
   cluster_.clear();
   nodes_.clear();
   last_seen_.clear();

@@ -61,16 +61,16 @@ class ThroughputModel : public QObject {
   // The current window, ending at the newest sample.
   bool exportWindowCsv(const QString& path, int node, QString* error) const;
 
-  static ThroughputSample SampleOf(const admin::Telemetry& telemetry, qint64 t_ms);
+  static ThroughputSample sampleOf(const admin::Telemetry& telemetry, qint64 t_ms);
 
  Q_SIGNALS:
   void samplesAdded();
   void cleared();
 
  private:
-  void OnFrame(const QVector<int>& changed);
-  void Append(Series& series, const ThroughputSample& sample);
-  void Clear();
+  void onFrame(const QVector<int>& changed);
+  void append(Series& series, const ThroughputSample& sample);
+  void clear();
 
   ClusterState* state_;
   int window_minutes_ = 5;

@@ -75,8 +75,8 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
                  QString::fromStdString(e.result())),
         10000);
   });
-  BuildViews();
-  BuildActions();
+  buildViews();
+  buildActions();
 
   mode_label_ = new QLabel(this);
   read_only_label_ = new QLabel(this);
@@ -86,12 +86,12 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
   statusBar()->addPermanentWidget(mode_label_);
   statusBar()->addPermanentWidget(read_only_label_);
   statusBar()->addPermanentWidget(keyring_label_);
-  connect(tokens_, &TokenStore::backendChanged, this, &MainWindow::UpdateStatus);
-  connect(recorder_, &Recorder::recordingChanged, this, &MainWindow::UpdateStatus);
-  connect(replay_, &ReplaySource::speedChanged, this, &MainWindow::UpdateStatus);
+  connect(tokens_, &TokenStore::backendChanged, this, &MainWindow::updateStatus);
+  connect(recorder_, &Recorder::recordingChanged, this, &MainWindow::updateStatus);
+  connect(replay_, &ReplaySource::speedChanged, this, &MainWindow::updateStatus);
   auto* status_timer = new QTimer(this);
   status_timer->start(1000);
-  connect(status_timer, &QTimer::timeout, this, &MainWindow::UpdateStatus);
+  connect(status_timer, &QTimer::timeout, this, &MainWindow::updateStatus);
 
   connect(state_, &ClusterState::nodeAdded, this, [this](int index) {
     if (current_node_ < 0) {
@@ -100,8 +100,8 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
       setCurrentNode(index);  // A replay seek rebuilt the nodes: keep the selection.
     }
   });
-  UpdateStatus();
-  UpdateActionsEnabled();
+  updateStatus();
+  updateActionsEnabled();
   resize(1280, 800);
   // Children are deleted in the order they were added: the state every source, model and view
   // reads goes last.
@@ -113,7 +113,7 @@ MainWindow::~MainWindow() {
   live_->stop();
 }
 
-void MainWindow::BuildViews() {
+void MainWindow::buildViews() {
   overview_ = new OverviewView(state_, this);
   slots_ = new SlotMatrixView(state_, this);
   compaction_ = new CompactionView(state_, this);
@@ -158,12 +158,12 @@ void MainWindow::BuildViews() {
   timeline_dock_->hide();
 }
 
-void MainWindow::BuildActions() {
+void MainWindow::buildActions() {
   QMenu* file = menuBar()->addMenu(tr("&File"));
-  QAction* connect_action = file->addAction(tr("&Add node..."), this, &MainWindow::OnConnectDialog);
+  QAction* connect_action = file->addAction(tr("&Add node..."), this, &MainWindow::onConnectDialog);
   connect_action->setShortcut(QKeySequence(tr("Ctrl+N")));
   QAction* open_cluster =
-      file->addAction(tr("&Open cluster file..."), this, &MainWindow::OnOpenCluster);
+      file->addAction(tr("&Open cluster file..."), this, &MainWindow::onOpenCluster);
   open_cluster->setShortcut(QKeySequence::Open);
   QMenu* recent = file->addMenu(tr("Recent clusters"));
   connect(recent, &QMenu::aboutToShow, this, [this, recent] {
@@ -177,7 +177,7 @@ void MainWindow::BuildActions() {
     if (recent->isEmpty()) recent->addAction(tr("(none)"))->setEnabled(false);
   });
   QAction* open_recording =
-      file->addAction(tr("Open &recording..."), this, &MainWindow::OnOpenRecording);
+      file->addAction(tr("Open &recording..."), this, &MainWindow::onOpenRecording);
   file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
@@ -209,18 +209,18 @@ void MainWindow::BuildActions() {
   record_ = bar->addAction(tr("Record"));
   record_->setCheckable(true);
   record_->setToolTip(tr("Record the live cluster's telemetry and actions into a recording file"));
-  connect(record_, &QAction::toggled, this, &MainWindow::OnRecordToggled);
+  connect(record_, &QAction::toggled, this, &MainWindow::onRecordToggled);
   connect(recorder_, &Recorder::recordingChanged, this, [this](bool on) {
     const QSignalBlocker block(record_);
     record_->setChecked(on);
   });
 }
 
-void MainWindow::ResetSources(Mode mode) {
+void MainWindow::resetSources(Mode mode) {
   if (recorder_->recording()) recorder_->stop();
   replay_->close();
   live_->clearNodes();
-  state_->Clear();
+  state_->clear();
   current_node_ = -1;
   mode_ = mode;
   timeline_dock_->setVisible(mode == Mode::kReplay);
@@ -228,19 +228,19 @@ void MainWindow::ResetSources(Mode mode) {
 
 bool MainWindow::addNode(const QString& admin_address, const QString& token, QString* error,
                          const QString& name) {
-  if (mode_ != Mode::kLive) ResetSources(Mode::kLive);
-  if (!AddLiveNode(admin_address, token, error, name,
+  if (mode_ != Mode::kLive) resetSources(Mode::kLive);
+  if (!addLiveNode(admin_address, token, error, name,
                    cluster::ApplyTlsFlags(options_.tls, std::nullopt))) {
     return false;
   }
   source_description_ = tr("Live");
   live_->start();
-  UpdateStatus();
-  UpdateActionsEnabled();
+  updateStatus();
+  updateActionsEnabled();
   return true;
 }
 
-bool MainWindow::AddLiveNode(const QString& admin_address, const QString& token, QString* error,
+bool MainWindow::addLiveNode(const QString& admin_address, const QString& token, QString* error,
                              const QString& name, std::optional<rpc::TlsClientOptions> tls) {
   const QString t = token.isEmpty() ? tokens_->token(admin_address.trimmed()) : token;
   if (live_->addNode(admin_address, t, error, name, std::move(tls)) < 0) return false;
@@ -261,7 +261,7 @@ bool MainWindow::openClusterFile(const QString& path, const QString& token, QStr
     if (error) *error = tr("%1 lists no nodes").arg(path);
     return false;
   }
-  ResetSources(Mode::kLive);
+  resetSources(Mode::kLive);
   // The file's admin_tls block, with the console's --tls flags on top.
   const std::optional<rpc::TlsClientOptions> tls =
       cluster::ApplyTlsFlags(options_.tls, cluster::AdminTlsOf(cluster));
@@ -269,7 +269,7 @@ bool MainWindow::openClusterFile(const QString& path, const QString& token, QStr
     const QString address = QString::fromStdString(member.admin());
     const QString stored = tokens_->token(address);
     // Added while stopped, then started once: no restart per node.
-    if (!AddLiveNode(address, stored.isEmpty() ? token : stored, error,
+    if (!addLiveNode(address, stored.isEmpty() ? token : stored, error,
                      QString::fromStdString(member.name()), tls)) {
       return false;
     }
@@ -280,7 +280,7 @@ bool MainWindow::openClusterFile(const QString& path, const QString& token, QStr
         if (!loaded.isEmpty() && index >= 0 && mode_ == Mode::kLive) {
           live_->setToken(index, loaded);
           actions_->tokensChanged();
-          UpdateActionsEnabled();
+          updateActionsEnabled();
         }
       });
     }
@@ -289,24 +289,24 @@ bool MainWindow::openClusterFile(const QString& path, const QString& token, QStr
       tr("Live: %1")
           .arg(QString::fromStdString(
               cluster.name().empty() ? QFileInfo(path).fileName().toStdString() : cluster.name()));
-  RememberCluster(QFileInfo(path).absoluteFilePath());
+  rememberCluster(QFileInfo(path).absoluteFilePath());
   live_->start();
-  UpdateStatus();
-  UpdateActionsEnabled();
+  updateStatus();
+  updateActionsEnabled();
   return true;
 }
 
 bool MainWindow::openRecording(const QString& path, QString* error) {
-  ResetSources(Mode::kReplay);
+  resetSources(Mode::kReplay);
   if (!replay_->open(path, error)) {
     mode_ = Mode::kNone;
     timeline_dock_->hide();
-    UpdateStatus();
+    updateStatus();
     return false;
   }
   source_description_ = tr("Replay: %1").arg(QFileInfo(path).fileName());
-  UpdateStatus();
-  UpdateActionsEnabled();
+  updateStatus();
+  updateActionsEnabled();
   return true;
 }
 
@@ -351,7 +351,7 @@ void MainWindow::setCurrentNode(int node_index) {
   bloom_->setNode(node_index);
   throughput_->setNode(node_index);
   actions_->setCurrentNode(node_index);
-  UpdateActionsEnabled();
+  updateActionsEnabled();
   if (changed) Q_EMIT currentNodeChanged(node_index);
 }
 
@@ -369,7 +369,7 @@ QString MainWindow::summaryLine() const {
   for (int i = 0; i < state_->nodeCount(); ++i) {
     const NodeView& node = state_->node(i);
     ++by_health[static_cast<int>(node.health)];
-    const OverviewModel::Row row = OverviewModel::RowOf(node, state_->nowMs());
+    const OverviewModel::Row row = OverviewModel::rowOf(node, state_->nowMs());
     if (node.health == NodeHealth::kServing || node.health == NodeHealth::kLameDuck) {
       requests += row.requests_per_s;
       errors += row.errors_per_s;
@@ -394,7 +394,7 @@ QStringList MainWindow::recentClusters() const {
   return QSettings().value(QLatin1String(kRecentKey)).toStringList();
 }
 
-void MainWindow::RememberCluster(const QString& path) {
+void MainWindow::rememberCluster(const QString& path) {
   // Paths only: tokens never go into settings.
   QSettings settings;
   QStringList recent = settings.value(QLatin1String(kRecentKey)).toStringList();
@@ -404,7 +404,7 @@ void MainWindow::RememberCluster(const QString& path) {
   settings.setValue(QLatin1String(kRecentKey), recent);
 }
 
-void MainWindow::UpdateStatus() {
+void MainWindow::updateStatus() {
   switch (mode_) {
     case Mode::kNone:
       mode_label_->setText(tr("No cluster: File > Add node or Open"));
@@ -432,13 +432,13 @@ void MainWindow::UpdateStatus() {
   record_->setEnabled(mode_ == Mode::kLive);
 }
 
-void MainWindow::UpdateActionsEnabled() {
+void MainWindow::updateActionsEnabled() {
   actions_->setReadOnly(readOnly());
   compaction_->setActionsEnabled(actions_->canAct(current_node_));
-  UpdateStatus();
+  updateStatus();
 }
 
-void MainWindow::OnConnectDialog() {
+void MainWindow::onConnectDialog() {
   ConnectDialog dialog(this);
   if (dialog.exec() != QDialog::Accepted) return;
   QString error;
@@ -447,7 +447,7 @@ void MainWindow::OnConnectDialog() {
   }
 }
 
-void MainWindow::OnOpenCluster() {
+void MainWindow::onOpenCluster() {
   const QString path =
       QFileDialog::getOpenFileName(this, tr("Open cluster file"), QString(),
                                    tr("Cluster files (*.textproto *.txtpb);;All files (*)"));
@@ -456,7 +456,7 @@ void MainWindow::OnOpenCluster() {
   if (!openClusterFile(path, {}, &error)) QMessageBox::warning(this, tr("Railyard"), error);
 }
 
-void MainWindow::OnOpenRecording() {
+void MainWindow::onOpenRecording() {
   const QString path =
       QFileDialog::getOpenFileName(this, tr("Open recording"), QString(),
                                    tr("Recordings (*.rec *.ryrec *.sqlite);;All files (*)"));
@@ -465,7 +465,7 @@ void MainWindow::OnOpenRecording() {
   if (!openRecording(path, &error)) QMessageBox::warning(this, tr("Railyard"), error);
 }
 
-void MainWindow::OnRecordToggled(bool on) {
+void MainWindow::onRecordToggled(bool on) {
   if (!on) {
     stopRecording();
     return;

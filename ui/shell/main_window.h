@@ -96,18 +96,18 @@ class MainWindow : public QMainWindow {
 
  private:
   enum class Mode { kNone, kLive, kReplay };
-  void BuildActions();
-  void BuildViews();
-  void ResetSources(Mode mode);
-  bool AddLiveNode(const QString& admin_address, const QString& token, QString* error,
+  void buildActions();
+  void buildViews();
+  void resetSources(Mode mode);
+  bool addLiveNode(const QString& admin_address, const QString& token, QString* error,
                    const QString& name, std::optional<rpc::TlsClientOptions> tls);
-  void UpdateStatus();
-  void UpdateActionsEnabled();
-  void RememberCluster(const QString& path);
-  void OnConnectDialog();
-  void OnOpenCluster();
-  void OnOpenRecording();
-  void OnRecordToggled(bool on);
+  void updateStatus();
+  void updateActionsEnabled();
+  void rememberCluster(const QString& path);
+  void onConnectDialog();
+  void onOpenCluster();
+  void onOpenRecording();
+  void onRecordToggled(bool on);
 
   const Options options_;
   ClusterState* state_;

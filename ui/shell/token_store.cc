@@ -15,7 +15,7 @@ QString KeyFor(const QString& address) { return QStringLiteral("admin-token:") +
 
 TokenStore::TokenStore(bool use_keyring, QObject* parent) : QObject(parent) {
   if (use_keyring) {
-    Probe();
+    probe();
   } else {
     backend_ = Backend::kMemory;
     why_ = tr("keyring not used");
@@ -41,20 +41,20 @@ bool TokenStore::hasAnyToken() const {
   return false;
 }
 
-void TokenStore::SetBackend(Backend backend, const QString& why) {
+void TokenStore::setBackend(Backend backend, const QString& why) {
   if (backend_ != Backend::kProbing) return;  // The first answer (or the deadline) decides.
   backend_ = backend;
   why_ = why;
   if (backend_ == Backend::kKeyring) {
     // Tokens entered while the keyring was still being asked are saved now, not forgotten.
     for (auto it = cache_.constBegin(); it != cache_.constEnd(); ++it) {
-      if (!it.value().isEmpty()) SaveToKeyring(it.key(), it.value());
+      if (!it.value().isEmpty()) saveToKeyring(it.key(), it.value());
     }
   }
   Q_EMIT backendChanged(backend_);
 }
 
-void TokenStore::Probe() {
+void TokenStore::probe() {
   // A read of a key that normally does not exist: "not found" means a keyring answered.
   auto* job = new QKeychain::ReadPasswordJob(QLatin1String(kService), this);
   job->setAutoDelete(true);
@@ -62,23 +62,23 @@ void TokenStore::Probe() {
   job->setKey(QStringLiteral("probe"));
   connect(job, &QKeychain::Job::finished, this, [this](QKeychain::Job* j) {
     if (j->error() == QKeychain::NoError || j->error() == QKeychain::EntryNotFound) {
-      SetBackend(Backend::kKeyring, {});
+      setBackend(Backend::kKeyring, {});
     } else {
-      SetBackend(Backend::kMemory, tr("no keyring service: %1").arg(j->errorString()));
+      setBackend(Backend::kMemory, tr("no keyring service: %1").arg(j->errorString()));
     }
   });
   job->start();
   // A keyring that never answers must not leave tokens in limbo.
   QTimer::singleShot(3000, this,
-                     [this] { SetBackend(Backend::kMemory, tr("keyring did not answer")); });
+                     [this] { setBackend(Backend::kMemory, tr("keyring did not answer")); });
 }
 
 void TokenStore::setToken(const QString& address, const QString& token) {
   cache_.insert(address, token);
-  if (backend_ == Backend::kKeyring) SaveToKeyring(address, token);
+  if (backend_ == Backend::kKeyring) saveToKeyring(address, token);
 }
 
-void TokenStore::SaveToKeyring(const QString& address, const QString& token) {
+void TokenStore::saveToKeyring(const QString& address, const QString& token) {
   auto* job = new QKeychain::WritePasswordJob(QLatin1String(kService), this);
   job->setAutoDelete(true);
   job->setInsecureFallback(false);

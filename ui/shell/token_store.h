@@ -37,9 +37,9 @@ class TokenStore : public QObject {
   void backendChanged(Backend backend);
 
  private:
-  void Probe();
-  void SetBackend(Backend backend, const QString& why);
-  void SaveToKeyring(const QString& address, const QString& token);
+  void probe();
+  void setBackend(Backend backend, const QString& why);
+  void saveToKeyring(const QString& address, const QString& token);
 
   Backend backend_ = Backend::kProbing;
   QString why_;

@@ -32,10 +32,10 @@ class LivePoller {
 
   LivePoller(std::vector<cluster::PollTarget> targets, const LiveSource::Options& options,
              Deliver deliver)
-      : poller_(std::move(targets), PollerOptionsFrom(options)),
+      : poller_(std::move(targets), pollerOptionsFrom(options)),
         period_(static_cast<int64_t>(1000.0 / std::max(0.1, options.poll_hz))),
         deliver_(std::move(deliver)) {
-    thread_ = std::thread([this] { Run(); });
+    thread_ = std::thread([this] { run(); });
   }
   ~LivePoller() {
     {
@@ -46,10 +46,10 @@ class LivePoller {
     poller_.Cancel();
     thread_.join();
   }
-  void SetToken(int index, std::string token) { poller_.SetToken(index, std::move(token)); }
+  void setToken(int index, std::string token) { poller_.SetToken(index, std::move(token)); }
 
  private:
-  static cluster::PollerOptions PollerOptionsFrom(const LiveSource::Options& o) {
+  static cluster::PollerOptions pollerOptionsFrom(const LiveSource::Options& o) {
     cluster::PollerOptions options;
     options.backoff_min = o.backoff_min;
     options.backoff_max = o.backoff_max;
@@ -59,7 +59,7 @@ class LivePoller {
     return options;
   }
 
-  void Run() {
+  void run() {
     Clock::time_point next_round = Clock::now();
     while (true) {
       {
@@ -96,7 +96,7 @@ LiveSource::~LiveSource() { stop(); }
 
 void LiveSource::setOptions(const Options& options) {
   options_ = options;
-  Restart();
+  restart();
 }
 
 int LiveSource::addNode(const QString& admin_address, const QString& token, QString* error,
@@ -104,17 +104,17 @@ int LiveSource::addNode(const QString& admin_address, const QString& token, QStr
   std::string host;
   uint16_t port = 0;
   if (!ParseAdminAddress(admin_address, &host, &port, error)) return -1;
-  const int index = state_->AddNode(admin_address.trimmed(), name);
+  const int index = state_->addNode(admin_address.trimmed(), name);
   for (Target& t : targets_) {
     if (t.index == index) {
       if (!token.isEmpty()) t.token = token;
       t.tls = std::move(tls);
-      Restart();
+      restart();
       return index;
     }
   }
   targets_.push_back({index, admin_address.trimmed(), token, std::move(tls)});
-  Restart();
+  restart();
   return index;
 }
 
@@ -127,7 +127,7 @@ void LiveSource::setToken(int node, const QString& token) {
   for (Target& t : targets_) {
     if (t.index == node && t.token != token) {
       t.token = token;
-      if (poller_) poller_->SetToken(node, token.toStdString());
+      if (poller_) poller_->setToken(node, token.toStdString());
     }
   }
 }
@@ -157,13 +157,13 @@ void LiveSource::start() {
     targets.push_back({t.index, {host, port}, t.token.toStdString(), t.tls});
   }
   // Runs on the worker thread: only moves data into a queued call. `this` outlives the worker
-  // (stop() joins it), which is what runOnReceiverThread asks.
-  auto deliver = [this, generation](std::vector<ClusterState::Update> updates, qint64 now_ms) {
-    runOnReceiverThread(this, [this, generation, updates = std::move(updates), now_ms]() mutable {
-      Deliver(generation, std::move(updates), now_ms);
+  // (stop() joins it), which is what RunOnReceiverThread asks.
+  auto post = [this, generation](std::vector<ClusterState::Update> updates, qint64 now_ms) {
+    RunOnReceiverThread(this, [this, generation, updates = std::move(updates), now_ms]() mutable {
+      deliver(generation, std::move(updates), now_ms);
     });
   };
-  poller_ = std::make_unique<LivePoller>(std::move(targets), options_, std::move(deliver));
+  poller_ = std::make_unique<LivePoller>(std::move(targets), options_, std::move(post));
 }
 
 void LiveSource::stop() {
@@ -171,16 +171,16 @@ void LiveSource::stop() {
   poller_.reset();
 }
 
-void LiveSource::Restart() {
+void LiveSource::restart() {
   if (!poller_) return;
   stop();
   start();
 }
 
-void LiveSource::Deliver(quint64 generation, std::vector<ClusterState::Update> updates,
+void LiveSource::deliver(quint64 generation, std::vector<ClusterState::Update> updates,
                          qint64 now_ms) {
   if (generation != generation_.load()) return;
-  state_->ApplyFrame(updates, now_ms);
+  state_->applyFrame(updates, now_ms);
   ++frames_;
   Q_EMIT frameDelivered();
 }

@@ -21,7 +21,7 @@ class LivePoller;
 //
 // The bridge (KDAB Hotspot's jobtracker shape): the worker thread owns the admin connections and
 // never touches Qt objects; at the end of each round it posts the batch to the GUI thread with
-// runOnReceiverThread (ui/support/gui_thread.h). On arrival the batch is checked against the
+// RunOnReceiverThread (ui/support/gui_thread.h). On arrival the batch is checked against the
 // generation id it was polled under; a batch from before a restart (new nodes, a new token,
 // stop) is dropped. stop() and the destructor join the worker, so nothing is posted to a dead
 // object.
@@ -54,7 +54,7 @@ class LiveSource : public QObject {
   // `tls` set: its admin service is reached over TLS with these settings.
   int addNode(const QString& admin_address, const QString& token = {}, QString* error = nullptr,
               const QString& name = {}, std::optional<rpc::TlsClientOptions> tls = std::nullopt);
-  // Stops and forgets every node (before ClusterState::Clear for a new cluster).
+  // Stops and forgets every node (before ClusterState::clear for a new cluster).
   void clearNodes();
   // The token for one node (ClusterState index); that node reconnects with it, the others keep
   // their connections.
@@ -79,8 +79,8 @@ class LiveSource : public QObject {
     QString token;
     std::optional<rpc::TlsClientOptions> tls;
   };
-  void Deliver(quint64 generation, std::vector<ClusterState::Update> updates, qint64 now_ms);
-  void Restart();
+  void deliver(quint64 generation, std::vector<ClusterState::Update> updates, qint64 now_ms);
+  void restart();
 
   ClusterState* const state_;
   Options options_;

@@ -29,11 +29,11 @@ class RecorderWorker {
 
   explicit RecorderWorker(std::unique_ptr<trace::RecordingWriter> writer)
       : writer_(std::move(writer)), recorder_(writer_.get()) {
-    thread_ = std::thread([this] { Run(); });
+    thread_ = std::thread([this] { run(); });
   }
 
   // Joins after writing everything queued; returns the first error.
-  std::string Finish() {
+  std::string finish() {
     {
       std::lock_guard lock(mu_);
       stop_ = true;
@@ -44,7 +44,7 @@ class RecorderWorker {
     return error_;
   }
 
-  void Push(Item item) {
+  void push(Item item) {
     {
       std::lock_guard lock(mu_);
       queue_.push_back(std::move(item));
@@ -53,7 +53,7 @@ class RecorderWorker {
   }
 
  private:
-  void Run() {
+  void run() {
     std::deque<Item> batch;
     while (true) {
       {
@@ -83,9 +83,9 @@ class RecorderWorker {
     }
   }
 
-  std::unique_ptr<trace::RecordingWriter> writer_;  // Worker thread only (until Finish).
+  std::unique_ptr<trace::RecordingWriter> writer_;  // Worker thread only (until finish).
   trace::TelemetryRecorder recorder_;               // Worker thread only.
-  std::string error_;                               // Worker thread, then Finish.
+  std::string error_;                               // Worker thread, then finish.
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Item> queue_;  // GUARDED_BY(mu_)
@@ -94,10 +94,10 @@ class RecorderWorker {
 };
 
 Recorder::Recorder(ClusterState* state, QObject* parent) : QObject(parent), state_(state) {
-  connect(state_, &ClusterState::frameApplied, this, &Recorder::OnFrame);
+  connect(state_, &ClusterState::frameApplied, this, &Recorder::onFrame);
   connect(state_, &ClusterState::nodesReset, this, [this] {
     last_recorded_.clear();
-    if (worker_) worker_->Push(RecorderWorker::ResetItem{});
+    if (worker_) worker_->push(RecorderWorker::ResetItem{});
   });
 }
 
@@ -123,30 +123,30 @@ bool Recorder::start(const QString& path, QString* error) {
   for (int i = 0; i < state_->nodeCount(); ++i) {
     all.push_back(i);
     if (const auto& t = state_->node(i).telemetry) {
-      worker_->Push(RecorderWorker::SnapshotItem{state_->node(i).name.toStdString(), t, true});
+      worker_->push(RecorderWorker::SnapshotItem{state_->node(i).name.toStdString(), t, true});
     }
   }
-  OnFrame(all);
+  onFrame(all);
   Q_EMIT recordingChanged(true);
   return true;
 }
 
 QString Recorder::stop() {
   if (!worker_) return {};
-  const std::string error = worker_->Finish();
+  const std::string error = worker_->finish();
   worker_.reset();
   Q_EMIT recordingChanged(false);
   return QString::fromStdString(error);
 }
 
-void Recorder::OnFrame(const QVector<int>& changed) {
+void Recorder::onFrame(const QVector<int>& changed) {
   if (!worker_) return;
   for (int i : changed) {
     if (i < 0 || i >= state_->nodeCount()) continue;
     const NodeView& node = state_->node(i);
     if (!node.telemetry || last_recorded_.value(i) == node.telemetry.get()) continue;
     last_recorded_[i] = node.telemetry.get();
-    worker_->Push(RecorderWorker::SnapshotItem{node.name.toStdString(), node.telemetry});
+    worker_->push(RecorderWorker::SnapshotItem{node.name.toStdString(), node.telemetry});
     ++snapshots_;
   }
 }
@@ -167,7 +167,7 @@ void Recorder::recordAction(const admin::CommandEvent& event) {
   }
   const int64_t unix_ms =
       event.unix_ms() > 0 ? event.unix_ms() : QDateTime::currentMSecsSinceEpoch();
-  worker_->Push(RecorderWorker::EventItem{
+  worker_->push(RecorderWorker::EventItem{
       unix_ms, node, event.command(),
       "console action by " + event.by() + ": " + event.detail() + " -> " + event.result()});
 }

@@ -42,7 +42,7 @@ class Recorder : public QObject {
   void recordingChanged(bool recording);
 
  private:
-  void OnFrame(const QVector<int>& changed);
+  void onFrame(const QVector<int>& changed);
 
   ClusterState* const state_;
   std::unique_ptr<RecorderWorker> worker_;

@@ -92,13 +92,13 @@ void ReplaySource::setSpeed(double speed) {
   Q_EMIT speedChanged(speed_);
 }
 
-int ReplaySource::NodeIndex(const std::string& name) {
+int ReplaySource::nodeIndex(const std::string& name) {
   if (auto it = node_index_.find(name); it != node_index_.end()) return it->second;
   // A node that started reporting after open() (the file is still being written).
   auto address = node_addresses_.find(name);
   const QString qname = QString::fromStdString(name);
   const int index =
-      state_->AddNode(address != node_addresses_.end() ? address->second : qname, qname);
+      state_->addNode(address != node_addresses_.end() ? address->second : qname, qname);
   node_index_[name] = index;
   return index;
 }
@@ -107,22 +107,22 @@ void ReplaySource::seek(qint64 unix_ms) {
   if (!reader_) return;
   position_ms_ = std::clamp(unix_ms, start_ms_, end_ms_);
   // Rebuild from nothing: the same nodes in the same order, so node indexes stay put.
-  state_->Clear();
+  state_->clear();
   node_index_.clear();
-  for (const std::string& name : node_names_) NodeIndex(name);
+  for (const std::string& name : node_names_) nodeIndex(name);
   std::vector<trace::Snapshot> snapshots;
   frame_.clear();
   if (trace::Status s = reader_->Seek(position_ms_, &snapshots); s.ok()) {
     for (trace::Snapshot& snapshot : snapshots) {
       if (!snapshot.status.ok()) continue;
-      frame_.push_back({NodeIndex(snapshot.node),
+      frame_.push_back({nodeIndex(snapshot.node),
                         std::make_shared<const admin::Telemetry>(std::move(snapshot.telemetry)),
                         {},
                         snapshot.unix_ms});
     }
   }
   last_frame_snapshots_ = static_cast<int>(frame_.size());
-  state_->ApplyFrame(frame_, position_ms_);
+  state_->applyFrame(frame_, position_ms_);
   cursor_ = reader_->NewSnapshotCursor(position_ms_ + 1);
   Q_EMIT positionChanged(position_ms_);
 }
@@ -141,7 +141,7 @@ void ReplaySource::step() {
     // The cursor's snapshot is ours until Next(): take its telemetry rather than copy it.
     trace::Snapshot& snapshot = const_cast<trace::Snapshot&>(cursor_->snapshot());
     if (!snapshot.status.ok()) continue;
-    const int node = NodeIndex(snapshot.node);
+    const int node = nodeIndex(snapshot.node);
     auto telemetry = std::make_shared<const admin::Telemetry>(std::move(snapshot.telemetry));
     // Several snapshots of one node in one step (fast playback): the latest wins.
     auto same = std::find_if(frame_.begin(), frame_.end(),
@@ -158,7 +158,7 @@ void ReplaySource::step() {
   last_frame_snapshots_ = applied;
   QElapsedTimer apply;
   apply.start();
-  state_->ApplyFrame(frame_, position_ms_);
+  state_->applyFrame(frame_, position_ms_);
   last_apply_ns_ = apply.nsecsElapsed();
   Q_EMIT positionChanged(position_ms_);
   if (position_ms_ >= end_ms_ && timer_.isActive()) {

@@ -60,7 +60,7 @@ class ReplaySource : public QObject {
   const QVector<ReplayEvent>& events() const { return events_; }
   // Snapshots applied by the last step (for the benchmark and tests).
   int lastFrameSnapshots() const { return last_frame_snapshots_; }
-  // GUI-thread time of the last step's ClusterState::ApplyFrame (models included), in ns; the
+  // GUI-thread time of the last step's ClusterState::applyFrame (models included), in ns; the
   // recording's reading and parsing are not in it.
   qint64 lastApplyNs() const { return last_apply_ns_; }
 
@@ -83,7 +83,7 @@ class ReplaySource : public QObject {
   void finished();  // Reached the end while playing.
 
  private:
-  int NodeIndex(const std::string& name);
+  int nodeIndex(const std::string& name);
 
   ClusterState* const state_;
   QTimer timer_;

@@ -82,19 +82,19 @@ BloomView::BloomView(ClusterState* state, QWidget* parent)
       dirty_ = true;
       return;
     }
-    Refresh();
+    refresh();
   });
-  Refresh();
+  refresh();
 }
 
 void BloomView::setNode(int node_index) {
   model_->setNode(node_index);
-  Refresh();
+  refresh();
 }
 
 void BloomView::showEvent(QShowEvent* event) {
   QWidget::showEvent(event);
-  if (dirty_) Refresh();
+  if (dirty_) refresh();
 }
 
 QString BloomView::budgetText() const {
@@ -108,7 +108,7 @@ QString BloomView::budgetText() const {
       .arg(model_->totalPages());
 }
 
-void BloomView::Refresh() {
+void BloomView::refresh() {
   dirty_ = false;
   const int rows = model_->rowCount();
   const int columns = model_->columnCount();

@@ -44,7 +44,7 @@ class BloomView : public QWidget {
   bool eventFilter(QObject* watched, QEvent* event) override;
 
  private:
-  void Refresh();
+  void refresh();
 
   BloomModel* model_;
   QLabel* title_;

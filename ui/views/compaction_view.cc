@@ -45,7 +45,7 @@ CompactionView::CompactionView(ClusterState* state, QWidget* parent)
   compact_all_->setToolTip(tr("Merge every on-disk index into one."));
   connect(compact_selected_, &QPushButton::clicked, this, &CompactionView::requestCompactSelected);
   connect(compact_all_, &QPushButton::clicked, this, &CompactionView::requestCompactAll);
-  connect(stack_, &IndexStackWidget::selectionChanged, this, &CompactionView::UpdateButtons);
+  connect(stack_, &IndexStackWidget::selectionChanged, this, &CompactionView::updateButtons);
 
   // Follows the history model's own row insertions: nothing is rebuilt per frame.
   timeline_ = new QTableView(this);
@@ -84,25 +84,25 @@ CompactionView::CompactionView(ClusterState* state, QWidget* parent)
       dirty_ = true;  // Catch up when shown: hidden tabs cost nothing per frame.
       return;
     }
-    Refresh();
+    refresh();
   });
-  Refresh();
+  refresh();
 }
 
 void CompactionView::setNode(int node_index) {
   model_->setNode(node_index);
   stack_->clearSelection();
-  Refresh();
+  refresh();
 }
 
 void CompactionView::setActionsEnabled(bool enabled) {
   actions_enabled_ = enabled;
-  UpdateButtons();
+  updateButtons();
 }
 
 void CompactionView::showEvent(QShowEvent* event) {
   QWidget::showEvent(event);
-  if (dirty_) Refresh();
+  if (dirty_) refresh();
 }
 
 QString CompactionView::writeAmplificationText() const {
@@ -117,7 +117,7 @@ QString CompactionView::writeAmplificationText() const {
   return text;
 }
 
-void CompactionView::Refresh() {
+void CompactionView::refresh() {
   dirty_ = false;
   const QLocale locale;
   if (!model_->hasData()) {
@@ -135,10 +135,10 @@ void CompactionView::Refresh() {
   stack_->setData(model_->indexes(), model_->memtableEntries(), model_->memtableCapacity());
   amplification_->setText(writeAmplificationText());
 
-  UpdateButtons();
+  updateButtons();
 }
 
-void CompactionView::UpdateButtons() {
+void CompactionView::updateButtons() {
   const bool live = actions_enabled_ && model_->hasData();
   const QVector<quint64> selected = stack_->selectedIds();
   compact_selected_->setEnabled(live && selected.size() >= 2 && model_->areAdjacent(selected));

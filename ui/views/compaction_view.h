@@ -52,8 +52,8 @@ class CompactionView : public QWidget {
   void showEvent(QShowEvent* event) override;
 
  private:
-  void Refresh();
-  void UpdateButtons();
+  void refresh();
+  void updateButtons();
 
   CompactionModel* model_;
   QLabel* title_;

@@ -59,13 +59,13 @@ void IndexStackWidget::selectIds(const QVector<quint64>& ids) {
     if (first < 0) first = row;
     last = row;
   }
-  SetRange(first, last);
+  setRange(first, last);
   anchor_ = first;
 }
 
-void IndexStackWidget::clearSelection() { SetRange(-1, -1); }
+void IndexStackWidget::clearSelection() { setRange(-1, -1); }
 
-void IndexStackWidget::SetRange(int first, int last) {
+void IndexStackWidget::setRange(int first, int last) {
   if (first > last) std::swap(first, last);
   if (first == first_ && last == last_) return;
   first_ = first;
@@ -74,13 +74,13 @@ void IndexStackWidget::SetRange(int first, int last) {
   Q_EMIT selectionChanged();
 }
 
-QRect IndexStackWidget::RowRect(int row) const {
+QRect IndexStackWidget::rowRect(int row) const {
   const int top = kMargin + (row + 1) * (kRowHeight + kGap);
   return QRect(kMargin, top, width() - 2 * kMargin, kRowHeight);
 }
 
 QRect IndexStackWidget::barRect(int row) const {
-  const QRect r = RowRect(row);
+  const QRect r = rowRect(row);
   const int full = std::max(10, r.width() - kLabelWidth);
   quint64 largest = 1;
   for (const IndexBar& bar : bars_) largest = std::max(largest, bar.entries);
@@ -95,7 +95,7 @@ QRect IndexStackWidget::barRect(int row) const {
 
 int IndexStackWidget::rowAt(const QPoint& pos) const {
   for (int row = 0; row < bars_.size(); ++row) {
-    if (RowRect(row).contains(pos)) return row;
+    if (rowRect(row).contains(pos)) return row;
   }
   return -1;
 }
@@ -118,7 +118,7 @@ void IndexStackWidget::paintEvent(QPaintEvent*) {
 
   // In-memory index: outline at capacity, filled to its level.
   {
-    const QRect r = RowRect(-1);
+    const QRect r = rowRect(-1);
     const QRect full = barRect(-1);
     p.setPen(text);
     p.drawText(r.adjusted(0, 0, -(r.width() - kLabelWidth + 6), 0),
@@ -136,7 +136,7 @@ void IndexStackWidget::paintEvent(QPaintEvent*) {
 
   for (int row = 0; row < bars_.size(); ++row) {
     const IndexBar& bar = bars_[row];
-    const QRect r = RowRect(row);
+    const QRect r = rowRect(row);
     const bool selected = row >= first_ && row <= last_ && first_ >= 0;
     if (selected) p.fillRect(r, pal.color(QPalette::Highlight).lighter(170));
     p.setPen(text);
@@ -148,7 +148,7 @@ void IndexStackWidget::paintEvent(QPaintEvent*) {
   }
   if (bars_.isEmpty()) {
     p.setPen(pal.color(QPalette::PlaceholderText));
-    p.drawText(RowRect(0), Qt::AlignVCenter | Qt::AlignLeft, tr("no on-disk indexes"));
+    p.drawText(rowRect(0), Qt::AlignVCenter | Qt::AlignLeft, tr("no on-disk indexes"));
   }
 }
 
@@ -181,10 +181,10 @@ void IndexStackWidget::mousePressEvent(QMouseEvent* event) {
     return;
   }
   if ((event->modifiers() & Qt::ShiftModifier) && anchor_ >= 0) {
-    SetRange(anchor_, row);  // A run: adjacent by construction.
+    setRange(anchor_, row);  // A run: adjacent by construction.
   } else {
     anchor_ = row;
-    SetRange(row, row);
+    setRange(row, row);
   }
 }
 

@@ -42,8 +42,8 @@ class IndexStackWidget : public QWidget {
   void mousePressEvent(QMouseEvent* event) override;
 
  private:
-  QRect RowRect(int row) const;  // row -1 is the in-memory index.
-  void SetRange(int first, int last);
+  QRect rowRect(int row) const;  // row -1 is the in-memory index.
+  void setRange(int first, int last);
 
   QVector<IndexBar> bars_;
   quint64 memtable_entries_ = 0;

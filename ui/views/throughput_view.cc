@@ -79,7 +79,7 @@ ThroughputView::ThroughputView(ClusterState* state, QWidget* parent)
     connect(plot, &QCustomPlot::mousePress, this, [this](QMouseEvent*) { following_ = false; });
     connect(plot, &QCustomPlot::mouseWheel, this, [this](QWheelEvent*) { following_ = false; });
     connect(plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
-            &ThroughputView::SyncRanges);
+            &ThroughputView::syncRanges);
     layout->addWidget(plot, 1);
   }
   requests_ = AddLine(plots_[0], tr("requests/s"), SeriesColor(0));
@@ -93,10 +93,10 @@ ThroughputView::ThroughputView(ClusterState* state, QWidget* parent)
           [this](int index) { setWindowMinutes(window_->itemData(index).toInt()); });
   connect(pause_, &QPushButton::toggled, this, &ThroughputView::setPaused);
   connect(follow_, &QPushButton::clicked, this, &ThroughputView::follow);
-  connect(png_, &QPushButton::clicked, this, &ThroughputView::ExportPngInteractive);
-  connect(csv_, &QPushButton::clicked, this, &ThroughputView::ExportCsvInteractive);
-  connect(model_, &ThroughputModel::samplesAdded, this, &ThroughputView::OnSamples);
-  connect(model_, &ThroughputModel::cleared, this, &ThroughputView::Rebuild);
+  connect(png_, &QPushButton::clicked, this, &ThroughputView::exportPngInteractive);
+  connect(csv_, &QPushButton::clicked, this, &ThroughputView::exportCsvInteractive);
+  connect(model_, &ThroughputModel::samplesAdded, this, &ThroughputView::onSamples);
+  connect(model_, &ThroughputModel::cleared, this, &ThroughputView::rebuild);
   setNode(ThroughputModel::kCluster);
 }
 
@@ -104,7 +104,7 @@ void ThroughputView::setNode(int node_index) {
   selected_node_ = node_index;
   if (whole_cluster_->isChecked()) return;
   node_ = node_index;
-  Rebuild();
+  rebuild();
 }
 
 void ThroughputView::setWholeCluster(bool whole) {
@@ -112,7 +112,7 @@ void ThroughputView::setWholeCluster(bool whole) {
   const int shown = whole ? ThroughputModel::kCluster : selected_node_;
   if (shown == node_) return;
   node_ = shown;
-  Rebuild();
+  rebuild();
 }
 
 bool ThroughputView::wholeCluster() const { return whole_cluster_->isChecked(); }
@@ -122,7 +122,7 @@ bool ThroughputView::setWindowMinutes(int minutes) {
   const int index = window_->findData(minutes);
   if (index != window_->currentIndex()) window_->setCurrentIndex(index);
   following_ = true;
-  ApplyRange();
+  applyRange();
   return true;
 }
 
@@ -130,48 +130,48 @@ void ThroughputView::setPaused(bool paused) {
   paused_ = paused;
   if (pause_->isChecked() != paused) pause_->setChecked(paused);
   pause_->setText(paused ? tr("Resume") : tr("Pause"));
-  if (!paused && behind_) OnSamples();
+  if (!paused && behind_) onSamples();
 }
 
 void ThroughputView::follow() {
   following_ = true;
-  ApplyRange();
+  applyRange();
 }
 
 void ThroughputView::showEvent(QShowEvent* event) {
   QWidget::showEvent(event);
-  if (behind_) OnSamples();
+  if (behind_) onSamples();
 }
 
-void ThroughputView::OnSamples() {
+void ThroughputView::onSamples() {
   if (paused_ || !isVisible()) {
     behind_ = true;  // Nothing drawn while nobody looks.
     return;
   }
   behind_ = false;
-  UpdateTitle();  // A node is named by its address until its first telemetry names it.
-  AppendNew();
-  ApplyRange();
+  updateTitle();  // A node is named by its address until its first telemetry names it.
+  appendNew();
+  applyRange();
 }
 
 QString ThroughputView::title() const { return title_->text(); }
 
-void ThroughputView::UpdateTitle() {
+void ThroughputView::updateTitle() {
   const QString title = node_ == ThroughputModel::kCluster ? tr("Whole cluster")
                         : node_ < state_->nodeCount()      ? state_->node(node_).name
                                                            : tr("Node %1").arg(node_);
   if (title_->text() != title) title_->setText(title);
 }
 
-void ThroughputView::Rebuild() {
+void ThroughputView::rebuild() {
   for (QCPGraph* g : {requests_, errors_, rejections_, p50_, p99_}) g->data()->clear();
   drawn_until_ms_ = -1;
-  UpdateTitle();
-  AppendNew();
-  ApplyRange();
+  updateTitle();
+  appendNew();
+  applyRange();
 }
 
-void ThroughputView::AppendNew() {
+void ThroughputView::appendNew() {
   const ThroughputModel::Series& series = model_->series(node_);
   if (series.empty()) return;
   if (series.back().t_ms < drawn_until_ms_) {
@@ -196,7 +196,7 @@ void ThroughputView::AppendNew() {
   for (QCPGraph* g : {requests_, errors_, rejections_, p50_, p99_}) g->data()->removeBefore(oldest);
 }
 
-void ThroughputView::ApplyRange() {
+void ThroughputView::applyRange() {
   if (following_) {
     const qint64 end = std::max<qint64>(drawn_until_ms_, 0);
     const QCPRange range(double(end - model_->windowMs()) / 1000.0, double(end) / 1000.0);
@@ -226,7 +226,7 @@ void ThroughputView::ApplyRange() {
   }
 }
 
-void ThroughputView::SyncRanges(const QCPRange& range) {
+void ThroughputView::syncRanges(const QCPRange& range) {
   if (syncing_ || applying_range_) return;
   syncing_ = true;  // One plot was dragged or zoomed: the others follow.
   for (QCustomPlot* plot : plots_) {
@@ -264,7 +264,7 @@ bool ThroughputView::exportPng(const QString& path, QString* error) const {
   return true;
 }
 
-void ThroughputView::ExportPngInteractive() {
+void ThroughputView::exportPngInteractive() {
   const QString path =
       QFileDialog::getSaveFileName(this, tr("Export charts"), "throughput.png", tr("PNG (*.png)"));
   if (path.isEmpty()) return;
@@ -272,7 +272,7 @@ void ThroughputView::ExportPngInteractive() {
   if (!exportPng(path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
 }
 
-void ThroughputView::ExportCsvInteractive() {
+void ThroughputView::exportCsvInteractive() {
   const QString path =
       QFileDialog::getSaveFileName(this, tr("Export samples"), "throughput.csv", tr("CSV (*.csv)"));
   if (path.isEmpty()) return;

@@ -64,14 +64,14 @@ class ThroughputView : public QWidget {
   void showEvent(QShowEvent* event) override;
 
  private:
-  void OnSamples();
-  void Rebuild();
-  void UpdateTitle();
-  void AppendNew();
-  void ApplyRange();
-  void SyncRanges(const QCPRange& range);
-  void ExportPngInteractive();
-  void ExportCsvInteractive();
+  void onSamples();
+  void rebuild();
+  void updateTitle();
+  void appendNew();
+  void applyRange();
+  void syncRanges(const QCPRange& range);
+  void exportPngInteractive();
+  void exportCsvInteractive();
 
   ClusterState* state_;
   ThroughputModel* model_;

@@ -57,7 +57,7 @@ TimelineWidget::TimelineWidget(ReplaySource* source, QWidget* parent)
 
   seek_timer_.setSingleShot(true);
   seek_timer_.setInterval(30);
-  connect(&seek_timer_, &QTimer::timeout, this, &TimelineWidget::SeekToSlider);
+  connect(&seek_timer_, &QTimer::timeout, this, &TimelineWidget::seekToSlider);
   connect(play_, &QToolButton::clicked, this, [this] {
     if (source_->playing()) {
       source_->pause();
@@ -68,15 +68,15 @@ TimelineWidget::TimelineWidget(ReplaySource* source, QWidget* parent)
   connect(speed_, &QComboBox::currentIndexChanged, this,
           [this](int) { source_->setSpeed(speed_->currentData().toDouble()); });
   connect(slider_, &QSlider::sliderMoved, this, [this] { seek_timer_.start(); });
-  connect(slider_, &QSlider::sliderReleased, this, &TimelineWidget::SeekToSlider);
+  connect(slider_, &QSlider::sliderReleased, this, &TimelineWidget::seekToSlider);
   connect(slider_, &QSlider::actionTriggered, this, [this](int action) {
     // Clicks on the groove and keyboard steps, not drags (those come through sliderMoved).
     if (action != QAbstractSlider::SliderMove) seek_timer_.start();
   });
   connect(events_, &QListWidget::itemActivated, this,
           [this](QListWidgetItem* item) { source_->jumpToEvent(events_->row(item)); });
-  connect(source_, &ReplaySource::opened, this, &TimelineWidget::OnOpened);
-  connect(source_, &ReplaySource::positionChanged, this, &TimelineWidget::OnPosition);
+  connect(source_, &ReplaySource::opened, this, &TimelineWidget::onOpened);
+  connect(source_, &ReplaySource::positionChanged, this, &TimelineWidget::onPosition);
   connect(source_, &ReplaySource::playingChanged, this, [this](bool playing) {
     play_->setIcon(style()->standardIcon(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
   });
@@ -85,12 +85,12 @@ TimelineWidget::TimelineWidget(ReplaySource* source, QWidget* parent)
     if (i >= 0 && i != speed_->currentIndex()) speed_->setCurrentIndex(i);
   });
   if (source_->isOpen()) {
-    OnOpened();
-    OnPosition(source_->positionMs());
+    onOpened();
+    onPosition(source_->positionMs());
   }
 }
 
-void TimelineWidget::OnOpened() {
+void TimelineWidget::onOpened() {
   const qint64 span = source_->endMs() - source_->startMs();
   slider_->setRange(0, static_cast<int>(span / kSliderStepMs));
   slider_->setPageStep(std::max(1, static_cast<int>(10000 / kSliderStepMs)));
@@ -101,7 +101,7 @@ void TimelineWidget::OnOpened() {
   }
 }
 
-void TimelineWidget::OnPosition(qint64 unix_ms) {
+void TimelineWidget::onPosition(qint64 unix_ms) {
   if (!slider_->isSliderDown() && !seek_timer_.isActive()) {
     const QSignalBlocker block(slider_);
     slider_->setValue(static_cast<int>((unix_ms - source_->startMs()) / kSliderStepMs));
@@ -110,7 +110,7 @@ void TimelineWidget::OnPosition(qint64 unix_ms) {
                                                    Clock(source_->endMs() - source_->startMs())));
 }
 
-void TimelineWidget::SeekToSlider() {
+void TimelineWidget::seekToSlider() {
   seek_timer_.stop();
   source_->seek(source_->startMs() + qint64(slider_->value()) * kSliderStepMs);
 }

@@ -27,9 +27,9 @@ class TimelineWidget : public QWidget {
   static constexpr qint64 kSliderStepMs = 100;
 
  private:
-  void OnOpened();
-  void OnPosition(qint64 unix_ms);
-  void SeekToSlider();
+  void onOpened();
+  void onPosition(qint64 unix_ms);
+  void seekToSlider();
 
   ReplaySource* const source_;
   QToolButton* play_;
