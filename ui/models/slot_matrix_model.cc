@@ -182,102 +182,131 @@ void SlotMatrixModel::rankRow(int row) {
   }
 }
 
-void SlotMatrixModel::onFrame(const QVector<int>& changed) {
-  const qint64 now = state_->nowMs();
-  int top = INT_MAX, bottom = -1, left = INT_MAX, right = -1;
-  auto touch = [&](int row, int column) {
+// The bounding box of the cells a frame changed, so one dataChanged covers them all.
+struct SlotMatrixModel::ChangedCells {
+  int top = INT_MAX;
+  int bottom = -1;
+  int left = INT_MAX;
+  int right = -1;
+
+  void touch(int row, int column) {
     top = std::min(top, row);
     bottom = std::max(bottom, row);
     left = std::min(left, column);
     right = std::max(right, column);
-  };
+  }
+  bool empty() const { return bottom < 0; }
+};
+
+void SlotMatrixModel::onFrame(const QVector<int>& changed) {
+  const qint64 now = state_->nowMs();
+  ChangedCells box;
   row_dirty_.fill(false, clientCount());
   for (int server : changed) {
     if (server < 0 || server >= servers_) continue;
-    const NodeView& node = state_->node(server);
-    if (server_names_[server] != node.name) {
-      server_names_[server] = node.name;
-      Q_EMIT headerDataChanged(Qt::Horizontal, kFirstServerColumn + server,
-                               kFirstServerColumn + server);
+    applyServer(server, now, box);
+  }
+  rankDirtyRows(box);
+  touchFadingCells(now, box);
+  if (forgetIdleClients()) {
+    Q_EMIT updated();
+    return;
+  }
+  if (!box.empty()) Q_EMIT dataChanged(index(box.top, box.left), index(box.bottom, box.right));
+  Q_EMIT updated();
+}
+
+void SlotMatrixModel::applyServer(int server, qint64 now, ChangedCells& box) {
+  const NodeView& node = state_->node(server);
+  if (server_names_[server] != node.name) {
+    server_names_[server] = node.name;
+    Q_EMIT headerDataChanged(Qt::Horizontal, kFirstServerColumn + server,
+                             kFirstServerColumn + server);
+  }
+  // An unreachable or stale server holds nothing: its clients lost those connections.
+  const bool live = node.telemetry &&
+                    (node.health == NodeHealth::kServing || node.health == NodeHealth::kLameDuck);
+  for (auto it = scratch_.begin(); it != scratch_.end(); ++it) it->clear();
+  if (live) collectConnections(*node.telemetry, now, box);
+  const bool first_fill = !column_seen_[server];
+  if (live) column_seen_[server] = true;
+  diffColumn(server, first_fill, now, box);
+}
+
+void SlotMatrixModel::collectConnections(const admin::Telemetry& telemetry, qint64 now,
+                                         ChangedCells& box) {
+  for (const admin::SlotEntry& e : telemetry.slots()) {
+    const int row = rowFor(e.client_id(), e.client_name());
+    clients_[static_cast<size_t>(row)].last_seen_ms = now;
+    scratch_[e.client_id()].push_back(
+        {e.slot(), e.busy(), e.requests(), e.connected_since_unix_ms()});
+  }
+  for (const admin::ClientPool& pool : telemetry.pools()) {
+    const int row = rowFor(pool.client_id(), pool.client_name());
+    Client& c = clients_[static_cast<size_t>(row)];
+    int busy = 0;
+    for (const admin::PoolEntry& e : pool.entries()) busy += e.busy() ? 1 : 0;
+    if (c.pool_capacity != int(pool.capacity()) || c.pool_busy != busy) {
+      c.pool_capacity = static_cast<int>(pool.capacity());
+      c.pool_busy = busy;
+      box.touch(row, kPoolColumn);
+      box.touch(row, kBusyColumn);
     }
-    // An unreachable or stale server holds nothing: its clients lost those connections.
-    const bool live = node.telemetry &&
-                      (node.health == NodeHealth::kServing || node.health == NodeHealth::kLameDuck);
-    for (auto it = scratch_.begin(); it != scratch_.end(); ++it) it->clear();
-    if (live) {
-      for (const admin::SlotEntry& e : node.telemetry->slots()) {
-        const int row = rowFor(e.client_id(), e.client_name());
-        clients_[static_cast<size_t>(row)].last_seen_ms = now;
-        scratch_[e.client_id()].push_back(
-            {e.slot(), e.busy(), e.requests(), e.connected_since_unix_ms()});
-      }
-      for (const admin::ClientPool& pool : node.telemetry->pools()) {
-        const int row = rowFor(pool.client_id(), pool.client_name());
-        Client& c = clients_[static_cast<size_t>(row)];
-        int busy = 0;
-        for (const admin::PoolEntry& e : pool.entries()) busy += e.busy() ? 1 : 0;
-        if (c.pool_capacity != int(pool.capacity()) || c.pool_busy != busy) {
-          c.pool_capacity = static_cast<int>(pool.capacity());
-          c.pool_busy = busy;
-          touch(row, kPoolColumn);
-          touch(row, kBusyColumn);
-        }
-        c.last_seen_ms = now;
+    c.last_seen_ms = now;
+  }
+}
+
+void SlotMatrixModel::diffColumn(int server, bool first_fill, qint64 now, ChangedCells& box) {
+  for (int row = 0; row < clientCount(); ++row) {
+    Cell& cell = cells_[cellIndex(row, server)];
+    auto found = scratch_.find(clients_[static_cast<size_t>(row)].id);
+    QVarLengthArray<Slot, 2> empty;
+    QVarLengthArray<Slot, 2>& fresh = found != scratch_.end() ? *found : empty;
+    std::sort(fresh.begin(), fresh.end(),
+              [](const Slot& a, const Slot& b) { return a.slot < b.slot; });
+    if (fresh.isEmpty() && cell.slots.isEmpty()) continue;
+    const bool moved = !SameSlots(fresh, cell.slots);
+    bool busy_changed = false;
+    if (!moved) {
+      for (qsizetype i = 0; i < fresh.size(); ++i) {
+        busy_changed |= fresh[i].busy != cell.slots[i].busy;
       }
     }
-    const bool first_fill = !column_seen_[server];
-    if (live) column_seen_[server] = true;
-    for (int row = 0; row < clientCount(); ++row) {
-      Cell& cell = cells_[cellIndex(row, server)];
-      auto found = scratch_.find(clients_[static_cast<size_t>(row)].id);
-      QVarLengthArray<Slot, 2> empty;
-      QVarLengthArray<Slot, 2>& fresh = found != scratch_.end() ? *found : empty;
-      std::sort(fresh.begin(), fresh.end(),
-                [](const Slot& a, const Slot& b) { return a.slot < b.slot; });
-      if (fresh.isEmpty() && cell.slots.isEmpty()) continue;
-      const bool moved = !SameSlots(fresh, cell.slots);
-      bool busy_changed = false;
-      if (!moved) {
-        for (qsizetype i = 0; i < fresh.size(); ++i) {
-          busy_changed |= fresh[i].busy != cell.slots[i].busy;
-        }
+    cell.slots = fresh;
+    if (moved) {
+      if (!first_fill) {
+        cell.changed_ms = now;
+        fading_.push_back({row, server});
       }
-      cell.slots = fresh;
-      if (moved) {
-        if (!first_fill) {
-          cell.changed_ms = now;
-          fading_.push_back({row, server});
-        }
-        row_dirty_[row] = true;
-        touch(row, kFirstServerColumn + server);
-      } else if (busy_changed) {
-        row_dirty_[row] = true;  // Busy count.
-      }
+      row_dirty_[row] = true;
+      box.touch(row, kFirstServerColumn + server);
+    } else if (busy_changed) {
+      row_dirty_[row] = true;  // Busy count.
     }
   }
+}
+
+void SlotMatrixModel::rankDirtyRows(ChangedCells& box) {
   for (int row = 0; row < clientCount(); ++row) {
     if (!row_dirty_[row]) continue;
     rankRow(row);
     // Ranks of its other cells may have moved, and the derived pool figures.
-    touch(row, kPoolColumn);
-    touch(row, kFirstServerColumn + servers_ - 1);
+    box.touch(row, kPoolColumn);
+    box.touch(row, kFirstServerColumn + servers_ - 1);
   }
-  // Fading cells repaint every frame until their highlight is over (once more, to clear it).
+}
+
+// Fading cells repaint every frame until their highlight is over (once more, to clear it).
+void SlotMatrixModel::touchFadingCells(qint64 now, ChangedCells& box) {
   for (qsizetype i = 0; i < fading_.size();) {
     const auto [row, server] = fading_[i];
-    touch(row, kFirstServerColumn + server);
+    box.touch(row, kFirstServerColumn + server);
     if (now - cells_[cellIndex(row, server)].changed_ms >= kHighlightMs) {
       fading_.removeAt(i);
     } else {
       ++i;
     }
   }
-  if (forgetIdleClients()) {
-    Q_EMIT updated();
-    return;
-  }
-  if (bottom >= 0) Q_EMIT dataChanged(index(top, left), index(bottom, right));
-  Q_EMIT updated();
 }
 
 bool SlotMatrixModel::forgetIdleClients() {

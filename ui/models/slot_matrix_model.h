@@ -80,7 +80,17 @@ class SlotMatrixModel : public QAbstractTableModel {
     return static_cast<size_t>(row) * static_cast<size_t>(servers_) + static_cast<size_t>(server);
   }
   int rowFor(quint64 id, const std::string& name);
+  // A frame, in steps: for each changed server, its header, the connections its telemetry
+  // reports, and its column's cells against them; then the ranks of rows that changed, the
+  // fading highlights, and one dataChanged over the bounding box of all that (ChangedCells).
+  struct ChangedCells;
   void onFrame(const QVector<int>& changed);
+  void applyServer(int server, qint64 now, ChangedCells& box);
+  // Fills scratch_ with each client's slots on this server; pool figures go to the clients.
+  void collectConnections(const admin::Telemetry& telemetry, qint64 now, ChangedCells& box);
+  void diffColumn(int server, bool first_fill, qint64 now, ChangedCells& box);
+  void rankDirtyRows(ChangedCells& box);
+  void touchFadingCells(qint64 now, ChangedCells& box);
   void onNodeAdded(int index);
   void rebuild();
   void rankRow(int row);
