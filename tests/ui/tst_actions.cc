@@ -186,6 +186,8 @@ class ActionsTest : public QObject {
 
     // Chosen in the compaction view: the two newest, click and shift-click, then the button.
     CompactionView view(&f.state, &f.window);
+    QAbstractItemModelTester tester(view.timeline()->model(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
     view.resize(800, 600);
     view.setNode(f.index);
     f.window.show();

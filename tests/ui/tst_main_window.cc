@@ -155,6 +155,8 @@ class MainWindowTest : public QObject {
     options.read_only = true;
     options.audit_path = dir_.filePath("audit.sqlite");
     MainWindow window(options);
+    const auto testers = TestModels(window);
+    QVERIFY(!testers.empty());
     QVERIFY(window.addNode(address_, kOperator, nullptr));
     window.show();
     QTRY_VERIFY_WITH_TIMEOUT(window.state()->node(0).health == NodeHealth::kServing, 10000);
@@ -165,6 +167,8 @@ class MainWindowTest : public QObject {
     QCOMPARE(window.tabs()->count(), 6);
     // No token at all is read-only as well.
     MainWindow viewer(MainWindow::Options{false, 10, false, dir_.filePath("audit.sqlite"), {}});
+    const auto viewer_testers = TestModels(viewer);
+    QVERIFY(!viewer_testers.empty());
     QVERIFY(viewer.addNode(address_, {}, nullptr));
     QVERIFY(viewer.readOnly());
   }
@@ -273,6 +277,8 @@ class MainWindowTest : public QObject {
     options.use_keyring = false;
     options.audit_path = dir_.filePath("audit.sqlite");
     MainWindow window(options);
+    const auto testers = TestModels(window);
+    QVERIFY(!testers.empty());
     const QString path = dir_.filePath("cluster.textproto");
     QFile file(path);
     QVERIFY(file.open(QIODevice::WriteOnly));

@@ -433,6 +433,8 @@ class StorageModelsTest : public QObject {
 
     ClusterState live;
     CompactionModel live_compaction(&live);
+    QAbstractItemModelTester live_tester(live_compaction.history(),
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
     BloomModel live_bloom(&live);
     ThroughputModel live_throughput(&live);
     const int index = live.addNode(node.adminAddress());
@@ -453,6 +455,8 @@ class StorageModelsTest : public QObject {
     QVERIFY(trace::RecordingReader::Open(path, &reader).ok());
     ClusterState replay;
     CompactionModel compaction(&replay);
+    QAbstractItemModelTester replay_tester(compaction.history(),
+                                           QAbstractItemModelTester::FailureReportingMode::QtTest);
     BloomModel bloom(&replay);
     ThroughputModel throughput(&replay);
     int frames = 0;
