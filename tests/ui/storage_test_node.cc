@@ -94,8 +94,8 @@ std::shared_ptr<const admin::Telemetry> StorageTestNode::Telemetry() {
 int StorageTestNode::Feed(ClusterState* state, qint64 now_ms) {
   std::shared_ptr<const admin::Telemetry> telemetry = Telemetry();
   if (!telemetry) return -1;
-  const int index = state->addNode(adminAddress());
-  state->applyFrame({{index, telemetry, {}}}, now_ms >= 0 ? now_ms : telemetry->unix_ms());
+  const int index = state->AddNode(adminAddress());
+  state->ApplyFrame({{index, telemetry, {}}}, now_ms >= 0 ? now_ms : telemetry->unix_ms());
   return index;
 }
 

@@ -31,14 +31,14 @@ class Statement {
     rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr);
   }
   ~Statement() { sqlite3_finalize(stmt_); }
-  bool ok() const { return rc_ == SQLITE_OK; }
-  sqlite3_stmt* get() const { return stmt_; }
-  void bind(int i, const QString& text) {
+  bool Ok() const { return rc_ == SQLITE_OK; }
+  sqlite3_stmt* Get() const { return stmt_; }
+  void Bind(int i, const QString& text) {
     const QByteArray utf8 = text.toUtf8();
     sqlite3_bind_text(stmt_, i, utf8.constData(), int(utf8.size()), SQLITE_TRANSIENT);
   }
-  void bind(int i, qint64 value) { sqlite3_bind_int64(stmt_, i, value); }
-  QString text(int column) const {
+  void Bind(int i, qint64 value) { sqlite3_bind_int64(stmt_, i, value); }
+  QString Text(int column) const {
     return QString::fromUtf8(reinterpret_cast<const char*>(sqlite3_column_text(stmt_, column)),
                              sqlite3_column_bytes(stmt_, column));
   }
@@ -61,16 +61,16 @@ QString EscapeLike(QString text) {
 
 AuditLog::AuditLog() = default;
 
-AuditLog::~AuditLog() { close(); }
+AuditLog::~AuditLog() { Close(); }
 
-void AuditLog::close() {
+void AuditLog::Close() {
   if (db_) sqlite3_close(db_);
   db_ = nullptr;
   path_.clear();
 }
 
-bool AuditLog::open(const QString& path, QString* error) {
-  close();
+bool AuditLog::Open(const QString& path, QString* error) {
+  Close();
   const QString folder = QFileInfo(path).absolutePath();
   if (!QDir().mkpath(folder)) {
     if (error) *error = QStringLiteral("cannot create the folder %1").arg(folder);
@@ -103,7 +103,7 @@ bool AuditLog::open(const QString& path, QString* error) {
   return true;
 }
 
-bool AuditLog::append(AuditEntry* entry, QString* error) {
+bool AuditLog::Append(AuditEntry* entry, QString* error) {
   if (!db_) {
     if (error) *error = QStringLiteral("the audit log is not open");
     return false;
@@ -111,19 +111,19 @@ bool AuditLog::append(AuditEntry* entry, QString* error) {
   Statement s(db_,
               "INSERT INTO audit (unix_ms, user, node_name, node_address, action, detail, "
               "result, ok) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
-  if (!s.ok()) {
+  if (!s.Ok()) {
     if (error) *error = LastError(db_);
     return false;
   }
-  s.bind(1, entry->unix_ms);
-  s.bind(2, entry->user);
-  s.bind(3, entry->node_name);
-  s.bind(4, entry->node_address);
-  s.bind(5, entry->action);
-  s.bind(6, entry->detail);
-  s.bind(7, entry->result);
-  s.bind(8, qint64(entry->ok ? 1 : 0));
-  if (sqlite3_step(s.get()) != SQLITE_DONE) {
+  s.Bind(1, entry->unix_ms);
+  s.Bind(2, entry->user);
+  s.Bind(3, entry->node_name);
+  s.Bind(4, entry->node_address);
+  s.Bind(5, entry->action);
+  s.Bind(6, entry->detail);
+  s.Bind(7, entry->result);
+  s.Bind(8, qint64(entry->ok ? 1 : 0));
+  if (sqlite3_step(s.Get()) != SQLITE_DONE) {
     if (error) *error = QStringLiteral("writing the audit log %1: %2").arg(path_, LastError(db_));
     return false;
   }
@@ -131,7 +131,7 @@ bool AuditLog::append(AuditEntry* entry, QString* error) {
   return true;
 }
 
-QVector<AuditEntry> AuditLog::search(const AuditQuery& query, QString* error) const {
+QVector<AuditEntry> AuditLog::Search(const AuditQuery& query, QString* error) const {
   QVector<AuditEntry> out;
   if (!db_) {
     if (error) *error = QStringLiteral("the audit log is not open");
@@ -146,47 +146,47 @@ QVector<AuditEntry> AuditLog::search(const AuditQuery& query, QString* error) co
               " AND (?3 = '' OR node_name = ?3 OR node_address = ?3)"
               " AND (?4 = '' OR action = ?4)"
               " ORDER BY unix_ms DESC, id DESC LIMIT ?5");
-  if (!s.ok()) {
+  if (!s.Ok()) {
     if (error) *error = LastError(db_);
     return out;
   }
-  s.bind(1, query.text);
-  s.bind(2, EscapeLike(query.text));
-  s.bind(3, query.node);
-  s.bind(4, query.action);
-  s.bind(5, qint64(query.limit > 0 ? query.limit : 1000));
+  s.Bind(1, query.text);
+  s.Bind(2, EscapeLike(query.text));
+  s.Bind(3, query.node);
+  s.Bind(4, query.action);
+  s.Bind(5, qint64(query.limit > 0 ? query.limit : 1000));
   int rc;
-  while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
+  while ((rc = sqlite3_step(s.Get())) == SQLITE_ROW) {
     AuditEntry e;
-    e.id = sqlite3_column_int64(s.get(), 0);
-    e.unix_ms = sqlite3_column_int64(s.get(), 1);
-    e.user = s.text(2);
-    e.node_name = s.text(3);
-    e.node_address = s.text(4);
-    e.action = s.text(5);
-    e.detail = s.text(6);
-    e.result = s.text(7);
-    e.ok = sqlite3_column_int64(s.get(), 8) != 0;
+    e.id = sqlite3_column_int64(s.Get(), 0);
+    e.unix_ms = sqlite3_column_int64(s.Get(), 1);
+    e.user = s.Text(2);
+    e.node_name = s.Text(3);
+    e.node_address = s.Text(4);
+    e.action = s.Text(5);
+    e.detail = s.Text(6);
+    e.result = s.Text(7);
+    e.ok = sqlite3_column_int64(s.Get(), 8) != 0;
     out.push_back(std::move(e));
   }
   if (rc != SQLITE_DONE && error) *error = LastError(db_);
   return out;
 }
 
-QStringList AuditLog::distinct(const char* column) const {
+QStringList AuditLog::Distinct(const char* column) const {
   QStringList out;
   if (!db_) return out;
   Statement s(db_,
               (QByteArray("SELECT DISTINCT ") + column + " FROM audit ORDER BY 1").constData());
-  while (s.ok() && sqlite3_step(s.get()) == SQLITE_ROW) out << s.text(0);
+  while (s.Ok() && sqlite3_step(s.Get()) == SQLITE_ROW) out << s.Text(0);
   return out;
 }
 
-QStringList AuditLog::nodes() const { return distinct("node_name"); }
+QStringList AuditLog::Nodes() const { return Distinct("node_name"); }
 
-QStringList AuditLog::actions() const { return distinct("action"); }
+QStringList AuditLog::Actions() const { return Distinct("action"); }
 
-QString AuditLog::currentUser() {
+QString AuditLog::CurrentUser() {
   if (const passwd* pw = getpwuid(getuid()); pw && pw->pw_name)
     return QString::fromLocal8Bit(pw->pw_name);
   const QString user = qEnvironmentVariable("USER");

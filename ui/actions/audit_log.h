@@ -40,23 +40,23 @@ class AuditLog {
   AuditLog& operator=(const AuditLog&) = delete;
 
   // Opens (creating the file, its folder and the table if needed). Closes any file open before.
-  bool open(const QString& path, QString* error);
-  void close();
-  bool isOpen() const { return db_ != nullptr; }
-  const QString& path() const { return path_; }
+  bool Open(const QString& path, QString* error);
+  void Close();
+  bool IsOpen() const { return db_ != nullptr; }
+  const QString& Path() const { return path_; }
 
-  bool append(AuditEntry* entry, QString* error);
+  bool Append(AuditEntry* entry, QString* error);
   // Newest first.
-  QVector<AuditEntry> search(const AuditQuery& query, QString* error = nullptr) const;
+  QVector<AuditEntry> Search(const AuditQuery& query, QString* error = nullptr) const;
   // Distinct values seen, for filter menus.
-  QStringList nodes() const;
-  QStringList actions() const;
+  QStringList Nodes() const;
+  QStringList Actions() const;
 
   // The OS user name ("unknown" if it cannot be found).
-  static QString currentUser();
+  static QString CurrentUser();
 
  private:
-  QStringList distinct(const char* column) const;
+  QStringList Distinct(const char* column) const;
 
   sqlite3* db_ = nullptr;
   QString path_;

@@ -23,7 +23,7 @@ bool SameRow(const AuditEntry& a, const AuditEntry& b) {
 
 AuditLogModel::AuditLogModel(const AuditLog* log, QObject* parent)
     : QAbstractTableModel(parent), log_(log) {
-  refresh();
+  Refresh();
 }
 
 int AuditLogModel::rowCount(const QModelIndex& parent) const {
@@ -87,17 +87,17 @@ QVariant AuditLogModel::headerData(int section, Qt::Orientation orientation, int
   return {};
 }
 
-void AuditLogModel::setQuery(const AuditQuery& query) {
+void AuditLogModel::SetQuery(const AuditQuery& query) {
   query_ = query;
-  refresh();
+  Refresh();
 }
 
-void AuditLogModel::refresh() {
+void AuditLogModel::Refresh() {
   error_.clear();
-  sync(log_->search(query_, &error_));
+  Sync(log_->Search(query_, &error_));
 }
 
-void AuditLogModel::sync(const QVector<AuditEntry>& fresh) {
+void AuditLogModel::Sync(const QVector<AuditEntry>& fresh) {
   // Both lists are in the same order, so one merging walk finds what to remove (rows no longer
   // matched or beyond the limit) and what to insert (new rows), in runs.
   int row = 0;

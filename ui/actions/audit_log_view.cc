@@ -41,16 +41,16 @@ AuditLogView::AuditLogView(const AuditLog* log, QWidget* parent) : QWidget(paren
   layout->addWidget(table_, 1);
   layout->addWidget(status_);
 
-  connect(search_, &QLineEdit::textChanged, this, &AuditLogView::refresh);
-  connect(node_, &QComboBox::currentIndexChanged, this, &AuditLogView::refresh);
-  connect(action_, &QComboBox::currentIndexChanged, this, &AuditLogView::refresh);
-  refresh();
+  connect(search_, &QLineEdit::textChanged, this, &AuditLogView::Refresh);
+  connect(node_, &QComboBox::currentIndexChanged, this, &AuditLogView::Refresh);
+  connect(action_, &QComboBox::currentIndexChanged, this, &AuditLogView::Refresh);
+  Refresh();
 }
 
-void AuditLogView::refillFilters() {
+void AuditLogView::RefillFilters() {
   // Keep the current choices while the lists grow.
   for (auto [box, values] :
-       {std::pair{node_, log_->nodes()}, std::pair{action_, log_->actions()}}) {
+       {std::pair{node_, log_->Nodes()}, std::pair{action_, log_->Actions()}}) {
     const QString current = box->currentData().toString();
     const QSignalBlocker block(box);
     box->clear();
@@ -60,17 +60,17 @@ void AuditLogView::refillFilters() {
   }
 }
 
-void AuditLogView::refresh() {
-  refillFilters();
+void AuditLogView::Refresh() {
+  RefillFilters();
   AuditQuery query;
   query.text = search_->text().trimmed();
   query.node = node_->currentData().toString();
   query.action = action_->currentData().toString();
-  model_->setQuery(query);
-  const QString& error = model_->errorString();
+  model_->SetQuery(query);
+  const QString& error = model_->ErrorString();
   status_->setText(!error.isEmpty() ? error
-                   : log_->isOpen()
-                       ? tr("%n entry(ies) in %1", "", model_->rowCount()).arg(log_->path())
+                   : log_->IsOpen()
+                       ? tr("%n entry(ies) in %1", "", model_->rowCount()).arg(log_->Path())
                        : tr("The audit log is not open."));
 }
 

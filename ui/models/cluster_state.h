@@ -31,7 +31,7 @@ struct NodeView {
 
 // The one place where the console keeps what it knows about the cluster. Sources (live polling,
 // replay of a recording, the simulator's recordings) write into it on the GUI thread; every model
-// reads from it and recomputes on `frameApplied`, once per batch rather than once per node, so
+// reads from it and recomputes on `FrameApplied`, once per batch rather than once per node, so
 // 100 nodes at 10 Hz cost one model update per frame.
 //
 // "now" is the cluster clock: wall time live, the recording's time in replay.
@@ -44,7 +44,7 @@ class ClusterState : public QObject {
 
   // Declares a node (from a cluster file, an address the user added, or a recording). Returns its
   // index; an address already known returns the existing index.
-  int addNode(const QString& admin_address, const QString& name = {});
+  int AddNode(const QString& admin_address, const QString& name = {});
 
   // One batch of news. Nodes not mentioned keep their state.
   struct Update {
@@ -55,24 +55,24 @@ class ClusterState : public QObject {
     // 0: the frame's now_ms.
     qint64 at_ms = 0;
   };
-  void applyFrame(const std::vector<Update>& updates, qint64 now_ms);
+  void ApplyFrame(const std::vector<Update>& updates, qint64 now_ms);
   // Advances the clock without news (marks nodes stale after stale_after_ms).
-  void tick(qint64 now_ms);
+  void Tick(qint64 now_ms);
   // Forgets everything (a new cluster, or a replay seek that rebuilds state).
-  void clear();
+  void Clear();
 
-  int nodeCount() const { return static_cast<int>(nodes_.size()); }
-  const NodeView& node(int index) const { return nodes_[static_cast<size_t>(index)]; }
-  int indexOfAddress(const QString& admin_address) const;
-  int indexOfName(const QString& name) const;
-  qint64 nowMs() const { return now_ms_; }
-  void setStaleAfterMs(qint64 ms) { stale_after_ms_ = ms; }
+  int NodeCount() const { return static_cast<int>(nodes_.size()); }
+  const NodeView& Node(int index) const { return nodes_[static_cast<size_t>(index)]; }
+  int IndexOfAddress(const QString& admin_address) const;
+  int IndexOfName(const QString& name) const;
+  qint64 NowMs() const { return now_ms_; }
+  void SetStaleAfterMs(qint64 ms) { stale_after_ms_ = ms; }
 
  Q_SIGNALS:
-  void nodesReset();  // After clear().
-  void nodeAdded(int index);
-  // After applyFrame/tick: `changed` lists node indexes whose telemetry or health changed.
-  void frameApplied(const QVector<int>& changed);
+  void NodesReset();  // After Clear().
+  void NodeAdded(int index);
+  // After ApplyFrame/Tick: `changed` lists node indexes whose telemetry or health changed.
+  void FrameApplied(const QVector<int>& changed);
 
  private:
   std::vector<NodeView> nodes_;

@@ -53,12 +53,12 @@ class OverviewModel : public QAbstractTableModel {
     double bloom_use = 0;  // Resident bytes / budget, 0..1 (0 without a budget).
     qint64 age_ms = -1;    // -1: never heard from.
   };
-  static Row rowOf(const NodeView& node, qint64 now_ms);
+  static Row RowOf(const NodeView& node, qint64 now_ms);
 
  private:
-  void onFrame(const QVector<int>& changed);
-  void onNodeAdded(int index);
-  void onReset();
+  void OnFrame(const QVector<int>& changed);
+  void OnNodeAdded(int index);
+  void OnReset();
 
   ClusterState* const state_;
   int rows_ = 0;
@@ -73,9 +73,9 @@ class OverviewFilterModel : public QSortFilterProxyModel {
   Q_OBJECT
  public:
   explicit OverviewFilterModel(QObject* parent = nullptr);
-  void setNameFilter(const QString& text);
+  void SetNameFilter(const QString& text);
   // -1: every health.
-  void setHealthFilter(int health);
+  void SetHealthFilter(int health);
 
  protected:
   bool filterAcceptsRow(int source_row, const QModelIndex& source_parent) const override;

@@ -9,6 +9,9 @@ namespace railyard::ui {
 // A fixed-capacity FIFO: pushing onto a full buffer overwrites the oldest element. Storage grows
 // (doubling) as elements arrive, up to the capacity, so idle series cost little.
 //
+// It stands in for a standard container, so its public methods keep the standard containers'
+// names (push_back, front, size...) against the console's CamelCase rule (docs/architecture.md).
+//
 // Thread safety: none; the owner serialises access.
 template <typename T>
 class RingBuffer {
@@ -18,7 +21,7 @@ class RingBuffer {
   void push_back(const T& value) {
     if (count_ == items_.size()) {
       if (items_.size() < capacity_) {
-        grow();
+        Grow();
       } else {
         items_[head_] = value;  // Full: the newest replaces the oldest.
         head_ = (head_ + 1) % items_.size();
@@ -47,7 +50,7 @@ class RingBuffer {
   const T& back() const { return (*this)[count_ - 1]; }
 
  private:
-  void grow() {
+  void Grow() {
     std::vector<T> bigger(std::min(capacity_, std::max<size_t>(16, items_.size() * 2)));
     for (size_t i = 0; i < count_; ++i) bigger[i] = (*this)[i];
     items_.swap(bigger);

@@ -62,39 +62,39 @@ class SlotMatrixModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation,
                       int role = Qt::DisplayRole) const override;
 
-  int clientCount() const { return static_cast<int>(clients_.size()); }
+  int ClientCount() const { return static_cast<int>(clients_.size()); }
   const Client& client(int row) const { return clients_[static_cast<size_t>(row)]; }
-  int rowOfClient(quint64 id) const { return rows_.value(id, -1); }
-  const Cell& cell(int row, int server) const { return cells_[cellIndex(row, server)]; }
-  int serverCount() const { return servers_; }
+  int RowOfClient(quint64 id) const { return rows_.value(id, -1); }
+  const Cell& cell(int row, int server) const { return cells_[CellIndex(row, server)]; }
+  int ServerCount() const { return servers_; }
   // Pool size as shown: the client's reported capacity, else the connections seen.
-  int poolSize(int row) const;
-  int busyCount(int row) const;
+  int PoolSize(int row) const;
+  int BusyCount(int row) const;
 
  Q_SIGNALS:
   // After a frame was applied (the detail model follows it).
-  void updated();
+  void Updated();
 
  private:
-  size_t cellIndex(int row, int server) const {
+  size_t CellIndex(int row, int server) const {
     return static_cast<size_t>(row) * static_cast<size_t>(servers_) + static_cast<size_t>(server);
   }
-  int rowFor(quint64 id, const std::string& name);
+  int RowFor(quint64 id, const std::string& name);
   // A frame, in steps: for each changed server, its header, the connections its telemetry
   // reports, and its column's cells against them; then the ranks of rows that changed, the
   // fading highlights, and one dataChanged over the bounding box of all that (ChangedCells).
   struct ChangedCells;
-  void onFrame(const QVector<int>& changed);
-  void applyServer(int server, qint64 now, ChangedCells& box);
+  void OnFrame(const QVector<int>& changed);
+  void ApplyServer(int server, qint64 now, ChangedCells& box);
   // Fills scratch_ with each client's slots on this server; pool figures go to the clients.
-  void collectConnections(const admin::Telemetry& telemetry, qint64 now, ChangedCells& box);
-  void diffColumn(int server, bool first_fill, qint64 now, ChangedCells& box);
-  void rankDirtyRows(ChangedCells& box);
-  void touchFadingCells(qint64 now, ChangedCells& box);
-  void onNodeAdded(int index);
-  void rebuild();
-  void rankRow(int row);
-  bool forgetIdleClients();
+  void CollectConnections(const admin::Telemetry& telemetry, qint64 now, ChangedCells& box);
+  void DiffColumn(int server, bool first_fill, qint64 now, ChangedCells& box);
+  void RankDirtyRows(ChangedCells& box);
+  void TouchFadingCells(qint64 now, ChangedCells& box);
+  void OnNodeAdded(int index);
+  void Rebuild();
+  void RankRow(int row);
+  bool ForgetIdleClients();
 
   ClusterState* const state_;
   int servers_ = 0;
@@ -117,8 +117,8 @@ class ClientDetailModel : public QAbstractTableModel {
   ClientDetailModel(SlotMatrixModel* matrix, ClusterState* state, QObject* parent = nullptr);
 
   // 0: no client.
-  void setClientId(quint64 id);
-  quint64 clientId() const { return id_; }
+  void SetClientId(quint64 id);
+  quint64 ClientId() const { return id_; }
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
@@ -131,7 +131,7 @@ class ClientDetailModel : public QAbstractTableModel {
     int server = 0;
     SlotMatrixModel::Slot slot;
   };
-  void refresh();
+  void Refresh();
 
   SlotMatrixModel* const matrix_;
   ClusterState* const state_;

@@ -15,14 +15,14 @@ QString KeyFor(const QString& address) { return QStringLiteral("admin-token:") +
 
 TokenStore::TokenStore(bool use_keyring, QObject* parent) : QObject(parent) {
   if (use_keyring) {
-    probe();
+    Probe();
   } else {
     backend_ = Backend::kMemory;
     why_ = tr("keyring not used");
   }
 }
 
-QString TokenStore::backendDescription() const {
+QString TokenStore::BackendDescription() const {
   switch (backend_) {
     case Backend::kProbing:
       return tr("Tokens: asking the keyring...");
@@ -34,27 +34,27 @@ QString TokenStore::backendDescription() const {
   return {};
 }
 
-bool TokenStore::hasAnyToken() const {
+bool TokenStore::HasAnyToken() const {
   for (const QString& t : cache_) {
     if (!t.isEmpty()) return true;
   }
   return false;
 }
 
-void TokenStore::setBackend(Backend backend, const QString& why) {
+void TokenStore::SetBackend(Backend backend, const QString& why) {
   if (backend_ != Backend::kProbing) return;  // The first answer (or the deadline) decides.
   backend_ = backend;
   why_ = why;
   if (backend_ == Backend::kKeyring) {
     // Tokens entered while the keyring was still being asked are saved now, not forgotten.
     for (auto it = cache_.constBegin(); it != cache_.constEnd(); ++it) {
-      if (!it.value().isEmpty()) saveToKeyring(it.key(), it.value());
+      if (!it.value().isEmpty()) SaveToKeyring(it.key(), it.value());
     }
   }
-  Q_EMIT backendChanged(backend_);
+  Q_EMIT BackendChanged(backend_);
 }
 
-void TokenStore::probe() {
+void TokenStore::Probe() {
   // A read of a key that normally does not exist: "not found" means a keyring answered.
   auto* job = new QKeychain::ReadPasswordJob(QLatin1String(kService), this);
   job->setAutoDelete(true);
@@ -62,23 +62,23 @@ void TokenStore::probe() {
   job->setKey(QStringLiteral("probe"));
   connect(job, &QKeychain::Job::finished, this, [this](QKeychain::Job* j) {
     if (j->error() == QKeychain::NoError || j->error() == QKeychain::EntryNotFound) {
-      setBackend(Backend::kKeyring, {});
+      SetBackend(Backend::kKeyring, {});
     } else {
-      setBackend(Backend::kMemory, tr("no keyring service: %1").arg(j->errorString()));
+      SetBackend(Backend::kMemory, tr("no keyring service: %1").arg(j->errorString()));
     }
   });
   job->start();
   // A keyring that never answers must not leave tokens in limbo.
   QTimer::singleShot(3000, this,
-                     [this] { setBackend(Backend::kMemory, tr("keyring did not answer")); });
+                     [this] { SetBackend(Backend::kMemory, tr("keyring did not answer")); });
 }
 
-void TokenStore::setToken(const QString& address, const QString& token) {
+void TokenStore::SetToken(const QString& address, const QString& token) {
   cache_.insert(address, token);
-  if (backend_ == Backend::kKeyring) saveToKeyring(address, token);
+  if (backend_ == Backend::kKeyring) SaveToKeyring(address, token);
 }
 
-void TokenStore::saveToKeyring(const QString& address, const QString& token) {
+void TokenStore::SaveToKeyring(const QString& address, const QString& token) {
   auto* job = new QKeychain::WritePasswordJob(QLatin1String(kService), this);
   job->setAutoDelete(true);
   job->setInsecureFallback(false);
@@ -87,7 +87,7 @@ void TokenStore::saveToKeyring(const QString& address, const QString& token) {
   job->start();
 }
 
-void TokenStore::load(const QString& address, std::function<void(const QString&)> done) {
+void TokenStore::Load(const QString& address, std::function<void(const QString&)> done) {
   if (auto it = cache_.constFind(address);
       it != cache_.constEnd() || backend_ != Backend::kKeyring) {
     done(it != cache_.constEnd() ? *it : QString());

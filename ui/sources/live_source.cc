@@ -32,10 +32,10 @@ class LivePoller {
 
   LivePoller(std::vector<cluster::PollTarget> targets, const LiveSource::Options& options,
              Deliver deliver)
-      : poller_(std::move(targets), pollerOptionsFrom(options)),
+      : poller_(std::move(targets), PollerOptionsFrom(options)),
         period_(static_cast<int64_t>(1000.0 / std::max(0.1, options.poll_hz))),
         deliver_(std::move(deliver)) {
-    thread_ = std::thread([this] { run(); });
+    thread_ = std::thread([this] { Run(); });
   }
   ~LivePoller() {
     {
@@ -46,10 +46,10 @@ class LivePoller {
     poller_.Cancel();
     thread_.join();
   }
-  void setToken(int index, std::string token) { poller_.SetToken(index, std::move(token)); }
+  void SetToken(int index, std::string token) { poller_.SetToken(index, std::move(token)); }
 
  private:
-  static cluster::PollerOptions pollerOptionsFrom(const LiveSource::Options& o) {
+  static cluster::PollerOptions PollerOptionsFrom(const LiveSource::Options& o) {
     cluster::PollerOptions options;
     options.backoff_min = o.backoff_min;
     options.backoff_max = o.backoff_max;
@@ -59,7 +59,7 @@ class LivePoller {
     return options;
   }
 
-  void run() {
+  void Run() {
     Clock::time_point next_round = Clock::now();
     while (true) {
       {
@@ -92,61 +92,61 @@ class LivePoller {
 
 LiveSource::LiveSource(ClusterState* state, QObject* parent) : QObject(parent), state_(state) {}
 
-LiveSource::~LiveSource() { stop(); }
+LiveSource::~LiveSource() { Stop(); }
 
-void LiveSource::setOptions(const Options& options) {
+void LiveSource::SetOptions(const Options& options) {
   options_ = options;
-  restart();
+  Restart();
 }
 
-int LiveSource::addNode(const QString& admin_address, const QString& token, QString* error,
+int LiveSource::AddNode(const QString& admin_address, const QString& token, QString* error,
                         const QString& name, std::optional<rpc::TlsClientOptions> tls) {
   std::string host;
   uint16_t port = 0;
   if (!ParseAdminAddress(admin_address, &host, &port, error)) return -1;
-  const int index = state_->addNode(admin_address.trimmed(), name);
+  const int index = state_->AddNode(admin_address.trimmed(), name);
   for (Target& t : targets_) {
     if (t.index == index) {
       if (!token.isEmpty()) t.token = token;
       t.tls = std::move(tls);
-      restart();
+      Restart();
       return index;
     }
   }
   targets_.push_back({index, admin_address.trimmed(), token, std::move(tls)});
-  restart();
+  Restart();
   return index;
 }
 
-void LiveSource::clearNodes() {
-  stop();
+void LiveSource::ClearNodes() {
+  Stop();
   targets_.clear();
 }
 
-void LiveSource::setToken(int node, const QString& token) {
+void LiveSource::SetToken(int node, const QString& token) {
   for (Target& t : targets_) {
     if (t.index == node && t.token != token) {
       t.token = token;
-      if (poller_) poller_->setToken(node, token.toStdString());
+      if (poller_) poller_->SetToken(node, token.toStdString());
     }
   }
 }
 
-std::optional<rpc::TlsClientOptions> LiveSource::tls(int node) const {
+std::optional<rpc::TlsClientOptions> LiveSource::Tls(int node) const {
   for (const Target& t : targets_) {
     if (t.index == node) return t.tls;
   }
   return std::nullopt;
 }
 
-QString LiveSource::token(int node) const {
+QString LiveSource::Token(int node) const {
   for (const Target& t : targets_) {
     if (t.index == node) return t.token;
   }
   return {};
 }
 
-void LiveSource::start() {
+void LiveSource::Start() {
   if (poller_) return;
   const quint64 generation = ++generation_;
   std::vector<cluster::PollTarget> targets;
@@ -157,32 +157,32 @@ void LiveSource::start() {
     targets.push_back({t.index, {host, port}, t.token.toStdString(), t.tls});
   }
   // Runs on the worker thread: only moves data into a queued call. `this` outlives the worker
-  // (stop() joins it), which is what RunOnReceiverThread asks.
+  // (Stop() joins it), which is what RunOnReceiverThread asks.
   auto post = [this, generation](std::vector<ClusterState::Update> updates, qint64 now_ms) {
     RunOnReceiverThread(this, [this, generation, updates = std::move(updates), now_ms]() mutable {
-      deliver(generation, std::move(updates), now_ms);
+      Deliver(generation, std::move(updates), now_ms);
     });
   };
   poller_ = std::make_unique<LivePoller>(std::move(targets), options_, std::move(post));
 }
 
-void LiveSource::stop() {
+void LiveSource::Stop() {
   ++generation_;  // Batches already posted are dropped on arrival.
   poller_.reset();
 }
 
-void LiveSource::restart() {
+void LiveSource::Restart() {
   if (!poller_) return;
-  stop();
-  start();
+  Stop();
+  Start();
 }
 
-void LiveSource::deliver(quint64 generation, std::vector<ClusterState::Update> updates,
+void LiveSource::Deliver(quint64 generation, std::vector<ClusterState::Update> updates,
                          qint64 now_ms) {
   if (generation != generation_.load()) return;
-  state_->applyFrame(updates, now_ms);
+  state_->ApplyFrame(updates, now_ms);
   ++frames_;
-  Q_EMIT frameDelivered();
+  Q_EMIT FrameDelivered();
 }
 
 }  // namespace railyard::ui

@@ -29,11 +29,11 @@ class RecorderWorker {
 
   explicit RecorderWorker(std::unique_ptr<trace::RecordingWriter> writer)
       : writer_(std::move(writer)), recorder_(writer_.get()) {
-    thread_ = std::thread([this] { run(); });
+    thread_ = std::thread([this] { Run(); });
   }
 
   // Joins after writing everything queued; returns the first error.
-  std::string finish() {
+  std::string Finish() {
     {
       std::lock_guard lock(mu_);
       stop_ = true;
@@ -44,7 +44,7 @@ class RecorderWorker {
     return error_;
   }
 
-  void push(Item item) {
+  void Push(Item item) {
     {
       std::lock_guard lock(mu_);
       queue_.push_back(std::move(item));
@@ -53,7 +53,7 @@ class RecorderWorker {
   }
 
  private:
-  void run() {
+  void Run() {
     std::deque<Item> batch;
     while (true) {
       {
@@ -94,17 +94,17 @@ class RecorderWorker {
 };
 
 Recorder::Recorder(ClusterState* state, QObject* parent) : QObject(parent), state_(state) {
-  connect(state_, &ClusterState::frameApplied, this, &Recorder::onFrame);
-  connect(state_, &ClusterState::nodesReset, this, [this] {
+  connect(state_, &ClusterState::FrameApplied, this, &Recorder::OnFrame);
+  connect(state_, &ClusterState::NodesReset, this, [this] {
     last_recorded_.clear();
-    if (worker_) worker_->push(RecorderWorker::ResetItem{});
+    if (worker_) worker_->Push(RecorderWorker::ResetItem{});
   });
 }
 
-Recorder::~Recorder() { stop(); }
+Recorder::~Recorder() { Stop(); }
 
-bool Recorder::start(const QString& path, QString* error) {
-  stop();
+bool Recorder::Start(const QString& path, QString* error) {
+  Stop();
   std::unique_ptr<trace::RecordingWriter> writer;
   trace::WriterOptions options;
   options.writer = "railyard console";
@@ -120,45 +120,45 @@ bool Recorder::start(const QString& path, QString* error) {
   // commands already done before recording started are history, not part of it.
   last_recorded_.clear();
   QVector<int> all;
-  for (int i = 0; i < state_->nodeCount(); ++i) {
+  for (int i = 0; i < state_->NodeCount(); ++i) {
     all.push_back(i);
-    if (const auto& t = state_->node(i).telemetry) {
-      worker_->push(RecorderWorker::SnapshotItem{state_->node(i).name.toStdString(), t, true});
+    if (const auto& t = state_->Node(i).telemetry) {
+      worker_->Push(RecorderWorker::SnapshotItem{state_->Node(i).name.toStdString(), t, true});
     }
   }
-  onFrame(all);
-  Q_EMIT recordingChanged(true);
+  OnFrame(all);
+  Q_EMIT RecordingChanged(true);
   return true;
 }
 
-QString Recorder::stop() {
+QString Recorder::Stop() {
   if (!worker_) return {};
-  const std::string error = worker_->finish();
+  const std::string error = worker_->Finish();
   worker_.reset();
-  Q_EMIT recordingChanged(false);
+  Q_EMIT RecordingChanged(false);
   return QString::fromStdString(error);
 }
 
-void Recorder::onFrame(const QVector<int>& changed) {
+void Recorder::OnFrame(const QVector<int>& changed) {
   if (!worker_) return;
   for (int i : changed) {
-    if (i < 0 || i >= state_->nodeCount()) continue;
-    const NodeView& node = state_->node(i);
+    if (i < 0 || i >= state_->NodeCount()) continue;
+    const NodeView& node = state_->Node(i);
     if (!node.telemetry || last_recorded_.value(i) == node.telemetry.get()) continue;
     last_recorded_[i] = node.telemetry.get();
-    worker_->push(RecorderWorker::SnapshotItem{node.name.toStdString(), node.telemetry});
+    worker_->Push(RecorderWorker::SnapshotItem{node.name.toStdString(), node.telemetry});
     ++snapshots_;
   }
 }
 
-void Recorder::recordAction(const admin::CommandEvent& event) {
+void Recorder::RecordAction(const admin::CommandEvent& event) {
   if (!worker_) return;
   // The event's detail starts "NAME (ADMIN ADDRESS)"; match the whole name or the whole
   // parenthesised address, so that node1 is never taken for node10.
   const QString detail = QString::fromStdString(event.detail());
   std::string node = "console";
-  for (int i = 0; i < state_->nodeCount(); ++i) {
-    const NodeView& view = state_->node(i);
+  for (int i = 0; i < state_->NodeCount(); ++i) {
+    const NodeView& view = state_->Node(i);
     if (detail.startsWith(view.name + QStringLiteral(" (")) ||
         detail.contains(QStringLiteral("(%1)").arg(view.admin_address))) {
       node = view.name.toStdString();
@@ -167,7 +167,7 @@ void Recorder::recordAction(const admin::CommandEvent& event) {
   }
   const int64_t unix_ms =
       event.unix_ms() > 0 ? event.unix_ms() : QDateTime::currentMSecsSinceEpoch();
-  worker_->push(RecorderWorker::EventItem{
+  worker_->Push(RecorderWorker::EventItem{
       unix_ms, node, event.command(),
       "console action by " + event.by() + ": " + event.detail() + " -> " + event.result()});
 }

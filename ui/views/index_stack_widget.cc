@@ -31,56 +31,56 @@ IndexStackWidget::IndexStackWidget(QWidget* parent) : QWidget(parent) {
   setToolTip(tr("Click an index to select it; shift-click to select a run of adjacent indexes."));
 }
 
-void IndexStackWidget::setData(const QVector<IndexBar>& bars, quint64 memtable_entries,
+void IndexStackWidget::SetData(const QVector<IndexBar>& bars, quint64 memtable_entries,
                                quint64 memtable_capacity) {
-  const QVector<quint64> selected = selectedIds();
+  const QVector<quint64> selected = SelectedIds();
   bars_ = bars;
   memtable_entries_ = memtable_entries;
   memtable_capacity_ = memtable_capacity;
   // Keep what survives of the selection (a compaction replaces the merged indexes).
   first_ = last_ = anchor_ = -1;
-  selectIds(selected);
+  SelectIds(selected);
   setMinimumHeight(sizeHint().height());  // Scrolls inside its scroll area rather than squeezing.
   updateGeometry();
   update();
 }
 
-QVector<quint64> IndexStackWidget::selectedIds() const {
+QVector<quint64> IndexStackWidget::SelectedIds() const {
   QVector<quint64> ids;
   if (first_ < 0) return ids;
   for (int row = first_; row <= last_; ++row) ids.push_back(bars_[row].id);
   return ids;
 }
 
-void IndexStackWidget::selectIds(const QVector<quint64>& ids) {
+void IndexStackWidget::SelectIds(const QVector<quint64>& ids) {
   int first = -1, last = -1;
   for (int row = 0; row < bars_.size(); ++row) {
     if (!ids.contains(bars_[row].id)) continue;
     if (first < 0) first = row;
     last = row;
   }
-  setRange(first, last);
+  SetRange(first, last);
   anchor_ = first;
 }
 
-void IndexStackWidget::clearSelection() { setRange(-1, -1); }
+void IndexStackWidget::ClearSelection() { SetRange(-1, -1); }
 
-void IndexStackWidget::setRange(int first, int last) {
+void IndexStackWidget::SetRange(int first, int last) {
   if (first > last) std::swap(first, last);
   if (first == first_ && last == last_) return;
   first_ = first;
   last_ = last;
   update();
-  Q_EMIT selectionChanged();
+  Q_EMIT SelectionChanged();
 }
 
-QRect IndexStackWidget::rowRect(int row) const {
+QRect IndexStackWidget::RowRect(int row) const {
   const int top = kMargin + (row + 1) * (kRowHeight + kGap);
   return QRect(kMargin, top, width() - 2 * kMargin, kRowHeight);
 }
 
-QRect IndexStackWidget::barRect(int row) const {
-  const QRect r = rowRect(row);
+QRect IndexStackWidget::BarRect(int row) const {
+  const QRect r = RowRect(row);
   const int full = std::max(10, r.width() - kLabelWidth);
   quint64 largest = 1;
   for (const IndexBar& bar : bars_) largest = std::max(largest, bar.entries);
@@ -93,9 +93,9 @@ QRect IndexStackWidget::barRect(int row) const {
   return QRect(r.left() + kLabelWidth, r.top(), std::max(2, int(full * share)), r.height());
 }
 
-int IndexStackWidget::rowAt(const QPoint& pos) const {
+int IndexStackWidget::RowAt(const QPoint& pos) const {
   for (int row = 0; row < bars_.size(); ++row) {
-    if (rowRect(row).contains(pos)) return row;
+    if (RowRect(row).contains(pos)) return row;
   }
   return -1;
 }
@@ -118,8 +118,8 @@ void IndexStackWidget::paintEvent(QPaintEvent*) {
 
   // In-memory index: outline at capacity, filled to its level.
   {
-    const QRect r = rowRect(-1);
-    const QRect full = barRect(-1);
+    const QRect r = RowRect(-1);
+    const QRect full = BarRect(-1);
     p.setPen(text);
     p.drawText(r.adjusted(0, 0, -(r.width() - kLabelWidth + 6), 0),
                Qt::AlignVCenter | Qt::AlignLeft,
@@ -136,23 +136,23 @@ void IndexStackWidget::paintEvent(QPaintEvent*) {
 
   for (int row = 0; row < bars_.size(); ++row) {
     const IndexBar& bar = bars_[row];
-    const QRect r = rowRect(row);
+    const QRect r = RowRect(row);
     const bool selected = row >= first_ && row <= last_ && first_ >= 0;
     if (selected) p.fillRect(r, pal.color(QPalette::Highlight).lighter(170));
     p.setPen(text);
     p.drawText(
         QRect(r.left() + 2, r.top(), kLabelWidth - 8, r.height()), Qt::AlignVCenter | Qt::AlignLeft,
         tr("#%1  %2  %3").arg(bar.id).arg(locale.toString(bar.entries)).arg(Age(bar.age_ms)));
-    const QRect b = barRect(row);
+    const QRect b = BarRect(row);
     p.fillRect(b, selected ? pal.color(QPalette::Highlight) : bar_color);
   }
   if (bars_.isEmpty()) {
     p.setPen(pal.color(QPalette::PlaceholderText));
-    p.drawText(rowRect(0), Qt::AlignVCenter | Qt::AlignLeft, tr("no on-disk indexes"));
+    p.drawText(RowRect(0), Qt::AlignVCenter | Qt::AlignLeft, tr("no on-disk indexes"));
   }
 }
 
-QString IndexStackWidget::describeRow(int row) const {
+QString IndexStackWidget::DescribeRow(int row) const {
   if (row < 0 || row >= bars_.size()) return {};
   const IndexBar& bar = bars_[row];
   const QLocale locale;
@@ -167,7 +167,7 @@ QString IndexStackWidget::describeRow(int row) const {
 bool IndexStackWidget::event(QEvent* event) {
   if (event->type() == QEvent::ToolTip) {
     auto* help = static_cast<QHelpEvent*>(event);
-    const QString text = describeRow(rowAt(help->pos()));
+    const QString text = DescribeRow(RowAt(help->pos()));
     QToolTip::showText(help->globalPos(), text.isEmpty() ? toolTip() : text, this);
     return true;
   }
@@ -175,16 +175,16 @@ bool IndexStackWidget::event(QEvent* event) {
 }
 
 void IndexStackWidget::mousePressEvent(QMouseEvent* event) {
-  const int row = rowAt(event->position().toPoint());
+  const int row = RowAt(event->position().toPoint());
   if (row < 0) {
-    clearSelection();
+    ClearSelection();
     return;
   }
   if ((event->modifiers() & Qt::ShiftModifier) && anchor_ >= 0) {
-    setRange(anchor_, row);  // A run: adjacent by construction.
+    SetRange(anchor_, row);  // A run: adjacent by construction.
   } else {
     anchor_ = row;
-    setRange(row, row);
+    SetRange(row, row);
   }
 }
 

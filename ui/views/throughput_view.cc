@@ -40,7 +40,7 @@ ThroughputView::ThroughputView(ClusterState* state, QWidget* parent)
   window_->setCurrentIndex(1);
   whole_cluster_ = new QCheckBox(tr("Whole cluster"), this);
   whole_cluster_->setToolTip(tr("Show the sums over every node instead of the selected node."));
-  connect(whole_cluster_, &QCheckBox::toggled, this, &ThroughputView::setWholeCluster);
+  connect(whole_cluster_, &QCheckBox::toggled, this, &ThroughputView::SetWholeCluster);
   pause_ = new QPushButton(tr("Pause"), this);
   pause_->setCheckable(true);
   follow_ = new QPushButton(tr("Follow"), this);
@@ -79,7 +79,7 @@ ThroughputView::ThroughputView(ClusterState* state, QWidget* parent)
     connect(plot, &QCustomPlot::mousePress, this, [this](QMouseEvent*) { following_ = false; });
     connect(plot, &QCustomPlot::mouseWheel, this, [this](QWheelEvent*) { following_ = false; });
     connect(plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
-            &ThroughputView::syncRanges);
+            &ThroughputView::SyncRanges);
     layout->addWidget(plot, 1);
   }
   requests_ = AddLine(plots_[0], tr("requests/s"), SeriesColor(0));
@@ -90,88 +90,88 @@ ThroughputView::ThroughputView(ClusterState* state, QWidget* parent)
   plots_[2]->legend->setVisible(true);
 
   connect(window_, &QComboBox::currentIndexChanged, this,
-          [this](int index) { setWindowMinutes(window_->itemData(index).toInt()); });
-  connect(pause_, &QPushButton::toggled, this, &ThroughputView::setPaused);
-  connect(follow_, &QPushButton::clicked, this, &ThroughputView::follow);
-  connect(png_, &QPushButton::clicked, this, &ThroughputView::exportPngInteractive);
-  connect(csv_, &QPushButton::clicked, this, &ThroughputView::exportCsvInteractive);
-  connect(model_, &ThroughputModel::samplesAdded, this, &ThroughputView::onSamples);
-  connect(model_, &ThroughputModel::cleared, this, &ThroughputView::rebuild);
-  setNode(ThroughputModel::kCluster);
+          [this](int index) { SetWindowMinutes(window_->itemData(index).toInt()); });
+  connect(pause_, &QPushButton::toggled, this, &ThroughputView::SetPaused);
+  connect(follow_, &QPushButton::clicked, this, &ThroughputView::Follow);
+  connect(png_, &QPushButton::clicked, this, &ThroughputView::ExportPngInteractive);
+  connect(csv_, &QPushButton::clicked, this, &ThroughputView::ExportCsvInteractive);
+  connect(model_, &ThroughputModel::SamplesAdded, this, &ThroughputView::OnSamples);
+  connect(model_, &ThroughputModel::Cleared, this, &ThroughputView::Rebuild);
+  SetNode(ThroughputModel::kCluster);
 }
 
-void ThroughputView::setNode(int node_index) {
+void ThroughputView::SetNode(int node_index) {
   selected_node_ = node_index;
   if (whole_cluster_->isChecked()) return;
   node_ = node_index;
-  rebuild();
+  Rebuild();
 }
 
-void ThroughputView::setWholeCluster(bool whole) {
+void ThroughputView::SetWholeCluster(bool whole) {
   if (whole_cluster_->isChecked() != whole) whole_cluster_->setChecked(whole);  // Re-enters.
   const int shown = whole ? ThroughputModel::kCluster : selected_node_;
   if (shown == node_) return;
   node_ = shown;
-  rebuild();
+  Rebuild();
 }
 
-bool ThroughputView::wholeCluster() const { return whole_cluster_->isChecked(); }
+bool ThroughputView::WholeCluster() const { return whole_cluster_->isChecked(); }
 
-bool ThroughputView::setWindowMinutes(int minutes) {
-  if (!model_->setWindowMinutes(minutes)) return false;
+bool ThroughputView::SetWindowMinutes(int minutes) {
+  if (!model_->SetWindowMinutes(minutes)) return false;
   const int index = window_->findData(minutes);
   if (index != window_->currentIndex()) window_->setCurrentIndex(index);
   following_ = true;
-  applyRange();
+  ApplyRange();
   return true;
 }
 
-void ThroughputView::setPaused(bool paused) {
+void ThroughputView::SetPaused(bool paused) {
   paused_ = paused;
   if (pause_->isChecked() != paused) pause_->setChecked(paused);
   pause_->setText(paused ? tr("Resume") : tr("Pause"));
-  if (!paused && behind_) onSamples();
+  if (!paused && behind_) OnSamples();
 }
 
-void ThroughputView::follow() {
+void ThroughputView::Follow() {
   following_ = true;
-  applyRange();
+  ApplyRange();
 }
 
 void ThroughputView::showEvent(QShowEvent* event) {
   QWidget::showEvent(event);
-  if (behind_) onSamples();
+  if (behind_) OnSamples();
 }
 
-void ThroughputView::onSamples() {
+void ThroughputView::OnSamples() {
   if (paused_ || !isVisible()) {
     behind_ = true;  // Nothing drawn while nobody looks.
     return;
   }
   behind_ = false;
-  updateTitle();  // A node is named by its address until its first telemetry names it.
-  appendNew();
-  applyRange();
+  UpdateTitle();  // A node is named by its address until its first telemetry names it.
+  AppendNew();
+  ApplyRange();
 }
 
-QString ThroughputView::title() const { return title_->text(); }
+QString ThroughputView::Title() const { return title_->text(); }
 
-void ThroughputView::updateTitle() {
+void ThroughputView::UpdateTitle() {
   const QString title = node_ == ThroughputModel::kCluster ? tr("Whole cluster")
-                        : node_ < state_->nodeCount()      ? state_->node(node_).name
+                        : node_ < state_->NodeCount()      ? state_->Node(node_).name
                                                            : tr("Node %1").arg(node_);
   if (title_->text() != title) title_->setText(title);
 }
 
-void ThroughputView::rebuild() {
+void ThroughputView::Rebuild() {
   for (QCPGraph* g : {requests_, errors_, rejections_, p50_, p99_}) g->data()->clear();
   drawn_until_ms_ = -1;
-  updateTitle();
-  appendNew();
-  applyRange();
+  UpdateTitle();
+  AppendNew();
+  ApplyRange();
 }
 
-void ThroughputView::appendNew() {
+void ThroughputView::AppendNew() {
   const ThroughputModel::Series& series = model_->series(node_);
   if (series.empty()) return;
   if (series.back().t_ms < drawn_until_ms_) {
@@ -196,10 +196,10 @@ void ThroughputView::appendNew() {
   for (QCPGraph* g : {requests_, errors_, rejections_, p50_, p99_}) g->data()->removeBefore(oldest);
 }
 
-void ThroughputView::applyRange() {
+void ThroughputView::ApplyRange() {
   if (following_) {
     const qint64 end = std::max<qint64>(drawn_until_ms_, 0);
-    const QCPRange range(double(end - model_->windowMs()) / 1000.0, double(end) / 1000.0);
+    const QCPRange range(double(end - model_->WindowMs()) / 1000.0, double(end) / 1000.0);
     applying_range_ = true;
     for (QCustomPlot* plot : plots_) plot->xAxis->setRange(range);
     applying_range_ = false;
@@ -226,7 +226,7 @@ void ThroughputView::applyRange() {
   }
 }
 
-void ThroughputView::syncRanges(const QCPRange& range) {
+void ThroughputView::SyncRanges(const QCPRange& range) {
   if (syncing_ || applying_range_) return;
   syncing_ = true;  // One plot was dragged or zoomed: the others follow.
   for (QCustomPlot* plot : plots_) {
@@ -238,21 +238,21 @@ void ThroughputView::syncRanges(const QCPRange& range) {
   syncing_ = false;
 }
 
-qint64 ThroughputView::visibleFromMs() const {
+qint64 ThroughputView::VisibleFromMs() const {
   return qint64(std::floor(plots_[0]->xAxis->range().lower * 1000.0));
 }
 
-qint64 ThroughputView::visibleToMs() const {
+qint64 ThroughputView::VisibleToMs() const {
   return qint64(std::ceil(plots_[0]->xAxis->range().upper * 1000.0));
 }
 
-int ThroughputView::drawnSamples() const { return requests_->data()->size(); }
+int ThroughputView::DrawnSamples() const { return requests_->data()->size(); }
 
-bool ThroughputView::exportCsv(const QString& path, QString* error) const {
-  return model_->exportCsv(path, node_, visibleFromMs(), visibleToMs(), error);
+bool ThroughputView::ExportCsv(const QString& path, QString* error) const {
+  return model_->ExportCsv(path, node_, VisibleFromMs(), VisibleToMs(), error);
 }
 
-bool ThroughputView::exportPng(const QString& path, QString* error) const {
+bool ThroughputView::ExportPng(const QString& path, QString* error) const {
   // The three charts as the user sees them, stacked, in one image; replotted first, since the
   // last queued replot may not have run yet.
   for (QCustomPlot* plot : plots_) plot->replot(QCustomPlot::rpImmediateRefresh);
@@ -264,20 +264,20 @@ bool ThroughputView::exportPng(const QString& path, QString* error) const {
   return true;
 }
 
-void ThroughputView::exportPngInteractive() {
+void ThroughputView::ExportPngInteractive() {
   const QString path =
       QFileDialog::getSaveFileName(this, tr("Export charts"), "throughput.png", tr("PNG (*.png)"));
   if (path.isEmpty()) return;
   QString error;
-  if (!exportPng(path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
+  if (!ExportPng(path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
 }
 
-void ThroughputView::exportCsvInteractive() {
+void ThroughputView::ExportCsvInteractive() {
   const QString path =
       QFileDialog::getSaveFileName(this, tr("Export samples"), "throughput.csv", tr("CSV (*.csv)"));
   if (path.isEmpty()) return;
   QString error;
-  if (!exportCsv(path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
+  if (!ExportCsv(path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
 }
 
 }  // namespace railyard::ui

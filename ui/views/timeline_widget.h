@@ -20,16 +20,16 @@ class TimelineWidget : public QWidget {
  public:
   explicit TimelineWidget(ReplaySource* source, QWidget* parent = nullptr);
 
-  QSlider* slider() const { return slider_; }
-  QListWidget* eventList() const { return events_; }
-  QComboBox* speedBox() const { return speed_; }
+  QSlider* Slider() const { return slider_; }
+  QListWidget* EventList() const { return events_; }
+  QComboBox* SpeedBox() const { return speed_; }
   // Slider steps are this many ms of cluster time.
   static constexpr qint64 kSliderStepMs = 100;
 
  private:
-  void onOpened();
-  void onPosition(qint64 unix_ms);
-  void seekToSlider();
+  void OnOpened();
+  void OnPosition(qint64 unix_ms);
+  void SeekToSlider();
 
   ReplaySource* const source_;
   QToolButton* play_;
