@@ -82,34 +82,34 @@ int main(int argc, char** argv) {
   railyard::ui::MainWindow window(options);
   window.resize(1600, 1000);
   QString error;
-  if (!window.openRecording(path, &error)) {
+  if (!window.OpenRecording(path, &error)) {
     std::fprintf(stderr, "console_frame_bench: %s\n", qPrintable(error));
     return 1;
   }
   window.show();
   QCoreApplication::processEvents();
-  railyard::ui::ReplaySource* replay = window.replaySource();
-  replay->setTickIntervalMs(cluster.frame_ms);  // One recorded frame per step at 1x.
-  replay->setSpeed(1.0);
+  railyard::ui::ReplaySource* replay = window.replay_source();
+  replay->SetTickIntervalMs(cluster.frame_ms);  // One recorded frame per step at 1x.
+  replay->SetSpeed(1.0);
 
   std::vector<double> all_frames;
   for (const QString& tab : QString::fromStdString(tabs_option).split(',')) {
-    const int index = window.tabIndex(tab.trimmed());
+    const int index = window.TabIndex(tab.trimmed());
     if (index < 0) {
       std::fprintf(stderr, "console_frame_bench: no tab %s\n", qPrintable(tab));
       return 2;
     }
-    window.tabs()->setCurrentIndex(index);
-    replay->seek(replay->startMs());
+    window.Tabs()->setCurrentIndex(index);
+    replay->Seek(replay->StartMs());
     QCoreApplication::processEvents();
     std::vector<double> total, apply, paint, read;
     int snapshots = 0;
     for (int f = 1; f < frames; ++f) {
       QElapsedTimer step;
       step.start();
-      replay->step();  // Reads the frame's snapshots, then applies them (timed inside).
+      replay->Step();  // Reads the frame's snapshots, then applies them (timed inside).
       const double step_ms = double(step.nsecsElapsed()) / 1e6;
-      const double apply_ms = double(replay->lastApplyNs()) / 1e6;
+      const double apply_ms = double(replay->LastApplyNs()) / 1e6;
       QElapsedTimer repaint;
       repaint.start();
       // Delivers the update requests, which paints what changed; QCustomPlot's queued replots
@@ -121,7 +121,7 @@ int main(int argc, char** argv) {
       apply.push_back(apply_ms);
       paint.push_back(paint_ms);
       read.push_back(step_ms - apply_ms);
-      snapshots += replay->lastFrameSnapshots();
+      snapshots += replay->LastFrameSnapshots();
     }
     all_frames.insert(all_frames.end(), total.begin(), total.end());
     const Distribution t = Summarize(total), a = Summarize(apply), p = Summarize(paint),

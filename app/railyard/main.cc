@@ -108,19 +108,19 @@ bool OpenSources(const ConsoleFlags& f, const load::DemoCluster& demo, const QSt
   bool ok = true;
   for (const load::DemoNode& n : demo.nodes()) {
     if (ok) {
-      ok = window.addNode(QString::fromStdString(n.admin.ToString()), token, error,
+      ok = window.AddNode(QString::fromStdString(n.admin.ToString()), token, error,
                           QString::fromStdString(n.name));
     }
   }
   if (ok && !f.cluster_file.empty()) {
-    ok = window.openClusterFile(QString::fromStdString(f.cluster_file), token, error);
+    ok = window.OpenClusterFile(QString::fromStdString(f.cluster_file), token, error);
   }
   for (const std::string& n : f.nodes) {
-    if (ok) ok = window.addNode(QString::fromStdString(n), token, error);
+    if (ok) ok = window.AddNode(QString::fromStdString(n), token, error);
   }
   if (ok && !f.recording.empty()) {
-    ok = window.openRecording(QString::fromStdString(f.recording), error);
-    if (ok) window.replaySource()->play();
+    ok = window.OpenRecording(QString::fromStdString(f.recording), error);
+    if (ok) window.replay_source()->Play();
   }
   return ok;
 }
@@ -143,7 +143,7 @@ void StartHeadlessReports(const ConsoleFlags& f, const load::DemoCluster& demo,
   summary.start(1000);
   QObject::connect(&summary, &QTimer::timeout, [&window] {
     std::printf("%s  %s\n", qPrintable(QDateTime::currentDateTime().toString(Qt::ISODate)),
-                qPrintable(window.summaryLine()));
+                qPrintable(window.SummaryLine()));
     std::fflush(stdout);
   });
 }
@@ -244,7 +244,7 @@ int main(int argc, char** argv) {
   }
   window.show();
   const int rc = RunUntilDone(f, demo, token, headless, window);
-  window.liveSource()->stop();
+  window.live_source()->Stop();
   if (f.demo) {
     const load::LoadResult report = demo.Stop();
     std::printf("demo finished: %llu requests, %llu failed\n",

@@ -55,21 +55,21 @@ struct Fixture {
     if (!node.Start()) return false;
     index = node.Feed(&state);
     actions = std::make_unique<ActionController>(&state, &window);
-    actions->setTokenProvider([this](int) { return token; });
-    actions->setAuditPath(dir.filePath("audit.sqlite"));
-    actions->setConfirmer([this](const QString& title, const QString& text) {
+    actions->SetTokenProvider([this](int) { return token; });
+    actions->SetAuditPath(dir.filePath("audit.sqlite"));
+    actions->SetConfirmer([this](const QString& title, const QString& text) {
       confirmations << title + "\n" + text;
       return confirm;
     });
-    actions->setResultPresenter([this](const QString& title, const QString& text, bool ok) {
+    actions->SetResultPresenter([this](const QString& title, const QString& text, bool ok) {
       results.push_back({title, text, ok});
     });
     return index >= 0;
   }
 
-  // Runs `act` and waits for its actionFinished; returns the event.
+  // Runs `act` and waits for its ActionFinished; returns the event.
   admin::CommandEvent RunAndWait(const std::function<void()>& act) {
-    QSignalSpy finished(actions.get(), &ActionController::actionFinished);
+    QSignalSpy finished(actions.get(), &ActionController::ActionFinished);
     act();
     if (!finished.wait(15000) || finished.isEmpty()) return {};
     node.Feed(&state);
@@ -77,12 +77,12 @@ struct Fixture {
   }
 
   QVector<AuditEntry> Audit(const AuditQuery& query = {}) {
-    return actions->auditLog() ? actions->auditLog()->Search(query) : QVector<AuditEntry>{};
+    return actions->audit_log() ? actions->audit_log()->Search(query) : QVector<AuditEntry>{};
   }
 
   QVector<quint64> IndexIds() {
     QVector<quint64> ids;
-    for (const admin::IndexInfo& info : state.node(index).telemetry->storage().indexes()) {
+    for (const admin::IndexInfo& info : state.Node(index).telemetry->storage().indexes()) {
       ids << info.id();
     }
     return ids;
@@ -101,16 +101,16 @@ class ActionsTest : public QObject {
   void drainAndUndrainARealNode() {
     Fixture f;
     QVERIFY2(f.Start(), qPrintable(f.node.error()));
-    QVERIFY(!f.actions->readOnly());
-    QVERIFY(f.actions->canAct(f.index));
-    QCOMPARE(f.state.node(f.index).health, NodeHealth::kServing);
+    QVERIFY(!f.actions->ReadOnly());
+    QVERIFY(f.actions->CanAct(f.index));
+    QCOMPARE(f.state.Node(f.index).health, NodeHealth::kServing);
 
-    QSignalSpy started(f.actions.get(), &ActionController::actionStarted);
+    QSignalSpy started(f.actions.get(), &ActionController::ActionStarted);
     const admin::CommandEvent drained = f.RunAndWait([&] {
-      f.actions->drain(f.index);
+      f.actions->Drain(f.index);
       // Running on a worker: the GUI thread is free, and the node is busy for more actions.
-      QVERIFY(f.actions->busy(f.index));
-      QVERIFY(!f.actions->canAct(f.index));
+      QVERIFY(f.actions->Busy(f.index));
+      QVERIFY(!f.actions->CanAct(f.index));
     });
     QCOMPARE(started.count(), 1);
     QCOMPARE(drained.command(), std::string("drain"));
@@ -118,8 +118,8 @@ class ActionsTest : public QObject {
     QVERIFY(QString::fromStdString(drained.detail()).contains(f.node.adminAddress()));
     QVERIFY(QString::fromStdString(drained.by()).contains("railyard console"));
     QCOMPARE(f.node.node().Snapshot().state(), admin::NODE_LAME_DUCK);
-    QCOMPARE(f.state.node(f.index).health, NodeHealth::kLameDuck);
-    QVERIFY(!f.actions->busy(f.index));
+    QCOMPARE(f.state.Node(f.index).health, NodeHealth::kLameDuck);
+    QVERIFY(!f.actions->Busy(f.index));
 
     // The question named the node, its address and the effect.
     QCOMPARE(f.confirmations.size(), 1);
@@ -129,10 +129,10 @@ class ActionsTest : public QObject {
     QCOMPARE(f.results.size(), 1);
     QVERIFY(f.results[0].ok);
 
-    const admin::CommandEvent undrained = f.RunAndWait([&] { f.actions->undrain(f.index); });
+    const admin::CommandEvent undrained = f.RunAndWait([&] { f.actions->Undrain(f.index); });
     QCOMPARE(undrained.result(), std::string("OK"));
     QCOMPARE(f.node.node().Snapshot().state(), admin::NODE_SERVING);
-    QCOMPARE(f.state.node(f.index).health, NodeHealth::kServing);
+    QCOMPARE(f.state.Node(f.index).health, NodeHealth::kServing);
 
     // Both are in the audit log, newest first, with who, where and what came of it.
     const QVector<AuditEntry> rows = f.Audit();
@@ -145,7 +145,7 @@ class ActionsTest : public QObject {
     QCOMPARE(rows[1].result, QString("OK"));
     QVERIFY(rows[1].ok);
     // The node keeps its own record of the commands too.
-    QVERIFY(f.state.node(f.index).telemetry->recent_commands_size() >= 2);
+    QVERIFY(f.state.Node(f.index).telemetry->recent_commands_size() >= 2);
   }
 
   void flushWritesTheInMemoryIndex() {
@@ -153,12 +153,12 @@ class ActionsTest : public QObject {
     QVERIFY2(f.Start(), qPrintable(f.node.error()));
     QVERIFY(f.node.Put(1, 200));
     f.node.Feed(&f.state);
-    QCOMPARE(f.state.node(f.index).telemetry->storage().memtable_entries(), uint64_t{200});
-    QCOMPARE(f.state.node(f.index).telemetry->storage().indexes_size(), 0);
-    const admin::CommandEvent event = f.RunAndWait([&] { f.actions->flush(f.index); });
+    QCOMPARE(f.state.Node(f.index).telemetry->storage().memtable_entries(), uint64_t{200});
+    QCOMPARE(f.state.Node(f.index).telemetry->storage().indexes_size(), 0);
+    const admin::CommandEvent event = f.RunAndWait([&] { f.actions->Flush(f.index); });
     QCOMPARE(event.result(), std::string("OK"));
     QVERIFY(f.confirmations[0].contains("(200 entries)"));
-    const admin::StorageStats& s = f.state.node(f.index).telemetry->storage();
+    const admin::StorageStats& s = f.state.Node(f.index).telemetry->storage();
     QCOMPARE(s.memtable_entries(), uint64_t{0});
     QCOMPARE(s.indexes_size(), 1);
     QCOMPARE(s.indexes(0).entries(), uint64_t{200});
@@ -177,7 +177,7 @@ class ActionsTest : public QObject {
     QCOMPARE(ids.size(), 3);
 
     // A set with a gap is refused before anything is sent.
-    f.actions->compact(f.index, {ids[0], ids[2]});
+    f.actions->Compact(f.index, {ids[0], ids[2]});
     QCOMPARE(f.results.size(), 1);
     QVERIFY(!f.results[0].ok);
     QVERIFY(f.results[0].text.contains("not a run of adjacent"));
@@ -186,19 +186,21 @@ class ActionsTest : public QObject {
 
     // Chosen in the compaction view: the two newest, click and shift-click, then the button.
     CompactionView view(&f.state, &f.window);
+    QAbstractItemModelTester tester(view.Timeline()->model(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
     view.resize(800, 600);
-    view.setNode(f.index);
+    view.SetNode(f.index);
     f.window.show();
     QVERIFY(QTest::qWaitForWindowExposed(&f.window));
-    QObject::connect(&view, &CompactionView::compactRequested, f.actions.get(),
-                     &ActionController::compact);
-    QObject::connect(f.actions.get(), &ActionController::availabilityChanged, &view,
-                     [&] { view.setActionsEnabled(f.actions->canAct(f.index)); });
-    IndexStackWidget* stack = view.indexStack();
-    QTest::mouseClick(stack, Qt::LeftButton, {}, stack->barRect(0).center());
-    QTest::mouseClick(stack, Qt::LeftButton, Qt::ShiftModifier, stack->barRect(1).center());
+    QObject::connect(&view, &CompactionView::CompactRequested, f.actions.get(),
+                     &ActionController::Compact);
+    QObject::connect(f.actions.get(), &ActionController::AvailabilityChanged, &view,
+                     [&] { view.SetActionsEnabled(f.actions->CanAct(f.index)); });
+    IndexStackWidget* stack = view.IndexStack();
+    QTest::mouseClick(stack, Qt::LeftButton, {}, stack->BarRect(0).center());
+    QTest::mouseClick(stack, Qt::LeftButton, Qt::ShiftModifier, stack->BarRect(1).center());
     const admin::CommandEvent selected =
-        f.RunAndWait([&] { QTest::mouseClick(view.compactSelectedButton(), Qt::LeftButton); });
+        f.RunAndWait([&] { QTest::mouseClick(view.CompactSelectedButton(), Qt::LeftButton); });
     QCOMPARE(selected.result(), std::string("OK"));
     QVERIFY(f.confirmations.last().contains(
         QString("merges indexes #%1, #%2 (1,250 entries)").arg(ids[0]).arg(ids[1])));
@@ -206,24 +208,24 @@ class ActionsTest : public QObject {
     QCOMPARE(after.size(), 2);
     QCOMPARE(after[1], ids[2]);  // The oldest is untouched.
     QVERIFY(!after.contains(ids[0]) && !after.contains(ids[1]));
-    QCOMPARE(view.model()->indexes().size(), 2);
-    QVERIFY(view.model()->compactions().front().manual);
+    QCOMPARE(view.Model()->Indexes().size(), 2);
+    QVERIFY(view.Model()->Compactions().front().manual);
     QVERIFY(
         f.Audit().front().detail.startsWith(QString("indexes #%1, #%2").arg(ids[0]).arg(ids[1])));
 
     // No current node: the action is disabled and triggering it starts nothing.
-    QSignalSpy started(f.actions.get(), &ActionController::actionStarted);
-    QVERIFY(!f.actions->compactAllAction()->isEnabled());
-    f.actions->compactAllAction()->trigger();
+    QSignalSpy started(f.actions.get(), &ActionController::ActionStarted);
+    QVERIFY(!f.actions->CompactAllAction()->isEnabled());
+    f.actions->CompactAllAction()->trigger();
     QCOMPARE(started.count(), 0);
-    QVERIFY(!f.actions->busy(f.index));
-    f.actions->setCurrentNode(f.index);
-    QVERIFY(f.actions->compactAllAction()->isEnabled());
+    QVERIFY(!f.actions->Busy(f.index));
+    f.actions->SetCurrentNode(f.index);
+    QVERIFY(f.actions->CompactAllAction()->isEnabled());
     const admin::CommandEvent all2 =
-        f.RunAndWait([&] { f.actions->compactAllAction()->trigger(); });
+        f.RunAndWait([&] { f.actions->CompactAllAction()->trigger(); });
     QCOMPARE(all2.result(), std::string("OK"));
     QCOMPARE(f.IndexIds().size(), 1);
-    QCOMPARE(f.state.node(f.index).telemetry->storage().indexes(0).entries(), uint64_t{3250});
+    QCOMPARE(f.state.Node(f.index).telemetry->storage().indexes(0).entries(), uint64_t{3250});
     QCOMPARE(f.Audit({"all indexes", "", "", 10}).size(), 1);
   }
 
@@ -232,12 +234,12 @@ class ActionsTest : public QObject {
     f.token = kViewerToken;
     QVERIFY2(f.Start(), qPrintable(f.node.error()));
     QVERIFY(f.node.Put(1, 100));
-    const admin::CommandEvent drained = f.RunAndWait([&] { f.actions->drain(f.index); });
+    const admin::CommandEvent drained = f.RunAndWait([&] { f.actions->Drain(f.index); });
     QVERIFY2(QString::fromStdString(drained.result()).startsWith("refused: "),
              drained.result().c_str());
     QVERIFY(QString::fromStdString(drained.result()).contains("operator token"));
     QCOMPARE(f.node.node().Snapshot().state(), admin::NODE_SERVING);  // Unchanged.
-    const admin::CommandEvent flushed = f.RunAndWait([&] { f.actions->flush(f.index); });
+    const admin::CommandEvent flushed = f.RunAndWait([&] { f.actions->Flush(f.index); });
     QVERIFY(QString::fromStdString(flushed.result()).startsWith("refused: "));
     QCOMPARE(f.node.node().Snapshot().storage().memtable_entries(), uint64_t{100});
 
@@ -254,7 +256,7 @@ class ActionsTest : public QObject {
 
     // A wrong token is refused by the node too.
     f.token = "not-a-token";
-    const admin::CommandEvent wrong = f.RunAndWait([&] { f.actions->drain(f.index); });
+    const admin::CommandEvent wrong = f.RunAndWait([&] { f.actions->Drain(f.index); });
     QVERIFY(QString::fromStdString(wrong.result()).startsWith("refused: UNAUTHENTICATED"));
     QCOMPARE(f.node.node().Snapshot().state(), admin::NODE_SERVING);
   }
@@ -262,21 +264,21 @@ class ActionsTest : public QObject {
   void readOnlyDisablesEveryAction() {
     Fixture f;
     QVERIFY2(f.Start(), qPrintable(f.node.error()));
-    f.actions->setCurrentNode(f.index);
-    QVERIFY(f.actions->drainAction()->isEnabled());
-    QSignalSpy availability(f.actions.get(), &ActionController::availabilityChanged);
-    f.actions->setReadOnly(true);
+    f.actions->SetCurrentNode(f.index);
+    QVERIFY(f.actions->DrainAction()->isEnabled());
+    QSignalSpy availability(f.actions.get(), &ActionController::AvailabilityChanged);
+    f.actions->SetReadOnly(true);
     QCOMPARE(availability.count(), 1);
-    QVERIFY(f.actions->readOnly());
-    QVERIFY(!f.actions->canAct(f.index));
-    QVERIFY(f.actions->disabledReason(f.index).contains("read-only"));
-    for (QAction* a : {f.actions->drainAction(), f.actions->undrainAction(),
-                       f.actions->flushAction(), f.actions->compactAllAction()}) {
+    QVERIFY(f.actions->ReadOnly());
+    QVERIFY(!f.actions->CanAct(f.index));
+    QVERIFY(f.actions->DisabledReason(f.index).contains("read-only"));
+    for (QAction* a : {f.actions->DrainAction(), f.actions->UndrainAction(),
+                       f.actions->FlushAction(), f.actions->CompactAllAction()}) {
       QVERIFY(!a->isEnabled());
     }
-    QSignalSpy finished(f.actions.get(), &ActionController::actionFinished);
-    f.actions->drain(f.index);
-    f.actions->compact(f.index, {});
+    QSignalSpy finished(f.actions.get(), &ActionController::ActionFinished);
+    f.actions->Drain(f.index);
+    f.actions->Compact(f.index, {});
     QTest::qWait(200);
     QCOMPARE(finished.count(), 0);
     QVERIFY(f.confirmations.isEmpty());
@@ -286,25 +288,25 @@ class ActionsTest : public QObject {
 
     // Without a token provider the console is read-only too; an empty token disables one node.
     ActionController bare(&f.state, &f.window);
-    QVERIFY(bare.readOnly());
-    f.actions->setReadOnly(false);
+    QVERIFY(bare.ReadOnly());
+    f.actions->SetReadOnly(false);
     f.token.clear();
-    QVERIFY(!f.actions->readOnly());
-    QVERIFY(!f.actions->canAct(f.index));
-    QVERIFY(f.actions->disabledReason(f.index).contains("No operator token"));
-    f.actions->tokensChanged();
-    QVERIFY(!f.actions->drainAction()->isEnabled());
+    QVERIFY(!f.actions->ReadOnly());
+    QVERIFY(!f.actions->CanAct(f.index));
+    QVERIFY(f.actions->DisabledReason(f.index).contains("No operator token"));
+    f.actions->TokensChanged();
+    QVERIFY(!f.actions->DrainAction()->isEnabled());
   }
 
   void cancelledConfirmationSendsNothing() {
     Fixture f;
     QVERIFY2(f.Start(), qPrintable(f.node.error()));
     f.confirm = false;
-    QSignalSpy started(f.actions.get(), &ActionController::actionStarted);
-    f.actions->drain(f.index);
+    QSignalSpy started(f.actions.get(), &ActionController::ActionStarted);
+    f.actions->Drain(f.index);
     QCOMPARE(f.confirmations.size(), 1);
     QCOMPARE(started.count(), 0);
-    QVERIFY(!f.actions->busy(f.index));
+    QVERIFY(!f.actions->Busy(f.index));
     QCOMPARE(f.node.node().Snapshot().state(), admin::NODE_SERVING);
     QVERIFY(f.Audit().isEmpty());
   }
@@ -319,8 +321,8 @@ class ActionsTest : public QObject {
     window.show();
     QTemporaryDir dir;
     ActionController actions(&state, &window);
-    actions.setTokenProvider([](int) { return QString(kOperatorToken); });
-    actions.setAuditPath(dir.filePath("audit.sqlite"));
+    actions.SetTokenProvider([](int) { return QString(kOperatorToken); });
+    actions.SetAuditPath(dir.filePath("audit.sqlite"));
     QString asked;
     QTimer::singleShot(50, [&] {
       auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
@@ -328,8 +330,8 @@ class ActionsTest : public QObject {
       asked = box->text();
       box->button(QMessageBox::Yes)->click();
     });
-    QSignalSpy finished(&actions, &ActionController::actionFinished);
-    actions.drain(index);  // Blocks in the question until the timer clicks Yes.
+    QSignalSpy finished(&actions, &ActionController::ActionFinished);
+    actions.Drain(index);  // Blocks in the question until the timer clicks Yes.
     QVERIFY(asked.startsWith("Drain node1 ("));
     QVERIFY(finished.wait(15000));
     QCOMPARE(node.node().Snapshot().state(), admin::NODE_LAME_DUCK);
@@ -390,7 +392,7 @@ class ActionsTest : public QObject {
     QCOMPARE(log.Actions(), (QStringList{"compact", "drain", "flush", "undrain"}));
 
     AuditLogView view(&log);
-    QAbstractItemModel* table = view.table()->model();
+    QAbstractItemModel* table = view.Table()->model();
     QAbstractItemModelTester tester(table, QAbstractItemModelTester::FailureReportingMode::QtTest);
     view.resize(900, 400);
     view.show();
@@ -399,18 +401,18 @@ class ActionsTest : public QObject {
     QCOMPARE(table->headerData(6, Qt::Horizontal).toString(), QString("Result"));
     QCOMPARE(table->index(0, 0).data().toString(),
              QDateTime::fromMSecsSinceEpoch(1700000007000).toString("yyyy-MM-dd hh:mm:ss"));
-    view.searchBox()->setText("refused");
+    view.SearchBox()->setText("refused");
     QCOMPARE(table->rowCount(), 1);
     QCOMPARE(table->index(0, 4).data().toString(), QString("undrain"));
     QCOMPARE(table->index(0, 6).data(Qt::ForegroundRole).value<QColor>(), QColor(0xc6, 0x28, 0x28));
     QVERIFY(!table->index(0, 5).data(Qt::ForegroundRole).isValid());
-    view.searchBox()->clear();
+    view.SearchBox()->clear();
     QVERIFY(!table->index(0, 6).data(Qt::ForegroundRole).isValid());  // OK: no colour.
-    view.actionFilter()->setCurrentIndex(view.actionFilter()->findData("drain"));
+    view.ActionFilter()->setCurrentIndex(view.ActionFilter()->findData("drain"));
     QCOMPARE(table->rowCount(), 2);
-    view.nodeFilter()->setCurrentIndex(view.nodeFilter()->findData("node2"));
+    view.NodeFilter()->setCurrentIndex(view.NodeFilter()->findData("node2"));
     QCOMPARE(table->rowCount(), 0);
-    view.actionFilter()->setCurrentIndex(0);
+    view.ActionFilter()->setCurrentIndex(0);
     QCOMPARE(table->rowCount(), 4);
     QDir().mkpath(SCREENSHOT_DIR);
     QVERIFY(view.grab().save(QDir(SCREENSHOT_DIR).filePath("audit_log_view.png")));
@@ -456,7 +458,7 @@ class ActionsTest : public QObject {
     // A newer entry lands on top, an older one (another console's clock) between the two.
     QVERIFY(append(4000, "node1", "undrain"));
     QVERIFY(append(2000, "node2", "compact"));
-    model.refresh();
+    model.Refresh();
     QCOMPARE(model.rowCount(), 4);
     QCOMPARE(inserted.count(), 2);
     QCOMPARE(inserted[0][1].toInt(), 0);
@@ -470,46 +472,46 @@ class ActionsTest : public QObject {
     QCOMPARE(actions, (QStringList{"undrain", "flush", "compact", "drain"}));
 
     // Nothing new: nothing signalled.
-    model.refresh();
+    model.Refresh();
     QCOMPARE(inserted.count(), 2);
     QCOMPARE(removed.count(), 0);
 
     // A filter removes what it does not match, and gives it back when lifted.
-    model.setQuery({"", "node1", "", 100});
+    model.SetQuery({"", "node1", "", 100});
     QCOMPARE(model.rowCount(), 2);
     QCOMPARE(removed.count(), 1);  // Flush and compact, as one run.
     QCOMPARE(removed[0][1].toInt(), 1);
     QCOMPARE(removed[0][2].toInt(), 2);
-    model.setQuery({});
+    model.SetQuery({});
     QCOMPARE(model.rowCount(), 4);
     QCOMPARE(inserted.count(), 3);
     QCOMPARE(inserted[2][1].toInt(), 1);
     QCOMPARE(inserted[2][2].toInt(), 2);
     QCOMPARE(model.index(3, AuditLogModel::kAction).data().toString(), QString("drain"));
     // A limit drops the oldest.
-    model.setQuery({"", "", "", 3});
+    model.SetQuery({"", "", "", 3});
     QCOMPARE(model.rowCount(), 3);
     QCOMPARE(removed.last()[1].toInt(), 3);
     QCOMPARE(reset.count(), 0);
-    QVERIFY(model.errorString().isEmpty());
+    QVERIFY(model.ErrorString().isEmpty());
   }
 
   void controllerAuditViewShowsNewActions() {
     Fixture f;
     QVERIFY2(f.Start(), qPrintable(f.node.error()));
-    std::unique_ptr<QWidget> widget(f.actions->createAuditLogView(&f.window));
+    std::unique_ptr<QWidget> widget(f.actions->CreateAuditLogView(&f.window));
     auto* view = qobject_cast<AuditLogView*>(widget.get());
     QVERIFY(view);
-    QAbstractItemModel* table = view->table()->model();
+    QAbstractItemModel* table = view->Table()->model();
     QAbstractItemModelTester tester(table, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QCOMPARE(table->rowCount(), 0);
-    f.RunAndWait([&] { f.actions->drain(f.index); });
+    f.RunAndWait([&] { f.actions->Drain(f.index); });
     QCOMPARE(table->rowCount(), 1);
     QCOMPARE(table->index(0, 2).data().toString(), QString("node1"));
     // A console restarted on the same file sees the row.
     ActionController again(&f.state, &f.window);
-    again.setAuditPath(f.actions->auditPath());
-    QCOMPARE(again.auditLog()->Search({}).size(), 1);
+    again.SetAuditPath(f.actions->AuditPath());
+    QCOMPARE(again.audit_log()->Search({}).size(), 1);
   }
 };
 

@@ -27,7 +27,7 @@ namespace {
 // Declares the cluster's nodes and applies frame `frame` of all of them at its time.
 void ApplyGenerated(ClusterState* state, const GeneratedCluster& g, int frame,
                     const std::set<int>& lame = {}, const std::set<int>& only = {}) {
-  if (state->nodeCount() == 0) {
+  if (state->NodeCount() == 0) {
     for (int n = 0; n < g.nodes; ++n) {
       state->AddNode(QString("10.0.0.%1:7001").arg(n), QString::fromStdString(g.NodeName(n)));
     }
@@ -132,16 +132,16 @@ class ClusterModelsTest : public QObject {
       QVERIFY(rate <= previous);
       previous = rate;
     }
-    filter.setNameFilter("N01");  // Case-insensitive: n010 .. n019.
+    filter.SetNameFilter("N01");  // Case-insensitive: n010 .. n019.
     QCOMPARE(filter.rowCount(), 10);
-    filter.setNameFilter({});
-    filter.setHealthFilter(int(NodeHealth::kLameDuck));
+    filter.SetNameFilter({});
+    filter.SetHealthFilter(int(NodeHealth::kLameDuck));
     QCOMPARE(filter.rowCount(), 2);
-    filter.setNameFilter("n017");
+    filter.SetNameFilter("n017");
     QCOMPARE(filter.rowCount(), 1);
     QCOMPARE(filter.index(0, OverviewModel::kState).data().toString(), QString("lame duck"));
-    filter.setHealthFilter(-1);
-    filter.setNameFilter({});
+    filter.SetHealthFilter(-1);
+    filter.SetNameFilter({});
     QCOMPARE(filter.rowCount(), 100);
   }
 
@@ -174,7 +174,7 @@ class ClusterModelsTest : public QObject {
     QCOMPARE(model.rowCount(), 40);
     QCOMPARE(model.columnCount(), SlotMatrixModel::kFirstServerColumn + 20);
     for (int c = 0; c < g.clients; ++c) {
-      const int row = model.rowOfClient(GeneratedCluster::ClientId(c));
+      const int row = model.RowOfClient(GeneratedCluster::ClientId(c));
       QVERIFY(row >= 0);
       QCOMPARE(model.headerData(row, Qt::Vertical).toString(),
                QString::fromStdString(GeneratedCluster::ClientName(c)));
@@ -203,7 +203,7 @@ class ClusterModelsTest : public QObject {
     ApplyGenerated(&state, g, 0);
     int ranked_apart = 0;  // Clients whose worst slot differs from their best.
     for (int c = 0; c < g.clients; ++c) {
-      const int row = model.rowOfClient(GeneratedCluster::ClientId(c));
+      const int row = model.RowOfClient(GeneratedCluster::ClientId(c));
       QVERIFY(row >= 0);
       std::vector<std::pair<uint32_t, int>> held;  // (slot, server)
       for (int s : g.ServersOf(c, 0)) held.push_back({g.SlotsOf(c, s, 0).at(0), s});
@@ -237,7 +237,7 @@ class ClusterModelsTest : public QObject {
     QCOMPARE(changed.count(), 1);  // One signal per frame, over the changed cells' box.
     int highlighted = 0;
     for (int c = 0; c < g.clients; ++c) {
-      const int row = model.rowOfClient(GeneratedCluster::ClientId(c));
+      const int row = model.RowOfClient(GeneratedCluster::ClientId(c));
       for (int s = 0; s < g.nodes; ++s) {
         const bool moved = g.SlotsOf(c, s, 0) != g.SlotsOf(c, s, 5);
         const QModelIndex cell = model.index(row, SlotMatrixModel::kFirstServerColumn + s);
@@ -262,7 +262,7 @@ class ClusterModelsTest : public QObject {
     const int lost = 3;
     state.ApplyFrame({{lost, nullptr, "UNAVAILABLE"}}, g.TimeOf(5) + 2500);
     for (int c = 0; c < g.clients; ++c) {
-      const int row = model.rowOfClient(GeneratedCluster::ClientId(c));
+      const int row = model.RowOfClient(GeneratedCluster::ClientId(c));
       const QModelIndex cell = model.index(row, SlotMatrixModel::kFirstServerColumn + lost);
       QVERIFY(cell.data(SlotMatrixModel::kSlotsRole).toList().isEmpty());
       QCOMPARE(cell.data(SlotMatrixModel::kHighlightedRole).toBool(),
@@ -281,7 +281,7 @@ class ClusterModelsTest : public QObject {
     ClientDetailModel detail(&matrix, &state);
     const auto detail_tester = Tester(&detail);
     ApplyGenerated(&state, g, 0);
-    detail.setClientId(GeneratedCluster::ClientId(11));
+    detail.SetClientId(GeneratedCluster::ClientId(11));
     QCOMPARE(detail.rowCount(), 4);
     uint32_t previous = 0;
     for (int r = 0; r < detail.rowCount(); ++r) {
@@ -289,11 +289,11 @@ class ClusterModelsTest : public QObject {
       QVERIFY(r == 0 || slot >= previous);
       previous = slot;
       const QString server = detail.index(r, ClientDetailModel::kServer).data().toString();
-      const int s = state.indexOfName(server);
+      const int s = state.IndexOfName(server);
       QVERIFY(s >= 0);
       QCOMPARE(g.SlotsOf(11, s, 0), std::vector<uint32_t>{slot});
     }
-    detail.setClientId(0);
+    detail.SetClientId(0);
     QCOMPARE(detail.rowCount(), 0);
   }
 
@@ -336,7 +336,7 @@ class ClusterModelsTest : public QObject {
         QCOMPARE(overview.index(row, OverviewModel::kState).data().toString(),
                  QString(t.state() == railyard::admin::NODE_LAME_DUCK ? "lame duck" : "serving"));
         for (const auto& slot : t.slots()) {
-          const int client = matrix.rowOfClient(slot.client_id());
+          const int client = matrix.RowOfClient(slot.client_id());
           QVERIFY(client >= 0);
           const QVariantList slots = matrix.index(client, SlotMatrixModel::kFirstServerColumn + row)
                                          .data(SlotMatrixModel::kSlotsRole)
@@ -347,8 +347,8 @@ class ClusterModelsTest : public QObject {
       if (at == events.front().unix_ms + 150) {
         // The first event is node1's drain: it shows as lame duck right after.
         QCOMPARE(events.front().kind, std::string("drain"));
-        const int node1 = state.indexOfName("node1");
-        QCOMPARE(state.node(node1).health, NodeHealth::kLameDuck);
+        const int node1 = state.IndexOfName("node1");
+        QCOMPARE(state.Node(node1).health, NodeHealth::kLameDuck);
       }
     }
   }

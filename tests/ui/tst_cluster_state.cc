@@ -26,30 +26,30 @@ class ClusterStateTest : public QObject {
  private Q_SLOTS:
   void addressesAreDeduplicated() {
     ClusterState state;
-    QSignalSpy added(&state, &ClusterState::nodeAdded);
+    QSignalSpy added(&state, &ClusterState::NodeAdded);
     QCOMPARE(state.AddNode("127.0.0.1:1"), 0);
     QCOMPARE(state.AddNode("127.0.0.1:2", "b"), 1);
     QCOMPARE(state.AddNode("127.0.0.1:1"), 0);
     QCOMPARE(added.count(), 2);
-    QCOMPARE(state.node(0).name, QString("127.0.0.1:1"));  // Address until telemetry names it.
-    QCOMPARE(state.node(0).health, NodeHealth::kConnecting);
-    QCOMPARE(state.indexOfName("b"), 1);
+    QCOMPARE(state.Node(0).name, QString("127.0.0.1:1"));  // Address until telemetry names it.
+    QCOMPARE(state.Node(0).health, NodeHealth::kConnecting);
+    QCOMPARE(state.IndexOfName("b"), 1);
   }
 
   void aBatchIsOneFrameNamingTheChangedNodes() {
     ClusterState state;
     for (int i = 0; i < 4; ++i) state.AddNode(QString("h:%1").arg(i + 1));
-    QSignalSpy frames(&state, &ClusterState::frameApplied);
+    QSignalSpy frames(&state, &ClusterState::FrameApplied);
     state.ApplyFrame({{0, Make("a", 1)}, {2, Make("c", 1, true)}}, 1000);
     QCOMPARE(frames.count(), 1);
     const auto changed = frames.at(0).at(0).value<QVector<int>>();
     QCOMPARE(changed, (QVector<int>{0, 2}));
-    QCOMPARE(state.node(0).health, NodeHealth::kServing);
-    QCOMPARE(state.node(0).name, QString("a"));
-    QCOMPARE(state.node(2).health, NodeHealth::kLameDuck);
-    QCOMPARE(state.node(1).health, NodeHealth::kConnecting);
-    QCOMPARE(state.nowMs(), 1000);
-    QCOMPARE(state.node(0).updated_ms, 1000);
+    QCOMPARE(state.Node(0).health, NodeHealth::kServing);
+    QCOMPARE(state.Node(0).name, QString("a"));
+    QCOMPARE(state.Node(2).health, NodeHealth::kLameDuck);
+    QCOMPARE(state.Node(1).health, NodeHealth::kConnecting);
+    QCOMPARE(state.NowMs(), 1000);
+    QCOMPARE(state.Node(0).updated_ms, 1000);
   }
 
   void unreachableKeepsTheLastTelemetryAndTheReason() {
@@ -57,65 +57,65 @@ class ClusterStateTest : public QObject {
     state.AddNode("h:1");
     state.ApplyFrame({{0, Make("a", 7)}}, 1000);
     state.ApplyFrame({{0, nullptr, "UNAVAILABLE: refused"}}, 1100);
-    QCOMPARE(state.node(0).health, NodeHealth::kUnreachable);
-    QCOMPARE(state.node(0).last_error, QString("UNAVAILABLE: refused"));
-    QVERIFY(state.node(0).telemetry);
-    QCOMPARE(state.node(0).telemetry->sequence(), 7u);
-    QCOMPARE(state.node(0).updated_ms, 1000);  // The last news, not the failed poll.
+    QCOMPARE(state.Node(0).health, NodeHealth::kUnreachable);
+    QCOMPARE(state.Node(0).last_error, QString("UNAVAILABLE: refused"));
+    QVERIFY(state.Node(0).telemetry);
+    QCOMPARE(state.Node(0).telemetry->sequence(), 7u);
+    QCOMPARE(state.Node(0).updated_ms, 1000);  // The last news, not the failed poll.
     state.ApplyFrame({{0, Make("a", 8)}}, 1200);
-    QCOMPARE(state.node(0).health, NodeHealth::kServing);
-    QVERIFY(state.node(0).last_error.isEmpty());
+    QCOMPARE(state.Node(0).health, NodeHealth::kServing);
+    QVERIFY(state.Node(0).last_error.isEmpty());
   }
 
   void silentNodesGoStaleAndAreReported() {
     ClusterState state;
-    state.setStaleAfterMs(500);
+    state.SetStaleAfterMs(500);
     state.AddNode("h:1");
     state.AddNode("h:2");
     state.ApplyFrame({{0, Make("a", 1)}, {1, Make("b", 1)}}, 1000);
-    QSignalSpy frames(&state, &ClusterState::frameApplied);
+    QSignalSpy frames(&state, &ClusterState::FrameApplied);
     state.ApplyFrame({{1, Make("b", 2)}}, 1400);
-    QCOMPARE(state.node(0).health, NodeHealth::kServing);  // 400 ms: not yet.
+    QCOMPARE(state.Node(0).health, NodeHealth::kServing);  // 400 ms: not yet.
     state.Tick(1501);
-    QCOMPARE(state.node(0).health, NodeHealth::kStale);
-    QCOMPARE(state.node(1).health, NodeHealth::kServing);
+    QCOMPARE(state.Node(0).health, NodeHealth::kStale);
+    QCOMPARE(state.Node(1).health, NodeHealth::kServing);
     QCOMPARE(frames.count(), 2);
     QCOMPARE(frames.at(1).at(0).value<QVector<int>>(), QVector<int>{0});
     // An unreachable node is not "stale": it says why.
     state.ApplyFrame({{1, nullptr, "down"}}, 1600);
     state.Tick(5000);
-    QCOMPARE(state.node(1).health, NodeHealth::kUnreachable);
+    QCOMPARE(state.Node(1).health, NodeHealth::kUnreachable);
   }
 
   void anUpdateMayCarryItsOwnTime() {
     ClusterState state;
-    state.setStaleAfterMs(1000);
+    state.SetStaleAfterMs(1000);
     state.AddNode("h:1");
     ClusterState::Update u{0, Make("a", 1), {}, 500};
     state.ApplyFrame({u}, 3000);  // A replay seek: the snapshot is 2.5 s old.
-    QCOMPARE(state.node(0).updated_ms, 500);
-    QCOMPARE(state.node(0).health, NodeHealth::kStale);
+    QCOMPARE(state.Node(0).updated_ms, 500);
+    QCOMPARE(state.Node(0).health, NodeHealth::kStale);
   }
 
   void theClockNeverRunsBackwards() {
     ClusterState state;
     state.Tick(2000);
     state.Tick(1000);
-    QCOMPARE(state.nowMs(), 2000);
+    QCOMPARE(state.NowMs(), 2000);
   }
 
   void clearForgetsEverything() {
     ClusterState state;
     state.AddNode("h:1");
     state.ApplyFrame({{0, Make("a", 1)}}, 1000);
-    QSignalSpy reset(&state, &ClusterState::nodesReset);
+    QSignalSpy reset(&state, &ClusterState::NodesReset);
     state.Clear();
     QCOMPARE(reset.count(), 1);
-    QCOMPARE(state.nodeCount(), 0);
-    QCOMPARE(state.nowMs(), 0);
+    QCOMPARE(state.NodeCount(), 0);
+    QCOMPARE(state.NowMs(), 0);
     // Out-of-range updates are ignored, not a crash.
     state.ApplyFrame({{3, Make("x", 1)}}, 10);
-    QCOMPARE(state.nodeCount(), 0);
+    QCOMPARE(state.NodeCount(), 0);
   }
 };
 

@@ -1,6 +1,6 @@
 // LiveSource against a real node on 127.0.0.1: telemetry arrives through the worker thread;
 // a stopped node turns unreachable without blocking the GUI thread and comes back when it is
-// restarted on the same port; a wrong token is refused; stop() drops batches in flight.
+// restarted on the same port; a wrong token is refused; Stop() drops batches in flight.
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -56,24 +56,24 @@ class LiveSourceTest : public QObject {
 
     ClusterState state;
     LiveSource source(&state);
-    source.setOptions(FastOptions());
+    source.SetOptions(FastOptions());
     QString error;
-    QCOMPARE(source.addNode(address, kViewer, &error), 0);
-    source.start();
-    QTRY_VERIFY_WITH_TIMEOUT(state.node(0).health == NodeHealth::kServing, 10000);
-    QVERIFY(state.node(0).telemetry);
-    QCOMPARE(state.node(0).name, QString("live1"));
-    QCOMPARE(QString::fromStdString(state.node(0).telemetry->admin_address()), address);
+    QCOMPARE(source.AddNode(address, kViewer, &error), 0);
+    source.Start();
+    QTRY_VERIFY_WITH_TIMEOUT(state.Node(0).health == NodeHealth::kServing, 10000);
+    QVERIFY(state.Node(0).telemetry);
+    QCOMPARE(state.Node(0).name, QString("live1"));
+    QCOMPARE(QString::fromStdString(state.Node(0).telemetry->admin_address()), address);
     // Polls keep coming, one batch each.
-    const uint64_t sequence = state.node(0).telemetry->sequence();
-    QTRY_VERIFY_WITH_TIMEOUT(state.node(0).telemetry->sequence() > sequence + 2, 10000);
+    const uint64_t sequence = state.Node(0).telemetry->sequence();
+    QTRY_VERIFY_WITH_TIMEOUT(state.Node(0).telemetry->sequence() > sequence + 2, 10000);
 
     // Stopped: unreachable, with a reason, and the event loop keeps turning meanwhile.
     node->Shutdown(std::chrono::milliseconds(200));
     node.reset();
-    QTRY_VERIFY_WITH_TIMEOUT(state.node(0).health == NodeHealth::kUnreachable, 10000);
-    QVERIFY(!state.node(0).last_error.isEmpty());
-    QVERIFY(state.node(0).telemetry);  // The last known figures stay visible.
+    QTRY_VERIFY_WITH_TIMEOUT(state.Node(0).health == NodeHealth::kUnreachable, 10000);
+    QVERIFY(!state.Node(0).last_error.isEmpty());
+    QVERIFY(state.Node(0).telemetry);  // The last known figures stay visible.
     QElapsedTimer loop;
     loop.start();
     int turns = 0;
@@ -86,9 +86,9 @@ class LiveSourceTest : public QObject {
     // Restarted on the same admin port: back, with fresh telemetry.
     node = OpenNode(dir.filePath("n"), admin_port);
     QVERIFY2(node, "could not reopen the node on its port");
-    QTRY_VERIFY_WITH_TIMEOUT(state.node(0).health == NodeHealth::kServing, 15000);
-    QVERIFY(state.node(0).last_error.isEmpty());
-    source.stop();
+    QTRY_VERIFY_WITH_TIMEOUT(state.Node(0).health == NodeHealth::kServing, 15000);
+    QVERIFY(state.Node(0).last_error.isEmpty());
+    source.Stop();
     node->Shutdown(std::chrono::milliseconds(200));
   }
 
@@ -98,26 +98,26 @@ class LiveSourceTest : public QObject {
     QVERIFY(node);
     ClusterState state;
     LiveSource source(&state);
-    source.setOptions(FastOptions());
-    source.addNode(QString("127.0.0.1:%1").arg(node->admin_endpoint().port), "not-the-token");
-    source.start();
-    QTRY_VERIFY_WITH_TIMEOUT(state.node(0).health == NodeHealth::kUnreachable, 10000);
-    QVERIFY2(state.node(0).last_error.contains("UNAUTHENTICATED"),
-             qPrintable(state.node(0).last_error));
+    source.SetOptions(FastOptions());
+    source.AddNode(QString("127.0.0.1:%1").arg(node->admin_endpoint().port), "not-the-token");
+    source.Start();
+    QTRY_VERIFY_WITH_TIMEOUT(state.Node(0).health == NodeHealth::kUnreachable, 10000);
+    QVERIFY2(state.Node(0).last_error.contains("UNAUTHENTICATED"),
+             qPrintable(state.Node(0).last_error));
     // The right token, set while running, gets telemetry through.
-    source.setToken(0, kViewer);
-    QTRY_VERIFY_WITH_TIMEOUT(state.node(0).health == NodeHealth::kServing, 10000);
-    source.stop();
+    source.SetToken(0, kViewer);
+    QTRY_VERIFY_WITH_TIMEOUT(state.Node(0).health == NodeHealth::kServing, 10000);
+    source.Stop();
   }
 
   void badAddressesAreRejectedClearly() {
     ClusterState state;
     LiveSource source(&state);
     QString error;
-    QCOMPARE(source.addNode("no-port-here", {}, &error), -1);
+    QCOMPARE(source.AddNode("no-port-here", {}, &error), -1);
     QVERIFY(error.contains("host:port"));
-    QCOMPARE(source.addNode("127.0.0.1:99999", {}, &error), -1);
-    QCOMPARE(state.nodeCount(), 0);
+    QCOMPARE(source.AddNode("127.0.0.1:99999", {}, &error), -1);
+    QCOMPARE(state.NodeCount(), 0);
   }
 
   void stopDropsBatchesAlreadyPosted() {
@@ -126,17 +126,17 @@ class LiveSourceTest : public QObject {
     QVERIFY(node);
     ClusterState state;
     LiveSource source(&state);
-    source.setOptions(FastOptions());
-    source.addNode(QString("127.0.0.1:%1").arg(node->admin_endpoint().port), kViewer);
-    source.start();
-    QTRY_VERIFY_WITH_TIMEOUT(source.framesApplied() > 2, 10000);
+    source.SetOptions(FastOptions());
+    source.AddNode(QString("127.0.0.1:%1").arg(node->admin_endpoint().port), kViewer);
+    source.Start();
+    QTRY_VERIFY_WITH_TIMEOUT(source.FramesApplied() > 2, 10000);
     // Let the worker post while the GUI thread is busy, then stop before delivering.
     QThread::msleep(200);
-    source.stop();
-    const quint64 frames = source.framesApplied();
+    source.Stop();
+    const quint64 frames = source.FramesApplied();
     QCoreApplication::processEvents();
-    QCOMPARE(source.framesApplied(), frames);
-    QVERIFY(!source.running());
+    QCOMPARE(source.FramesApplied(), frames);
+    QVERIFY(!source.Running());
   }
 
   void anUnreachableAddressNeverBlocksTheWindow() {
@@ -151,15 +151,15 @@ class LiveSourceTest : public QObject {
     QVERIFY(node);
     ClusterState state;
     LiveSource source(&state);
-    source.setOptions(FastOptions());
-    source.addNode(QString("127.0.0.1:%1").arg(dead_port), kViewer);
-    source.addNode(QString("127.0.0.1:%1").arg(node->admin_endpoint().port), kViewer);
-    source.start();
+    source.SetOptions(FastOptions());
+    source.AddNode(QString("127.0.0.1:%1").arg(dead_port), kViewer);
+    source.AddNode(QString("127.0.0.1:%1").arg(node->admin_endpoint().port), kViewer);
+    source.Start();
     // The live node is served while the dead one backs off.
-    QTRY_VERIFY_WITH_TIMEOUT(state.node(1).health == NodeHealth::kServing &&
-                                 state.node(0).health == NodeHealth::kUnreachable,
+    QTRY_VERIFY_WITH_TIMEOUT(state.Node(1).health == NodeHealth::kServing &&
+                                 state.Node(0).health == NodeHealth::kUnreachable,
                              10000);
-    source.stop();
+    source.Stop();
   }
 };
 

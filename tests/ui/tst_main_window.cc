@@ -37,8 +37,8 @@ constexpr char kViewer[] = "viewer-token-main-window";
 constexpr char kOperator[] = "operator-token-main-window";
 
 std::vector<QAction*> NodeActions(const MainWindow& window) {
-  const railyard::ui::ActionController* a = window.actionController();
-  return {a->drainAction(), a->undrainAction(), a->flushAction(), a->compactAllAction()};
+  const railyard::ui::ActionController* a = window.action_controller();
+  return {a->DrainAction(), a->UndrainAction(), a->FlushAction(), a->CompactAllAction()};
 }
 
 bool Save(QWidget* widget, const QString& name) {
@@ -118,35 +118,35 @@ class MainWindowTest : public QObject {
     QVERIFY(!testers.empty());
     window.resize(1280, 800);
     QString error;
-    QVERIFY2(window.addNode(address_, kOperator, &error), qPrintable(error));
+    QVERIFY2(window.AddNode(address_, kOperator, &error), qPrintable(error));
     window.show();
-    QTRY_VERIFY_WITH_TIMEOUT(window.state()->node(0).health == NodeHealth::kServing, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
     QTRY_VERIFY_WITH_TIMEOUT(
-        window.slotMatrixView()->model()->rowOfClient(load_->client().client_id()) >= 0, 10000);
-    QCOMPARE(window.currentNode(), 0);
-    QCOMPARE(window.nodeSelector()->currentText(), QString("window-node"));
-    QVERIFY(!window.readOnly());
+        window.slot_matrix_view()->Model()->RowOfClient(load_->client().client_id()) >= 0, 10000);
+    QCOMPARE(window.CurrentNode(), 0);
+    QCOMPARE(window.NodeSelector()->currentText(), QString("window-node"));
+    QVERIFY(!window.ReadOnly());
     for (QAction* action : NodeActions(window)) QVERIFY(action->isEnabled());
-    QVERIFY(window.summaryLine().startsWith("1 nodes: 1 serving"));
+    QVERIFY(window.SummaryLine().startsWith("1 nodes: 1 serving"));
     const QStringList tabs = {"Overview", "Slots",      "Compaction",
                               "Bloom",    "Throughput", "Audit log"};
     for (const QString& name : tabs) {
-      const int index = window.tabIndex(name);
+      const int index = window.TabIndex(name);
       QVERIFY2(index >= 0, qPrintable(name));
-      window.tabs()->setCurrentIndex(index);
+      window.Tabs()->setCurrentIndex(index);
       // A few frames of telemetry on this tab.
-      const qint64 before = window.state()->nowMs();
-      QTRY_VERIFY_WITH_TIMEOUT(window.state()->nowMs() > before + 250, 5000);
+      const qint64 before = window.State()->NowMs();
+      QTRY_VERIFY_WITH_TIMEOUT(window.State()->NowMs() > before + 250, 5000);
       QVERIFY2(Save(&window, "console_" + name.toLower().replace(' ', '_') + ".png"),
                qPrintable(name));
     }
     // The slot matrix's detail list for the load client.
-    window.tabs()->setCurrentIndex(window.tabIndex("Slots"));
-    const int row = window.slotMatrixView()->model()->rowOfClient(load_->client().client_id());
-    window.slotMatrixView()->selectClient(row);
+    window.Tabs()->setCurrentIndex(window.TabIndex("Slots"));
+    const int row = window.slot_matrix_view()->Model()->RowOfClient(load_->client().client_id());
+    window.slot_matrix_view()->SelectClient(row);
     QCoreApplication::processEvents();
     QVERIFY(Save(&window, "console_slots_detail.png"));
-    QCOMPARE(window.slotMatrixView()->model()->poolSize(row), 4);
+    QCOMPARE(window.slot_matrix_view()->Model()->PoolSize(row), 4);
   }
 
   void readOnlyDisablesActionsButHidesNothing() {
@@ -155,18 +155,22 @@ class MainWindowTest : public QObject {
     options.read_only = true;
     options.audit_path = dir_.filePath("audit.sqlite");
     MainWindow window(options);
-    QVERIFY(window.addNode(address_, kOperator, nullptr));
+    const auto testers = TestModels(window);
+    QVERIFY(!testers.empty());
+    QVERIFY(window.AddNode(address_, kOperator, nullptr));
     window.show();
-    QTRY_VERIFY_WITH_TIMEOUT(window.state()->node(0).health == NodeHealth::kServing, 10000);
-    QVERIFY(window.readOnly());
+    QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
+    QVERIFY(window.ReadOnly());
     for (QAction* action : NodeActions(window)) {
       QVERIFY2(!action->isEnabled(), qPrintable(action->text()));
     }
-    QCOMPARE(window.tabs()->count(), 6);
+    QCOMPARE(window.Tabs()->count(), 6);
     // No token at all is read-only as well.
     MainWindow viewer(MainWindow::Options{false, 10, false, dir_.filePath("audit.sqlite"), {}});
-    QVERIFY(viewer.addNode(address_, {}, nullptr));
-    QVERIFY(viewer.readOnly());
+    const auto viewer_testers = TestModels(viewer);
+    QVERIFY(!viewer_testers.empty());
+    QVERIFY(viewer.AddNode(address_, {}, nullptr));
+    QVERIFY(viewer.ReadOnly());
   }
 
   void recordsTheLiveClusterIntoAReplayableFile() {
@@ -176,26 +180,26 @@ class MainWindowTest : public QObject {
     MainWindow window(options);
     const auto testers = TestModels(window);
     QVERIFY(!testers.empty());
-    QVERIFY(window.addNode(address_, kViewer, nullptr));
-    QTRY_VERIFY_WITH_TIMEOUT(window.state()->node(0).health == NodeHealth::kServing, 10000);
+    QVERIFY(window.AddNode(address_, kViewer, nullptr));
+    QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
     const QString out = dir_.filePath("window.rec");
     QString error;
-    QVERIFY2(window.startRecording(out, &error), qPrintable(error));
-    QTRY_VERIFY_WITH_TIMEOUT(window.recorder()->snapshotsQueued() >= 5, 10000);
-    window.stopRecording();
+    QVERIFY2(window.StartRecording(out, &error), qPrintable(error));
+    QTRY_VERIFY_WITH_TIMEOUT(window.recorder()->SnapshotsQueued() >= 5, 10000);
+    window.StopRecording();
     std::unique_ptr<railyard::trace::RecordingReader> reader;
     QVERIFY(railyard::trace::RecordingReader::Open(out.toStdString(), &reader).ok());
     uint64_t count = 0;
     QVERIFY(reader->SnapshotCount(&count).ok());
     QVERIFY(count >= 5);
     // Open it: replay mode, read-only, the timeline shows.
-    QVERIFY2(window.openRecording(out, &error), qPrintable(error));
-    QVERIFY(window.isReplay());
-    QVERIFY(window.readOnly());
-    QCOMPARE(window.state()->nodeCount(), 1);
-    QVERIFY(window.state()->node(0).telemetry);
+    QVERIFY2(window.OpenRecording(out, &error), qPrintable(error));
+    QVERIFY(window.IsReplay());
+    QVERIFY(window.ReadOnly());
+    QCOMPARE(window.State()->NodeCount(), 1);
+    QVERIFY(window.State()->Node(0).telemetry);
     window.show();
-    QVERIFY(window.timeline()->isVisible());
+    QVERIFY(window.Timeline()->isVisible());
   }
 
   void drainFromTheWindowReachesTheNodeAndTheRecording() {
@@ -205,26 +209,26 @@ class MainWindowTest : public QObject {
     MainWindow window(options);
     const auto testers = TestModels(window);
     QVERIFY(!testers.empty());
-    QVERIFY(window.addNode(address_, kOperator, nullptr));
-    QTRY_VERIFY_WITH_TIMEOUT(window.state()->node(0).health == NodeHealth::kServing, 10000);
-    railyard::ui::ActionController* actions = window.actionController();
+    QVERIFY(window.AddNode(address_, kOperator, nullptr));
+    QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
+    railyard::ui::ActionController* actions = window.action_controller();
     QString asked;
-    actions->setConfirmer([&](const QString&, const QString& text) {
+    actions->SetConfirmer([&](const QString&, const QString& text) {
       asked = text;
       return true;
     });
-    actions->setResultPresenter([](const QString&, const QString&, bool) {});
+    actions->SetResultPresenter([](const QString&, const QString&, bool) {});
     const QString out = dir_.filePath("actions.rec");
-    QVERIFY(window.startRecording(out, nullptr));
-    QTRY_VERIFY_WITH_TIMEOUT(actions->drainAction()->isEnabled(), 5000);
-    actions->drainAction()->trigger();
+    QVERIFY(window.StartRecording(out, nullptr));
+    QTRY_VERIFY_WITH_TIMEOUT(actions->DrainAction()->isEnabled(), 5000);
+    actions->DrainAction()->trigger();
     QVERIFY2(asked.contains("window-node"), qPrintable(asked));  // Names the node.
-    QTRY_VERIFY_WITH_TIMEOUT(window.state()->node(0).health == NodeHealth::kLameDuck, 10000);
-    QTRY_VERIFY_WITH_TIMEOUT(actions->undrainAction()->isEnabled(), 10000);
-    actions->undrainAction()->trigger();
-    QTRY_VERIFY_WITH_TIMEOUT(window.state()->node(0).health == NodeHealth::kServing, 10000);
-    QTRY_VERIFY_WITH_TIMEOUT(actions->inFlight() == 0, 10000);
-    window.stopRecording();
+    QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kLameDuck, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(actions->UndrainAction()->isEnabled(), 10000);
+    actions->UndrainAction()->trigger();
+    QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(actions->InFlight() == 0, 10000);
+    window.StopRecording();
     std::unique_ptr<railyard::trace::RecordingReader> reader;
     QVERIFY(railyard::trace::RecordingReader::Open(out.toStdString(), &reader).ok());
     std::vector<railyard::trace::Event> events;
@@ -255,15 +259,15 @@ class MainWindowTest : public QObject {
     QFile::remove(copy);
     QVERIFY(QFile::copy(QStringLiteral(RAILYARD_TEST_DATA "/console_small.rec"), copy));
     QString error;
-    QVERIFY2(window.openRecording(copy, &error), qPrintable(error));
+    QVERIFY2(window.OpenRecording(copy, &error), qPrintable(error));
     window.show();
-    QCOMPARE(window.state()->nodeCount(), 3);
-    window.replaySource()->jumpToEvent(0);  // node1 drained; its next snapshot shows it.
-    window.replaySource()->setSpeed(4);
-    window.replaySource()->step();
-    QCOMPARE(window.state()->node(window.state()->indexOfName("node1")).health,
+    QCOMPARE(window.State()->NodeCount(), 3);
+    window.replay_source()->JumpToEvent(0);  // node1 drained; its next snapshot shows it.
+    window.replay_source()->SetSpeed(4);
+    window.replay_source()->Step();
+    QCOMPARE(window.State()->Node(window.State()->IndexOfName("node1")).health,
              NodeHealth::kLameDuck);
-    window.tabs()->setCurrentIndex(window.tabIndex("Slots"));
+    window.Tabs()->setCurrentIndex(window.TabIndex("Slots"));
     QCoreApplication::processEvents();
     QVERIFY(Save(&window, "console_replay.png"));
   }
@@ -273,6 +277,8 @@ class MainWindowTest : public QObject {
     options.use_keyring = false;
     options.audit_path = dir_.filePath("audit.sqlite");
     MainWindow window(options);
+    const auto testers = TestModels(window);
+    QVERIFY(!testers.empty());
     const QString path = dir_.filePath("cluster.textproto");
     QFile file(path);
     QVERIFY(file.open(QIODevice::WriteOnly));
@@ -281,10 +287,10 @@ class MainWindowTest : public QObject {
                    .toUtf8());
     file.close();
     QString error;
-    QVERIFY2(window.openClusterFile(path, kOperator, &error), qPrintable(error));
-    QTRY_VERIFY_WITH_TIMEOUT(window.state()->node(0).health == NodeHealth::kServing, 10000);
-    QVERIFY(window.recentClusters().contains(QFileInfo(path).absoluteFilePath()));
-    QCOMPARE(window.tokenStore()->token(address_), QString(kOperator));
+    QVERIFY2(window.OpenClusterFile(path, kOperator, &error), qPrintable(error));
+    QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
+    QVERIFY(window.RecentClusters().contains(QFileInfo(path).absoluteFilePath()));
+    QCOMPARE(window.token_store()->Token(address_), QString(kOperator));
     QSettings settings;
     for (const QString& key : settings.allKeys()) {
       QVERIFY2(!settings.value(key).toString().contains(kOperator), qPrintable(key));
@@ -295,7 +301,7 @@ class MainWindowTest : public QObject {
     QVERIFY(bad.open(QIODevice::WriteOnly));
     bad.write("node { name: ");
     bad.close();
-    QVERIFY(!window.openClusterFile(bad.fileName(), {}, &error));
+    QVERIFY(!window.OpenClusterFile(bad.fileName(), {}, &error));
     QVERIFY2(error.contains("bad.textproto"), qPrintable(error));
   }
 
@@ -304,15 +310,15 @@ class MainWindowTest : public QObject {
     TokenStore store(true);
     QTRY_VERIFY_WITH_TIMEOUT(store.backend() != TokenStore::Backend::kProbing, 5000);
     if (store.backend() == TokenStore::Backend::kMemory) {
-      QVERIFY(store.backendDescription().contains("memory only"));
+      QVERIFY(store.BackendDescription().contains("memory only"));
     }
     TokenStore memory(false);
     QCOMPARE(memory.backend(), TokenStore::Backend::kMemory);
-    memory.setToken("h:1", "secret");
-    QCOMPARE(memory.token("h:1"), QString("secret"));
-    QVERIFY(memory.hasAnyToken());
+    memory.SetToken("h:1", "secret");
+    QCOMPARE(memory.Token("h:1"), QString("secret"));
+    QVERIFY(memory.HasAnyToken());
     QString loaded;
-    memory.load("h:2", [&](const QString& t) { loaded = t.isEmpty() ? "none" : t; });
+    memory.Load("h:2", [&](const QString& t) { loaded = t.isEmpty() ? "none" : t; });
     QCOMPARE(loaded, QString("none"));
   }
 

@@ -38,7 +38,7 @@ GeneratedCluster Small() {
 constexpr int kFrames = 100;
 
 uint64_t SequenceOf(const ClusterState& state, int node) {
-  return state.node(node).telemetry ? state.node(node).telemetry->sequence() : 0;
+  return state.Node(node).telemetry ? state.Node(node).telemetry->sequence() : 0;
 }
 
 }  // namespace
@@ -58,152 +58,152 @@ class ReplayRecordTest : public QObject {
     ClusterState state;
     ReplaySource replay(&state);
     QString error;
-    QVERIFY2(replay.open(path_, &error), qPrintable(error));
+    QVERIFY2(replay.Open(path_, &error), qPrintable(error));
     const GeneratedCluster g = Small();
-    QCOMPARE(replay.startMs(), g.TimeOf(0));
-    QCOMPARE(replay.endMs(), g.TimeOf(kFrames - 1));
-    QCOMPARE(replay.positionMs(), g.TimeOf(0));
-    QCOMPARE(state.nodeCount(), 5);
+    QCOMPARE(replay.StartMs(), g.TimeOf(0));
+    QCOMPARE(replay.EndMs(), g.TimeOf(kFrames - 1));
+    QCOMPARE(replay.PositionMs(), g.TimeOf(0));
+    QCOMPARE(state.NodeCount(), 5);
     QCOMPARE(SequenceOf(state, 0), 1u);
-    QCOMPARE(replay.events().size(), 3);
-    QCOMPARE(replay.events()[0].kind, QString("drain"));
-    QCOMPARE(replay.events()[0].node, QString("n001"));
+    QCOMPARE(replay.Events().size(), 3);
+    QCOMPARE(replay.Events()[0].kind, QString("drain"));
+    QCOMPARE(replay.Events()[0].node, QString("n001"));
   }
 
   void openRefusesWhatIsNotARecording() {
     ClusterState state;
     ReplaySource replay(&state);
     QString error;
-    QVERIFY(!replay.open(dir_.filePath("missing.rec"), &error));
+    QVERIFY(!replay.Open(dir_.filePath("missing.rec"), &error));
     QVERIFY(error.contains("missing.rec"));
     QFile junk(dir_.filePath("junk.rec"));
     QVERIFY(junk.open(QIODevice::WriteOnly));
     junk.write("this is not sqlite at all, just some bytes for the header check");
     junk.close();
-    QVERIFY(!replay.open(junk.fileName(), &error));
+    QVERIFY(!replay.Open(junk.fileName(), &error));
     QVERIFY(!error.isEmpty());
-    QVERIFY(!replay.isOpen());
+    QVERIFY(!replay.IsOpen());
   }
 
   void seekRebuildsTheStateAtThatTime() {
     ClusterState state;
     ReplaySource replay(&state);
-    QVERIFY(replay.open(path_, nullptr));
+    QVERIFY(replay.Open(path_, nullptr));
     const GeneratedCluster g = Small();
-    QSignalSpy reset(&state, &ClusterState::nodesReset);
-    replay.seek(g.TimeOf(30) + 50);
+    QSignalSpy reset(&state, &ClusterState::NodesReset);
+    replay.Seek(g.TimeOf(30) + 50);
     QCOMPARE(reset.count(), 1);
-    QCOMPARE(replay.positionMs(), g.TimeOf(30) + 50);
+    QCOMPARE(replay.PositionMs(), g.TimeOf(30) + 50);
     for (int n = 0; n < 5; ++n) {
       QCOMPARE(SequenceOf(state, n), 31u);  // Frame 30, the latest at or before.
-      QCOMPARE(state.node(n).updated_ms, g.TimeOf(30));
+      QCOMPARE(state.Node(n).updated_ms, g.TimeOf(30));
     }
-    QCOMPARE(state.node(1).health, NodeHealth::kServing);
-    replay.seek(g.TimeOf(50));  // Node 1 drained from frame 33 to 65.
-    QCOMPARE(state.node(1).health, NodeHealth::kLameDuck);
+    QCOMPARE(state.Node(1).health, NodeHealth::kServing);
+    replay.Seek(g.TimeOf(50));  // Node 1 drained from frame 33 to 65.
+    QCOMPARE(state.Node(1).health, NodeHealth::kLameDuck);
     // Backwards works the same way.
-    replay.seek(g.TimeOf(10));
+    replay.Seek(g.TimeOf(10));
     QCOMPARE(SequenceOf(state, 3), 11u);
-    QCOMPARE(state.node(1).health, NodeHealth::kServing);
+    QCOMPARE(state.Node(1).health, NodeHealth::kServing);
     // Out of range is clamped.
-    replay.seek(0);
-    QCOMPARE(replay.positionMs(), replay.startMs());
-    replay.seek(replay.endMs() + 100000);
-    QCOMPARE(replay.positionMs(), replay.endMs());
+    replay.Seek(0);
+    QCOMPARE(replay.PositionMs(), replay.StartMs());
+    replay.Seek(replay.EndMs() + 100000);
+    QCOMPARE(replay.PositionMs(), replay.EndMs());
   }
 
   void speedIsClusterTimePerTick() {
     ClusterState state;
     ReplaySource replay(&state);
-    QVERIFY(replay.open(path_, nullptr));
+    QVERIFY(replay.Open(path_, nullptr));
     const GeneratedCluster g = Small();
-    replay.setTickIntervalMs(50);
-    QCOMPARE(replay.clusterMsPerTick(), 50);
-    replay.seek(g.TimeOf(20));
-    QSignalSpy frames(&state, &ClusterState::frameApplied);
-    replay.step();
-    QCOMPARE(replay.positionMs(), g.TimeOf(20) + 50);
+    replay.SetTickIntervalMs(50);
+    QCOMPARE(replay.ClusterMsPerTick(), 50);
+    replay.Seek(g.TimeOf(20));
+    QSignalSpy frames(&state, &ClusterState::FrameApplied);
+    replay.Step();
+    QCOMPARE(replay.PositionMs(), g.TimeOf(20) + 50);
     QCOMPARE(SequenceOf(state, 0), 21u);  // No new frame within 50 ms.
-    replay.step();
-    QCOMPARE(replay.positionMs(), g.TimeOf(21));
+    replay.Step();
+    QCOMPARE(replay.PositionMs(), g.TimeOf(21));
     QCOMPARE(SequenceOf(state, 0), 22u);
     QCOMPARE(frames.count(), 2);  // One frame per tick, whatever it holds.
     for (double speed : {0.5, 2.0, 4.0, 16.0}) {
-      replay.setSpeed(speed);
-      QCOMPARE(replay.speed(), speed);
-      QCOMPARE(replay.clusterMsPerTick(), qRound64(50 * speed));
-      const qint64 before = replay.positionMs();
-      replay.step();
-      QCOMPARE(replay.positionMs(), before + qRound64(50 * speed));
+      replay.SetSpeed(speed);
+      QCOMPARE(replay.Speed(), speed);
+      QCOMPARE(replay.ClusterMsPerTick(), qRound64(50 * speed));
+      const qint64 before = replay.PositionMs();
+      replay.Step();
+      QCOMPARE(replay.PositionMs(), before + qRound64(50 * speed));
     }
     // At 16x a tick spans 8 frames; each node's latest wins, one snapshot per node applied.
-    replay.seek(g.TimeOf(40));
-    replay.step();
-    QCOMPARE(replay.positionMs(), g.TimeOf(48));
+    replay.Seek(g.TimeOf(40));
+    replay.Step();
+    QCOMPARE(replay.PositionMs(), g.TimeOf(48));
     QCOMPARE(SequenceOf(state, 2), 49u);
-    QCOMPARE(replay.lastFrameSnapshots(), 5 * 8);
-    replay.setSpeed(100);
-    QCOMPARE(replay.speed(), ReplaySource::kMaxSpeed);
-    replay.setSpeed(0.01);
-    QCOMPARE(replay.speed(), ReplaySource::kMinSpeed);
+    QCOMPARE(replay.LastFrameSnapshots(), 5 * 8);
+    replay.SetSpeed(100);
+    QCOMPARE(replay.Speed(), ReplaySource::kMaxSpeed);
+    replay.SetSpeed(0.01);
+    QCOMPARE(replay.Speed(), ReplaySource::kMinSpeed);
   }
 
   void playRunsOnTheTimerAndStopsAtTheEnd() {
     ClusterState state;
     ReplaySource replay(&state);
-    QVERIFY(replay.open(path_, nullptr));
-    replay.setTickIntervalMs(10);
-    replay.setSpeed(16);  // 160 ms of cluster time per tick: the 10 s are ~62 ticks.
-    QSignalSpy finished(&replay, &ReplaySource::finished);
-    replay.play();
-    QVERIFY(replay.playing());
+    QVERIFY(replay.Open(path_, nullptr));
+    replay.SetTickIntervalMs(10);
+    replay.SetSpeed(16);  // 160 ms of cluster time per tick: the 10 s are ~62 ticks.
+    QSignalSpy finished(&replay, &ReplaySource::Finished);
+    replay.Play();
+    QVERIFY(replay.Playing());
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 20000);
-    QVERIFY(!replay.playing());
-    QCOMPARE(replay.positionMs(), replay.endMs());
+    QVERIFY(!replay.Playing());
+    QCOMPARE(replay.PositionMs(), replay.EndMs());
     QCOMPARE(SequenceOf(state, 4), uint64_t(kFrames));
-    replay.play();  // From the end, play starts over.
-    QVERIFY(replay.positionMs() < replay.endMs());
-    replay.pause();
-    QVERIFY(!replay.playing());
+    replay.Play();  // From the end, play starts over.
+    QVERIFY(replay.PositionMs() < replay.EndMs());
+    replay.Pause();
+    QVERIFY(!replay.Playing());
   }
 
   void jumpToAnEventSeeksThere() {
     ClusterState state;
     ReplaySource replay(&state);
-    QVERIFY(replay.open(path_, nullptr));
-    replay.jumpToEvent(0);
-    QCOMPARE(replay.positionMs(), replay.events()[0].unix_ms);
-    QCOMPARE(state.node(1).health, NodeHealth::kLameDuck);
-    replay.jumpToEvent(2);  // The undrain.
-    QCOMPARE(replay.events()[2].kind, QString("undrain"));
-    QCOMPARE(state.node(1).health, NodeHealth::kServing);
-    replay.jumpToEvent(7);  // No such event: nothing moves.
-    QCOMPARE(replay.positionMs(), replay.events()[2].unix_ms);
+    QVERIFY(replay.Open(path_, nullptr));
+    replay.JumpToEvent(0);
+    QCOMPARE(replay.PositionMs(), replay.Events()[0].unix_ms);
+    QCOMPARE(state.Node(1).health, NodeHealth::kLameDuck);
+    replay.JumpToEvent(2);  // The undrain.
+    QCOMPARE(replay.Events()[2].kind, QString("undrain"));
+    QCOMPARE(state.Node(1).health, NodeHealth::kServing);
+    replay.JumpToEvent(7);  // No such event: nothing moves.
+    QCOMPARE(replay.PositionMs(), replay.Events()[2].unix_ms);
   }
 
   void theTimelineDrivesTheReplay() {
     ClusterState state;
     ReplaySource replay(&state);
-    QVERIFY(replay.open(path_, nullptr));
+    QVERIFY(replay.Open(path_, nullptr));
     TimelineWidget timeline(&replay);
     timeline.resize(800, 200);
     timeline.show();
-    QCOMPARE(timeline.eventList()->count(), 3);
-    QCOMPARE(timeline.slider()->maximum(), int((replay.endMs() - replay.startMs()) / 100));
+    QCOMPARE(timeline.EventList()->count(), 3);
+    QCOMPARE(timeline.Slider()->maximum(), int((replay.EndMs() - replay.StartMs()) / 100));
     // Dragging: the slider moves, then is released.
-    timeline.slider()->setSliderDown(true);
-    timeline.slider()->setSliderPosition(50);
-    timeline.slider()->setSliderDown(false);
-    QTRY_COMPARE_WITH_TIMEOUT(replay.positionMs(), replay.startMs() + 5000, 5000);
+    timeline.Slider()->setSliderDown(true);
+    timeline.Slider()->setSliderPosition(50);
+    timeline.Slider()->setSliderDown(false);
+    QTRY_COMPARE_WITH_TIMEOUT(replay.PositionMs(), replay.StartMs() + 5000, 5000);
     // The speed box sets the speed.
-    timeline.speedBox()->setCurrentIndex(timeline.speedBox()->findData(8.0));
-    QCOMPARE(replay.speed(), 8.0);
+    timeline.SpeedBox()->setCurrentIndex(timeline.SpeedBox()->findData(8.0));
+    QCOMPARE(replay.Speed(), 8.0);
     // Activating an event jumps to it.
-    Q_EMIT timeline.eventList()->itemActivated(timeline.eventList()->item(1));
-    QCOMPARE(replay.positionMs(), replay.events()[1].unix_ms);
+    Q_EMIT timeline.EventList()->itemActivated(timeline.EventList()->item(1));
+    QCOMPARE(replay.PositionMs(), replay.Events()[1].unix_ms);
     // Playback moves the slider.
-    replay.step();
-    QCOMPARE(timeline.slider()->value(), int((replay.positionMs() - replay.startMs()) / 100));
+    replay.Step();
+    QCOMPARE(timeline.Slider()->value(), int((replay.PositionMs() - replay.StartMs()) / 100));
   }
 
   void recorderWritesAReadableRecordingWithActions() {
@@ -215,8 +215,8 @@ class ReplayRecordTest : public QObject {
     Recorder recorder(&state);
     const QString out = dir_.filePath("recorded.rec");
     QString error;
-    QVERIFY2(recorder.start(out, &error), qPrintable(error));
-    QVERIFY(recorder.recording());
+    QVERIFY2(recorder.Start(out, &error), qPrintable(error));
+    QVERIFY(recorder.Recording());
     for (int f = 0; f < 4; ++f) {
       std::vector<ClusterState::Update> updates;
       for (int n = 0; n < g.nodes; ++n) {
@@ -232,9 +232,9 @@ class ReplayRecordTest : public QObject {
     action.set_detail("n002 (10.0.0.2:7001)");
     action.set_by("operator@console");
     action.set_result("OK");
-    recorder.recordAction(action);
-    QCOMPARE(recorder.stop(), QString());
-    QVERIFY(!recorder.recording());
+    recorder.RecordAction(action);
+    QCOMPARE(recorder.Stop(), QString());
+    QVERIFY(!recorder.Recording());
 
     std::unique_ptr<railyard::trace::RecordingReader> reader;
     QVERIFY(railyard::trace::RecordingReader::Open(out.toStdString(), &reader).ok());
@@ -251,11 +251,11 @@ class ReplayRecordTest : public QObject {
     // And the console replays what it recorded.
     ClusterState replayed;
     ReplaySource replay(&replayed);
-    QVERIFY(replay.open(out, &error));
-    replay.seek(replay.endMs());
-    QCOMPARE(replayed.nodeCount(), g.nodes);
+    QVERIFY(replay.Open(out, &error));
+    replay.Seek(replay.EndMs());
+    QCOMPARE(replayed.NodeCount(), g.nodes);
     QCOMPARE(SequenceOf(replayed, 4), 4u);
-    QCOMPARE(replay.events().size(), 1);
+    QCOMPARE(replay.Events().size(), 1);
   }
 
   void anActionIsRecordedOnItsOwnNodeWhenNamesShareAPrefix() {
@@ -265,15 +265,15 @@ class ReplayRecordTest : public QObject {
     Recorder recorder(&state);
     const QString out = dir_.filePath("prefix.rec");
     QString error;
-    QVERIFY2(recorder.start(out, &error), qPrintable(error));
+    QVERIFY2(recorder.Start(out, &error), qPrintable(error));
     railyard::admin::CommandEvent action;
     action.set_unix_ms(1'700'000'000'000);
     action.set_command("drain");
     action.set_detail("node10 (10.0.0.10:7001)");
     action.set_by("operator via railyard console");
     action.set_result("OK");
-    recorder.recordAction(action);
-    QCOMPARE(recorder.stop(), QString());
+    recorder.RecordAction(action);
+    QCOMPARE(recorder.Stop(), QString());
 
     std::unique_ptr<railyard::trace::RecordingReader> reader;
     QVERIFY(railyard::trace::RecordingReader::Open(out.toStdString(), &reader).ok());
@@ -298,23 +298,23 @@ class ReplayRecordTest : public QObject {
                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
     ReplaySource replay(&state);
     QString error;
-    QVERIFY2(replay.open(out, &error), qPrintable(error));
-    QCOMPARE(state.nodeCount(), 21);  // 20 backends and the clients.
-    replay.seek(replay.startMs() + 15000);
-    const int backend3 = state.indexOfName("backend-3");
+    QVERIFY2(replay.Open(out, &error), qPrintable(error));
+    QCOMPARE(state.NodeCount(), 21);  // 20 backends and the clients.
+    replay.Seek(replay.StartMs() + 15000);
+    const int backend3 = state.IndexOfName("backend-3");
     QVERIFY(backend3 >= 0);
-    QCOMPARE(state.node(backend3).health, NodeHealth::kServing);
-    QCOMPARE(matrix.clientCount(), 50);
-    for (int row = 0; row < matrix.clientCount(); ++row) {
-      QCOMPARE(matrix.poolSize(row), 16);  // From the clients' own pools.
+    QCOMPARE(state.Node(backend3).health, NodeHealth::kServing);
+    QCOMPARE(matrix.ClientCount(), 50);
+    for (int row = 0; row < matrix.ClientCount(); ++row) {
+      QCOMPARE(matrix.PoolSize(row), 16);  // From the clients' own pools.
     }
-    QVERIFY(!replay.events().isEmpty());
-    replay.jumpToEvent(0);  // Backend 3 goes down: it stops reporting and turns stale.
-    replay.setSpeed(16);
-    replay.setTickIntervalMs(1000);
-    replay.step();
-    QCOMPARE(state.node(backend3).health, NodeHealth::kStale);
-    for (int row = 0; row < matrix.clientCount(); ++row) {
+    QVERIFY(!replay.Events().isEmpty());
+    replay.JumpToEvent(0);  // Backend 3 goes down: it stops reporting and turns stale.
+    replay.SetSpeed(16);
+    replay.SetTickIntervalMs(1000);
+    replay.Step();
+    QCOMPARE(state.Node(backend3).health, NodeHealth::kStale);
+    for (int row = 0; row < matrix.ClientCount(); ++row) {
       QVERIFY(matrix.cell(row, backend3).slots.isEmpty());  // Lost: nobody holds a slot there.
     }
   }
@@ -327,9 +327,9 @@ class ReplayRecordTest : public QObject {
     junk.write(QByteArray(4096, 'x'));
     junk.close();
     QString error;
-    QVERIFY(!recorder.start(junk.fileName(), &error));
+    QVERIFY(!recorder.Start(junk.fileName(), &error));
     QVERIFY(!error.isEmpty());
-    QVERIFY(!recorder.recording());
+    QVERIFY(!recorder.Recording());
   }
 
  private:

@@ -105,9 +105,9 @@ class StorageModelsTest : public QObject {
     QVERIFY2(node.Start(), qPrintable(node.error()));
     ClusterState state;
     CompactionModel model(&state);
-    QAbstractItemModelTester tester(model.history(),
+    QAbstractItemModelTester tester(model.History(),
                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QSignalSpy changed(&model, &CompactionModel::changed);
+    QSignalSpy changed(&model, &CompactionModel::Changed);
 
     // 3000 distinct ids with a 500-entry in-memory index: six automatic flushes, with the
     // seed's compaction rule merging some of them.
@@ -115,59 +115,59 @@ class StorageModelsTest : public QObject {
     QVERIFY(node.node().store().Flush().ok());  // Waits for background work.
     const int index = node.Feed(&state);
     QVERIFY2(index >= 0, qPrintable(node.error()));
-    model.setNode(index);
-    QVERIFY(model.hasData());
+    model.SetNode(index);
+    QVERIFY(model.HasData());
     QVERIFY(changed.count() >= 1);
 
-    const admin::Telemetry& t = *state.node(index).telemetry;
-    QCOMPARE(model.indexes().size(), t.storage().indexes_size());
-    QVERIFY(model.indexes().size() >= 1);
-    for (int i = 0; i < model.indexes().size(); ++i) {
-      QCOMPARE(model.indexes()[i].id, t.storage().indexes(i).id());
-      QCOMPARE(model.indexes()[i].entries, t.storage().indexes(i).entries());
-      QVERIFY(model.indexes()[i].age_ms >= 0);
+    const admin::Telemetry& t = *state.Node(index).telemetry;
+    QCOMPARE(model.Indexes().size(), t.storage().indexes_size());
+    QVERIFY(model.Indexes().size() >= 1);
+    for (int i = 0; i < model.Indexes().size(); ++i) {
+      QCOMPARE(model.Indexes()[i].id, t.storage().indexes(i).id());
+      QCOMPARE(model.Indexes()[i].entries, t.storage().indexes(i).entries());
+      QVERIFY(model.Indexes()[i].age_ms >= 0);
     }
-    QCOMPARE(model.totalIndexEntries(), quint64{3000});  // Distinct ids: nothing superseded.
-    QCOMPARE(model.memtableEntries(), quint64{0});
-    QCOMPARE(model.memtableCapacity(), quint64{500});
-    QVERIFY(!model.compactions().isEmpty());
-    QVERIFY(model.compactions().front().isFlush());
-    for (int i = 1; i < model.compactions().size(); ++i) {
-      QVERIFY(model.compactions()[i - 1].finished_unix_ms >=
-              model.compactions()[i].finished_unix_ms);
+    QCOMPARE(model.TotalIndexEntries(), quint64{3000});  // Distinct ids: nothing superseded.
+    QCOMPARE(model.MemtableEntries(), quint64{0});
+    QCOMPARE(model.MemtableCapacity(), quint64{500});
+    QVERIFY(!model.Compactions().isEmpty());
+    QVERIFY(model.Compactions().front().IsFlush());
+    for (int i = 1; i < model.Compactions().size(); ++i) {
+      QVERIFY(model.Compactions()[i - 1].finished_unix_ms >=
+              model.Compactions()[i].finished_unix_ms);
     }
     // Every entry reached disk once by a flush, and compactions rewrote some of them again.
-    QCOMPARE(model.documentWrites(), quint64{3000});
-    QCOMPARE(model.indexEntryWrites(), t.storage().index_entry_writes());
-    QVERIFY(model.indexEntryWrites() >= 3000);
-    QCOMPARE(model.writeAmplification(), double(t.storage().index_entry_writes()) / 3000.0);
-    QCOMPARE(model.observedWriteAmplification(), -1.0);  // Nothing written since first sight.
+    QCOMPARE(model.DocumentWrites(), quint64{3000});
+    QCOMPARE(model.IndexEntryWrites(), t.storage().index_entry_writes());
+    QVERIFY(model.IndexEntryWrites() >= 3000);
+    QCOMPARE(model.WriteAmplification(), double(t.storage().index_entry_writes()) / 3000.0);
+    QCOMPARE(model.ObservedWriteAmplification(), -1.0);  // Nothing written since first sight.
 
     // 200 more: they sit in memory.
     QVERIFY(node.Put(5001, 200));
     QVERIFY(node.Feed(&state) == index);
-    QCOMPARE(model.memtableEntries(), quint64{200});
-    QCOMPARE(model.memtableFill(), 0.4);
-    QCOMPARE(model.observedWriteAmplification(), 0.0);
-    const int compactions_before = model.compactions().size();
+    QCOMPARE(model.MemtableEntries(), quint64{200});
+    QCOMPARE(model.MemtableFill(), 0.4);
+    QCOMPARE(model.ObservedWriteAmplification(), 0.0);
+    const int compactions_before = model.Compactions().size();
 
     // A manual compaction of everything: one index, and a manual event naming the inputs.
     QVector<quint64> before_ids;
-    for (const IndexBar& bar : model.indexes()) before_ids.push_back(bar.id);
+    for (const IndexBar& bar : model.Indexes()) before_ids.push_back(bar.id);
     QVERIFY(node.node().store().Flush().ok());
     node.Feed(&state);
-    QVERIFY(model.observedWriteAmplification() >= 1.0);
-    QVERIFY(model.compactions().size() > compactions_before);
-    if (model.indexes().size() >= 2) {
-      QVERIFY(model.areAdjacent({model.indexes()[1].id, model.indexes()[0].id}));
+    QVERIFY(model.ObservedWriteAmplification() >= 1.0);
+    QVERIFY(model.Compactions().size() > compactions_before);
+    if (model.Indexes().size() >= 2) {
+      QVERIFY(model.AreAdjacent({model.Indexes()[1].id, model.Indexes()[0].id}));
     }
     QVERIFY(node.node().store().CompactAll().ok());
     node.Feed(&state);
-    QCOMPARE(model.indexes().size(), 1);
-    QCOMPARE(model.totalIndexEntries(), quint64{3200});
-    QVERIFY(model.compactions().front().manual);
-    QCOMPARE(model.compactions().front().output, model.indexes().front().id);
-    QVERIFY(model.compactions().size() <= CompactionModel::kMaxCompactions);
+    QCOMPARE(model.Indexes().size(), 1);
+    QCOMPARE(model.TotalIndexEntries(), quint64{3200});
+    QVERIFY(model.Compactions().front().manual);
+    QCOMPARE(model.Compactions().front().output, model.Indexes().front().id);
+    QVERIFY(model.Compactions().size() <= CompactionModel::kMaxCompactions);
   }
 
   void compactionModelOnGeneratedTelemetry() {
@@ -175,12 +175,12 @@ class StorageModelsTest : public QObject {
     const int a = state.AddNode("127.0.0.1:1", "a");
     const int b = state.AddNode("127.0.0.1:2", "b");
     CompactionModel model(&state);
-    CompactionHistoryModel* history = model.history();
+    CompactionHistoryModel* history = model.History();
     QAbstractItemModelTester tester(history,
                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setNode(a);
-    QVERIFY(!model.hasData());
-    QVERIFY(model.indexes().isEmpty());
+    model.SetNode(a);
+    QVERIFY(!model.HasData());
+    QVERIFY(model.Indexes().isEmpty());
 
     TelemetryPtr t1 = MakeTelemetry("a", 100000);
     AddIndex(t1.get(), 7, 100, 99000);
@@ -193,31 +193,31 @@ class StorageModelsTest : public QObject {
     t1->mutable_storage()->set_index_entry_writes(3000);
     t1->mutable_storage()->set_writes(1900);
     t1->mutable_storage()->set_deletes(100);
-    QSignalSpy changed(&model, &CompactionModel::changed);
+    QSignalSpy changed(&model, &CompactionModel::Changed);
     Apply(state, a, t1, 100000);
     QCOMPARE(changed.count(), 1);
     // A frame that does not touch node a does not recompute.
     Apply(state, b, MakeTelemetry("b", 100000), 100000);
     QCOMPARE(changed.count(), 1);
 
-    QCOMPARE(model.indexes().size(), 3);
-    QCOMPARE(model.indexes()[0].id, quint64{7});
-    QCOMPARE(model.indexes()[0].age_ms, qint64{1000});
-    QCOMPARE(model.indexes()[2].age_ms, qint64{90000});
-    QCOMPARE(model.largestIndexEntries(), quint64{1600});
-    QCOMPARE(model.totalIndexEntries(), quint64{2100});
-    QCOMPARE(model.memtableFill(), 0.25);
-    QCOMPARE(model.writeAmplification(), 1.5);  // 3000 / (1900 + 100)
-    QCOMPARE(model.observedWriteAmplification(), -1.0);
-    QCOMPARE(model.compactions().size(), 2);
-    QCOMPARE(model.compactions()[0].output, quint64{6});  // Newest first.
-    QCOMPARE(model.compactions()[0].describe(), QString("mem + #4 \u2192 #6"));
-    QVERIFY(model.areAdjacent({5, 7}));
-    QVERIFY(model.areAdjacent({3, 5, 7}));
-    QVERIFY(!model.areAdjacent({3, 7}));
-    QVERIFY(!model.areAdjacent({5, 5}));
-    QVERIFY(!model.areAdjacent({5, 99}));
-    QVERIFY(!model.areAdjacent({}));
+    QCOMPARE(model.Indexes().size(), 3);
+    QCOMPARE(model.Indexes()[0].id, quint64{7});
+    QCOMPARE(model.Indexes()[0].age_ms, qint64{1000});
+    QCOMPARE(model.Indexes()[2].age_ms, qint64{90000});
+    QCOMPARE(model.LargestIndexEntries(), quint64{1600});
+    QCOMPARE(model.TotalIndexEntries(), quint64{2100});
+    QCOMPARE(model.MemtableFill(), 0.25);
+    QCOMPARE(model.WriteAmplification(), 1.5);  // 3000 / (1900 + 100)
+    QCOMPARE(model.ObservedWriteAmplification(), -1.0);
+    QCOMPARE(model.Compactions().size(), 2);
+    QCOMPARE(model.Compactions()[0].output, quint64{6});  // Newest first.
+    QCOMPARE(model.Compactions()[0].Describe(), QString("mem + #4 \u2192 #6"));
+    QVERIFY(model.AreAdjacent({5, 7}));
+    QVERIFY(model.AreAdjacent({3, 5, 7}));
+    QVERIFY(!model.AreAdjacent({3, 7}));
+    QVERIFY(!model.AreAdjacent({5, 5}));
+    QVERIFY(!model.AreAdjacent({5, 99}));
+    QVERIFY(!model.AreAdjacent({}));
 
     // The node's short history slides: events already seen are not repeated, new ones are added.
     TelemetryPtr t2 = MakeTelemetry("a", 101000);
@@ -243,41 +243,41 @@ class StorageModelsTest : public QObject {
                  .data(Qt::TextAlignmentRole)
                  .value<Qt::Alignment>(),
              Qt::AlignRight | Qt::AlignVCenter);
-    QCOMPARE(model.compactions().size(), 3);
-    QVERIFY(model.compactions()[0].manual);
-    QCOMPARE(model.compactions()[0].inputs, (QVector<quint64>{7, 5, 3}));
-    QCOMPARE(model.compactions()[2].output, quint64{5});
-    QCOMPARE(model.observedWriteAmplification(), 2100.0 / 400.0);
+    QCOMPARE(model.Compactions().size(), 3);
+    QVERIFY(model.Compactions()[0].manual);
+    QCOMPARE(model.Compactions()[0].inputs, (QVector<quint64>{7, 5, 3}));
+    QCOMPARE(model.Compactions()[2].output, quint64{5});
+    QCOMPARE(model.ObservedWriteAmplification(), 2100.0 / 400.0);
 
     // A restart resets the node's write counters: the observed figure counts from there.
     TelemetryPtr t3 = MakeTelemetry("a", 102000);
     t3->mutable_storage()->set_index_entry_writes(5100);
     t3->mutable_storage()->set_writes(10);
     Apply(state, a, t3, 102000);
-    QCOMPARE(model.observedWriteAmplification(), -1.0);
-    QCOMPARE(model.writeAmplification(), 510.0);  // Overstates after a restart, as documented.
+    QCOMPARE(model.ObservedWriteAmplification(), -1.0);
+    QCOMPARE(model.WriteAmplification(), 510.0);  // Overstates after a restart, as documented.
 
     // Switching nodes starts over; clearing the cluster empties the model.
-    model.setNode(b);
-    QVERIFY(model.hasData());
-    QVERIFY(model.compactions().isEmpty());
+    model.SetNode(b);
+    QVERIFY(model.HasData());
+    QVERIFY(model.Compactions().isEmpty());
     QCOMPARE(history->rowCount(), 0);
     QCOMPARE(reset.count(), 1);
-    QCOMPARE(model.memtableFill(), 0.0);
-    QCOMPARE(model.writeAmplification(), 0.0);
+    QCOMPARE(model.MemtableFill(), 0.0);
+    QCOMPARE(model.WriteAmplification(), 0.0);
     state.Clear();
-    QVERIFY(!model.hasData());
-    QCOMPARE(model.node(), -1);
+    QVERIFY(!model.HasData());
+    QCOMPARE(model.Node(), -1);
   }
 
   void compactionHistoryKeepsTheNewestInOrderUpToItsLimit() {
     ClusterState state;
     const int a = state.AddNode("127.0.0.1:1", "a");
     CompactionModel model(&state);
-    CompactionHistoryModel* history = model.history();
+    CompactionHistoryModel* history = model.History();
     QAbstractItemModelTester tester(history,
                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
-    model.setNode(a);
+    model.SetNode(a);
     // Frames of 200 events each, oldest first as a node reports them; two finish at the same
     // time in every frame (outputs 2k and 2k + 1), and the frames overlap by 20 events.
     const int kFrames = 4, kPerFrame = 200;
@@ -294,7 +294,7 @@ class StorageModelsTest : public QObject {
     for (int row = 0; row < history->rowCount(); ++row) {
       // Newest pair first; within a pair, the one the node reported first.
       const int pair = newest / 2 - row / 2;
-      QCOMPARE(model.compactions()[row].output, quint64(2 * pair + row % 2));
+      QCOMPARE(model.Compactions()[row].output, quint64(2 * pair + row % 2));
     }
   }
 
@@ -314,43 +314,43 @@ class StorageModelsTest : public QObject {
     int index = -1;
     QVERIFY(WaitFor([&] {
       index = node.Feed(&state);
-      for (const admin::BloomPage& p : state.node(index).telemetry->storage().bloom_pages()) {
+      for (const admin::BloomPage& p : state.Node(index).telemetry->storage().bloom_pages()) {
         if (p.recent_requests() > 0 && p.resident()) return true;
       }
       return false;
     }));
-    model.setNode(index);
-    QVERIFY(model.hasData());
+    model.SetNode(index);
+    QVERIFY(model.HasData());
 
-    const admin::StorageStats& s = state.node(index).telemetry->storage();
-    QCOMPARE(model.rowCount(), s.indexes_size());
+    const admin::StorageStats& s = state.Node(index).telemetry->storage();
+    QCOMPARE(model.RowCount(), s.indexes_size());
     int widest = 0, total = 0;
     for (int r = 0; r < s.indexes_size(); ++r) {
-      QCOMPARE(model.row(r).index, s.indexes(r).id());
-      QCOMPARE(model.row(r).p_no, s.indexes(r).p_no());
+      QCOMPARE(model.Row(r).index, s.indexes(r).id());
+      QCOMPARE(model.Row(r).p_no, s.indexes(r).p_no());
       widest = std::max(widest, int(s.indexes(r).bloom_pages()));
       total += int(s.indexes(r).bloom_pages());
     }
-    QCOMPARE(model.columnCount(), widest);
-    QCOMPARE(model.totalPages(), s.bloom_pages_size());
-    QCOMPARE(model.totalPages(), total);
-    QVERIFY(model.totalPages() > 16);  // 64-byte pages: more than the 1 KB budget holds.
-    QCOMPARE(model.budgetBytes(), quint64{1024});
-    QVERIFY(model.residentBytes() <= model.budgetBytes());
-    QCOMPARE(quint64(model.residentPages()) * 64, model.residentBytes());
-    QVERIFY(model.residentPages() > 0 && model.residentPages() < model.totalPages());
-    QVERIFY(model.budgetUse() > 0 && model.budgetUse() <= 1.0);
-    QVERIFY(model.maxUsefulness() > 0);
+    QCOMPARE(model.ColumnCount(), widest);
+    QCOMPARE(model.TotalPages(), s.bloom_pages_size());
+    QCOMPARE(model.TotalPages(), total);
+    QVERIFY(model.TotalPages() > 16);  // 64-byte pages: more than the 1 KB budget holds.
+    QCOMPARE(model.BudgetBytes(), quint64{1024});
+    QVERIFY(model.ResidentBytes() <= model.BudgetBytes());
+    QCOMPARE(quint64(model.ResidentPages()) * 64, model.ResidentBytes());
+    QVERIFY(model.ResidentPages() > 0 && model.ResidentPages() < model.TotalPages());
+    QVERIFY(model.BudgetUse() > 0 && model.BudgetUse() <= 1.0);
+    QVERIFY(model.MaxUsefulness() > 0);
 
     // The pager keeps the most useful pages: no resident page is less useful than a page that
     // was left out... unless the budget could not fit it anyway (every page is the same size, so
     // it always could).
     double least_resident = 1e300, most_evicted = 0;
-    for (int r = 0; r < model.rowCount(); ++r) {
-      for (int c = 0; c < model.columnCount(); ++c) {
-        const BloomCell* cell = model.cell(r, c);
+    for (int r = 0; r < model.RowCount(); ++r) {
+      for (int c = 0; c < model.ColumnCount(); ++c) {
+        const BloomCell* cell = model.Cell(r, c);
         if (!cell) continue;
-        QCOMPARE(cell->index, model.row(r).index);
+        QCOMPARE(cell->index, model.Row(r).index);
         QCOMPARE(cell->page, quint32(c));
         if (cell->resident) {
           least_resident = std::min(least_resident, cell->usefulness);
@@ -361,18 +361,18 @@ class StorageModelsTest : public QObject {
     }
     QVERIFY2(least_resident >= most_evicted * 0.5,  // Re-ranked a moment apart from the stats.
              qPrintable(QString("%1 < %2").arg(least_resident).arg(most_evicted)));
-    const QString text = model.describeCell(0, 0);
-    QVERIFY(text.contains(QString("index #%1, page 0").arg(model.row(0).index)));
-    QVERIFY(model.describeCell(model.rowCount(), 0).isEmpty());
+    const QString text = model.DescribeCell(0, 0);
+    QVERIFY(text.contains(QString("index #%1, page 0").arg(model.Row(0).index)));
+    QVERIFY(model.DescribeCell(model.RowCount(), 0).isEmpty());
   }
 
   void bloomModelOnGeneratedTelemetry() {
     ClusterState state;
     const int a = state.AddNode("127.0.0.1:1", "a");
     BloomModel model(&state);
-    model.setNode(a);
-    QVERIFY(!model.hasData());
-    QCOMPARE(model.rowCount(), 0);
+    model.SetNode(a);
+    QVERIFY(!model.HasData());
+    QCOMPARE(model.RowCount(), 0);
 
     TelemetryPtr t = MakeTelemetry("a", 1000);
     AddIndex(t.get(), 9, 100, 0, 2, 0.2);
@@ -395,28 +395,28 @@ class StorageModelsTest : public QObject {
     t->mutable_storage()->set_bloom_resident_bytes(3072);
     Apply(state, a, t, 1000);
 
-    QCOMPARE(model.rowCount(), 3);
-    QCOMPARE(model.columnCount(), 4);
-    QCOMPARE(model.row(0).index, quint64{9});
-    QCOMPARE(model.row(1).p_no, 0.8);
-    QCOMPARE(model.row(2).index, quint64{11});
-    QVERIFY(model.cell(0, 2) == nullptr);  // Index 9 has two pages.
-    QVERIFY(model.cell(-1, 0) == nullptr);
-    QVERIFY(model.cell(0, 5) == nullptr);
-    QCOMPARE(model.cell(1, 3)->usefulness, 12.0);
-    QVERIFY(model.cell(1, 3)->resident);
-    QCOMPARE(model.maxUsefulness(), 12.0);
-    QCOMPARE(model.totalPages(), 7);
-    QCOMPARE(model.residentPages(), 3);
-    QCOMPARE(model.row(1).residentPages(), 2);
-    QCOMPARE(model.budgetUse(), 0.75);
-    const QString text = model.describeCell(0, 1);
+    QCOMPARE(model.RowCount(), 3);
+    QCOMPARE(model.ColumnCount(), 4);
+    QCOMPARE(model.Row(0).index, quint64{9});
+    QCOMPARE(model.Row(1).p_no, 0.8);
+    QCOMPARE(model.Row(2).index, quint64{11});
+    QVERIFY(model.Cell(0, 2) == nullptr);  // Index 9 has two pages.
+    QVERIFY(model.Cell(-1, 0) == nullptr);
+    QVERIFY(model.Cell(0, 5) == nullptr);
+    QCOMPARE(model.Cell(1, 3)->usefulness, 12.0);
+    QVERIFY(model.Cell(1, 3)->resident);
+    QCOMPARE(model.MaxUsefulness(), 12.0);
+    QCOMPARE(model.TotalPages(), 7);
+    QCOMPARE(model.ResidentPages(), 3);
+    QCOMPARE(model.Row(1).ResidentPages(), 2);
+    QCOMPARE(model.BudgetUse(), 0.75);
+    const QString text = model.DescribeCell(0, 1);
     QVERIFY(text.contains("index #9, page 1"));
     QVERIFY(text.contains("recent requests: 20.0"));
     QVERIFY(text.contains("P(no): 0.200"));
     QVERIFY(text.contains("usefulness: 4.00"));
     QVERIFY(text.contains("resident"));
-    QVERIFY(model.describeCell(0, 0).contains("not resident"));
+    QVERIFY(model.DescribeCell(0, 0).contains("not resident"));
   }
 
   // --- Recorded telemetry -----------------------------------------------------------------
@@ -433,11 +433,13 @@ class StorageModelsTest : public QObject {
 
     ClusterState live;
     CompactionModel live_compaction(&live);
+    QAbstractItemModelTester live_tester(live_compaction.History(),
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
     BloomModel live_bloom(&live);
     ThroughputModel live_throughput(&live);
     const int index = live.AddNode(node.adminAddress());
-    live_compaction.setNode(index);
-    live_bloom.setNode(index);
+    live_compaction.SetNode(index);
+    live_bloom.SetNode(index);
     for (int step = 0; step < 6; ++step) {
       QVERIFY(node.Put(uint64_t(step) * 1000 + 1, 600));
       QCOMPARE(node.Get(uint64_t(step) * 1000 + 1, 100), 100);
@@ -453,6 +455,8 @@ class StorageModelsTest : public QObject {
     QVERIFY(trace::RecordingReader::Open(path, &reader).ok());
     ClusterState replay;
     CompactionModel compaction(&replay);
+    QAbstractItemModelTester replay_tester(compaction.History(),
+                                           QAbstractItemModelTester::FailureReportingMode::QtTest);
     BloomModel bloom(&replay);
     ThroughputModel throughput(&replay);
     int frames = 0;
@@ -463,8 +467,8 @@ class StorageModelsTest : public QObject {
       const int n = replay.AddNode(QString::fromStdString(s.telemetry.admin_address()),
                                    QString::fromStdString(s.node));
       if (frames == 0) {
-        compaction.setNode(n);
-        bloom.setNode(n);
+        compaction.SetNode(n);
+        bloom.SetNode(n);
       }
       replay.ApplyFrame({{n, std::make_shared<admin::Telemetry>(s.telemetry), {}}}, s.unix_ms);
       ++frames;
@@ -472,24 +476,24 @@ class StorageModelsTest : public QObject {
     QVERIFY(cursor->status().ok());
     QCOMPARE(frames, 6);
 
-    QCOMPARE(compaction.indexes().size(), live_compaction.indexes().size());
-    for (int i = 0; i < compaction.indexes().size(); ++i) {
-      QCOMPARE(compaction.indexes()[i].id, live_compaction.indexes()[i].id);
-      QCOMPARE(compaction.indexes()[i].entries, live_compaction.indexes()[i].entries);
+    QCOMPARE(compaction.Indexes().size(), live_compaction.Indexes().size());
+    for (int i = 0; i < compaction.Indexes().size(); ++i) {
+      QCOMPARE(compaction.Indexes()[i].id, live_compaction.Indexes()[i].id);
+      QCOMPARE(compaction.Indexes()[i].entries, live_compaction.Indexes()[i].entries);
     }
     // (A flush may be under way at a snapshot: its entries are then in neither figure.)
-    QCOMPARE(compaction.totalIndexEntries(), live_compaction.totalIndexEntries());
-    QVERIFY(compaction.totalIndexEntries() + compaction.memtableEntries() >= 3000);
-    QCOMPARE(compaction.memtableEntries(), live_compaction.memtableEntries());
-    QCOMPARE(compaction.writeAmplification(), live_compaction.writeAmplification());
-    QCOMPARE(compaction.observedWriteAmplification(), live_compaction.observedWriteAmplification());
-    QCOMPARE(compaction.compactions().size(), live_compaction.compactions().size());
-    QVERIFY(compaction.compactions().size() >= 4);  // Flushes, and the manual compaction.
-    QVERIFY(std::any_of(compaction.compactions().begin(), compaction.compactions().end(),
+    QCOMPARE(compaction.TotalIndexEntries(), live_compaction.TotalIndexEntries());
+    QVERIFY(compaction.TotalIndexEntries() + compaction.MemtableEntries() >= 3000);
+    QCOMPARE(compaction.MemtableEntries(), live_compaction.MemtableEntries());
+    QCOMPARE(compaction.WriteAmplification(), live_compaction.WriteAmplification());
+    QCOMPARE(compaction.ObservedWriteAmplification(), live_compaction.ObservedWriteAmplification());
+    QCOMPARE(compaction.Compactions().size(), live_compaction.Compactions().size());
+    QVERIFY(compaction.Compactions().size() >= 4);  // Flushes, and the manual compaction.
+    QVERIFY(std::any_of(compaction.Compactions().begin(), compaction.Compactions().end(),
                         [](const CompactionEvent& e) { return e.manual; }));
-    QCOMPARE(bloom.rowCount(), live_bloom.rowCount());
-    QCOMPARE(bloom.totalPages(), live_bloom.totalPages());
-    QCOMPARE(bloom.residentBytes(), live_bloom.residentBytes());
+    QCOMPARE(bloom.RowCount(), live_bloom.RowCount());
+    QCOMPARE(bloom.TotalPages(), live_bloom.TotalPages());
+    QCOMPARE(bloom.ResidentBytes(), live_bloom.ResidentBytes());
     const ThroughputModel::Series& replayed = throughput.series(0);
     const ThroughputModel::Series& watched = live_throughput.series(index);
     QCOMPARE(replayed.size(), size_t{6});
@@ -508,7 +512,7 @@ class StorageModelsTest : public QObject {
     QVERIFY2(node.Start(), qPrintable(node.error()));
     ClusterState state;
     ThroughputModel model(&state);
-    QSignalSpy added(&model, &ThroughputModel::samplesAdded);
+    QSignalSpy added(&model, &ThroughputModel::SamplesAdded);
     int index = -1;
     qint64 now = 1000000;
     for (int round = 0; round < 5; ++round) {
@@ -523,7 +527,7 @@ class StorageModelsTest : public QObject {
     QCOMPARE(s.size(), size_t{5});
     QCOMPARE(model.series(ThroughputModel::kCluster).size(), size_t{5});
     QCOMPARE(s.back().t_ms, now);
-    QCOMPARE(model.latestMs(), now);
+    QCOMPARE(model.LatestMs(), now);
     QVERIFY(s.back().requests_per_s > 0);
     QVERIFY(s.back().p50_us > 0);
     QVERIFY(s.back().p99_us >= s.back().p50_us);
@@ -536,7 +540,7 @@ class StorageModelsTest : public QObject {
     QTemporaryDir dir;
     const QString path = dir.filePath("node.csv");
     QString error;
-    QVERIFY2(model.exportWindowCsv(path, index, &error), qPrintable(error));
+    QVERIFY2(model.ExportWindowCsv(path, index, &error), qPrintable(error));
     QFile file(path);
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QList<QByteArray> lines = file.readAll().trimmed().split('\n');
@@ -546,14 +550,14 @@ class StorageModelsTest : public QObject {
 
   void throughputModelOnGeneratedTelemetry() {
     ClusterState state;
-    state.setStaleAfterMs(3000);
+    state.SetStaleAfterMs(3000);
     const int a = state.AddNode("127.0.0.1:1", "a");
     const int b = state.AddNode("127.0.0.1:2", "b");
     ThroughputModel model(&state);
-    QCOMPARE(model.windowMinutes(), 5);
-    QVERIFY(!model.setWindowMinutes(2));
-    QVERIFY(model.setWindowMinutes(1));
-    QCOMPARE(model.windowMs(), qint64{60000});
+    QCOMPARE(model.WindowMinutes(), 5);
+    QVERIFY(!model.SetWindowMinutes(2));
+    QVERIFY(model.SetWindowMinutes(1));
+    QCOMPARE(model.WindowMs(), qint64{60000});
     QVERIFY(model.series(a).empty());
 
     auto telemetry = [](const std::string& name, double rate, double errors, double p50,
@@ -584,7 +588,7 @@ class StorageModelsTest : public QObject {
 
     // A frame that repeats node a's telemetry adds nothing for it; b's news adds a cluster
     // sample.
-    std::shared_ptr<const admin::Telemetry> same = state.node(a).telemetry;
+    std::shared_ptr<const admin::Telemetry> same = state.Node(a).telemetry;
     state.ApplyFrame({{a, same, {}}}, t0 + 100);
     QCOMPARE(model.series(a).size(), size_t{1});
     state.ApplyFrame({{b, telemetry("b", 50, 0, 200, 500), {}}}, t0 + 200);
@@ -593,7 +597,7 @@ class StorageModelsTest : public QObject {
 
     // 4 s later, a is stale and drops out of the cluster's sum.
     state.ApplyFrame({{b, telemetry("b", 60, 0, 200, 500), {}}}, t0 + 4000);
-    QCOMPARE(state.node(a).health, NodeHealth::kStale);
+    QCOMPARE(state.Node(a).health, NodeHealth::kStale);
     QCOMPARE(model.series(ThroughputModel::kCluster).back().requests_per_s, 60.0);
     // b unreachable too: no news, yet the cluster's sum drops to nothing at once.
     state.ApplyFrame({{b, nullptr, "connection refused"}}, t0 + 4100);
@@ -606,17 +610,17 @@ class StorageModelsTest : public QObject {
       state.ApplyFrame({{b, telemetry("b", i, 0, 200, 500), {}}}, t0 + 4000 + i * 10000);
     }
     const qint64 last = t0 + 4000 + 96 * 10000;
-    QCOMPARE(model.latestMs(), last);
+    QCOMPARE(model.LatestMs(), last);
     QVERIFY(model.series(b).front().t_ms >= last - ThroughputModel::kMaxWindowMs);
     QCOMPARE(model.series(b).size(), size_t{91});  // 15 min / 10 s, both ends included.
-    const QVector<ThroughputSample> window = model.samples(b, last - model.windowMs(), last);
+    const QVector<ThroughputSample> window = model.Samples(b, last - model.WindowMs(), last);
     QCOMPARE(window.size(), 7);
     QCOMPARE(window.front().requests_per_s, 90.0);
 
     QTemporaryDir dir;
     QString error;
     const QString path = dir.filePath("b.csv");
-    QVERIFY2(model.exportWindowCsv(path, b, &error), qPrintable(error));
+    QVERIFY2(model.ExportWindowCsv(path, b, &error), qPrintable(error));
     QFile file(path);
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QList<QByteArray> lines = file.readAll().trimmed().split('\n');
@@ -624,13 +628,13 @@ class StorageModelsTest : public QObject {
     QCOMPARE(lines[0],
              QByteArray("time_unix_ms,requests_per_s,errors_per_s,rejections_per_s,p50_us,p99_us"));
     QCOMPARE(lines[1], QByteArray::number(last - 60000) + ",90,0,0,300,1000");
-    QVERIFY(!model.exportWindowCsv(dir.filePath("missing/dir/b.csv"), b, &error));
+    QVERIFY(!model.ExportWindowCsv(dir.filePath("missing/dir/b.csv"), b, &error));
     QVERIFY(error.contains("cannot write"));
 
     // A replay seek backwards restarts the series; clearing the cluster empties them all.
     state.ApplyFrame({{b, telemetry("b", 7, 0, 200, 500), {}}}, t0);
     QCOMPARE(model.series(b).size(), size_t{1});
-    QSignalSpy cleared(&model, &ThroughputModel::cleared);
+    QSignalSpy cleared(&model, &ThroughputModel::Cleared);
     state.Clear();
     QCOMPARE(cleared.count(), 1);
     QVERIFY(model.series(ThroughputModel::kCluster).empty());

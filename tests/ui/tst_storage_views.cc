@@ -62,72 +62,72 @@ class StorageViewsTest : public QObject {
     QVERIFY(index >= 0);
 
     CompactionView view(&state);
-    QAbstractItemModel* timeline = view.timeline()->model();
-    QVERIFY(timeline == view.model()->history());
+    QAbstractItemModel* timeline = view.Timeline()->model();
+    QVERIFY(timeline == view.Model()->History());
     QAbstractItemModelTester tester(timeline,
                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
     view.resize(900, 640);
-    view.setNode(index);
+    view.SetNode(index);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
 
-    const CompactionModel& model = *view.model();
-    QCOMPARE(model.indexes().size(), 3);
-    QCOMPARE(model.indexes()[0].entries, quint64{250});
-    QCOMPARE(model.indexes()[2].entries, quint64{2000});
+    const CompactionModel& model = *view.Model();
+    QCOMPARE(model.Indexes().size(), 3);
+    QCOMPARE(model.Indexes()[0].entries, quint64{250});
+    QCOMPARE(model.Indexes()[2].entries, quint64{2000});
     QCOMPARE(view.findChild<QProgressBar*>()->value(), 200);
     QCOMPARE(view.findChild<QProgressBar*>()->maximum(), 500);
-    QCOMPARE(timeline->rowCount(), int(model.compactions().size()));
+    QCOMPARE(timeline->rowCount(), int(model.Compactions().size()));
     QVERIFY(timeline->rowCount() >= 7);  // Seven flushes, some merging.
     QCOMPARE(timeline->columnCount(), 6);
     QCOMPARE(timeline->headerData(1, Qt::Horizontal).toString(), QString("Compaction set"));
     QVERIFY(timeline->index(0, 1).data().toString().startsWith("mem"));
-    QVERIFY(view.writeAmplificationText().contains(
-        QString::number(model.writeAmplification(), 'f', 2)));
+    QVERIFY(view.WriteAmplificationText().contains(
+        QString::number(model.WriteAmplification(), 'f', 2)));
 
     // Bars are as wide as their share of the largest index.
-    IndexStackWidget* stack = view.indexStack();
-    QVERIFY(stack->barRect(2).width() > stack->barRect(1).width());
-    QVERIFY(stack->barRect(1).width() > stack->barRect(0).width());
+    IndexStackWidget* stack = view.IndexStack();
+    QVERIFY(stack->BarRect(2).width() > stack->BarRect(1).width());
+    QVERIFY(stack->BarRect(1).width() > stack->BarRect(0).width());
 
-    QVERIFY(stack->describeRow(2).contains(
-        QString("index #%1\n2,000 entries").arg(model.indexes()[2].id)));
-    QVERIFY(stack->describeRow(3).isEmpty());
+    QVERIFY(stack->DescribeRow(2).contains(
+        QString("index #%1\n2,000 entries").arg(model.Indexes()[2].id)));
+    QVERIFY(stack->DescribeRow(3).isEmpty());
 
     // Select the two newest by click and shift-click; ask to compact them.
-    QVERIFY(!view.compactSelectedButton()->isEnabled());
-    QTest::mouseClick(stack, Qt::LeftButton, {}, stack->barRect(0).center());
-    QCOMPARE(stack->selectedIds(), (QVector<quint64>{model.indexes()[0].id}));
-    QVERIFY(!view.compactSelectedButton()->isEnabled());  // One index is not a set.
-    QTest::mouseClick(stack, Qt::LeftButton, Qt::ShiftModifier, stack->barRect(1).center());
-    const QVector<quint64> pair = {model.indexes()[0].id, model.indexes()[1].id};
-    QCOMPARE(stack->selectedIds(), pair);
-    QVERIFY(view.compactSelectedButton()->isEnabled());
-    QSignalSpy requested(&view, &CompactionView::compactRequested);
-    QTest::mouseClick(view.compactSelectedButton(), Qt::LeftButton);
+    QVERIFY(!view.CompactSelectedButton()->isEnabled());
+    QTest::mouseClick(stack, Qt::LeftButton, {}, stack->BarRect(0).center());
+    QCOMPARE(stack->SelectedIds(), (QVector<quint64>{model.Indexes()[0].id}));
+    QVERIFY(!view.CompactSelectedButton()->isEnabled());  // One index is not a set.
+    QTest::mouseClick(stack, Qt::LeftButton, Qt::ShiftModifier, stack->BarRect(1).center());
+    const QVector<quint64> pair = {model.Indexes()[0].id, model.Indexes()[1].id};
+    QCOMPARE(stack->SelectedIds(), pair);
+    QVERIFY(view.CompactSelectedButton()->isEnabled());
+    QSignalSpy requested(&view, &CompactionView::CompactRequested);
+    QTest::mouseClick(view.CompactSelectedButton(), Qt::LeftButton);
     QCOMPARE(requested.count(), 1);
     QCOMPARE(requested[0][0].toInt(), index);
     QCOMPARE(requested[0][1].value<QVector<quint64>>(), pair);
     Screenshot(&view, "compaction_view.png");
-    QTest::mouseClick(view.compactAllButton(), Qt::LeftButton);
+    QTest::mouseClick(view.CompactAllButton(), Qt::LeftButton);
     QCOMPARE(requested.count(), 2);
     QVERIFY(requested[1][1].value<QVector<quint64>>().isEmpty());
 
     // Read-only: everything still shown, nothing can be asked for.
-    view.setActionsEnabled(false);
-    QVERIFY(!view.compactSelectedButton()->isEnabled());
-    QVERIFY(!view.compactAllButton()->isEnabled());
-    view.requestCompactAll();
+    view.SetActionsEnabled(false);
+    QVERIFY(!view.CompactSelectedButton()->isEnabled());
+    QVERIFY(!view.CompactAllButton()->isEnabled());
+    view.RequestCompactAll();
     QCOMPARE(requested.count(), 2);
-    QCOMPARE(timeline->rowCount(), int(model.compactions().size()));
+    QCOMPARE(timeline->rowCount(), int(model.Compactions().size()));
 
     // The node compacts everything: the next frame shows one index, and the selection is gone.
     QVERIFY(node.node().store().CompactAll().ok());
     QVERIFY(node.Feed(&state) == index);
-    QCOMPARE(model.indexes().size(), 1);
-    QVERIFY(stack->selectedIds().isEmpty());
+    QCOMPARE(model.Indexes().size(), 1);
+    QVERIFY(stack->SelectedIds().isEmpty());
     QCOMPARE(timeline->index(0, 5).data().toString(), QString("manual"));
-    QCOMPARE(timeline->rowCount(), int(model.compactions().size()));
+    QCOMPARE(timeline->rowCount(), int(model.Compactions().size()));
   }
 
   void bloomViewShowsARealNode() {
@@ -142,7 +142,7 @@ class StorageViewsTest : public QObject {
     QVERIFY(WaitFor([&] {
       index = node.Feed(&state);
       int useful = 0;
-      for (const admin::BloomPage& p : state.node(index).telemetry->storage().bloom_pages()) {
+      for (const admin::BloomPage& p : state.Node(index).telemetry->storage().bloom_pages()) {
         if (p.resident() && p.usefulness() > 0) ++useful;
       }
       return useful > 3;
@@ -150,18 +150,18 @@ class StorageViewsTest : public QObject {
 
     BloomView view(&state);
     view.resize(900, 520);
-    view.setNode(index);
+    view.SetNode(index);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
-    const BloomModel& model = *view.model();
-    QCOMPARE(model.rowCount(), 3);
-    QCPColorMapData* data = view.colorMap()->data();
-    QCOMPARE(data->keySize(), model.columnCount());
-    QCOMPARE(data->valueSize(), model.rowCount());
+    const BloomModel& model = *view.Model();
+    QCOMPARE(model.RowCount(), 3);
+    QCPColorMapData* data = view.ColorMap()->data();
+    QCOMPARE(data->keySize(), model.ColumnCount());
+    QCOMPARE(data->valueSize(), model.RowCount());
     int marked = 0;
-    for (int r = 0; r < model.rowCount(); ++r) {
-      for (int c = 0; c < model.columnCount(); ++c) {
-        const BloomCell* cell = model.cell(r, c);
+    for (int r = 0; r < model.RowCount(); ++r) {
+      for (int c = 0; c < model.ColumnCount(); ++c) {
+        const BloomCell* cell = model.Cell(r, c);
         if (cell) {
           QCOMPARE(data->cell(c, r), cell->usefulness);
           marked += cell->resident ? 1 : 0;
@@ -170,24 +170,24 @@ class StorageViewsTest : public QObject {
         }
       }
     }
-    QCOMPARE(view.residentMarks()->dataCount(), marked);
-    QCOMPARE(marked, model.residentPages());
-    QVERIFY(view.budgetText().contains(
-        QString("%1 of %2 pages resident").arg(model.residentPages()).arg(model.totalPages())));
+    QCOMPARE(view.ResidentMarks()->dataCount(), marked);
+    QCOMPARE(marked, model.ResidentPages());
+    QVERIFY(view.BudgetText().contains(
+        QString("%1 of %2 pages resident").arg(model.ResidentPages()).arg(model.TotalPages())));
 
     // Hovering a cell shows its figures.
-    view.plot()->replot();
-    const QPoint centre = view.cellCenter(1, 3);
+    view.Plot()->replot();
+    const QPoint centre = view.CellCenter(1, 3);
     int row = -1, page = -1;
-    QVERIFY(view.cellAt(centre, &row, &page));
+    QVERIFY(view.CellAt(centre, &row, &page));
     QCOMPARE(row, 1);
     QCOMPARE(page, 3);
-    QCOMPARE(view.toolTipAt(centre), model.describeCell(1, 3));
-    QVERIFY(view.toolTipAt(centre).contains(QString("index #%1, page 3").arg(model.row(1).index)));
-    QHelpEvent help(QEvent::ToolTip, centre, view.plot()->mapToGlobal(centre));
-    QApplication::sendEvent(view.plot(), &help);
-    QCOMPARE(QToolTip::text(), model.describeCell(1, 3));
-    QVERIFY(view.toolTipAt(QPoint(1, 1)).isEmpty());  // Outside the grid.
+    QCOMPARE(view.ToolTipAt(centre), model.DescribeCell(1, 3));
+    QVERIFY(view.ToolTipAt(centre).contains(QString("index #%1, page 3").arg(model.Row(1).index)));
+    QHelpEvent help(QEvent::ToolTip, centre, view.Plot()->mapToGlobal(centre));
+    QApplication::sendEvent(view.Plot(), &help);
+    QCOMPARE(QToolTip::text(), model.DescribeCell(1, 3));
+    QVERIFY(view.ToolTipAt(QPoint(1, 1)).isEmpty());  // Outside the grid.
     Screenshot(&view, "bloom_view.png");
     QToolTip::hideText();
   }
@@ -213,24 +213,24 @@ class StorageViewsTest : public QObject {
     state.ApplyFrame({{node, telemetry}}, 1000);
     BloomView view(&state);
     view.resize(700, 400);
-    view.setNode(node);
+    view.SetNode(node);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
-    QCOMPARE(view.model()->columnCount(), 1);
-    view.plot()->replot();
-    const QImage image = view.plot()->toPixmap().toImage();
+    QCOMPARE(view.Model()->ColumnCount(), 1);
+    view.Plot()->replot();
+    const QImage image = view.Plot()->toPixmap().toImage();
     for (int row = 0; row < 2; ++row) {
       // Off the resident mark's outline, inside the cell: the gradient's colour for its value.
-      const QPoint inside = view.cellCenter(row, 0) + QPoint(0, 10);
-      const QColor want = view.colorMap()->gradient().color(view.model()->cell(row, 0)->usefulness,
-                                                            view.colorMap()->dataRange());
+      const QPoint inside = view.CellCenter(row, 0) + QPoint(0, 10);
+      const QColor want = view.ColorMap()->gradient().color(view.Model()->Cell(row, 0)->usefulness,
+                                                            view.ColorMap()->dataRange());
       const QColor got = image.pixelColor(inside);
       const int distance = std::abs(got.red() - want.red()) + std::abs(got.green() - want.green()) +
                            std::abs(got.blue() - want.blue());
       QVERIFY2(
           distance < 24,
           qPrintable(QString("row %1: painted %2, want %3").arg(row).arg(got.name(), want.name())));
-      QCOMPARE(view.toolTipAt(view.cellCenter(row, 0)), view.model()->describeCell(row, 0));
+      QCOMPARE(view.ToolTipAt(view.CellCenter(row, 0)), view.Model()->DescribeCell(row, 0));
     }
     Screenshot(&view, "bloom_view_single_page.png");
   }
@@ -243,13 +243,13 @@ class StorageViewsTest : public QObject {
     view.resize(700, 500);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
-    view.setNode(node);
-    QCOMPARE(view.title(), QString("127.0.0.1:7000"));
+    view.SetNode(node);
+    QCOMPARE(view.Title(), QString("127.0.0.1:7000"));
     auto telemetry = std::make_shared<admin::Telemetry>();
     telemetry->set_node("named-later");
     telemetry->mutable_throughput()->set_requests_per_s(10);
     state.ApplyFrame({{node, telemetry}}, 1000);
-    QCOMPARE(view.title(), QString("named-later"));
+    QCOMPARE(view.Title(), QString("named-later"));
   }
 
   void throughputViewShowsARealNode() {
@@ -260,8 +260,8 @@ class StorageViewsTest : public QObject {
     view.resize(900, 640);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
-    QVERIFY(view.setWindowMinutes(1));
-    QVERIFY(!view.setWindowMinutes(3));
+    QVERIFY(view.SetWindowMinutes(1));
+    QVERIFY(!view.SetWindowMinutes(3));
 
     // Twenty frames two seconds apart on the cluster clock, each after real traffic.
     const qint64 t0 = QDateTime::currentMSecsSinceEpoch();
@@ -271,68 +271,68 @@ class StorageViewsTest : public QObject {
       node.Get(uint64_t(i) * 100 + 1, 80);
       index = node.Feed(&state, t0 + i * 2000);
     }
-    QCOMPARE(view.drawnSamples(), 20);  // The cluster: one node.
+    QCOMPARE(view.DrawnSamples(), 20);  // The cluster: one node.
     const qint64 last = t0 + 19 * 2000;
-    QCOMPARE(view.visibleToMs(), last);
-    QCOMPARE(view.visibleFromMs(), last - 60000);
-    QVERIFY(view.ratesPlot()->yAxis->range().upper > 0);
-    view.setNode(index);
-    QCOMPARE(view.drawnSamples(), 20);
-    QCOMPARE(view.latencyPlot()->graph(1)->dataCount(), 20);
+    QCOMPARE(view.VisibleToMs(), last);
+    QCOMPARE(view.VisibleFromMs(), last - 60000);
+    QVERIFY(view.RatesPlot()->yAxis->range().upper > 0);
+    view.SetNode(index);
+    QCOMPARE(view.DrawnSamples(), 20);
+    QCOMPARE(view.LatencyPlot()->graph(1)->dataCount(), 20);
 
     // Pause freezes the picture; samples are still recorded and drawn on resume.
-    view.setPaused(true);
+    view.SetPaused(true);
     node.Feed(&state, last + 2000);
-    QCOMPARE(view.drawnSamples(), 20);
-    QCOMPARE(view.model()->series(index).size(), size_t{21});
-    view.setPaused(false);
-    QCOMPARE(view.drawnSamples(), 21);
+    QCOMPARE(view.DrawnSamples(), 20);
+    QCOMPARE(view.Model()->series(index).size(), size_t{21});
+    view.SetPaused(false);
+    QCOMPARE(view.DrawnSamples(), 21);
 
     // The wheel zooms the time axis of all three charts and stops the scrolling.
-    QCustomPlot* rates = view.ratesPlot();
+    QCustomPlot* rates = view.RatesPlot();
     rates->replot();
     const QPoint middle = rates->axisRect()->rect().center();
     QWheelEvent wheel(middle, rates->mapToGlobal(middle), QPoint(), QPoint(0, 240), Qt::NoButton,
                       Qt::NoModifier, Qt::NoScrollPhase, false);
     QApplication::sendEvent(rates, &wheel);
-    QVERIFY(!view.following());
+    QVERIFY(!view.Following());
     const QCPRange zoomed = rates->xAxis->range();
     QVERIFY(zoomed.size() < 60.0);
-    QCOMPARE(view.latencyPlot()->xAxis->range(), zoomed);
+    QCOMPARE(view.LatencyPlot()->xAxis->range(), zoomed);
     node.Feed(&state, last + 4000);
     QCOMPARE(rates->xAxis->range(), zoomed);  // Not following: stays where the user looks.
 
     // CSV of what is visible, PNG of the charts.
     QTemporaryDir dir;
     QString error;
-    QVERIFY2(view.exportCsv(dir.filePath("zoomed.csv"), &error), qPrintable(error));
+    QVERIFY2(view.ExportCsv(dir.filePath("zoomed.csv"), &error), qPrintable(error));
     QFile zoomed_csv(dir.filePath("zoomed.csv"));
     QVERIFY(zoomed_csv.open(QIODevice::ReadOnly));
     const int zoomed_lines = zoomed_csv.readAll().trimmed().split('\n').size();
     QCOMPARE(zoomed_lines - 1,
-             int(view.model()->samples(index, view.visibleFromMs(), view.visibleToMs()).size()));
+             int(view.Model()->Samples(index, view.VisibleFromMs(), view.VisibleToMs()).size()));
     QVERIFY(zoomed_lines - 1 < 22);
-    view.follow();
-    QVERIFY(view.following());
-    QCOMPARE(view.visibleToMs(), last + 4000);
-    QVERIFY2(view.exportCsv(dir.filePath("all.csv"), &error), qPrintable(error));
+    view.Follow();
+    QVERIFY(view.Following());
+    QCOMPARE(view.VisibleToMs(), last + 4000);
+    QVERIFY2(view.ExportCsv(dir.filePath("all.csv"), &error), qPrintable(error));
     QFile all_csv(dir.filePath("all.csv"));
     QVERIFY(all_csv.open(QIODevice::ReadOnly));
     QCOMPARE(all_csv.readAll().trimmed().split('\n').size(), 1 + 22);
-    QVERIFY2(view.exportPng(dir.filePath("charts.png"), &error), qPrintable(error));
+    QVERIFY2(view.ExportPng(dir.filePath("charts.png"), &error), qPrintable(error));
     QCOMPARE(QImage(dir.filePath("charts.png")).size(), view.size() * view.devicePixelRatio());
-    QVERIFY(!view.exportPng(dir.filePath("no/such/dir/charts.png"), &error));
+    QVERIFY(!view.ExportPng(dir.filePath("no/such/dir/charts.png"), &error));
     Screenshot(&view, "throughput_view.png");
 
     // Hidden, the view draws nothing and asks for no replot; shown again, it catches up.
     view.hide();
-    const int replots = view.replotRequests();
-    QCOMPARE(view.drawnSamples(), 22);
+    const int replots = view.ReplotRequests();
+    QCOMPARE(view.DrawnSamples(), 22);
     node.Feed(&state, last + 6000);
-    QCOMPARE(view.drawnSamples(), 22);
-    QCOMPARE(view.replotRequests(), replots);
+    QCOMPARE(view.DrawnSamples(), 22);
+    QCOMPARE(view.ReplotRequests(), replots);
     view.show();
-    QCOMPARE(view.drawnSamples(), 23);
+    QCOMPARE(view.DrawnSamples(), 23);
   }
 
   void throughputViewSwitchesToTheWholeCluster() {
@@ -340,15 +340,15 @@ class StorageViewsTest : public QObject {
     state.AddNode("127.0.0.1:7000");
     state.AddNode("127.0.0.1:7001");
     ThroughputView view(&state);
-    view.setNode(0);
-    QCOMPARE(view.node(), 0);
-    view.setWholeCluster(true);
-    QCOMPARE(view.node(), int(ThroughputModel::kCluster));
-    view.setNode(1);  // Selecting a node elsewhere keeps the cluster on screen...
-    QCOMPARE(view.node(), int(ThroughputModel::kCluster));
-    view.setWholeCluster(false);  // ...and unticking shows the node chosen meanwhile.
-    QCOMPARE(view.node(), 1);
-    QVERIFY(!view.wholeCluster());
+    view.SetNode(0);
+    QCOMPARE(view.Node(), 0);
+    view.SetWholeCluster(true);
+    QCOMPARE(view.Node(), int(ThroughputModel::kCluster));
+    view.SetNode(1);  // Selecting a node elsewhere keeps the cluster on screen...
+    QCOMPARE(view.Node(), int(ThroughputModel::kCluster));
+    view.SetWholeCluster(false);  // ...and unticking shows the node chosen meanwhile.
+    QCOMPARE(view.Node(), 1);
+    QVERIFY(!view.WholeCluster());
   }
 
   void throughputViewAtTenHertzAppendsOnlyNewSamples() {
@@ -359,7 +359,7 @@ class StorageViewsTest : public QObject {
     view.resize(800, 500);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
-    QVERIFY(view.setWindowMinutes(1));
+    QVERIFY(view.SetWindowMinutes(1));
     const qint64 t0 = 1700000000000;
     const int frames = 1200;
     for (int f = 0; f < frames; ++f) {
@@ -372,19 +372,19 @@ class StorageViewsTest : public QObject {
       }
       state.ApplyFrame(updates, t0 + f * 100);
     }
-    QCOMPARE(view.drawnSamples(), frames);  // Within 15 minutes: everything kept.
-    QCOMPARE(view.model()->series(ThroughputModel::kCluster).back().requests_per_s,
+    QCOMPARE(view.DrawnSamples(), frames);  // Within 15 minutes: everything kept.
+    QCOMPARE(view.Model()->series(ThroughputModel::kCluster).back().requests_per_s,
              20 * 100.0 + 190 + (frames - 1) % 50 * 20);
-    QCOMPARE(view.visibleToMs(), t0 + (frames - 1) * 100);
+    QCOMPARE(view.VisibleToMs(), t0 + (frames - 1) * 100);
     // One queued replot request per chart per frame at most; Qt coalesces them into one paint.
-    QVERIFY(view.replotRequests() <= 3 * (frames + 4));
+    QVERIFY(view.ReplotRequests() <= 3 * (frames + 4));
     // Switching to a node redraws from its own series.
-    view.setNode(7);
-    QCOMPARE(view.drawnSamples(), frames);
-    QCOMPARE(view.ratesPlot()->graph(0)->data()->at(frames - 1)->value,
+    view.SetNode(7);
+    QCOMPARE(view.DrawnSamples(), frames);
+    QCOMPARE(view.RatesPlot()->graph(0)->data()->at(frames - 1)->value,
              100.0 + 7 + (frames - 1) % 50);
     state.Clear();
-    QCOMPARE(view.drawnSamples(), 0);
+    QCOMPARE(view.DrawnSamples(), 0);
   }
 };
 

@@ -63,12 +63,12 @@ ActionController::ActionController(ClusterState* state, QWidget* dialog_parent)
   undrain_action_ = new QAction(tr("&Undrain"), this);
   flush_action_ = new QAction(tr("&Flush"), this);
   compact_all_action_ = new QAction(tr("&Compact all"), this);
-  connect(drain_action_, &QAction::triggered, this, [this] { drain(current_node_); });
-  connect(undrain_action_, &QAction::triggered, this, [this] { undrain(current_node_); });
-  connect(flush_action_, &QAction::triggered, this, [this] { flush(current_node_); });
-  connect(compact_all_action_, &QAction::triggered, this, [this] { compact(current_node_, {}); });
-  connect(this, &ActionController::availabilityChanged, this, &ActionController::UpdateActions);
-  connect(state_, &ClusterState::nodesReset, this, [this] { setCurrentNode(-1); });
+  connect(drain_action_, &QAction::triggered, this, [this] { Drain(current_node_); });
+  connect(undrain_action_, &QAction::triggered, this, [this] { Undrain(current_node_); });
+  connect(flush_action_, &QAction::triggered, this, [this] { Flush(current_node_); });
+  connect(compact_all_action_, &QAction::triggered, this, [this] { Compact(current_node_, {}); });
+  connect(this, &ActionController::AvailabilityChanged, this, &ActionController::UpdateActions);
+  connect(state_, &ClusterState::NodesReset, this, [this] { SetCurrentNode(-1); });
   UpdateActions();
 }
 
@@ -77,50 +77,50 @@ ActionController::~ActionController() {
   pool_.waitForDone(60000);
 }
 
-void ActionController::setTokenProvider(TokenProvider provider) {
+void ActionController::SetTokenProvider(TokenProvider provider) {
   tokens_ = std::move(provider);
-  Q_EMIT availabilityChanged();
+  Q_EMIT AvailabilityChanged();
 }
 
-void ActionController::tokensChanged() { Q_EMIT availabilityChanged(); }
+void ActionController::TokensChanged() { Q_EMIT AvailabilityChanged(); }
 
-void ActionController::setAuditPath(const QString& path) {
+void ActionController::SetAuditPath(const QString& path) {
   audit_path_ = path;
   audit_.reset();  // Reopened at the new place on next use.
   audit_error_.clear();
 }
 
-QString ActionController::auditPath() const {
+QString ActionController::AuditPath() const {
   if (!audit_path_.isEmpty()) return audit_path_;
   return QDir(QStandardPaths::writableLocation(QStandardPaths::AppDataLocation))
       .filePath(QStringLiteral("audit.sqlite"));
 }
 
-void ActionController::setReadOnly(bool read_only) {
+void ActionController::SetReadOnly(bool read_only) {
   read_only_ = read_only;
-  Q_EMIT availabilityChanged();
+  Q_EMIT AvailabilityChanged();
 }
 
-bool ActionController::readOnly() const { return read_only_ || !tokens_; }
+bool ActionController::ReadOnly() const { return read_only_ || !tokens_; }
 
-void ActionController::setConfirmer(Confirmer confirmer) { confirmer_ = std::move(confirmer); }
+void ActionController::SetConfirmer(Confirmer confirmer) { confirmer_ = std::move(confirmer); }
 
-void ActionController::setResultPresenter(ResultPresenter presenter) {
+void ActionController::SetResultPresenter(ResultPresenter presenter) {
   presenter_ = std::move(presenter);
 }
 
-QString ActionController::disabledReason(int node) const {
-  if (readOnly()) return tr("The console is read-only.");
-  if (node < 0 || node >= state_->nodeCount()) return tr("No node selected.");
+QString ActionController::DisabledReason(int node) const {
+  if (ReadOnly()) return tr("The console is read-only.");
+  if (node < 0 || node >= state_->NodeCount()) return tr("No node selected.");
   if (tokens_(node).isEmpty()) {
     return tr("No operator token for %1: add one to act on this node.")
-        .arg(state_->node(node).name);
+        .arg(state_->Node(node).name);
   }
-  if (busy(node)) return tr("An action on %1 is still running.").arg(state_->node(node).name);
+  if (Busy(node)) return tr("An action on %1 is still running.").arg(state_->Node(node).name);
   return {};
 }
 
-bool ActionController::canAct(int node) const { return disabledReason(node).isEmpty(); }
+bool ActionController::CanAct(int node) const { return DisabledReason(node).isEmpty(); }
 
 QString ActionController::ActionName(Action action) {
   switch (action) {
@@ -136,10 +136,10 @@ QString ActionController::ActionName(Action action) {
   return {};
 }
 
-QString ActionController::confirmationText(Action action, int node,
+QString ActionController::ConfirmationText(Action action, int node,
                                            const QVector<quint64>& indexes) const {
-  if (node < 0 || node >= state_->nodeCount()) return {};
-  const NodeView& view = state_->node(node);
+  if (node < 0 || node >= state_->NodeCount()) return {};
+  const NodeView& view = state_->Node(node);
   const QString who = QStringLiteral("%1 (%2)").arg(view.name, view.admin_address);
   const QLocale locale;
   const admin::StorageStats* storage = view.telemetry ? &view.telemetry->storage() : nullptr;
@@ -176,17 +176,17 @@ QString ActionController::confirmationText(Action action, int node,
   return {};
 }
 
-AuditLog* ActionController::auditLog() {
+AuditLog* ActionController::audit_log() {
   if (!audit_) {
     auto log = std::make_unique<AuditLog>();
-    if (!log->Open(auditPath(), &audit_error_)) return nullptr;
+    if (!log->Open(AuditPath(), &audit_error_)) return nullptr;
     audit_ = std::move(log);
   }
   return audit_.get();
 }
 
-QWidget* ActionController::createAuditLogView(QWidget* parent) {
-  AuditLog* log = auditLog();
+QWidget* ActionController::CreateAuditLogView(QWidget* parent) {
+  AuditLog* log = audit_log();
   if (!log) {
     // Still a view (empty), saying why, so the console's layout does not depend on the disk.
     static AuditLog closed;
@@ -195,39 +195,39 @@ QWidget* ActionController::createAuditLogView(QWidget* parent) {
     return view;
   }
   auto* view = new AuditLogView(log, parent);
-  connect(this, &ActionController::auditAppended, view, &AuditLogView::refresh);
+  connect(this, &ActionController::AuditAppended, view, &AuditLogView::Refresh);
   return view;
 }
 
-void ActionController::setCurrentNode(int node) {
+void ActionController::SetCurrentNode(int node) {
   current_node_ = node;
   UpdateActions();
 }
 
 void ActionController::UpdateActions() {
-  const bool enabled = canAct(current_node_);
-  const QString why = disabledReason(current_node_);
+  const bool enabled = CanAct(current_node_);
+  const QString why = DisabledReason(current_node_);
   for (QAction* a : {drain_action_, undrain_action_, flush_action_, compact_all_action_}) {
     a->setEnabled(enabled);
     a->setToolTip(why);
   }
 }
 
-void ActionController::drain(int node) { Run(Action::kDrain, node, {}); }
-void ActionController::undrain(int node) { Run(Action::kUndrain, node, {}); }
-void ActionController::flush(int node) { Run(Action::kFlush, node, {}); }
-void ActionController::compact(int node, QVector<quint64> indexes) {
+void ActionController::Drain(int node) { Run(Action::kDrain, node, {}); }
+void ActionController::Undrain(int node) { Run(Action::kUndrain, node, {}); }
+void ActionController::Flush(int node) { Run(Action::kFlush, node, {}); }
+void ActionController::Compact(int node, QVector<quint64> indexes) {
   Run(Action::kCompact, node, indexes);
 }
 
 void ActionController::Run(Action action, int node, const QVector<quint64>& indexes) {
   const QString name = ActionName(action);
-  if (const QString why = disabledReason(node); !why.isEmpty()) {
+  if (const QString why = DisabledReason(node); !why.isEmpty()) {
     Present(tr("Cannot %1").arg(name), why, false);
     return;
   }
   // Copies: the confirmation runs an event loop, during which nodes may be added or cleared.
-  const NodeView& view = state_->node(node);
+  const NodeView& view = state_->Node(node);
   const QString node_name = view.name;
   const QString address = view.admin_address;
   if (action == Action::kCompact && !indexes.isEmpty()) {
@@ -251,8 +251,8 @@ void ActionController::Run(Action action, int node, const QVector<quint64>& inde
     return;
   }
   const QString title = tr("%1 %2?").arg(name.left(1).toUpper() + name.mid(1), node_name);
-  if (!confirmer_(title, confirmationText(action, node, indexes))) return;
-  if (!canAct(node) || state_->node(node).admin_address != address) {
+  if (!confirmer_(title, ConfirmationText(action, node, indexes))) return;
+  if (!CanAct(node) || state_->Node(node).admin_address != address) {
     return;  // Something changed while the question was open.
   }
 
@@ -267,8 +267,8 @@ void ActionController::Run(Action action, int node, const QVector<quint64>& inde
   progress->setAttribute(Qt::WA_DeleteOnClose);
   progress->show();
   progress_.insert(job, progress);
-  Q_EMIT actionStarted(node, name);
-  Q_EMIT availabilityChanged();
+  Q_EMIT ActionStarted(node, name);
+  Q_EMIT AvailabilityChanged();
 
   // The worker gets copies of everything it needs; it never touches the controller.
   const std::string token = tokens_(node).toStdString();
@@ -290,7 +290,7 @@ void ActionController::Run(Action action, int node, const QVector<quint64>& inde
         s.code() == rpc::Code::kUnauthenticated || s.code() == rpc::Code::kFailedPrecondition;
     outcome.status = s.ok() ? QStringLiteral("OK") : QString::fromStdString(s.ToString());
     outcome.message = QString::fromStdString(response.message());
-    runOnReceiverThread(this, [this, job, action, node, indexes, outcome] {
+    RunOnReceiverThread(this, [this, job, action, node, indexes, outcome] {
       Finish(job, action, node, indexes, outcome);
     });
   });
@@ -302,9 +302,9 @@ void ActionController::Finish(quint64 job, Action action, int node, QVector<quin
   if (QPointer<QProgressDialog> progress = progress_.take(job)) progress->close();
 
   const QString name = ActionName(action);
-  const bool known = node >= 0 && node < state_->nodeCount();
-  const QString node_name = known ? state_->node(node).name : QString::number(node);
-  const QString address = known ? state_->node(node).admin_address : QString();
+  const bool known = node >= 0 && node < state_->NodeCount();
+  const QString node_name = known ? state_->Node(node).name : QString::number(node);
+  const QString address = known ? state_->Node(node).admin_address : QString();
   QString detail;
   if (action == Action::kCompact) {
     detail = indexes.isEmpty() ? tr("all indexes") : tr("indexes %1").arg(IndexList(indexes));
@@ -326,8 +326,8 @@ void ActionController::Finish(quint64 job, Action action, int node, QVector<quin
   entry.result = result;
   entry.ok = outcome.ok;
   QString audit_problem;
-  if (AuditLog* log = auditLog()) {
-    if (log->Append(&entry, &audit_problem)) Q_EMIT auditAppended();
+  if (AuditLog* log = audit_log()) {
+    if (log->Append(&entry, &audit_problem)) Q_EMIT AuditAppended();
   } else {
     audit_problem = audit_error_;
   }
@@ -340,8 +340,8 @@ void ActionController::Finish(quint64 job, Action action, int node, QVector<quin
                        .toStdString());
   event.set_by((entry.user + QStringLiteral(" via railyard console")).toStdString());
   event.set_result(result.toStdString());
-  Q_EMIT actionFinished(event);
-  Q_EMIT availabilityChanged();
+  Q_EMIT ActionFinished(event);
+  Q_EMIT AvailabilityChanged();
 
   QString text = outcome.ok ? tr("%1 on %2 (%3): done.").arg(name, node_name, address)
                             : tr("%1 on %2 (%3): %4").arg(name, node_name, address, result);

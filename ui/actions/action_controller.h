@@ -26,8 +26,8 @@ namespace railyard::ui {
 //      the console not to be read-only;
 //   2. asks for confirmation naming the node and the effect;
 //   3. runs the admin command on a worker thread (never the GUI thread) and shows progress;
-//   4. comes back to the GUI thread by runOnReceiverThread (ui/support/gui_thread.h), shows the
-//      result, writes an audit row and emits actionFinished (which the recorder writes into a
+//   4. comes back to the GUI thread by RunOnReceiverThread (ui/support/gui_thread.h), shows the
+//      result, writes an audit row and emits ActionFinished (which the recorder writes into a
 //      recording as an event); a result still queued when the controller is destroyed is dropped.
 // A viewer token is sent like any other: the node refuses it, and the refusal is shown and
 // audited like a result.
@@ -49,58 +49,58 @@ class ActionController : public QObject {
   // Waits (bounded by the admin client's own deadlines) for commands still running.
   ~ActionController() override;
 
-  void setTokenProvider(TokenProvider provider);
+  void SetTokenProvider(TokenProvider provider);
   // The admin TLS settings of a node (nullopt: plain TCP); none set: plain TCP everywhere.
   using TlsProvider = std::function<std::optional<rpc::TlsClientOptions>(int node)>;
-  void setTlsProvider(TlsProvider provider) { tls_ = std::move(provider); }
+  void SetTlsProvider(TlsProvider provider) { tls_ = std::move(provider); }
   // The provider's answers changed (a token added, loaded from the keyring or removed): the
   // actions' enabled state is worked out again.
-  void tokensChanged();
+  void TokensChanged();
   // Default: QStandardPaths::AppDataLocation/audit.sqlite, opened on first use.
-  void setAuditPath(const QString& path);
-  QString auditPath() const;
+  void SetAuditPath(const QString& path);
+  QString AuditPath() const;
   // Read-only: no tokens, or --read-only. Nothing is hidden; every action is disabled.
-  void setReadOnly(bool read_only);
-  bool readOnly() const;
+  void SetReadOnly(bool read_only);
+  bool ReadOnly() const;
   // Tests answer confirmations without a person; default: a QMessageBox question.
-  void setConfirmer(Confirmer confirmer);
-  void setResultPresenter(ResultPresenter presenter);
+  void SetConfirmer(Confirmer confirmer);
+  void SetResultPresenter(ResultPresenter presenter);
 
   // Whether an action on `node` may run now, and if not, why (for tooltips).
-  bool canAct(int node) const;
-  QString disabledReason(int node) const;
-  bool busy(int node) const { return in_flight_.contains(node); }
-  int inFlight() const { return int(in_flight_.size()); }
+  bool CanAct(int node) const;
+  QString DisabledReason(int node) const;
+  bool Busy(int node) const { return in_flight_.contains(node); }
+  int InFlight() const { return int(in_flight_.size()); }
 
   // "Drain node2 (127.0.0.1:4567)? It stops taking new requests; clients move to other nodes."
-  QString confirmationText(Action action, int node, const QVector<quint64>& indexes = {}) const;
+  QString ConfirmationText(Action action, int node, const QVector<quint64>& indexes = {}) const;
   static QString ActionName(Action action);
 
   // The audit log (opened on first use; null if it cannot be opened).
-  AuditLog* auditLog();
-  QWidget* createAuditLogView(QWidget* parent);
+  AuditLog* audit_log();
+  QWidget* CreateAuditLogView(QWidget* parent);
 
-  // Menu and toolbar actions that act on the current node, enabled when canAct(current node).
-  void setCurrentNode(int node);
-  int currentNode() const { return current_node_; }
-  QAction* drainAction() const { return drain_action_; }
-  QAction* undrainAction() const { return undrain_action_; }
-  QAction* flushAction() const { return flush_action_; }
-  QAction* compactAllAction() const { return compact_all_action_; }
+  // Menu and toolbar actions that act on the current node, enabled when CanAct(current node).
+  void SetCurrentNode(int node);
+  int CurrentNode() const { return current_node_; }
+  QAction* DrainAction() const { return drain_action_; }
+  QAction* UndrainAction() const { return undrain_action_; }
+  QAction* FlushAction() const { return flush_action_; }
+  QAction* CompactAllAction() const { return compact_all_action_; }
 
  public Q_SLOTS:
-  void drain(int node);
-  void undrain(int node);
-  void flush(int node);
+  void Drain(int node);
+  void Undrain(int node);
+  void Flush(int node);
   // indexes empty: all. Otherwise a run of on-disk indexes adjacent in age.
-  void compact(int node, QVector<quint64> indexes);
+  void Compact(int node, QVector<quint64> indexes);
 
  Q_SIGNALS:
-  void actionStarted(int node, const QString& action);
-  void actionFinished(const railyard::admin::CommandEvent& event);
-  // Read-only mode, tokens or commands in flight changed: re-ask canAct().
-  void availabilityChanged();
-  void auditAppended();
+  void ActionStarted(int node, const QString& action);
+  void ActionFinished(const railyard::admin::CommandEvent& event);
+  // Read-only mode, tokens or commands in flight changed: re-ask CanAct().
+  void AvailabilityChanged();
+  void AuditAppended();
 
  private:
   struct Outcome {

@@ -31,8 +31,8 @@ class Statement {
     rc_ = sqlite3_prepare_v2(db, sql, -1, &stmt_, nullptr);
   }
   ~Statement() { sqlite3_finalize(stmt_); }
-  bool ok() const { return rc_ == SQLITE_OK; }
-  sqlite3_stmt* get() const { return stmt_; }
+  bool Ok() const { return rc_ == SQLITE_OK; }
+  sqlite3_stmt* Get() const { return stmt_; }
   void Bind(int i, const QString& text) {
     const QByteArray utf8 = text.toUtf8();
     sqlite3_bind_text(stmt_, i, utf8.constData(), int(utf8.size()), SQLITE_TRANSIENT);
@@ -111,7 +111,7 @@ bool AuditLog::Append(AuditEntry* entry, QString* error) {
   Statement s(db_,
               "INSERT INTO audit (unix_ms, user, node_name, node_address, action, detail, "
               "result, ok) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
-  if (!s.ok()) {
+  if (!s.Ok()) {
     if (error) *error = LastError(db_);
     return false;
   }
@@ -123,7 +123,7 @@ bool AuditLog::Append(AuditEntry* entry, QString* error) {
   s.Bind(6, entry->detail);
   s.Bind(7, entry->result);
   s.Bind(8, qint64(entry->ok ? 1 : 0));
-  if (sqlite3_step(s.get()) != SQLITE_DONE) {
+  if (sqlite3_step(s.Get()) != SQLITE_DONE) {
     if (error) *error = QStringLiteral("writing the audit log %1: %2").arg(path_, LastError(db_));
     return false;
   }
@@ -146,7 +146,7 @@ QVector<AuditEntry> AuditLog::Search(const AuditQuery& query, QString* error) co
               " AND (?3 = '' OR node_name = ?3 OR node_address = ?3)"
               " AND (?4 = '' OR action = ?4)"
               " ORDER BY unix_ms DESC, id DESC LIMIT ?5");
-  if (!s.ok()) {
+  if (!s.Ok()) {
     if (error) *error = LastError(db_);
     return out;
   }
@@ -156,17 +156,17 @@ QVector<AuditEntry> AuditLog::Search(const AuditQuery& query, QString* error) co
   s.Bind(4, query.action);
   s.Bind(5, qint64(query.limit > 0 ? query.limit : 1000));
   int rc;
-  while ((rc = sqlite3_step(s.get())) == SQLITE_ROW) {
+  while ((rc = sqlite3_step(s.Get())) == SQLITE_ROW) {
     AuditEntry e;
-    e.id = sqlite3_column_int64(s.get(), 0);
-    e.unix_ms = sqlite3_column_int64(s.get(), 1);
+    e.id = sqlite3_column_int64(s.Get(), 0);
+    e.unix_ms = sqlite3_column_int64(s.Get(), 1);
     e.user = s.Text(2);
     e.node_name = s.Text(3);
     e.node_address = s.Text(4);
     e.action = s.Text(5);
     e.detail = s.Text(6);
     e.result = s.Text(7);
-    e.ok = sqlite3_column_int64(s.get(), 8) != 0;
+    e.ok = sqlite3_column_int64(s.Get(), 8) != 0;
     out.push_back(std::move(e));
   }
   if (rc != SQLITE_DONE && error) *error = LastError(db_);
@@ -178,7 +178,7 @@ QStringList AuditLog::Distinct(const char* column) const {
   if (!db_) return out;
   Statement s(db_,
               (QByteArray("SELECT DISTINCT ") + column + " FROM audit ORDER BY 1").constData());
-  while (s.ok() && sqlite3_step(s.get()) == SQLITE_ROW) out << s.Text(0);
+  while (s.Ok() && sqlite3_step(s.Get()) == SQLITE_ROW) out << s.Text(0);
   return out;
 }
 

@@ -10,7 +10,7 @@ namespace railyard::ui {
 
 // One action an operator took from the console, and what came of it.
 struct AuditEntry {
-  qint64 id = 0;  // Assigned by Append.
+  qint64 id = 0;  // Assigned by append.
   qint64 unix_ms = 0;
   QString user;  // The OS user running the console.
   QString node_name;
@@ -42,8 +42,8 @@ class AuditLog {
   // Opens (creating the file, its folder and the table if needed). Closes any file open before.
   bool Open(const QString& path, QString* error);
   void Close();
-  bool isOpen() const { return db_ != nullptr; }
-  const QString& path() const { return path_; }
+  bool IsOpen() const { return db_ != nullptr; }
+  const QString& Path() const { return path_; }
 
   bool Append(AuditEntry* entry, QString* error);
   // Newest first.

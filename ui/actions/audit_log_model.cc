@@ -23,7 +23,7 @@ bool SameRow(const AuditEntry& a, const AuditEntry& b) {
 
 AuditLogModel::AuditLogModel(const AuditLog* log, QObject* parent)
     : QAbstractTableModel(parent), log_(log) {
-  refresh();
+  Refresh();
 }
 
 int AuditLogModel::rowCount(const QModelIndex& parent) const {
@@ -87,12 +87,12 @@ QVariant AuditLogModel::headerData(int section, Qt::Orientation orientation, int
   return {};
 }
 
-void AuditLogModel::setQuery(const AuditQuery& query) {
+void AuditLogModel::SetQuery(const AuditQuery& query) {
   query_ = query;
-  refresh();
+  Refresh();
 }
 
-void AuditLogModel::refresh() {
+void AuditLogModel::Refresh() {
   error_.clear();
   Sync(log_->Search(query_, &error_));
 }

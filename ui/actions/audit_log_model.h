@@ -11,7 +11,7 @@ namespace railyard::ui {
 // The rows of an audit log that match a query, newest first, as a table: time, user, node,
 // address, action, detail and result (Qt::ForegroundRole marks a result that was not OK).
 //
-// setQuery() and refresh() search the log again and bring the rows in line with the answer by
+// SetQuery() and Refresh() search the log again and bring the rows in line with the answer by
 // inserting and removing rows (beginInsertRows, beginRemoveRows), never by a reset: an appended
 // action is one inserted row, so a view keeps its selection and scroll position.
 //
@@ -29,13 +29,13 @@ class AuditLogModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation,
                       int role = Qt::DisplayRole) const override;
 
-  const AuditQuery& query() const { return query_; }
-  void setQuery(const AuditQuery& query);
+  const AuditQuery& Query() const { return query_; }
+  void SetQuery(const AuditQuery& query);
   // Searches again with the same query (the log has grown).
-  void refresh();
+  void Refresh();
   // Why the last search failed; empty when it did not.
-  const QString& errorString() const { return error_; }
-  const AuditEntry& entry(int row) const { return rows_[row]; }
+  const QString& ErrorString() const { return error_; }
+  const AuditEntry& Entry(int row) const { return rows_[row]; }
 
  private:
   void Sync(const QVector<AuditEntry>& fresh);

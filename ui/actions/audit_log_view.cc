@@ -41,10 +41,10 @@ AuditLogView::AuditLogView(const AuditLog* log, QWidget* parent) : QWidget(paren
   layout->addWidget(table_, 1);
   layout->addWidget(status_);
 
-  connect(search_, &QLineEdit::textChanged, this, &AuditLogView::refresh);
-  connect(node_, &QComboBox::currentIndexChanged, this, &AuditLogView::refresh);
-  connect(action_, &QComboBox::currentIndexChanged, this, &AuditLogView::refresh);
-  refresh();
+  connect(search_, &QLineEdit::textChanged, this, &AuditLogView::Refresh);
+  connect(node_, &QComboBox::currentIndexChanged, this, &AuditLogView::Refresh);
+  connect(action_, &QComboBox::currentIndexChanged, this, &AuditLogView::Refresh);
+  Refresh();
 }
 
 void AuditLogView::RefillFilters() {
@@ -60,17 +60,17 @@ void AuditLogView::RefillFilters() {
   }
 }
 
-void AuditLogView::refresh() {
+void AuditLogView::Refresh() {
   RefillFilters();
   AuditQuery query;
   query.text = search_->text().trimmed();
   query.node = node_->currentData().toString();
   query.action = action_->currentData().toString();
-  model_->setQuery(query);
-  const QString& error = model_->errorString();
+  model_->SetQuery(query);
+  const QString& error = model_->ErrorString();
   status_->setText(!error.isEmpty() ? error
-                   : log_->isOpen()
-                       ? tr("%n entry(ies) in %1", "", model_->rowCount()).arg(log_->path())
+                   : log_->IsOpen()
+                       ? tr("%n entry(ies) in %1", "", model_->rowCount()).arg(log_->Path())
                        : tr("The audit log is not open."));
 }
 

@@ -22,14 +22,14 @@ class AuditLogView : public QWidget {
  public:
   AuditLogView(const AuditLog* log, QWidget* parent = nullptr);
 
-  QLineEdit* searchBox() const { return search_; }
-  QComboBox* nodeFilter() const { return node_; }
-  QComboBox* actionFilter() const { return action_; }
-  QTableView* table() const { return table_; }
-  AuditLogModel* model() const { return model_; }
+  QLineEdit* SearchBox() const { return search_; }
+  QComboBox* NodeFilter() const { return node_; }
+  QComboBox* ActionFilter() const { return action_; }
+  QTableView* Table() const { return table_; }
+  AuditLogModel* Model() const { return model_; }
 
  public Q_SLOTS:
-  void refresh();
+  void Refresh();
 
  private:
   void RefillFilters();

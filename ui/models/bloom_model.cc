@@ -5,26 +5,26 @@
 
 namespace railyard::ui {
 
-int BloomRow::residentPages() const {
+int BloomRow::ResidentPages() const {
   return int(std::count_if(pages.begin(), pages.end(),
                            [](const BloomCell& c) { return c.valid && c.resident; }));
 }
 
 BloomModel::BloomModel(ClusterState* state, QObject* parent) : QObject(parent), state_(state) {
-  connect(state_, &ClusterState::frameApplied, this, &BloomModel::OnFrame);
-  connect(state_, &ClusterState::nodesReset, this, [this] { setNode(-1); });
+  connect(state_, &ClusterState::FrameApplied, this, &BloomModel::OnFrame);
+  connect(state_, &ClusterState::NodesReset, this, [this] { SetNode(-1); });
 }
 
-void BloomModel::setNode(int node_index) {
+void BloomModel::SetNode(int node_index) {
   node_ = node_index;
   Recompute();
-  Q_EMIT changed();
+  Q_EMIT Changed();
 }
 
 void BloomModel::OnFrame(const QVector<int>& changed) {
   if (node_ < 0 || !changed.contains(node_)) return;
   Recompute();
-  Q_EMIT this->changed();
+  Q_EMIT this->Changed();
 }
 
 void BloomModel::Recompute() {
@@ -34,8 +34,8 @@ void BloomModel::Recompute() {
   budget_bytes_ = resident_bytes_ = 0;
   resident_pages_ = total_pages_ = 0;
   has_data_ = false;
-  if (node_ < 0 || node_ >= state_->nodeCount()) return;
-  const std::shared_ptr<const admin::Telemetry> telemetry = state_->node(node_).telemetry;
+  if (node_ < 0 || node_ >= state_->NodeCount()) return;
+  const std::shared_ptr<const admin::Telemetry> telemetry = state_->Node(node_).telemetry;
   if (!telemetry) return;
   const admin::StorageStats& storage = telemetry->storage();
   has_data_ = true;
@@ -80,18 +80,18 @@ void BloomModel::Recompute() {
   for (const BloomRow& row : rows_) columns_ = std::max(columns_, int(row.pages.size()));
 }
 
-const BloomCell* BloomModel::cell(int r, int column) const {
+const BloomCell* BloomModel::Cell(int r, int column) const {
   if (r < 0 || r >= rows_.size() || column < 0 || column >= rows_[r].pages.size()) return nullptr;
   const BloomCell& c = rows_[r].pages[column];
   return c.valid ? &c : nullptr;
 }
 
-double BloomModel::budgetUse() const {
+double BloomModel::BudgetUse() const {
   return budget_bytes_ == 0 ? 0.0 : std::min(1.0, double(resident_bytes_) / double(budget_bytes_));
 }
 
-QString BloomModel::describeCell(int r, int column) const {
-  const BloomCell* c = cell(r, column);
+QString BloomModel::DescribeCell(int r, int column) const {
+  const BloomCell* c = Cell(r, column);
   if (!c) return {};
   return QStringLiteral("index #%1, page %2\nrecent requests: %3\nP(no): %4\nusefulness: %5\n%6")
       .arg(c->index)

@@ -26,7 +26,7 @@ struct BloomRow {
   double p_no = 0;  // The seed's size rule: 1 - this index's share of keys in it and all older.
   double measured_false_positive_rate = 0;
   QVector<BloomCell> pages;  // By page number.
-  int residentPages() const;
+  int ResidentPages() const;
 };
 
 // The Bloom pager of one node as an index x page grid: usefulness of each page, which pages are
@@ -40,28 +40,28 @@ class BloomModel : public QObject {
  public:
   explicit BloomModel(ClusterState* state, QObject* parent = nullptr);
 
-  void setNode(int node_index);  // -1 shows nothing.
-  int node() const { return node_; }
-  bool hasData() const { return has_data_; }
+  void SetNode(int node_index);  // -1 shows nothing.
+  int Node() const { return node_; }
+  bool HasData() const { return has_data_; }
 
-  int rowCount() const { return int(rows_.size()); }
-  int columnCount() const { return columns_; }
-  const BloomRow& row(int r) const { return rows_[r]; }
+  int RowCount() const { return int(rows_.size()); }
+  int ColumnCount() const { return columns_; }
+  const BloomRow& Row(int r) const { return rows_[r]; }
   // Null outside the grid or where the index has no such page.
-  const BloomCell* cell(int r, int column) const;
-  double maxUsefulness() const { return max_usefulness_; }
+  const BloomCell* Cell(int r, int column) const;
+  double MaxUsefulness() const { return max_usefulness_; }
 
-  quint64 budgetBytes() const { return budget_bytes_; }
-  quint64 residentBytes() const { return resident_bytes_; }
-  double budgetUse() const;  // resident / budget, 0..1 (0 with no budget).
-  int residentPages() const { return resident_pages_; }
-  int totalPages() const { return total_pages_; }
+  quint64 BudgetBytes() const { return budget_bytes_; }
+  quint64 ResidentBytes() const { return resident_bytes_; }
+  double BudgetUse() const;  // resident / budget, 0..1 (0 with no budget).
+  int ResidentPages() const { return resident_pages_; }
+  int TotalPages() const { return total_pages_; }
 
   // A page's figures for a tooltip; empty outside the grid.
-  QString describeCell(int r, int column) const;
+  QString DescribeCell(int r, int column) const;
 
  Q_SIGNALS:
-  void changed();
+  void Changed();
 
  private:
   void OnFrame(const QVector<int>& changed);

@@ -31,13 +31,13 @@ NodeHealth HealthOf(const admin::Telemetry& telemetry) {
 ClusterState::ClusterState(QObject* parent) : QObject(parent) {}
 
 int ClusterState::AddNode(const QString& admin_address, const QString& name) {
-  if (const int existing = indexOfAddress(admin_address); existing >= 0) return existing;
+  if (const int existing = IndexOfAddress(admin_address); existing >= 0) return existing;
   NodeView view;
   view.admin_address = admin_address;
   view.name = name.isEmpty() ? admin_address : name;
   nodes_.push_back(std::move(view));
-  const int index = nodeCount() - 1;
-  Q_EMIT nodeAdded(index);
+  const int index = NodeCount() - 1;
+  Q_EMIT NodeAdded(index);
   return index;
 }
 
@@ -46,7 +46,7 @@ void ClusterState::ApplyFrame(const std::vector<Update>& updates, qint64 now_ms)
   QVector<int> changed;
   changed.reserve(static_cast<int>(updates.size()));
   for (const Update& update : updates) {
-    if (update.node < 0 || update.node >= nodeCount()) continue;
+    if (update.node < 0 || update.node >= NodeCount()) continue;
     NodeView& view = nodes_[static_cast<size_t>(update.node)];
     if (update.telemetry) {
       view.telemetry = update.telemetry;
@@ -63,7 +63,7 @@ void ClusterState::ApplyFrame(const std::vector<Update>& updates, qint64 now_ms)
     changed.push_back(update.node);
   }
   // Nodes that were not in this frame may have gone stale meanwhile.
-  for (int i = 0; i < nodeCount(); ++i) {
+  for (int i = 0; i < NodeCount(); ++i) {
     NodeView& view = nodes_[static_cast<size_t>(i)];
     if ((view.health == NodeHealth::kServing || view.health == NodeHealth::kLameDuck) &&
         now_ms_ - view.updated_ms > stale_after_ms_) {
@@ -71,7 +71,7 @@ void ClusterState::ApplyFrame(const std::vector<Update>& updates, qint64 now_ms)
       if (!changed.contains(i)) changed.push_back(i);
     }
   }
-  Q_EMIT frameApplied(changed);
+  Q_EMIT FrameApplied(changed);
 }
 
 void ClusterState::Tick(qint64 now_ms) { ApplyFrame({}, now_ms); }
@@ -79,18 +79,18 @@ void ClusterState::Tick(qint64 now_ms) { ApplyFrame({}, now_ms); }
 void ClusterState::Clear() {
   nodes_.clear();
   now_ms_ = 0;
-  Q_EMIT nodesReset();
+  Q_EMIT NodesReset();
 }
 
-int ClusterState::indexOfAddress(const QString& admin_address) const {
-  for (int i = 0; i < nodeCount(); ++i) {
+int ClusterState::IndexOfAddress(const QString& admin_address) const {
+  for (int i = 0; i < NodeCount(); ++i) {
     if (nodes_[static_cast<size_t>(i)].admin_address == admin_address) return i;
   }
   return -1;
 }
 
-int ClusterState::indexOfName(const QString& name) const {
-  for (int i = 0; i < nodeCount(); ++i) {
+int ClusterState::IndexOfName(const QString& name) const {
+  for (int i = 0; i < NodeCount(); ++i) {
     if (nodes_[static_cast<size_t>(i)].name == name) return i;
   }
   return -1;

@@ -31,7 +31,7 @@ struct NodeView {
 
 // The one place where the console keeps what it knows about the cluster. Sources (live polling,
 // replay of a recording, the simulator's recordings) write into it on the GUI thread; every model
-// reads from it and recomputes on `frameApplied`, once per batch rather than once per node, so
+// reads from it and recomputes on `FrameApplied`, once per batch rather than once per node, so
 // 100 nodes at 10 Hz cost one model update per frame.
 //
 // "now" is the cluster clock: wall time live, the recording's time in replay.
@@ -61,18 +61,18 @@ class ClusterState : public QObject {
   // Forgets everything (a new cluster, or a replay seek that rebuilds state).
   void Clear();
 
-  int nodeCount() const { return static_cast<int>(nodes_.size()); }
-  const NodeView& node(int index) const { return nodes_[static_cast<size_t>(index)]; }
-  int indexOfAddress(const QString& admin_address) const;
-  int indexOfName(const QString& name) const;
-  qint64 nowMs() const { return now_ms_; }
-  void setStaleAfterMs(qint64 ms) { stale_after_ms_ = ms; }
+  int NodeCount() const { return static_cast<int>(nodes_.size()); }
+  const NodeView& Node(int index) const { return nodes_[static_cast<size_t>(index)]; }
+  int IndexOfAddress(const QString& admin_address) const;
+  int IndexOfName(const QString& name) const;
+  qint64 NowMs() const { return now_ms_; }
+  void SetStaleAfterMs(qint64 ms) { stale_after_ms_ = ms; }
 
  Q_SIGNALS:
-  void nodesReset();  // After Clear().
-  void nodeAdded(int index);
+  void NodesReset();  // After Clear().
+  void NodeAdded(int index);
   // After ApplyFrame/Tick: `changed` lists node indexes whose telemetry or health changed.
-  void frameApplied(const QVector<int>& changed);
+  void FrameApplied(const QVector<int>& changed);
 
  private:
   std::vector<NodeView> nodes_;

@@ -19,7 +19,7 @@ QString Duration(qint64 us) {
 
 }  // namespace
 
-QString CompactionEvent::describe() const {
+QString CompactionEvent::Describe() const {
   QStringList parts;
   for (quint64 input : inputs) {
     parts << (input == 0 ? QStringLiteral("mem") : QStringLiteral("#%1").arg(input));
@@ -54,7 +54,7 @@ QVariant CompactionHistoryModel::data(const QModelIndex& index, int role) const 
       return QDateTime::fromMSecsSinceEpoch(e.finished_unix_ms)
           .toString(QStringLiteral("yyyy-MM-dd hh:mm:ss.zzz"));
     case kCompactionSet:
-      return e.describe();
+      return e.Describe();
     case kEntriesWritten:
       return locale.toString(e.entries_written);
     case kBytesWritten:
@@ -62,7 +62,7 @@ QVariant CompactionHistoryModel::data(const QModelIndex& index, int role) const 
     case kDuration:
       return Duration(e.duration_us);
     case kKind:
-      return e.manual ? tr("manual") : e.isFlush() ? tr("flush") : tr("automatic");
+      return e.manual ? tr("manual") : e.IsFlush() ? tr("flush") : tr("automatic");
   }
   return {};
 }
@@ -89,7 +89,7 @@ QVariant CompactionHistoryModel::headerData(int section, Qt::Orientation orienta
   return {};
 }
 
-void CompactionHistoryModel::addReported(const admin::StorageStats& storage) {
+void CompactionHistoryModel::AddReported(const admin::StorageStats& storage) {
   // The node reports its last few compactions oldest first.
   for (const admin::CompactionInfo& info : storage.compactions()) {
     const bool known = std::any_of(events_.begin(), events_.end(), [&](const auto& c) {
@@ -126,7 +126,7 @@ void CompactionHistoryModel::Insert(const CompactionEvent& event) {
   endInsertRows();
 }
 
-void CompactionHistoryModel::clear() {
+void CompactionHistoryModel::Clear() {
   if (events_.isEmpty()) return;
   beginResetModel();
   events_.clear();

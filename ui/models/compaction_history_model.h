@@ -20,9 +20,9 @@ struct CompactionEvent {
   bool manual = false;
   qint64 finished_unix_ms = 0;
 
-  bool isFlush() const { return inputs.contains(0); }
+  bool IsFlush() const { return inputs.contains(0); }
   // "mem + #12 + #13 → #15"
-  QString describe() const;
+  QString Describe() const;
 };
 
 // The compaction sets one node ran, newest first, as a table: when each finished, what it
@@ -31,7 +31,7 @@ struct CompactionEvent {
 // kMaxRows), so the history grows while the console watches.
 //
 // New events are inserted where they belong (beginInsertRows), so a view keeps its selection
-// and scroll position; only clear() resets the model. Qt::DisplayRole gives the text the console
+// and scroll position; only Clear() resets the model. Qt::DisplayRole gives the text the console
 // shows, Qt::TextAlignmentRole right-aligns the figures.
 //
 // Thread safety: GUI thread only.
@@ -58,13 +58,13 @@ class CompactionHistoryModel : public QAbstractTableModel {
                       int role = Qt::DisplayRole) const override;
 
   // Newest first (by finish time; events finished at the same time in the order first seen).
-  const QVector<CompactionEvent>& events() const { return events_; }
+  const QVector<CompactionEvent>& Events() const { return events_; }
 
   // Adds the compactions `storage` reports that are not shown yet (an event is known by its
   // output index and finish time).
-  void addReported(const admin::StorageStats& storage);
+  void AddReported(const admin::StorageStats& storage);
   // Forgets every event (another node, or none).
-  void clear();
+  void Clear();
 
  private:
   void Insert(const CompactionEvent& event);

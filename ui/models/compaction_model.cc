@@ -6,26 +6,26 @@ namespace railyard::ui {
 
 CompactionModel::CompactionModel(ClusterState* state, QObject* parent)
     : QObject(parent), state_(state), history_(new CompactionHistoryModel(this)) {
-  connect(state_, &ClusterState::frameApplied, this, &CompactionModel::OnFrame);
-  connect(state_, &ClusterState::nodesReset, this, [this] {
+  connect(state_, &ClusterState::FrameApplied, this, &CompactionModel::OnFrame);
+  connect(state_, &ClusterState::NodesReset, this, [this] {
     node_ = -1;
     Reset();
-    Q_EMIT changed();
+    Q_EMIT Changed();
   });
 }
 
-void CompactionModel::setNode(int node_index) {
+void CompactionModel::SetNode(int node_index) {
   if (node_index == node_ && has_data_) return;
   node_ = node_index;
   Reset();
   Recompute();
-  Q_EMIT changed();
+  Q_EMIT Changed();
 }
 
 void CompactionModel::Reset() {
   has_data_ = false;
   indexes_.clear();
-  history_->clear();
+  history_->Clear();
   memtable_entries_ = memtable_capacity_ = 0;
   index_entry_writes_ = document_writes_ = 0;
   has_baseline_ = false;
@@ -35,12 +35,12 @@ void CompactionModel::Reset() {
 void CompactionModel::OnFrame(const QVector<int>& changed) {
   if (node_ < 0 || !changed.contains(node_)) return;
   Recompute();
-  Q_EMIT this->changed();
+  Q_EMIT this->Changed();
 }
 
 void CompactionModel::Recompute() {
-  if (node_ < 0 || node_ >= state_->nodeCount()) return;
-  const std::shared_ptr<const admin::Telemetry> telemetry = state_->node(node_).telemetry;
+  if (node_ < 0 || node_ >= state_->NodeCount()) return;
+  const std::shared_ptr<const admin::Telemetry> telemetry = state_->Node(node_).telemetry;
   if (!telemetry) return;
   const admin::StorageStats& storage = telemetry->storage();
   has_data_ = true;
@@ -60,7 +60,7 @@ void CompactionModel::Recompute() {
   memtable_entries_ = storage.memtable_entries();
   memtable_capacity_ = storage.memtable_capacity();
 
-  history_->addReported(storage);
+  history_->AddReported(storage);
 
   index_entry_writes_ = storage.index_entry_writes();
   document_writes_ = storage.writes() + storage.deletes();
@@ -72,28 +72,28 @@ void CompactionModel::Recompute() {
   }
 }
 
-quint64 CompactionModel::totalIndexEntries() const {
+quint64 CompactionModel::TotalIndexEntries() const {
   quint64 total = 0;
   for (const IndexBar& bar : indexes_) total += bar.entries;
   return total;
 }
 
-quint64 CompactionModel::largestIndexEntries() const {
+quint64 CompactionModel::LargestIndexEntries() const {
   quint64 largest = 0;
   for (const IndexBar& bar : indexes_) largest = std::max(largest, bar.entries);
   return largest;
 }
 
-double CompactionModel::memtableFill() const {
+double CompactionModel::MemtableFill() const {
   if (memtable_capacity_ == 0) return 0;
   return std::clamp(double(memtable_entries_) / double(memtable_capacity_), 0.0, 1.0);
 }
 
-double CompactionModel::writeAmplification() const {
+double CompactionModel::WriteAmplification() const {
   return document_writes_ == 0 ? 0.0 : double(index_entry_writes_) / double(document_writes_);
 }
 
-double CompactionModel::observedWriteAmplification() const {
+double CompactionModel::ObservedWriteAmplification() const {
   const quint64 writes = document_writes_ - base_document_writes_;
   if (!has_baseline_ || writes == 0) return -1;
   return double(index_entry_writes_ - base_index_entry_writes_) / double(writes);
@@ -114,7 +114,7 @@ bool IndexesAreAdjacent(const QVector<quint64>& order, const QVector<quint64>& i
   return true;
 }
 
-bool CompactionModel::areAdjacent(const QVector<quint64>& ids) const {
+bool CompactionModel::AreAdjacent(const QVector<quint64>& ids) const {
   QVector<quint64> order;
   order.reserve(indexes_.size());
   for (const IndexBar& bar : indexes_) order.push_back(bar.id);

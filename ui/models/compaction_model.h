@@ -44,34 +44,34 @@ class CompactionModel : public QObject {
   explicit CompactionModel(ClusterState* state, QObject* parent = nullptr);
 
   // -1 shows nothing.
-  void setNode(int node_index);
-  int node() const { return node_; }
-  bool hasData() const { return has_data_; }
+  void SetNode(int node_index);
+  int Node() const { return node_; }
+  bool HasData() const { return has_data_; }
 
-  const QVector<IndexBar>& indexes() const { return indexes_; }  // Newest first.
-  quint64 totalIndexEntries() const;
-  quint64 largestIndexEntries() const;
-  quint64 memtableEntries() const { return memtable_entries_; }
-  quint64 memtableCapacity() const { return memtable_capacity_; }
-  double memtableFill() const;  // 0..1
+  const QVector<IndexBar>& Indexes() const { return indexes_; }  // Newest first.
+  quint64 TotalIndexEntries() const;
+  quint64 LargestIndexEntries() const;
+  quint64 MemtableEntries() const { return memtable_entries_; }
+  quint64 MemtableCapacity() const { return memtable_capacity_; }
+  double MemtableFill() const;  // 0..1
   // Newest first; accumulated while the model watches the node (the node keeps a short history).
-  const QVector<CompactionEvent>& compactions() const { return history_->events(); }
+  const QVector<CompactionEvent>& Compactions() const { return history_->Events(); }
   // The same events as an item model for a table view; owned by this model.
-  CompactionHistoryModel* history() const { return history_; }
+  CompactionHistoryModel* History() const { return history_; }
 
-  quint64 indexEntryWrites() const { return index_entry_writes_; }
-  quint64 documentWrites() const { return document_writes_; }
-  double writeAmplification() const;          // Lifetime; 0 before any document write.
-  double observedWriteAmplification() const;  // -1 until documents were written while watched.
+  quint64 IndexEntryWrites() const { return index_entry_writes_; }
+  quint64 DocumentWrites() const { return document_writes_; }
+  double WriteAmplification() const;          // Lifetime; 0 before any document write.
+  double ObservedWriteAmplification() const;  // -1 until documents were written while watched.
 
   // True if `ids` are distinct on-disk indexes that sit next to each other in age order (what
   // the node accepts for a manual compaction). Their order does not matter.
-  bool areAdjacent(const QVector<quint64>& ids) const;
+  bool AreAdjacent(const QVector<quint64>& ids) const;
 
   static constexpr int kMaxCompactions = CompactionHistoryModel::kMaxRows;
 
  Q_SIGNALS:
-  void changed();
+  void Changed();
 
  private:
   void OnFrame(const QVector<int>& changed);

@@ -9,12 +9,12 @@ namespace railyard::ui {
 
 OverviewModel::OverviewModel(ClusterState* state, QObject* parent)
     : QAbstractTableModel(parent), state_(state) {
-  rows_ = state_->nodeCount();
+  rows_ = state_->NodeCount();
   shown_age_s_.fill(-1, rows_);
   shown_identity_.fill({QString(), -1}, rows_);
-  connect(state_, &ClusterState::frameApplied, this, &OverviewModel::OnFrame);
-  connect(state_, &ClusterState::nodeAdded, this, &OverviewModel::OnNodeAdded);
-  connect(state_, &ClusterState::nodesReset, this, &OverviewModel::OnReset);
+  connect(state_, &ClusterState::FrameApplied, this, &OverviewModel::OnFrame);
+  connect(state_, &ClusterState::NodeAdded, this, &OverviewModel::OnNodeAdded);
+  connect(state_, &ClusterState::NodesReset, this, &OverviewModel::OnReset);
 }
 
 int OverviewModel::rowCount(const QModelIndex& parent) const {
@@ -69,8 +69,8 @@ QString RoleName(admin::Role role) {
 }  // namespace
 
 QVariant OverviewModel::data(const QModelIndex& index, int role) const {
-  if (!index.isValid() || index.row() >= rows_ || index.row() >= state_->nodeCount()) return {};
-  const NodeView& node = state_->node(index.row());
+  if (!index.isValid() || index.row() >= rows_ || index.row() >= state_->NodeCount()) return {};
+  const NodeView& node = state_->Node(index.row());
   if (role == kHealthRole) return static_cast<int>(node.health);
   if (role == Qt::ToolTipRole) {
     return node.last_error.isEmpty()
@@ -84,7 +84,7 @@ QVariant OverviewModel::data(const QModelIndex& index, int role) const {
     return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
   }
   if (role != Qt::DisplayRole && role != kSortRole) return {};
-  const Row row = RowOf(node, state_->nowMs());
+  const Row row = RowOf(node, state_->NowMs());
   const bool sort = role == kSortRole;
   const bool known = node.telemetry != nullptr;
   switch (index.column()) {
@@ -152,16 +152,16 @@ void OverviewModel::OnFrame(const QVector<int>& changed) {
   QVector<bool> full(rows_, false);
   QVector<bool> identity(rows_, false);
   for (int row : changed) {
-    if (row < 0 || row >= rows_ || row >= state_->nodeCount()) continue;
+    if (row < 0 || row >= rows_ || row >= state_->NodeCount()) continue;
     full[row] = true;
-    const NodeView& node = state_->node(row);
+    const NodeView& node = state_->Node(row);
     const QPair<QString, int> shown(node.name, static_cast<int>(node.health));
     if (shown_identity_[row] != shown) {
       shown_identity_[row] = shown;
       identity[row] = true;
     }
   }
-  const qint64 now = state_->nowMs();
+  const qint64 now = state_->NowMs();
   int first = -1;
   bool with_name = false;
   for (int row = 0; row <= rows_; ++row) {
@@ -175,8 +175,8 @@ void OverviewModel::OnFrame(const QVector<int>& changed) {
       with_name = false;
     }
   }
-  for (int row = 0; row < rows_ && row < state_->nodeCount(); ++row) {
-    const NodeView& node = state_->node(row);
+  for (int row = 0; row < rows_ && row < state_->NodeCount(); ++row) {
+    const NodeView& node = state_->Node(row);
     const qint64 age_s = node.updated_ms > 0 ? (now - node.updated_ms) / 1000 : -1;
     if (age_s == shown_age_s_[row]) continue;
     shown_age_s_[row] = age_s;
@@ -195,7 +195,7 @@ void OverviewModel::OnNodeAdded(int index) {
 
 void OverviewModel::OnReset() {
   beginResetModel();
-  rows_ = state_->nodeCount();
+  rows_ = state_->NodeCount();
   shown_age_s_.fill(-1, rows_);
   shown_identity_.fill({QString(), -1}, rows_);
   endResetModel();
@@ -206,13 +206,13 @@ OverviewFilterModel::OverviewFilterModel(QObject* parent) : QSortFilterProxyMode
   setDynamicSortFilter(true);
 }
 
-void OverviewFilterModel::setNameFilter(const QString& text) {
+void OverviewFilterModel::SetNameFilter(const QString& text) {
   if (name_ == text) return;
   name_ = text;
   invalidateFilter();
 }
 
-void OverviewFilterModel::setHealthFilter(int health) {
+void OverviewFilterModel::SetHealthFilter(int health) {
   if (health_ == health) return;
   health_ = health;
   invalidateFilter();

@@ -73,9 +73,9 @@ class OverviewFilterModel : public QSortFilterProxyModel {
   Q_OBJECT
  public:
   explicit OverviewFilterModel(QObject* parent = nullptr);
-  void setNameFilter(const QString& text);
+  void SetNameFilter(const QString& text);
   // -1: every health.
-  void setHealthFilter(int health);
+  void SetHealthFilter(int health);
 
  protected:
   bool filterAcceptsRow(int source_row, const QModelIndex& source_parent) const override;

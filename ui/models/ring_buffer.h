@@ -9,6 +9,9 @@ namespace railyard::ui {
 // A fixed-capacity FIFO: pushing onto a full buffer overwrites the oldest element. Storage grows
 // (doubling) as elements arrive, up to the capacity, so idle series cost little.
 //
+// It stands in for a standard container, so its public methods keep the standard containers'
+// names (push_back, front, size...) against the console's CamelCase rule (docs/architecture.md).
+//
 // Thread safety: none; the owner serialises access.
 template <typename T>
 class RingBuffer {

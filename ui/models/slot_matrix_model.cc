@@ -29,9 +29,9 @@ QColor Blend(const QColor& base, const QColor& over) {
 
 SlotMatrixModel::SlotMatrixModel(ClusterState* state, QObject* parent)
     : QAbstractTableModel(parent), state_(state) {
-  connect(state_, &ClusterState::frameApplied, this, &SlotMatrixModel::OnFrame);
-  connect(state_, &ClusterState::nodeAdded, this, &SlotMatrixModel::OnNodeAdded);
-  connect(state_, &ClusterState::nodesReset, this, [this] {
+  connect(state_, &ClusterState::FrameApplied, this, &SlotMatrixModel::OnFrame);
+  connect(state_, &ClusterState::NodeAdded, this, &SlotMatrixModel::OnNodeAdded);
+  connect(state_, &ClusterState::NodesReset, this, [this] {
     beginResetModel();
     Rebuild();
     endResetModel();
@@ -40,41 +40,41 @@ SlotMatrixModel::SlotMatrixModel(ClusterState* state, QObject* parent)
 }
 
 void SlotMatrixModel::Rebuild() {
-  servers_ = state_->nodeCount();
+  servers_ = state_->NodeCount();
   clients_.clear();
   cells_.clear();
   rows_.clear();
   fading_.clear();
   column_seen_.fill(false, servers_);
   server_names_.resize(servers_);
-  for (int s = 0; s < servers_; ++s) server_names_[s] = state_->node(s).name;
+  for (int s = 0; s < servers_; ++s) server_names_[s] = state_->Node(s).name;
 }
 
 int SlotMatrixModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : clientCount();
+  return parent.isValid() ? 0 : ClientCount();
 }
 
 int SlotMatrixModel::columnCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : kFirstServerColumn + servers_;
 }
 
-int SlotMatrixModel::poolSize(int row) const {
+int SlotMatrixModel::PoolSize(int row) const {
   const Client& c = client(row);
   return c.pool_capacity >= 0 ? c.pool_capacity : c.connections;
 }
 
-int SlotMatrixModel::busyCount(int row) const {
+int SlotMatrixModel::BusyCount(int row) const {
   const Client& c = client(row);
   return c.pool_busy >= 0 ? c.pool_busy : c.busy;
 }
 
 QVariant SlotMatrixModel::data(const QModelIndex& index, int role) const {
-  if (!index.isValid() || index.row() >= clientCount()) return {};
+  if (!index.isValid() || index.row() >= ClientCount()) return {};
   const int row = index.row();
   if (role == kClientIdRole) return client(row).id;
   if (index.column() == kPoolColumn || index.column() == kBusyColumn) {
     if (role == Qt::DisplayRole) {
-      return index.column() == kPoolColumn ? poolSize(row) : busyCount(row);
+      return index.column() == kPoolColumn ? PoolSize(row) : BusyCount(row);
     }
     if (role == Qt::TextAlignmentRole) return QVariant::fromValue(Qt::AlignCenter);
     return {};
@@ -82,7 +82,7 @@ QVariant SlotMatrixModel::data(const QModelIndex& index, int role) const {
   const int server = index.column() - kFirstServerColumn;
   if (server < 0 || server >= servers_) return {};
   const Cell& c = cell(row, server);
-  const qint64 age = c.changed_ms > 0 ? state_->nowMs() - c.changed_ms : kHighlightMs;
+  const qint64 age = c.changed_ms > 0 ? state_->NowMs() - c.changed_ms : kHighlightMs;
   const bool highlighted = age < kHighlightMs;
   switch (role) {
     case Qt::DisplayRole: {
@@ -128,7 +128,7 @@ QVariant SlotMatrixModel::data(const QModelIndex& index, int role) const {
 QVariant SlotMatrixModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
   if (orientation == Qt::Vertical) {
-    if (section < 0 || section >= clientCount()) return {};
+    if (section < 0 || section >= ClientCount()) return {};
     const Client& c = client(section);
     if (role == Qt::ToolTipRole)
       return QStringLiteral("client id %1").arg(c.id, 16, 16, QLatin1Char('0'));
@@ -147,7 +147,7 @@ int SlotMatrixModel::RowFor(quint64 id, const std::string& name) {
     if (c.name.isEmpty() && !name.empty()) c.name = QString::fromStdString(name);
     return *it;
   }
-  const int row = clientCount();
+  const int row = ClientCount();
   beginInsertRows({}, row, row);
   Client c;
   c.id = id;
@@ -156,7 +156,7 @@ int SlotMatrixModel::RowFor(quint64 id, const std::string& name) {
   clients_.push_back(std::move(c));
   cells_.resize(cells_.size() + static_cast<size_t>(servers_));
   rows_.insert(id, row);
-  row_dirty_.resize(clientCount());
+  row_dirty_.resize(ClientCount());
   endInsertRows();
   return row;
 }
@@ -182,106 +182,135 @@ void SlotMatrixModel::RankRow(int row) {
   }
 }
 
-void SlotMatrixModel::OnFrame(const QVector<int>& changed) {
-  const qint64 now = state_->nowMs();
-  int top = INT_MAX, bottom = -1, left = INT_MAX, right = -1;
-  auto touch = [&](int row, int column) {
+// The bounding box of the cells a frame changed, so one dataChanged covers them all.
+struct SlotMatrixModel::ChangedCells {
+  int top = INT_MAX;
+  int bottom = -1;
+  int left = INT_MAX;
+  int right = -1;
+
+  void Touch(int row, int column) {
     top = std::min(top, row);
     bottom = std::max(bottom, row);
     left = std::min(left, column);
     right = std::max(right, column);
-  };
-  row_dirty_.fill(false, clientCount());
+  }
+  bool Empty() const { return bottom < 0; }
+};
+
+void SlotMatrixModel::OnFrame(const QVector<int>& changed) {
+  const qint64 now = state_->NowMs();
+  ChangedCells box;
+  row_dirty_.fill(false, ClientCount());
   for (int server : changed) {
     if (server < 0 || server >= servers_) continue;
-    const NodeView& node = state_->node(server);
-    if (server_names_[server] != node.name) {
-      server_names_[server] = node.name;
-      Q_EMIT headerDataChanged(Qt::Horizontal, kFirstServerColumn + server,
-                               kFirstServerColumn + server);
+    ApplyServer(server, now, box);
+  }
+  RankDirtyRows(box);
+  TouchFadingCells(now, box);
+  if (ForgetIdleClients()) {
+    Q_EMIT Updated();
+    return;
+  }
+  if (!box.Empty()) Q_EMIT dataChanged(index(box.top, box.left), index(box.bottom, box.right));
+  Q_EMIT Updated();
+}
+
+void SlotMatrixModel::ApplyServer(int server, qint64 now, ChangedCells& box) {
+  const NodeView& node = state_->Node(server);
+  if (server_names_[server] != node.name) {
+    server_names_[server] = node.name;
+    Q_EMIT headerDataChanged(Qt::Horizontal, kFirstServerColumn + server,
+                             kFirstServerColumn + server);
+  }
+  // An unreachable or stale server holds nothing: its clients lost those connections.
+  const bool live = node.telemetry &&
+                    (node.health == NodeHealth::kServing || node.health == NodeHealth::kLameDuck);
+  for (auto it = scratch_.begin(); it != scratch_.end(); ++it) it->clear();
+  if (live) CollectConnections(*node.telemetry, now, box);
+  const bool first_fill = !column_seen_[server];
+  if (live) column_seen_[server] = true;
+  DiffColumn(server, first_fill, now, box);
+}
+
+void SlotMatrixModel::CollectConnections(const admin::Telemetry& telemetry, qint64 now,
+                                         ChangedCells& box) {
+  for (const admin::SlotEntry& e : telemetry.slots()) {
+    const int row = RowFor(e.client_id(), e.client_name());
+    clients_[static_cast<size_t>(row)].last_seen_ms = now;
+    scratch_[e.client_id()].push_back(
+        {e.slot(), e.busy(), e.requests(), e.connected_since_unix_ms()});
+  }
+  for (const admin::ClientPool& pool : telemetry.pools()) {
+    const int row = RowFor(pool.client_id(), pool.client_name());
+    Client& c = clients_[static_cast<size_t>(row)];
+    int busy = 0;
+    for (const admin::PoolEntry& e : pool.entries()) busy += e.busy() ? 1 : 0;
+    if (c.pool_capacity != int(pool.capacity()) || c.pool_busy != busy) {
+      c.pool_capacity = static_cast<int>(pool.capacity());
+      c.pool_busy = busy;
+      box.Touch(row, kPoolColumn);
+      box.Touch(row, kBusyColumn);
     }
-    // An unreachable or stale server holds nothing: its clients lost those connections.
-    const bool live = node.telemetry &&
-                      (node.health == NodeHealth::kServing || node.health == NodeHealth::kLameDuck);
-    for (auto it = scratch_.begin(); it != scratch_.end(); ++it) it->clear();
-    if (live) {
-      for (const admin::SlotEntry& e : node.telemetry->slots()) {
-        const int row = RowFor(e.client_id(), e.client_name());
-        clients_[static_cast<size_t>(row)].last_seen_ms = now;
-        scratch_[e.client_id()].push_back(
-            {e.slot(), e.busy(), e.requests(), e.connected_since_unix_ms()});
-      }
-      for (const admin::ClientPool& pool : node.telemetry->pools()) {
-        const int row = RowFor(pool.client_id(), pool.client_name());
-        Client& c = clients_[static_cast<size_t>(row)];
-        int busy = 0;
-        for (const admin::PoolEntry& e : pool.entries()) busy += e.busy() ? 1 : 0;
-        if (c.pool_capacity != int(pool.capacity()) || c.pool_busy != busy) {
-          c.pool_capacity = static_cast<int>(pool.capacity());
-          c.pool_busy = busy;
-          touch(row, kPoolColumn);
-          touch(row, kBusyColumn);
-        }
-        c.last_seen_ms = now;
+    c.last_seen_ms = now;
+  }
+}
+
+void SlotMatrixModel::DiffColumn(int server, bool first_fill, qint64 now, ChangedCells& box) {
+  for (int row = 0; row < ClientCount(); ++row) {
+    Cell& cell = cells_[CellIndex(row, server)];
+    auto found = scratch_.find(clients_[static_cast<size_t>(row)].id);
+    QVarLengthArray<Slot, 2> empty;
+    QVarLengthArray<Slot, 2>& fresh = found != scratch_.end() ? *found : empty;
+    std::sort(fresh.begin(), fresh.end(),
+              [](const Slot& a, const Slot& b) { return a.slot < b.slot; });
+    if (fresh.isEmpty() && cell.slots.isEmpty()) continue;
+    const bool moved = !SameSlots(fresh, cell.slots);
+    bool busy_changed = false;
+    if (!moved) {
+      for (qsizetype i = 0; i < fresh.size(); ++i) {
+        busy_changed |= fresh[i].busy != cell.slots[i].busy;
       }
     }
-    const bool first_fill = !column_seen_[server];
-    if (live) column_seen_[server] = true;
-    for (int row = 0; row < clientCount(); ++row) {
-      Cell& cell = cells_[CellIndex(row, server)];
-      auto found = scratch_.find(clients_[static_cast<size_t>(row)].id);
-      QVarLengthArray<Slot, 2> empty;
-      QVarLengthArray<Slot, 2>& fresh = found != scratch_.end() ? *found : empty;
-      std::sort(fresh.begin(), fresh.end(),
-                [](const Slot& a, const Slot& b) { return a.slot < b.slot; });
-      if (fresh.isEmpty() && cell.slots.isEmpty()) continue;
-      const bool moved = !SameSlots(fresh, cell.slots);
-      bool busy_changed = false;
-      if (!moved) {
-        for (qsizetype i = 0; i < fresh.size(); ++i) {
-          busy_changed |= fresh[i].busy != cell.slots[i].busy;
-        }
+    cell.slots = fresh;
+    if (moved) {
+      if (!first_fill) {
+        cell.changed_ms = now;
+        fading_.push_back({row, server});
       }
-      cell.slots = fresh;
-      if (moved) {
-        if (!first_fill) {
-          cell.changed_ms = now;
-          fading_.push_back({row, server});
-        }
-        row_dirty_[row] = true;
-        touch(row, kFirstServerColumn + server);
-      } else if (busy_changed) {
-        row_dirty_[row] = true;  // Busy count.
-      }
+      row_dirty_[row] = true;
+      box.Touch(row, kFirstServerColumn + server);
+    } else if (busy_changed) {
+      row_dirty_[row] = true;  // Busy count.
     }
   }
-  for (int row = 0; row < clientCount(); ++row) {
+}
+
+void SlotMatrixModel::RankDirtyRows(ChangedCells& box) {
+  for (int row = 0; row < ClientCount(); ++row) {
     if (!row_dirty_[row]) continue;
     RankRow(row);
     // Ranks of its other cells may have moved, and the derived pool figures.
-    touch(row, kPoolColumn);
-    touch(row, kFirstServerColumn + servers_ - 1);
+    box.Touch(row, kPoolColumn);
+    box.Touch(row, kFirstServerColumn + servers_ - 1);
   }
-  // Fading cells repaint every frame until their highlight is over (once more, to clear it).
+}
+
+// Fading cells repaint every frame until their highlight is over (once more, to clear it).
+void SlotMatrixModel::TouchFadingCells(qint64 now, ChangedCells& box) {
   for (qsizetype i = 0; i < fading_.size();) {
     const auto [row, server] = fading_[i];
-    touch(row, kFirstServerColumn + server);
+    box.Touch(row, kFirstServerColumn + server);
     if (now - cells_[CellIndex(row, server)].changed_ms >= kHighlightMs) {
       fading_.removeAt(i);
     } else {
       ++i;
     }
   }
-  if (ForgetIdleClients()) {
-    Q_EMIT updated();
-    return;
-  }
-  if (bottom >= 0) Q_EMIT dataChanged(index(top, left), index(bottom, right));
-  Q_EMIT updated();
 }
 
 bool SlotMatrixModel::ForgetIdleClients() {
-  const qint64 now = state_->nowMs();
+  const qint64 now = state_->NowMs();
   bool any = false;
   for (const Client& c : clients_) {
     any |= c.connections == 0 && now - c.last_seen_ms > kForgetClientMs;
@@ -290,7 +319,7 @@ bool SlotMatrixModel::ForgetIdleClients() {
   beginResetModel();
   std::vector<Client> clients;
   std::vector<Cell> cells;
-  for (int row = 0; row < clientCount(); ++row) {
+  for (int row = 0; row < ClientCount(); ++row) {
     const Client& c = clients_[static_cast<size_t>(row)];
     if (c.connections == 0 && now - c.last_seen_ms > kForgetClientMs) continue;
     clients.push_back(c);
@@ -299,9 +328,9 @@ bool SlotMatrixModel::ForgetIdleClients() {
   clients_ = std::move(clients);
   cells_ = std::move(cells);
   rows_.clear();
-  for (int row = 0; row < clientCount(); ++row) rows_.insert(clients_[size_t(row)].id, row);
+  for (int row = 0; row < ClientCount(); ++row) rows_.insert(clients_[size_t(row)].id, row);
   fading_.clear();
-  row_dirty_.resize(clientCount());
+  row_dirty_.resize(ClientCount());
   endResetModel();
   return true;
 }
@@ -313,8 +342,8 @@ void SlotMatrixModel::OnNodeAdded(int index) {
   beginInsertColumns({}, first, first + added - 1);
   const int old_servers = servers_;
   servers_ = index + 1;
-  std::vector<Cell> cells(static_cast<size_t>(clientCount()) * static_cast<size_t>(servers_));
-  for (int row = 0; row < clientCount(); ++row) {
+  std::vector<Cell> cells(static_cast<size_t>(ClientCount()) * static_cast<size_t>(servers_));
+  for (int row = 0; row < ClientCount(); ++row) {
     for (int s = 0; s < old_servers; ++s) {
       cells[size_t(row) * size_t(servers_) + size_t(s)] =
           std::move(cells_[size_t(row) * size_t(old_servers) + size_t(s)]);
@@ -323,26 +352,26 @@ void SlotMatrixModel::OnNodeAdded(int index) {
   cells_ = std::move(cells);
   column_seen_.resize(servers_, false);
   server_names_.resize(servers_);
-  for (int s = old_servers; s < servers_; ++s) server_names_[s] = state_->node(s).name;
+  for (int s = old_servers; s < servers_; ++s) server_names_[s] = state_->Node(s).name;
   endInsertColumns();
 }
 
 ClientDetailModel::ClientDetailModel(SlotMatrixModel* matrix, ClusterState* state, QObject* parent)
     : QAbstractTableModel(parent), matrix_(matrix), state_(state) {
-  connect(matrix_, &SlotMatrixModel::updated, this, &ClientDetailModel::Refresh);
+  connect(matrix_, &SlotMatrixModel::Updated, this, &ClientDetailModel::Refresh);
   connect(matrix_, &QAbstractItemModel::modelReset, this, &ClientDetailModel::Refresh);
 }
 
-void ClientDetailModel::setClientId(quint64 id) {
+void ClientDetailModel::SetClientId(quint64 id) {
   id_ = id;
   Refresh();
 }
 
 void ClientDetailModel::Refresh() {
   QVector<Row> rows;
-  const int row = id_ != 0 ? matrix_->rowOfClient(id_) : -1;
+  const int row = id_ != 0 ? matrix_->RowOfClient(id_) : -1;
   if (row >= 0) {
-    for (int s = 0; s < matrix_->serverCount(); ++s) {
+    for (int s = 0; s < matrix_->ServerCount(); ++s) {
       for (const SlotMatrixModel::Slot& slot : matrix_->cell(row, s).slots)
         rows.push_back({s, slot});
     }
@@ -376,7 +405,7 @@ QVariant ClientDetailModel::data(const QModelIndex& index, int role) const {
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
     case kServer:
-      return r.server < state_->nodeCount() ? state_->node(r.server).name : QString();
+      return r.server < state_->NodeCount() ? state_->Node(r.server).name : QString();
     case kSlot:
       return r.slot.slot;
     case kBusy:
@@ -385,7 +414,7 @@ QVariant ClientDetailModel::data(const QModelIndex& index, int role) const {
       return static_cast<qulonglong>(r.slot.requests);
     case kSince: {
       if (r.slot.connected_since_ms <= 0) return QString();
-      const qint64 age_s = std::max<qint64>(0, state_->nowMs() - r.slot.connected_since_ms) / 1000;
+      const qint64 age_s = std::max<qint64>(0, state_->NowMs() - r.slot.connected_since_ms) / 1000;
       return QStringLiteral("%1 s ago").arg(age_s);
     }
   }

@@ -62,25 +62,35 @@ class SlotMatrixModel : public QAbstractTableModel {
   QVariant headerData(int section, Qt::Orientation orientation,
                       int role = Qt::DisplayRole) const override;
 
-  int clientCount() const { return static_cast<int>(clients_.size()); }
+  int ClientCount() const { return static_cast<int>(clients_.size()); }
   const Client& client(int row) const { return clients_[static_cast<size_t>(row)]; }
-  int rowOfClient(quint64 id) const { return rows_.value(id, -1); }
+  int RowOfClient(quint64 id) const { return rows_.value(id, -1); }
   const Cell& cell(int row, int server) const { return cells_[CellIndex(row, server)]; }
-  int serverCount() const { return servers_; }
+  int ServerCount() const { return servers_; }
   // Pool size as shown: the client's reported capacity, else the connections seen.
-  int poolSize(int row) const;
-  int busyCount(int row) const;
+  int PoolSize(int row) const;
+  int BusyCount(int row) const;
 
  Q_SIGNALS:
   // After a frame was applied (the detail model follows it).
-  void updated();
+  void Updated();
 
  private:
   size_t CellIndex(int row, int server) const {
     return static_cast<size_t>(row) * static_cast<size_t>(servers_) + static_cast<size_t>(server);
   }
   int RowFor(quint64 id, const std::string& name);
+  // A frame, in steps: for each changed server, its header, the connections its telemetry
+  // reports, and its column's cells against them; then the ranks of rows that changed, the
+  // fading highlights, and one dataChanged over the bounding box of all that (ChangedCells).
+  struct ChangedCells;
   void OnFrame(const QVector<int>& changed);
+  void ApplyServer(int server, qint64 now, ChangedCells& box);
+  // Fills scratch_ with each client's slots on this server; pool figures go to the clients.
+  void CollectConnections(const admin::Telemetry& telemetry, qint64 now, ChangedCells& box);
+  void DiffColumn(int server, bool first_fill, qint64 now, ChangedCells& box);
+  void RankDirtyRows(ChangedCells& box);
+  void TouchFadingCells(qint64 now, ChangedCells& box);
   void OnNodeAdded(int index);
   void Rebuild();
   void RankRow(int row);
@@ -107,8 +117,8 @@ class ClientDetailModel : public QAbstractTableModel {
   ClientDetailModel(SlotMatrixModel* matrix, ClusterState* state, QObject* parent = nullptr);
 
   // 0: no client.
-  void setClientId(quint64 id);
-  quint64 clientId() const { return id_; }
+  void SetClientId(quint64 id);
+  quint64 ClientId() const { return id_; }
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

@@ -8,11 +8,11 @@ namespace railyard::ui {
 
 ThroughputModel::ThroughputModel(ClusterState* state, QObject* parent)
     : QObject(parent), state_(state) {
-  connect(state_, &ClusterState::frameApplied, this, &ThroughputModel::OnFrame);
-  connect(state_, &ClusterState::nodesReset, this, &ThroughputModel::Clear);
+  connect(state_, &ClusterState::FrameApplied, this, &ThroughputModel::OnFrame);
+  connect(state_, &ClusterState::NodesReset, this, &ThroughputModel::Clear);
 }
 
-bool ThroughputModel::setWindowMinutes(int minutes) {
+bool ThroughputModel::SetWindowMinutes(int minutes) {
   if (minutes != 1 && minutes != 5 && minutes != 15) return false;
   window_minutes_ = minutes;
   return true;
@@ -24,7 +24,7 @@ const ThroughputModel::Series& ThroughputModel::series(int node) const {
   return it == nodes_.constEnd() ? empty_ : it.value();
 }
 
-QVector<ThroughputSample> ThroughputModel::samples(int node, qint64 from_ms, qint64 to_ms) const {
+QVector<ThroughputSample> ThroughputModel::Samples(int node, qint64 from_ms, qint64 to_ms) const {
   const Series& s = series(node);
   QVector<ThroughputSample> out;
   // Samples are in time order: binary search for the first one in range.
@@ -41,7 +41,7 @@ QVector<ThroughputSample> ThroughputModel::samples(int node, qint64 from_ms, qin
   return out;
 }
 
-bool ThroughputModel::exportCsv(const QString& path, int node, qint64 from_ms, qint64 to_ms,
+bool ThroughputModel::ExportCsv(const QString& path, int node, qint64 from_ms, qint64 to_ms,
                                 QString* error) const {
   QFile file(path);
   if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Text)) {
@@ -50,7 +50,7 @@ bool ThroughputModel::exportCsv(const QString& path, int node, qint64 from_ms, q
   }
   QTextStream out(&file);
   out << "time_unix_ms,requests_per_s,errors_per_s,rejections_per_s,p50_us,p99_us\n";
-  for (const ThroughputSample& s : samples(node, from_ms, to_ms)) {
+  for (const ThroughputSample& s : Samples(node, from_ms, to_ms)) {
     out << s.t_ms << ',' << s.requests_per_s << ',' << s.errors_per_s << ',' << s.rejections_per_s
         << ',' << s.p50_us << ',' << s.p99_us << '\n';
   }
@@ -62,8 +62,8 @@ bool ThroughputModel::exportCsv(const QString& path, int node, qint64 from_ms, q
   return true;
 }
 
-bool ThroughputModel::exportWindowCsv(const QString& path, int node, QString* error) const {
-  return exportCsv(path, node, latest_ms_ - windowMs(), latest_ms_, error);
+bool ThroughputModel::ExportWindowCsv(const QString& path, int node, QString* error) const {
+  return ExportCsv(path, node, latest_ms_ - WindowMs(), latest_ms_, error);
 }
 
 ThroughputSample ThroughputModel::SampleOf(const admin::Telemetry& telemetry, qint64 t_ms) {
@@ -93,8 +93,8 @@ void ThroughputModel::Append(Series& series, const ThroughputSample& sample) {
 
 void ThroughputModel::OnFrame(const QVector<int>& changed) {
   for (int node : changed) {
-    if (node < 0 || node >= state_->nodeCount()) continue;
-    const NodeView& view = state_->node(node);
+    if (node < 0 || node >= state_->NodeCount()) continue;
+    const NodeView& view = state_->Node(node);
     if (!view.telemetry || view.telemetry == last_seen_.value(node)) continue;
     last_seen_.insert(node, view.telemetry);
     auto it = nodes_.find(node);
@@ -105,10 +105,10 @@ void ThroughputModel::OnFrame(const QVector<int>& changed) {
   if (changed.isEmpty()) return;
 
   ThroughputSample total;
-  total.t_ms = state_->nowMs();
+  total.t_ms = state_->NowMs();
   double weight = 0, weighted_p50 = 0;
-  for (int i = 0; i < state_->nodeCount(); ++i) {
-    const NodeView& view = state_->node(i);
+  for (int i = 0; i < state_->NodeCount(); ++i) {
+    const NodeView& view = state_->Node(i);
     if (!view.telemetry ||
         (view.health != NodeHealth::kServing && view.health != NodeHealth::kLameDuck)) {
       continue;
@@ -125,7 +125,7 @@ void ThroughputModel::OnFrame(const QVector<int>& changed) {
   total.p50_us = weight > 0 ? weighted_p50 / weight : 0;
   Append(cluster_, total);
   latest_ms_ = total.t_ms;
-  Q_EMIT samplesAdded();
+  Q_EMIT SamplesAdded();
 }
 
 void ThroughputModel::Clear() {
@@ -133,7 +133,7 @@ void ThroughputModel::Clear() {
   nodes_.clear();
   last_seen_.clear();
   latest_ms_ = 0;
-  Q_EMIT cleared();
+  Q_EMIT Cleared();
 }
 
 }  // namespace railyard::ui

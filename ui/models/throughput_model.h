@@ -45,27 +45,27 @@ class ThroughputModel : public QObject {
   explicit ThroughputModel(ClusterState* state, QObject* parent = nullptr);
 
   // 1, 5 or 15 minutes; anything else is refused (returns false).
-  bool setWindowMinutes(int minutes);
-  int windowMinutes() const { return window_minutes_; }
-  qint64 windowMs() const { return qint64(window_minutes_) * 60 * 1000; }
-  qint64 latestMs() const { return latest_ms_; }
+  bool SetWindowMinutes(int minutes);
+  int WindowMinutes() const { return window_minutes_; }
+  qint64 WindowMs() const { return qint64(window_minutes_) * 60 * 1000; }
+  qint64 LatestMs() const { return latest_ms_; }
 
   // kCluster for the cluster. An empty series for a node not seen yet.
   const Series& series(int node) const;
   // Samples with from_ms <= t_ms <= to_ms, oldest first.
-  QVector<ThroughputSample> samples(int node, qint64 from_ms, qint64 to_ms) const;
+  QVector<ThroughputSample> Samples(int node, qint64 from_ms, qint64 to_ms) const;
 
   // Writes the samples in [from_ms, to_ms] as CSV: a header line, then one line per sample
   // (time_unix_ms, requests_per_s, errors_per_s, rejections_per_s, p50_us, p99_us).
-  bool exportCsv(const QString& path, int node, qint64 from_ms, qint64 to_ms, QString* error) const;
+  bool ExportCsv(const QString& path, int node, qint64 from_ms, qint64 to_ms, QString* error) const;
   // The current window, ending at the newest sample.
-  bool exportWindowCsv(const QString& path, int node, QString* error) const;
+  bool ExportWindowCsv(const QString& path, int node, QString* error) const;
 
   static ThroughputSample SampleOf(const admin::Telemetry& telemetry, qint64 t_ms);
 
  Q_SIGNALS:
-  void samplesAdded();
-  void cleared();
+  void SamplesAdded();
+  void Cleared();
 
  private:
   void OnFrame(const QVector<int>& changed);

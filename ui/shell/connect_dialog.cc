@@ -35,7 +35,7 @@ ConnectDialog::ConnectDialog(QWidget* parent)
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
 }
 
-QString ConnectDialog::address() const { return address_->text().trimmed(); }
-QString ConnectDialog::token() const { return token_->text(); }
+QString ConnectDialog::Address() const { return address_->text().trimmed(); }
+QString ConnectDialog::Token() const { return token_->text(); }
 
 }  // namespace railyard::ui

@@ -12,8 +12,8 @@ class ConnectDialog : public QDialog {
   Q_OBJECT
  public:
   explicit ConnectDialog(QWidget* parent = nullptr);
-  QString address() const;
-  QString token() const;
+  QString Address() const;
+  QString Token() const;
 
  private:
   QLineEdit* address_;

@@ -54,21 +54,21 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
   // The icon comes from the application (QApplication::setWindowIcon in app/railyard).
   LiveSource::Options live_options;
   live_options.poll_hz = options_.poll_hz;
-  live_->setOptions(live_options);
+  live_->SetOptions(live_options);
   actions_ = new ActionController(state_, this);
   actions_->setParent(this);  // Its constructor takes the window for dialogs only.
-  actions_->setTokenProvider([this](int node) {
-    if (node < 0 || node >= state_->nodeCount()) return QString();
-    const QString stored = tokens_->token(state_->node(node).admin_address);
-    return stored.isEmpty() ? live_->token(node) : stored;
+  actions_->SetTokenProvider([this](int node) {
+    if (node < 0 || node >= state_->NodeCount()) return QString();
+    const QString stored = tokens_->Token(state_->Node(node).admin_address);
+    return stored.isEmpty() ? live_->Token(node) : stored;
   });
-  actions_->setTlsProvider([this](int node) { return live_->tls(node); });
-  actions_->setAuditPath(!options_.audit_path.isEmpty()
+  actions_->SetTlsProvider([this](int node) { return live_->Tls(node); });
+  actions_->SetAuditPath(!options_.audit_path.isEmpty()
                              ? options_.audit_path
                              : QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
                                    QStringLiteral("/audit.sqlite"));
-  connect(actions_, &ActionController::actionFinished, recorder_, &Recorder::recordAction);
-  connect(actions_, &ActionController::actionFinished, this, [this](const admin::CommandEvent& e) {
+  connect(actions_, &ActionController::ActionFinished, recorder_, &Recorder::RecordAction);
+  connect(actions_, &ActionController::ActionFinished, this, [this](const admin::CommandEvent& e) {
     statusBar()->showMessage(
         QStringLiteral("%1 %2: %3")
             .arg(QString::fromStdString(e.command()), QString::fromStdString(e.detail()),
@@ -86,18 +86,18 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
   statusBar()->addPermanentWidget(mode_label_);
   statusBar()->addPermanentWidget(read_only_label_);
   statusBar()->addPermanentWidget(keyring_label_);
-  connect(tokens_, &TokenStore::backendChanged, this, &MainWindow::UpdateStatus);
-  connect(recorder_, &Recorder::recordingChanged, this, &MainWindow::UpdateStatus);
-  connect(replay_, &ReplaySource::speedChanged, this, &MainWindow::UpdateStatus);
+  connect(tokens_, &TokenStore::BackendChanged, this, &MainWindow::UpdateStatus);
+  connect(recorder_, &Recorder::RecordingChanged, this, &MainWindow::UpdateStatus);
+  connect(replay_, &ReplaySource::SpeedChanged, this, &MainWindow::UpdateStatus);
   auto* status_timer = new QTimer(this);
   status_timer->start(1000);
   connect(status_timer, &QTimer::timeout, this, &MainWindow::UpdateStatus);
 
-  connect(state_, &ClusterState::nodeAdded, this, [this](int index) {
+  connect(state_, &ClusterState::NodeAdded, this, [this](int index) {
     if (current_node_ < 0) {
-      setCurrentNode(index);
+      SetCurrentNode(index);
     } else if (index == current_node_) {
-      setCurrentNode(index);  // A replay seek rebuilt the nodes: keep the selection.
+      SetCurrentNode(index);  // A replay seek rebuilt the nodes: keep the selection.
     }
   });
   UpdateStatus();
@@ -109,18 +109,18 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
 }
 
 MainWindow::~MainWindow() {
-  recorder_->stop();
-  live_->stop();
+  recorder_->Stop();
+  live_->Stop();
 }
 
 void MainWindow::BuildViews() {
   overview_ = new OverviewView(state_, this);
   slots_ = new SlotMatrixView(state_, this);
   compaction_ = new CompactionView(state_, this);
-  connect(compaction_, &CompactionView::compactRequested, actions_, &ActionController::compact);
+  connect(compaction_, &CompactionView::CompactRequested, actions_, &ActionController::Compact);
   bloom_ = new BloomView(state_, this);
   throughput_ = new ThroughputView(state_, this);
-  QWidget* audit = actions_->createAuditLogView(this);
+  QWidget* audit = actions_->CreateAuditLogView(this);
 
   tabs_ = new QTabWidget(this);
   tabs_->addTab(overview_, tr("Overview"));
@@ -134,7 +134,7 @@ void MainWindow::BuildViews() {
 
   // The node list: every node with its health colour; selecting one drives the per-node views.
   node_list_ = new QListView(this);
-  node_list_->setModel(overview_->model());
+  node_list_->setModel(overview_->Model());
   node_list_->setModelColumn(OverviewModel::kName);
   node_list_->setUniformItemSizes(true);
   node_list_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -145,9 +145,9 @@ void MainWindow::BuildViews() {
   addDockWidget(Qt::LeftDockWidgetArea, nodes_dock);
   connect(node_list_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) {
-            if (current.isValid()) setCurrentNode(current.row());
+            if (current.isValid()) SetCurrentNode(current.row());
           });
-  connect(overview_, &OverviewView::nodeSelected, this, &MainWindow::setCurrentNode);
+  connect(overview_, &OverviewView::NodeSelected, this, &MainWindow::SetCurrentNode);
 
   timeline_ = new TimelineWidget(replay_, this);
   timeline_dock_ = new QDockWidget(tr("Replay"), this);
@@ -168,10 +168,10 @@ void MainWindow::BuildActions() {
   QMenu* recent = file->addMenu(tr("Recent clusters"));
   connect(recent, &QMenu::aboutToShow, this, [this, recent] {
     recent->clear();
-    for (const QString& path : recentClusters()) {
+    for (const QString& path : RecentClusters()) {
       recent->addAction(path, this, [this, path] {
         QString error;
-        if (!openClusterFile(path, {}, &error)) QMessageBox::warning(this, tr("Railyard"), error);
+        if (!OpenClusterFile(path, {}, &error)) QMessageBox::warning(this, tr("Railyard"), error);
       });
     }
     if (recent->isEmpty()) recent->addAction(tr("(none)"))->setEnabled(false);
@@ -189,19 +189,19 @@ void MainWindow::BuildActions() {
   bar->addSeparator();
   bar->addWidget(new QLabel(tr(" Node: "), this));
   node_selector_ = new QComboBox(this);
-  node_selector_->setModel(overview_->model());
+  node_selector_->setModel(overview_->Model());
   node_selector_->setModelColumn(OverviewModel::kName);
   node_selector_->setMinimumContentsLength(14);
   node_selector_->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
   bar->addWidget(node_selector_);
-  connect(node_selector_, &QComboBox::activated, this, &MainWindow::setCurrentNode);
+  connect(node_selector_, &QComboBox::activated, this, &MainWindow::SetCurrentNode);
   bar->addSeparator();
   // The action controller's own actions: it confirms, runs them off the GUI thread, audits,
   // and enables them only when the selected node can be acted on.
-  drain_ = actions_->drainAction();
-  undrain_ = actions_->undrainAction();
-  compact_ = actions_->compactAllAction();
-  flush_ = actions_->flushAction();
+  drain_ = actions_->DrainAction();
+  undrain_ = actions_->UndrainAction();
+  compact_ = actions_->CompactAllAction();
+  flush_ = actions_->FlushAction();
   for (QAction* a : {drain_, undrain_, compact_, flush_}) bar->addAction(a);
   QMenu* node_menu = menuBar()->addMenu(tr("&Node"));
   for (QAction* a : {drain_, undrain_, compact_, flush_}) node_menu->addAction(a);
@@ -210,23 +210,23 @@ void MainWindow::BuildActions() {
   record_->setCheckable(true);
   record_->setToolTip(tr("Record the live cluster's telemetry and actions into a recording file"));
   connect(record_, &QAction::toggled, this, &MainWindow::OnRecordToggled);
-  connect(recorder_, &Recorder::recordingChanged, this, [this](bool on) {
+  connect(recorder_, &Recorder::RecordingChanged, this, [this](bool on) {
     const QSignalBlocker block(record_);
     record_->setChecked(on);
   });
 }
 
 void MainWindow::ResetSources(Mode mode) {
-  if (recorder_->recording()) recorder_->stop();
-  replay_->close();
-  live_->clearNodes();
+  if (recorder_->Recording()) recorder_->Stop();
+  replay_->Close();
+  live_->ClearNodes();
   state_->Clear();
   current_node_ = -1;
   mode_ = mode;
   timeline_dock_->setVisible(mode == Mode::kReplay);
 }
 
-bool MainWindow::addNode(const QString& admin_address, const QString& token, QString* error,
+bool MainWindow::AddNode(const QString& admin_address, const QString& token, QString* error,
                          const QString& name) {
   if (mode_ != Mode::kLive) ResetSources(Mode::kLive);
   if (!AddLiveNode(admin_address, token, error, name,
@@ -234,7 +234,7 @@ bool MainWindow::addNode(const QString& admin_address, const QString& token, QSt
     return false;
   }
   source_description_ = tr("Live");
-  live_->start();
+  live_->Start();
   UpdateStatus();
   UpdateActionsEnabled();
   return true;
@@ -242,16 +242,16 @@ bool MainWindow::addNode(const QString& admin_address, const QString& token, QSt
 
 bool MainWindow::AddLiveNode(const QString& admin_address, const QString& token, QString* error,
                              const QString& name, std::optional<rpc::TlsClientOptions> tls) {
-  const QString t = token.isEmpty() ? tokens_->token(admin_address.trimmed()) : token;
-  if (live_->addNode(admin_address, t, error, name, std::move(tls)) < 0) return false;
+  const QString t = token.isEmpty() ? tokens_->Token(admin_address.trimmed()) : token;
+  if (live_->AddNode(admin_address, t, error, name, std::move(tls)) < 0) return false;
   if (!token.isEmpty()) {
-    tokens_->setToken(admin_address.trimmed(), token);
-    actions_->tokensChanged();
+    tokens_->SetToken(admin_address.trimmed(), token);
+    actions_->TokensChanged();
   }
   return true;
 }
 
-bool MainWindow::openClusterFile(const QString& path, const QString& token, QString* error) {
+bool MainWindow::OpenClusterFile(const QString& path, const QString& token, QString* error) {
   config::Cluster cluster;
   if (rpc::Status s = cluster::LoadClusterFile(path.toStdString(), &cluster); !s.ok()) {
     if (error) *error = QString::fromStdString(s.ToString());
@@ -267,7 +267,7 @@ bool MainWindow::openClusterFile(const QString& path, const QString& token, QStr
       cluster::ApplyTlsFlags(options_.tls, cluster::AdminTlsOf(cluster));
   for (const config::ClusterMember& member : cluster.node()) {
     const QString address = QString::fromStdString(member.admin());
-    const QString stored = tokens_->token(address);
+    const QString stored = tokens_->Token(address);
     // Added while stopped, then started once: no restart per node.
     if (!AddLiveNode(address, stored.isEmpty() ? token : stored, error,
                      QString::fromStdString(member.name()), tls)) {
@@ -275,11 +275,11 @@ bool MainWindow::openClusterFile(const QString& path, const QString& token, QStr
     }
     // Tokens kept from an earlier session arrive from the keyring a moment later.
     if (stored.isEmpty() && token.isEmpty()) {
-      tokens_->load(address, [this, address](const QString& loaded) {
-        const int index = state_->indexOfAddress(address);
+      tokens_->Load(address, [this, address](const QString& loaded) {
+        const int index = state_->IndexOfAddress(address);
         if (!loaded.isEmpty() && index >= 0 && mode_ == Mode::kLive) {
-          live_->setToken(index, loaded);
-          actions_->tokensChanged();
+          live_->SetToken(index, loaded);
+          actions_->TokensChanged();
           UpdateActionsEnabled();
         }
       });
@@ -290,15 +290,15 @@ bool MainWindow::openClusterFile(const QString& path, const QString& token, QStr
           .arg(QString::fromStdString(
               cluster.name().empty() ? QFileInfo(path).fileName().toStdString() : cluster.name()));
   RememberCluster(QFileInfo(path).absoluteFilePath());
-  live_->start();
+  live_->Start();
   UpdateStatus();
   UpdateActionsEnabled();
   return true;
 }
 
-bool MainWindow::openRecording(const QString& path, QString* error) {
+bool MainWindow::OpenRecording(const QString& path, QString* error) {
   ResetSources(Mode::kReplay);
-  if (!replay_->open(path, error)) {
+  if (!replay_->Open(path, error)) {
     mode_ = Mode::kNone;
     timeline_dock_->hide();
     UpdateStatus();
@@ -310,29 +310,29 @@ bool MainWindow::openRecording(const QString& path, QString* error) {
   return true;
 }
 
-bool MainWindow::readOnly() const {
+bool MainWindow::ReadOnly() const {
   if (options_.read_only || mode_ != Mode::kLive) return true;
-  for (int i = 0; i < state_->nodeCount(); ++i) {
-    if (!live_->token(i).isEmpty()) return false;
+  for (int i = 0; i < state_->NodeCount(); ++i) {
+    if (!live_->Token(i).isEmpty()) return false;
   }
   return true;  // No tokens at all: only telemetry is open to us.
 }
 
-bool MainWindow::startRecording(const QString& path, QString* error) {
+bool MainWindow::StartRecording(const QString& path, QString* error) {
   if (mode_ != Mode::kLive) {
     if (error) *error = tr("Recording needs a live cluster");
     return false;
   }
-  return recorder_->start(path, error);
+  return recorder_->Start(path, error);
 }
 
-void MainWindow::stopRecording() {
-  const QString error = recorder_->stop();
+void MainWindow::StopRecording() {
+  const QString error = recorder_->Stop();
   if (!error.isEmpty()) statusBar()->showMessage(tr("Recording: %1").arg(error), 10000);
 }
 
-void MainWindow::setCurrentNode(int node_index) {
-  if (node_index < -1 || node_index >= state_->nodeCount()) return;
+void MainWindow::SetCurrentNode(int node_index) {
+  if (node_index < -1 || node_index >= state_->NodeCount()) return;
   const bool changed = node_index != current_node_;
   current_node_ = node_index;
   {
@@ -340,36 +340,36 @@ void MainWindow::setCurrentNode(int node_index) {
     node_selector_->setCurrentIndex(node_index);
   }
   if (node_index >= 0) {
-    const QModelIndex row = overview_->model()->index(node_index, OverviewModel::kName);
+    const QModelIndex row = overview_->Model()->index(node_index, OverviewModel::kName);
     if (node_list_->currentIndex() != row) {
       const QSignalBlocker block(node_list_->selectionModel());
       node_list_->setCurrentIndex(row);
     }
-    overview_->setNode(node_index);
+    overview_->SetNode(node_index);
   }
-  compaction_->setNode(node_index);
-  bloom_->setNode(node_index);
-  throughput_->setNode(node_index);
-  actions_->setCurrentNode(node_index);
+  compaction_->SetNode(node_index);
+  bloom_->SetNode(node_index);
+  throughput_->SetNode(node_index);
+  actions_->SetCurrentNode(node_index);
   UpdateActionsEnabled();
-  if (changed) Q_EMIT currentNodeChanged(node_index);
+  if (changed) Q_EMIT CurrentNodeChanged(node_index);
 }
 
-int MainWindow::tabIndex(const QString& name) const {
+int MainWindow::TabIndex(const QString& name) const {
   for (int i = 0; i < tabs_->count(); ++i) {
     if (tabs_->tabText(i).remove(QLatin1Char('&')) == name) return i;
   }
   return -1;
 }
 
-QString MainWindow::summaryLine() const {
+QString MainWindow::SummaryLine() const {
   int by_health[5] = {0, 0, 0, 0, 0};
   double requests = 0, errors = 0;
   int slots = 0;
-  for (int i = 0; i < state_->nodeCount(); ++i) {
-    const NodeView& node = state_->node(i);
+  for (int i = 0; i < state_->NodeCount(); ++i) {
+    const NodeView& node = state_->Node(i);
     ++by_health[static_cast<int>(node.health)];
-    const OverviewModel::Row row = OverviewModel::RowOf(node, state_->nowMs());
+    const OverviewModel::Row row = OverviewModel::RowOf(node, state_->NowMs());
     if (node.health == NodeHealth::kServing || node.health == NodeHealth::kLameDuck) {
       requests += row.requests_per_s;
       errors += row.errors_per_s;
@@ -379,7 +379,7 @@ QString MainWindow::summaryLine() const {
   return QStringLiteral(
              "%1 nodes: %2 serving, %3 lame duck, %4 unreachable, %5 stale, %6 connecting; "
              "%7 req/s, %8 errors/s, %9 slots in use")
-      .arg(state_->nodeCount())
+      .arg(state_->NodeCount())
       .arg(by_health[int(NodeHealth::kServing)])
       .arg(by_health[int(NodeHealth::kLameDuck)])
       .arg(by_health[int(NodeHealth::kUnreachable)])
@@ -390,7 +390,7 @@ QString MainWindow::summaryLine() const {
       .arg(slots);
 }
 
-QStringList MainWindow::recentClusters() const {
+QStringList MainWindow::RecentClusters() const {
   return QSettings().value(QLatin1String(kRecentKey)).toStringList();
 }
 
@@ -412,29 +412,29 @@ void MainWindow::UpdateStatus() {
     case Mode::kLive:
       mode_label_->setText(tr("%1 (%2 nodes, %3 Hz)")
                                .arg(source_description_)
-                               .arg(state_->nodeCount())
+                               .arg(state_->NodeCount())
                                .arg(live_->options().poll_hz));
       break;
     case Mode::kReplay:
-      mode_label_->setText(tr("%1 (%2x)").arg(source_description_).arg(replay_->speed()));
+      mode_label_->setText(tr("%1 (%2x)").arg(source_description_).arg(replay_->Speed()));
       break;
   }
-  read_only_label_->setText(readOnly() ? tr("Read-only") : tr("Actions enabled"));
+  read_only_label_->setText(ReadOnly() ? tr("Read-only") : tr("Actions enabled"));
   read_only_label_->setToolTip(options_.read_only     ? tr("Started with --read-only")
                                : mode_ != Mode::kLive ? tr("A recording cannot be acted on")
-                               : readOnly()           ? tr("No token: telemetry only")
+                               : ReadOnly()           ? tr("No token: telemetry only")
                                                       : tr("Actions need an operator token"));
-  keyring_label_->setText(tokens_->backendDescription());
-  record_label_->setText(recorder_->recording() ? tr("Recording %1 (%2 snapshots)")
-                                                      .arg(QFileInfo(recorder_->path()).fileName())
-                                                      .arg(recorder_->snapshotsQueued())
+  keyring_label_->setText(tokens_->BackendDescription());
+  record_label_->setText(recorder_->Recording() ? tr("Recording %1 (%2 snapshots)")
+                                                      .arg(QFileInfo(recorder_->Path()).fileName())
+                                                      .arg(recorder_->SnapshotsQueued())
                                                 : QString());
   record_->setEnabled(mode_ == Mode::kLive);
 }
 
 void MainWindow::UpdateActionsEnabled() {
-  actions_->setReadOnly(readOnly());
-  compaction_->setActionsEnabled(actions_->canAct(current_node_));
+  actions_->SetReadOnly(ReadOnly());
+  compaction_->SetActionsEnabled(actions_->CanAct(current_node_));
   UpdateStatus();
 }
 
@@ -442,7 +442,7 @@ void MainWindow::OnConnectDialog() {
   ConnectDialog dialog(this);
   if (dialog.exec() != QDialog::Accepted) return;
   QString error;
-  if (!addNode(dialog.address(), dialog.token(), &error)) {
+  if (!AddNode(dialog.Address(), dialog.Token(), &error)) {
     QMessageBox::warning(this, tr("Railyard"), error);
   }
 }
@@ -453,7 +453,7 @@ void MainWindow::OnOpenCluster() {
                                    tr("Cluster files (*.textproto *.txtpb);;All files (*)"));
   if (path.isEmpty()) return;
   QString error;
-  if (!openClusterFile(path, {}, &error)) QMessageBox::warning(this, tr("Railyard"), error);
+  if (!OpenClusterFile(path, {}, &error)) QMessageBox::warning(this, tr("Railyard"), error);
 }
 
 void MainWindow::OnOpenRecording() {
@@ -462,19 +462,19 @@ void MainWindow::OnOpenRecording() {
                                    tr("Recordings (*.rec *.ryrec *.sqlite);;All files (*)"));
   if (path.isEmpty()) return;
   QString error;
-  if (!openRecording(path, &error)) QMessageBox::warning(this, tr("Railyard"), error);
+  if (!OpenRecording(path, &error)) QMessageBox::warning(this, tr("Railyard"), error);
 }
 
 void MainWindow::OnRecordToggled(bool on) {
   if (!on) {
-    stopRecording();
+    StopRecording();
     return;
   }
   const QString path = QFileDialog::getSaveFileName(
       this, tr("Record into"), QDir::home().filePath(QStringLiteral("railyard.rec")),
       tr("Recordings (*.rec);;All files (*)"));
   QString error;
-  if (path.isEmpty() || !startRecording(path, &error)) {
+  if (path.isEmpty() || !StartRecording(path, &error)) {
     const QSignalBlocker block(record_);
     record_->setChecked(false);
     if (!error.isEmpty()) QMessageBox::warning(this, tr("Railyard"), error);

@@ -54,45 +54,45 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(const Options& options, QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  ClusterState* state() const { return state_; }
-  LiveSource* liveSource() const { return live_; }
-  ReplaySource* replaySource() const { return replay_; }
+  ClusterState* State() const { return state_; }
+  LiveSource* live_source() const { return live_; }
+  ReplaySource* replay_source() const { return replay_; }
   Recorder* recorder() const { return recorder_; }
-  TokenStore* tokenStore() const { return tokens_; }
-  ActionController* actionController() const { return actions_; }
-  QTabWidget* tabs() const { return tabs_; }
-  SlotMatrixView* slotMatrixView() const { return slots_; }
-  TimelineWidget* timeline() const { return timeline_; }
-  QComboBox* nodeSelector() const { return node_selector_; }
+  TokenStore* token_store() const { return tokens_; }
+  ActionController* action_controller() const { return actions_; }
+  QTabWidget* Tabs() const { return tabs_; }
+  SlotMatrixView* slot_matrix_view() const { return slots_; }
+  TimelineWidget* Timeline() const { return timeline_; }
+  QComboBox* NodeSelector() const { return node_selector_; }
 
   // Live: polls `admin_address` (host:port) with `token` (may be empty: viewer access on nodes
   // without tokens), over TLS when Options::tls says so. Switches from a replay to live. False
   // with a message on a bad address.
-  bool addNode(const QString& admin_address, const QString& token, QString* error,
+  bool AddNode(const QString& admin_address, const QString& token, QString* error,
                const QString& name = {});
   // Live: every node of a cluster file (railyard.config.Cluster text format), over TLS when its
   // admin_tls block or Options::tls says so; tokens from the token store, else `token`.
   // Remembered among the recent clusters.
-  bool openClusterFile(const QString& path, const QString& token, QString* error);
+  bool OpenClusterFile(const QString& path, const QString& token, QString* error);
   // Replay: opens a recording; the timeline appears.
-  bool openRecording(const QString& path, QString* error);
-  bool isReplay() const { return mode_ == Mode::kReplay; }
-  bool readOnly() const;
+  bool OpenRecording(const QString& path, QString* error);
+  bool IsReplay() const { return mode_ == Mode::kReplay; }
+  bool ReadOnly() const;
 
-  bool startRecording(const QString& path, QString* error);
-  void stopRecording();
+  bool StartRecording(const QString& path, QString* error);
+  void StopRecording();
 
-  int currentNode() const { return current_node_; }
-  void setCurrentNode(int node_index);
+  int CurrentNode() const { return current_node_; }
+  void SetCurrentNode(int node_index);
   // The tab showing `name` ("Overview", "Slots", ...); -1 if none.
-  int tabIndex(const QString& name) const;
+  int TabIndex(const QString& name) const;
 
   // One line for logs: nodes by state, cluster req/s, errors/s (the headless demo prints it).
-  QString summaryLine() const;
-  QStringList recentClusters() const;
+  QString SummaryLine() const;
+  QStringList RecentClusters() const;
 
  Q_SIGNALS:
-  void currentNodeChanged(int node_index);
+  void CurrentNodeChanged(int node_index);
 
  private:
   enum class Mode { kNone, kLive, kReplay };

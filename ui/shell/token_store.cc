@@ -22,7 +22,7 @@ TokenStore::TokenStore(bool use_keyring, QObject* parent) : QObject(parent) {
   }
 }
 
-QString TokenStore::backendDescription() const {
+QString TokenStore::BackendDescription() const {
   switch (backend_) {
     case Backend::kProbing:
       return tr("Tokens: asking the keyring...");
@@ -34,7 +34,7 @@ QString TokenStore::backendDescription() const {
   return {};
 }
 
-bool TokenStore::hasAnyToken() const {
+bool TokenStore::HasAnyToken() const {
   for (const QString& t : cache_) {
     if (!t.isEmpty()) return true;
   }
@@ -51,7 +51,7 @@ void TokenStore::SetBackend(Backend backend, const QString& why) {
       if (!it.value().isEmpty()) SaveToKeyring(it.key(), it.value());
     }
   }
-  Q_EMIT backendChanged(backend_);
+  Q_EMIT BackendChanged(backend_);
 }
 
 void TokenStore::Probe() {
@@ -73,7 +73,7 @@ void TokenStore::Probe() {
                      [this] { SetBackend(Backend::kMemory, tr("keyring did not answer")); });
 }
 
-void TokenStore::setToken(const QString& address, const QString& token) {
+void TokenStore::SetToken(const QString& address, const QString& token) {
   cache_.insert(address, token);
   if (backend_ == Backend::kKeyring) SaveToKeyring(address, token);
 }
@@ -87,7 +87,7 @@ void TokenStore::SaveToKeyring(const QString& address, const QString& token) {
   job->start();
 }
 
-void TokenStore::load(const QString& address, std::function<void(const QString&)> done) {
+void TokenStore::Load(const QString& address, std::function<void(const QString&)> done) {
   if (auto it = cache_.constFind(address);
       it != cache_.constEnd() || backend_ != Backend::kKeyring) {
     done(it != cache_.constEnd() ? *it : QString());

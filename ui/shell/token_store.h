@@ -10,7 +10,7 @@ namespace railyard::ui {
 // Admin tokens per node address. Kept in the system keyring through QtKeychain (service
 // "railyard"), never in QSettings or any plain file. Where no keyring service answers (no D-Bus
 // secret service, as on an offscreen CI machine) tokens live in memory for this session only,
-// and backendDescription() says so for the status bar.
+// and BackendDescription() says so for the status bar.
 //
 // Thread safety: GUI thread only.
 class TokenStore : public QObject {
@@ -22,19 +22,19 @@ class TokenStore : public QObject {
   explicit TokenStore(bool use_keyring = true, QObject* parent = nullptr);
 
   Backend backend() const { return backend_; }
-  QString backendDescription() const;
+  QString BackendDescription() const;
 
   // The token known for `address` this session (empty if none).
-  QString token(const QString& address) const { return cache_.value(address); }
-  bool hasAnyToken() const;
+  QString Token(const QString& address) const { return cache_.value(address); }
+  bool HasAnyToken() const;
   // Keeps `token` for this session and, with a keyring, for the next ones too.
-  void setToken(const QString& address, const QString& token);
+  void SetToken(const QString& address, const QString& token);
   // Calls `done` with the token for `address`: from memory, else from the keyring (empty if
   // none). `done` runs later on the GUI thread when the keyring is asked.
-  void load(const QString& address, std::function<void(const QString&)> done);
+  void Load(const QString& address, std::function<void(const QString&)> done);
 
  Q_SIGNALS:
-  void backendChanged(Backend backend);
+  void BackendChanged(Backend backend);
 
  private:
   void Probe();

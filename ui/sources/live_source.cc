@@ -92,14 +92,14 @@ class LivePoller {
 
 LiveSource::LiveSource(ClusterState* state, QObject* parent) : QObject(parent), state_(state) {}
 
-LiveSource::~LiveSource() { stop(); }
+LiveSource::~LiveSource() { Stop(); }
 
-void LiveSource::setOptions(const Options& options) {
+void LiveSource::SetOptions(const Options& options) {
   options_ = options;
   Restart();
 }
 
-int LiveSource::addNode(const QString& admin_address, const QString& token, QString* error,
+int LiveSource::AddNode(const QString& admin_address, const QString& token, QString* error,
                         const QString& name, std::optional<rpc::TlsClientOptions> tls) {
   std::string host;
   uint16_t port = 0;
@@ -118,12 +118,12 @@ int LiveSource::addNode(const QString& admin_address, const QString& token, QStr
   return index;
 }
 
-void LiveSource::clearNodes() {
-  stop();
+void LiveSource::ClearNodes() {
+  Stop();
   targets_.clear();
 }
 
-void LiveSource::setToken(int node, const QString& token) {
+void LiveSource::SetToken(int node, const QString& token) {
   for (Target& t : targets_) {
     if (t.index == node && t.token != token) {
       t.token = token;
@@ -132,21 +132,21 @@ void LiveSource::setToken(int node, const QString& token) {
   }
 }
 
-std::optional<rpc::TlsClientOptions> LiveSource::tls(int node) const {
+std::optional<rpc::TlsClientOptions> LiveSource::Tls(int node) const {
   for (const Target& t : targets_) {
     if (t.index == node) return t.tls;
   }
   return std::nullopt;
 }
 
-QString LiveSource::token(int node) const {
+QString LiveSource::Token(int node) const {
   for (const Target& t : targets_) {
     if (t.index == node) return t.token;
   }
   return {};
 }
 
-void LiveSource::start() {
+void LiveSource::Start() {
   if (poller_) return;
   const quint64 generation = ++generation_;
   std::vector<cluster::PollTarget> targets;
@@ -157,24 +157,24 @@ void LiveSource::start() {
     targets.push_back({t.index, {host, port}, t.token.toStdString(), t.tls});
   }
   // Runs on the worker thread: only moves data into a queued call. `this` outlives the worker
-  // (stop() joins it), which is what runOnReceiverThread asks.
-  auto deliver = [this, generation](std::vector<ClusterState::Update> updates, qint64 now_ms) {
-    runOnReceiverThread(this, [this, generation, updates = std::move(updates), now_ms]() mutable {
+  // (Stop() joins it), which is what RunOnReceiverThread asks.
+  auto post = [this, generation](std::vector<ClusterState::Update> updates, qint64 now_ms) {
+    RunOnReceiverThread(this, [this, generation, updates = std::move(updates), now_ms]() mutable {
       Deliver(generation, std::move(updates), now_ms);
     });
   };
-  poller_ = std::make_unique<LivePoller>(std::move(targets), options_, std::move(deliver));
+  poller_ = std::make_unique<LivePoller>(std::move(targets), options_, std::move(post));
 }
 
-void LiveSource::stop() {
+void LiveSource::Stop() {
   ++generation_;  // Batches already posted are dropped on arrival.
   poller_.reset();
 }
 
 void LiveSource::Restart() {
   if (!poller_) return;
-  stop();
-  start();
+  Stop();
+  Start();
 }
 
 void LiveSource::Deliver(quint64 generation, std::vector<ClusterState::Update> updates,
@@ -182,7 +182,7 @@ void LiveSource::Deliver(quint64 generation, std::vector<ClusterState::Update> u
   if (generation != generation_.load()) return;
   state_->ApplyFrame(updates, now_ms);
   ++frames_;
-  Q_EMIT frameDelivered();
+  Q_EMIT FrameDelivered();
 }
 
 }  // namespace railyard::ui

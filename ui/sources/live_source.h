@@ -21,9 +21,9 @@ class LivePoller;
 //
 // The bridge (KDAB Hotspot's jobtracker shape): the worker thread owns the admin connections and
 // never touches Qt objects; at the end of each round it posts the batch to the GUI thread with
-// runOnReceiverThread (ui/support/gui_thread.h). On arrival the batch is checked against the
+// RunOnReceiverThread (ui/support/gui_thread.h). On arrival the batch is checked against the
 // generation id it was polled under; a batch from before a restart (new nodes, a new token,
-// stop) is dropped. stop() and the destructor join the worker, so nothing is posted to a dead
+// stop) is dropped. Stop() and the destructor join the worker, so nothing is posted to a dead
 // object.
 //
 // The polling itself is the cluster layer's TelemetryPoller (core/cluster): unreachable nodes are
@@ -46,31 +46,31 @@ class LiveSource : public QObject {
   explicit LiveSource(ClusterState* state, QObject* parent = nullptr);
   ~LiveSource() override;
 
-  void setOptions(const Options& options);
+  void SetOptions(const Options& options);
   const Options& options() const { return options_; }
 
   // Declares a node at admin address host:port (added to ClusterState); returns its index. A
   // running source restarts to include it. Fails (-1, with `error`) on a malformed address.
   // `tls` set: its admin service is reached over TLS with these settings.
-  int addNode(const QString& admin_address, const QString& token = {}, QString* error = nullptr,
+  int AddNode(const QString& admin_address, const QString& token = {}, QString* error = nullptr,
               const QString& name = {}, std::optional<rpc::TlsClientOptions> tls = std::nullopt);
   // Stops and forgets every node (before ClusterState::Clear for a new cluster).
-  void clearNodes();
+  void ClearNodes();
   // The token for one node (ClusterState index); that node reconnects with it, the others keep
   // their connections.
-  void setToken(int node, const QString& token);
-  QString token(int node) const;
+  void SetToken(int node, const QString& token);
+  QString Token(int node) const;
   // The admin TLS settings of one node (nullopt: plain TCP).
-  std::optional<rpc::TlsClientOptions> tls(int node) const;
+  std::optional<rpc::TlsClientOptions> Tls(int node) const;
 
-  void start();
-  void stop();
-  bool running() const { return poller_ != nullptr; }
+  void Start();
+  void Stop();
+  bool Running() const { return poller_ != nullptr; }
   // Batches received and applied so far.
-  quint64 framesApplied() const { return frames_; }
+  quint64 FramesApplied() const { return frames_; }
 
  Q_SIGNALS:
-  void frameDelivered();
+  void FrameDelivered();
 
  private:
   struct Target {

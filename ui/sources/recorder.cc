@@ -83,9 +83,9 @@ class RecorderWorker {
     }
   }
 
-  std::unique_ptr<trace::RecordingWriter> writer_;  // Worker thread only (until Finish).
+  std::unique_ptr<trace::RecordingWriter> writer_;  // Worker thread only (until finish).
   trace::TelemetryRecorder recorder_;               // Worker thread only.
-  std::string error_;                               // Worker thread, then Finish.
+  std::string error_;                               // Worker thread, then finish.
   std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Item> queue_;  // GUARDED_BY(mu_)
@@ -94,17 +94,17 @@ class RecorderWorker {
 };
 
 Recorder::Recorder(ClusterState* state, QObject* parent) : QObject(parent), state_(state) {
-  connect(state_, &ClusterState::frameApplied, this, &Recorder::OnFrame);
-  connect(state_, &ClusterState::nodesReset, this, [this] {
+  connect(state_, &ClusterState::FrameApplied, this, &Recorder::OnFrame);
+  connect(state_, &ClusterState::NodesReset, this, [this] {
     last_recorded_.clear();
     if (worker_) worker_->Push(RecorderWorker::ResetItem{});
   });
 }
 
-Recorder::~Recorder() { stop(); }
+Recorder::~Recorder() { Stop(); }
 
-bool Recorder::start(const QString& path, QString* error) {
-  stop();
+bool Recorder::Start(const QString& path, QString* error) {
+  Stop();
   std::unique_ptr<trace::RecordingWriter> writer;
   trace::WriterOptions options;
   options.writer = "railyard console";
@@ -120,30 +120,30 @@ bool Recorder::start(const QString& path, QString* error) {
   // commands already done before recording started are history, not part of it.
   last_recorded_.clear();
   QVector<int> all;
-  for (int i = 0; i < state_->nodeCount(); ++i) {
+  for (int i = 0; i < state_->NodeCount(); ++i) {
     all.push_back(i);
-    if (const auto& t = state_->node(i).telemetry) {
-      worker_->Push(RecorderWorker::SnapshotItem{state_->node(i).name.toStdString(), t, true});
+    if (const auto& t = state_->Node(i).telemetry) {
+      worker_->Push(RecorderWorker::SnapshotItem{state_->Node(i).name.toStdString(), t, true});
     }
   }
   OnFrame(all);
-  Q_EMIT recordingChanged(true);
+  Q_EMIT RecordingChanged(true);
   return true;
 }
 
-QString Recorder::stop() {
+QString Recorder::Stop() {
   if (!worker_) return {};
   const std::string error = worker_->Finish();
   worker_.reset();
-  Q_EMIT recordingChanged(false);
+  Q_EMIT RecordingChanged(false);
   return QString::fromStdString(error);
 }
 
 void Recorder::OnFrame(const QVector<int>& changed) {
   if (!worker_) return;
   for (int i : changed) {
-    if (i < 0 || i >= state_->nodeCount()) continue;
-    const NodeView& node = state_->node(i);
+    if (i < 0 || i >= state_->NodeCount()) continue;
+    const NodeView& node = state_->Node(i);
     if (!node.telemetry || last_recorded_.value(i) == node.telemetry.get()) continue;
     last_recorded_[i] = node.telemetry.get();
     worker_->Push(RecorderWorker::SnapshotItem{node.name.toStdString(), node.telemetry});
@@ -151,14 +151,14 @@ void Recorder::OnFrame(const QVector<int>& changed) {
   }
 }
 
-void Recorder::recordAction(const admin::CommandEvent& event) {
+void Recorder::RecordAction(const admin::CommandEvent& event) {
   if (!worker_) return;
   // The event's detail starts "NAME (ADMIN ADDRESS)"; match the whole name or the whole
   // parenthesised address, so that node1 is never taken for node10.
   const QString detail = QString::fromStdString(event.detail());
   std::string node = "console";
-  for (int i = 0; i < state_->nodeCount(); ++i) {
-    const NodeView& view = state_->node(i);
+  for (int i = 0; i < state_->NodeCount(); ++i) {
+    const NodeView& view = state_->Node(i);
     if (detail.startsWith(view.name + QStringLiteral(" (")) ||
         detail.contains(QStringLiteral("(%1)").arg(view.admin_address))) {
       node = view.name.toStdString();

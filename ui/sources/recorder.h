@@ -15,7 +15,7 @@ class RecorderWorker;
 // Records the live cluster into a core/trace recording (the format `railyardctl record` writes,
 // so the console and railyardctl replay it alike): every new telemetry snapshot ClusterState
 // receives, the commands nodes report in their telemetry, and the console's own actions
-// (recordAction, connected to the action controller's actionFinished).
+// (RecordAction, connected to the action controller's ActionFinished).
 //
 // SQLite writes happen on a worker thread that owns the RecordingWriter; the GUI thread only
 // queues shared pointers to the telemetry it already holds.
@@ -28,18 +28,18 @@ class Recorder : public QObject {
   ~Recorder() override;  // Stops, committing what was queued.
 
   // Creates (or appends to) the recording at `path`. False with a message on error.
-  bool start(const QString& path, QString* error);
+  bool Start(const QString& path, QString* error);
   // Commits and closes; returns the first write error, if any (empty when all went well).
-  QString stop();
-  bool recording() const { return worker_ != nullptr; }
-  QString path() const { return path_; }
-  quint64 snapshotsQueued() const { return snapshots_; }
+  QString Stop();
+  bool Recording() const { return worker_ != nullptr; }
+  QString Path() const { return path_; }
+  quint64 SnapshotsQueued() const { return snapshots_; }
 
  public Q_SLOTS:
-  void recordAction(const railyard::admin::CommandEvent& event);
+  void RecordAction(const railyard::admin::CommandEvent& event);
 
  Q_SIGNALS:
-  void recordingChanged(bool recording);
+  void RecordingChanged(bool recording);
 
  private:
   void OnFrame(const QVector<int>& changed);

@@ -9,13 +9,13 @@ namespace railyard::ui {
 
 ReplaySource::ReplaySource(ClusterState* state, QObject* parent) : QObject(parent), state_(state) {
   timer_.setInterval(50);
-  connect(&timer_, &QTimer::timeout, this, &ReplaySource::step);
+  connect(&timer_, &QTimer::timeout, this, &ReplaySource::Step);
 }
 
 ReplaySource::~ReplaySource() = default;
 
-bool ReplaySource::open(const QString& path, QString* error) {
-  close();
+bool ReplaySource::Open(const QString& path, QString* error) {
+  Close();
   std::unique_ptr<trace::RecordingReader> reader;
   trace::Status s = trace::RecordingReader::Open(path.toStdString(), &reader);
   trace::TimeSpan span;
@@ -49,13 +49,13 @@ bool ReplaySource::open(const QString& path, QString* error) {
   }
   start_ms_ = span.first_unix_ms;
   end_ms_ = span.last_unix_ms;
-  Q_EMIT opened();
-  seek(start_ms_);
+  Q_EMIT Opened();
+  Seek(start_ms_);
   return true;
 }
 
-void ReplaySource::close() {
-  pause();
+void ReplaySource::Close() {
+  Pause();
   cursor_.reset();
   reader_.reset();
   node_names_.clear();
@@ -66,35 +66,35 @@ void ReplaySource::close() {
   start_ms_ = end_ms_ = position_ms_ = 0;
 }
 
-void ReplaySource::setTickIntervalMs(int ms) { timer_.setInterval(std::clamp(ms, 5, 1000)); }
+void ReplaySource::SetTickIntervalMs(int ms) { timer_.setInterval(std::clamp(ms, 5, 1000)); }
 
-qint64 ReplaySource::clusterMsPerTick() const {
+qint64 ReplaySource::ClusterMsPerTick() const {
   return std::max<qint64>(1, qRound64(double(timer_.interval()) * speed_));
 }
 
-void ReplaySource::play() {
+void ReplaySource::Play() {
   if (!reader_ || timer_.isActive()) return;
-  if (position_ms_ >= end_ms_) seek(start_ms_);
+  if (position_ms_ >= end_ms_) Seek(start_ms_);
   timer_.start();
-  Q_EMIT playingChanged(true);
+  Q_EMIT PlayingChanged(true);
 }
 
-void ReplaySource::pause() {
+void ReplaySource::Pause() {
   if (!timer_.isActive()) return;
   timer_.stop();
-  Q_EMIT playingChanged(false);
+  Q_EMIT PlayingChanged(false);
 }
 
-void ReplaySource::setSpeed(double speed) {
+void ReplaySource::SetSpeed(double speed) {
   speed = std::clamp(speed, kMinSpeed, kMaxSpeed);
   if (speed == speed_) return;
   speed_ = speed;
-  Q_EMIT speedChanged(speed_);
+  Q_EMIT SpeedChanged(speed_);
 }
 
 int ReplaySource::NodeIndex(const std::string& name) {
   if (auto it = node_index_.find(name); it != node_index_.end()) return it->second;
-  // A node that started reporting after open() (the file is still being written).
+  // A node that started reporting after Open() (the file is still being written).
   auto address = node_addresses_.find(name);
   const QString qname = QString::fromStdString(name);
   const int index =
@@ -103,7 +103,7 @@ int ReplaySource::NodeIndex(const std::string& name) {
   return index;
 }
 
-void ReplaySource::seek(qint64 unix_ms) {
+void ReplaySource::Seek(qint64 unix_ms) {
   if (!reader_) return;
   position_ms_ = std::clamp(unix_ms, start_ms_, end_ms_);
   // Rebuild from nothing: the same nodes in the same order, so node indexes stay put.
@@ -124,17 +124,17 @@ void ReplaySource::seek(qint64 unix_ms) {
   last_frame_snapshots_ = static_cast<int>(frame_.size());
   state_->ApplyFrame(frame_, position_ms_);
   cursor_ = reader_->NewSnapshotCursor(position_ms_ + 1);
-  Q_EMIT positionChanged(position_ms_);
+  Q_EMIT PositionChanged(position_ms_);
 }
 
-void ReplaySource::jumpToEvent(int index) {
+void ReplaySource::JumpToEvent(int index) {
   if (index < 0 || index >= events_.size()) return;
-  seek(events_[index].unix_ms);
+  Seek(events_[index].unix_ms);
 }
 
-void ReplaySource::step() {
+void ReplaySource::Step() {
   if (!reader_ || !cursor_) return;
-  const qint64 target = std::min(end_ms_, position_ms_ + clusterMsPerTick());
+  const qint64 target = std::min(end_ms_, position_ms_ + ClusterMsPerTick());
   frame_.clear();
   int applied = 0;
   for (; cursor_->Valid() && cursor_->snapshot().unix_ms <= target; cursor_->Next()) {
@@ -160,10 +160,10 @@ void ReplaySource::step() {
   apply.start();
   state_->ApplyFrame(frame_, position_ms_);
   last_apply_ns_ = apply.nsecsElapsed();
-  Q_EMIT positionChanged(position_ms_);
+  Q_EMIT PositionChanged(position_ms_);
   if (position_ms_ >= end_ms_ && timer_.isActive()) {
-    pause();
-    Q_EMIT finished();
+    Pause();
+    Q_EMIT Finished();
   }
 }
 

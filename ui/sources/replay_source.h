@@ -29,7 +29,7 @@ struct ReplayEvent {
 // simulator) into ClusterState, so every view works as it does live.
 //
 // A QTimer on the GUI thread ticks every tick interval; each tick advances the cluster clock
-// by clusterMsPerTick() = tick interval x speed and applies, as one frame, the latest snapshot of
+// by ClusterMsPerTick() = tick interval x speed and applies, as one frame, the latest snapshot of
 // each node recorded in that step. Seeking rebuilds ClusterState at the new time from each node's
 // latest snapshot at or before it (RecordingReader::Seek). Reading a local SQLite file is quick
 // and there is no network I/O here.
@@ -45,42 +45,42 @@ class ReplaySource : public QObject {
   ~ReplaySource() override;
 
   // Opens a recording and seeks to its start. False with a message naming the file on error.
-  bool open(const QString& path, QString* error);
-  void close();
-  bool isOpen() const { return reader_ != nullptr; }
-  QString path() const { return path_; }
+  bool Open(const QString& path, QString* error);
+  void Close();
+  bool IsOpen() const { return reader_ != nullptr; }
+  QString Path() const { return path_; }
 
-  qint64 startMs() const { return start_ms_; }
-  qint64 endMs() const { return end_ms_; }
-  qint64 positionMs() const { return position_ms_; }
-  double speed() const { return speed_; }
-  bool playing() const { return timer_.isActive(); }
-  void setTickIntervalMs(int ms);
-  qint64 clusterMsPerTick() const;
-  const QVector<ReplayEvent>& events() const { return events_; }
+  qint64 StartMs() const { return start_ms_; }
+  qint64 EndMs() const { return end_ms_; }
+  qint64 PositionMs() const { return position_ms_; }
+  double Speed() const { return speed_; }
+  bool Playing() const { return timer_.isActive(); }
+  void SetTickIntervalMs(int ms);
+  qint64 ClusterMsPerTick() const;
+  const QVector<ReplayEvent>& Events() const { return events_; }
   // Snapshots applied by the last step (for the benchmark and tests).
-  int lastFrameSnapshots() const { return last_frame_snapshots_; }
+  int LastFrameSnapshots() const { return last_frame_snapshots_; }
   // GUI-thread time of the last step's ClusterState::ApplyFrame (models included), in ns; the
   // recording's reading and parsing are not in it.
-  qint64 lastApplyNs() const { return last_apply_ns_; }
+  qint64 LastApplyNs() const { return last_apply_ns_; }
 
  public Q_SLOTS:
-  void play();
-  void pause();
+  void Play();
+  void Pause();
   // Clamped to 0.5..16.
-  void setSpeed(double speed);
+  void SetSpeed(double speed);
   // Rebuilds ClusterState at `unix_ms` (clamped to the recording's span).
-  void seek(qint64 unix_ms);
-  void jumpToEvent(int index);
-  // One tick: advances by clusterMsPerTick() and applies the snapshots in between.
-  void step();
+  void Seek(qint64 unix_ms);
+  void JumpToEvent(int index);
+  // One tick: advances by ClusterMsPerTick() and applies the snapshots in between.
+  void Step();
 
  Q_SIGNALS:
-  void opened();
-  void positionChanged(qint64 unix_ms);
-  void playingChanged(bool playing);
-  void speedChanged(double speed);
-  void finished();  // Reached the end while playing.
+  void Opened();
+  void PositionChanged(qint64 unix_ms);
+  void PlayingChanged(bool playing);
+  void SpeedChanged(double speed);
+  void Finished();  // Reached the end while playing.
 
  private:
   int NodeIndex(const std::string& name);

@@ -28,9 +28,9 @@ namespace railyard::ui {
 // dying object safe (only the lifetime rule above can), and Qt already drops queued calls to a
 // destroyed receiver.
 template <typename Function>
-void runOnReceiverThread(QObject* receiver, Function&& function) {
+void RunOnReceiverThread(QObject* receiver, Function&& function) {
   static_assert(std::is_invocable_v<std::decay_t<Function>&>,
-                "runOnReceiverThread: the function takes no arguments");
+                "RunOnReceiverThread: the function takes no arguments");
   if (receiver == nullptr) return;
   QMetaObject::invokeMethod(receiver, std::forward<Function>(function), Qt::QueuedConnection);
 }

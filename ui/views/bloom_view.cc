@@ -77,7 +77,7 @@ BloomView::BloomView(ClusterState* state, QWidget* parent)
   layout->addLayout(budget_row);
   layout->addWidget(plot_, 1);
 
-  connect(model_, &BloomModel::changed, this, [this] {
+  connect(model_, &BloomModel::Changed, this, [this] {
     if (!isVisible()) {
       dirty_ = true;
       return;
@@ -87,8 +87,8 @@ BloomView::BloomView(ClusterState* state, QWidget* parent)
   Refresh();
 }
 
-void BloomView::setNode(int node_index) {
-  model_->setNode(node_index);
+void BloomView::SetNode(int node_index) {
+  model_->SetNode(node_index);
   Refresh();
 }
 
@@ -97,28 +97,28 @@ void BloomView::showEvent(QShowEvent* event) {
   if (dirty_) Refresh();
 }
 
-QString BloomView::budgetText() const {
-  if (!model_->hasData()) return {};
+QString BloomView::BudgetText() const {
+  if (!model_->HasData()) return {};
   const QLocale locale;
   return tr("%1 of %2 (%3%), %4 of %5 pages resident")
-      .arg(locale.formattedDataSize(qint64(model_->residentBytes())),
-           locale.formattedDataSize(qint64(model_->budgetBytes())))
-      .arg(model_->budgetUse() * 100, 0, 'f', 0)
-      .arg(model_->residentPages())
-      .arg(model_->totalPages());
+      .arg(locale.formattedDataSize(qint64(model_->ResidentBytes())),
+           locale.formattedDataSize(qint64(model_->BudgetBytes())))
+      .arg(model_->BudgetUse() * 100, 0, 'f', 0)
+      .arg(model_->ResidentPages())
+      .arg(model_->TotalPages());
 }
 
 void BloomView::Refresh() {
   dirty_ = false;
-  const int rows = model_->rowCount();
-  const int columns = model_->columnCount();
-  if (!model_->hasData()) {
-    title_->setText(model_->node() < 0 ? tr("No node selected") : tr("No telemetry yet"));
+  const int rows = model_->RowCount();
+  const int columns = model_->ColumnCount();
+  if (!model_->HasData()) {
+    title_->setText(model_->Node() < 0 ? tr("No node selected") : tr("No telemetry yet"));
   } else {
     title_->setText(tr("Bloom pages: %n index(es), up to %1 pages each", "", rows).arg(columns));
   }
-  budget_->setValue(int(model_->budgetUse() * 1000));
-  budget_->setFormat(budgetText());
+  budget_->setValue(int(model_->BudgetUse() * 1000));
+  budget_->setFormat(BudgetText());
 
   // QCPColorMap sizes a cell from the distance between cell centres, so a dimension of one cell
   // would draw nothing; such a dimension gets two half-width cells holding the same value.
@@ -135,14 +135,14 @@ void BloomView::Refresh() {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (int r = 0; r < map_rows; ++r) {
     for (int c = 0; c < map_columns; ++c) {
-      const BloomCell* cell = model_->cell(std::min(r, rows - 1), std::min(c, columns - 1));
+      const BloomCell* cell = model_->Cell(std::min(r, rows - 1), std::min(c, columns - 1));
       map_->data()->setCell(c, r, cell ? cell->usefulness : nan);
     }
   }
   QVector<double> keys, values;
   for (int r = 0; r < rows; ++r) {
     for (int c = 0; c < columns; ++c) {
-      const BloomCell* cell = model_->cell(r, c);
+      const BloomCell* cell = model_->Cell(r, c);
       if (cell && cell->resident) {
         keys.push_back(c);
         values.push_back(r);
@@ -150,14 +150,14 @@ void BloomView::Refresh() {
     }
   }
   resident_->setData(keys, values, true);
-  map_->setDataRange(QCPRange(0, std::max(1e-9, model_->maxUsefulness())));
+  map_->setDataRange(QCPRange(0, std::max(1e-9, model_->MaxUsefulness())));
 
   // Rows labelled with the index and its P(no): how often its pages can save a read.
   QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
   const int step = std::max(1, rows / 24);  // Keep labels legible with many indexes.
   for (int r = 0; r < rows; r += step) {
     ticker->addTick(
-        r, tr("#%1  P(no) %2").arg(model_->row(r).index).arg(model_->row(r).p_no, 0, 'f', 2));
+        r, tr("#%1  P(no) %2").arg(model_->Row(r).index).arg(model_->Row(r).p_no, 0, 'f', 2));
   }
   plot_->yAxis->setTicker(ticker);
   plot_->yAxis->setRange(-0.5, std::max(1, rows) - 0.5);
@@ -165,31 +165,31 @@ void BloomView::Refresh() {
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
-bool BloomView::cellAt(const QPoint& plot_pos, int* row, int* page) const {
+bool BloomView::CellAt(const QPoint& plot_pos, int* row, int* page) const {
   const double x = plot_->xAxis->pixelToCoord(plot_pos.x());
   const double y = plot_->yAxis->pixelToCoord(plot_pos.y());
   const int c = int(std::lround(x));
   const int r = int(std::lround(y));
-  if (r < 0 || r >= model_->rowCount() || c < 0 || c >= model_->columnCount()) return false;
+  if (r < 0 || r >= model_->RowCount() || c < 0 || c >= model_->ColumnCount()) return false;
   *row = r;
   *page = c;
   return true;
 }
 
-QString BloomView::toolTipAt(const QPoint& plot_pos) const {
+QString BloomView::ToolTipAt(const QPoint& plot_pos) const {
   int r = 0, c = 0;
-  if (!cellAt(plot_pos, &r, &c)) return {};
-  return model_->describeCell(r, c);
+  if (!CellAt(plot_pos, &r, &c)) return {};
+  return model_->DescribeCell(r, c);
 }
 
-QPoint BloomView::cellCenter(int row, int page) const {
+QPoint BloomView::CellCenter(int row, int page) const {
   return QPoint(int(plot_->xAxis->coordToPixel(page)), int(plot_->yAxis->coordToPixel(row)));
 }
 
 bool BloomView::eventFilter(QObject* watched, QEvent* event) {
   if (watched == plot_ && event->type() == QEvent::ToolTip) {
     auto* help = static_cast<QHelpEvent*>(event);
-    const QString text = toolTipAt(help->pos());
+    const QString text = ToolTipAt(help->pos());
     if (text.isEmpty()) {
       QToolTip::hideText();
     } else {

@@ -24,20 +24,20 @@ class BloomView : public QWidget {
  public:
   explicit BloomView(ClusterState* state, QWidget* parent = nullptr);
 
-  void setNode(int node_index);
-  int node() const { return model_->node(); }
+  void SetNode(int node_index);
+  int Node() const { return model_->Node(); }
 
-  BloomModel* model() const { return model_; }
-  QCustomPlot* plot() const { return plot_; }
-  QCPColorMap* colorMap() const { return map_; }
-  QCPGraph* residentMarks() const { return resident_; }
-  QString budgetText() const;
+  BloomModel* Model() const { return model_; }
+  QCustomPlot* Plot() const { return plot_; }
+  QCPColorMap* ColorMap() const { return map_; }
+  QCPGraph* ResidentMarks() const { return resident_; }
+  QString BudgetText() const;
   // The grid cell under a point in plot coordinates (row, page); false outside the grid.
-  bool cellAt(const QPoint& plot_pos, int* row, int* page) const;
+  bool CellAt(const QPoint& plot_pos, int* row, int* page) const;
   // The tooltip text for a point in plot coordinates (empty where there is no page).
-  QString toolTipAt(const QPoint& plot_pos) const;
+  QString ToolTipAt(const QPoint& plot_pos) const;
   // The centre of a cell in plot coordinates (for tests and keyboard hover).
-  QPoint cellCenter(int row, int page) const;
+  QPoint CellCenter(int row, int page) const;
 
  protected:
   void showEvent(QShowEvent* event) override;

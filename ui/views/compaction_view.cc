@@ -43,13 +43,13 @@ CompactionView::CompactionView(ClusterState* state, QWidget* parent)
   compact_selected_->setToolTip(tr("Merge the selected run of adjacent indexes into one."));
   compact_all_ = new QPushButton(tr("Compact all"), this);
   compact_all_->setToolTip(tr("Merge every on-disk index into one."));
-  connect(compact_selected_, &QPushButton::clicked, this, &CompactionView::requestCompactSelected);
-  connect(compact_all_, &QPushButton::clicked, this, &CompactionView::requestCompactAll);
-  connect(stack_, &IndexStackWidget::selectionChanged, this, &CompactionView::UpdateButtons);
+  connect(compact_selected_, &QPushButton::clicked, this, &CompactionView::RequestCompactSelected);
+  connect(compact_all_, &QPushButton::clicked, this, &CompactionView::RequestCompactAll);
+  connect(stack_, &IndexStackWidget::SelectionChanged, this, &CompactionView::UpdateButtons);
 
   // Follows the history model's own row insertions: nothing is rebuilt per frame.
   timeline_ = new QTableView(this);
-  timeline_->setModel(model_->history());
+  timeline_->setModel(model_->History());
   timeline_->verticalHeader()->hide();
   timeline_->setSelectionBehavior(QAbstractItemView::SelectRows);
   timeline_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -79,7 +79,7 @@ CompactionView::CompactionView(ClusterState* state, QWidget* parent)
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(splitter);
 
-  connect(model_, &CompactionModel::changed, this, [this] {
+  connect(model_, &CompactionModel::Changed, this, [this] {
     if (!isVisible()) {
       dirty_ = true;  // Catch up when shown: hidden tabs cost nothing per frame.
       return;
@@ -89,13 +89,13 @@ CompactionView::CompactionView(ClusterState* state, QWidget* parent)
   Refresh();
 }
 
-void CompactionView::setNode(int node_index) {
-  model_->setNode(node_index);
-  stack_->clearSelection();
+void CompactionView::SetNode(int node_index) {
+  model_->SetNode(node_index);
+  stack_->ClearSelection();
   Refresh();
 }
 
-void CompactionView::setActionsEnabled(bool enabled) {
+void CompactionView::SetActionsEnabled(bool enabled) {
   actions_enabled_ = enabled;
   UpdateButtons();
 }
@@ -105,14 +105,14 @@ void CompactionView::showEvent(QShowEvent* event) {
   if (dirty_) Refresh();
 }
 
-QString CompactionView::writeAmplificationText() const {
-  if (!model_->hasData()) return {};
+QString CompactionView::WriteAmplificationText() const {
+  if (!model_->HasData()) return {};
   const QLocale locale;
   QString text = tr("Write amplification %1 (%2 index entries written / %3 document writes)")
-                     .arg(model_->writeAmplification(), 0, 'f', 2)
-                     .arg(locale.toString(model_->indexEntryWrites()),
-                          locale.toString(model_->documentWrites()));
-  const double observed = model_->observedWriteAmplification();
+                     .arg(model_->WriteAmplification(), 0, 'f', 2)
+                     .arg(locale.toString(model_->IndexEntryWrites()),
+                          locale.toString(model_->DocumentWrites()));
+  const double observed = model_->ObservedWriteAmplification();
   if (observed >= 0) text += tr("; %1 while watched").arg(observed, 0, 'f', 2);
   return text;
 }
@@ -120,40 +120,40 @@ QString CompactionView::writeAmplificationText() const {
 void CompactionView::Refresh() {
   dirty_ = false;
   const QLocale locale;
-  if (!model_->hasData()) {
-    title_->setText(model_->node() < 0 ? tr("No node selected") : tr("No telemetry yet"));
+  if (!model_->HasData()) {
+    title_->setText(model_->Node() < 0 ? tr("No node selected") : tr("No telemetry yet"));
   } else {
-    title_->setText(tr("%n on-disk index(es), %1 entries", "", int(model_->indexes().size()))
-                        .arg(locale.toString(model_->totalIndexEntries())));
+    title_->setText(tr("%n on-disk index(es), %1 entries", "", int(model_->Indexes().size()))
+                        .arg(locale.toString(model_->TotalIndexEntries())));
   }
-  memtable_->setRange(0, int(std::min<quint64>(model_->memtableCapacity(), INT_MAX)));
-  memtable_->setValue(int(std::min<quint64>(model_->memtableEntries(), INT_MAX)));
+  memtable_->setRange(0, int(std::min<quint64>(model_->MemtableCapacity(), INT_MAX)));
+  memtable_->setValue(int(std::min<quint64>(model_->MemtableEntries(), INT_MAX)));
   memtable_->setFormat(tr("%1 / %2 entries (%3%)")
-                           .arg(locale.toString(model_->memtableEntries()),
-                                locale.toString(model_->memtableCapacity()))
-                           .arg(model_->memtableFill() * 100, 0, 'f', 0));
-  stack_->setData(model_->indexes(), model_->memtableEntries(), model_->memtableCapacity());
-  amplification_->setText(writeAmplificationText());
+                           .arg(locale.toString(model_->MemtableEntries()),
+                                locale.toString(model_->MemtableCapacity()))
+                           .arg(model_->MemtableFill() * 100, 0, 'f', 0));
+  stack_->SetData(model_->Indexes(), model_->MemtableEntries(), model_->MemtableCapacity());
+  amplification_->setText(WriteAmplificationText());
 
   UpdateButtons();
 }
 
 void CompactionView::UpdateButtons() {
-  const bool live = actions_enabled_ && model_->hasData();
-  const QVector<quint64> selected = stack_->selectedIds();
-  compact_selected_->setEnabled(live && selected.size() >= 2 && model_->areAdjacent(selected));
-  compact_all_->setEnabled(live && !model_->indexes().isEmpty());
+  const bool live = actions_enabled_ && model_->HasData();
+  const QVector<quint64> selected = stack_->SelectedIds();
+  compact_selected_->setEnabled(live && selected.size() >= 2 && model_->AreAdjacent(selected));
+  compact_all_->setEnabled(live && !model_->Indexes().isEmpty());
 }
 
-void CompactionView::requestCompactSelected() {
-  const QVector<quint64> selected = stack_->selectedIds();
+void CompactionView::RequestCompactSelected() {
+  const QVector<quint64> selected = stack_->SelectedIds();
   if (!compact_selected_->isEnabled() || selected.size() < 2) return;
-  Q_EMIT compactRequested(model_->node(), selected);
+  Q_EMIT CompactRequested(model_->Node(), selected);
 }
 
-void CompactionView::requestCompactAll() {
+void CompactionView::RequestCompactAll() {
   if (!compact_all_->isEnabled()) return;
-  Q_EMIT compactRequested(model_->node(), {});
+  Q_EMIT CompactRequested(model_->Node(), {});
 }
 
 }  // namespace railyard::ui

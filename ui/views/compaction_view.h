@@ -18,7 +18,7 @@ class IndexStackWidget;
 // Compaction sets of one node: its on-disk indexes as a stack of bars sized by entries (newest on
 // top), the in-memory index's fill, write amplification, and a timeline of the compaction sets it
 // ran. The user selects a run of adjacent indexes (or none) and asks to compact them or all; the
-// view only emits compactRequested: ActionController confirms, runs and audits.
+// view only emits CompactRequested: ActionController confirms, runs and audits.
 //
 // Thread safety: GUI thread only.
 class CompactionView : public QWidget {
@@ -26,27 +26,27 @@ class CompactionView : public QWidget {
  public:
   explicit CompactionView(ClusterState* state, QWidget* parent = nullptr);
 
-  void setNode(int node_index);
-  int node() const { return model_->node(); }
+  void SetNode(int node_index);
+  int Node() const { return model_->Node(); }
   // Off in read-only mode, or without an operator token for the node: the view still shows
   // everything.
-  void setActionsEnabled(bool enabled);
+  void SetActionsEnabled(bool enabled);
 
-  CompactionModel* model() const { return model_; }
-  IndexStackWidget* indexStack() const { return stack_; }
-  QTableView* timeline() const { return timeline_; }  // Shows model()->history().
-  QPushButton* compactSelectedButton() const { return compact_selected_; }
-  QPushButton* compactAllButton() const { return compact_all_; }
-  QString writeAmplificationText() const;
+  CompactionModel* Model() const { return model_; }
+  IndexStackWidget* IndexStack() const { return stack_; }
+  QTableView* Timeline() const { return timeline_; }  // Shows Model()->History().
+  QPushButton* CompactSelectedButton() const { return compact_selected_; }
+  QPushButton* CompactAllButton() const { return compact_all_; }
+  QString WriteAmplificationText() const;
 
  public Q_SLOTS:
-  // Emit compactRequested for the selected run (two or more adjacent indexes) or for all.
-  void requestCompactSelected();
-  void requestCompactAll();
+  // Emit CompactRequested for the selected run (two or more adjacent indexes) or for all.
+  void RequestCompactSelected();
+  void RequestCompactAll();
 
  Q_SIGNALS:
   // indexes empty: all.
-  void compactRequested(int node, QVector<quint64> indexes);
+  void CompactRequested(int node, QVector<quint64> indexes);
 
  protected:
   void showEvent(QShowEvent* event) override;

@@ -31,28 +31,28 @@ IndexStackWidget::IndexStackWidget(QWidget* parent) : QWidget(parent) {
   setToolTip(tr("Click an index to select it; shift-click to select a run of adjacent indexes."));
 }
 
-void IndexStackWidget::setData(const QVector<IndexBar>& bars, quint64 memtable_entries,
+void IndexStackWidget::SetData(const QVector<IndexBar>& bars, quint64 memtable_entries,
                                quint64 memtable_capacity) {
-  const QVector<quint64> selected = selectedIds();
+  const QVector<quint64> selected = SelectedIds();
   bars_ = bars;
   memtable_entries_ = memtable_entries;
   memtable_capacity_ = memtable_capacity;
   // Keep what survives of the selection (a compaction replaces the merged indexes).
   first_ = last_ = anchor_ = -1;
-  selectIds(selected);
+  SelectIds(selected);
   setMinimumHeight(sizeHint().height());  // Scrolls inside its scroll area rather than squeezing.
   updateGeometry();
   update();
 }
 
-QVector<quint64> IndexStackWidget::selectedIds() const {
+QVector<quint64> IndexStackWidget::SelectedIds() const {
   QVector<quint64> ids;
   if (first_ < 0) return ids;
   for (int row = first_; row <= last_; ++row) ids.push_back(bars_[row].id);
   return ids;
 }
 
-void IndexStackWidget::selectIds(const QVector<quint64>& ids) {
+void IndexStackWidget::SelectIds(const QVector<quint64>& ids) {
   int first = -1, last = -1;
   for (int row = 0; row < bars_.size(); ++row) {
     if (!ids.contains(bars_[row].id)) continue;
@@ -63,7 +63,7 @@ void IndexStackWidget::selectIds(const QVector<quint64>& ids) {
   anchor_ = first;
 }
 
-void IndexStackWidget::clearSelection() { SetRange(-1, -1); }
+void IndexStackWidget::ClearSelection() { SetRange(-1, -1); }
 
 void IndexStackWidget::SetRange(int first, int last) {
   if (first > last) std::swap(first, last);
@@ -71,7 +71,7 @@ void IndexStackWidget::SetRange(int first, int last) {
   first_ = first;
   last_ = last;
   update();
-  Q_EMIT selectionChanged();
+  Q_EMIT SelectionChanged();
 }
 
 QRect IndexStackWidget::RowRect(int row) const {
@@ -79,7 +79,7 @@ QRect IndexStackWidget::RowRect(int row) const {
   return QRect(kMargin, top, width() - 2 * kMargin, kRowHeight);
 }
 
-QRect IndexStackWidget::barRect(int row) const {
+QRect IndexStackWidget::BarRect(int row) const {
   const QRect r = RowRect(row);
   const int full = std::max(10, r.width() - kLabelWidth);
   quint64 largest = 1;
@@ -93,7 +93,7 @@ QRect IndexStackWidget::barRect(int row) const {
   return QRect(r.left() + kLabelWidth, r.top(), std::max(2, int(full * share)), r.height());
 }
 
-int IndexStackWidget::rowAt(const QPoint& pos) const {
+int IndexStackWidget::RowAt(const QPoint& pos) const {
   for (int row = 0; row < bars_.size(); ++row) {
     if (RowRect(row).contains(pos)) return row;
   }
@@ -119,7 +119,7 @@ void IndexStackWidget::paintEvent(QPaintEvent*) {
   // In-memory index: outline at capacity, filled to its level.
   {
     const QRect r = RowRect(-1);
-    const QRect full = barRect(-1);
+    const QRect full = BarRect(-1);
     p.setPen(text);
     p.drawText(r.adjusted(0, 0, -(r.width() - kLabelWidth + 6), 0),
                Qt::AlignVCenter | Qt::AlignLeft,
@@ -143,7 +143,7 @@ void IndexStackWidget::paintEvent(QPaintEvent*) {
     p.drawText(
         QRect(r.left() + 2, r.top(), kLabelWidth - 8, r.height()), Qt::AlignVCenter | Qt::AlignLeft,
         tr("#%1  %2  %3").arg(bar.id).arg(locale.toString(bar.entries)).arg(Age(bar.age_ms)));
-    const QRect b = barRect(row);
+    const QRect b = BarRect(row);
     p.fillRect(b, selected ? pal.color(QPalette::Highlight) : bar_color);
   }
   if (bars_.isEmpty()) {
@@ -152,7 +152,7 @@ void IndexStackWidget::paintEvent(QPaintEvent*) {
   }
 }
 
-QString IndexStackWidget::describeRow(int row) const {
+QString IndexStackWidget::DescribeRow(int row) const {
   if (row < 0 || row >= bars_.size()) return {};
   const IndexBar& bar = bars_[row];
   const QLocale locale;
@@ -167,7 +167,7 @@ QString IndexStackWidget::describeRow(int row) const {
 bool IndexStackWidget::event(QEvent* event) {
   if (event->type() == QEvent::ToolTip) {
     auto* help = static_cast<QHelpEvent*>(event);
-    const QString text = describeRow(rowAt(help->pos()));
+    const QString text = DescribeRow(RowAt(help->pos()));
     QToolTip::showText(help->globalPos(), text.isEmpty() ? toolTip() : text, this);
     return true;
   }
@@ -175,9 +175,9 @@ bool IndexStackWidget::event(QEvent* event) {
 }
 
 void IndexStackWidget::mousePressEvent(QMouseEvent* event) {
-  const int row = rowAt(event->position().toPoint());
+  const int row = RowAt(event->position().toPoint());
   if (row < 0) {
-    clearSelection();
+    ClearSelection();
     return;
   }
   if ((event->modifiers() & Qt::ShiftModifier) && anchor_ >= 0) {

@@ -18,23 +18,23 @@ class IndexStackWidget : public QWidget {
  public:
   explicit IndexStackWidget(QWidget* parent = nullptr);
 
-  void setData(const QVector<IndexBar>& bars, quint64 memtable_entries, quint64 memtable_capacity);
+  void SetData(const QVector<IndexBar>& bars, quint64 memtable_entries, quint64 memtable_capacity);
   // Ids of the selected indexes, newest first; always a run of adjacent indexes.
-  QVector<quint64> selectedIds() const;
+  QVector<quint64> SelectedIds() const;
   // Selects the run of indexes spanning `ids` (newest to oldest); ids not shown are ignored.
-  void selectIds(const QVector<quint64>& ids);
-  void clearSelection();
+  void SelectIds(const QVector<quint64>& ids);
+  void ClearSelection();
   // The bar (row in the list of indexes, newest 0) under a point; -1 for none (or the memory row).
-  int rowAt(const QPoint& pos) const;
-  QRect barRect(int row) const;
+  int RowAt(const QPoint& pos) const;
+  QRect BarRect(int row) const;
   // A bar's figures (id, entries, bytes, age, Bloom pages, P(no)); empty for no bar.
-  QString describeRow(int row) const;
+  QString DescribeRow(int row) const;
 
   QSize sizeHint() const override;
   QSize minimumSizeHint() const override;
 
  Q_SIGNALS:
-  void selectionChanged();
+  void SelectionChanged();
 
  protected:
   bool event(QEvent* event) override;  // Tooltips: one index's figures.

@@ -65,17 +65,17 @@ OverviewView::OverviewView(ClusterState* state, QWidget* parent)
   layout->addLayout(filters);
   layout->addWidget(table_, 1);
 
-  connect(name_filter_, &QLineEdit::textChanged, filter_, &OverviewFilterModel::setNameFilter);
+  connect(name_filter_, &QLineEdit::textChanged, filter_, &OverviewFilterModel::SetNameFilter);
   connect(state_filter_, &QComboBox::currentIndexChanged, this,
-          [this](int) { filter_->setHealthFilter(state_filter_->currentData().toInt()); });
+          [this](int) { filter_->SetHealthFilter(state_filter_->currentData().toInt()); });
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) {
             if (selecting_ || !current.isValid()) return;
-            Q_EMIT nodeSelected(filter_->mapToSource(current).row());
+            Q_EMIT NodeSelected(filter_->mapToSource(current).row());
           });
 }
 
-void OverviewView::setNode(int node_index) {
+void OverviewView::SetNode(int node_index) {
   if (node_index < 0 || node_index >= model_->rowCount()) return;
   const QModelIndex index = filter_->mapFromSource(model_->index(node_index, 0));
   if (!index.isValid()) return;

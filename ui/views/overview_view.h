@@ -20,13 +20,13 @@ class OverviewView : public QWidget {
  public:
   explicit OverviewView(ClusterState* state, QWidget* parent = nullptr);
 
-  OverviewModel* model() const { return model_; }
-  QTableView* table() const { return table_; }
-  // Selects the row of a node (ClusterState index) without emitting nodeSelected.
-  void setNode(int node_index);
+  OverviewModel* Model() const { return model_; }
+  QTableView* Table() const { return table_; }
+  // Selects the row of a node (ClusterState index) without emitting NodeSelected.
+  void SetNode(int node_index);
 
  Q_SIGNALS:
-  void nodeSelected(int node_index);
+  void NodeSelected(int node_index);
 
  private:
   OverviewModel* model_;

@@ -57,23 +57,23 @@ SlotMatrixView::SlotMatrixView(ClusterState* state, QWidget* parent)
 
   connect(matrix_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) {
-            if (current.isValid()) selectClient(current.row());
+            if (current.isValid()) SelectClient(current.row());
           });
   connect(model_, &QAbstractItemModel::modelReset, this, [this] {
-    if (detail_->clientId() != 0 && model_->rowOfClient(detail_->clientId()) < 0) {
+    if (detail_->ClientId() != 0 && model_->RowOfClient(detail_->ClientId()) < 0) {
       detail_title_->setText(tr("Select a client to list its connections"));
     }
   });
 }
 
-void SlotMatrixView::selectClient(int row) {
-  if (row < 0 || row >= model_->clientCount()) return;
+void SlotMatrixView::SelectClient(int row) {
+  if (row < 0 || row >= model_->ClientCount()) return;
   const SlotMatrixModel::Client& c = model_->client(row);
-  detail_->setClientId(c.id);
+  detail_->SetClientId(c.id);
   detail_title_->setText(tr("%1: pool %2, %3 busy")
                              .arg(c.name)
-                             .arg(model_->poolSize(row))
-                             .arg(model_->busyCount(row)));
+                             .arg(model_->PoolSize(row))
+                             .arg(model_->BusyCount(row)));
 }
 
 }  // namespace railyard::ui

@@ -19,10 +19,10 @@ class SlotMatrixView : public QWidget {
  public:
   explicit SlotMatrixView(ClusterState* state, QWidget* parent = nullptr);
 
-  SlotMatrixModel* model() const { return model_; }
-  QTableView* matrix() const { return matrix_; }
+  SlotMatrixModel* Model() const { return model_; }
+  QTableView* Matrix() const { return matrix_; }
   // Shows one client's connections (a row of the matrix).
-  void selectClient(int row);
+  void SelectClient(int row);
 
  private:
   SlotMatrixModel* model_;

@@ -40,7 +40,7 @@ ThroughputView::ThroughputView(ClusterState* state, QWidget* parent)
   window_->setCurrentIndex(1);
   whole_cluster_ = new QCheckBox(tr("Whole cluster"), this);
   whole_cluster_->setToolTip(tr("Show the sums over every node instead of the selected node."));
-  connect(whole_cluster_, &QCheckBox::toggled, this, &ThroughputView::setWholeCluster);
+  connect(whole_cluster_, &QCheckBox::toggled, this, &ThroughputView::SetWholeCluster);
   pause_ = new QPushButton(tr("Pause"), this);
   pause_->setCheckable(true);
   follow_ = new QPushButton(tr("Follow"), this);
@@ -90,24 +90,24 @@ ThroughputView::ThroughputView(ClusterState* state, QWidget* parent)
   plots_[2]->legend->setVisible(true);
 
   connect(window_, &QComboBox::currentIndexChanged, this,
-          [this](int index) { setWindowMinutes(window_->itemData(index).toInt()); });
-  connect(pause_, &QPushButton::toggled, this, &ThroughputView::setPaused);
-  connect(follow_, &QPushButton::clicked, this, &ThroughputView::follow);
+          [this](int index) { SetWindowMinutes(window_->itemData(index).toInt()); });
+  connect(pause_, &QPushButton::toggled, this, &ThroughputView::SetPaused);
+  connect(follow_, &QPushButton::clicked, this, &ThroughputView::Follow);
   connect(png_, &QPushButton::clicked, this, &ThroughputView::ExportPngInteractive);
   connect(csv_, &QPushButton::clicked, this, &ThroughputView::ExportCsvInteractive);
-  connect(model_, &ThroughputModel::samplesAdded, this, &ThroughputView::OnSamples);
-  connect(model_, &ThroughputModel::cleared, this, &ThroughputView::Rebuild);
-  setNode(ThroughputModel::kCluster);
+  connect(model_, &ThroughputModel::SamplesAdded, this, &ThroughputView::OnSamples);
+  connect(model_, &ThroughputModel::Cleared, this, &ThroughputView::Rebuild);
+  SetNode(ThroughputModel::kCluster);
 }
 
-void ThroughputView::setNode(int node_index) {
+void ThroughputView::SetNode(int node_index) {
   selected_node_ = node_index;
   if (whole_cluster_->isChecked()) return;
   node_ = node_index;
   Rebuild();
 }
 
-void ThroughputView::setWholeCluster(bool whole) {
+void ThroughputView::SetWholeCluster(bool whole) {
   if (whole_cluster_->isChecked() != whole) whole_cluster_->setChecked(whole);  // Re-enters.
   const int shown = whole ? ThroughputModel::kCluster : selected_node_;
   if (shown == node_) return;
@@ -115,10 +115,10 @@ void ThroughputView::setWholeCluster(bool whole) {
   Rebuild();
 }
 
-bool ThroughputView::wholeCluster() const { return whole_cluster_->isChecked(); }
+bool ThroughputView::WholeCluster() const { return whole_cluster_->isChecked(); }
 
-bool ThroughputView::setWindowMinutes(int minutes) {
-  if (!model_->setWindowMinutes(minutes)) return false;
+bool ThroughputView::SetWindowMinutes(int minutes) {
+  if (!model_->SetWindowMinutes(minutes)) return false;
   const int index = window_->findData(minutes);
   if (index != window_->currentIndex()) window_->setCurrentIndex(index);
   following_ = true;
@@ -126,14 +126,14 @@ bool ThroughputView::setWindowMinutes(int minutes) {
   return true;
 }
 
-void ThroughputView::setPaused(bool paused) {
+void ThroughputView::SetPaused(bool paused) {
   paused_ = paused;
   if (pause_->isChecked() != paused) pause_->setChecked(paused);
   pause_->setText(paused ? tr("Resume") : tr("Pause"));
   if (!paused && behind_) OnSamples();
 }
 
-void ThroughputView::follow() {
+void ThroughputView::Follow() {
   following_ = true;
   ApplyRange();
 }
@@ -154,11 +154,11 @@ void ThroughputView::OnSamples() {
   ApplyRange();
 }
 
-QString ThroughputView::title() const { return title_->text(); }
+QString ThroughputView::Title() const { return title_->text(); }
 
 void ThroughputView::UpdateTitle() {
   const QString title = node_ == ThroughputModel::kCluster ? tr("Whole cluster")
-                        : node_ < state_->nodeCount()      ? state_->node(node_).name
+                        : node_ < state_->NodeCount()      ? state_->Node(node_).name
                                                            : tr("Node %1").arg(node_);
   if (title_->text() != title) title_->setText(title);
 }
@@ -199,7 +199,7 @@ void ThroughputView::AppendNew() {
 void ThroughputView::ApplyRange() {
   if (following_) {
     const qint64 end = std::max<qint64>(drawn_until_ms_, 0);
-    const QCPRange range(double(end - model_->windowMs()) / 1000.0, double(end) / 1000.0);
+    const QCPRange range(double(end - model_->WindowMs()) / 1000.0, double(end) / 1000.0);
     applying_range_ = true;
     for (QCustomPlot* plot : plots_) plot->xAxis->setRange(range);
     applying_range_ = false;
@@ -238,21 +238,21 @@ void ThroughputView::SyncRanges(const QCPRange& range) {
   syncing_ = false;
 }
 
-qint64 ThroughputView::visibleFromMs() const {
+qint64 ThroughputView::VisibleFromMs() const {
   return qint64(std::floor(plots_[0]->xAxis->range().lower * 1000.0));
 }
 
-qint64 ThroughputView::visibleToMs() const {
+qint64 ThroughputView::VisibleToMs() const {
   return qint64(std::ceil(plots_[0]->xAxis->range().upper * 1000.0));
 }
 
-int ThroughputView::drawnSamples() const { return requests_->data()->size(); }
+int ThroughputView::DrawnSamples() const { return requests_->data()->size(); }
 
-bool ThroughputView::exportCsv(const QString& path, QString* error) const {
-  return model_->exportCsv(path, node_, visibleFromMs(), visibleToMs(), error);
+bool ThroughputView::ExportCsv(const QString& path, QString* error) const {
+  return model_->ExportCsv(path, node_, VisibleFromMs(), VisibleToMs(), error);
 }
 
-bool ThroughputView::exportPng(const QString& path, QString* error) const {
+bool ThroughputView::ExportPng(const QString& path, QString* error) const {
   // The three charts as the user sees them, stacked, in one image; replotted first, since the
   // last queued replot may not have run yet.
   for (QCustomPlot* plot : plots_) plot->replot(QCustomPlot::rpImmediateRefresh);
@@ -269,7 +269,7 @@ void ThroughputView::ExportPngInteractive() {
       QFileDialog::getSaveFileName(this, tr("Export charts"), "throughput.png", tr("PNG (*.png)"));
   if (path.isEmpty()) return;
   QString error;
-  if (!exportPng(path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
+  if (!ExportPng(path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
 }
 
 void ThroughputView::ExportCsvInteractive() {
@@ -277,7 +277,7 @@ void ThroughputView::ExportCsvInteractive() {
       QFileDialog::getSaveFileName(this, tr("Export samples"), "throughput.csv", tr("CSV (*.csv)"));
   if (path.isEmpty()) return;
   QString error;
-  if (!exportCsv(path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
+  if (!ExportCsv(path, &error)) QMessageBox::warning(this, tr("Export failed"), error);
 }
 
 }  // namespace railyard::ui

@@ -33,32 +33,32 @@ class ThroughputView : public QWidget {
 
   // ThroughputModel::kCluster (-1) for the whole cluster. While "Whole cluster" is ticked the
   // view keeps showing the cluster and remembers the node for when it is unticked.
-  void setNode(int node_index);
-  void setWholeCluster(bool whole);
-  bool wholeCluster() const;
-  int node() const { return node_; }
-  bool setWindowMinutes(int minutes);
-  int windowMinutes() const { return model_->windowMinutes(); }
-  void setPaused(bool paused);
-  bool paused() const { return paused_; }
+  void SetNode(int node_index);
+  void SetWholeCluster(bool whole);
+  bool WholeCluster() const;
+  int Node() const { return node_; }
+  bool SetWindowMinutes(int minutes);
+  int WindowMinutes() const { return model_->WindowMinutes(); }
+  void SetPaused(bool paused);
+  bool Paused() const { return paused_; }
   // Follow the newest samples again after a zoom or pan.
-  void follow();
-  bool following() const { return following_; }
+  void Follow();
+  bool Following() const { return following_; }
 
   // The visible time range (cluster clock, ms).
-  qint64 visibleFromMs() const;
-  qint64 visibleToMs() const;
-  bool exportPng(const QString& path, QString* error) const;
-  bool exportCsv(const QString& path, QString* error) const;
+  qint64 VisibleFromMs() const;
+  qint64 VisibleToMs() const;
+  bool ExportPng(const QString& path, QString* error) const;
+  bool ExportCsv(const QString& path, QString* error) const;
 
-  ThroughputModel* model() const { return model_; }
-  QCustomPlot* ratesPlot() const { return plots_[0]; }
-  QString title() const;
-  QCustomPlot* latencyPlot() const { return plots_[2]; }
+  ThroughputModel* Model() const { return model_; }
+  QCustomPlot* RatesPlot() const { return plots_[0]; }
+  QString Title() const;
+  QCustomPlot* LatencyPlot() const { return plots_[2]; }
   // Points drawn so far in the requests/s graph (for tests).
-  int drawnSamples() const;
+  int DrawnSamples() const;
   // Replots requested since construction (queued replots coalesce; for tests).
-  int replotRequests() const { return replot_requests_; }
+  int ReplotRequests() const { return replot_requests_; }
 
  protected:
   void showEvent(QShowEvent* event) override;

@@ -59,14 +59,14 @@ TimelineWidget::TimelineWidget(ReplaySource* source, QWidget* parent)
   seek_timer_.setInterval(30);
   connect(&seek_timer_, &QTimer::timeout, this, &TimelineWidget::SeekToSlider);
   connect(play_, &QToolButton::clicked, this, [this] {
-    if (source_->playing()) {
-      source_->pause();
+    if (source_->Playing()) {
+      source_->Pause();
     } else {
-      source_->play();
+      source_->Play();
     }
   });
   connect(speed_, &QComboBox::currentIndexChanged, this,
-          [this](int) { source_->setSpeed(speed_->currentData().toDouble()); });
+          [this](int) { source_->SetSpeed(speed_->currentData().toDouble()); });
   connect(slider_, &QSlider::sliderMoved, this, [this] { seek_timer_.start(); });
   connect(slider_, &QSlider::sliderReleased, this, &TimelineWidget::SeekToSlider);
   connect(slider_, &QSlider::actionTriggered, this, [this](int action) {
@@ -74,45 +74,45 @@ TimelineWidget::TimelineWidget(ReplaySource* source, QWidget* parent)
     if (action != QAbstractSlider::SliderMove) seek_timer_.start();
   });
   connect(events_, &QListWidget::itemActivated, this,
-          [this](QListWidgetItem* item) { source_->jumpToEvent(events_->row(item)); });
-  connect(source_, &ReplaySource::opened, this, &TimelineWidget::OnOpened);
-  connect(source_, &ReplaySource::positionChanged, this, &TimelineWidget::OnPosition);
-  connect(source_, &ReplaySource::playingChanged, this, [this](bool playing) {
+          [this](QListWidgetItem* item) { source_->JumpToEvent(events_->row(item)); });
+  connect(source_, &ReplaySource::Opened, this, &TimelineWidget::OnOpened);
+  connect(source_, &ReplaySource::PositionChanged, this, &TimelineWidget::OnPosition);
+  connect(source_, &ReplaySource::PlayingChanged, this, [this](bool playing) {
     play_->setIcon(style()->standardIcon(playing ? QStyle::SP_MediaPause : QStyle::SP_MediaPlay));
   });
-  connect(source_, &ReplaySource::speedChanged, this, [this](double speed) {
+  connect(source_, &ReplaySource::SpeedChanged, this, [this](double speed) {
     const int i = speed_->findData(speed);
     if (i >= 0 && i != speed_->currentIndex()) speed_->setCurrentIndex(i);
   });
-  if (source_->isOpen()) {
+  if (source_->IsOpen()) {
     OnOpened();
-    OnPosition(source_->positionMs());
+    OnPosition(source_->PositionMs());
   }
 }
 
 void TimelineWidget::OnOpened() {
-  const qint64 span = source_->endMs() - source_->startMs();
+  const qint64 span = source_->EndMs() - source_->StartMs();
   slider_->setRange(0, static_cast<int>(span / kSliderStepMs));
   slider_->setPageStep(std::max(1, static_cast<int>(10000 / kSliderStepMs)));
   events_->clear();
-  for (const ReplayEvent& e : source_->events()) {
+  for (const ReplayEvent& e : source_->Events()) {
     events_->addItem(QStringLiteral("%1  %2  %3  %4")
-                         .arg(Clock(e.unix_ms - source_->startMs()), e.node, e.kind, e.detail));
+                         .arg(Clock(e.unix_ms - source_->StartMs()), e.node, e.kind, e.detail));
   }
 }
 
 void TimelineWidget::OnPosition(qint64 unix_ms) {
   if (!slider_->isSliderDown() && !seek_timer_.isActive()) {
     const QSignalBlocker block(slider_);
-    slider_->setValue(static_cast<int>((unix_ms - source_->startMs()) / kSliderStepMs));
+    slider_->setValue(static_cast<int>((unix_ms - source_->StartMs()) / kSliderStepMs));
   }
-  position_->setText(QStringLiteral("%1 / %2").arg(Clock(unix_ms - source_->startMs()),
-                                                   Clock(source_->endMs() - source_->startMs())));
+  position_->setText(QStringLiteral("%1 / %2").arg(Clock(unix_ms - source_->StartMs()),
+                                                   Clock(source_->EndMs() - source_->StartMs())));
 }
 
 void TimelineWidget::SeekToSlider() {
   seek_timer_.stop();
-  source_->seek(source_->startMs() + qint64(slider_->value()) * kSliderStepMs);
+  source_->Seek(source_->StartMs() + qint64(slider_->value()) * kSliderStepMs);
 }
 
 }  // namespace railyard::ui

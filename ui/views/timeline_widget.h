@@ -20,9 +20,9 @@ class TimelineWidget : public QWidget {
  public:
   explicit TimelineWidget(ReplaySource* source, QWidget* parent = nullptr);
 
-  QSlider* slider() const { return slider_; }
-  QListWidget* eventList() const { return events_; }
-  QComboBox* speedBox() const { return speed_; }
+  QSlider* Slider() const { return slider_; }
+  QListWidget* EventList() const { return events_; }
+  QComboBox* SpeedBox() const { return speed_; }
   // Slider steps are this many ms of cluster time.
   static constexpr qint64 kSliderStepMs = 100;
 
