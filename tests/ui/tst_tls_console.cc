@@ -39,18 +39,18 @@ class TlsConsoleTest : public QObject {
   void watchesAndActsOverTlsWithTheFlags() {
     MainWindow window(Options(FlagsFor(fixture_->GoodClient())));
     QString error;
-    QVERIFY2(window.addNode(Address(), testing::kTlsViewerToken, &error), qPrintable(error));
-    const ClusterState* state = window.state();
-    QTRY_VERIFY_WITH_TIMEOUT(state->node(0).health == NodeHealth::kServing, 10000);
-    QCOMPARE(state->node(0).telemetry->service_address(), std::string(testing::kTlsServiceMarker));
+    QVERIFY2(window.AddNode(Address(), testing::kTlsViewerToken, &error), qPrintable(error));
+    const ClusterState* state = window.State();
+    QTRY_VERIFY_WITH_TIMEOUT(state->Node(0).health == NodeHealth::kServing, 10000);
+    QCOMPARE(state->Node(0).telemetry->service_address(), std::string(testing::kTlsServiceMarker));
 
     // An action goes over TLS too: the service answers it (and refuses a viewer's drain), where
     // plain TCP would not have reached it at all.
-    ActionController* actions = window.actionController();
-    actions->setConfirmer([](const QString&, const QString&) { return true; });
-    actions->setResultPresenter([](const QString&, const QString&, bool) {});
-    QSignalSpy finished(actions, &ActionController::actionFinished);
-    actions->drain(0);
+    ActionController* actions = window.action_controller();
+    actions->SetConfirmer([](const QString&, const QString&) { return true; });
+    actions->SetResultPresenter([](const QString&, const QString&, bool) {});
+    QSignalSpy finished(actions, &ActionController::ActionFinished);
+    actions->Drain(0);
     QVERIFY(finished.wait(15000));
     const auto event = finished[0][0].value<admin::CommandEvent>();
     QVERIFY2(QString::fromStdString(event.result()).contains("needs an operator token"),
@@ -59,11 +59,11 @@ class TlsConsoleTest : public QObject {
 
   void aCaThatDoesNotMatchSaysWhy() {
     MainWindow window(Options(FlagsFor(fixture_->WrongCaClient())));
-    QVERIFY(window.addNode(Address(), testing::kTlsViewerToken, nullptr));
-    const ClusterState* state = window.state();
-    QTRY_VERIFY_WITH_TIMEOUT(state->node(0).health == NodeHealth::kUnreachable, 10000);
-    QVERIFY2(state->node(0).last_error.contains("certificate verify failed"),
-             qPrintable(state->node(0).last_error));
+    QVERIFY(window.AddNode(Address(), testing::kTlsViewerToken, nullptr));
+    const ClusterState* state = window.State();
+    QTRY_VERIFY_WITH_TIMEOUT(state->Node(0).health == NodeHealth::kUnreachable, 10000);
+    QVERIFY2(state->Node(0).last_error.contains("certificate verify failed"),
+             qPrintable(state->Node(0).last_error));
   }
 
   void honoursAClusterFilesAdminTls() {
@@ -79,9 +79,9 @@ class TlsConsoleTest : public QObject {
     file.close();
     MainWindow window(Options({}));
     QString error;
-    QVERIFY2(window.openClusterFile(path, testing::kTlsViewerToken, &error), qPrintable(error));
-    QTRY_VERIFY_WITH_TIMEOUT(window.state()->node(0).health == NodeHealth::kServing, 10000);
-    QCOMPARE(window.state()->node(0).telemetry->node(), std::string(testing::kTlsNodeName));
+    QVERIFY2(window.OpenClusterFile(path, testing::kTlsViewerToken, &error), qPrintable(error));
+    QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
+    QCOMPARE(window.State()->Node(0).telemetry->node(), std::string(testing::kTlsNodeName));
   }
 
  private:
