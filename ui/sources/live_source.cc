@@ -1,11 +1,10 @@
 #include "ui/sources/live_source.h"
 
 #include <QDateTime>
-#include <condition_variable>
 #include <map>
-#include <mutex>
 #include <thread>
 
+#include "core/base/mutex.h"
 #include "core/cluster/telemetry_poller.h"
 #include "core/rpc/endpoint.h"
 #include "ui/support/gui_thread.h"
@@ -39,10 +38,10 @@ class LivePoller {
   }
   ~LivePoller() {
     {
-      std::lock_guard lock(mu_);
+      base::MutexLock lock(mu_);
       stop_ = true;
     }
-    cv_.notify_all();
+    cv_.NotifyAll();
     poller_.Cancel();
     thread_.join();
   }
@@ -63,8 +62,10 @@ class LivePoller {
     Clock::time_point next_round = Clock::now();
     while (true) {
       {
-        std::unique_lock lock(mu_);
-        if (cv_.wait_until(lock, next_round, [this] { return stop_; })) return;
+        base::MutexLock lock(mu_);
+        while (!stop_ && cv_.WaitUntil(mu_, next_round)) {
+        }
+        if (stop_) return;
       }
       next_round = std::max(next_round + period_, Clock::now());
       std::vector<ClusterState::Update> updates;
@@ -74,7 +75,7 @@ class LivePoller {
              r.status.ok() ? QString() : QString::fromStdString(r.status.ToString())});
       }
       {
-        std::lock_guard lock(mu_);
+        base::MutexLock lock(mu_);
         if (stop_) return;
       }
       deliver_(std::move(updates), QDateTime::currentMSecsSinceEpoch());
@@ -84,9 +85,9 @@ class LivePoller {
   cluster::TelemetryPoller poller_;
   const std::chrono::milliseconds period_;
   const Deliver deliver_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool stop_ = false;  // GUARDED_BY(mu_)
+  base::Mutex mu_;
+  base::CondVar cv_;
+  bool stop_ GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

@@ -1,12 +1,11 @@
 #include "ui/sources/recorder.h"
 
 #include <QDateTime>
-#include <condition_variable>
 #include <deque>
-#include <mutex>
 #include <thread>
 #include <variant>
 
+#include "core/base/mutex.h"
 #include "core/trace/recording_writer.h"
 #include "core/trace/telemetry_recorder.h"
 
@@ -35,10 +34,10 @@ class RecorderWorker {
   // Joins after writing everything queued; returns the first error.
   std::string Finish() {
     {
-      std::lock_guard lock(mu_);
+      base::MutexLock lock(mu_);
       stop_ = true;
     }
-    cv_.notify_all();
+    cv_.NotifyAll();
     thread_.join();
     if (trace::Status s = writer_->Close(); !s.ok() && error_.empty()) error_ = s.ToString();
     return error_;
@@ -46,10 +45,10 @@ class RecorderWorker {
 
   void Push(Item item) {
     {
-      std::lock_guard lock(mu_);
+      base::MutexLock lock(mu_);
       queue_.push_back(std::move(item));
     }
-    cv_.notify_all();
+    cv_.NotifyAll();
   }
 
  private:
@@ -57,9 +56,11 @@ class RecorderWorker {
     std::deque<Item> batch;
     while (true) {
       {
-        std::unique_lock lock(mu_);
+        base::MutexLock lock(mu_);
         // Wakes at least once a second so a quiet recording still commits.
-        cv_.wait_for(lock, std::chrono::seconds(1), [this] { return stop_ || !queue_.empty(); });
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+        while (!stop_ && queue_.empty() && cv_.WaitUntil(mu_, deadline)) {
+        }
         batch.swap(queue_);
         if (batch.empty() && stop_) return;
       }
@@ -86,10 +87,10 @@ class RecorderWorker {
   std::unique_ptr<trace::RecordingWriter> writer_;  // Worker thread only (until finish).
   trace::TelemetryRecorder recorder_;               // Worker thread only.
   std::string error_;                               // Worker thread, then finish.
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Item> queue_;  // GUARDED_BY(mu_)
-  bool stop_ = false;       // GUARDED_BY(mu_)
+  base::Mutex mu_;
+  base::CondVar cv_;
+  std::deque<Item> queue_ GUARDED_BY(mu_);
+  bool stop_ GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 
