@@ -42,4 +42,12 @@ rpc::TlsClientOptions TlsAdminFixture::WrongCaClient() const {
   return tls;
 }
 
+cluster::TlsFlags TlsAdminFixture::FlagsFor(const rpc::TlsClientOptions& tls) {
+  cluster::TlsFlags flags;
+  flags.ca_file = tls.ca_file;
+  flags.cert_file = tls.cert_file;
+  flags.key_file = tls.key_file;
+  return flags;
+}
+
 }  // namespace railyard::testing

@@ -6,6 +6,7 @@
 #include <memory>
 #include <string>
 
+#include "core/cluster/access.h"
 #include "core/node/admin_service.h"
 #include "core/rpc/tls.h"
 #include "tests/rpc/tls_test_certs.h"
@@ -30,6 +31,8 @@ class TlsAdminFixture {
   rpc::TlsClientOptions GoodClient() const;
   // A client that trusts another CA: the server's certificate does not verify.
   rpc::TlsClientOptions WrongCaClient() const;
+  // The --tls-ca/--tls-cert/--tls-key flags that ask for `tls`.
+  static cluster::TlsFlags FlagsFor(const rpc::TlsClientOptions& tls);
 
  private:
   rpc::testing::TlsTestFiles files_;

@@ -14,18 +14,6 @@ using namespace railyard;
 using namespace railyard::ui;
 using testing::TlsAdminFixture;
 
-namespace {
-
-cluster::TlsFlags FlagsFor(const rpc::TlsClientOptions& tls) {
-  cluster::TlsFlags flags;
-  flags.ca_file = tls.ca_file;
-  flags.cert_file = tls.cert_file;
-  flags.key_file = tls.key_file;
-  return flags;
-}
-
-}  // namespace
-
 class TlsConsoleTest : public QObject {
   Q_OBJECT
 
@@ -37,7 +25,7 @@ class TlsConsoleTest : public QObject {
   }
 
   void watchesAndActsOverTlsWithTheFlags() {
-    MainWindow window(Options(FlagsFor(fixture_->GoodClient())));
+    MainWindow window(Options(TlsAdminFixture::FlagsFor(fixture_->GoodClient())));
     QString error;
     QVERIFY2(window.AddNode(Address(), testing::kTlsViewerToken, &error), qPrintable(error));
     const ClusterState* state = window.State();
@@ -58,7 +46,7 @@ class TlsConsoleTest : public QObject {
   }
 
   void aCaThatDoesNotMatchSaysWhy() {
-    MainWindow window(Options(FlagsFor(fixture_->WrongCaClient())));
+    MainWindow window(Options(TlsAdminFixture::FlagsFor(fixture_->WrongCaClient())));
     QVERIFY(window.AddNode(Address(), testing::kTlsViewerToken, nullptr));
     const ClusterState* state = window.State();
     QTRY_VERIFY_WITH_TIMEOUT(state->Node(0).health == NodeHealth::kUnreachable, 10000);
