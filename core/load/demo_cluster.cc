@@ -97,7 +97,13 @@ rpc::Status DemoCluster::Start(const DemoClusterOptions& o) {
   if (s.ok()) s = WriteFile(fs::path(root_) / "operator-tokens", Lines(o.operator_tokens), 0600);
   for (size_t i = 0; s.ok() && i < o.nodes; ++i) s = StartNode(i, o, binary);
   if (!s.ok()) {
+    // A temporary folder is kept when a node failed: its log is the evidence the error points to.
+    const std::string kept = root_;
+    temporary_ = false;
     Stop();
+    if (!kept.empty()) {
+      s = {s.code(), s.message() + "; its folder is kept for the logs: " + kept};
+    }
     return s;
   }
   std::vector<rpc::Endpoint> services;

@@ -50,7 +50,8 @@ class DemoCluster {
   DemoCluster& operator=(const DemoCluster&) = delete;
 
   // Starts the nodes, then the load clients. On failure, stops what it started; the error
-  // names the node and quotes its log.
+  // names the node, quotes the end of its log and names the folder, which is kept (even a
+  // temporary one) so that the whole log can be read.
   rpc::Status Start(const DemoClusterOptions& options);
   // Stops the clients (bounded), drains and stops the nodes (SIGTERM, SIGKILL after a second)
   // and removes a temporary data folder. Returns the clients' combined result. Idempotent.

@@ -63,6 +63,10 @@ class DemoClusterTest : public QObject {
     QVERIFY2(s.message().find("node0") != std::string::npos, s.message().c_str());
     QVERIFY2(s.message().find("did not come up") != std::string::npos, s.message().c_str());
     QVERIFY(demo.nodes().empty());
+    const std::string marker = "kept for the logs: ";
+    if (const size_t at = s.message().find(marker); at != std::string::npos) {
+      std::filesystem::remove_all(s.message().substr(at + marker.size()));
+    }
 
     qputenv("RAILYARD_NODE_BINARY", "/nonexistent/railyard-node");
     options.node_binary.clear();
@@ -85,6 +89,13 @@ class DemoClusterTest : public QObject {
     // The error quotes the end of the node's log, so the operator sees why.
     QVERIFY2(s.message().find("unrecognized option") != std::string::npos, s.message().c_str());
     QVERIFY(demo.nodes().empty());
+    // The folder with the node's whole log is kept and named; the test removes it.
+    const std::string marker = "kept for the logs: ";
+    const size_t at = s.message().find(marker);
+    QVERIFY2(at != std::string::npos, s.message().c_str());
+    const std::filesystem::path kept = s.message().substr(at + marker.size());
+    QVERIFY(std::filesystem::exists(kept / "node0" / "node.log"));
+    std::filesystem::remove_all(kept);
   }
 };
 
