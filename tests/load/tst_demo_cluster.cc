@@ -48,7 +48,7 @@ class DemoClusterTest : public QObject {
     // The load client reaches the nodes.
     QTRY_VERIFY_WITH_TIMEOUT(demo.clients()[0]->Result().ok > 50, 10000);
     const load::LoadResult result = demo.Stop();
-    QVERIFY(result.requests >= result.ok);
+    QVERIFY2(result.ok > 50, "Stop lost the clients' counts");  // At least what was seen running.
     for (pid_t pid : pids) QVERIFY2(!Alive(pid), "a node outlived Stop");
     QVERIFY(!std::filesystem::exists(root));
     QVERIFY(demo.nodes().empty());
