@@ -25,6 +25,8 @@ std::string_view CodeName(StatusCode code) {
       return "INTERNAL";
     case Code::kCancelled:
       return "CANCELLED";
+    case Code::kBehind:
+      return "BEHIND";
     case Code::kInvalidArgument:
       return "INVALID_ARGUMENT";
     case Code::kNotFound:

@@ -21,6 +21,7 @@ enum class StatusCode : int {
   kUnauthenticated = 7,
   kInternal = 8,
   kCancelled = 9,
+  kBehind = 10,            // A replica has not applied what the request needs yet.
   kInvalidArgument = 100,  // Also: a file that is not a SQLite database, or not a recording.
   kNotFound = 101,         // Also: no such file, or nothing recorded.
   kFailedPrecondition = 102,

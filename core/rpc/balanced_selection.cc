@@ -17,6 +17,7 @@ balance::Result ToBalanceResult(Code code) {
       return balance::Result::kTimeout;
     case Code::kLameDuck:
     case Code::kPoolExhausted:
+    case Code::kBehind:
       return balance::Result::kRejected;
     case Code::kCancelled:
       return balance::Result::kIgnored;

@@ -127,8 +127,9 @@ struct Client::Impl final : internal::ConnectionObserver {
     policy->OnOutcome(outcome);
 
     const bool retryable = IsRetryable(status.code());
-    // A connection whose request failed in transport or timed out cannot be trusted with another.
-    const bool dispose = retryable || !transport.ok();
+    // A connection whose request failed in transport or timed out cannot be trusted with another;
+    // one to a replica that is only behind (BEHIND) is healthy and stays pooled.
+    const bool dispose = (retryable && status.code() != Code::kBehind) || !transport.ok();
     bool close_now = false;
     {
       base::MutexLock lock(mu);

@@ -23,7 +23,7 @@ struct ClientOptions {
   // Host names or IP addresses; names are resolved when first connected to (see Client).
   std::vector<Endpoint> servers;
   size_t pool_size = 32;
-  // Extra attempts after a retryable failure (transport error, LAME_DUCK, UNAVAILABLE).
+  // Extra attempts after a retryable failure (transport error, LAME_DUCK, UNAVAILABLE, BEHIND).
   int max_retries = 2;
   std::chrono::milliseconds default_timeout{5000};
   // Bounds resolving a server's name (the first time) and, separately, each connect + handshake.

@@ -15,6 +15,7 @@ static_assert(static_cast<int>(Code::kProtocolError) == wire::StatusCode::PROTOC
 static_assert(static_cast<int>(Code::kUnauthenticated) == wire::StatusCode::UNAUTHENTICATED);
 static_assert(static_cast<int>(Code::kInternal) == wire::StatusCode::INTERNAL);
 static_assert(static_cast<int>(Code::kCancelled) == wire::StatusCode::CANCELLED);
+static_assert(static_cast<int>(Code::kBehind) == wire::StatusCode::BEHIND);
 static_assert(static_cast<int>(Code::kInvalidArgument) == wire::StatusCode::INVALID_ARGUMENT);
 static_assert(static_cast<int>(Code::kNotFound) == wire::StatusCode::NOT_FOUND);
 static_assert(static_cast<int>(Code::kFailedPrecondition) == wire::StatusCode::FAILED_PRECONDITION);
@@ -22,6 +23,8 @@ static_assert(static_cast<int>(Code::kCorrupted) == wire::StatusCode::CORRUPTED)
 static_assert(static_cast<int>(Code::kResourceExhausted) == wire::StatusCode::RESOURCE_EXHAUSTED);
 static_assert(static_cast<int>(Code::kApplicationError) == wire::StatusCode::APPLICATION_ERROR);
 
-bool IsRetryable(Code code) { return code == Code::kUnavailable || code == Code::kLameDuck; }
+bool IsRetryable(Code code) {
+  return code == Code::kUnavailable || code == Code::kLameDuck || code == Code::kBehind;
+}
 
 }  // namespace railyard::rpc

@@ -10,7 +10,8 @@ using Status = base::Status;
 using base::CodeName;
 
 // True for failures that say nothing about the request itself, only about the server or the
-// connection it travelled on: the client disposes of that connection and retries elsewhere.
+// connection it travelled on: the client retries elsewhere, and disposes of that connection unless
+// the code is BEHIND (a healthy replica that has not applied the asked position yet).
 bool IsRetryable(Code code);
 
 }  // namespace railyard::rpc
