@@ -1,5 +1,6 @@
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -7,6 +8,7 @@
 #include <vector>
 
 #include "storage/options.h"
+#include "storage/queue.h"
 #include "storage/stats.h"
 #include "storage/status.h"
 #include "storage/write_batch.h"
@@ -42,6 +44,36 @@ class DocStore {
   virtual Status CompactIndexes(const std::vector<uint64_t>& index_ids) = 0;
 
   virtual Stats GetStats() = 0;
+
+  // --- Positions and replication (docs/formats.md, "Replication") -----------------------------
+  // Queue positions count bytes of the docstore queue across its segment files. A batch's entries
+  // share one block (up to 65535 of them), so a replica applies a batch at once.
+
+  // As Write, also giving the position a replica must have applied to hold the batch.
+  virtual Status Write(const WriteBatch& batch, uint64_t* position) = 0;
+  // Everything before this position is applied (and readable) here.
+  virtual uint64_t AppliedPosition() = 0;
+  // Waits until AppliedPosition() reaches `position` or `deadline` comes; true if it did.
+  virtual bool WaitForApplied(uint64_t position,
+                              std::chrono::steady_clock::time_point deadline) = 0;
+
+  // Updater: the queue's end; whole verified blocks from a follower's position (see
+  // SegmentLog::ReadBlocks for the errors); how far a position is behind; waiting (without
+  // polling) until the queue grows past a position.
+  virtual LogPosition QueueEnd() = 0;
+  virtual uint64_t QueuePositionOf(LogPosition position) = 0;
+  virtual Status ReadQueue(LogPosition from, size_t max_bytes, QueueChunk* chunk) = 0;
+  virtual QueueLag LagOf(LogPosition from) = 0;
+  virtual bool WaitForQueuePast(LogPosition from,
+                                std::chrono::steady_clock::time_point deadline) = 0;
+
+  // Replica (Options::replica): verifies the blocks fetched from the updater and applies them at
+  // `at` (QueueEnd(), or the start of the next segment): written byte for byte to the segment
+  // log, logged (without their documents) to the WAL and indexed, so a restart resumes at
+  // QueueEnd() with nothing lost or applied twice. Corruption, applying nothing of a block that
+  // fails its checksum (the blocks before it are applied); InvalidArgument if `at` does not
+  // continue this queue.
+  virtual Status ApplyQueue(LogPosition at, std::string_view blocks) = 0;
   // Flushes nothing; syncs the log, stops background work and closes files. Idempotent; the
   // destructor calls it.
   virtual Status Close() = 0;

@@ -35,7 +35,8 @@ DocStoreImpl::DocStoreImpl(const Options& options, std::string directory)
       env_(EnvOf(options_)),
       directory_(std::move(directory)),
       segments_(directory_, options_),
-      pager_(options_) {}
+      pager_(options_),
+      cache_(options_.doc_cache_bytes) {}
 
 DocStoreImpl::~DocStoreImpl() { Close(); }
 
@@ -112,8 +113,10 @@ Status DocStoreImpl::Init() {
   }
   RemoveOldWals(wal_number);
 
+  PublishApplied();
   pager_.Start();
   bg_thread_ = std::thread([this] { BackgroundLoop(); });
+  if (options_.seal_after.count() > 0) seal_thread_ = std::thread([this] { SealLoop(); });
   if (options_.sync == SyncPolicy::kInterval) sync_thread_ = std::thread([this] { SyncLoop(); });
   return Status::Ok();
 }
@@ -177,13 +180,21 @@ Status DocStoreImpl::Replay() {
   ReplayHandlers handlers;
   handlers.on_record = [&](std::vector<ReplayedOp>& replayed) -> Status {
     ops.clear();
+    bool first = true;
     for (ReplayedOp& op : replayed) {
-      if (op.kind == EntryKind::kPut && !segments_.Holds(op.address, op.id)) {
-        // Its block never reached the segment log: write the document again.
-        if (Status s = segments_.Append(op.id, op.doc, &op.address); !s.ok()) return s;
+      const bool change = op.kind == EntryKind::kPut || op.kind == EntryKind::kDelete;
+      if (change && !segments_.Holds(op.address, op.id, op.kind)) {
+        // A replica's entry whose block never reached its segment log is fetched again from the
+        // updater; it was never readable here.
+        if (op.replicated) continue;
+        // Its block never reached the segment log: write the entry again (a batch in one block).
+        if (Status s = segments_.Append(op.id, op.kind, op.doc, &op.address, first); !s.ok()) {
+          return s;
+        }
+        first = false;
         appended_docs_.fetch_add(1);
       }
-      ops.push_back({op.id, op.kind, op.address, op.doc});
+      ops.push_back({op.id, op.kind, op.address, op.doc, op.replicated});
     }
     return ApplyOps(ops);
   };
@@ -234,35 +245,69 @@ Status DocStoreImpl::ApplyOps(std::span<const WalOp> ops) {
 
 Status DocStoreImpl::Put(uint64_t id, std::string_view doc) {
   std::vector<WalOp> ops{{id, EntryKind::kPut, {}, doc}};
-  return WriteOps(ops);
+  return WriteOps(ops, nullptr);
 }
 
 Status DocStoreImpl::Delete(uint64_t id) {
   std::vector<WalOp> ops{{id, EntryKind::kDelete, {}, {}}};
-  return WriteOps(ops);
+  return WriteOps(ops, nullptr);
 }
 
-Status DocStoreImpl::Write(const WriteBatch& batch) {
-  if (batch.size() == 0) return Status::Ok();
+Status DocStoreImpl::Write(const WriteBatch& batch) { return Write(batch, nullptr); }
+
+Status DocStoreImpl::Write(const WriteBatch& batch, uint64_t* position) {
+  if (batch.size() == 0) {
+    if (position) *position = AppliedPosition();
+    return Status::Ok();
+  }
   std::vector<WalOp> ops;
   ops.reserve(batch.size());
   for (const WriteBatch::Op& op : batch.ops()) {
     ops.push_back({op.id, op.is_delete ? EntryKind::kDelete : EntryKind::kPut, {}, op.doc});
   }
-  return WriteOps(ops);
+  return WriteOps(ops, position);
 }
 
-Status DocStoreImpl::WriteOps(std::vector<WalOp>& ops) {
-  MutexLock lock(&write_mu_);
+Status DocStoreImpl::WritableLocked() {
   if (closed_) return Status::InvalidArgument("the store is closed");
   if (sync_failed_.load(std::memory_order_acquire)) return SyncFailure();
-  if (Status s = MakeRoom(ops.size()); !s.ok()) return s;
-  uint64_t puts = 0;
-  for (WalOp& op : ops) {
-    if (op.kind != EntryKind::kPut) continue;
-    if (Status s = segments_.Append(op.id, op.doc, &op.address); !s.ok()) return s;
-    ++puts;
+  return Status::Ok();
+}
+
+Status DocStoreImpl::WriteOps(std::vector<WalOp>& ops, uint64_t* position) {
+  if (options_.replica) {
+    return Status::InvalidArgument(
+        "this store is a replica: it takes changes only from its updater's queue");
   }
+  MutexLock lock(&write_mu_);
+  if (Status s = WritableLocked(); !s.ok()) return s;
+  if (Status s = MakeRoom(ops.size()); !s.ok()) return s;
+  const bool block_was_empty = !segments_.open_block_since().has_value();
+  uint64_t puts = 0;
+  for (size_t i = 0; i < ops.size(); ++i) {
+    WalOp& op = ops[i];
+    if (Status s = segments_.Append(op.id, op.kind, op.doc, &op.address, i == 0); !s.ok()) return s;
+    if (op.kind == EntryKind::kPut) ++puts;
+  }
+  if (Status s = LogAndIndex(ops); !s.ok()) return s;
+  appended_docs_.fetch_add(ops.size(), std::memory_order_relaxed);
+  writes_.fetch_add(puts, std::memory_order_relaxed);
+  deletes_.fetch_add(ops.size() - puts, std::memory_order_relaxed);
+  if (position) {
+    const DocAddress& last = ops.back().address;
+    *position = segments_.QueuePositionOf({last.segment, last.block_offset}) + 1;
+  }
+  if (block_was_empty || ops.front().address.index == 0) ScheduleSeal();
+  return Status::Ok();
+}
+
+Status DocStoreImpl::LogAndIndex(std::span<const WalOp> ops) {
+  if (Status s = LogOps(ops); !s.ok()) return s;
+  IndexOps(ops);
+  return Status::Ok();
+}
+
+Status DocStoreImpl::LogOps(std::span<const WalOp> ops) {
   if (Status s = wal_.Append(ops); !s.ok()) return s;
   if (options_.sync == SyncPolicy::kEveryWrite) {
     if (Status s = wal_.Sync(); !s.ok()) {
@@ -270,6 +315,10 @@ Status DocStoreImpl::WriteOps(std::vector<WalOp>& ops) {
       return SyncFailure();
     }
   }
+  return Status::Ok();
+}
+
+void DocStoreImpl::IndexOps(std::span<const WalOp> ops) {
   uint64_t superseded = 0;
   {
     WriterLock mem(&mem_mu_);
@@ -279,11 +328,9 @@ Status DocStoreImpl::WriteOps(std::vector<WalOp>& ops) {
       mem_->Put(op.id, {op.kind, op.address});
     }
   }
-  appended_docs_.fetch_add(puts, std::memory_order_relaxed);
+  // After the index changed: a reader that read the old copy cannot cache it any more.
+  for (const WalOp& op : ops) cache_.Invalidate(op.id);
   dead_docs_.fetch_add(superseded, std::memory_order_relaxed);
-  writes_.fetch_add(puts, std::memory_order_relaxed);
-  deletes_.fetch_add(ops.size() - puts, std::memory_order_relaxed);
-  return Status::Ok();
 }
 
 Status DocStoreImpl::MakeRoom(size_t count) {
@@ -642,6 +689,8 @@ Status DocStoreImpl::CompactIndexes(const std::vector<uint64_t>& index_ids) {
 
 Status DocStoreImpl::Get(uint64_t id, std::string* doc) {
   reads_.fetch_add(1, std::memory_order_relaxed);
+  if (cache_.Lookup(id, doc)) return Status::Ok();
+  const uint64_t ticket = cache_.Ticket(id);
   std::optional<IndexValue> value;
   {
     ReaderLock mem(&mem_mu_);
@@ -673,6 +722,7 @@ Status DocStoreImpl::Get(uint64_t id, std::string* doc) {
   }
   Status s = segments_.Read(value->address, id, doc);
   if (s.IsCorruption()) corruptions_.fetch_add(1);
+  if (s.ok()) cache_.Insert(id, *doc, ticket);
   return s;
 }
 
@@ -718,6 +768,7 @@ Stats DocStoreImpl::GetStats() {
   stats.live_bytes = static_cast<uint64_t>(static_cast<double>(stats.segment_bytes) *
                                            (1.0 - stats.dead_byte_share));
   stats.corruptions_seen = corruptions_.load();
+  stats.cache = cache_.GetStats();
   return stats;
 }
 
@@ -780,6 +831,12 @@ Status DocStoreImpl::Close() {
       if (Status s = wal_.Sync(); result.ok()) result = s;
     }
   }
+  {
+    MutexLock seal(&seal_mu_);
+    seal_stop_ = true;
+  }
+  seal_cv_.NotifyAll();
+  if (seal_thread_.joinable()) seal_thread_.join();
   {
     MutexLock bg(&bg_mu_);
     bg_stop_ = true;

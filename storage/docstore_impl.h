@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "storage/bloom_pager.h"
+#include "storage/doc_cache.h"
 #include "storage/docstore.h"
 #include "storage/env.h"
 #include "storage/index_file.h"
@@ -53,6 +54,17 @@ class DocStoreImpl final : public DocStore {
   Stats GetStats() override EXCLUDES(change_mu_, mem_mu_, set_mu_);
   Status Close() override EXCLUDES(write_mu_, bg_mu_);
 
+  Status Write(const WriteBatch& batch, uint64_t* position) override EXCLUDES(write_mu_);
+  uint64_t AppliedPosition() override;
+  bool WaitForApplied(uint64_t position, std::chrono::steady_clock::time_point deadline) override
+      EXCLUDES(applied_mu_);
+  LogPosition QueueEnd() override;
+  uint64_t QueuePositionOf(LogPosition position) override;
+  Status ReadQueue(LogPosition from, size_t max_bytes, QueueChunk* chunk) override;
+  QueueLag LagOf(LogPosition from) override;
+  bool WaitForQueuePast(LogPosition from, std::chrono::steady_clock::time_point deadline) override;
+  Status ApplyQueue(LogPosition at, std::string_view blocks) override EXCLUDES(write_mu_);
+
  private:
   // The memtable that is being written to disk, with what its flush must record.
   struct Frozen {
@@ -72,7 +84,23 @@ class DocStoreImpl final : public DocStore {
   Status ApplyOps(std::span<const WalOp> ops) EXCLUDES(change_mu_, mem_mu_);
   Status FlushDuringReplay() EXCLUDES(change_mu_, mem_mu_);
 
-  Status WriteOps(std::vector<WalOp>& ops) EXCLUDES(write_mu_);
+  // Appends the ops to the segment log (one block), the WAL and the memtable. `position`, if given,
+  // receives the queue position that holds them all.
+  Status WriteOps(std::vector<WalOp>& ops, uint64_t* position) EXCLUDES(write_mu_);
+  // Refuses writes the store cannot take now (closed, failed log sync).
+  Status WritableLocked() REQUIRES(write_mu_) EXCLUDES(wal_sync_mu_);
+  // Logs `ops` (already placed in the segment log, or about to be) and indexes them.
+  Status LogAndIndex(std::span<const WalOp> ops) REQUIRES(write_mu_) EXCLUDES(mem_mu_);
+  Status LogOps(std::span<const WalOp> ops) REQUIRES(write_mu_);
+  // Into the memtable, then out of the document cache.
+  void IndexOps(std::span<const WalOp> ops) REQUIRES(write_mu_) EXCLUDES(mem_mu_);
+  // One group of a replica's fetched blocks: WAL, segment log, memtable.
+  Status ApplyBlocksLocked(LogPosition at, std::string_view blocks, std::span<const WalOp> ops)
+      REQUIRES(write_mu_);
+  void PublishApplied() EXCLUDES(applied_mu_);
+  void SealLoop() EXCLUDES(seal_mu_, write_mu_);
+  // After a write began a new open block: the seal thread writes it out by seal_after.
+  void ScheduleSeal() EXCLUDES(seal_mu_);
   Status MakeRoom(size_t count) REQUIRES(write_mu_) EXCLUDES(bg_mu_);
   Status Freeze() REQUIRES(write_mu_) EXCLUDES(mem_mu_, bg_mu_);
   Status StartWal() REQUIRES(write_mu_) EXCLUDES(wal_sync_mu_);
@@ -147,6 +175,18 @@ class DocStoreImpl final : public DocStore {
   Status bg_error_ GUARDED_BY(bg_mu_);
   std::thread bg_thread_;
   std::thread sync_thread_;
+
+  DocCache cache_;
+
+  Mutex seal_mu_ ACQUIRED_AFTER(write_mu_);
+  CondVar seal_cv_;
+  bool seal_pending_ GUARDED_BY(seal_mu_) = false;
+  bool seal_stop_ GUARDED_BY(seal_mu_) = false;
+  std::thread seal_thread_;
+
+  Mutex applied_mu_;
+  CondVar applied_cv_;
+  std::atomic<uint64_t> applied_position_{0};  // A replica's; an updater applies all it writes.
 
   std::atomic<uint64_t> reads_{0};
   std::atomic<uint64_t> writes_{0};

@@ -49,6 +49,17 @@ struct Options {
   // waits at most this long, then fails with Busy. Waits are counted in the stats.
   std::chrono::milliseconds max_write_stall{std::chrono::seconds(30)};
 
+  // A replica's store takes changes only from its updater's queue (DocStore::ApplyQueue); Put,
+  // Delete and Write are refused with InvalidArgument.
+  bool replica = false;
+  // A written document's open block is written out (sealed) at most this long after its first
+  // entry, even if not full, so replicas see a lone write promptly. Zero: only when full or at a
+  // flush.
+  std::chrono::milliseconds seal_after{0};
+
+  // Documents kept in memory in front of the segment files; 0 turns the cache off.
+  size_t doc_cache_bytes = 0;
+
   // Every file operation goes through this (not owned; must outlive the store). Null: POSIX.
   // Tests pass a FaultInjectingEnv (fault_env.h).
   Env* env = nullptr;

@@ -19,6 +19,12 @@ namespace {
 // Reads a block with one pread in the common case: header plus a generous guess at its size.
 constexpr size_t kFirstRead = 16 * 1024;
 
+int64_t NowUnixMicros() {
+  return std::chrono::duration_cast<std::chrono::microseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 }  // namespace
 
 SegmentLog::SegmentLog(std::string directory, const Options& options)
@@ -98,6 +104,7 @@ Status SegmentLog::Open(LogPosition durable) {
     if (Status s = ScanAndTruncate(segment, from); !s.ok()) return s;
   }
   closed_bytes_ = 0;
+  segment_start_.clear();
   for (uint32_t segment : segments) {
     if (segment == segments.back()) break;
     uint64_t size = 0;
@@ -105,10 +112,14 @@ Status SegmentLog::Open(LogPosition durable) {
       return ErrnoStatus("stat " + SegmentPath(segment), error);
     }
     if (Status s = OpenForReading(segment, size, size); !s.ok()) return s;
+    segment_start_[segment] = closed_bytes_;
     closed_bytes_ += size;
   }
   const uint32_t last = segments.empty() ? std::max<uint32_t>(1, durable.segment) : segments.back();
-  return OpenForAppend(last);
+  segment_start_[last] = closed_bytes_;
+  if (Status s = OpenForAppend(last); !s.ok()) return s;
+  PublishEnd();
+  return Status::Ok();
 }
 
 Status SegmentLog::ScanAndTruncate(uint32_t segment, uint64_t from) {
@@ -163,6 +174,7 @@ Status SegmentLog::ScanAndTruncate(uint32_t segment, uint64_t from) {
 Status SegmentLog::WriteOpenBlock() {
   if (open_block_.empty()) return Status::Ok();
   const std::string bytes = open_block_.Encode();
+  const uint64_t count = open_block_.count();
   if (Status s = writer_.Append(bytes); !s.ok()) {
     // Make the file end where it did, so the block lands at the offset its documents' addresses
     // say when it is written again; until then they are read from the open block.
@@ -175,11 +187,41 @@ Status SegmentLog::WriteOpenBlock() {
     return s;
   }
   open_block_.Reset();
+  const uint64_t start = closed_bytes_ + current_size_;
   current_size_ += bytes.size();
+  entries_written_ += count;
+  marks_.push_back({start, start + bytes.size(), count, entries_written_, NowUnixMicros()});
+  if (marks_.size() > kMaxMarks) marks_.pop_front();
+  PublishEnd();
   return Status::Ok();
 }
 
-Status SegmentLog::Append(uint64_t id, std::string_view doc, DocAddress* address) {
+void SegmentLog::PublishEnd() {
+  end_position_.store(closed_bytes_ + current_size_, std::memory_order_release);
+  MutexLock lock(&end_mu_);
+  end_cv_.NotifyAll();
+}
+
+bool SegmentLog::WaitForEndPast(uint64_t queue_position,
+                                std::chrono::steady_clock::time_point deadline) {
+  MutexLock lock(&end_mu_);
+  while (end_position() <= queue_position) {
+    if (!end_cv_.WaitUntil(end_mu_, deadline)) return end_position() > queue_position;
+  }
+  return true;
+}
+
+Status SegmentLog::CloseCurrentSegment() {
+  // Close this segment durably before starting the next, so only the newest can have a torn tail.
+  if (Status s = writer_.Sync(); !s.ok()) return s;
+  closed_bytes_ += current_size_;
+  readable_[current_].visible = current_size_;
+  segment_start_[current_ + 1] = closed_bytes_;
+  return OpenForAppend(current_ + 1);
+}
+
+Status SegmentLog::Append(uint64_t id, EntryKind kind, std::string_view doc, DocAddress* address,
+                          bool may_start_block) {
   if (doc.size() > kMaxDocumentBytes) {
     return Status::InvalidArgument("document of " + std::to_string(doc.size()) +
                                    " bytes exceeds the limit of " +
@@ -187,26 +229,30 @@ Status SegmentLog::Append(uint64_t id, std::string_view doc, DocAddress* address
   }
   WriterLock lock(&mu_);
   if (!broken_.ok()) return broken_;
+  const bool full = open_block_.count() >= 65535;
   const bool would_overflow =
-      !open_block_.empty() && (open_block_.raw_bytes() + doc.size() + 12 > options_.block_bytes ||
-                               open_block_.count() >= 65535);
+      !open_block_.empty() &&
+      (full ||
+       (may_start_block && open_block_.raw_bytes() + doc.size() + 13 > options_.block_bytes));
   if (would_overflow) {
     if (Status s = WriteOpenBlock(); !s.ok()) return s;
   }
-  if (open_block_.empty() && current_size_ >= options_.segment_bytes) {
-    // Close this segment durably before starting the next, so only the newest can have a torn
-    // tail.
-    if (Status s = writer_.Sync(); !s.ok()) return s;
-    closed_bytes_ += current_size_;
-    readable_[current_].visible = current_size_;
-    if (Status s = OpenForAppend(current_ + 1); !s.ok()) return s;
+  if (open_block_.empty() && may_start_block && current_size_ >= options_.segment_bytes) {
+    if (Status s = CloseCurrentSegment(); !s.ok()) return s;
   }
   if (current_size_ > UINT32_MAX) return Status::NoSpace("segment offset overflow");
+  if (open_block_.empty()) open_since_ = std::chrono::steady_clock::now();
   address->segment = current_;
   address->block_offset = static_cast<uint32_t>(current_size_);
   address->index = static_cast<uint16_t>(open_block_.count());
-  open_block_.Add(id, doc);
+  open_block_.Add(id, kind, kind == EntryKind::kDelete ? std::string_view() : doc);
   return Status::Ok();
+}
+
+std::optional<std::chrono::steady_clock::time_point> SegmentLog::open_block_since() const {
+  ReaderLock lock(&mu_);
+  if (open_block_.empty()) return std::nullopt;
+  return open_since_;
 }
 
 Status SegmentLog::Seal() {
@@ -231,12 +277,24 @@ LogPosition SegmentLog::end() const {
 }
 
 Status SegmentLog::Read(const DocAddress& address, uint64_t id, std::string* doc) const {
+  EntryKind kind = EntryKind::kPut;
+  if (Status s = ReadEntry(address, id, doc, &kind); !s.ok()) return s;
+  if (kind != EntryKind::kPut) {
+    return Status::Corruption("segment " + std::to_string(address.segment) + " block at offset " +
+                              std::to_string(address.block_offset) + " holds a deletion of " +
+                              std::to_string(id) + " where the index expects a document");
+  }
+  return Status::Ok();
+}
+
+Status SegmentLog::ReadEntry(const DocAddress& address, uint64_t id, std::string* doc,
+                             EntryKind* kind) const {
   std::shared_ptr<Mapping> mapping;
   uint64_t visible = 0;
   {
     ReaderLock lock(&mu_);
     if (address.segment == current_ && address.block_offset == current_size_) {
-      if (open_block_.Get(address.index, id, doc)) return Status::Ok();
+      if (open_block_.Get(address.index, id, doc, kind)) return Status::Ok();
       return Status::Corruption("open block does not hold document " + std::to_string(id));
     }
     const auto it = readable_.find(address.segment);
@@ -255,13 +313,20 @@ Status SegmentLog::Read(const DocAddress& address, uint64_t id, std::string* doc
   const size_t available = static_cast<size_t>(visible - address.block_offset);
   thread_local std::string scratch;
   std::string_view raw;
-  if (Status s = DecodeBlock(block, available, &scratch, &raw); !s.ok())
+  BlockHeader header;
+  if (Status s = DecodeBlock(block, available, &scratch, &raw, &header); !s.ok()) {
     return corrupt(s.message());
-  if (Status s = DocFromRawBlock(raw, address.index, id, doc); !s.ok()) return corrupt(s.message());
+  }
+  BlockEntry entry;
+  if (Status s = EntryFromRawBlock(raw, header.tombstones, address.index, id, &entry); !s.ok()) {
+    return corrupt(s.message());
+  }
+  doc->assign(entry.doc);
+  *kind = entry.kind;
   return Status::Ok();
 }
 
-bool SegmentLog::Holds(const DocAddress& address, uint64_t id) const {
+bool SegmentLog::Holds(const DocAddress& address, uint64_t id, EntryKind kind) const {
   {
     ReaderLock lock(&mu_);
     if (address.segment > current_ ||
@@ -270,7 +335,8 @@ bool SegmentLog::Holds(const DocAddress& address, uint64_t id) const {
     }
   }
   std::string doc;
-  return Read(address, id, &doc).ok();
+  EntryKind found = EntryKind::kPut;
+  return ReadEntry(address, id, &doc, &found).ok() && found == kind;
 }
 
 uint64_t SegmentLog::stored_bytes() const {

@@ -2,9 +2,13 @@
 
 // Internal to storage/: the docstore queue, an append-only series of segment files made of blocks.
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -12,15 +16,10 @@
 #include "storage/index_entry.h"
 #include "storage/mutex.h"
 #include "storage/options.h"
+#include "storage/queue.h"
 #include "storage/segment_block.h"
 
 namespace railyard::storage {
-
-// A point in the log: everything before `offset` of `segment` (and all earlier segments).
-struct LogPosition {
-  uint32_t segment = 0;
-  uint64_t offset = 0;
-};
 
 inline constexpr size_t kMaxDocumentBytes = 64u << 20;
 
@@ -41,18 +40,42 @@ class SegmentLog {
   // before it, damage is left in place and reported by Read for the documents it affects.
   Status Open(LogPosition durable) EXCLUDES(mu_);
 
-  Status Append(uint64_t id, std::string_view doc, DocAddress* address) EXCLUDES(mu_);
+  // Appends an entry (kPut, or kDelete with an empty `doc`). Only when `may_start_block` may the
+  // open block be written first to make room (or a new segment begun), so the entries of one
+  // batch, appended with false after the first, share a block and a replica applies them at once.
+  Status Append(uint64_t id, EntryKind kind, std::string_view doc, DocAddress* address,
+                bool may_start_block = true) EXCLUDES(mu_);
   // Writes the open block, if any.
   Status Seal() EXCLUDES(mu_);
+  // When the open block got its first entry; nullopt when it is empty.
+  std::optional<std::chrono::steady_clock::time_point> open_block_since() const EXCLUDES(mu_);
   // Makes everything written before `position` durable.
   Status SyncTo(LogPosition position) EXCLUDES(mu_);
   // The position just after the last written block.
   LogPosition end() const EXCLUDES(mu_);
+  // A position as a queue position: bytes of all earlier segments plus the offset.
+  uint64_t QueuePositionOf(LogPosition position) const EXCLUDES(mu_);
+  // end() as a queue position; readable without the lock.
+  uint64_t end_position() const { return end_position_.load(std::memory_order_acquire); }
+  // Waits until the end passes `queue_position` or `deadline` comes; true if it has passed.
+  bool WaitForEndPast(uint64_t queue_position, std::chrono::steady_clock::time_point deadline)
+      EXCLUDES(end_mu_);
 
-  // Loads the document at `address`, which must hold `id`.
+  // --- Replication (docs/formats.md). -----------------------------------------------------
+  // Updater: copies whole blocks from `from` (the end of a closed segment moves on to the next),
+  // up to about `max_bytes` (one larger block is still read whole), verifying each. InvalidArgument
+  // if `from` is past the end or no block begins there (the follower has diverged); Corruption,
+  // naming the file and offset, if the next block is damaged.
+  Status ReadBlocks(LogPosition from, size_t max_bytes, QueueChunk* chunk) const EXCLUDES(mu_);
+  QueueLag LagOf(LogPosition from) const EXCLUDES(mu_);
+  // Replica: writes blocks, already verified, at `at`, which must be end() or the start of the
+  // next segment (closing the current one). Never splits or rolls segments on its own.
+  Status AppendBlocks(LogPosition at, std::string_view blocks) EXCLUDES(mu_);
+
+  // Loads the document at `address`, which must hold `id` (not a deletion).
   Status Read(const DocAddress& address, uint64_t id, std::string* doc) const EXCLUDES(mu_);
-  // True if a written, intact block at `address` holds `id` there.
-  bool Holds(const DocAddress& address, uint64_t id) const EXCLUDES(mu_);
+  // True if a written, intact block at `address` holds an entry of `id` and `kind` there.
+  bool Holds(const DocAddress& address, uint64_t id, EntryKind kind) const EXCLUDES(mu_);
 
   uint64_t stored_bytes() const EXCLUDES(mu_);
 
@@ -61,6 +84,12 @@ class SegmentLog {
   Status OpenForAppend(uint32_t segment) REQUIRES(mu_);
   Status ScanAndTruncate(uint32_t segment, uint64_t from);
   Status WriteOpenBlock() REQUIRES(mu_);
+  Status CloseCurrentSegment() REQUIRES(mu_);
+  // Reads the entry at `address` (the open block or a written block).
+  Status ReadEntry(const DocAddress& address, uint64_t id, std::string* doc, EntryKind* kind) const
+      EXCLUDES(mu_);
+  // After the end moved: publishes it and wakes WaitForEndPast.
+  void PublishEnd() REQUIRES(mu_) EXCLUDES(end_mu_);
   // A read-only mapping of one segment file. The current segment is mapped with room to grow, so
   // appended blocks become readable without remapping; reads stay below its visible size.
   struct Mapping {
@@ -92,7 +121,28 @@ class SegmentLog {
   uint64_t current_size_ GUARDED_BY(mu_) = 0;
   uint64_t closed_bytes_ GUARDED_BY(mu_) = 0;  // Bytes in earlier segments.
   BlockBuilder open_block_ GUARDED_BY(mu_);
+  std::chrono::steady_clock::time_point open_since_ GUARDED_BY(mu_);
   Status broken_ GUARDED_BY(mu_);  // Set: writes are refused.
+  // Each segment's first byte as a queue position.
+  std::map<uint32_t, uint64_t> segment_start_ GUARDED_BY(mu_);
+  // The blocks this process wrote, newest last (bounded): their end and when they were written,
+  // for a follower's lag in entries and seconds.
+  struct BlockMark {
+    uint64_t start = 0;    // Queue position of the block.
+    uint64_t end = 0;      // Queue position just after it.
+    uint64_t count = 0;    // Its entries.
+    uint64_t entries = 0;  // Entries this process wrote up to its end.
+    int64_t unix_us = 0;
+  };
+  std::deque<BlockMark> marks_ GUARDED_BY(mu_);
+  uint64_t entries_written_ GUARDED_BY(mu_) = 0;
+  static constexpr size_t kMaxMarks = 1 << 16;
+  // A follower's lag in entries is counted block by block over at most this many blocks.
+  static constexpr size_t kLagBlocksCounted = 1024;
+
+  std::atomic<uint64_t> end_position_{0};
+  Mutex end_mu_ ACQUIRED_AFTER(mu_);
+  CondVar end_cv_;
 };
 
 }  // namespace railyard::storage

@@ -40,6 +40,15 @@ struct BloomPageStats {
   bool resident = false;
 };
 
+struct DocCacheStats {
+  uint64_t budget_bytes = 0;  // 0: the cache is off.
+  uint64_t bytes = 0;
+  uint64_t entries = 0;
+  uint64_t hits = 0;
+  uint64_t misses = 0;
+  uint64_t invalidations = 0;  // Cached copies dropped because their document changed.
+};
+
 struct Stats {
   std::vector<IndexStats> indexes;           // Newest first.
   std::vector<CompactionStats> compactions;  // Oldest first (bounded history).
@@ -58,6 +67,7 @@ struct Stats {
   uint64_t live_bytes = 0;     // Estimated bytes of the newest copy of each document.
   double dead_byte_share = 0;
   uint64_t corruptions_seen = 0;
+  DocCacheStats cache;
 };
 
 }  // namespace railyard::storage

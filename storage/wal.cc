@@ -52,7 +52,8 @@ bool DecodeBody(std::string_view body_and_sum, uint32_t count, std::vector<Repla
     const char* p = body.data() + pos;
     ReplayedOp op;
     op.id = DecodeFixed64(p);
-    op.kind = static_cast<EntryKind>(static_cast<uint8_t>(p[8]));
+    op.kind = static_cast<EntryKind>(static_cast<uint8_t>(p[8]) & ~kReplicatedFlag);
+    op.replicated = (static_cast<uint8_t>(p[8]) & kReplicatedFlag) != 0;
     op.address.segment = DecodeFixed32(p + 9);
     op.address.block_offset = DecodeFixed32(p + 13);
     op.address.index = DecodeFixed16(p + 17);
@@ -111,7 +112,8 @@ Status WalWriter::Append(std::span<const WalOp> ops) {
   const size_t body_start = buffer_.size();
   for (const WalOp& op : ops) {
     PutFixed64(buffer_, op.id);
-    buffer_.push_back(static_cast<char>(op.kind));
+    buffer_.push_back(
+        static_cast<char>(static_cast<uint8_t>(op.kind) | (op.replicated ? kReplicatedFlag : 0)));
     PutFixed32(buffer_, op.address.segment);
     PutFixed32(buffer_, op.address.block_offset);
     PutFixed16(buffer_, op.address.index);

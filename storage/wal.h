@@ -19,11 +19,16 @@
 
 namespace railyard::storage {
 
+// Set in an op's kind byte: a replica's op, whose entry arrived in a block from the updater and is
+// in the segment log at its address; the record carries no document.
+inline constexpr uint8_t kReplicatedFlag = 0x80;
+
 struct WalOp {
   uint64_t id = 0;
   EntryKind kind = EntryKind::kPut;
   DocAddress address;
   std::string_view doc;
+  bool replicated = false;
 };
 
 // Appends records to one log file. Not thread-safe.
@@ -50,6 +55,7 @@ struct ReplayedOp {
   EntryKind kind = EntryKind::kPut;
   DocAddress address;
   std::string doc;
+  bool replicated = false;
 };
 
 struct ReplayHandlers {
