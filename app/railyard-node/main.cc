@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdio>
+#include <optional>
 
 #include "core/node/config.h"
 #include "core/node/node.h"
@@ -63,6 +64,9 @@ struct NodeFlags {
   uint32_t grace_ms = 0;
   std::string name, data_dir, listen, admin_listen;
   TlsFlags tls, admin_tls;
+  std::string role, follow, replication_token_file;
+  std::optional<uint64_t> doc_cache_mb;
+  int fault_corrupt_sends = 0;
 };
 
 void AddNodeFlags(CLI::App& app, NodeFlags& f) {
@@ -80,6 +84,16 @@ void AddNodeFlags(CLI::App& app, NodeFlags& f) {
   app.add_option("--bloom-budget-mb", f.bloom_budget_mb, "Memory for resident Bloom pages");
   app.add_option("--viewer-token-file", f.viewer_token_file, "Viewer tokens, one per line");
   app.add_option("--operator-token-file", f.operator_token_file, "Operator tokens, one per line");
+  app.add_option("--role", f.role,
+                 "updater (takes writes, default) or replica (follows --follow, serves reads)")
+      ->check(CLI::IsMember({"updater", "replica"}));
+  app.add_option("--follow", f.follow, "A replica's updater: its docservice host:port");
+  app.add_option("--replication-token-file", f.replication_token_file,
+                 "Updater: tokens replicas must present, one per line; replica: the first line "
+                 "is the token it presents");
+  app.add_option("--doc-cache-mb", f.doc_cache_mb, "Document cache size (default 64; 0: off)");
+  // Tests only: damages the first N replication replies in transit (the replica must refetch).
+  app.add_option("--fault-corrupt-sends", f.fault_corrupt_sends)->group("");
   app.add_option("--grace-ms", f.grace_ms, "Lame-duck grace period on SIGTERM (default 5000)");
   app.add_option("--log-file", f.log_file, "Also write logs here");
   app.add_option("--log-level", f.log_level, "trace, debug, info, warn, error")
@@ -101,6 +115,12 @@ void ApplyFlags(const NodeFlags& f, railyard::config::NodeConfig* config) {
   if (!f.viewer_token_file.empty()) config->set_viewer_token_file(f.viewer_token_file);
   if (!f.operator_token_file.empty()) config->set_operator_token_file(f.operator_token_file);
   if (f.grace_ms) config->set_grace_ms(f.grace_ms);
+  if (!f.role.empty()) config->set_role(f.role);
+  if (!f.follow.empty()) config->set_follow(f.follow);
+  if (!f.replication_token_file.empty()) {
+    config->set_replication_token_file(f.replication_token_file);
+  }
+  if (f.doc_cache_mb) config->mutable_storage()->set_doc_cache_bytes(*f.doc_cache_mb << 20);
   if (!f.log_file.empty()) config->set_log_file(f.log_file);
   if (!f.log_level.empty()) config->set_log_level(f.log_level);
 }
@@ -124,18 +144,21 @@ bool MakeConfig(const NodeFlags& flags, railyard::config::NodeConfig* config) {
 }
 
 // Opens the node, serves until SIGTERM or SIGINT, drains and closes. Returns the exit code.
-int Serve(const railyard::config::NodeConfig& config) {
+int Serve(const railyard::config::NodeConfig& config, const NodeFlags& flags) {
   railyard::node::NodeOptions options;
   if (railyard::rpc::Status s = railyard::node::NodeOptionsFrom(config, &options); !s.ok()) {
     spdlog::error("{}", s.message());
     return 2;
   }
+  options.replication.corrupt_first_sends = flags.fault_corrupt_sends;
   std::unique_ptr<railyard::node::Node> node;
   if (railyard::rpc::Status s = railyard::node::Node::Open(options, &node); !s.ok()) {
     spdlog::error("{}", s.ToString());
     return 1;
   }
-  spdlog::info("node {} serving {} ({}) from {}; admin on {} ({})", options.name,
+  spdlog::info("node {} ({}) serving {} ({}) from {}; admin on {} ({})", options.name,
+               options.replication.replica ? "replica of " + options.replication.follow
+                                           : std::string("updater"),
                node->endpoint().ToString(), railyard::rpc::DescribeServerTls(options.tls),
                options.data_dir, node->admin_endpoint().ToString(),
                railyard::rpc::DescribeServerTls(options.admin.tls));
@@ -164,5 +187,5 @@ int main(int argc, char** argv) {
   railyard::config::NodeConfig config;
   if (!MakeConfig(flags, &config)) return 2;
   if (!SetUpLogging(config.log_level(), config.log_file())) return 2;
-  return Serve(config);
+  return Serve(config, flags);
 }

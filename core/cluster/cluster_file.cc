@@ -18,7 +18,10 @@ rpc::Status LoadClusterFile(const std::string& path, config::Cluster* out) {
 
 std::optional<rpc::TlsClientOptions> AdminTlsOf(const config::Cluster& cluster) {
   if (!cluster.has_admin_tls()) return std::nullopt;
-  const config::ClientTlsConfig& c = cluster.admin_tls();
+  return ClientTlsFrom(cluster.admin_tls());
+}
+
+rpc::TlsClientOptions ClientTlsFrom(const config::ClientTlsConfig& c) {
   rpc::TlsClientOptions tls;
   tls.ca_file = c.ca_file();
   tls.cert_file = c.cert_file();

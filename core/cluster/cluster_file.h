@@ -15,5 +15,7 @@ rpc::Status LoadClusterFile(const std::string& path, config::Cluster* out);
 
 // The admin client side of a cluster file; nullopt when it has no admin_tls block.
 std::optional<rpc::TlsClientOptions> AdminTlsOf(const config::Cluster& cluster);
+// A client TLS block of a config file as client options.
+rpc::TlsClientOptions ClientTlsFrom(const config::ClientTlsConfig& config);
 
 }  // namespace railyard::cluster

@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "core/cluster/cluster_file.h"
 #include "core/cluster/text_files.h"
 
 namespace railyard::node {
@@ -44,6 +45,41 @@ rpc::Status LoadNodeConfig(const std::string& path, config::NodeConfig* out) {
   return cluster::ParseTextProtoFile(path, out);
 }
 
+namespace {
+
+rpc::Status ReplicationFrom(const config::NodeConfig& c, ReplicationOptions* r) {
+  if (c.role().empty() || c.role() == "updater") {
+    r->replica = false;
+  } else if (c.role() == "replica") {
+    r->replica = true;
+  } else {
+    return {rpc::Code::kInvalidArgument, "role must be updater or replica, got '" + c.role() + "'"};
+  }
+  r->follow = c.follow();
+  if (r->replica && r->follow.empty()) {
+    return {rpc::Code::kInvalidArgument,
+            "a replica needs the updater's docservice address: follow (--follow HOST:PORT)"};
+  }
+  if (!r->replica && !r->follow.empty()) {
+    return {rpc::Code::kInvalidArgument, "follow is for replicas: give role replica too"};
+  }
+  if (!r->follow.empty() && !rpc::ParseEndpoint(r->follow)) {
+    return {rpc::Code::kInvalidArgument, "follow must be host:port, got '" + r->follow + "'"};
+  }
+  if (rpc::Status s = cluster::ReadTokenFile(c.replication_token_file(), &r->tokens); !s.ok()) {
+    return s;
+  }
+  if (r->replica && r->tokens.empty()) {
+    return {rpc::Code::kInvalidArgument,
+            "a replica needs the token its updater accepts: replication_token_file "
+            "(--replication-token-file)"};
+  }
+  if (c.has_follow_tls()) r->follow_tls = cluster::ClientTlsFrom(c.follow_tls());
+  return rpc::Status::Ok();
+}
+
+}  // namespace
+
 rpc::Status NodeOptionsFrom(const config::NodeConfig& c, NodeOptions* o) {
   if (!c.name().empty()) o->name = c.name();
   o->data_dir = c.data_dir();
@@ -78,6 +114,10 @@ rpc::Status NodeOptionsFrom(const config::NodeConfig& c, NodeOptions* o) {
   if (rpc::Status s = cluster::ReadTokenFile(c.operator_token_file(), &o->admin.operator_tokens);
       !s.ok())
     return s;
+  o->storage.doc_cache_bytes = st.has_doc_cache_bytes() ? st.doc_cache_bytes() : 64ull << 20;
+  o->storage.seal_after =
+      std::chrono::milliseconds(st.has_seal_after_ms() ? st.seal_after_ms() : 20);
+  if (rpc::Status s = ReplicationFrom(c, &o->replication); !s.ok()) return s;
   if (rpc::Status s = TlsOptionsFrom(c.tls(), "tls", &o->tls); !s.ok()) return s;
   if (rpc::Status s = TlsOptionsFrom(c.admin_tls(), "admin_tls", &o->admin.tls); !s.ok()) return s;
   return rpc::Status::Ok();

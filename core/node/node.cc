@@ -19,7 +19,13 @@ rpc::Status Node::Open(NodeOptions options, std::unique_ptr<Node>* out) {
   std::unique_ptr<Node> node(new Node(std::move(options)));
   const NodeOptions& o = node->options_;
   if (o.data_dir.empty()) return {rpc::Code::kInvalidArgument, "no data directory given"};
-  if (storage::Status s = storage::DocStore::Open(o.storage, o.data_dir, &node->store_); !s.ok()) {
+  if (o.replication.replica && o.replication.follow.empty()) {
+    return {rpc::Code::kInvalidArgument, "a replica needs the updater to follow (--follow)"};
+  }
+  storage::Options storage_options = o.storage;
+  storage_options.replica = o.replication.replica;
+  if (storage::Status s = storage::DocStore::Open(storage_options, o.data_dir, &node->store_);
+      !s.ok()) {
     return {rpc::Code::kInternal, "opening the store in " + o.data_dir + ": " + s.ToString()};
   }
   rpc::ServerOptions server_options;
@@ -30,7 +36,16 @@ rpc::Status Node::Open(NodeOptions options, std::unique_ptr<Node>* out) {
   server_options.worker_threads = o.worker_threads;
   server_options.tls = o.tls;
   node->server_ = std::make_unique<rpc::Server>(server_options);
-  RegisterDocService(*node->server_, *node->store_, node->stats_);
+  DocServiceOptions doc_options;
+  if (o.replication.replica) doc_options.replica_of = o.replication.follow;
+  RegisterDocService(*node->server_, *node->store_, node->stats_, doc_options);
+  if (!o.replication.replica) {
+    ReplicationSourceOptions source;
+    source.tokens = o.replication.tokens;
+    source.corrupt_first_sends = o.replication.corrupt_first_sends;
+    node->source_ = std::make_unique<ReplicationSource>(source, *node->store_, o.name);
+    node->source_->Register(*node->server_, node->stats_);
+  }
 
   AdminOptions admin_options = o.admin;
   admin_options.name = o.name;
@@ -51,8 +66,22 @@ rpc::Status Node::Open(NodeOptions options, std::unique_ptr<Node>* out) {
 
   if (rpc::Status s = node->server_->Start(); !s.ok()) return s;
   if (rpc::Status s = node->admin_->Start(); !s.ok()) return s;
+  if (rpc::Status s = node->StartReplication(); !s.ok()) return s;
   *out = std::move(node);
   return rpc::Status::Ok();
+}
+
+rpc::Status Node::StartReplication() {
+  const ReplicationOptions& r = options_.replication;
+  if (!r.replica) return rpc::Status::Ok();
+  FollowerOptions follower;
+  follower.updater = r.follow;
+  follower.token = r.tokens.empty() ? std::string() : r.tokens.front();
+  follower.tls = r.follow_tls;
+  follower.name = options_.name;
+  follower.address = server_->endpoint().ToString();
+  follower_ = std::make_unique<ReplicaFollower>(std::move(follower), *store_);
+  return follower_->Start();
 }
 
 rpc::Status Node::Compact(const std::vector<uint64_t>& indexes) {
@@ -82,11 +111,18 @@ admin::Telemetry Node::Snapshot() {
   FillSlots(server_->SlotSnapshot(), &t);
   FillStorage(store_->GetStats(), t.mutable_storage());
   FillThroughput(stats_, t.mutable_throughput());
+  if (source_) source_->FillTelemetry(t.mutable_replication());
+  if (follower_) {
+    follower_->FillTelemetry(t.mutable_replication());
+    FillPool(follower_->pool(), options_.name + " (replica)", "", t.add_pools());
+    t.set_role(admin::ROLE_BOTH);
+  }
   return t;
 }
 
 void Node::Shutdown(std::chrono::milliseconds grace) {
   if (shut_down_.exchange(true) || !server_) return;
+  if (follower_) follower_->Stop();
   server_->Shutdown(grace);
   if (storage::Status s = store_->Flush(); !s.ok()) {
     spdlog::error("{}: flush on shutdown failed: {}", options_.name, s.ToString());

@@ -9,11 +9,23 @@
 
 #include "core/base/method_stats.h"
 #include "core/node/admin_service.h"
+#include "core/node/replica_follower.h"
+#include "core/node/replication_source.h"
 #include "core/rpc/server.h"
 #include "railyard/admin.pb.h"
 #include "storage/docstore.h"
 
 namespace railyard::node {
+
+// Which part of the seeds' docstore this node plays.
+struct ReplicationOptions {
+  bool replica = false;  // false: the updater.
+  std::string follow;    // A replica's updater: host:port of its docservice.
+  // Updater: the tokens followers must present. Replica: the first is the one it presents.
+  std::vector<std::string> tokens;
+  std::optional<rpc::TlsClientOptions> follow_tls;
+  int corrupt_first_sends = 0;  // Test fault hook (ReplicationSourceOptions).
+};
 
 struct NodeOptions {
   std::string name = "node";
@@ -26,9 +38,12 @@ struct NodeOptions {
   AdminOptions admin;
   std::optional<rpc::TlsServerOptions>
       tls;  // The docservice listener; admin.tls for the admin one.
+  ReplicationOptions replication;
 };
 
-// A railyard-node: the docstore served over Boxcar, with an admin service beside it.
+// A railyard-node: the docstore served over Boxcar, with an admin service beside it. An updater
+// takes writes and serves its queue to replicas (repl.Fetch); a replica follows one updater and
+// serves reads.
 //
 // Thread safety: every method may be called from any thread.
 class Node {
@@ -49,8 +64,12 @@ class Node {
   explicit Node(NodeOptions options);
   rpc::Status Compact(const std::vector<uint64_t>& indexes);
 
+  rpc::Status StartReplication();
+
   const NodeOptions options_;
   std::unique_ptr<storage::DocStore> store_;
+  std::unique_ptr<ReplicationSource> source_;  // The updater's.
+  std::unique_ptr<ReplicaFollower> follower_;  // A replica's.
   base::MethodStats stats_;
   std::unique_ptr<rpc::Server> server_;
   std::unique_ptr<AdminService> admin_;

@@ -87,6 +87,13 @@ void FillStorage(const storage::Stats& stats, admin::StorageStats* out) {
     c->set_manual(compaction.manual);
     c->set_finished_unix_ms(UnixMillis(compaction.finished));
   }
+  admin::DocCache* cache = out->mutable_cache();
+  cache->set_budget_bytes(stats.cache.budget_bytes);
+  cache->set_bytes(stats.cache.bytes);
+  cache->set_entries(stats.cache.entries);
+  cache->set_hits(stats.cache.hits);
+  cache->set_misses(stats.cache.misses);
+  cache->set_invalidations(stats.cache.invalidations);
   out->set_memtable_entries(stats.memtable_entries);
   out->set_memtable_capacity(stats.memtable_capacity);
   out->set_index_entry_writes(stats.index_entry_writes);

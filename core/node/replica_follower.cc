@@ -1,0 +1,222 @@
+#include "core/node/replica_follower.h"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+
+#include "core/node/replication_source.h"
+#include "core/node/telemetry.h"
+#include "railyard/replication.pb.h"
+
+namespace railyard::node {
+
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+std::string_view StateName(admin::ReplicaState state) {
+  switch (state) {
+    case admin::REPLICA_CATCHING_UP:
+      return "catching up";
+    case admin::REPLICA_TAILING:
+      return "tailing";
+    case admin::REPLICA_DISCONNECTED:
+      return "disconnected";
+    case admin::REPLICA_STOPPED:
+      return "stopped";
+    default:
+      return "unknown";
+  }
+}
+
+// Runtime failures (the updater down, unreachable, draining) pass on their own; the others need
+// someone to act (a token, a damaged block, a diverged replica) and are retried slowly.
+bool IsTransient(rpc::Code code) {
+  return static_cast<int>(code) < 100 && code != rpc::Code::kUnauthenticated;
+}
+
+}  // namespace
+
+ReplicaFollower::ReplicaFollower(FollowerOptions options, storage::DocStore& store)
+    : options_(std::move(options)), store_(store) {
+  rpc::ClientOptions client;
+  if (auto endpoint = rpc::ParseEndpoint(options_.updater)) client.servers.push_back(*endpoint);
+  client.pool_size = 2;
+  client.max_retries = 0;  // The follower's own loop retries, and logs why.
+  client.client_name = options_.name + " (replica)";
+  client.tls = options_.tls;
+  client.retry_budget.reset();
+  client_ = std::make_unique<rpc::Client>(std::move(client));
+}
+
+ReplicaFollower::~ReplicaFollower() { Stop(); }
+
+rpc::Status ReplicaFollower::Start() {
+  if (!rpc::ParseEndpoint(options_.updater)) {
+    return {rpc::Code::kInvalidArgument,
+            "the updater to follow ('" + options_.updater + "') is not host:port"};
+  }
+  if (rpc::Status s = client_->Start(); !s.ok()) return s;
+  {
+    base::MutexLock lock(mu_);
+    catch_up_from_ = store_.AppliedPosition();
+  }
+  spdlog::info("{}: replica of {}: resuming at queue position {}", options_.name, options_.updater,
+               store_.AppliedPosition());
+  thread_ = std::thread([this] { Run(); });
+  return rpc::Status::Ok();
+}
+
+void ReplicaFollower::Stop() {
+  {
+    base::MutexLock lock(stop_mu_);
+    if (stop_.exchange(true)) return;
+  }
+  stop_cv_.NotifyAll();
+  client_->Stop();  // Ends a fetch waiting at the head.
+  if (thread_.joinable()) thread_.join();
+}
+
+void ReplicaFollower::Run() {
+  // The first fetch waits for a connection rather than reporting the updater down at once.
+  client_->WaitForPool(1, std::chrono::seconds(2));
+  while (!stop_.load()) {
+    const std::chrono::milliseconds pause = FetchOnce();
+    if (pause.count() == 0) continue;
+    base::MutexLock lock(stop_mu_);
+    const Clock::time_point until = Clock::now() + pause;
+    while (!stop_.load() && stop_cv_.WaitUntil(stop_mu_, until)) {
+    }
+  }
+}
+
+std::chrono::milliseconds ReplicaFollower::FetchOnce() {
+  const storage::LogPosition at = store_.QueueEnd();
+  repl::FetchRequest request;
+  request.set_token(options_.token);
+  request.set_follower(options_.name);
+  request.set_follower_address(options_.address);
+  request.set_segment(at.segment);
+  request.set_offset(at.offset);
+  request.set_max_bytes(static_cast<uint32_t>(options_.max_chunk_bytes));
+  request.set_wait_ms(static_cast<uint32_t>(options_.wait.count()));
+  request.set_applied_position(store_.AppliedPosition());
+  admin::ReplicaState state_now;
+  {
+    base::MutexLock lock(mu_);
+    state_now = state_;
+  }
+  request.set_state(std::string(StateName(state_now)));
+  rpc::CallResult result = client_->Call("repl.Fetch", request.SerializeAsString(),
+                                         options_.wait + std::chrono::seconds(5));
+  if (stop_.load()) return std::chrono::milliseconds(0);
+  if (!result.status.ok()) {
+    const rpc::Code code = result.status.code();
+    const bool damaged = code == rpc::Code::kCorrupted;
+    return OnFailure(
+        IsTransient(code) ? admin::REPLICA_DISCONNECTED : admin::REPLICA_STOPPED,
+        (damaged ? "replication stopped at a damaged block of the updater's queue: " : "") +
+            result.status.ToString());
+  }
+  repl::FetchResponse response;
+  if (!response.ParseFromString(result.payload)) {
+    return OnFailure(admin::REPLICA_DISCONNECTED, "malformed repl.Fetch answer from the updater");
+  }
+  const storage::LogPosition start{response.segment(), response.offset()};
+  if (!response.blocks().empty()) {
+    if (storage::Status s = store_.ApplyQueue(start, response.blocks()); !s.ok()) {
+      if (!s.IsCorruption()) return OnFailure(admin::REPLICA_STOPPED, "applying: " + s.ToString());
+      base::MutexLock lock(mu_);
+      ++refetches_;
+      spdlog::warn("{}: a block from {} failed its checksum ({}); fetching it again", options_.name,
+                   options_.updater, s.message());
+      // The good blocks before it are applied; the next fetch starts at the damaged one.
+      return std::chrono::milliseconds(++failures_in_a_row_ > 3 ? 100 : 0);
+    }
+  }
+  const Clock::time_point now = Clock::now();
+  apply_rate_.Add(now, static_cast<double>(response.blocks_docs()));
+  base::MutexLock lock(mu_);
+  const admin::ReplicaState next =
+      response.behind_bytes() > 0 ? admin::REPLICA_CATCHING_UP : admin::REPLICA_TAILING;
+  if (next != state_) {
+    if (next == admin::REPLICA_CATCHING_UP) catch_up_from_ = store_.AppliedPosition();
+    spdlog::info("{}: replica of {}: {} at queue position {} (updater's head {})", options_.name,
+                 options_.updater, StateName(next), store_.AppliedPosition(),
+                 response.head_position());
+    state_ = next;
+  }
+  last_error_.clear();
+  failures_in_a_row_ = 0;
+  head_ = response.head_position();
+  lag_bytes_ = response.behind_bytes();
+  lag_docs_ = response.behind_docs();
+  oldest_unsent_us_ = response.oldest_unsent_append_unix_us();
+  applied_docs_ += response.blocks_docs();
+  last_contact_ms_ = UnixMillis(std::chrono::system_clock::now());
+  if (state_ == admin::REPLICA_CATCHING_UP &&
+      now - last_progress_log_ >= options_.progress_log_interval) {
+    last_progress_log_ = now;
+    const uint64_t applied = store_.AppliedPosition();
+    const double total = static_cast<double>(head_ - std::min(head_, catch_up_from_));
+    spdlog::info("{}: catching up from {}: {:.1f} of {:.1f} MiB ({:.0f}%), {:.0f} docs/s",
+                 options_.name, options_.updater, (applied - catch_up_from_) / 1048576.0,
+                 total / 1048576.0, total > 0 ? 100.0 * (applied - catch_up_from_) / total : 100.0,
+                 apply_rate_.PerSecond(now));
+  }
+  return std::chrono::milliseconds(0);
+}
+
+std::chrono::milliseconds ReplicaFollower::OnFailure(admin::ReplicaState state,
+                                                     const std::string& error) {
+  base::MutexLock lock(mu_);
+  if (state != state_ || error != last_error_) {
+    const auto level = state == admin::REPLICA_STOPPED ? spdlog::level::err : spdlog::level::warn;
+    spdlog::log(level, "{}: replica of {}: {}: {}", options_.name, options_.updater,
+                StateName(state), error);
+  }
+  state_ = state;
+  last_error_ = error;
+  const int doublings = std::min(++failures_in_a_row_, 10);
+  const auto backoff = std::min<std::chrono::milliseconds>(options_.retry_max,
+                                                           options_.retry_min * (1 << doublings));
+  // A stopped replica needs someone to act; trying again now and then notices when they have.
+  return state == admin::REPLICA_STOPPED ? std::max(backoff, options_.retry_max) : backoff;
+}
+
+void ReplicaFollower::FillTelemetry(admin::Replication* out) {
+  out->set_role(admin::DOCSTORE_REPLICA);
+  out->set_updater(options_.updater);
+  const uint64_t applied = store_.AppliedPosition();
+  out->set_applied_position(applied);
+  out->set_apply_docs_per_s(apply_rate_.PerSecond(Clock::now()));
+  base::MutexLock lock(mu_);
+  out->set_state(state_);
+  out->set_head_position(std::max(head_, applied));
+  out->set_applied_docs(applied_docs_);
+  out->set_lag_bytes(lag_bytes_);
+  out->set_lag_docs(lag_docs_);
+  double lag_seconds = 0;
+  if (lag_bytes_ > 0 && oldest_unsent_us_ > 0) {
+    lag_seconds = std::max<double>(0, (NowUnixMicros() - oldest_unsent_us_) / 1e6);
+  } else if (state_ != admin::REPLICA_TAILING && state_ != admin::REPLICA_CATCHING_UP &&
+             last_contact_ms_ > 0) {
+    // Out of touch: at least as stale as the last word from the updater.
+    lag_seconds = std::max<double>(
+        0, (UnixMillis(std::chrono::system_clock::now()) - last_contact_ms_) / 1e3);
+  }
+  out->set_lag_seconds(lag_seconds);
+  if (state_ == admin::REPLICA_CATCHING_UP && head_ > catch_up_from_) {
+    out->set_catch_up_progress(
+        std::clamp(static_cast<double>(applied - std::min(applied, catch_up_from_)) /
+                       static_cast<double>(head_ - catch_up_from_),
+                   0.0, 1.0));
+  } else if (state_ == admin::REPLICA_TAILING) {
+    out->set_catch_up_progress(1.0);
+  }
+  out->set_refetches(refetches_);
+  out->set_last_error(last_error_);
+  out->set_last_contact_unix_ms(last_contact_ms_);
+}
+
+}  // namespace railyard::node

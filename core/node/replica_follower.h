@@ -1,0 +1,83 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <memory>
+#include <optional>
+#include <string>
+#include <thread>
+
+#include "core/base/decaying_rate.h"
+#include "core/base/mutex.h"
+#include "core/rpc/client.h"
+#include "railyard/admin.pb.h"
+#include "storage/docstore.h"
+
+namespace railyard::node {
+
+struct FollowerOptions {
+  std::string updater;  // host:port of the updater's docservice.
+  std::string token;    // The replication token to present.
+  std::optional<rpc::TlsClientOptions> tls;
+  std::string name;     // This node, for the updater's follower list and the logs.
+  std::string address;  // This node's docservice address, likewise.
+  size_t max_chunk_bytes = 4u << 20;
+  // How long a fetch at the head may wait on the updater for a new block.
+  std::chrono::milliseconds wait{1000};
+  // Waits between attempts after a failure: doubling from min to max.
+  std::chrono::milliseconds retry_min{100};
+  std::chrono::milliseconds retry_max{2000};
+  std::chrono::milliseconds progress_log_interval{5000};
+};
+
+// A replica's follower: one thread that fetches the updater's queue from where the local store
+// ends (QueueEnd(), which survives restarts) and applies it (DocStore::ApplyQueue verifies every
+// block; one that fails in transit is fetched again, never applied). It logs catch-up progress and
+// every change of state, and keeps the figures telemetry shows.
+//
+// Thread safety: Start and Stop from one thread; FillTelemetry and pool() from any thread.
+class ReplicaFollower {
+ public:
+  ReplicaFollower(FollowerOptions options, storage::DocStore& store);
+  ~ReplicaFollower();
+
+  rpc::Status Start();
+  void Stop();
+  void FillTelemetry(admin::Replication* out) EXCLUDES(mu_);
+  rpc::PoolSnapshot pool() const { return client_->Snapshot(); }
+  const std::string& updater() const { return options_.updater; }
+
+ private:
+  void Run();
+  // One fetch and its application. Returns how long to wait before the next (zero: at once).
+  std::chrono::milliseconds FetchOnce() EXCLUDES(mu_);
+  std::chrono::milliseconds OnFailure(admin::ReplicaState state, const std::string& error)
+      EXCLUDES(mu_);
+  void LogProgress() EXCLUDES(mu_);
+
+  const FollowerOptions options_;
+  storage::DocStore& store_;
+  std::unique_ptr<rpc::Client> client_;
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
+  base::Mutex stop_mu_;
+  base::CondVar stop_cv_;
+  base::DecayingRate apply_rate_{std::chrono::seconds(2)};
+
+  base::Mutex mu_;
+  admin::ReplicaState state_ GUARDED_BY(mu_) = admin::REPLICA_DISCONNECTED;
+  std::string last_error_ GUARDED_BY(mu_);
+  uint64_t head_ GUARDED_BY(mu_) = 0;
+  uint64_t lag_bytes_ GUARDED_BY(mu_) = 0;
+  uint64_t lag_docs_ GUARDED_BY(mu_) = 0;
+  int64_t oldest_unsent_us_ GUARDED_BY(mu_) = 0;
+  uint64_t applied_docs_ GUARDED_BY(mu_) = 0;
+  uint64_t refetches_ GUARDED_BY(mu_) = 0;
+  int64_t last_contact_ms_ GUARDED_BY(mu_) = 0;
+  // Where the current catch-up began, for its progress.
+  uint64_t catch_up_from_ GUARDED_BY(mu_) = 0;
+  std::chrono::steady_clock::time_point last_progress_log_ GUARDED_BY(mu_);
+  int failures_in_a_row_ GUARDED_BY(mu_) = 0;
+};
+
+}  // namespace railyard::node

@@ -1,0 +1,64 @@
+#pragma once
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/base/method_stats.h"
+#include "core/base/mutex.h"
+#include "core/node/auth_throttle.h"
+#include "core/rpc/server.h"
+#include "railyard/admin.pb.h"
+#include "storage/docstore.h"
+
+namespace railyard::node {
+
+struct ReplicationSourceOptions {
+  // Followers must present one of these; none: every follower is refused (replication is off).
+  std::vector<std::string> tokens;
+  // A fetch's blocks are at most about this large: bounded memory on both sides.
+  size_t max_chunk_bytes = 4u << 20;
+  // The longest a fetch at the head waits for a new block (its own wait_ms is capped by it).
+  std::chrono::milliseconds max_wait{2000};
+  AuthThrottle::Options throttle;
+  // Test fault hook: flips one byte in the blocks of the first N replies that carry blocks, as a
+  // network fault would (the replica must refetch, never apply).
+  int corrupt_first_sends = 0;
+};
+
+// The updater's side of replication: repl.Fetch on the docservice listener (replication.proto).
+// A follower at the head waits on the queue's growth (no polling); every block sent was verified
+// by its checksum here first; a damaged block stops replication at it, with CORRUPTED and an
+// error in the log, instead of being skipped. Keeps the follower list for telemetry.
+//
+// Thread safety: fetches run concurrently on the server's workers; FillTelemetry from any thread.
+class ReplicationSource {
+ public:
+  ReplicationSource(ReplicationSourceOptions options, storage::DocStore& store, std::string name);
+
+  void Register(rpc::Server& server, base::MethodStats& stats);
+  void FillTelemetry(admin::Replication* out) EXCLUDES(mu_);
+
+ private:
+  rpc::Reply Fetch(const rpc::CallContext& call, std::string_view payload) EXCLUDES(mu_);
+  rpc::Status Authorize(const rpc::CallContext& call, const std::string& token,
+                        const std::string& follower);
+  void RecordFollower(const rpc::CallContext& call, const std::string& name,
+                      const std::string& address, const std::string& state,
+                      storage::LogPosition position) EXCLUDES(mu_);
+
+  const ReplicationSourceOptions options_;
+  storage::DocStore& store_;
+  const std::string name_;
+  AuthThrottle throttle_;
+  std::atomic<int> corrupt_left_;
+  base::Mutex mu_;
+  std::map<std::string, admin::Follower> followers_ GUARDED_BY(mu_);  // By name.
+};
+
+// Microseconds since the epoch, now.
+int64_t NowUnixMicros();
+
+}  // namespace railyard::node
