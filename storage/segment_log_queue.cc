@@ -7,6 +7,24 @@
 
 namespace railyard::storage {
 
+namespace {
+
+// True unless walking the block headers from the start of a segment steps over `offset`: a
+// follower asking from inside a block has diverged; one asking from a damaged block's start (or
+// from beyond damage that hides the boundaries) meets damage. Only on the error path: it reads
+// every header before `offset`.
+bool IsBlockBoundary(const char* data, uint64_t size, uint64_t offset) {
+  uint64_t at = 0;
+  while (at < offset) {
+    BlockHeader header;
+    if (!ParseBlockHeader(data + at, static_cast<size_t>(size - at), &header).ok()) return true;
+    at += header.total_bytes();
+  }
+  return at == offset;
+}
+
+}  // namespace
+
 uint64_t SegmentLog::QueuePositionOf(LogPosition position) const {
   ReaderLock lock(&mu_);
   const auto it = segment_start_.find(position.segment);
@@ -51,14 +69,13 @@ Status SegmentLog::ReadBlocks(LogPosition from, size_t max_bytes, QueueChunk* ch
     const char* block = mapping->data + offset;
     const size_t available = static_cast<size_t>(visible - offset);
     BlockHeader header;
-    if (!ParseBlockHeader(block, available, &header).ok() && offset == from.offset &&
-        chunk->blocks.empty() && offset > 0 && std::string_view(block, 4) != "RYSB") {
-      return Status::InvalidArgument("no block begins at offset " + std::to_string(offset) +
-                                     " of " + mapping->path);
-    }
     std::string_view raw;
     if (Status s = DecodeBlock(block, available, &scratch, &raw, &header); !s.ok()) {
       if (!chunk->blocks.empty()) break;  // Send what is good; the next fetch reports it.
+      if (!IsBlockBoundary(mapping->data, visible, offset)) {
+        return Status::InvalidArgument("no block begins at offset " + std::to_string(offset) +
+                                       " of " + mapping->path);
+      }
       return Status::Corruption(mapping->path + " block at offset " + std::to_string(offset) +
                                 ": " + s.message() + "; replication cannot pass it");
     }
