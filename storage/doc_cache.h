@@ -17,10 +17,12 @@
 
 namespace railyard::storage {
 
-// An LRU of documents by id within a byte budget, split into shards to keep readers apart. It never
-// serves a copy older than what the store has applied: a writer invalidates an id after changing
-// the store, and a reader's copy is only inserted if no invalidation reached its shard since the
-// reader took its ticket before reading the store (else the copy may predate the change).
+// Documents by id within a byte budget, split into shards to keep readers apart; a hit takes its
+// shard's lock shared and only marks the entry used, and eviction gives used entries a second
+// chance (CLOCK), which keeps the hottest documents like an LRU would without readers writing. It
+// never serves a copy older than what the store has applied: a writer invalidates an id after
+// changing the store, and a reader's copy is only inserted if no invalidation reached its shard
+// since the reader took its ticket before reading the store (else the copy may predate the change).
 //
 // Thread safety: every method may be called from any number of threads at once.
 class DocCache {
@@ -40,26 +42,32 @@ class DocCache {
   DocCacheStats GetStats() const;
 
  private:
-  struct Shard {
-    Mutex mu;
-    // Most recently used first.
-    std::list<std::pair<uint64_t, std::string>> lru GUARDED_BY(mu);
-    std::unordered_map<uint64_t, std::list<std::pair<uint64_t, std::string>>::iterator> map
-        GUARDED_BY(mu);
+  struct Entry {
+    Entry(uint64_t i, std::string_view d) : id(i), doc(d) {}
+    uint64_t id;
+    std::string doc;
+    std::atomic<bool> used{false};  // Set by hits under the shared lock.
+  };
+  struct alignas(64) Shard {
+    SharedMutex mu;
+    // Newest first; eviction looks at the back.
+    std::list<Entry> entries GUARDED_BY(mu);
+    std::unordered_map<uint64_t, std::list<Entry>::iterator> map GUARDED_BY(mu);
     uint64_t bytes GUARDED_BY(mu) = 0;
     uint64_t epoch GUARDED_BY(mu) = 0;  // Bumped by every invalidation.
+    std::atomic<uint64_t> hits{0};
+    std::atomic<uint64_t> misses{0};
+    std::atomic<uint64_t> invalidations{0};
   };
-  static constexpr size_t kShards = 16;
+  static constexpr size_t kShards = 64;
   static constexpr size_t kEntryOverhead = 64;  // List node and map slot, roughly.
   Shard& ShardOf(uint64_t id);
   void EraseLocked(Shard& shard, uint64_t id) REQUIRES(shard.mu);
+  void EvictLocked(Shard& shard) REQUIRES(shard.mu);
 
   const size_t budget_bytes_;
   const size_t shard_budget_;
   std::vector<std::unique_ptr<Shard>> shards_;
-  std::atomic<uint64_t> hits_{0};
-  std::atomic<uint64_t> misses_{0};
-  std::atomic<uint64_t> invalidations_{0};
 };
 
 }  // namespace railyard::storage

@@ -190,7 +190,12 @@ Status SegmentLog::WriteOpenBlock() {
   const uint64_t start = closed_bytes_ + current_size_;
   current_size_ += bytes.size();
   entries_written_ += count;
-  marks_.push_back({start, start + bytes.size(), count, entries_written_, NowUnixMicros()});
+  // Freshness counts from the block's first write, not from when it was sealed.
+  const int64_t open_for_us = std::chrono::duration_cast<std::chrono::microseconds>(
+                                  std::chrono::steady_clock::now() - open_since_)
+                                  .count();
+  marks_.push_back(
+      {start, start + bytes.size(), count, entries_written_, NowUnixMicros() - open_for_us});
   if (marks_.size() > kMaxMarks) marks_.pop_front();
   PublishEnd();
   return Status::Ok();

@@ -152,6 +152,12 @@ std::chrono::milliseconds ReplicaFollower::FetchOnce() {
   lag_bytes_ = response.behind_bytes();
   lag_docs_ = response.behind_docs();
   oldest_unsent_us_ = response.oldest_unsent_append_unix_us();
+  if (response.last_block_append_unix_us() > 0) {
+    last_apply_lag_s_ =
+        std::max<double>(0, (NowUnixMicros() - response.last_block_append_unix_us()) / 1e6);
+  } else if (response.blocks().empty() && lag_bytes_ == 0) {
+    last_apply_lag_s_ = 0;  // Idle at the head: nothing is waiting.
+  }
   applied_docs_ += response.blocks_docs();
   last_contact_ms_ = UnixMillis(std::chrono::system_clock::now());
   if (state_ == admin::REPLICA_CATCHING_UP &&
@@ -196,7 +202,7 @@ void ReplicaFollower::FillTelemetry(admin::Replication* out) {
   out->set_applied_docs(applied_docs_);
   out->set_lag_bytes(lag_bytes_);
   out->set_lag_docs(lag_docs_);
-  double lag_seconds = 0;
+  double lag_seconds = state_ == admin::REPLICA_TAILING ? last_apply_lag_s_ : 0;
   if (lag_bytes_ > 0 && oldest_unsent_us_ > 0) {
     lag_seconds = std::max<double>(0, (NowUnixMicros() - oldest_unsent_us_) / 1e6);
   } else if (state_ != admin::REPLICA_TAILING && state_ != admin::REPLICA_CATCHING_UP &&

@@ -71,6 +71,8 @@ class ReplicaFollower {
   uint64_t lag_bytes_ GUARDED_BY(mu_) = 0;
   uint64_t lag_docs_ GUARDED_BY(mu_) = 0;
   int64_t oldest_unsent_us_ GUARDED_BY(mu_) = 0;
+  // From the first write of the last applied block on the updater to its apply here.
+  double last_apply_lag_s_ GUARDED_BY(mu_) = 0;
   uint64_t applied_docs_ GUARDED_BY(mu_) = 0;
   uint64_t refetches_ GUARDED_BY(mu_) = 0;
   int64_t last_contact_ms_ GUARDED_BY(mu_) = 0;
