@@ -149,13 +149,14 @@ std::chrono::milliseconds ReplicaFollower::FetchOnce() {
   last_error_.clear();
   failures_in_a_row_ = 0;
   head_ = response.head_position();
-  lag_bytes_ = response.behind_bytes();
-  lag_docs_ = response.behind_docs();
+  // What was not applied here when the updater answered: this answer's blocks and what is left.
+  lag_bytes_ = response.behind_bytes() + response.blocks().size();
+  lag_docs_ = response.behind_docs() + response.blocks_docs();
   oldest_unsent_us_ = response.oldest_unsent_append_unix_us();
   if (response.last_block_append_unix_us() > 0) {
     last_apply_lag_s_ =
         std::max<double>(0, (NowUnixMicros() - response.last_block_append_unix_us()) / 1e6);
-  } else if (response.blocks().empty() && lag_bytes_ == 0) {
+  } else if (response.blocks().empty() && response.behind_bytes() == 0) {
     last_apply_lag_s_ = 0;  // Idle at the head: nothing is waiting.
   }
   applied_docs_ += response.blocks_docs();
@@ -203,7 +204,7 @@ void ReplicaFollower::FillTelemetry(admin::Replication* out) {
   out->set_lag_bytes(lag_bytes_);
   out->set_lag_docs(lag_docs_);
   double lag_seconds = state_ == admin::REPLICA_TAILING ? last_apply_lag_s_ : 0;
-  if (lag_bytes_ > 0 && oldest_unsent_us_ > 0) {
+  if (oldest_unsent_us_ > 0) {
     lag_seconds = std::max<double>(0, (NowUnixMicros() - oldest_unsent_us_) / 1e6);
   } else if (state_ != admin::REPLICA_TAILING && state_ != admin::REPLICA_CATCHING_UP &&
              last_contact_ms_ > 0) {
