@@ -65,6 +65,7 @@ struct NodeFlags {
   std::string name, data_dir, listen, admin_listen;
   TlsFlags tls, admin_tls;
   std::string role, follow, replication_token_file;
+  std::string follow_tls_ca, follow_tls_cert, follow_tls_key;
   std::optional<uint64_t> doc_cache_mb;
   int fault_corrupt_sends = 0;
 };
@@ -91,6 +92,12 @@ void AddNodeFlags(CLI::App& app, NodeFlags& f) {
   app.add_option("--replication-token-file", f.replication_token_file,
                  "Updater: tokens replicas must present, one per line; replica: the first line "
                  "is the token it presents");
+  app.add_option("--follow-tls-ca", f.follow_tls_ca,
+                 "A replica reaches its updater over TLS, trusting these CAs (PEM)");
+  app.add_option("--follow-tls-cert", f.follow_tls_cert,
+                 "...presenting this client certificate (PEM; replaces the token where the "
+                 "updater requires certificates)");
+  app.add_option("--follow-tls-key", f.follow_tls_key, "...and its key (PEM)");
   app.add_option("--doc-cache-mb", f.doc_cache_mb, "Document cache size (default 64; 0: off)");
   // Tests only: damages the first N replication replies in transit (the replica must refetch).
   app.add_option("--fault-corrupt-sends", f.fault_corrupt_sends)->group("");
@@ -120,6 +127,9 @@ void ApplyFlags(const NodeFlags& f, railyard::config::NodeConfig* config) {
   if (!f.replication_token_file.empty()) {
     config->set_replication_token_file(f.replication_token_file);
   }
+  if (!f.follow_tls_ca.empty()) config->mutable_follow_tls()->set_ca_file(f.follow_tls_ca);
+  if (!f.follow_tls_cert.empty()) config->mutable_follow_tls()->set_cert_file(f.follow_tls_cert);
+  if (!f.follow_tls_key.empty()) config->mutable_follow_tls()->set_key_file(f.follow_tls_key);
   if (f.doc_cache_mb) config->mutable_storage()->set_doc_cache_bytes(*f.doc_cache_mb << 20);
   if (!f.log_file.empty()) config->set_log_file(f.log_file);
   if (!f.log_level.empty()) config->set_log_level(f.log_level);

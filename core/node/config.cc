@@ -69,12 +69,13 @@ rpc::Status ReplicationFrom(const config::NodeConfig& c, ReplicationOptions* r) 
   if (rpc::Status s = cluster::ReadTokenFile(c.replication_token_file(), &r->tokens); !s.ok()) {
     return s;
   }
-  if (r->replica && r->tokens.empty()) {
-    return {rpc::Code::kInvalidArgument,
-            "a replica needs the token its updater accepts: replication_token_file "
-            "(--replication-token-file)"};
-  }
   if (c.has_follow_tls()) r->follow_tls = cluster::ClientTlsFrom(c.follow_tls());
+  const bool has_certificate = r->follow_tls && !r->follow_tls->cert_file.empty();
+  if (r->replica && r->tokens.empty() && !has_certificate) {
+    return {rpc::Code::kInvalidArgument,
+            "a replica needs a credential its updater accepts: replication_token_file "
+            "(--replication-token-file), or a client certificate in follow_tls"};
+  }
   return rpc::Status::Ok();
 }
 

@@ -42,6 +42,8 @@ rpc::Status Node::Open(NodeOptions options, std::unique_ptr<Node>* out) {
   if (!o.replication.replica) {
     ReplicationSourceOptions source;
     source.tokens = o.replication.tokens;
+    source.client_certificates_authenticate =
+        o.tls && !o.tls->client_ca_file.empty() && o.tls->require_client_cert;
     source.corrupt_first_sends = o.replication.corrupt_first_sends;
     node->source_ = std::make_unique<ReplicationSource>(source, *node->store_, o.name);
     node->source_->Register(*node->server_, node->stats_);

@@ -55,11 +55,13 @@ void ReplicationSource::Register(rpc::Server& server, base::MethodStats& stats) 
 rpc::Status ReplicationSource::Authorize(const rpc::CallContext& call, const std::string& token,
                                          const std::string& follower) {
   const std::string who = "follower '" + follower + "' from " + std::string(call.peer);
+  if (options_.client_certificates_authenticate && token.empty()) return rpc::Status::Ok();
   if (options_.tokens.empty()) {
     spdlog::warn("{}: refused {}: replication is not enabled here", name_, who);
     return {rpc::Code::kFailedPrecondition,
             "replication is not enabled on updater " + name_ +
-                ": give it a replication_token_file (--replication-token-file)"};
+                ": give it a replication_token_file (--replication-token-file), or require client "
+                "certificates on its docservice listener (tls.client_ca_file)"};
   }
   const std::string host = AuthThrottle::HostOf(call.peer);
   if (const auto wait = throttle_.LockedFor(host, Clock::now()); wait.count() > 0) {

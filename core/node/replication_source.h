@@ -16,8 +16,12 @@
 namespace railyard::node {
 
 struct ReplicationSourceOptions {
-  // Followers must present one of these; none: every follower is refused (replication is off).
+  // Followers must present one of these; none: every follower is refused (replication is off),
+  // unless certificates authenticate them.
   std::vector<std::string> tokens;
+  // The docservice listener requires client certificates signed by its client CA: a follower that
+  // got through the TLS handshake is authenticated by its certificate and needs no token.
+  bool client_certificates_authenticate = false;
   // A fetch's blocks are at most about this large: bounded memory on both sides.
   size_t max_chunk_bytes = 4u << 20;
   // The longest a fetch at the head waits for a new block (its own wait_ms is capped by it).
