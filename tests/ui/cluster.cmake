@@ -56,3 +56,7 @@ railyard_warnings(railyard_ui_replication_fixture)
 railyard_add_qtest(tst_ui_replication SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_replication.cc
   LIBS railyard_ui railyard_ui_replication_fixture TIMEOUT 60)
 target_compile_definitions(tst_ui_replication PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}")
+
+# The same against a real updater and replica on loopback, polled live, recorded and replayed.
+railyard_add_qtest(tst_ui_replication_live SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_replication_live.cc
+  LIBS railyard_ui railyard_node TIMEOUT 120)

@@ -77,7 +77,9 @@ void CheckReplicationRows(const ClusterState& state, const ReplicationModel& mod
     return model.index(rows[n], column).data(role);
   };
   using M = ReplicationModel;
-  const QString updater = QString::fromStdString(G::ServiceAddress(G::kUpdater));
+  // The updater's address, named after the node serving there.
+  const QString updater =
+      QStringLiteral("updater (%1)").arg(G::ServiceAddress(G::kUpdater).c_str());
   QCOMPARE(Text(G::kUpdater, M::kRole), QString("updater"));
   QCOMPARE(Text(G::kUpdater, M::kFollows), QString("followers: replica-a, replica-b"));
   QVERIFY(Text(G::kUpdater, M::kFollows, Qt::ToolTipRole)

@@ -61,6 +61,19 @@ QString FollowersTooltip(const admin::Replication& r) {
   return lines.join(QLatin1Char('\n'));
 }
 
+// A replica's updater as "name (host:port)" when a node of the cluster serves at that address,
+// else the address alone.
+QString UpdaterText(const ClusterState& state, const std::string& updater) {
+  const QString address = QString::fromStdString(updater);
+  for (int i = 0; i < state.NodeCount(); ++i) {
+    const NodeView& node = state.Node(i);
+    if (node.telemetry && !updater.empty() && node.telemetry->service_address() == updater) {
+      return QStringLiteral("%1 (%2)").arg(node.name, address);
+    }
+  }
+  return address;
+}
+
 }  // namespace
 
 ReplicationModel::ReplicationModel(ClusterState* state, QObject* parent)
@@ -118,7 +131,7 @@ QVariant ReplicationModel::data(const QModelIndex& index, int role) const {
     case kRole:
       return DocstoreRoleName(r.role());
     case kFollows:
-      if (replica) return QString::fromStdString(r.updater());
+      if (replica) return UpdaterText(*state_, r.updater());
       return sort ? QVariant(r.followers_size()) : QVariant(FollowersText(r));
     case kState:
       if (!replica) return sort ? QVariant(-1) : QVariant(QString());

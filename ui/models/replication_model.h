@@ -15,7 +15,8 @@ QString ReplicaStateName(admin::ReplicaState state);
 QString DocstoreRoleName(admin::DocstoreRole role);
 
 // One row per node that reports a docstore role (Telemetry.replication): its updater and its
-// replicas, in ClusterState order. A replica's row shows the updater it follows, its state
+// replicas, in ClusterState order. A replica's row shows the updater it follows (named when a
+// node of the cluster serves at that address), its state
 // (last_error as the tooltip), applied and head positions, lag in documents and seconds, its
 // catch-up progress while catching up, apply rate and refetches; an updater's row lists its
 // followers as its updater reports them (name, position and lag in the tooltip).
