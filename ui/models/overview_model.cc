@@ -141,6 +141,15 @@ QVariant OverviewModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant OverviewModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation == Qt::Horizontal && role == Qt::ToolTipRole) {
+    if (section == kStoreRole) {
+      return tr("Updater: takes writes; replica: follows an updater and serves reads");
+    }
+    if (section == kLag) {
+      return tr("A replica's lag behind its updater (documents, seconds); an updater's followers");
+    }
+    return {};
+  }
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
     case kName:
