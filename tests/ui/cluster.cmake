@@ -45,3 +45,18 @@ add_dependencies(tst_ui_railyard_app railyard)
 # The console over TLS: --tls flags and a cluster file's admin_tls, and a CA that does not match.
 railyard_add_qtest(tst_ui_tls_console SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_tls_console.cc
   LIBS railyard_ui railyard_tls_admin_fixture TIMEOUT 120)
+
+# Replication: the replication view and its models, the overview's role and lag columns and the
+# storage views' cache figures, from generated telemetry, live (frames applied) and replayed.
+add_library(railyard_ui_replication_fixture STATIC ${CMAKE_CURRENT_LIST_DIR}/replication_fixture.cc)
+target_include_directories(railyard_ui_replication_fixture PUBLIC ${PROJECT_SOURCE_DIR})
+target_link_libraries(railyard_ui_replication_fixture PUBLIC railyard_trace railyard_proto)
+railyard_warnings(railyard_ui_replication_fixture)
+
+railyard_add_qtest(tst_ui_replication SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_replication.cc
+  LIBS railyard_ui railyard_ui_replication_fixture TIMEOUT 60)
+target_compile_definitions(tst_ui_replication PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}")
+
+# The same against a real updater and replica on loopback, polled live, recorded and replayed.
+railyard_add_qtest(tst_ui_replication_live SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_replication_live.cc
+  LIBS railyard_ui railyard_node TIMEOUT 120)

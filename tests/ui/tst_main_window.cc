@@ -59,8 +59,9 @@ std::vector<std::unique_ptr<QAbstractItemModelTester>> TestModels(const QObject&
     testers.push_back(std::make_unique<QAbstractItemModelTester>(
         model, QAbstractItemModelTester::FailureReportingMode::QtTest));
   }
-  for (const char* expected : {"OverviewModel", "OverviewFilterModel", "SlotMatrixModel",
-                               "ClientDetailModel", "CompactionHistoryModel", "AuditLogModel"}) {
+  for (const char* expected :
+       {"OverviewModel", "OverviewFilterModel", "SlotMatrixModel", "ClientDetailModel",
+        "CompactionHistoryModel", "AuditLogModel", "ReplicationModel"}) {
     if (!names.contains(QStringLiteral("railyard::ui::") + expected)) {
       qWarning("TestModels: no %s in the window (it has %s)", expected,
                qPrintable(names.join(", ")));
@@ -128,8 +129,8 @@ class MainWindowTest : public QObject {
     QVERIFY(!window.ReadOnly());
     for (QAction* action : NodeActions(window)) QVERIFY(action->isEnabled());
     QVERIFY(window.SummaryLine().startsWith("1 nodes: 1 serving"));
-    const QStringList tabs = {"Overview", "Slots",      "Compaction",
-                              "Bloom",    "Throughput", "Audit log"};
+    const QStringList tabs = {"Overview",   "Slots",       "Compaction", "Bloom",
+                              "Throughput", "Replication", "Audit log"};
     for (const QString& name : tabs) {
       const int index = window.TabIndex(name);
       QVERIFY2(index >= 0, qPrintable(name));
@@ -164,7 +165,7 @@ class MainWindowTest : public QObject {
     for (QAction* action : NodeActions(window)) {
       QVERIFY2(!action->isEnabled(), qPrintable(action->text()));
     }
-    QCOMPARE(window.Tabs()->count(), 6);
+    QCOMPARE(window.Tabs()->count(), 7);
     // No token at all is read-only as well.
     MainWindow viewer(MainWindow::Options{false, 10, false, dir_.filePath("audit.sqlite"), {}});
     const auto viewer_testers = TestModels(viewer);

@@ -30,6 +30,7 @@ void CompactionModel::Reset() {
   index_entry_writes_ = document_writes_ = 0;
   has_baseline_ = false;
   base_index_entry_writes_ = base_document_writes_ = 0;
+  cache_.Reset();
 }
 
 void CompactionModel::OnFrame(const QVector<int>& changed) {
@@ -61,6 +62,7 @@ void CompactionModel::Recompute() {
   memtable_capacity_ = storage.memtable_capacity();
 
   history_->AddReported(storage);
+  cache_.Update(*telemetry);
 
   index_entry_writes_ = storage.index_entry_writes();
   document_writes_ = storage.writes() + storage.deletes();

@@ -6,6 +6,7 @@
 
 #include "ui/models/cluster_state.h"
 #include "ui/models/compaction_history_model.h"
+#include "ui/models/doc_cache_figures.h"
 
 namespace railyard::ui {
 
@@ -63,6 +64,9 @@ class CompactionModel : public QObject {
   quint64 DocumentWrites() const { return document_writes_; }
   double WriteAmplification() const;          // Lifetime; 0 before any document write.
   double ObservedWriteAmplification() const;  // -1 until documents were written while watched.
+  // The node's document cache; the interval hit rate covers the time since the previous
+  // snapshot this model saw of the node.
+  const DocCacheFigures& Cache() const { return cache_.Figures(); }
 
   // True if `ids` are distinct on-disk indexes that sit next to each other in age order (what
   // the node accepts for a manual compaction). Their order does not matter.
@@ -90,6 +94,7 @@ class CompactionModel : public QObject {
   bool has_baseline_ = false;
   quint64 base_index_entry_writes_ = 0;
   quint64 base_document_writes_ = 0;
+  DocCacheTracker cache_;
 };
 
 }  // namespace railyard::ui

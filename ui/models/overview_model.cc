@@ -4,6 +4,7 @@
 #include <limits>
 
 #include "ui/models/palette.h"
+#include "ui/models/replication_model.h"
 
 namespace railyard::ui {
 
@@ -66,6 +67,21 @@ QString RoleName(admin::Role role) {
   }
 }
 
+QString LagText(const admin::Replication& r) {
+  if (r.role() == admin::DOCSTORE_UPDATER) {
+    const int n = r.followers_size();
+    return n == 1 ? QObject::tr("1 follower") : QObject::tr("%1 followers").arg(n);
+  }
+  if (r.role() != admin::DOCSTORE_REPLICA) return {};
+  return QObject::tr("%1 docs, %2 s").arg(r.lag_docs()).arg(r.lag_seconds(), 0, 'f', 1);
+}
+
+double LagSortKey(const admin::Replication& r) {
+  if (r.role() == admin::DOCSTORE_UPDATER) return -1;
+  if (r.role() != admin::DOCSTORE_REPLICA) return -2;
+  return double(r.lag_docs());
+}
+
 }  // namespace
 
 QVariant OverviewModel::data(const QModelIndex& index, int role) const {
@@ -94,6 +110,11 @@ QVariant OverviewModel::data(const QModelIndex& index, int role) const {
       return sort ? QVariant(static_cast<int>(node.health)) : QVariant(NodeHealthName(node.health));
     case kRole:
       return known ? RoleName(node.telemetry->role()) : QString();
+    case kStoreRole:
+      return known ? DocstoreRoleName(node.telemetry->replication().role()) : QString();
+    case kLag:
+      if (sort) return known ? LagSortKey(node.telemetry->replication()) : -2.0;
+      return known ? LagText(node.telemetry->replication()) : QString();
     case kRequests:
       if (sort) return row.requests_per_s;
       return known ? QString::number(row.requests_per_s, 'f', 0) : QString();
@@ -120,6 +141,15 @@ QVariant OverviewModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant OverviewModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation == Qt::Horizontal && role == Qt::ToolTipRole) {
+    if (section == kStoreRole) {
+      return tr("Updater: takes writes; replica: follows an updater and serves reads");
+    }
+    if (section == kLag) {
+      return tr("A replica's lag behind its updater (documents, seconds); an updater's followers");
+    }
+    return {};
+  }
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
   switch (section) {
     case kName:
@@ -128,6 +158,10 @@ QVariant OverviewModel::headerData(int section, Qt::Orientation orientation, int
       return tr("State");
     case kRole:
       return tr("Role");
+    case kStoreRole:
+      return tr("Store role");
+    case kLag:
+      return tr("Replication");
     case kRequests:
       return tr("Req/s");
     case kErrors:

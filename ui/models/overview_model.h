@@ -14,6 +14,7 @@ namespace railyard::ui {
 // age column of rows whose shown age, in whole seconds, changed), so 100 nodes at 10 Hz cost
 // only what changed. Qt::DisplayRole gives text, kSortRole a number (or the name) to sort by,
 // Qt::DecorationRole on the state column the health colour, Qt::ToolTipRole the last error.
+// kLag sorts replicas by lag in documents, after updaters (-1) and nodes without a role (-2).
 //
 // Thread safety: GUI thread only, like ClusterState.
 class OverviewModel : public QAbstractTableModel {
@@ -23,6 +24,8 @@ class OverviewModel : public QAbstractTableModel {
     kName,
     kState,
     kRole,
+    kStoreRole,  // Docstore replication role: updater or replica.
+    kLag,        // A replica's lag ("120 docs, 0.4 s"); an updater's follower count.
     kRequests,
     kErrors,
     kP99,

@@ -26,6 +26,19 @@ QColor HealthColor(NodeHealth health) {
   return Qt::gray;
 }
 
+QColor ReplicaStateColor(admin::ReplicaState state) {
+  switch (state) {
+    case admin::REPLICA_TAILING:
+      return HealthColor(NodeHealth::kServing);
+    case admin::REPLICA_CATCHING_UP:
+      return HealthColor(NodeHealth::kLameDuck);
+    case admin::REPLICA_DISCONNECTED:
+      return HealthColor(NodeHealth::kUnreachable);
+    default:
+      return HealthColor(NodeHealth::kStale);
+  }
+}
+
 QColor ChangeHighlight(double age01) {
   QColor c(0xff, 0xd5, 0x4f);
   c.setAlphaF(std::clamp(1.0 - age01, 0.0, 1.0));

@@ -12,6 +12,8 @@ namespace railyard::ui {
 // fading towards `count - 1`.
 QColor RankColor(int rank, int count);
 QColor HealthColor(NodeHealth health);
+// A replica's state: tailing green, catching up amber, disconnected red, stopped grey.
+QColor ReplicaStateColor(admin::ReplicaState state);
 // A brief highlight for cells that changed (a swap, a lost server), fading as `age01` goes 0..1.
 QColor ChangeHighlight(double age01);
 

@@ -29,6 +29,7 @@
 #include "ui/views/bloom_view.h"
 #include "ui/views/compaction_view.h"
 #include "ui/views/overview_view.h"
+#include "ui/views/replication_view.h"
 #include "ui/views/slot_matrix_view.h"
 #include "ui/views/throughput_view.h"
 #include "ui/views/timeline_widget.h"
@@ -120,6 +121,7 @@ void MainWindow::BuildViews() {
   connect(compaction_, &CompactionView::CompactRequested, actions_, &ActionController::Compact);
   bloom_ = new BloomView(state_, this);
   throughput_ = new ThroughputView(state_, this);
+  replication_ = new ReplicationView(state_, this);
   QWidget* audit = actions_->CreateAuditLogView(this);
 
   tabs_ = new QTabWidget(this);
@@ -128,6 +130,7 @@ void MainWindow::BuildViews() {
   tabs_->addTab(compaction_, tr("Compaction"));
   tabs_->addTab(bloom_, tr("Bloom"));
   tabs_->addTab(throughput_, tr("Throughput"));
+  tabs_->addTab(replication_, tr("Replication"));
   tabs_->addTab(audit, tr("Audit log"));
   tabs_->setDocumentMode(true);
   setCentralWidget(tabs_);
@@ -148,6 +151,7 @@ void MainWindow::BuildViews() {
             if (current.isValid()) SetCurrentNode(current.row());
           });
   connect(overview_, &OverviewView::NodeSelected, this, &MainWindow::SetCurrentNode);
+  connect(replication_, &ReplicationView::NodeSelected, this, &MainWindow::SetCurrentNode);
 
   timeline_ = new TimelineWidget(replay_, this);
   timeline_dock_ = new QDockWidget(tr("Replay"), this);

@@ -27,6 +27,7 @@ class LiveSource;
 class OverviewView;
 class Recorder;
 class ReplaySource;
+class ReplicationView;
 class SlotMatrixView;
 class ThroughputView;
 class TimelineWidget;
@@ -62,6 +63,7 @@ class MainWindow : public QMainWindow {
   ActionController* action_controller() const { return actions_; }
   QTabWidget* Tabs() const { return tabs_; }
   SlotMatrixView* slot_matrix_view() const { return slots_; }
+  ReplicationView* replication_view() const { return replication_; }
   TimelineWidget* Timeline() const { return timeline_; }
   QComboBox* NodeSelector() const { return node_selector_; }
 
@@ -130,6 +132,7 @@ class MainWindow : public QMainWindow {
   CompactionView* compaction_ = nullptr;
   BloomView* bloom_ = nullptr;
   ThroughputView* throughput_ = nullptr;
+  ReplicationView* replication_ = nullptr;
 
   QAction* drain_ = nullptr;
   QAction* undrain_ = nullptr;

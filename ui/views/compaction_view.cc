@@ -39,6 +39,13 @@ CompactionView::CompactionView(ClusterState* state, QWidget* parent)
          "document write (puts and deletes since the node started); the second figure counts "
          "only what happened while the console watched."));
 
+  cache_ = new QLabel(this);
+  cache_->setWordWrap(true);
+  cache_->setToolTip(
+      tr("The node's cache of documents in front of its segment files: the share of lookups it "
+         "answered since the previous snapshot and since the node started, and its memory "
+         "against its budget."));
+
   compact_selected_ = new QPushButton(tr("Compact selected"), this);
   compact_selected_->setToolTip(tr("Merge the selected run of adjacent indexes into one."));
   compact_all_ = new QPushButton(tr("Compact all"), this);
@@ -65,6 +72,7 @@ CompactionView::CompactionView(ClusterState* state, QWidget* parent)
   mem_row->addWidget(memtable_, 1);
   top_layout->addLayout(mem_row);
   top_layout->addWidget(scroll, 1);
+  top_layout->addWidget(cache_);
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(amplification_, 1);
   buttons->addWidget(compact_selected_);
@@ -117,6 +125,24 @@ QString CompactionView::WriteAmplificationText() const {
   return text;
 }
 
+QString CompactionView::CacheText() const {
+  if (!model_->HasData()) return {};
+  const DocCacheFigures& cache = model_->Cache();
+  if (!cache.enabled) return tr("Document cache: off");
+  const QLocale locale;
+  const auto percent = [](double rate) {
+    return rate < 0 ? QStringLiteral("-") : QStringLiteral("%1%").arg(rate * 100, 0, 'f', 1);
+  };
+  const QString interval = cache.interval_ms > 0
+                               ? tr("%1 hits over the last %2 s")
+                                     .arg(percent(cache.interval_hit_rate))
+                                     .arg(double(cache.interval_ms) / 1000.0, 0, 'f', 1)
+                               : tr("- hits over the last interval");
+  return tr("Document cache: %1, %2 since start; %3 of %4 (%5 documents)")
+      .arg(interval, percent(cache.hit_rate), locale.formattedDataSize(qint64(cache.bytes)),
+           locale.formattedDataSize(qint64(cache.budget_bytes)), locale.toString(cache.entries));
+}
+
 void CompactionView::Refresh() {
   dirty_ = false;
   const QLocale locale;
@@ -134,6 +160,7 @@ void CompactionView::Refresh() {
                            .arg(model_->MemtableFill() * 100, 0, 'f', 0));
   stack_->SetData(model_->Indexes(), model_->MemtableEntries(), model_->MemtableCapacity());
   amplification_->setText(WriteAmplificationText());
+  cache_->setText(CacheText());
 
   UpdateButtons();
 }

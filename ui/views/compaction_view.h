@@ -38,6 +38,8 @@ class CompactionView : public QWidget {
   QPushButton* CompactSelectedButton() const { return compact_selected_; }
   QPushButton* CompactAllButton() const { return compact_all_; }
   QString WriteAmplificationText() const;
+  // The document cache: hit rate over the last polling interval and since start, bytes / budget.
+  QString CacheText() const;
 
  public Q_SLOTS:
   // Emit CompactRequested for the selected run (two or more adjacent indexes) or for all.
@@ -60,6 +62,7 @@ class CompactionView : public QWidget {
   QProgressBar* memtable_;
   IndexStackWidget* stack_;
   QLabel* amplification_;
+  QLabel* cache_;
   QPushButton* compact_selected_;
   QPushButton* compact_all_;
   QTableView* timeline_;

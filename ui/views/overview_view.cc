@@ -51,6 +51,7 @@ OverviewView::OverviewView(ClusterState* state, QWidget* parent)
   table_->setColumnWidth(OverviewModel::kName, 150);
   table_->setColumnWidth(OverviewModel::kState, 95);
   table_->setColumnWidth(OverviewModel::kRole, 95);
+  table_->setColumnWidth(OverviewModel::kLag, 120);
   // Never narrower than a column's heading (with room for the sort arrow), measured once; the
   // last column stretches anyway.
   const QFontMetrics heading_metrics(table_->horizontalHeader()->font());

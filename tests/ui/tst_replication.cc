@@ -1,0 +1,297 @@
+// The replication view (table and lag plot), the overview's role and lag columns and the
+// compaction view's document-cache line, from a generated cluster of one updater and two
+// replicas: frames applied as live polling applies them, then the same frames recorded through
+// trace::TelemetryRecorder and replayed.
+#include <QAbstractItemModelTester>
+#include <QComboBox>
+#include <QDir>
+#include <QImage>
+#include <QSignalSpy>
+#include <QSortFilterProxyModel>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "tests/ui/replication_fixture.h"
+#include "ui/models/overview_model.h"
+#include "ui/models/replication_lag_model.h"
+#include "ui/models/replication_model.h"
+#include "ui/sources/replay_source.h"
+#include "ui/views/compaction_view.h"
+#include "ui/views/qcustomplot_include.h"
+#include "ui/views/replication_view.h"
+
+using namespace railyard::ui;
+using railyard::ui::testing::GeneratedReplication;
+
+namespace {
+
+using G = GeneratedReplication;
+constexpr int kFrames = 40;
+
+// Declares the three nodes (as a cluster file would) and applies frames [from, to) to them.
+void Declare(ClusterState* state) {
+  for (int n = 0; n < G::kNodes; ++n) {
+    state->AddNode(QStringLiteral("10.0.0.%1:7001").arg(n + 1),
+                   QString::fromStdString(G::NodeName(n)));
+  }
+}
+
+void Apply(ClusterState* state, const G& g, int from, int to) {
+  for (int f = from; f < to; ++f) {
+    std::vector<ClusterState::Update> updates;
+    for (int n = 0; n < G::kNodes; ++n) {
+      updates.push_back({n,
+                         std::make_shared<const railyard::admin::Telemetry>(g.Telemetry(n, f)),
+                         {},
+                         g.TimeOf(f)});
+    }
+    state->ApplyFrame(updates, g.TimeOf(f));
+  }
+}
+
+QString Cell(const QAbstractItemModel& model, int row, int column, int role = Qt::DisplayRole) {
+  return model.index(row, column).data(role).toString();
+}
+
+// ClusterState's index of generated node `n` (a replay declares nodes in its own order).
+int IndexOf(const ClusterState& state, int n) {
+  return state.IndexOfName(QString::fromStdString(G::NodeName(n)));
+}
+
+// The rows of the replication model as the frame `frame` must show them: rows in ClusterState
+// order, each found here by its node's name.
+void CheckReplicationRows(const ClusterState& state, const ReplicationModel& model, int frame) {
+  QCOMPARE(model.rowCount(), 3);
+  for (int row = 0; row < 3; ++row) QCOMPARE(model.NodeOfRow(row), row);
+  int rows[G::kNodes];
+  for (int n = 0; n < G::kNodes; ++n) {
+    rows[n] = model.RowOfNode(IndexOf(state, n));
+    QVERIFY(rows[n] >= 0);
+    QCOMPARE(Cell(model, rows[n], ReplicationModel::kName), QString::fromStdString(G::NodeName(n)));
+  }
+  const auto Text = [&model, &rows](int n, int column, int role = Qt::DisplayRole) {
+    return model.index(rows[n], column).data(role).toString();
+  };
+  const auto Number = [&model, &rows](int n, int column, int role) {
+    return model.index(rows[n], column).data(role);
+  };
+  using M = ReplicationModel;
+  // The updater's address, named after the node serving there.
+  const QString updater =
+      QStringLiteral("updater (%1)").arg(G::ServiceAddress(G::kUpdater).c_str());
+  QCOMPARE(Text(G::kUpdater, M::kRole), QString("updater"));
+  QCOMPARE(Text(G::kUpdater, M::kFollows), QString("followers: replica-a, replica-b"));
+  QVERIFY(Text(G::kUpdater, M::kFollows, Qt::ToolTipRole)
+              .contains(QStringLiteral("replica-a (10.0.0.2:7000): position %1, %2 docs")
+                            .arg((G::HeadDocs(frame) - G::LagDocs(G::kCatchingUp, frame)) * 200)
+                            .arg(G::LagDocs(G::kCatchingUp, frame))));
+  QCOMPARE(Text(G::kUpdater, M::kState), QString());
+  QCOMPARE(Text(G::kUpdater, M::kLagDocs), QString());
+
+  for (int n : {G::kCatchingUp, G::kTailing}) {
+    QCOMPARE(Text(n, M::kRole), QString("replica"));
+    QCOMPARE(Text(n, M::kFollows), updater);
+    QCOMPARE(Number(n, M::kLagDocs, M::kSortRole).toDouble(), double(G::LagDocs(n, frame)));
+    QCOMPARE(Number(n, M::kLagSeconds, M::kSortRole).toDouble(), G::LagSeconds(n, frame));
+    QCOMPARE(Text(n, M::kLagSeconds), QString::number(G::LagSeconds(n, frame), 'f', 1));
+    QCOMPARE(Number(n, M::kApplied, M::kSortRole).toULongLong(),
+             (G::HeadDocs(frame) - G::LagDocs(n, frame)) * 200);
+    QCOMPARE(Number(n, M::kHead, M::kSortRole).toULongLong(), G::HeadDocs(frame) * 200);
+  }
+  QCOMPARE(Text(G::kCatchingUp, M::kState), QString("catching up"));
+  QCOMPARE(Text(G::kCatchingUp, M::kState, Qt::ToolTipRole), QString(G::kCatchUpError));
+  QCOMPARE(Number(G::kCatchingUp, M::kCatchUp, M::kProgressRole).toDouble(),
+           G::CatchUpProgress(frame));
+  QCOMPARE(Text(G::kCatchingUp, M::kCatchUp),
+           QStringLiteral("%1 %").arg(G::CatchUpProgress(frame) * 100, 0, 'f', 0));
+  QCOMPARE(Text(G::kCatchingUp, M::kApplyRate), QString("5000"));
+  QCOMPARE(Text(G::kCatchingUp, M::kRefetches), QString("2"));
+  QCOMPARE(Text(G::kTailing, M::kState), QString("tailing"));
+  QCOMPARE(Text(G::kTailing, M::kState, Qt::ToolTipRole), QString());
+  QCOMPARE(Number(G::kTailing, M::kCatchUp, M::kProgressRole).toDouble(), -1.0);
+  QCOMPARE(Text(G::kTailing, M::kCatchUp), QString());
+}
+
+// Every replica's lag graph holds exactly its samples for frames [0, frames), in `unit`.
+void CheckLagGraphs(const ClusterState& state, const ReplicationView& view, const G& g,
+                    int frames) {
+  QVERIFY(view.GraphOf(IndexOf(state, G::kUpdater)) == nullptr);  // An updater has no lag.
+  for (int n : {G::kCatchingUp, G::kTailing}) {
+    QCPGraph* graph = view.GraphOf(IndexOf(state, n));
+    QVERIFY(graph != nullptr);
+    QCOMPARE(graph->name(), QString::fromStdString(G::NodeName(n)));
+    QCOMPARE(graph->data()->size(), frames);
+    int f = 0;
+    for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it, ++f) {
+      QCOMPARE(it->key, double(g.TimeOf(f)) / 1000.0);
+      const double expected = view.Unit() == ReplicationView::LagUnit::kDocs
+                                  ? double(G::LagDocs(n, f))
+                                  : G::LagSeconds(n, f);
+      QCOMPARE(it->value, expected);
+    }
+  }
+}
+
+void Screenshot(QWidget* widget, const QString& name) {
+  QDir().mkpath(SCREENSHOT_DIR);
+  const QString path = QDir(SCREENSHOT_DIR).filePath(name);
+  QCoreApplication::processEvents();  // Let queued replots run, as they would on screen.
+  QVERIFY(widget->grab().save(path));
+  QVERIFY(!QImage(path).isNull());
+}
+
+}  // namespace
+
+class ReplicationTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void initTestCase() { QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates)); }
+
+  void modelHasARowPerNodeWithARole() {
+    ClusterState state;
+    Declare(&state);
+    ReplicationModel model(&state);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QCOMPARE(model.rowCount(), 0);  // No telemetry yet: no role known.
+    const G g;
+    Apply(&state, g, 0, 1);
+    CheckReplicationRows(state, model, 0);
+    Apply(&state, g, 1, kFrames);
+    CheckReplicationRows(state, model, kFrames - 1);
+    // A node that reports no role (a client, an older node) has no row.
+    state.AddNode("10.0.0.9:7001", "client");
+    railyard::admin::Telemetry client;
+    client.set_node("client");
+    client.set_unix_ms(g.TimeOf(kFrames));
+    state.ApplyFrame({{3, std::make_shared<const railyard::admin::Telemetry>(client), {}, 0}},
+                     g.TimeOf(kFrames));
+    QCOMPARE(model.rowCount(), 3);
+    QCOMPARE(model.RowOfNode(3), -1);
+    state.Clear();
+    QCOMPARE(model.rowCount(), 0);
+  }
+
+  void overviewShowsRoleAndLag() {
+    ClusterState state;
+    Declare(&state);
+    OverviewModel model(&state);
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+    const G g;
+    Apply(&state, g, 0, kFrames);
+    const int f = kFrames - 1;
+    QCOMPARE(Cell(model, G::kUpdater, OverviewModel::kStoreRole), QString("updater"));
+    QCOMPARE(Cell(model, G::kCatchingUp, OverviewModel::kStoreRole), QString("replica"));
+    QCOMPARE(Cell(model, G::kTailing, OverviewModel::kStoreRole), QString("replica"));
+    QCOMPARE(Cell(model, G::kUpdater, OverviewModel::kLag), QString("2 followers"));
+    QCOMPARE(Cell(model, G::kCatchingUp, OverviewModel::kLag),
+             QStringLiteral("%1 docs, %2 s")
+                 .arg(G::LagDocs(G::kCatchingUp, f))
+                 .arg(G::LagSeconds(G::kCatchingUp, f), 0, 'f', 1));
+    QCOMPARE(Cell(model, G::kTailing, OverviewModel::kLag),
+             QStringLiteral("%1 docs, 0.4 s").arg(G::LagDocs(G::kTailing, f)));
+    // Sorted by lag: the updater first, then the replicas, least behind first.
+    OverviewFilterModel filter;
+    filter.setSourceModel(&model);
+    filter.sort(OverviewModel::kLag, Qt::AscendingOrder);
+    QCOMPARE(Cell(filter, 0, OverviewModel::kName), QString("updater"));
+    QCOMPARE(Cell(filter, 1, OverviewModel::kName), QString("replica-b"));
+    QCOMPARE(Cell(filter, 2, OverviewModel::kName), QString("replica-a"));
+    filter.sort(OverviewModel::kStoreRole, Qt::AscendingOrder);  // "replica" < "updater".
+    QCOMPARE(Cell(filter, 2, OverviewModel::kName), QString("updater"));
+  }
+
+  void viewShowsRowsAndLagOverTime() {
+    ClusterState state;
+    Declare(&state);
+    ReplicationView view(&state);
+    QAbstractItemModelTester tester(view.Model(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+    view.resize(1100, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCOMPARE(view.Summary(), QString("No node reports replication"));
+    const G g;
+    Apply(&state, g, 0, kFrames);
+    CheckReplicationRows(state, *view.Model(), kFrames - 1);
+    QCOMPARE(view.Summary(), QString("1 updater(s), 2 replica(s): 1 tailing, 1 catching up, 0 "
+                                     "disconnected or stopped"));
+    // The table shows the model, sortable: by lag in documents, the tailing replica first.
+    QCOMPARE(view.Table()->model()->rowCount(), 3);
+    view.Table()->sortByColumn(ReplicationModel::kLagDocs, Qt::AscendingOrder);
+    QCOMPARE(Cell(*view.Table()->model(), 0, ReplicationModel::kName), QString("updater"));
+    QCOMPARE(Cell(*view.Table()->model(), 1, ReplicationModel::kName), QString("replica-b"));
+    QCOMPARE(Cell(*view.Table()->model(), 2, ReplicationModel::kName), QString("replica-a"));
+    // Lag over time, in documents, then in seconds.
+    QCOMPARE(view.LagModel()->Replicas(), QVector<int>({G::kCatchingUp, G::kTailing}));
+    QCOMPARE(view.LagModel()->series(G::kCatchingUp).size(), size_t(kFrames));
+    CheckLagGraphs(state, view, g, kFrames);
+    Screenshot(&view, "console_replication.png");
+    view.UnitBox()->setCurrentIndex(
+        view.UnitBox()->findData(static_cast<int>(ReplicationView::LagUnit::kSeconds)));
+    QCOMPARE(view.Unit(), ReplicationView::LagUnit::kSeconds);
+    CheckLagGraphs(state, view, g, kFrames);
+    // Selecting a row names its node for the per-node views.
+    QSignalSpy selected(&view, &ReplicationView::NodeSelected);
+    view.Table()->selectRow(2);
+    QCOMPARE(selected.count(), 1);
+    QCOMPARE(selected.at(0).at(0).toInt(), G::kCatchingUp);
+  }
+
+  void compactionViewShowsTheDocumentCache() {
+    ClusterState state;
+    Declare(&state);
+    CompactionView view(&state);
+    view.SetNode(G::kTailing);
+    view.show();
+    const G g;
+    Apply(&state, g, 0, 1);
+    // One snapshot: the since-start rate only.
+    QCOMPARE(view.CacheText(), QString("Document cache: - hits over the last interval, 50.0% "
+                                       "since start; 12.00 MiB of 64.00 MiB (3,000 documents)"));
+    Apply(&state, g, 1, 5);
+    const double since_start =
+        double(G::CacheHits(4)) / double(G::CacheHits(4) + G::CacheMisses(4));
+    QCOMPARE(view.Model()->Cache().interval_hit_rate, 0.9);
+    QCOMPARE(view.Model()->Cache().hit_rate, since_start);
+    QCOMPARE(
+        view.CacheText(),
+        QStringLiteral("Document cache: 90.0% hits over the last 0.1 s, %1% since start; 12.00 "
+                       "MiB of 64.00 MiB (3,000 documents)")
+            .arg(since_start * 100, 0, 'f', 1));
+  }
+
+  void aRecordingReplaysIntoTheSameView() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath("replication.rec");
+    const G g;
+    QVERIFY(railyard::ui::testing::WriteReplicationRecording(path.toStdString(), g, kFrames).ok());
+
+    ClusterState state;
+    ReplicationView view(&state);
+    OverviewModel overview(&state);
+    QAbstractItemModelTester tester(view.Model(),
+                                    QAbstractItemModelTester::FailureReportingMode::QtTest);
+    view.resize(1100, 600);
+    view.show();
+    ReplaySource replay(&state);
+    QString error;
+    QVERIFY2(replay.Open(path, &error), qPrintable(error));
+    QCOMPARE(state.NodeCount(), 3);
+    CheckReplicationRows(state, *view.Model(), 0);
+    // One recorded frame per step, to the end.
+    replay.SetTickIntervalMs(g.frame_ms);
+    while (replay.PositionMs() < replay.EndMs()) replay.Step();
+    CheckReplicationRows(state, *view.Model(), kFrames - 1);
+    CheckLagGraphs(state, view, g, kFrames);
+    QCOMPARE(Cell(overview, IndexOf(state, G::kUpdater), OverviewModel::kStoreRole),
+             QString("updater"));
+    QCOMPARE(Cell(overview, IndexOf(state, G::kTailing), OverviewModel::kLag),
+             QStringLiteral("%1 docs, 0.4 s").arg(G::LagDocs(G::kTailing, kFrames - 1)));
+  }
+};
+
+QTEST_MAIN(ReplicationTest)
+#include "tst_replication.moc"

@@ -1,0 +1,56 @@
+#include "ui/models/replication_lag_model.h"
+
+#include <algorithm>
+
+namespace railyard::ui {
+
+ReplicationLagModel::ReplicationLagModel(ClusterState* state, QObject* parent)
+    : QObject(parent), state_(state) {
+  connect(state_, &ClusterState::FrameApplied, this, &ReplicationLagModel::OnFrame);
+  connect(state_, &ClusterState::NodesReset, this, &ReplicationLagModel::Clear);
+}
+
+QVector<int> ReplicationLagModel::Replicas() const {
+  QVector<int> nodes = series_.keys().toVector();
+  std::sort(nodes.begin(), nodes.end());
+  return nodes;
+}
+
+const ReplicationLagModel::Series& ReplicationLagModel::series(int node) const {
+  const auto it = series_.constFind(node);
+  return it == series_.constEnd() ? empty_ : it.value();
+}
+
+void ReplicationLagModel::OnFrame(const QVector<int>& changed) {
+  bool added = false;
+  for (int node : changed) {
+    if (node < 0 || node >= state_->NodeCount()) continue;
+    const NodeView& view = state_->Node(node);
+    if (!view.telemetry || view.telemetry == last_seen_.value(node)) continue;
+    const admin::Replication& r = view.telemetry->replication();
+    if (r.role() != admin::DOCSTORE_REPLICA) continue;
+    last_seen_.insert(node, view.telemetry);
+    LagSample sample;
+    sample.t_ms = view.updated_ms;
+    sample.lag_docs = double(r.lag_docs());
+    sample.lag_seconds = r.lag_seconds();
+    auto it = series_.find(node);
+    if (it == series_.end()) it = series_.insert(node, Series(kMaxSamples));
+    Series& series = it.value();
+    if (!series.empty() && sample.t_ms < series.back().t_ms) series.clear();  // Seek backwards.
+    series.push_back(sample);
+    while (series.front().t_ms < sample.t_ms - kMaxWindowMs) series.pop_front();
+    latest_ms_ = std::max(latest_ms_, sample.t_ms);
+    added = true;
+  }
+  if (added) Q_EMIT SamplesAdded();
+}
+
+void ReplicationLagModel::Clear() {
+  series_.clear();
+  last_seen_.clear();
+  latest_ms_ = 0;
+  Q_EMIT Cleared();
+}
+
+}  // namespace railyard::ui

@@ -1,0 +1,58 @@
+#pragma once
+
+#include <QHash>
+#include <QObject>
+#include <QVector>
+#include <memory>
+
+#include "ui/models/cluster_state.h"
+#include "ui/models/ring_buffer.h"
+
+namespace railyard::ui {
+
+struct LagSample {
+  qint64 t_ms = 0;  // Cluster clock: when the replica's telemetry was taken.
+  double lag_docs = 0;
+  double lag_seconds = 0;
+};
+
+// Each replica's lag over time (documents and seconds), one sample per new telemetry snapshot
+// of a node whose Telemetry.replication says it is a replica, in ring buffers keyed by cluster
+// time (wall time live, the recording's time in replay), like ThroughputModel.
+//
+// Each series keeps 15 minutes and at most kMaxSamples samples. A sample older than the newest
+// in its series (a replay seek backwards) restarts that series; ClusterState::Clear forgets all.
+//
+// Thread safety: GUI thread only.
+class ReplicationLagModel : public QObject {
+  Q_OBJECT
+ public:
+  static constexpr qint64 kMaxWindowMs = 15 * 60 * 1000;
+  static constexpr size_t kMaxSamples = 15 * 60 * 20;  // 15 minutes at 20 Hz.
+  using Series = RingBuffer<LagSample>;
+
+  explicit ReplicationLagModel(ClusterState* state, QObject* parent = nullptr);
+
+  // ClusterState indexes of the nodes with a lag series, ascending.
+  QVector<int> Replicas() const;
+  // An empty series for a node that never reported itself a replica.
+  const Series& series(int node) const;
+  qint64 LatestMs() const { return latest_ms_; }
+
+ Q_SIGNALS:
+  void SamplesAdded();
+  void Cleared();
+
+ private:
+  void OnFrame(const QVector<int>& changed);
+  void Clear();
+
+  ClusterState* const state_;
+  QHash<int, Series> series_;
+  // The telemetry each node's last sample used (held, so its address cannot be reused).
+  QHash<int, std::shared_ptr<const admin::Telemetry>> last_seen_;
+  qint64 latest_ms_ = 0;
+  Series empty_{1};
+};
+
+}  // namespace railyard::ui

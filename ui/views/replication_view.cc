@@ -1,0 +1,258 @@
+#include "ui/views/replication_view.h"
+
+#include <QApplication>
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QPainter>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QStyledItemDelegate>
+#include <QTableView>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "ui/models/replication_lag_model.h"
+#include "ui/models/replication_model.h"
+#include "ui/views/plot_style.h"
+#include "ui/views/qcustomplot_include.h"
+
+namespace railyard::ui {
+
+namespace {
+
+// Draws a replica's catch-up progress as a bar with its percentage; other cells as usual.
+class CatchUpDelegate : public QStyledItemDelegate {
+ public:
+  using QStyledItemDelegate::QStyledItemDelegate;
+
+  void paint(QPainter* painter, const QStyleOptionViewItem& option,
+             const QModelIndex& index) const override {
+    const double progress = index.data(ReplicationModel::kProgressRole).toDouble();
+    if (progress < 0) {
+      QStyledItemDelegate::paint(painter, option, index);
+      return;
+    }
+    QStyleOptionProgressBar bar;
+    bar.rect = option.rect.adjusted(2, 2, -2, -2);
+    bar.minimum = 0;
+    bar.maximum = 1000;
+    bar.progress = int(std::clamp(progress, 0.0, 1.0) * 1000);
+    bar.text = index.data().toString();
+    bar.textVisible = true;
+    bar.state = option.state | QStyle::State_Horizontal;  // Qt 6: the orientation is a flag.
+    bar.palette = option.palette;
+    QStyle* style = option.widget ? option.widget->style() : QApplication::style();
+    style->drawControl(QStyle::CE_ProgressBar, &bar, painter, option.widget);
+  }
+};
+
+}  // namespace
+
+ReplicationView::ReplicationView(ClusterState* state, QWidget* parent)
+    : QWidget(parent),
+      state_(state),
+      model_(new ReplicationModel(state, this)),
+      lag_(new ReplicationLagModel(state, this)),
+      proxy_(new QSortFilterProxyModel(this)) {
+  summary_ = new QLabel(this);
+  QFont bold = summary_->font();
+  bold.setBold(true);
+  summary_->setFont(bold);
+  unit_box_ = new QComboBox(this);
+  unit_box_->addItem(tr("documents"), static_cast<int>(LagUnit::kDocs));
+  unit_box_->addItem(tr("seconds"), static_cast<int>(LagUnit::kSeconds));
+  unit_box_->setToolTip(
+      tr("Plot each replica's lag in documents not yet applied, or in seconds "
+         "since the updater appended the oldest of them."));
+  connect(unit_box_, &QComboBox::currentIndexChanged, this, [this](int index) {
+    SetLagUnit(static_cast<LagUnit>(unit_box_->itemData(index).toInt()));
+  });
+
+  proxy_->setSourceModel(model_);
+  proxy_->setSortRole(ReplicationModel::kSortRole);
+  proxy_->setDynamicSortFilter(true);
+  table_ = new QTableView(this);
+  table_->setModel(proxy_);
+  table_->setSortingEnabled(true);
+  table_->sortByColumn(ReplicationModel::kName, Qt::AscendingOrder);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setAlternatingRowColors(true);
+  table_->verticalHeader()->hide();
+  table_->setItemDelegateForColumn(ReplicationModel::kCatchUp, new CatchUpDelegate(table_));
+  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::Interactive);
+  table_->horizontalHeader()->setStretchLastSection(true);
+  table_->horizontalHeader()->setDefaultSectionSize(90);
+  table_->setColumnWidth(ReplicationModel::kName, 130);
+  table_->setColumnWidth(ReplicationModel::kFollows, 200);
+  table_->setColumnWidth(ReplicationModel::kState, 110);
+  table_->setColumnWidth(ReplicationModel::kCatchUp, 110);
+  connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) {
+            if (!current.isValid()) return;
+            const int node = current.data(ReplicationModel::kNodeRole).toInt();
+            if (node >= 0) Q_EMIT NodeSelected(node);
+          });
+
+  plot_ = new QCustomPlot(this);
+  StylePlot(plot_);
+  plot_->setMinimumHeight(140);
+  QSharedPointer<QCPAxisTickerDateTime> ticker(new QCPAxisTickerDateTime);
+  ticker->setDateTimeFormat("hh:mm:ss");
+  plot_->xAxis->setTicker(ticker);
+  plot_->legend->setVisible(true);
+  plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+
+  auto* controls = new QHBoxLayout;
+  controls->addWidget(summary_, 1);
+  controls->addWidget(new QLabel(tr("Plot lag in:"), this));
+  controls->addWidget(unit_box_);
+  auto* splitter = new QSplitter(Qt::Vertical, this);
+  splitter->addWidget(table_);
+  splitter->addWidget(plot_);
+  splitter->setStretchFactor(0, 1);
+  splitter->setStretchFactor(1, 2);
+  splitter->setSizes({200, 400});
+  auto* layout = new QVBoxLayout(this);
+  layout->addLayout(controls);
+  layout->addWidget(splitter, 1);
+
+  connect(lag_, &ReplicationLagModel::SamplesAdded, this, &ReplicationView::OnSamples);
+  connect(lag_, &ReplicationLagModel::Cleared, this, &ReplicationView::Rebuild);
+  connect(model_, &QAbstractItemModel::modelReset, this, &ReplicationView::UpdateSummary);
+  connect(model_, &QAbstractItemModel::dataChanged, this, &ReplicationView::UpdateSummary);
+  Rebuild();
+  UpdateSummary();
+}
+
+void ReplicationView::SetLagUnit(LagUnit unit) {
+  const int box_index = unit_box_->findData(static_cast<int>(unit));
+  if (unit_box_->currentIndex() != box_index) unit_box_->setCurrentIndex(box_index);  // Re-enters.
+  if (unit == unit_) return;
+  unit_ = unit;
+  Rebuild();
+}
+
+void ReplicationView::showEvent(QShowEvent* event) {
+  QWidget::showEvent(event);
+  if (behind_) OnSamples();
+}
+
+QString ReplicationView::Summary() const { return summary_->text(); }
+
+void ReplicationView::UpdateSummary() {
+  int updaters = 0, replicas = 0, tailing = 0, catching_up = 0, troubled = 0;
+  for (int row = 0; row < model_->rowCount(); ++row) {
+    const NodeView& node = state_->Node(model_->NodeOfRow(row));
+    const admin::Replication& r = node.telemetry->replication();
+    if (r.role() == admin::DOCSTORE_UPDATER) {
+      ++updaters;
+      continue;
+    }
+    ++replicas;
+    if (r.state() == admin::REPLICA_TAILING) {
+      ++tailing;
+    } else if (r.state() == admin::REPLICA_CATCHING_UP) {
+      ++catching_up;
+    } else {
+      ++troubled;
+    }
+  }
+  const QString text =
+      updaters + replicas == 0
+          ? tr("No node reports replication")
+          : tr("%1 updater(s), %2 replica(s): %3 tailing, %4 catching up, %5 disconnected or "
+               "stopped")
+                .arg(updaters)
+                .arg(replicas)
+                .arg(tailing)
+                .arg(catching_up)
+                .arg(troubled);
+  if (summary_->text() != text) summary_->setText(text);
+}
+
+void ReplicationView::OnSamples() {
+  if (!isVisible()) {
+    behind_ = true;  // Nothing drawn while nobody looks.
+    return;
+  }
+  behind_ = false;
+  AppendNew();
+  ApplyRange();
+}
+
+void ReplicationView::Rebuild() {
+  plot_->clearGraphs();
+  graphs_.clear();
+  drawn_until_ms_.clear();
+  plot_->yAxis->setLabel(unit_ == LagUnit::kDocs ? tr("lag (documents)") : tr("lag (s)"));
+  AppendNew();
+  ApplyRange();
+}
+
+void ReplicationView::AppendNew() {
+  const QVector<int> replicas = lag_->Replicas();
+  for (int i = 0; i < replicas.size(); ++i) {
+    const int node = replicas[i];
+    const ReplicationLagModel::Series& series = lag_->series(node);
+    QCPGraph* graph = graphs_.value(node);
+    if (!graph) {
+      graph = plot_->addGraph();
+      graph->setPen(QPen(SeriesColor(i), 1.5));
+      graph->setAdaptiveSampling(true);
+      graphs_.insert(node, graph);
+      drawn_until_ms_.insert(node, -1);
+    }
+    const QString name = node < state_->NodeCount() ? state_->Node(node).name : QString();
+    if (graph->name() != name) graph->setName(name);
+    if (series.empty()) continue;
+    qint64 drawn = drawn_until_ms_.value(node, -1);
+    if (series.back().t_ms < drawn) {
+      graph->data()->clear();  // The series restarted (a replay seek backwards).
+      drawn = -1;
+    }
+    // Walk back to the first sample not drawn yet; usually one per frame.
+    size_t first = series.size();
+    while (first > 0 && series[first - 1].t_ms > drawn) --first;
+    for (size_t k = first; k < series.size(); ++k) {
+      const LagSample& s = series[k];
+      graph->addData(double(s.t_ms) / 1000.0, unit_ == LagUnit::kDocs ? s.lag_docs : s.lag_seconds);
+    }
+    drawn_until_ms_.insert(node, series.back().t_ms);
+    graph->data()->removeBefore(double(series.back().t_ms - ReplicationLagModel::kMaxWindowMs) /
+                                1000.0);
+  }
+}
+
+void ReplicationView::ApplyRange() {
+  // The last five minutes, or less while there is less, so a fresh start is not a sliver.
+  const qint64 end = std::max<qint64>(lag_->LatestMs(), 0);
+  qint64 oldest = end;
+  for (int node : lag_->Replicas()) {
+    const ReplicationLagModel::Series& series = lag_->series(node);
+    if (!series.empty()) oldest = std::min(oldest, series.front().t_ms);
+  }
+  const qint64 begin = std::max(end - kWindowMs, std::min(oldest, end - kMinWindowMs));
+  plot_->xAxis->setRange(double(begin) / 1000.0, double(end) / 1000.0);
+  bool found = false;
+  QCPRange values;
+  for (int g = 0; g < plot_->graphCount(); ++g) {
+    bool ok = false;
+    const QCPRange r = plot_->graph(g)->getValueRange(ok, QCP::sdBoth, plot_->xAxis->range());
+    if (!ok) continue;
+    if (found) {
+      values.expand(r);
+    } else {
+      values = r;
+      found = true;
+    }
+  }
+  // From zero, with headroom, so a replica at lag 0 sits on the axis rather than in the middle.
+  plot_->yAxis->setRange(0, found ? std::max(values.upper * 1.1, 1.0) : 1.0);
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+}  // namespace railyard::ui
