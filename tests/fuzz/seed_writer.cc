@@ -54,11 +54,12 @@ void Frames(const fs::path& dir) {
 
 void Storage(const fs::path& corpus, const fs::path& scratch) {
   storage::BlockBuilder block;
-  for (uint64_t id = 0; id < 3; ++id) block.Add(id, "document " + std::to_string(id));
+  for (uint64_t id = 0; id < 3; ++id)
+    block.Add(id, EntryKind::kPut, "document " + std::to_string(id));
   Save(corpus / "segment_block" / "block-3-docs", block.Encode());
   storage::BlockBuilder big;
   for (uint64_t id = 0; id < 40; ++id)
-    big.Add(id, std::string(100, static_cast<char>('a' + id % 26)));
+    big.Add(id, EntryKind::kPut, std::string(100, static_cast<char>('a' + id % 26)));
   Save(corpus / "segment_block" / "block-compressed", big.Encode());
 
   storage::Env* env = storage::Env::Default();
