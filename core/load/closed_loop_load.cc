@@ -54,7 +54,8 @@ void ClosedLoopLoad::Issue() {
   auto request = std::make_shared<LoadRequest>(next_request_());
   const std::string method = request->method;
   std::string payload = request->payload;
-  client_.AsyncCall(
+  rpc::Client& client = request->client ? *request->client : client_;
+  client.AsyncCall(
       method, std::move(payload),
       [this, request, start = std::chrono::steady_clock::now()](rpc::CallResult&& result) {
         if (observer_) observer_(*request, result, std::chrono::steady_clock::now() - start);

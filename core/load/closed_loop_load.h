@@ -17,6 +17,10 @@ namespace railyard::load {
 struct LoadRequest {
   std::string method;
   std::string payload;
+  // Where to send it (e.g. writes to the updater only); null: the loop's own client. Must outlive
+  // the loop, like that one.
+  rpc::Client* client = nullptr;
+  uint64_t key = 0;  // The caller's own: which document the call is about, for the observer.
 };
 // Makes the next request; called from any thread, possibly concurrently.
 using RequestFactory = std::function<LoadRequest()>;
