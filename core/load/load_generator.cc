@@ -1,5 +1,7 @@
 #include "core/load/load_generator.h"
 
+#include <utility>
+
 #include "railyard/docservice.pb.h"
 
 namespace railyard::load {
@@ -52,27 +54,38 @@ LoadRequest LoadGenerator::RequestFor(char op, uint64_t key, size_t size) {
     doc::GetRequest get;
     get.set_id(key);
     if (write_client_) get.set_min_position(positions_.For(key));
-    return {"doc.Get", get.SerializeAsString(), nullptr, key};
+    // No replica had applied the position in time: the updater has.
+    return {"doc.Get", get.SerializeAsString(), nullptr, write_client_.get(), key};
   }
   if (op == 'd') {
     doc::DeleteRequest del;
     del.set_id(key);
-    return {"doc.Delete", del.SerializeAsString(), write_client_.get(), key};
+    return {"doc.Delete", del.SerializeAsString(), write_client_.get(), nullptr, key};
   }
   doc::PutRequest put;
   put.set_id(key);
   std::string value(size, '\0');
   for (size_t i = 0; i < value.size(); ++i) value[i] = static_cast<char>('a' + (key + i) % 26);
   put.set_doc(std::move(value));
-  return {"doc.Put", put.SerializeAsString(), write_client_.get(), key};
+  return {"doc.Put", put.SerializeAsString(), write_client_.get(), nullptr, key};
 }
 
-void LoadGenerator::Issue(const LoadRequest& request) {
+void LoadGenerator::Issue(LoadRequest request) {
   open_in_flight_.fetch_add(1);
+  Send(std::move(request), Clock::now());
+}
+
+void LoadGenerator::Send(LoadRequest request, Clock::time_point start) {
   rpc::Client& client = request.client ? *request.client : *client_;
+  std::string payload = request.payload;
   client.AsyncCall(
-      request.method, request.payload,
-      [this, request, start = Clock::now()](rpc::CallResult&& result) {
+      request.method, std::move(payload),
+      [this, request, start](rpc::CallResult&& result) mutable {
+        if (result.status.code() == rpc::Code::kBehind && request.fallback) {
+          request.client = std::exchange(request.fallback, nullptr);
+          Send(std::move(request), start);  // Still the same call in flight.
+          return;
+        }
         OnResult(request, result, Clock::now() - start);
         open_in_flight_.fetch_sub(1);
       },
@@ -123,10 +136,11 @@ void LoadGenerator::OnResult(const LoadRequest& request, const rpc::CallResult& 
   } else {
     stats_.Record(request.method, latency, !answered);
   }
-  // Which node answered: the updater for writes when there is one, else by the client's index.
+  // Which node answered: the updater for what went to its client (writes, and reads that fell
+  // back to it), else by the read client's server index.
   const std::string* node = nullptr;
   std::string updater;
-  if (write && write_client_) {
+  if (write_client_ && request.client == write_client_.get()) {
     updater = options_.updater->ToString();
     node = &updater;
   } else if (result.server && *result.server < server_names_.size()) {

@@ -110,7 +110,8 @@ class LoadGenerator {
  private:
   LoadRequest NextRequest();
   LoadRequest RequestFor(char op, uint64_t key, size_t size);
-  void Issue(const LoadRequest& request);
+  void Issue(LoadRequest request);
+  void Send(LoadRequest request, std::chrono::steady_clock::time_point start);
   void ReplayLoop();
   void OnResult(const LoadRequest& request, const rpc::CallResult& result,
                 std::chrono::nanoseconds latency);
