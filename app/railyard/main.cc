@@ -136,7 +136,8 @@ void StartHeadlessReports(const ConsoleFlags& f, const load::DemoCluster& demo,
   if (f.demo) {
     std::printf("demo operator token (this run only): %s\n", token.c_str());
     for (const load::DemoNode& n : demo.nodes()) {
-      std::printf("node %s admin %s\n", n.name.c_str(), n.admin.ToString().c_str());
+      std::printf("node %s (%s) admin %s\n", n.name.c_str(), n.role.c_str(),
+                  n.admin.ToString().c_str());
     }
   }
   std::fflush(stdout);

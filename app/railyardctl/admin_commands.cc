@@ -46,11 +46,43 @@ const char* StateName(admin::NodeState state) {
   }
 }
 
+// A node without replication telemetry takes writes itself: it is its own updater.
+const char* RoleName(const admin::Telemetry& t) {
+  return t.replication().role() == admin::DOCSTORE_REPLICA ? "replica" : "updater";
+}
+
+// A replica's following state; "-" for an updater.
+std::string ReplicaStateName(const admin::Replication& r) {
+  if (r.role() != admin::DOCSTORE_REPLICA) return "-";
+  switch (r.state()) {
+    case admin::REPLICA_CATCHING_UP:
+      return "catching-up(" + std::to_string(static_cast<int>(r.catch_up_progress() * 100)) + "%)";
+    case admin::REPLICA_TAILING:
+      return "tailing";
+    case admin::REPLICA_DISCONNECTED:
+      return "disconnected";
+    case admin::REPLICA_STOPPED:
+      return "stopped";
+    default:
+      return "unknown";
+  }
+}
+
+// A replica's lag in documents and seconds; "-" for an updater.
+std::string LagText(const admin::Replication& r) {
+  if (r.role() != admin::DOCSTORE_REPLICA) return "-";
+  char lag[64];
+  std::snprintf(lag, sizeof(lag), "%llud/%.1fs", static_cast<unsigned long long>(r.lag_docs()),
+                r.lag_seconds());
+  return lag;
+}
+
 }  // namespace
 
 void PrintStatusHeader() {
-  std::printf("%-22s %-10s %-22s %9s %8s %9s %6s %8s %10s %14s\n", "NODE", "STATE", "SERVICE",
-              "REQ/S", "ERR/S", "P99(us)", "SLOTS", "INDEXES", "MEMTABLE", "BLOOM(res/bud)");
+  std::printf("%-22s %-10s %-8s %-17s %-14s %-22s %9s %8s %9s %6s %8s %10s %14s\n", "NODE", "STATE",
+              "ROLE", "REPLICATION", "LAG(docs/s)", "SERVICE", "REQ/S", "ERR/S", "P99(us)", "SLOTS",
+              "INDEXES", "MEMTABLE", "BLOOM(res/bud)");
 }
 
 std::string StatusRow(const std::string& name, const admin::Telemetry& t) {
@@ -62,10 +94,12 @@ std::string StatusRow(const std::string& name, const admin::Telemetry& t) {
   const std::string bloom = std::to_string(st.bloom_resident_bytes() >> 10) + "K/" +
                             std::to_string(st.bloom_budget_bytes() >> 10) + "K";
   char row[1024];
-  std::snprintf(row, sizeof(row), "%-22s %-10s %-22s %9.1f %8.1f %9.0f %6d %8d %10s %14s\n",
-                name.c_str(), StateName(t.state()), t.service_address().c_str(),
-                t.throughput().requests_per_s(), t.throughput().errors_per_s(), p99, t.slots_size(),
-                st.indexes_size(), memtable.c_str(), bloom.c_str());
+  std::snprintf(
+      row, sizeof(row), "%-22s %-10s %-8s %-17s %-14s %-22s %9.1f %8.1f %9.0f %6d %8d %10s %14s\n",
+      name.c_str(), StateName(t.state()), RoleName(t), ReplicaStateName(t.replication()).c_str(),
+      LagText(t.replication()).c_str(), t.service_address().c_str(),
+      t.throughput().requests_per_s(), t.throughput().errors_per_s(), p99, t.slots_size(),
+      st.indexes_size(), memtable.c_str(), bloom.c_str());
   return row;
 }
 
@@ -98,7 +132,9 @@ std::vector<CLI::App*> AddAdminCommands(CLI::App& app, AdminTarget& target) {
     const char* help;
   };
   const Spec specs[] = {
-      {"status", "Show each node's state, load, slots and storage (viewer token)"},
+      {"status",
+       "Show each node's state, role (a replica's state and lag), load, slots and storage "
+       "(viewer token)"},
       {"drain", "Put nodes in lame duck: clients move away, requests in flight finish (operator)"},
       {"undrain", "Take nodes out of lame duck (operator)"},
       {"compact", "Compact on-disk indexes: all, or those given with --index (operator)"},

@@ -35,11 +35,18 @@ std::string NodeRow(const load::DemoCluster& demo, const DemoNodeView& v) {
     slots += std::to_string(slot.slot()) + ":" + demo.ClientLabel(slot.client_id()) +
              (slot.busy() ? "* " : " ");
   }
-  std::snprintf(row, sizeof(row), "%-7s %-9s %-21s %8.0f %7d %9llu  %s\n", t.node().c_str(),
-                t.state() == admin::NODE_SERVING ? "serving" : "lame-duck",
-                t.admin_address().c_str(), t.throughput().requests_per_s(),
-                t.storage().indexes_size(),
-                static_cast<unsigned long long>(t.storage().memtable_entries()), slots.c_str());
+  // A replica's lag behind the updater, in documents and seconds.
+  const admin::Replication& r = t.replication();
+  char lag[48] = "-";
+  if (r.role() == admin::DOCSTORE_REPLICA) {
+    std::snprintf(lag, sizeof(lag), "%llud/%.1fs", static_cast<unsigned long long>(r.lag_docs()),
+                  r.lag_seconds());
+  }
+  std::snprintf(
+      row, sizeof(row), "%-7s %-8s %-9s %-21s %8.0f %7d %9llu %12s  %s\n", t.node().c_str(),
+      v.node.role.c_str(), t.state() == admin::NODE_SERVING ? "serving" : "lame-duck",
+      t.admin_address().c_str(), t.throughput().requests_per_s(), t.storage().indexes_size(),
+      static_cast<unsigned long long>(t.storage().memtable_entries()), lag, slots.c_str());
   return row;
 }
 
@@ -55,11 +62,11 @@ void PrintTables(const load::DemoCluster& demo, cluster::TelemetryPoller& poller
   }
   if (redraw) std::printf("\033[H\033[2J");
   std::printf(
-      "Railyard demo: %zu docstore nodes, %zu load clients on loopback, %.0f s "
-      "(Ctrl-C to stop)\n\n",
-      nodes.size(), clients.size(), elapsed_s);
-  std::printf("%-7s %-9s %-21s %8s %7s %9s  %s\n", "node", "state", "admin", "req/s", "indexes",
-              "memtable", "slots (slot:client, * busy)");
+      "Railyard demo: %zu docstore nodes (1 updater, %zu replicas), %zu load clients on loopback "
+      "(writes to the updater, reads over every node), %.0f s (Ctrl-C to stop)\n\n",
+      nodes.size(), nodes.size() - 1, clients.size(), elapsed_s);
+  std::printf("%-7s %-8s %-9s %-21s %8s %7s %9s %12s  %s\n", "node", "role", "state", "admin",
+              "req/s", "indexes", "memtable", "lag(docs/s)", "slots (slot:client, * busy)");
   for (size_t i = 0; i < rows.size(); ++i) {
     std::fputs(rows[i].empty() ? (nodes[i].name + " (retrying)\n").c_str() : rows[i].c_str(),
                stdout);
@@ -79,7 +86,9 @@ void PrintTables(const load::DemoCluster& demo, cluster::TelemetryPoller& poller
                 static_cast<unsigned long long>(pool.counters.replacements), entries.c_str());
   }
   std::printf("\nTry: railyardctl status -n %s   (or drain it, and watch the clients move away)\n",
-              nodes.front().admin.ToString().c_str());
+              nodes.back().admin.ToString().c_str());
+  std::printf("     railyardctl status --cluster %s   (every node, its role and lag)\n",
+              demo.ClusterFile().c_str());
   std::fflush(stdout);
 }
 
@@ -87,8 +96,11 @@ void PrintTables(const load::DemoCluster& demo, cluster::TelemetryPoller& poller
 
 CLI::App* AddDemoCommand(CLI::App& app, DemoOptions& o) {
   CLI::App* demo = app.add_subcommand(
-      "demo", "Run a local cluster of docstore nodes with load on loopback and watch it balance");
-  demo->add_option("--nodes", o.cluster.nodes, "Number of nodes")
+      "demo",
+      "Run a local cluster (one updater, its replicas) with load on loopback and watch it "
+      "balance");
+  demo->add_option("--nodes", o.cluster.nodes,
+                   "Number of nodes: the first is the updater, the others its replicas")
       ->check(CLI::Range(1, 16))
       ->capture_default_str();
   demo->add_option("--clients", o.cluster.clients, "Number of load clients")

@@ -37,17 +37,46 @@ void PrintProgress(const load::LoadResult& r, bool tty) {
   std::fflush(stderr);
 }
 
-void PrintSummary(const load::LoadResult& r, bool json) {
+// Each serving node's share, by role: the updater's writes, everyone's reads.
+std::string NodeFigures(const load::LoadResult& r, const LoadTargets& targets, bool json) {
+  std::string out;
+  for (const LoadNode& node : targets.readers) {
+    const std::string address = node.service.ToString();
+    const auto it = r.by_node.find(address);
+    const load::NodeCounts counts = it == r.by_node.end() ? load::NodeCounts{} : it->second;
+    const auto reads = static_cast<unsigned long long>(counts.reads);
+    const auto writes = static_cast<unsigned long long>(counts.writes);
+    const auto errors = static_cast<unsigned long long>(counts.errors);
+    char line[256];
+    if (json) {
+      std::snprintf(line, sizeof(line),
+                    "%s{\"address\":\"%s\",\"role\":\"%s\",\"reads\":%llu,\"writes\":%llu,"
+                    "\"errors\":%llu}",
+                    out.empty() ? "" : ",", address.c_str(), node.role.c_str(), reads, writes,
+                    errors);
+    } else {
+      std::snprintf(line, sizeof(line), "  %-8s %-22s reads %llu, writes %llu, errors %llu\n",
+                    node.role.c_str(), address.c_str(), reads, writes, errors);
+    }
+    out += line;
+  }
+  return out;
+}
+
+void PrintSummary(const load::LoadResult& r, const LoadTargets& targets, bool json) {
   const double rate = r.elapsed_s > 0 ? static_cast<double>(r.requests) / r.elapsed_s : 0;
   if (json) {
     std::printf(
         "{\"load\":\"summary\",\"elapsed_s\":%.3f,\"requests\":%llu,\"requests_per_s\":%.1f,"
         "\"ok\":%llu,\"not_found\":%llu,\"errors\":%llu,\"rejections\":%llu,"
-        "\"retries\":%llu,\"p50_us\":%.1f,\"p99_us\":%.1f,\"max_us\":%.1f}\n",
+        "\"retries\":%llu,\"p50_us\":%.1f,\"p99_us\":%.1f,\"max_us\":%.1f,"
+        "\"reads_with_position\":%llu,\"nodes\":[%s]}\n",
         r.elapsed_s, static_cast<unsigned long long>(r.requests), rate,
         static_cast<unsigned long long>(r.ok), static_cast<unsigned long long>(r.not_found),
         static_cast<unsigned long long>(r.errors), static_cast<unsigned long long>(r.rejections),
-        static_cast<unsigned long long>(r.retries), r.p50_us, r.p99_us, r.max_us);
+        static_cast<unsigned long long>(r.retries), r.p50_us, r.p99_us, r.max_us,
+        static_cast<unsigned long long>(r.reads_with_position),
+        NodeFigures(r, targets, true).c_str());
     return;
   }
   std::printf("load: %llu calls in %.1f s (%.0f/s)\n", static_cast<unsigned long long>(r.requests),
@@ -61,6 +90,11 @@ void PrintSummary(const load::LoadResult& r, bool json) {
   for (const auto& [code, count] : r.errors_by_code) {
     std::printf("  %s: %llu\n", code.c_str(), static_cast<unsigned long long>(count));
   }
+  if (targets.updater) {
+    std::printf("  reads carrying a write's position (read-your-writes): %llu\n",
+                static_cast<unsigned long long>(r.reads_with_position));
+  }
+  std::fputs(NodeFigures(r, targets, false).c_str(), stdout);
 }
 
 // Reads a recorded workload into a replay schedule.
@@ -96,14 +130,15 @@ int LoadReplay(const std::string& path, double speed, load::LoadOptions* load) {
 
 // Runs the verifying load until the duration ends or a signal; exit 0 only if nothing was lost.
 int RunVerify(const LoadCommandOptions& o) {
-  if (o.load.servers.size() != 1) {
+  if (!o.load.updater) {
     std::fprintf(stderr,
-                 "railyardctl: --verify checks one server's documents: name exactly one "
-                 "--server\n");
+                 "railyardctl: --verify writes to one updater: name it with --updater host:port "
+                 "(and its replicas with --read), a cluster file, or a single --server\n");
     return kExitUsage;
   }
   load::VerifyOptions options;
-  options.servers = o.load.servers;
+  options.updater = *o.load.updater;
+  options.readers = o.load.servers;
   options.writers = std::min<size_t>(o.load.concurrency, 64);
   options.keys = std::min<uint64_t>(o.load.keys, uint64_t{1} << 26);
   options.value_size = std::max<size_t>(o.load.value_size, 32);
@@ -144,48 +179,59 @@ int RunVerify(const LoadCommandOptions& o) {
   const load::VerifyReport r = load.Report();
   if (o.json) {
     std::printf(
-        "{\"verify\":\"summary\",\"writes_acked\":%llu,\"writes_failed\":%llu,"
-        "\"rounds\":%llu,\"checked\":%llu,\"lost\":%llu,\"wrong\":%llu,"
+        "{\"verify\":\"summary\",\"writes_acked\":%llu,\"deletes_acked\":%llu,"
+        "\"writes_failed\":%llu,\"rounds\":%llu,\"nodes\":%llu,\"checked\":%llu,\"lost\":%llu,"
+        "\"wrong\":%llu,\"reads_checked\":%llu,\"stale_reads\":%llu,\"reads_failed\":%llu,"
         "\"last_round_complete\":%s}\n",
         static_cast<unsigned long long>(r.writes_acked),
+        static_cast<unsigned long long>(r.deletes_acked),
         static_cast<unsigned long long>(r.writes_failed), static_cast<unsigned long long>(r.rounds),
-        static_cast<unsigned long long>(r.checked), static_cast<unsigned long long>(r.lost),
-        static_cast<unsigned long long>(r.wrong), last.complete ? "true" : "false");
+        static_cast<unsigned long long>(last.nodes), static_cast<unsigned long long>(r.checked),
+        static_cast<unsigned long long>(r.lost), static_cast<unsigned long long>(r.wrong),
+        static_cast<unsigned long long>(r.reads_checked),
+        static_cast<unsigned long long>(r.stale_reads),
+        static_cast<unsigned long long>(r.reads_failed), last.complete ? "true" : "false");
   } else {
     std::printf(
-        "verify: %llu writes acknowledged, %llu failed (outcome unknown); %llu checks of "
-        "%llu documents in all: %llu lost, %llu wrong\n",
+        "verify: %llu writes acknowledged (%llu deletes), %llu failed (outcome unknown); %llu "
+        "checks of %llu documents in all: %llu lost, %llu wrong; the last on %llu node(s)\n"
+        "verify: %llu reads carrying their write's position checked during the run: %llu "
+        "returned an older document (%llu not answered)\n",
         static_cast<unsigned long long>(r.writes_acked),
+        static_cast<unsigned long long>(r.deletes_acked),
         static_cast<unsigned long long>(r.writes_failed), static_cast<unsigned long long>(r.rounds),
         static_cast<unsigned long long>(r.checked), static_cast<unsigned long long>(r.lost),
-        static_cast<unsigned long long>(r.wrong));
+        static_cast<unsigned long long>(r.wrong), static_cast<unsigned long long>(last.nodes),
+        static_cast<unsigned long long>(r.reads_checked),
+        static_cast<unsigned long long>(r.stale_reads),
+        static_cast<unsigned long long>(r.reads_failed));
   }
-  return r.lost == 0 && r.wrong == 0 && last.complete ? kExitOk : kExitFailed;
+  return r.lost == 0 && r.wrong == 0 && r.stale_reads == 0 && last.complete ? kExitOk : kExitFailed;
 }
 
-// Fills o->load.servers from --server and --cluster; false (having said why) if none is usable.
-bool CollectServers(LoadCommandOptions* o) {
-  if (!o->cluster_file.empty()) {
-    config::Cluster cluster;
-    if (rpc::Status s = cluster::LoadClusterFile(o->cluster_file, &cluster); !s.ok()) {
-      std::fprintf(stderr, "railyardctl: %s\n", s.message().c_str());
-      return false;
-    }
-    for (const config::ClusterMember& member : cluster.node())
-      o->servers.push_back(member.service());
+// Whether the run sends doc.Put or doc.Delete.
+bool Writes(const LoadCommandOptions& o) {
+  if (o.verify) return true;
+  if (o.load.replay.empty()) return o.load.read_fraction < 1.0;
+  for (const load::ScheduledOp& op : o.load.replay) {
+    if (op.op != 'g') return true;
   }
-  for (const std::string& address : o->servers) {
-    const auto endpoint = rpc::ParseEndpoint(address);
-    if (!endpoint) {
-      std::fprintf(stderr, "railyardctl: '%s' is not host:port\n", address.c_str());
-      return false;
-    }
-    o->load.servers.push_back(*endpoint);
+  return false;
+}
+
+// Fills o->load.updater and o->load.servers from the flags; false (having said why) if unusable.
+bool CollectServers(LoadCommandOptions* o, LoadTargets* targets) {
+  if (!ResolveLoadTargets(o->targets, Writes(*o), targets)) return false;
+  o->load.updater = targets->updater;
+  for (const LoadNode& node : targets->readers) o->load.servers.push_back(node.service);
+  // One node takes the writes it serves reads for: a single client, as before roles existed.
+  if (o->load.updater && o->load.servers.size() == 1 && o->load.servers[0] == *o->load.updater &&
+      !o->verify) {
+    o->load.updater.reset();
   }
-  if (o->load.servers.empty()) {
-    std::fprintf(stderr,
-                 "railyardctl: name servers (--server host:port) or a cluster (--cluster FILE)\n");
-    return false;
+  // A lone --server is its own updater for --verify.
+  if (o->verify && !o->load.updater && o->load.servers.size() == 1) {
+    o->load.updater = o->load.servers[0];
   }
   return true;
 }
@@ -316,9 +362,27 @@ void RunToTheEnd(const LoadCommandOptions& o, load::LoadGenerator& generator, bo
 
 CLI::App* AddLoadCommand(CLI::App& app, LoadCommandOptions& o) {
   CLI::App* load = app.add_subcommand("load", "Send a docservice workload to a cluster and report");
-  load->add_option("-s,--server", o.servers, "Docservice address host:port (repeatable)");
-  load->add_option("--cluster", o.cluster_file, "Cluster file: its nodes' service addresses")
+  LoadTargetFlags& t = o.targets;
+  load->add_option("--updater", t.updater,
+                   "The updater's docservice host:port: every write (doc.Put, doc.Delete) goes "
+                   "here");
+  load->add_option("--read", t.read,
+                   "Docservices to balance reads over, host:port,... (the updater and its "
+                   "replicas; default: the updater alone). Reads of documents this load wrote "
+                   "carry the write's position, so no replica answers with an older copy")
+      ->delimiter(',');
+  load->add_option("--cluster", t.cluster_file,
+                   "Cluster file: writes to its updater, reads over every node; roles from the "
+                   "file (role: \"updater\" / \"replica\"), else from each node's telemetry")
       ->check(CLI::ExistingFile);
+  load->add_option("--token-file", t.token_file,
+                   "Viewer token for asking nodes their role (else $RAILYARD_TOKEN)");
+  load->add_option("-s,--server", t.servers,
+                   "Docservice host:port (repeatable): one node takes reads and writes; several "
+                   "take reads only, unless --unreplicated");
+  load->add_flag("--unreplicated", t.unreplicated,
+                 "The --server nodes are independent stores (not one updater and its replicas): "
+                 "balance writes over them too");
   load->add_option("--concurrency", o.load.concurrency, "Calls kept in flight (closed loop)")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
@@ -370,20 +434,32 @@ CLI::App* AddLoadCommand(CLI::App& app, LoadCommandOptions& o) {
   load->add_option("--subset-size", o.subset_size, "Servers per client when subsetting")
       ->check(CLI::Range(size_t{1}, size_t{100000}));
   load->add_flag("--verify", o.verify,
-                 "Verifying mode: writes versioned documents, remembers every acknowledged one "
-                 "and, each time the server comes back from an outage, reads them all back and "
-                 "prints what it checked and what it lost (one server)");
+                 "Verifying mode: writes (puts and deletes) versioned documents to the updater, "
+                 "remembers every acknowledged one, checks that reads carrying a write's position "
+                 "never see an older document on any node, and each time the cluster comes back "
+                 "from an outage and at the end reads them all back from every node; prints what "
+                 "it checked and what it lost, and fails on any loss or stale read");
+  load->footer(
+      "Examples:\n"
+      "  railyardctl load --updater 127.0.0.1:7000 --read 127.0.0.1:7000,127.0.0.1:7010\n"
+      "  railyardctl load --cluster cluster.textproto --verify --duration-s 30\n"
+      "  railyardctl load -s 127.0.0.1:7000          (one node: reads and writes)\n"
+      "The summary gives each node's reads and writes by role.\n"
+      "Exit codes: 0 no call failed (with --verify: nothing lost, no stale read), 1 otherwise, "
+      "2 usage, 4 unreachable.");
   load->callback([load, &o] { o.duration_given = load->count("--duration-s") > 0; });
   return load;
 }
 
 int RunLoad(LoadCommandOptions o) {
-  if (!CollectServers(&o) || !ApplyBalancing(&o)) return kExitUsage;
-  if (o.verify) return RunVerify(o);
-  if (!o.replay.empty()) {
+  if (!ApplyBalancing(&o)) return kExitUsage;
+  if (!o.verify && !o.replay.empty()) {
     if (int rc = LoadReplay(o.replay, o.replay_speed, &o.load); rc != kExitOk) return rc;
     if (!o.duration_given) o.duration_s = 1e9;  // Until the workload is done.
   }
+  LoadTargets targets;
+  if (!CollectServers(&o, &targets)) return kExitUsage;
+  if (o.verify) return RunVerify(o);
   WorkloadRecording workload;
   if (!o.record_workload.empty() && !workload.Create(o.record_workload)) return kExitUsage;
   load::LoadGenerator generator(o.load, workload.Observer());
@@ -398,7 +474,7 @@ int RunLoad(LoadCommandOptions o) {
   RunToTheEnd(o, generator, tty);
   const load::LoadResult report = generator.Result();
   if (tty) std::fputc('\n', stderr);
-  PrintSummary(report, o.json);
+  PrintSummary(report, targets, o.json);
   if (admin) admin->Stop();
   if (!workload.Close()) return kExitFailed;
   return report.errors == 0 ? kExitOk : kExitFailed;

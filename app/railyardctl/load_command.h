@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "app/railyardctl/load_targets.h"
 #include "core/load/load_generator.h"
 
 namespace CLI {
@@ -13,8 +14,7 @@ namespace railyard::ctl {
 
 struct LoadCommandOptions {
   load::LoadOptions load;
-  std::vector<std::string> servers;
-  std::string cluster_file;
+  LoadTargetFlags targets;  // Resolved into load.updater and load.servers.
   std::string distribution = "uniform";
   double duration_s = 10;
   int progress_ms = 1000;
@@ -27,8 +27,9 @@ struct LoadCommandOptions {
   std::string policy = "lowest-slot";  // A core/balance policy name.
   std::string subset = "none";         // none, random or deterministic.
   size_t subset_size = 0;
-  // Write-only load that remembers every acknowledged write and checks them all after each
-  // outage (a crash-loop's witness); one server only.
+  // Verifying load that remembers every acknowledged write, checks reads of them on every node
+  // during the run, and reads them all back from every node after each outage and at the end (a
+  // crash-loop's witness).
   bool verify = false;
 };
 

@@ -1,6 +1,7 @@
 #include "core/load/closed_loop_load.h"
 
 #include <thread>
+#include <utility>
 
 namespace railyard::load {
 
@@ -51,12 +52,22 @@ std::map<std::string, std::pair<uint64_t, std::string>> ClosedLoopLoad::failures
 void ClosedLoopLoad::Issue() {
   if (stopping_) return;
   outstanding_.fetch_add(1);
-  auto request = std::make_shared<LoadRequest>(next_request_());
+  Send(std::make_shared<LoadRequest>(next_request_()), std::chrono::steady_clock::now());
+}
+
+void ClosedLoopLoad::Send(std::shared_ptr<LoadRequest> request,
+                          std::chrono::steady_clock::time_point start) {
   const std::string method = request->method;
   std::string payload = request->payload;
-  client_.AsyncCall(
+  rpc::Client& client = request->client ? *request->client : client_;
+  client.AsyncCall(
       method, std::move(payload),
-      [this, request, start = std::chrono::steady_clock::now()](rpc::CallResult&& result) {
+      [this, request, start](rpc::CallResult&& result) {
+        if (result.status.code() == rpc::Code::kBehind && request->fallback) {
+          request->client = std::exchange(request->fallback, nullptr);
+          Send(request, start);  // Still the same call in flight.
+          return;
+        }
         if (observer_) observer_(*request, result, std::chrono::steady_clock::now() - start);
         if (result.status.ok()) {
           succeeded_.fetch_add(1);

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -17,6 +18,14 @@ namespace railyard::load {
 struct LoadRequest {
   std::string method;
   std::string payload;
+  // Where to send it (e.g. writes to the updater only); null: the loop's own client. Must outlive
+  // the loop, like that one.
+  rpc::Client* client = nullptr;
+  // Where to send it once more if it comes back BEHIND from every replica tried (a read whose
+  // position none had applied in time): the updater, which holds every write it acknowledged.
+  // Null: BEHIND is the answer. Must outlive the loop too.
+  rpc::Client* fallback = nullptr;
+  uint64_t key = 0;  // The caller's own: which document the call is about, for the observer.
 };
 // Makes the next request; called from any thread, possibly concurrently.
 using RequestFactory = std::function<LoadRequest()>;
@@ -53,6 +62,8 @@ class ClosedLoopLoad {
 
  private:
   void Issue();
+  // Sends `request` on its client; `start` is when it was first sent.
+  void Send(std::shared_ptr<LoadRequest> request, std::chrono::steady_clock::time_point start);
   // Issues again after a short pause, on the pacing thread: a refused call comes straight back,
   // and pausing on the client's I/O thread would starve the acquirer that refills the pool.
   void IssueLater();

@@ -3,8 +3,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <system_error>
 
 namespace railyard::load {
@@ -41,6 +43,20 @@ std::string Lines(const std::vector<std::string>& tokens) {
   return text;
 }
 
+// A fresh secret for this cluster's replication (128 bits, hex).
+std::string RandomToken() {
+  std::random_device random;
+  std::string token;
+  for (int i = 0; i < 4; ++i) {
+    char word[9];
+    std::snprintf(word, sizeof(word), "%08x", static_cast<unsigned>(random()));
+    token += word;
+  }
+  return token;
+}
+
+constexpr const char* kReplicationTokenFile = "replication-token";
+
 }  // namespace
 
 DemoCluster::~DemoCluster() { Stop(); }
@@ -66,14 +82,23 @@ rpc::Status DemoCluster::StartNode(size_t index, const DemoClusterOptions& o,
   }
   const fs::path config_path = dir / "node.textproto";
   if (rpc::Status s = WriteFile(config_path, config, 0600); !s.ok()) return s;
+  // The first node is the updater; the rest follow it (started after it, so its address is known).
+  const bool updater = index == 0;
+  std::vector<std::string> flags = {"--config",
+                                    config_path.string(),
+                                    "--replication-token-file",
+                                    (fs::path(root_) / kReplicationTokenFile).string(),
+                                    "--role",
+                                    updater ? "updater" : "replica"};
+  if (!updater) flags.insert(flags.end(), {"--follow", nodes_.front().service.ToString()});
   std::unique_ptr<NodeProcess> process;
-  if (rpc::Status s =
-          NodeProcess::Start(binary, {"--config", config_path.string()},
-                             (dir / "node.log").string(), std::chrono::seconds(10), &process);
+  if (rpc::Status s = NodeProcess::Start(binary, flags, (dir / "node.log").string(),
+                                         std::chrono::seconds(10), &process);
       !s.ok()) {
     return {s.code(), name + ": " + s.message()};
   }
-  nodes_.push_back({name, process->service(), process->admin(), process->pid()});
+  nodes_.push_back({name, updater ? "updater" : "replica", process->service(), process->admin(),
+                    process->pid()});
   processes_.push_back(std::move(process));
   return rpc::Status::Ok();
 }
@@ -95,7 +120,9 @@ rpc::Status DemoCluster::Start(const DemoClusterOptions& o) {
   fs::create_directories(root_, ec);
   rpc::Status s = WriteFile(fs::path(root_) / "viewer-tokens", Lines(o.viewer_tokens), 0600);
   if (s.ok()) s = WriteFile(fs::path(root_) / "operator-tokens", Lines(o.operator_tokens), 0600);
+  if (s.ok()) s = WriteFile(fs::path(root_) / kReplicationTokenFile, RandomToken() + "\n", 0600);
   for (size_t i = 0; s.ok() && i < o.nodes; ++i) s = StartNode(i, o, binary);
+  if (s.ok()) s = WriteClusterFile();
   if (!s.ok()) {
     // A temporary folder is kept when a node failed: its log is the evidence the error points to.
     const std::string kept = root_;
@@ -110,6 +137,7 @@ rpc::Status DemoCluster::Start(const DemoClusterOptions& o) {
   for (const DemoNode& n : nodes_) services.push_back(n.service);
   for (size_t i = 0; i < o.clients; ++i) {
     LoadOptions load;
+    load.updater = nodes_.front().service;  // Writes to the updater, reads over every node.
     load.servers = services;
     load.pool_size = o.pool_size;
     load.concurrency = o.concurrency;
@@ -143,6 +171,20 @@ LoadResult DemoCluster::Stop() {
   }
   root_.clear();
   return total;
+}
+
+std::string DemoCluster::ClusterFile() const {
+  return root_.empty() ? std::string() : (fs::path(root_) / "cluster.textproto").string();
+}
+
+rpc::Status DemoCluster::WriteClusterFile() const {
+  std::string text = "# The demo cluster (railyard.config.Cluster): one updater, its replicas.\n";
+  text += "name: \"railyard-demo\"\n";
+  for (const DemoNode& n : nodes_) {
+    text += "node { name: " + Quoted(n.name) + " service: " + Quoted(n.service.ToString()) +
+            " admin: " + Quoted(n.admin.ToString()) + " role: " + Quoted(n.role) + " }\n";
+  }
+  return WriteFile(ClusterFile(), text, 0644);
 }
 
 std::vector<rpc::Endpoint> DemoCluster::AdminEndpoints() const {

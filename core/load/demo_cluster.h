@@ -13,7 +13,7 @@
 namespace railyard::load {
 
 struct DemoClusterOptions {
-  size_t nodes = 3;
+  size_t nodes = 3;  // The first is the updater, the others its replicas.
   size_t clients = 3;
   size_t concurrency = 6;  // Calls in flight per client.
   size_t pool_size = 8;
@@ -30,6 +30,7 @@ struct DemoClusterOptions {
 // One node of the demo, as it listens.
 struct DemoNode {
   std::string name;
+  std::string role;  // "updater" or "replica" (as ClusterMember.role).
   rpc::Endpoint service;
   rpc::Endpoint admin;
   pid_t pid = -1;
@@ -37,8 +38,12 @@ struct DemoNode {
 
 // A local cluster on loopback for demos and tests: `nodes` railyard-node processes (each with
 // its config, tokens, data and log in the cluster's folder, ports chosen by the OS) and
-// `clients` load generators in this process driving them. Shared by `railyardctl demo` and
-// `railyard --demo`; running the nodes as processes keeps the storage engine out of the console.
+// `clients` load generators in this process driving them. The first node is the updater, started
+// first; the others are replicas following its service address, with a replication token made up
+// for this cluster (a 0600 file in its folder). The clients write to the updater and balance
+// reads over every node. The folder also holds cluster.textproto, naming every node and its role.
+// Shared by `railyardctl demo` and `railyard --demo`; running the nodes as processes keeps the
+// storage engine out of the console.
 //
 // Thread safety: Start and Stop from one controlling thread; the clients themselves may be used
 // from any thread.
@@ -64,9 +69,12 @@ class DemoCluster {
   std::string ClientLabel(uint64_t client_id) const;
   // The folder holding the nodes' configs, data and logs.
   const std::string& root() const { return root_; }
+  // The cluster file in root() (for railyardctl --cluster and the console).
+  std::string ClusterFile() const;
 
  private:
   rpc::Status StartNode(size_t index, const DemoClusterOptions& options, const std::string& binary);
+  rpc::Status WriteClusterFile() const;
 
   std::string root_;
   bool temporary_ = false;

@@ -1,5 +1,7 @@
 #include "core/load/load_generator.h"
 
+#include <utility>
+
 #include "railyard/docservice.pb.h"
 
 namespace railyard::load {
@@ -20,6 +22,15 @@ LoadGenerator::LoadGenerator(LoadOptions options, OpObserver observer)
   client.subset_mode = options_.subset_mode;
   client.subset_size = options_.subset_size;
   client_ = std::make_unique<rpc::Client>(client);
+  for (const rpc::Endpoint& server : options_.servers) server_names_.push_back(server.ToString());
+  if (options_.updater) {
+    rpc::ClientOptions writes = client;
+    writes.servers = {*options_.updater};
+    writes.balance.reset();  // One server: nothing to balance.
+    writes.subset_mode = balance::SubsetMode::kNone;
+    writes.client_id = client_->client_id();
+    write_client_ = std::make_unique<rpc::Client>(writes);
+  }
 }
 
 LoadGenerator::~LoadGenerator() { Stop(); }
@@ -38,30 +49,43 @@ LoadRequest LoadGenerator::NextRequest() {
   return RequestFor(op, key, size);
 }
 
-LoadRequest LoadGenerator::RequestFor(char op, uint64_t key, size_t size) const {
+LoadRequest LoadGenerator::RequestFor(char op, uint64_t key, size_t size) {
   if (op == 'g') {
     doc::GetRequest get;
     get.set_id(key);
-    return {"doc.Get", get.SerializeAsString()};
+    if (write_client_) get.set_min_position(positions_.For(key));
+    // No replica had applied the position in time: the updater has.
+    return {"doc.Get", get.SerializeAsString(), nullptr, write_client_.get(), key};
   }
   if (op == 'd') {
     doc::DeleteRequest del;
     del.set_id(key);
-    return {"doc.Delete", del.SerializeAsString()};
+    return {"doc.Delete", del.SerializeAsString(), write_client_.get(), nullptr, key};
   }
   doc::PutRequest put;
   put.set_id(key);
   std::string value(size, '\0');
   for (size_t i = 0; i < value.size(); ++i) value[i] = static_cast<char>('a' + (key + i) % 26);
   put.set_doc(std::move(value));
-  return {"doc.Put", put.SerializeAsString()};
+  return {"doc.Put", put.SerializeAsString(), write_client_.get(), nullptr, key};
 }
 
-void LoadGenerator::Issue(const LoadRequest& request) {
+void LoadGenerator::Issue(LoadRequest request) {
   open_in_flight_.fetch_add(1);
-  client_->AsyncCall(
-      request.method, request.payload,
-      [this, request, start = Clock::now()](rpc::CallResult&& result) {
+  Send(std::move(request), Clock::now());
+}
+
+void LoadGenerator::Send(LoadRequest request, Clock::time_point start) {
+  rpc::Client& client = request.client ? *request.client : *client_;
+  std::string payload = request.payload;
+  client.AsyncCall(
+      request.method, std::move(payload),
+      [this, request, start](rpc::CallResult&& result) mutable {
+        if (result.status.code() == rpc::Code::kBehind && request.fallback) {
+          request.client = std::exchange(request.fallback, nullptr);
+          Send(std::move(request), start);  // Still the same call in flight.
+          return;
+        }
         OnResult(request, result, Clock::now() - start);
         open_in_flight_.fetch_sub(1);
       },
@@ -83,17 +107,53 @@ void LoadGenerator::ReplayLoop() {
   finished_ = true;
 }
 
+namespace {
+
+bool IsWrite(const LoadRequest& request) { return request.method != "doc.Get"; }
+
+// The position an acknowledged write reached (0 if its answer carries none).
+uint64_t PositionOf(const LoadRequest& request, const std::string& payload) {
+  if (request.method == "doc.Put") {
+    doc::PutResponse put;
+    return put.ParseFromString(payload) ? put.position() : 0;
+  }
+  doc::DeleteResponse del;
+  return del.ParseFromString(payload) ? del.position() : 0;
+}
+
+}  // namespace
+
 void LoadGenerator::OnResult(const LoadRequest& request, const rpc::CallResult& result,
                              std::chrono::nanoseconds latency) {
   const rpc::Code code = result.status.code();
   const bool answered = result.status.ok() || code == rpc::Code::kNotFound;
+  const bool write = IsWrite(request);
+  if (write && result.status.ok() && write_client_) {
+    positions_.Acknowledged(request.key, PositionOf(request, result.payload));
+  }
   if (code == rpc::Code::kPoolExhausted) {
     stats_.RecordRejection();
   } else {
     stats_.Record(request.method, latency, !answered);
   }
+  // Which node answered: the updater for what went to its client (writes, and reads that fell
+  // back to it), else by the read client's server index.
+  const std::string* node = nullptr;
+  std::string updater;
+  if (write_client_ && request.client == write_client_.get()) {
+    updater = options_.updater->ToString();
+    node = &updater;
+  } else if (result.server && *result.server < server_names_.size()) {
+    node = &server_names_[*result.server];
+  }
+  bool carried_position = false;
+  if (!write && write_client_) {
+    doc::GetRequest get;
+    carried_position = get.ParseFromString(request.payload) && get.min_position() > 0;
+  }
   base::MutexLock lock(mu_);
   ++counts_.requests;
+  if (carried_position) ++counts_.reads_with_position;
   if (result.status.ok()) {
     ++counts_.ok;
   } else if (code == rpc::Code::kNotFound) {
@@ -104,16 +164,34 @@ void LoadGenerator::OnResult(const LoadRequest& request, const rpc::CallResult& 
     ++counts_.errors;
     ++counts_.errors_by_code[std::string(rpc::CodeName(code))];
   }
+  if (node) {
+    NodeCounts& n = counts_.by_node[*node];
+    if (!answered) {
+      ++n.errors;
+    } else if (write) {
+      ++n.writes;
+    } else {
+      ++n.reads;
+    }
+  }
   if (answered) latencies_.Add(latency);
 }
 
 rpc::Status LoadGenerator::Start() {
   if (options_.servers.empty()) return {rpc::Code::kInvalidArgument, "no servers to load"};
   if (rpc::Status s = client_->Start(); !s.ok()) return s;
+  if (write_client_) {
+    if (rpc::Status s = write_client_->Start(); !s.ok()) return s;
+  }
   if (!client_->WaitForPool(std::min<size_t>(options_.pool_size, 1), std::chrono::seconds(5))) {
     return {rpc::Code::kUnavailable, "could not connect to any server"};
   }
+  if (write_client_ && !write_client_->WaitForPool(1, std::chrono::seconds(5))) {
+    return {rpc::Code::kUnavailable,
+            "could not connect to the updater " + options_.updater->ToString()};
+  }
   client_->WaitForPool(options_.pool_size, std::chrono::seconds(2));  // Best effort.
+  if (write_client_) write_client_->WaitForPool(options_.pool_size, std::chrono::seconds(1));
   started_ = Clock::now();
   auto observe = [this](const LoadRequest& request, const rpc::CallResult& result,
                         std::chrono::nanoseconds latency) { OnResult(request, result, latency); };
@@ -156,6 +234,7 @@ void LoadGenerator::Stop() {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   client_->Stop();
+  if (write_client_) write_client_->Stop();
 }
 
 void LoadResult::Add(const LoadResult& o) {
@@ -166,6 +245,13 @@ void LoadResult::Add(const LoadResult& o) {
   rejections += o.rejections;
   retries += o.retries;
   for (const auto& [code, count] : o.errors_by_code) errors_by_code[code] += count;
+  reads_with_position += o.reads_with_position;
+  for (const auto& [node, counts] : o.by_node) {
+    NodeCounts& mine = by_node[node];
+    mine.reads += counts.reads;
+    mine.writes += counts.writes;
+    mine.errors += counts.errors;
+  }
 }
 
 LoadResult LoadGenerator::Result() const {
@@ -177,6 +263,7 @@ LoadResult LoadGenerator::Result() const {
   report.p99_us = latencies_.PercentileUs(0.99);
   report.max_us = latencies_.max_us();
   report.retries = client_->Snapshot().counters.retries;
+  if (write_client_) report.retries += write_client_->Snapshot().counters.retries;
   return report;
 }
 

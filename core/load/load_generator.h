@@ -14,6 +14,7 @@
 #include "core/base/mutex.h"
 #include "core/load/closed_loop_load.h"
 #include "core/load/key_chooser.h"
+#include "core/load/write_positions.h"
 #include "core/rpc/client.h"
 
 namespace railyard::load {
@@ -27,7 +28,13 @@ struct ScheduledOp {
 };
 
 struct LoadOptions {
+  // The serving nodes reads are balanced over (an updater and its replicas), through one client.
   std::vector<rpc::Endpoint> servers;
+  // Where writes (doc.Put, doc.Delete) go, through a client of its own; it may be in `servers` too.
+  // Each read of a document this generator wrote carries the position that write reached, so a
+  // replica never answers it with an older copy. Unset: writes are balanced over `servers` like
+  // reads and reads carry no position (one node, or nodes that are independent stores).
+  std::optional<rpc::Endpoint> updater;
   size_t pool_size = 32;
   size_t concurrency = 8;  // Closed loop: calls kept in flight.
   double rate = 0;         // Open loop: calls per second; 0 means closed loop.
@@ -49,6 +56,13 @@ struct LoadOptions {
   size_t subset_size = 0;
 };
 
+// What one serving node answered this generator.
+struct NodeCounts {
+  uint64_t reads = 0;   // Answered: found or not found.
+  uint64_t writes = 0;  // Acknowledged.
+  uint64_t errors = 0;  // Failed calls it answered (the client retried the others elsewhere).
+};
+
 struct LoadResult {
   double elapsed_s = 0;
   uint64_t requests = 0;
@@ -61,13 +75,16 @@ struct LoadResult {
   double p99_us = 0;
   double max_us = 0;
   std::map<std::string, uint64_t> errors_by_code;
+  uint64_t reads_with_position = 0;  // Reads that carried a write's position (read-your-writes).
+  std::map<std::string, NodeCounts> by_node;  // By service address ("host:port").
 
   // Adds another client's counts (not its times or latencies, which do not add up).
   void Add(const LoadResult& other);
 };
 
 // Drives the docservice with a workload (doc.Get and doc.Put over a key space) through a Boxcar
-// client, and records what happened.
+// client (and a second one for writes when LoadOptions::updater is set), and records what
+// happened.
 //
 // Thread safety: Start, Stop and Report from one controlling thread.
 class LoadGenerator {
@@ -85,13 +102,16 @@ class LoadGenerator {
   bool finished() const { return finished_.load(); }
   LoadResult Result() const;
 
+  // The read client (the only one without an updater); the write client shares its client id, so
+  // a node's slot table names both alike.
   rpc::Client& client() { return *client_; }
   const base::MethodStats& stats() const { return stats_; }
 
  private:
   LoadRequest NextRequest();
-  LoadRequest RequestFor(char op, uint64_t key, size_t size) const;
-  void Issue(const LoadRequest& request);
+  LoadRequest RequestFor(char op, uint64_t key, size_t size);
+  void Issue(LoadRequest request);
+  void Send(LoadRequest request, std::chrono::steady_clock::time_point start);
   void ReplayLoop();
   void OnResult(const LoadRequest& request, const rpc::CallResult& result,
                 std::chrono::nanoseconds latency);
@@ -100,6 +120,9 @@ class LoadGenerator {
   const LoadOptions options_;
   const OpObserver observer_;
   std::unique_ptr<rpc::Client> client_;
+  std::unique_ptr<rpc::Client> write_client_;  // Null without an updater.
+  std::vector<std::string> server_names_;      // options_.servers, as "host:port".
+  WritePositions positions_;
   std::unique_ptr<ClosedLoopLoad> closed_loop_;
   std::thread open_loop_;
   std::atomic<bool> stopping_{false};

@@ -1,7 +1,9 @@
 #include "core/load/verifying_load.h"
 
+#include <algorithm>
 #include <random>
 
+#include "core/base/random.h"
 #include "railyard/docservice.pb.h"
 
 namespace railyard::load {
@@ -9,6 +11,8 @@ namespace railyard::load {
 using Clock = std::chrono::steady_clock;
 
 namespace {
+
+constexpr size_t kCheckBatch = 128;  // Ids per doc.BatchGet of a check.
 
 int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch())
@@ -30,6 +34,28 @@ uint32_t VersionIn(const std::string& doc, uint64_t id) {
   return version;
 }
 
+// The position a write's answer carries (0 if none).
+uint64_t PositionIn(bool deleted, const std::string& payload) {
+  if (deleted) {
+    doc::DeleteResponse response;
+    return response.ParseFromString(payload) ? response.position() : 0;
+  }
+  doc::PutResponse response;
+  return response.ParseFromString(payload) ? response.position() : 0;
+}
+
+std::unique_ptr<rpc::Client> MakeClient(const VerifyOptions& o, std::vector<rpc::Endpoint> servers,
+                                        size_t pool_size, uint64_t seed) {
+  rpc::ClientOptions options;
+  options.servers = std::move(servers);
+  options.pool_size = pool_size;
+  options.client_name = o.client_name;
+  options.connect_timeout = std::chrono::milliseconds(500);
+  options.default_timeout = o.call_timeout;
+  options.seed = seed;
+  return std::make_unique<rpc::Client>(options);
+}
+
 }  // namespace
 
 std::string VerifyingLoad::DocumentFor(uint64_t id, uint32_t version, size_t value_size) {
@@ -44,6 +70,10 @@ std::string VerifyingLoad::DocumentFor(uint64_t id, uint32_t version, size_t val
   return doc;
 }
 
+bool VerifyingLoad::IsDelete(uint64_t id, uint32_t version) {
+  return base::MixSeed(id, version) % 8 == 0;
+}
+
 VerifyingLoad::VerifyingLoad(VerifyOptions options,
                              std::function<void(const VerifyRound&)> on_round)
     : options_(std::move(options)),
@@ -53,19 +83,31 @@ VerifyingLoad::VerifyingLoad(VerifyOptions options,
 VerifyingLoad::~VerifyingLoad() { Stop(); }
 
 rpc::Status VerifyingLoad::Start() {
-  rpc::ClientOptions client_options;
-  client_options.servers = options_.servers;
-  client_options.pool_size = options_.pool_size;
-  client_options.client_name = options_.client_name;
-  client_options.connect_timeout = std::chrono::milliseconds(500);
-  client_options.default_timeout = options_.call_timeout;
-  client_options.seed = options_.seed;
-  client_ = std::make_unique<rpc::Client>(client_options);
-  if (rpc::Status s = client_->Start(); !s.ok()) return s;
-  if (!client_->WaitForPool(1, std::chrono::seconds(10))) {
-    return {rpc::Code::kUnavailable, "no server answered within 10 s"};
+  std::vector<rpc::Endpoint> serving = options_.readers;
+  if (serving.empty()) serving.push_back(options_.updater);
+  writes_ = MakeClient(options_, {options_.updater}, std::max(options_.pool_size, options_.writers),
+                       options_.seed);
+  reads_ = MakeClient(options_, serving, std::max<size_t>(options_.read_threads, 1) + 1,
+                      options_.seed + 1);
+  for (size_t i = 0; i < serving.size(); ++i) {
+    nodes_.push_back(MakeClient(options_, {serving[i]}, 2, options_.seed + 2 + i));
   }
+  if (rpc::Status s = writes_->Start(); !s.ok()) return s;
+  if (rpc::Status s = reads_->Start(); !s.ok()) return s;
+  for (auto& node : nodes_) {
+    if (rpc::Status s = node->Start(); !s.ok()) return s;
+  }
+  if (!writes_->WaitForPool(1, std::chrono::seconds(10))) {
+    return {rpc::Code::kUnavailable,
+            "the updater " + options_.updater.ToString() + " did not answer within 10 s"};
+  }
+  // Best effort: a writer finding no idle connection would see POOL_EXHAUSTED, not an outage.
+  writes_->WaitForPool(options_.writers, std::chrono::seconds(2));
+  reads_->WaitForPool(1, std::chrono::seconds(2));
   for (size_t w = 0; w < options_.writers; ++w) threads_.emplace_back([this, w] { WriterLoop(w); });
+  for (size_t r = 0; r < options_.read_threads; ++r) {
+    threads_.emplace_back([this, r] { ReaderLoop(r); });
+  }
   threads_.emplace_back([this] { VerifierLoop(); });
   return rpc::Status::Ok();
 }
@@ -79,7 +121,18 @@ void VerifyingLoad::Stop() {
   }
   for (std::thread& t : threads_) t.join();
   threads_.clear();
-  if (client_) client_->Stop();
+  for (auto* client : {&writes_, &reads_}) {
+    if (*client) (*client)->Stop();
+  }
+  for (auto& node : nodes_) node->Stop();
+}
+
+void VerifyingLoad::OutageSeen() {
+  // Only after something succeeded: failures while the pool is still filling at start-up are not
+  // an outage the cluster came back from (and would trigger a check of nothing).
+  if (acked_.load() == 0) return;
+  int64_t expected = 0;
+  outage_since_ns_.compare_exchange_strong(expected, NowNs());
 }
 
 void VerifyingLoad::WriterLoop(size_t writer) {
@@ -94,13 +147,25 @@ void VerifyingLoad::WriterLoop(size_t writer) {
     Ledger& entry = ledger_[id];
     const uint32_t version = entry.attempted.load() + 1;
     entry.attempted.store(version);
-    doc::PutRequest put;
-    put.set_id(id);
-    put.set_doc(DocumentFor(id, version, options_.value_size));
-    const rpc::CallResult result = client_->Call("doc.Put", put.SerializeAsString());
-    if (result.status.ok()) {
+    const bool deleting = IsDelete(id, version);
+    rpc::CallResult result;
+    if (deleting) {
+      doc::DeleteRequest del;
+      del.set_id(id);
+      result = writes_->Call("doc.Delete", del.SerializeAsString());
+    } else {
+      doc::PutRequest put;
+      put.set_id(id);
+      put.set_doc(DocumentFor(id, version, options_.value_size));
+      result = writes_->Call("doc.Put", put.SerializeAsString());
+    }
+    // Deleting what is not there is still done: the document is absent afterwards.
+    if (result.status.ok() || (deleting && result.status.code() == rpc::Code::kNotFound)) {
+      const uint64_t position = PositionIn(deleting, result.payload);
+      if (position > entry.acked_position.load()) entry.acked_position.store(position);
       entry.acked.store(version);
       acked_.fetch_add(1);
+      if (deleting) deletes_acked_.fetch_add(1);
       int64_t since = outage_since_ns_.exchange(0);
       if (since != 0) {
         base::MutexLock lock(verify_mu_);
@@ -111,13 +176,61 @@ void VerifyingLoad::WriterLoop(size_t writer) {
       continue;
     }
     failed_.fetch_add(1);
-    if (IsOutage(result.status.code())) {
-      int64_t expected = 0;
-      outage_since_ns_.compare_exchange_strong(expected, NowNs());
-    }
+    if (IsOutage(result.status.code())) OutageSeen();
     pause.unlock();
     std::this_thread::sleep_for(std::chrono::milliseconds(20));  // No spinning while down.
   }
+}
+
+void VerifyingLoad::ReaderLoop(size_t reader) {
+  std::mt19937_64 rng(options_.seed * 7919 + reader);
+  // Without replicas every read must see every acknowledged write, position or not.
+  const bool updater_alone = options_.readers.empty() || (options_.readers.size() == 1 &&
+                                                          options_.readers[0] == options_.updater);
+  while (!stop_.load()) {
+    const uint64_t id = rng() % options_.keys;
+    const Ledger& entry = ledger_[id];
+    const uint32_t acked = entry.acked.load();
+    const uint64_t position = entry.acked_position.load();
+    if (acked == 0 || (position == 0 && !updater_alone)) {
+      if (acked_.load() == 0) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      continue;  // No write of it to read back, or no position to hold a replica to.
+    }
+    doc::GetRequest get;
+    get.set_id(id);
+    get.set_min_position(position);
+    const rpc::CallResult result = reads_->Call("doc.Get", get.SerializeAsString());
+    const bool found = result.status.ok();
+    if (!found && result.status.code() != rpc::Code::kNotFound) {
+      reads_failed_.fetch_add(1);
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      continue;
+    }
+    doc::GetResponse response;
+    if (found && !response.ParseFromString(result.payload)) response.clear_doc();
+    reads_checked_.fetch_add(1);
+    // Writes acknowledged since the read was sent are allowed, so judge against now's attempts.
+    if (Judge(id, acked, entry.attempted.load(), found, response.doc()) != Verdict::kOk) {
+      stale_reads_.fetch_add(1);
+    }
+  }
+}
+
+VerifyingLoad::Verdict VerifyingLoad::Judge(uint64_t id, uint32_t acked, uint32_t attempted,
+                                            bool found, const std::string& doc) const {
+  if (!found) {
+    if (acked == 0) return Verdict::kOk;  // Nothing acknowledged yet.
+    for (uint32_t v = acked; v <= attempted; ++v) {
+      if (IsDelete(id, v)) return Verdict::kOk;
+    }
+    return Verdict::kLost;
+  }
+  const uint32_t version = VersionIn(doc, id);
+  if (version == 0 || version > attempted || IsDelete(id, version) ||
+      doc != DocumentFor(id, version, options_.value_size)) {
+    return Verdict::kWrong;
+  }
+  return version < acked ? Verdict::kLost : Verdict::kOk;
 }
 
 void VerifyingLoad::VerifierLoop() {
@@ -136,43 +249,76 @@ void VerifyingLoad::VerifierLoop() {
   }
 }
 
+bool VerifyingLoad::VerifyNode(rpc::Client& node, VerifyRound* round) {
+  // A node that just came back: its connections come first.
+  if (!node.WaitForPool(1, options_.check_timeout)) return false;
+  uint64_t next = 0;
+  while (next < options_.keys && !stop_.load()) {
+    doc::BatchGetRequest batch;
+    uint64_t min_position = 0;
+    for (; next < options_.keys && static_cast<size_t>(batch.ids_size()) < kCheckBatch; ++next) {
+      if (ledger_[next].attempted.load() == 0) continue;
+      batch.add_ids(next);
+      min_position = std::max(min_position, ledger_[next].acked_position.load());
+    }
+    if (batch.ids_size() == 0) break;
+    // A replica waits until it has applied every acknowledged write of the batch.
+    batch.set_min_position(min_position);
+    const rpc::CallResult result =
+        node.Call("doc.BatchGet", batch.SerializeAsString(), options_.check_timeout);
+    doc::BatchGetResponse response;
+    if (result.status.ok() && !response.ParseFromString(result.payload)) {
+      round->wrong += static_cast<uint64_t>(batch.ids_size());
+      continue;
+    }
+    if (!result.status.ok()) {
+      if (IsOutage(result.status.code())) {
+        OutageSeen();
+        return false;  // Down again: the next round checks everything anyway.
+      }
+      // BEHIND: it has not applied those writes within the bound; anything else: unreadable.
+      const bool behind = result.status.code() == rpc::Code::kBehind;
+      (behind ? round->lost : round->wrong) += static_cast<uint64_t>(batch.ids_size());
+      round->checked += static_cast<uint64_t>(batch.ids_size());
+      continue;
+    }
+    for (const doc::BatchGetResponse::Item& item : response.items()) {
+      ++round->checked;
+      if (item.id() >= options_.keys || !item.error().empty()) {
+        ++round->wrong;  // Corrupted or otherwise unreadable: never acceptable.
+        continue;
+      }
+      const Ledger& entry = ledger_[item.id()];
+      switch (
+          Judge(item.id(), entry.acked.load(), entry.attempted.load(), item.found(), item.doc())) {
+        case Verdict::kOk:
+          break;
+        case Verdict::kLost:
+          ++round->lost;
+          break;
+        case Verdict::kWrong:
+          ++round->wrong;
+          break;
+      }
+    }
+    if (response.items_size() != batch.ids_size()) {
+      round->lost += static_cast<uint64_t>(std::max(0, batch.ids_size() - response.items_size()));
+    }
+  }
+  return !stop_.load();
+}
+
 VerifyRound VerifyingLoad::VerifyAll() {
   pausing_.store(true);
   std::unique_lock pause(pause_);  // Writers wait: versions stand still while we read.
   pausing_.store(false);           // They queue on the lock itself from here on.
   VerifyRound round;
-  for (uint64_t id = 0; id < options_.keys && !stop_.load(); ++id) {
-    const uint32_t acked = ledger_[id].acked.load();
-    const uint32_t attempted = ledger_[id].attempted.load();
-    if (attempted == 0) continue;
-    doc::GetRequest get;
-    get.set_id(id);
-    const rpc::CallResult result = client_->Call("doc.Get", get.SerializeAsString());
-    if (!result.status.ok() && result.status.code() != rpc::Code::kNotFound) {
-      if (IsOutage(result.status.code())) {
-        round.complete = false;  // Down again: the next round checks everything anyway.
-        int64_t expected = 0;
-        outage_since_ns_.compare_exchange_strong(expected, NowNs());
-        break;
-      }
-      ++round.wrong;  // Corrupted or otherwise unreadable: never acceptable.
-      ++round.checked;
-      continue;
+  for (auto& node : nodes_) {
+    if (!VerifyNode(*node, &round)) {
+      round.complete = false;
+      break;
     }
-    ++round.checked;
-    if (result.status.code() == rpc::Code::kNotFound) {
-      if (acked > 0) ++round.lost;
-      continue;
-    }
-    doc::GetResponse response;
-    const uint32_t version =
-        response.ParseFromString(result.payload) ? VersionIn(response.doc(), id) : 0;
-    if (version == 0 || version > attempted ||
-        response.doc() != DocumentFor(id, version, options_.value_size)) {
-      ++round.wrong;
-    } else if (version < acked) {
-      ++round.lost;
-    }
+    ++round.nodes;
   }
   base::MutexLock lock(report_mu_);
   round.round = ++report_.rounds;
@@ -187,6 +333,10 @@ VerifyReport VerifyingLoad::Report() const {
   VerifyReport report = report_;
   report.writes_acked = acked_.load();
   report.writes_failed = failed_.load();
+  report.deletes_acked = deletes_acked_.load();
+  report.reads_checked = reads_checked_.load();
+  report.stale_reads = stale_reads_.load();
+  report.reads_failed = reads_failed_.load();
   return report;
 }
 

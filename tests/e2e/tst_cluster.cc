@@ -137,7 +137,8 @@ class ClusterTest : public QObject {
                      "0.5",
                      "--keys",
                      "5000",
-                     "--json"};
+                     "--json",
+                     "--unreplicated"};  // Three independent nodes: each takes writes.
     for (const auto& n : nodes_)
       args << "--server" << QString::fromStdString(n->service().ToString());
     load->start(RAILYARDCTL, args);
@@ -239,8 +240,9 @@ class ClusterTest : public QObject {
   }
 
   void railyardctlLoadDrivesTheClusterAndReports() {
-    QStringList args{"load",    "--duration-s", "1.5",  "--read-fraction", "0.5", "--distribution",
-                     "zipfian", "--keys",       "1000", "--json"};
+    QStringList args{"load", "--duration-s",   "1.5",           "--read-fraction",
+                     "0.5",  "--distribution", "zipfian",       "--keys",
+                     "1000", "--json",         "--unreplicated"};
     for (const auto& n : nodes_)
       args << "--server" << QString::fromStdString(n->service().ToString());
     QString out;

@@ -276,7 +276,8 @@ class SoakTest : public QObject {
                      "20000",
                      "--progress-ms",
                      "1000",
-                     "--json"};
+                     "--json",
+                     "--unreplicated"};  // Three independent nodes: each takes writes.
     for (const auto& n : nodes_) args << "--server" << n->service_address();
     load->start(RAILYARDCTL, args);
     QVERIFY(load->waitForStarted(5000));

@@ -1,13 +1,17 @@
 // The demo cluster runs real railyard-node processes: they come up on OS-chosen loopback ports,
 // answer over their admin services, serve the load clients, and are gone (with their folder)
-// after Stop. A missing or broken node binary is a clear error that leaves nothing behind.
+// after Stop. The first is the updater and the others its replicas (with a replication token of
+// their own), which the cluster file names; the clients write to the updater only and read from
+// every node. A missing or broken node binary is a clear error that leaves nothing behind.
 #include <signal.h>
+#include <sys/stat.h>
 
 #include <QDir>
 #include <QTest>
 #include <filesystem>
 
 #include "core/cluster/admin_client.h"
+#include "core/cluster/cluster_file.h"
 #include "core/load/demo_cluster.h"
 
 using namespace railyard;
@@ -15,6 +19,20 @@ using namespace railyard;
 namespace {
 
 bool Alive(pid_t pid) { return pid > 0 && ::kill(pid, 0) == 0; }
+
+uint64_t Handled(const admin::Telemetry& t, const std::string& method) {
+  for (const admin::MethodStats& m : t.throughput().methods()) {
+    if (m.method() == method) return m.requests();
+  }
+  return 0;
+}
+
+admin::Telemetry TelemetryOf(const load::DemoNode& n) {
+  cluster::AdminClient admin(n.admin, "demo-operator", "demo-test");
+  admin::Telemetry telemetry;
+  if (admin.Connect(std::chrono::seconds(5)).ok()) admin.Telemetry(&telemetry);
+  return telemetry;
+}
 
 }  // namespace
 
@@ -47,11 +65,69 @@ class DemoClusterTest : public QObject {
     }
     // The load client reaches the nodes.
     QTRY_VERIFY_WITH_TIMEOUT(demo.clients()[0]->Result().ok > 50, 10000);
+    QCOMPARE(demo.nodes()[0].role, std::string("updater"));
+    QCOMPARE(demo.nodes()[1].role, std::string("replica"));
     const load::LoadResult result = demo.Stop();
     QVERIFY2(result.ok > 50, "Stop lost the clients' counts");  // At least what was seen running.
     for (pid_t pid : pids) QVERIFY2(!Alive(pid), "a node outlived Stop");
     QVERIFY(!std::filesystem::exists(root));
     QVERIFY(demo.nodes().empty());
+  }
+
+  void oneUpdaterWithReplicasThatClientsReadFrom() {
+    load::DemoClusterOptions options;  // 3 nodes by default.
+    options.clients = 2;
+    options.keys = 500;  // Few keys, so reads soon find documents written.
+    options.node_binary = RAILYARD_NODE;
+    options.operator_tokens = {"demo-operator"};
+    load::DemoCluster demo;
+    const rpc::Status started = demo.Start(options);
+    QVERIFY2(started.ok(), started.ToString().c_str());
+    QCOMPARE(demo.nodes().size(), size_t{3});
+    const std::string updater = demo.nodes()[0].service.ToString();
+    // The roles, as the nodes themselves report them.
+    for (size_t i = 0; i < demo.nodes().size(); ++i) {
+      const load::DemoNode& n = demo.nodes()[i];
+      QCOMPARE(n.role, std::string(i == 0 ? "updater" : "replica"));
+      const admin::Telemetry t = TelemetryOf(n);
+      QCOMPARE(t.replication().role(), i == 0 ? admin::DOCSTORE_UPDATER : admin::DOCSTORE_REPLICA);
+      if (i > 0) QCOMPARE(t.replication().updater(), updater);
+    }
+    // The replication token is the cluster's own secret: a 0600 file in its folder.
+    struct stat token {};
+    QCOMPARE(::stat((std::filesystem::path(demo.root()) / "replication-token").c_str(), &token), 0);
+    QCOMPARE(token.st_mode & 0777, 0600u);
+    QVERIFY(token.st_size > 16);
+    // The cluster file names every node with its role.
+    config::Cluster file;
+    const rpc::Status loaded = cluster::LoadClusterFile(demo.ClusterFile(), &file);
+    QVERIFY2(loaded.ok(), loaded.ToString().c_str());
+    QCOMPARE(file.node_size(), 3);
+    for (int i = 0; i < file.node_size(); ++i) {
+      const load::DemoNode& n = demo.nodes()[static_cast<size_t>(i)];
+      QCOMPARE(file.node(i).name(), n.name);
+      QCOMPARE(file.node(i).service(), n.service.ToString());
+      QCOMPARE(file.node(i).admin(), n.admin.ToString());
+      QCOMPARE(file.node(i).role(), n.role);
+    }
+    // Writes reach the updater only; every node serves reads, and the replicas' reads find
+    // documents (they follow the updater), so none fails.
+    QTRY_VERIFY_WITH_TIMEOUT(Handled(TelemetryOf(demo.nodes()[0]), "doc.Put") > 50, 10000);
+    for (size_t i = 1; i < demo.nodes().size(); ++i) {
+      QTRY_VERIFY_WITH_TIMEOUT(Handled(TelemetryOf(demo.nodes()[i]), "doc.Get") > 50, 10000);
+      QCOMPARE(Handled(TelemetryOf(demo.nodes()[i]), "doc.Put"), uint64_t{0});
+      const std::string address = demo.nodes()[i].service.ToString();
+      QTRY_VERIFY_WITH_TIMEOUT(demo.clients()[0]->Result().by_node[address].reads > 50, 10000);
+    }
+    QTRY_VERIFY_WITH_TIMEOUT(demo.clients()[0]->Result().reads_with_position > 0, 10000);
+    const load::LoadResult result = demo.Stop();
+    QVERIFY(result.ok > 100);
+    std::string errors;
+    for (const auto& [code, count] : result.errors_by_code) {
+      errors += code + ": " + std::to_string(count) + " ";
+    }
+    QVERIFY2(result.errors == 0, errors.c_str());
+    QVERIFY(result.by_node.count(updater) && result.by_node.at(updater).writes > 0);
   }
 
   void aMissingBinaryIsAClearError() {
