@@ -61,6 +61,11 @@ void Storage(const fs::path& corpus, const fs::path& scratch) {
   for (uint64_t id = 0; id < 40; ++id)
     big.Add(id, EntryKind::kPut, std::string(100, static_cast<char>('a' + id % 26)));
   Save(corpus / "segment_block" / "block-compressed", big.Encode());
+  storage::BlockBuilder deletions;  // A replicated delete: the tombstone bitmap.
+  deletions.Add(7, EntryKind::kPut, "kept");
+  deletions.Add(8, EntryKind::kDelete, {});
+  deletions.Add(9, EntryKind::kPut, "also kept");
+  Save(corpus / "segment_block" / "block-tombstones", deletions.Encode());
 
   storage::Env* env = storage::Env::Default();
   storage::IndexFileWriter index;
