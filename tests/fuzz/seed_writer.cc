@@ -55,16 +55,16 @@ void Frames(const fs::path& dir) {
 void Storage(const fs::path& corpus, const fs::path& scratch) {
   storage::BlockBuilder block;
   for (uint64_t id = 0; id < 3; ++id)
-    block.Add(id, EntryKind::kPut, "document " + std::to_string(id));
+    block.Add(id, storage::EntryKind::kPut, "document " + std::to_string(id));
   Save(corpus / "segment_block" / "block-3-docs", block.Encode());
   storage::BlockBuilder big;
   for (uint64_t id = 0; id < 40; ++id)
-    big.Add(id, EntryKind::kPut, std::string(100, static_cast<char>('a' + id % 26)));
+    big.Add(id, storage::EntryKind::kPut, std::string(100, static_cast<char>('a' + id % 26)));
   Save(corpus / "segment_block" / "block-compressed", big.Encode());
   storage::BlockBuilder deletions;  // A replicated delete: the tombstone bitmap.
-  deletions.Add(7, EntryKind::kPut, "kept");
-  deletions.Add(8, EntryKind::kDelete, {});
-  deletions.Add(9, EntryKind::kPut, "also kept");
+  deletions.Add(7, storage::EntryKind::kPut, "kept");
+  deletions.Add(8, storage::EntryKind::kDelete, {});
+  deletions.Add(9, storage::EntryKind::kPut, "also kept");
   Save(corpus / "segment_block" / "block-tombstones", deletions.Encode());
 
   storage::Env* env = storage::Env::Default();
@@ -95,8 +95,9 @@ void Storage(const fs::path& corpus, const fs::path& scratch) {
     if (storage::WalWriter::Create(env, wal_path.string(), 1, &wal).ok()) {
       for (uint64_t r = 0; r < 3; ++r) {
         std::vector<storage::WalOp> ops(2);
-        ops[0] = {r * 2, storage::EntryKind::kPut, {0, 0, static_cast<uint16_t>(r)}, "doc"};
-        ops[1] = {r * 2 + 1, storage::EntryKind::kDelete, {}, {}};
+        ops[0] = {
+            r * 2, storage::storage::EntryKind::kPut, {0, 0, static_cast<uint16_t>(r)}, "doc"};
+        ops[1] = {r * 2 + 1, storage::storage::EntryKind::kDelete, {}, {}};
         (void)wal.Append(ops);
       }
     }
