@@ -95,9 +95,8 @@ void Storage(const fs::path& corpus, const fs::path& scratch) {
     if (storage::WalWriter::Create(env, wal_path.string(), 1, &wal).ok()) {
       for (uint64_t r = 0; r < 3; ++r) {
         std::vector<storage::WalOp> ops(2);
-        ops[0] = {
-            r * 2, storage::storage::EntryKind::kPut, {0, 0, static_cast<uint16_t>(r)}, "doc"};
-        ops[1] = {r * 2 + 1, storage::storage::EntryKind::kDelete, {}, {}};
+        ops[0] = {r * 2, storage::EntryKind::kPut, {0, 0, static_cast<uint16_t>(r)}, "doc"};
+        ops[1] = {r * 2 + 1, storage::EntryKind::kDelete, {}, {}};
         (void)wal.Append(ops);
       }
     }
