@@ -12,7 +12,7 @@ NodeProcess::NodeProcess(NodeProcessOptions options) : options_(std::move(option
 NodeProcess::~NodeProcess() { Kill(); }
 
 bool NodeProcess::Start(uint16_t port, uint16_t admin_port, QString* error) {
-  const QStringList args = {"--name",
+  QStringList args = {"--name",
                             options_.name,
                             "--data-dir",
                             options_.data_dir,
@@ -28,6 +28,7 @@ bool NodeProcess::Start(uint16_t port, uint16_t admin_port, QString* error) {
                             options_.token_dir + "/operator",
                             "--grace-ms",
                             QString::number(options_.grace_ms)};
+  args += options_.extra_args;
   std::vector<std::string> flags;
   for (const QString& a : args) flags.push_back(a.toStdString());
   process_.reset();
