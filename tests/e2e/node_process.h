@@ -23,7 +23,7 @@ struct NodeProcessOptions {
   QString token_dir;  // Holds the files `viewer` and `operator`, one token each.
   QString log_path;   // The node's stderr (its log) is appended here.
   int memtable_entries = 200;
-  int grace_ms = 2000;  // Lame-duck grace on SIGTERM.
+  int grace_ms = 2000;     // Lame-duck grace on SIGTERM.
   QStringList extra_args;  // Appended to the command line (role, follow, sync, test faults...).
 };
 

@@ -41,7 +41,11 @@ QStringList UpdaterArgs(const QString& dir) {
 }
 
 QStringList ReplicaArgs(const QString& dir, const NodeProcess& updater) {
-  return {"--role", "replica", "--follow", updater.service_address(), "--replication-token-file",
+  return {"--role",
+          "replica",
+          "--follow",
+          updater.service_address(),
+          "--replication-token-file",
           dir + "/replication"};
 }
 

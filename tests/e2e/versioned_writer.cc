@@ -29,7 +29,8 @@ std::optional<uint64_t> VersionOf(uint64_t id, const std::string& doc) {
 std::string VersionedDoc(uint64_t id, uint64_t version, size_t size) {
   std::string doc = "id=" + std::to_string(id) + " v=" + std::to_string(version) + " ";
   // Padding that depends on both, so a torn or misplaced copy cannot pass for this one.
-  for (size_t i = 0; doc.size() < size; ++i) doc.push_back(static_cast<char>('a' + (id + version + i) % 26));
+  for (size_t i = 0; doc.size() < size; ++i)
+    doc.push_back(static_cast<char>('a' + (id + version + i) % 26));
   return doc;
 }
 
@@ -53,7 +54,8 @@ void VersionedWriter::Stop() {
 void VersionedWriter::Pause() {
   std::unique_lock lock(mu_);
   pause_requested_ = true;
-  paused_cv_.wait_for(lock, std::chrono::seconds(10), [this] { return paused_ || !thread_.joinable(); });
+  paused_cv_.wait_for(lock, std::chrono::seconds(10),
+                      [this] { return paused_ || !thread_.joinable(); });
 }
 
 void VersionedWriter::Resume() {
@@ -125,10 +127,9 @@ std::string VersionedWriter::CheckRead(uint64_t id, const std::optional<Change>&
   std::lock_guard lock(mu_);
   const auto history = issued_.find(id);
   const std::string key = "key " + std::to_string(id);
-  const std::string acked =
-      before ? std::string(before->deleted ? "a delete" : "a put") + " of version " +
-                   std::to_string(before->version)
-             : std::string("nothing");
+  const std::string acked = before ? std::string(before->deleted ? "a delete" : "a put") +
+                                         " of version " + std::to_string(before->version)
+                                   : std::string("nothing");
   if (!doc) {
     if (!before || before->deleted) return {};
     // NOT_FOUND after an acknowledged put is fine only if a newer delete was issued since.
@@ -212,9 +213,9 @@ void ReadAndCheck(rpc::Client& client, const VersionedWriter& writer, bool with_
     }
     if (std::string why = writer.CheckRead(id, before, doc); !why.empty()) {
       ++tally->violations;
-      note(why + (request.min_position() ? " (min_position " +
-                                               std::to_string(request.min_position()) + ")"
-                                         : std::string()));
+      note(why + (request.min_position()
+                      ? " (min_position " + std::to_string(request.min_position()) + ")"
+                      : std::string()));
     }
   }
 }

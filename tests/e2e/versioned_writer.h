@@ -81,9 +81,9 @@ class VersionedWriter {
   bool pause_requested_ = false;
   bool paused_ = false;
   uint64_t next_version_ = 1;
-  std::map<uint64_t, std::vector<Issued>> issued_;   // By key, in order.
-  std::map<uint64_t, Change> last_acknowledged_;     // By key.
-  std::map<uint64_t, bool> last_failed_;             // By key: the last change issued failed.
+  std::map<uint64_t, std::vector<Issued>> issued_;  // By key, in order.
+  std::map<uint64_t, Change> last_acknowledged_;    // By key.
+  std::map<uint64_t, bool> last_failed_;            // By key: the last change issued failed.
 };
 
 // What a reader saw.
