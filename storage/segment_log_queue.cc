@@ -7,6 +7,23 @@
 
 namespace railyard::storage {
 
+namespace {
+
+// Whether a block begins at `offset` of a segment, by walking its block headers from the start:
+// tells a damaged block's magic from a position that is no block's (a diverged follower). Only
+// on that error path, so its cost does not matter.
+bool IsBlockStart(const char* data, uint64_t size, uint64_t offset) {
+  uint64_t at = 0;
+  while (at < offset) {
+    BlockHeader header;
+    if (!ParseBlockHeader(data + at, static_cast<size_t>(size - at), &header).ok()) return false;
+    at += header.total_bytes();
+  }
+  return at == offset;
+}
+
+}  // namespace
+
 uint64_t SegmentLog::QueuePositionOf(LogPosition position) const {
   ReaderLock lock(&mu_);
   const auto it = segment_start_.find(position.segment);
@@ -52,7 +69,8 @@ Status SegmentLog::ReadBlocks(LogPosition from, size_t max_bytes, QueueChunk* ch
     const size_t available = static_cast<size_t>(visible - offset);
     BlockHeader header;
     if (!ParseBlockHeader(block, available, &header).ok() && offset == from.offset &&
-        chunk->blocks.empty() && offset > 0 && std::string_view(block, 4) != "RYSB") {
+        chunk->blocks.empty() && offset > 0 && std::string_view(block, 4) != "RYSB" &&
+        !IsBlockStart(mapping->data, visible, offset)) {
       return Status::InvalidArgument("no block begins at offset " + std::to_string(offset) +
                                      " of " + mapping->path);
     }
