@@ -9,6 +9,7 @@
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cstring>
 #include <random>
 
 #include "storage/docstore.h"
@@ -55,6 +56,19 @@ std::string SeedDoc(uint64_t id) {
       doc.push_back("0123456789abcdef"[z & 15]);
   }
   return doc;
+}
+
+// The offset of the first block that begins at or after `offset` in a segment file (block headers:
+// docs/formats.md, the stored payload's length at bytes 12..15); -1 if none.
+qint64 BlockStartAfter(const QByteArray& segment, qint64 offset) {
+  constexpr qint64 kHeaderBytes = 24;
+  qint64 at = 0;
+  while (at < offset && at + kHeaderBytes <= segment.size()) {
+    uint32_t stored = 0;
+    std::memcpy(&stored, segment.constData() + at + 12, 4);  // Little-endian, as the host.
+    at += kHeaderBytes + stored;
+  }
+  return at < segment.size() ? at : -1;
 }
 
 // Spread 64-bit ids, as the seed's are.
@@ -184,6 +198,11 @@ class ReplicationRecoveryTest : public QObject {
     QVERIFY2(differs.isEmpty(), qPrintable(differs));
   }
 
+  void damagedBlockInTheUpdatersSegmentStopsReplicationThere_data() {
+    QTest::addColumn<bool>("in_header");
+    QTest::newRow("payload") << false;
+    QTest::newRow("block magic") << true;
+  }
   void damagedBlockInTheUpdatersSegmentStopsReplicationThere() {
     NodeProcess* updater = Start("updater", UpdaterArgs(Dir()));
     QVERIFY(updater);
@@ -200,9 +219,12 @@ class ReplicationRecoveryTest : public QObject {
     QCOMPARE(exit_code, 0);
     QFile segment(DataDirOf(Dir(), "updater") + "/segment-000001.seg");
     QVERIFY(segment.open(QIODevice::ReadWrite));
-    // Inside a block's payload (blocks of equal documents are of equal size, so the exact middle
-    // may be where one begins).
-    const qint64 damaged_at = segment.size() / 2 + 100;
+    // In a block's payload, or the first byte of a block's magic (then the updater must tell a
+    // damaged block from a follower's position where no block begins).
+    QFETCH(bool, in_header);
+    const qint64 damaged_at = in_header ? BlockStartAfter(segment.readAll(), segment.size() / 2)
+                                        : segment.size() / 2 + 100;
+    QVERIFY(damaged_at > 0 && damaged_at < segment.size());
     QVERIFY(segment.seek(damaged_at));
     char byte = 0;
     QVERIFY(segment.getChar(&byte));
