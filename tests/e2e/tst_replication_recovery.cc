@@ -2,9 +2,8 @@
 // SIGKILLed under load and restarted on its data, a byte flipped in transit, a damaged block in the
 // updater's own segment, and an empty replica joining a large store.
 //
-// Sizes come from the environment: RAILYARD_REPLICA_KILL_ROUNDS (default 3; the slow variant,
-// tst_e2e_replication_recovery_full, runs 10) and RAILYARD_JOIN_DOCS (default 1000000);
-// RAILYARD_REPLICATION_SEED repeats a failing run.
+// Sizes from the environment: RAILYARD_REPLICA_KILL_ROUNDS (default 10), RAILYARD_JOIN_DOCS
+// (default 1000000); RAILYARD_REPLICATION_SEED repeats a failing run.
 #include <QElapsedTimer>
 #include <QFile>
 #include <QTemporaryDir>
@@ -114,7 +113,7 @@ class ReplicationRecoveryTest : public QObject {
   }
 
   void replicaKilledUnderLoadResumesIdenticalToTheUpdater() {
-    const int rounds = FromEnvironment("RAILYARD_REPLICA_KILL_ROUNDS", 3);
+    const int rounds = FromEnvironment("RAILYARD_REPLICA_KILL_ROUNDS", 10);
     std::mt19937_64 rng(seed_);
     // A small in-memory index: both nodes flush (and compact) along the way.
     NodeProcess* updater = Start("updater", UpdaterArgs(Dir()), 64);
