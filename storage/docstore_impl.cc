@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <limits>
 
 #include "storage/filenames.h"
 #include "storage/index_merge.h"
@@ -145,7 +146,7 @@ Status DocStoreImpl::LoadState() {
   UpdateSizeRule(*set);
   {
     WriterLock mem(&mem_mu_);
-    mem_ = std::make_unique<MemTable>(options_.memtable_entries);
+    mem_ = std::make_unique<MemTable>(MemTableCapacity());
   }
   MutexLock lock(&set_mu_);
   set_ = std::move(set);
@@ -222,7 +223,7 @@ Status DocStoreImpl::FlushDuringReplay() {
   {
     WriterLock mem(&mem_mu_);
     table = std::move(mem_);
-    mem_ = std::make_unique<MemTable>(options_.memtable_entries);
+    mem_ = std::make_unique<MemTable>(MemTableCapacity());
   }
   return FlushFrozen({std::move(table), segments_.end(), WalStart()});
 }
@@ -334,10 +335,10 @@ void DocStoreImpl::IndexOps(std::span<const WalOp> ops) {
 }
 
 Status DocStoreImpl::MakeRoom(size_t count) {
-  if (count > options_.memtable_entries) {
+  if (count > MemTableCapacity()) {
     return Status::InvalidArgument("a batch of " + std::to_string(count) +
                                    " writes exceeds the in-memory index (" +
-                                   std::to_string(options_.memtable_entries) + " entries)");
+                                   std::to_string(MemTableCapacity()) + " entries)");
   }
   while (!MemHasRoom(count)) {
     MutexLock bg(&bg_mu_);
@@ -409,7 +410,15 @@ Status DocStoreImpl::SyncFailure() {
 
 bool DocStoreImpl::MemHasRoom(size_t count) const {
   ReaderLock mem(&mem_mu_);
-  return mem_->size() + count <= mem_->capacity();
+  // A group larger than memtable_entries (a replica's big block) goes into an empty one.
+  return mem_->size() + count <= options_.memtable_entries ||
+         (mem_->size() == 0 && count <= mem_->capacity());
+}
+
+size_t DocStoreImpl::MemTableCapacity() const {
+  const size_t block_entries = std::numeric_limits<uint16_t>::max();
+  return options_.replica ? std::max(options_.memtable_entries, block_entries)
+                          : options_.memtable_entries;
 }
 
 size_t DocStoreImpl::MemEntries() const {
@@ -434,7 +443,7 @@ Status DocStoreImpl::Freeze() {
     WriterLock mem(&mem_mu_);
     frozen_table_ = std::shared_ptr<const MemTable>(std::move(mem_));
     frozen = frozen_table_;
-    mem_ = std::make_unique<MemTable>(options_.memtable_entries);
+    mem_ = std::make_unique<MemTable>(MemTableCapacity());
   }
   {
     MutexLock bg(&bg_mu_);
@@ -749,7 +758,7 @@ Stats DocStoreImpl::GetStats() {
   {
     ReaderLock mem(&mem_mu_);
     stats.memtable_entries = mem_->size();
-    stats.memtable_capacity = mem_->capacity();
+    stats.memtable_capacity = options_.memtable_entries;
   }
   stats.bloom_pages = pager_.PageStats();
   stats.bloom_budget_bytes = pager_.budget_bytes();

@@ -108,6 +108,9 @@ class DocStoreImpl final : public DocStore {
   Status SyncFailure() EXCLUDES(wal_sync_mu_);  // Ok until a log fsync has failed.
   // True if the memtable has room for `count` more entries.
   bool MemHasRoom(size_t count) const EXCLUDES(mem_mu_);
+  // The in-memory index's size: memtable_entries, but on a replica never less than one whole
+  // block (up to 65535 entries), which it must index at once however small memtable_entries is.
+  size_t MemTableCapacity() const;
   size_t MemEntries() const EXCLUDES(mem_mu_);
   uint64_t WalStart() EXCLUDES(change_mu_);
   // The background thread has nothing to wait for: no flush pending, stopping, or failed.

@@ -12,22 +12,23 @@ NodeProcess::NodeProcess(NodeProcessOptions options) : options_(std::move(option
 NodeProcess::~NodeProcess() { Kill(); }
 
 bool NodeProcess::Start(uint16_t port, uint16_t admin_port, QString* error) {
-  const QStringList args = {"--name",
-                            options_.name,
-                            "--data-dir",
-                            options_.data_dir,
-                            "--listen",
-                            QString("127.0.0.1:%1").arg(port),
-                            "--admin-listen",
-                            QString("127.0.0.1:%1").arg(admin_port),
-                            "--memtable-entries",
-                            QString::number(options_.memtable_entries),
-                            "--viewer-token-file",
-                            options_.token_dir + "/viewer",
-                            "--operator-token-file",
-                            options_.token_dir + "/operator",
-                            "--grace-ms",
-                            QString::number(options_.grace_ms)};
+  QStringList args = {"--name",
+                      options_.name,
+                      "--data-dir",
+                      options_.data_dir,
+                      "--listen",
+                      QString("127.0.0.1:%1").arg(port),
+                      "--admin-listen",
+                      QString("127.0.0.1:%1").arg(admin_port),
+                      "--memtable-entries",
+                      QString::number(options_.memtable_entries),
+                      "--viewer-token-file",
+                      options_.token_dir + "/viewer",
+                      "--operator-token-file",
+                      options_.token_dir + "/operator",
+                      "--grace-ms",
+                      QString::number(options_.grace_ms)};
+  args += options_.extra_args;
   std::vector<std::string> flags;
   for (const QString& a : args) flags.push_back(a.toStdString());
   process_.reset();

@@ -24,6 +24,8 @@ struct NodeProcessOptions {
   QString log_path;   // The node's stderr (its log) is appended here.
   int memtable_entries = 200;
   int grace_ms = 2000;  // Lame-duck grace on SIGTERM.
+  // Appended to the command line: role, follow, sync, test faults...
+  QStringList extra_args = {};
 };
 
 // Runs `railyardctl` with `args` and waits up to 30 s; returns its exit code (-1 if it had to be
