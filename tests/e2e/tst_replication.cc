@@ -254,7 +254,7 @@ class ReplicationTest : public QObject {
                      "replica", "--follow", updater->service_address(), "--replication-token-file",
                      Dir() + "/empty"},
                     &output) > 0);
-    QVERIFY2(output.contains("needs the token"), qPrintable(output));
+    QVERIFY2(output.contains("needs a credential"), qPrintable(output));
     // ...and a follower that asks without one is refused, saying so.
     const std::unique_ptr<rpc::Client> to_updater = ConnectTo(*updater);
     QVERIFY(to_updater);
