@@ -42,7 +42,9 @@ ReplicaFollower::ReplicaFollower(FollowerOptions options, storage::DocStore& sto
   rpc::ClientOptions client;
   if (auto endpoint = rpc::ParseEndpoint(options_.updater)) client.servers.push_back(*endpoint);
   client.pool_size = 2;
-  client.max_retries = 0;  // The follower's own loop retries, and logs why.
+  // One retry on the other pooled connection rides out a connection the pool just replaced; the
+  // follower's own loop retries beyond that, and logs why.
+  client.max_retries = 1;
   client.client_name = options_.name + " (replica)";
   client.tls = options_.tls;
   client.retry_budget.reset();
