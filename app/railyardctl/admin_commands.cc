@@ -6,6 +6,7 @@
 #include <cstdlib>
 
 #include "core/cluster/admin_client.h"
+#include "core/cluster/replication_names.h"
 
 namespace railyard::ctl {
 
@@ -54,18 +55,12 @@ const char* RoleName(const admin::Telemetry& t) {
 // A replica's following state; "-" for an updater.
 std::string ReplicaStateName(const admin::Replication& r) {
   if (r.role() != admin::DOCSTORE_REPLICA) return "-";
-  switch (r.state()) {
-    case admin::REPLICA_CATCHING_UP:
-      return "catching-up(" + std::to_string(static_cast<int>(r.catch_up_progress() * 100)) + "%)";
-    case admin::REPLICA_TAILING:
-      return "tailing";
-    case admin::REPLICA_DISCONNECTED:
-      return "disconnected";
-    case admin::REPLICA_STOPPED:
-      return "stopped";
-    default:
-      return "unknown";
+  std::string name(cluster::ReplicaStateName(r.state()));
+  std::replace(name.begin(), name.end(), ' ', '-');  // One word per column.
+  if (r.state() == admin::REPLICA_CATCHING_UP) {
+    name += "(" + std::to_string(static_cast<int>(r.catch_up_progress() * 100)) + "%)";
   }
+  return name;
 }
 
 // A replica's lag in documents and seconds; "-" for an updater.

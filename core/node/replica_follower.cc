@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/cluster/replication_names.h"
 #include "core/node/replication_source.h"
 #include "core/node/telemetry.h"
 #include "railyard/replication.pb.h"
@@ -13,21 +14,6 @@ namespace railyard::node {
 using Clock = std::chrono::steady_clock;
 
 namespace {
-
-std::string_view StateName(admin::ReplicaState state) {
-  switch (state) {
-    case admin::REPLICA_CATCHING_UP:
-      return "catching up";
-    case admin::REPLICA_TAILING:
-      return "tailing";
-    case admin::REPLICA_DISCONNECTED:
-      return "disconnected";
-    case admin::REPLICA_STOPPED:
-      return "stopped";
-    default:
-      return "unknown";
-  }
-}
 
 // Runtime failures (the updater down, unreachable, draining) pass on their own; the others need
 // someone to act (a token, a damaged block, a diverged replica) and are retried slowly.
@@ -108,7 +94,7 @@ std::chrono::milliseconds ReplicaFollower::FetchOnce() {
     base::MutexLock lock(mu_);
     state_now = state_;
   }
-  request.set_state(std::string(StateName(state_now)));
+  request.set_state(std::string(cluster::ReplicaStateName(state_now)));
   rpc::CallResult result = client_->Call("repl.Fetch", request.SerializeAsString(),
                                          options_.wait + std::chrono::seconds(5));
   if (stop_.load()) return std::chrono::milliseconds(0);
@@ -144,7 +130,7 @@ std::chrono::milliseconds ReplicaFollower::FetchOnce() {
   if (next != state_) {
     if (next == admin::REPLICA_CATCHING_UP) catch_up_from_ = store_.AppliedPosition();
     spdlog::info("{}: replica of {}: {} at queue position {} (updater's head {})", options_.name,
-                 options_.updater, StateName(next), store_.AppliedPosition(),
+                 options_.updater, cluster::ReplicaStateName(next), store_.AppliedPosition(),
                  response.head_position());
     state_ = next;
   }
@@ -182,7 +168,7 @@ std::chrono::milliseconds ReplicaFollower::OnFailure(admin::ReplicaState state,
   if (state != state_ || error != last_error_) {
     const auto level = state == admin::REPLICA_STOPPED ? spdlog::level::err : spdlog::level::warn;
     spdlog::log(level, "{}: replica of {}: {}: {}", options_.name, options_.updater,
-                StateName(state), error);
+                cluster::ReplicaStateName(state), error);
   }
   state_ = state;
   last_error_ = error;

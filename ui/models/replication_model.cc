@@ -3,34 +3,19 @@
 #include <QLocale>
 #include <QStringList>
 
+#include "core/cluster/replication_names.h"
 #include "ui/models/palette.h"
 
 namespace railyard::ui {
 
 QString ReplicaStateName(admin::ReplicaState state) {
-  switch (state) {
-    case admin::REPLICA_CATCHING_UP:
-      return QStringLiteral("catching up");
-    case admin::REPLICA_TAILING:
-      return QStringLiteral("tailing");
-    case admin::REPLICA_DISCONNECTED:
-      return QStringLiteral("disconnected");
-    case admin::REPLICA_STOPPED:
-      return QStringLiteral("stopped");
-    default:
-      return QStringLiteral("?");
-  }
+  if (state == admin::REPLICA_STATE_UNSPECIFIED) return QStringLiteral("?");
+  return QString::fromUtf8(cluster::ReplicaStateName(state));
 }
 
 QString DocstoreRoleName(admin::DocstoreRole role) {
-  switch (role) {
-    case admin::DOCSTORE_UPDATER:
-      return QStringLiteral("updater");
-    case admin::DOCSTORE_REPLICA:
-      return QStringLiteral("replica");
-    default:
-      return {};
-  }
+  if (role == admin::DOCSTORE_ROLE_UNSPECIFIED) return {};
+  return QString::fromUtf8(cluster::DocstoreRoleName(role));
 }
 
 namespace {

@@ -3,6 +3,7 @@
 #include <QColor>
 
 class QCustomPlot;
+class QCPRange;
 
 namespace railyard::ui {
 
@@ -11,5 +12,7 @@ namespace railyard::ui {
 void StylePlot(QCustomPlot* plot);
 // The n-th series colour; distinct for the first ten, then repeating.
 QColor SeriesColor(int n);
+// The range of every graph's values within the plot's current x range; false if none has any.
+bool VisibleValueRange(QCustomPlot* plot, QCPRange* range);
 
 }  // namespace railyard::ui

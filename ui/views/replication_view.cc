@@ -237,19 +237,8 @@ void ReplicationView::ApplyRange() {
   }
   const qint64 begin = std::max(end - kWindowMs, std::min(oldest, end - kMinWindowMs));
   plot_->xAxis->setRange(double(begin) / 1000.0, double(end) / 1000.0);
-  bool found = false;
   QCPRange values;
-  for (int g = 0; g < plot_->graphCount(); ++g) {
-    bool ok = false;
-    const QCPRange r = plot_->graph(g)->getValueRange(ok, QCP::sdBoth, plot_->xAxis->range());
-    if (!ok) continue;
-    if (found) {
-      values.expand(r);
-    } else {
-      values = r;
-      found = true;
-    }
-  }
+  const bool found = VisibleValueRange(plot_, &values);
   // From zero, with headroom, so a replica at lag 0 sits on the axis rather than in the middle.
   plot_->yAxis->setRange(0, found ? std::max(values.upper * 1.1, 1.0) : 1.0);
   plot_->replot(QCustomPlot::rpQueuedReplot);

@@ -205,19 +205,8 @@ void ThroughputView::ApplyRange() {
     applying_range_ = false;
   }
   for (QCustomPlot* plot : plots_) {
-    bool found = false;
     QCPRange values;
-    for (int g = 0; g < plot->graphCount(); ++g) {
-      bool ok = false;
-      const QCPRange r = plot->graph(g)->getValueRange(ok, QCP::sdBoth, plot->xAxis->range());
-      if (!ok) continue;
-      if (found) {
-        values.expand(r);
-      } else {
-        values = r;
-        found = true;
-      }
-    }
+    const bool found = VisibleValueRange(plot, &values);
     // From zero, with headroom, so a flat line is not drawn as noise.
     const double top = found ? std::max(values.upper * 1.1, 1e-3) : 1.0;
     plot->yAxis->setRange(0, top);

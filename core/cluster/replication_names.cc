@@ -1,0 +1,31 @@
+#include "core/cluster/replication_names.h"
+
+namespace railyard::cluster {
+
+std::string_view ReplicaStateName(admin::ReplicaState state) {
+  switch (state) {
+    case admin::REPLICA_CATCHING_UP:
+      return "catching up";
+    case admin::REPLICA_TAILING:
+      return "tailing";
+    case admin::REPLICA_DISCONNECTED:
+      return "disconnected";
+    case admin::REPLICA_STOPPED:
+      return "stopped";
+    default:
+      return "unknown";
+  }
+}
+
+std::string_view DocstoreRoleName(admin::DocstoreRole role) {
+  switch (role) {
+    case admin::DOCSTORE_UPDATER:
+      return "updater";
+    case admin::DOCSTORE_REPLICA:
+      return "replica";
+    default:
+      return "-";
+  }
+}
+
+}  // namespace railyard::cluster

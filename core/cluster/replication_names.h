@@ -1,0 +1,17 @@
+#pragma once
+
+// The words railyardctl, the console and the node's logs use for replication states and roles,
+// in one place so they agree.
+
+#include <string_view>
+
+#include "railyard/admin.pb.h"
+
+namespace railyard::cluster {
+
+// "catching up", "tailing", "disconnected", "stopped"; "unknown" otherwise.
+std::string_view ReplicaStateName(admin::ReplicaState state);
+// "updater", "replica"; "-" when the node reports no store role.
+std::string_view DocstoreRoleName(admin::DocstoreRole role);
+
+}  // namespace railyard::cluster
