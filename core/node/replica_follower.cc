@@ -101,10 +101,16 @@ std::chrono::milliseconds ReplicaFollower::FetchOnce() {
   if (!result.status.ok()) {
     const rpc::Code code = result.status.code();
     const bool damaged = code == rpc::Code::kCorrupted;
+    std::string error = result.status.ToString();
+    // Not connected at all: why the last connection failed (refused, a TLS handshake...) is the
+    // reason an operator needs.
+    if (const std::string why = client_->Snapshot().last_connect_failure;
+        !result.server && !why.empty()) {
+      error += " (" + why + ")";
+    }
     return OnFailure(
         IsTransient(code) ? admin::REPLICA_DISCONNECTED : admin::REPLICA_STOPPED,
-        (damaged ? "replication stopped at a damaged block of the updater's queue: " : "") +
-            result.status.ToString());
+        (damaged ? "replication stopped at a damaged block of the updater's queue: " : "") + error);
   }
   repl::FetchResponse response;
   if (!response.ParseFromString(result.payload)) {

@@ -5,6 +5,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include <optional>
 #include <random>
 #include <thread>
 
@@ -12,6 +13,7 @@
 #include "railyard/replication.pb.h"
 #include "tests/e2e/replication_support.h"
 #include "tests/e2e/versioned_writer.h"
+#include "tests/rpc/tls_test_certs.h"
 
 using namespace railyard;
 using namespace railyard::e2e;
@@ -274,6 +276,55 @@ class ReplicationTest : public QObject {
     // The good replica follows on, never refused.
     QVERIFY(WaitFor([&] { return ReplicationOf(*replica).state() == admin::REPLICA_TAILING; }));
     QVERIFY(!ReadText(LogOf(Dir(), "updater")).contains("refused follower 'replica'"));
+  }
+
+  void followerAuthenticatedByItsClientCertificate() {
+    // The updater's docservice listener requires client certificates and it has no replication
+    // token: the certificate is the follower's credential.
+    const rpc::testing::TlsTestFiles tls = rpc::testing::MakeTlsTestFiles(Dir().toStdString());
+    const auto q = [](const std::string& s) { return QString::fromStdString(s); };
+    NodeProcess* updater = Start("updater", {"--tls-cert", q(tls.server_cert), "--tls-key",
+                                             q(tls.server_key), "--tls-client-ca", q(tls.ca_cert)});
+    QVERIFY(updater);
+    NodeProcess* replica =
+        Start("replica", {"--role", "replica", "--follow", updater->service_address(),
+                          "--follow-tls-ca", q(tls.ca_cert), "--follow-tls-cert",
+                          q(tls.client_cert), "--follow-tls-key", q(tls.client_key)});
+    QVERIFY(replica);
+    // A certificate the updater's CA did not sign: the handshake fails, and the replica says why.
+    NodeProcess* stranger = Start(
+        "stranger", {"--role", "replica", "--follow", updater->service_address(), "--follow-tls-ca",
+                     q(tls.ca_cert), "--follow-tls-cert", q(tls.stranger_client_cert),
+                     "--follow-tls-key", q(tls.stranger_client_key)});
+    QVERIFY(stranger);
+
+    rpc::ClientOptions options;
+    options.servers = {updater->service()};
+    options.pool_size = 2;
+    rpc::TlsClientOptions client_tls;
+    client_tls.ca_file = tls.ca_cert;
+    client_tls.cert_file = tls.client_cert;
+    client_tls.key_file = tls.client_key;
+    options.tls = client_tls;
+    rpc::Client writer(options);
+    QVERIFY(writer.Start().ok());
+    QVERIFY(writer.WaitForPool(1, std::chrono::seconds(5)));
+    uint64_t position = 0;
+    QVERIFY(Put(writer, 7, "over tls", &position).ok());
+    QCOMPARE(WaitCaughtUp(*updater, {replica}, position), QString());
+    const std::unique_ptr<rpc::Client> reader = ConnectTo(*replica);
+    QVERIFY(reader);
+    std::optional<std::string> doc;
+    QVERIFY(Get(*reader, 7, position, &doc).status.ok());
+    QCOMPARE(doc.value_or(""), std::string("over tls"));
+
+    QVERIFY(WaitFor([&] { return !ReplicationOf(*stranger).last_error().empty(); }));
+    const admin::Replication refused = ReplicationOf(*stranger);
+    QVERIFY(refused.state() != admin::REPLICA_TAILING);
+    QVERIFY2(refused.last_error().find("handshake") != std::string::npos &&
+                 refused.last_error().find("unknown ca") != std::string::npos,
+             refused.last_error().c_str());
+    QCOMPARE(refused.applied_position(), uint64_t{0});
   }
 
   void cacheNeverHidesAnAcknowledgedOverwriteOrDelete() {
