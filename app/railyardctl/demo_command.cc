@@ -32,8 +32,8 @@ std::string NodeRow(const load::DemoCluster& demo, const DemoNodeView& v) {
   const admin::Telemetry& t = *v.telemetry;
   std::string slots;
   for (const admin::SlotEntry& slot : t.slots()) {
-    slots += std::to_string(slot.slot()) + ":" + demo.ClientLabel(slot.client_id()) +
-             (slot.busy() ? "* " : " ");
+    slots += std::to_string(slot.slot()) + ":" +
+             demo.ClientLabel(slot.client_id(), slot.client_name()) + (slot.busy() ? "* " : " ");
   }
   // A replica's lag behind the updater, in documents and seconds.
   const admin::Replication& r = t.replication();
@@ -66,7 +66,8 @@ void PrintTables(const load::DemoCluster& demo, cluster::TelemetryPoller& poller
       "(writes to the updater, reads over every node), %.0f s (Ctrl-C to stop)\n\n",
       nodes.size(), nodes.size() - 1, clients.size(), elapsed_s);
   std::printf("%-7s %-8s %-9s %-21s %8s %7s %9s %12s  %s\n", "node", "role", "state", "admin",
-              "req/s", "indexes", "memtable", "lag(docs/s)", "slots (slot:client, * busy)");
+              "req/s", "indexes", "memtable", "lag(docs/s)",
+              "slots (slot:client or following node, * busy)");
   for (size_t i = 0; i < rows.size(); ++i) {
     std::fputs(rows[i].empty() ? (nodes[i].name + " (retrying)\n").c_str() : rows[i].c_str(),
                stdout);

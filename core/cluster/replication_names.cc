@@ -28,4 +28,6 @@ std::string_view DocstoreRoleName(admin::DocstoreRole role) {
   }
 }
 
+std::string FollowerClientName(std::string_view node) { return std::string(node) + " (replica)"; }
+
 }  // namespace railyard::cluster

@@ -3,6 +3,7 @@
 // The words railyardctl, the console and the node's logs use for replication states and roles,
 // in one place so they agree.
 
+#include <string>
 #include <string_view>
 
 #include "railyard/admin.pb.h"
@@ -13,5 +14,8 @@ namespace railyard::cluster {
 std::string_view ReplicaStateName(admin::ReplicaState state);
 // "updater", "replica"; "-" when the node reports no store role.
 std::string_view DocstoreRoleName(admin::DocstoreRole role);
+// The client name a replica's follower gives the updater ("node1 (replica)"), so slot tables can
+// tell follower connections from clients'.
+std::string FollowerClientName(std::string_view node);
 
 }  // namespace railyard::cluster

@@ -9,6 +9,8 @@
 #include <random>
 #include <system_error>
 
+#include "core/cluster/replication_names.h"
+
 namespace railyard::load {
 
 namespace fs = std::filesystem;
@@ -193,9 +195,12 @@ std::vector<rpc::Endpoint> DemoCluster::AdminEndpoints() const {
   return endpoints;
 }
 
-std::string DemoCluster::ClientLabel(uint64_t client_id) const {
+std::string DemoCluster::ClientLabel(uint64_t client_id, std::string_view client_name) const {
   for (size_t i = 0; i < clients_.size(); ++i) {
     if (clients_[i]->client().client_id() == client_id) return "c" + std::to_string(i);
+  }
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (client_name == cluster::FollowerClientName(nodes_[i].name)) return "n" + std::to_string(i);
   }
   return "?";  // Someone else's connection, e.g. railyardctl.
 }

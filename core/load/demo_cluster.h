@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "core/load/load_generator.h"
@@ -65,8 +66,9 @@ class DemoCluster {
   const std::vector<DemoNode>& nodes() const { return nodes_; }
   const std::vector<std::unique_ptr<LoadGenerator>>& clients() const { return clients_; }
   std::vector<rpc::Endpoint> AdminEndpoints() const;
-  // "c<i>" for a load client of this cluster, "?" for anyone else's connection.
-  std::string ClientLabel(uint64_t client_id) const;
+  // "c<i>" for a load client of this cluster, "n<i>" for node i's replica following the updater
+  // (known by its client name), "?" for anyone else's connection.
+  std::string ClientLabel(uint64_t client_id, std::string_view client_name = {}) const;
   // The folder holding the nodes' configs, data and logs.
   const std::string& root() const { return root_; }
   // The cluster file in root() (for railyardctl --cluster and the console).

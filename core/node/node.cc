@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "core/cluster/replication_names.h"
 #include "core/node/doc_service.h"
 #include "core/node/telemetry.h"
 
@@ -116,7 +117,7 @@ admin::Telemetry Node::Snapshot() {
   if (source_) source_->FillTelemetry(t.mutable_replication());
   if (follower_) {
     follower_->FillTelemetry(t.mutable_replication());
-    FillPool(follower_->pool(), options_.name + " (replica)", "", t.add_pools());
+    FillPool(follower_->pool(), cluster::FollowerClientName(options_.name), "", t.add_pools());
     t.set_role(admin::ROLE_BOTH);
   }
   return t;

@@ -31,7 +31,7 @@ ReplicaFollower::ReplicaFollower(FollowerOptions options, storage::DocStore& sto
   // One retry on the other pooled connection rides out a connection the pool just replaced; the
   // follower's own loop retries beyond that, and logs why.
   client.max_retries = 1;
-  client.client_name = options_.name + " (replica)";
+  client.client_name = cluster::FollowerClientName(options_.name);
   client.tls = options_.tls;
   client.retry_budget.reset();
   client_ = std::make_unique<rpc::Client>(std::move(client));
