@@ -126,8 +126,14 @@ Status RecordingReader::Open(const std::string& path, std::unique_ptr<RecordingR
   if (!std::filesystem::exists(path, ec)) {
     return Status::NotFound(path + ": no such recording file");
   }
+  // A writer keeps a -wal beside the file while it is open, and its last close checkpoints and
+  // deletes it. Without one, nobody is writing: open immutable, which takes no locks and creates
+  // no -wal/-shm files (a read-only connection in WAL mode would create both and leave them). With
+  // one (a writer at work, or one that crashed), share the WAL to follow the writer or recover.
+  const bool being_written = std::filesystem::exists(path + "-wal", ec);
   auto rep = std::make_unique<Rep>();
-  if (Status status = rep->db.Open(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX);
+  if (Status status = rep->db.Open(path, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX,
+                                   being_written ? "" : "mode=ro&immutable=1");
       !status.ok()) {
     return Status::IOError("cannot open the recording: " + status.message());
   }

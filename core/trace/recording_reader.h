@@ -22,10 +22,12 @@ class WorkloadCursor;
 //
 // Thread safety: a reader and its cursors are used by one thread at a time; open one reader per
 // thread. Any number of readers may be open on a file, also while a RecordingWriter appends to
-// it.
+// it (when the writer was there before the reader: see Open).
 class RecordingReader {
  public:
-  // Opens the recording at `path` read-only. Errors: NotFound if there is no such file;
+  // Opens the recording at `path` read-only. A file with no "-wal" beside it is not being
+  // written: it is opened immutable and leaves no -wal/-shm files, and a writer that starts on it
+  // later is not followed (its rows may not be seen). Errors: NotFound if there is no such file;
   // InvalidArgument if it is not a SQLite database or not a recording; NotSupported if it is a
   // recording of a newer format version.
   static Status Open(const std::string& path, std::unique_ptr<RecordingReader>* reader);

@@ -1,18 +1,47 @@
 #include "core/trace/sqlite_handle.h"
 
 #include <limits>
+#include <string>
 
 namespace railyard::trace::internal {
+namespace {
+
+// A path as the path part of a file: URI: '?', '#', '%' and anything unusual percent-encoded.
+std::string UriEscape(std::string_view path) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(path.size());
+  for (const char c : path) {
+    const auto byte = static_cast<unsigned char>(c);
+    const bool plain = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                       c == '/' || c == '-' || c == '.' || c == '_' || c == '~';
+    if (plain) {
+      out += c;
+    } else {
+      out += '%';
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xf];
+    }
+  }
+  return out;
+}
+
+}  // namespace
 
 Database::~Database() {
   // close_v2 defers the close until stray statements are finalized instead of failing.
   if (db_ != nullptr) sqlite3_close_v2(db_);
 }
 
-Status Database::Open(const std::string& path, int flags) {
+Status Database::Open(const std::string& path, int flags, std::string_view uri_parameters) {
   if (db_ != nullptr) return Status::InvalidArgument(path + ": connection is already open");
   path_ = path;
-  const int rc = sqlite3_open_v2(path.c_str(), &db_, flags, nullptr);
+  std::string name = path;
+  if (!uri_parameters.empty()) {
+    name = "file:" + UriEscape(path) + "?" + std::string(uri_parameters);
+    flags |= SQLITE_OPEN_URI;
+  }
+  const int rc = sqlite3_open_v2(name.c_str(), &db_, flags, nullptr);
   if (rc != SQLITE_OK) {
     Status status = Error(rc, "open");
     sqlite3_close_v2(db_);

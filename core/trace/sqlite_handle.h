@@ -24,8 +24,10 @@ class Database {
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
 
-  // `flags` are SQLITE_OPEN_* flags. On failure the connection is closed again.
-  Status Open(const std::string& path, int flags);
+  // `flags` are SQLITE_OPEN_* flags. Non-empty `uri_parameters` ("immutable=1") open `path` as a
+  // file: URI with those query parameters; messages still name the plain path. On failure the
+  // connection is closed again.
+  Status Open(const std::string& path, int flags, std::string_view uri_parameters = {});
   // Closes the connection; every Statement prepared on it must have been finalized. Idempotent.
   Status Close();
 

@@ -3,6 +3,7 @@
 // clear errors.
 #include <sqlite3.h>
 
+#include <QDir>
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
@@ -315,6 +316,57 @@ class RecordingTest : public QObject {
     int seen = 0;
     for (auto cursor = reader->NewWorkloadCursor(0); cursor->Valid(); cursor->Next()) ++seen;
     QCOMPARE(seen, 2);
+  }
+
+  // A viewer must not leave files beside a finished recording (a read-only connection on a WAL
+  // database would create -wal and -shm and keep them), and must still read all of it, also
+  // where the path needs escaping as a URI.
+  void openingAFinishedRecordingLeavesNoWalOrShmAndReadsEverything() {
+    QTemporaryDir dir;
+    const std::string path = PathIn(dir, "done 100%?#.ryrec");
+    {
+      std::unique_ptr<RecordingWriter> writer;
+      VERIFY_OK(RecordingWriter::Create(path, TestOptions(), &writer));
+      for (int k = 0; k < 30; ++k) {
+        VERIFY_OK(writer->AppendSnapshot("a", testing::MakeTelemetry("a", k + 1, kT0 + k)));
+      }
+      VERIFY_OK(writer->AppendEvent(kT0 + 5, "a", kEventDrain, "by test"));
+      VERIFY_OK(writer->Close());
+    }
+    QVERIFY(!QFile::exists(QString::fromStdString(path + "-wal")));
+    for (int round = 0; round < 2; ++round) {  // Open, read, close; then once more.
+      std::unique_ptr<RecordingReader> reader;
+      VERIFY_OK(RecordingReader::Open(path, &reader));
+      uint64_t count = 0;
+      VERIFY_OK(reader->SnapshotCount(&count));
+      QCOMPARE(count, uint64_t{30});
+      std::vector<Event> events;
+      VERIFY_OK(reader->Events(&events));
+      QCOMPARE(events.size(), size_t{1});
+      int seen = 0;
+      for (auto cursor = reader->NewSnapshotCursor(0); cursor->Valid(); cursor->Next()) ++seen;
+      QCOMPARE(seen, 30);
+      QVERIFY(!QFile::exists(QString::fromStdString(path + "-wal")));
+      QVERIFY(!QFile::exists(QString::fromStdString(path + "-shm")));
+    }
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"done 100%?#.ryrec"});
+  }
+
+  // While a writer has the file open, a reader still follows what it commits.
+  void aReaderOpenedWhileWritingSeesLaterCommits() {
+    QTemporaryDir dir;
+    const std::string path = PathIn(dir, "live.ryrec");
+    std::unique_ptr<RecordingWriter> writer;
+    VERIFY_OK(RecordingWriter::Create(path, TestOptions(), &writer));
+    VERIFY_OK(writer->AppendSnapshot("a", testing::MakeTelemetry("a", 1, kT0)));
+    VERIFY_OK(writer->Commit());
+    std::unique_ptr<RecordingReader> reader;
+    VERIFY_OK(RecordingReader::Open(path, &reader));
+    VERIFY_OK(writer->AppendSnapshot("a", testing::MakeTelemetry("a", 2, kT0 + 1)));
+    VERIFY_OK(writer->Commit());
+    uint64_t count = 0;
+    VERIFY_OK(reader->SnapshotCount(&count));
+    QCOMPARE(count, uint64_t{2});
   }
 
   void missingFileIsNotFound() {
