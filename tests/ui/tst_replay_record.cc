@@ -2,26 +2,35 @@
 // the timeline's controls; Recorder: what it writes reads back, with the console's actions.
 #include <QAbstractItemModelTester>
 #include <QComboBox>
+#include <QDir>
 #include <QFile>
+#include <QLabel>
+#include <QLineEdit>
 #include <QListWidget>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QSlider>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 
 #include "core/trace/recording_reader.h"
 #include "tests/ui/console_fixture.h"
 #include "ui/models/cluster_state.h"
 #include "ui/models/slot_matrix_model.h"
+#include "ui/models/throughput_model.h"
 #include "ui/sources/recorder.h"
 #include "ui/sources/replay_source.h"
+#include "ui/views/throughput_view.h"
 #include "ui/views/timeline_widget.h"
 
 using railyard::ui::ClusterState;
 using railyard::ui::NodeHealth;
 using railyard::ui::Recorder;
 using railyard::ui::ReplaySource;
+using railyard::ui::ThroughputModel;
+using railyard::ui::ThroughputView;
+using railyard::ui::TimelineSlider;
 using railyard::ui::TimelineWidget;
 using railyard::ui::testing::GeneratedCluster;
 
@@ -204,6 +213,167 @@ class ReplayRecordTest : public QObject {
     // Playback moves the slider.
     replay.Step();
     QCOMPARE(timeline.Slider()->value(), int((replay.PositionMs() - replay.StartMs()) / 100));
+  }
+
+  // B10: a seek rebuilds the throughput chart's series (and so its CSV) from the recording up to
+  // the seek point, without playing; backwards too.
+  void aSeekRebuildsTheThroughputHistory() {
+    ClusterState state;
+    ThroughputView view(&state);
+    view.resize(900, 600);
+    view.show();
+    ReplaySource replay(&state);
+    QVERIFY(replay.Open(path_, nullptr));
+    const GeneratedCluster g = Small();
+    view.SetNode(1);
+    replay.Seek(g.TimeOf(60) + 50);
+    const ThroughputModel::Series& node = view.Model()->series(1);
+    QCOMPARE(node.size(), size_t{61});  // Frames 0..60, one sample each.
+    for (size_t f = 0; f < node.size(); ++f) QCOMPARE(node[f].t_ms, g.TimeOf(int(f)));
+    QCOMPARE(view.DrawnSamples(), 61);
+    const ThroughputModel::Series& cluster = view.Model()->series(ThroughputModel::kCluster);
+    QVERIFY(cluster.size() >= 61);
+    QCOMPARE(cluster.front().t_ms, g.TimeOf(0));
+    QCOMPARE(cluster.back().t_ms, g.TimeOf(60) + 50);
+    const QString csv = dir_.filePath("seek.csv");
+    QString error;
+    QVERIFY2(view.ExportCsv(csv, &error), qPrintable(error));
+    QFile file(csv);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    QCOMPARE(file.readAll().count('\n'), 1 + 61);  // The header, then every sample.
+    replay.Seek(g.TimeOf(20));
+    QCOMPARE(view.Model()->series(1).size(), size_t{21});
+    QCOMPARE(view.DrawnSamples(), 21);
+    // Playing on from there extends the same series.
+    replay.SetTickIntervalMs(100);
+    replay.Step();
+    QCOMPARE(view.Model()->series(1).size(), size_t{22});
+  }
+
+  // B11: a click on the groove seeks to where it was clicked, not by a page.
+  void aClickOnTheTimelineSeeksThere() {
+    ClusterState state;
+    ReplaySource replay(&state);
+    QVERIFY(replay.Open(path_, nullptr));
+    TimelineWidget timeline(&replay);
+    timeline.resize(800, 200);
+    timeline.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&timeline));
+    TimelineSlider* slider = timeline.Slider();
+    for (int value : {70, 12, 95}) {
+      QTest::mouseClick(slider, Qt::LeftButton, {},
+                        QPoint(slider->XOfValue(value), slider->height() / 2));
+      QCOMPARE(replay.PositionMs(), replay.StartMs() + value * TimelineWidget::kSliderStepMs);
+      QCOMPARE(slider->value(), value);
+    }
+  }
+
+  // Space, Left/Right and the speed keys drive the player wherever the focus is in its window.
+  void keysDriveThePlayer() {
+    ClusterState state;
+    ReplaySource replay(&state);
+    QVERIFY(replay.Open(path_, nullptr));
+    replay.SetTickIntervalMs(1000);  // Playing must not move the position during the test.
+    replay.SetSpeed(0.5);
+    replay.SetSpeed(1);
+    QWidget window;
+    auto* timeline = new TimelineWidget(&replay, &window);
+    auto* elsewhere = new QLineEdit(&window);
+    elsewhere->move(0, 210);
+    window.resize(800, 260);
+    timeline->resize(800, 200);
+    window.show();
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));
+    timeline->EventList()->setFocus();
+    QTest::keyClick(timeline->EventList(), Qt::Key_Space);
+    QVERIFY(replay.Playing());
+    QTest::keyClick(timeline->EventList(), Qt::Key_Space);
+    QVERIFY(!replay.Playing());
+    const qint64 start = replay.StartMs();
+    replay.Seek(start + 5000);
+    QTest::keyClick(timeline->EventList(), Qt::Key_Right);
+    QCOMPARE(replay.PositionMs(), start + 6000);
+    QTest::keyClick(timeline->EventList(), Qt::Key_Left);
+    QTest::keyClick(timeline->EventList(), Qt::Key_Left);
+    QCOMPARE(replay.PositionMs(), start + 4000);
+    QTest::keyClick(timeline->Slider(), Qt::Key_Right, Qt::ShiftModifier);
+    QCOMPARE(replay.PositionMs(), replay.EndMs());  // Clamped to the end.
+    QCOMPARE(replay.Speed(), 1.0);
+    QTest::keyClick(timeline->EventList(), Qt::Key_Plus);
+    QCOMPARE(replay.Speed(), 2.0);
+    QTest::keyClick(timeline->EventList(), Qt::Key_BracketRight);
+    QCOMPARE(replay.Speed(), 4.0);
+    QTest::keyClick(timeline->EventList(), Qt::Key_Minus);
+    QCOMPARE(replay.Speed(), 2.0);
+    QTest::keyClick(timeline->EventList(), Qt::Key_BracketLeft);
+    QTest::keyClick(timeline->EventList(), Qt::Key_BracketLeft);
+    QTest::keyClick(timeline->EventList(), Qt::Key_BracketLeft);
+    QCOMPARE(replay.Speed(), ReplaySource::kMinSpeed);
+    QCOMPARE(timeline->SpeedBox()->currentData().toDouble(), ReplaySource::kMinSpeed);
+    // The keys are listed where a person hovers.
+    for (const char* key : {"Space", "Left", "Right", "+", "]"}) {
+      QVERIFY2(timeline->PlayButton()->toolTip().contains(key), key);
+      QVERIFY2(timeline->Slider()->toolTip().contains(key), key);
+    }
+  }
+
+  // The recorded commands are marked on the timeline, each drawn in its kind's colour where it
+  // happened.
+  void eventMarksAreOnTheTimeline() {
+    ClusterState state;
+    ReplaySource replay(&state);
+    QVERIFY(replay.Open(path_, nullptr));
+    TimelineWidget timeline(&replay);
+    timeline.resize(800, 200);
+    timeline.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&timeline));
+    TimelineSlider* slider = timeline.Slider();
+    const QVector<TimelineSlider::Mark>& marks = slider->Marks();
+    QCOMPARE(marks.size(), 3);
+    const QStringList kinds{"drain", "compact", "undrain"};
+    const QImage image = slider->grab().toImage();
+    for (int i = 0; i < marks.size(); ++i) {
+      const auto& event = replay.Events()[i];
+      QCOMPARE(marks[i].kind, kinds[i]);
+      QCOMPARE(marks[i].value,
+               int((event.unix_ms - replay.StartMs()) / TimelineWidget::kSliderStepMs));
+      QVERIFY(marks[i].label.contains(event.node));
+      const QPoint at(slider->XOfValue(marks[i].value), 1);
+      QCOMPARE(image.pixelColor(at * image.devicePixelRatio()),
+               TimelineSlider::MarkColor(kinds[i]));
+    }
+    QVERIFY(TimelineSlider::MarkColor("drain") != TimelineSlider::MarkColor("undrain"));
+  }
+
+  // Opening says what the recording holds: its span, nodes and events.
+  void openingShowsASummary() {
+    ClusterState state;
+    ReplaySource replay(&state);
+    QVERIFY(replay.Open(path_, nullptr));
+    TimelineWidget timeline(&replay);
+    const QString summary = timeline.SummaryLabel()->text();
+    for (const char* part : {"0:09.9", "5 nodes", "3 events", "1 drain", "1 compact", "1 undrain"})
+      QVERIFY2(summary.contains(part), qPrintable(summary));
+  }
+
+  // B23: viewing a finished recording leaves nothing beside it, and still shows all of it.
+  void openingARecordingLeavesNoWalOrShm() {
+    QTemporaryDir dir;
+    const QString path = dir.filePath("viewed.rec");
+    QVERIFY(
+        railyard::ui::testing::WriteGeneratedRecording(path.toStdString(), Small(), kFrames).ok());
+    {
+      ClusterState state;
+      ReplaySource replay(&state);
+      QVERIFY(replay.Open(path, nullptr));
+      replay.Seek(replay.EndMs());
+      QCOMPARE(SequenceOf(state, 4), uint64_t(kFrames));
+      QCOMPARE(replay.Events().size(), 3);
+      QVERIFY(!QFile::exists(path + "-wal"));
+      QVERIFY(!QFile::exists(path + "-shm"));
+    }
+    QCOMPARE(QDir(dir.path()).entryList(QDir::Files), QStringList{"viewed.rec"});
   }
 
   void recorderWritesAReadableRecordingWithActions() {

@@ -291,6 +291,27 @@ class ReplicationTest : public QObject {
     QCOMPARE(Cell(overview, IndexOf(state, G::kTailing), OverviewModel::kLag),
              QStringLiteral("%1 docs, 0.4 s").arg(G::LagDocs(G::kTailing, kFrames - 1)));
   }
+
+  // A seek rebuilds the lag chart with the recorded history up to the seek point, without
+  // playing: forwards, and backwards too.
+  void aSeekRebuildsTheLagHistory() {
+    QTemporaryDir dir;
+    QVERIFY(dir.isValid());
+    const QString path = dir.filePath("replication.rec");
+    const G g;
+    QVERIFY(railyard::ui::testing::WriteReplicationRecording(path.toStdString(), g, kFrames).ok());
+    ClusterState state;
+    ReplicationView view(&state);
+    view.resize(1100, 600);
+    view.show();
+    ReplaySource replay(&state);
+    QString error;
+    QVERIFY2(replay.Open(path, &error), qPrintable(error));
+    replay.Seek(g.TimeOf(25));
+    CheckLagGraphs(state, view, g, 26);
+    replay.Seek(g.TimeOf(10));
+    CheckLagGraphs(state, view, g, 11);
+  }
 };
 
 QTEST_MAIN(ReplicationTest)

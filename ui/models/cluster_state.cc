@@ -42,6 +42,14 @@ int ClusterState::AddNode(const QString& admin_address, const QString& name) {
 }
 
 void ClusterState::ApplyFrame(const std::vector<Update>& updates, qint64 now_ms) {
+  Q_EMIT FrameApplied(Apply(updates, now_ms));
+}
+
+void ClusterState::ApplyHistoryFrame(const std::vector<Update>& updates, qint64 now_ms) {
+  Q_EMIT HistoryFrameApplied(Apply(updates, now_ms));
+}
+
+QVector<int> ClusterState::Apply(const std::vector<Update>& updates, qint64 now_ms) {
   now_ms_ = std::max(now_ms_, now_ms);
   QVector<int> changed;
   changed.reserve(static_cast<int>(updates.size()));
@@ -71,7 +79,7 @@ void ClusterState::ApplyFrame(const std::vector<Update>& updates, qint64 now_ms)
       if (!changed.contains(i)) changed.push_back(i);
     }
   }
-  Q_EMIT FrameApplied(changed);
+  return changed;
 }
 
 void ClusterState::Tick(qint64 now_ms) { ApplyFrame({}, now_ms); }

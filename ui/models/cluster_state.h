@@ -3,6 +3,7 @@
 #include <QObject>
 #include <QString>
 #include <QVector>
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -56,6 +57,11 @@ class ClusterState : public QObject {
     qint64 at_ms = 0;
   };
   void ApplyFrame(const std::vector<Update>& updates, qint64 now_ms);
+  // Like ApplyFrame, for a frame of recorded history that a replay seek plays through quickly to
+  // rebuild the time series up to the seek point: emits HistoryFrameApplied instead of
+  // FrameApplied, so only the models that keep series (and listen to it) do any work. A seek
+  // ends with one ApplyFrame at the seek point, which every model and view sees.
+  void ApplyHistoryFrame(const std::vector<Update>& updates, qint64 now_ms);
   // Advances the clock without news (marks nodes stale after stale_after_ms).
   void Tick(qint64 now_ms);
   // Forgets everything (a new cluster, or a replay seek that rebuilds state).
@@ -68,15 +74,25 @@ class ClusterState : public QObject {
   qint64 NowMs() const { return now_ms_; }
   void SetStaleAfterMs(qint64 ms) { stale_after_ms_ = ms; }
 
+  // How much history before a seek point a replay rebuilds: the widest window any time-series
+  // model asked for (it only grows; Clear keeps it).
+  void RequestHistoryMs(qint64 ms) { history_ms_ = std::max(history_ms_, ms); }
+  qint64 HistoryMs() const { return history_ms_; }
+
  Q_SIGNALS:
   void NodesReset();  // After Clear().
   void NodeAdded(int index);
   // After ApplyFrame/Tick: `changed` lists node indexes whose telemetry or health changed.
   void FrameApplied(const QVector<int>& changed);
+  // After ApplyHistoryFrame, with the same meaning.
+  void HistoryFrameApplied(const QVector<int>& changed);
 
  private:
+  QVector<int> Apply(const std::vector<Update>& updates, qint64 now_ms);
+
   std::vector<NodeView> nodes_;
   qint64 now_ms_ = 0;
+  qint64 history_ms_ = 0;
   qint64 stale_after_ms_ = 5000;
 };
 

@@ -6,8 +6,18 @@ namespace railyard::ui {
 
 ReplicationLagModel::ReplicationLagModel(ClusterState* state, QObject* parent)
     : QObject(parent), state_(state) {
-  connect(state_, &ClusterState::FrameApplied, this, &ReplicationLagModel::OnFrame);
+  connect(state_, &ClusterState::FrameApplied, this, [this](const QVector<int>& changed) {
+    const bool added = AddSamples(changed);
+    if (added || unannounced_) {
+      unannounced_ = false;
+      Q_EMIT SamplesAdded();
+    }
+  });
+  // A replay seek's history: the view draws it all at the seek point's own frame.
+  connect(state_, &ClusterState::HistoryFrameApplied, this,
+          [this](const QVector<int>& changed) { unannounced_ |= AddSamples(changed); });
   connect(state_, &ClusterState::NodesReset, this, &ReplicationLagModel::Clear);
+  state_->RequestHistoryMs(kViewWindowMs);
 }
 
 QVector<int> ReplicationLagModel::Replicas() const {
@@ -21,7 +31,7 @@ const ReplicationLagModel::Series& ReplicationLagModel::series(int node) const {
   return it == series_.constEnd() ? empty_ : it.value();
 }
 
-void ReplicationLagModel::OnFrame(const QVector<int>& changed) {
+bool ReplicationLagModel::AddSamples(const QVector<int>& changed) {
   bool added = false;
   for (int node : changed) {
     if (node < 0 || node >= state_->NodeCount()) continue;
@@ -43,12 +53,13 @@ void ReplicationLagModel::OnFrame(const QVector<int>& changed) {
     latest_ms_ = std::max(latest_ms_, sample.t_ms);
     added = true;
   }
-  if (added) Q_EMIT SamplesAdded();
+  return added;
 }
 
 void ReplicationLagModel::Clear() {
   series_.clear();
   last_seen_.clear();
+  unannounced_ = false;
   latest_ms_ = 0;
   Q_EMIT Cleared();
 }

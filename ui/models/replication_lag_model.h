@@ -22,6 +22,8 @@ struct LagSample {
 //
 // Each series keeps 15 minutes and at most kMaxSamples samples. A sample older than the newest
 // in its series (a replay seek backwards) restarts that series; ClusterState::Clear forgets all.
+// A replay seek rebuilds the last kViewWindowMs before the seek point through ClusterState's
+// history frames.
 //
 // Thread safety: GUI thread only.
 class ReplicationLagModel : public QObject {
@@ -29,6 +31,8 @@ class ReplicationLagModel : public QObject {
  public:
   static constexpr qint64 kMaxWindowMs = 15 * 60 * 1000;
   static constexpr size_t kMaxSamples = 15 * 60 * 20;  // 15 minutes at 20 Hz.
+  // The replication view's window: the history a replay seek rebuilds for it.
+  static constexpr qint64 kViewWindowMs = 5 * 60 * 1000;
   using Series = RingBuffer<LagSample>;
 
   explicit ReplicationLagModel(ClusterState* state, QObject* parent = nullptr);
@@ -44,13 +48,16 @@ class ReplicationLagModel : public QObject {
   void Cleared();
 
  private:
-  void OnFrame(const QVector<int>& changed);
+  // True if any series got a sample.
+  bool AddSamples(const QVector<int>& changed);
   void Clear();
 
   ClusterState* const state_;
   QHash<int, Series> series_;
   // The telemetry each node's last sample used (held, so its address cannot be reused).
   QHash<int, std::shared_ptr<const admin::Telemetry>> last_seen_;
+  // Samples from history frames that SamplesAdded has not told of yet.
+  bool unannounced_ = false;
   qint64 latest_ms_ = 0;
   Series empty_{1};
 };

@@ -8,13 +8,24 @@ namespace railyard::ui {
 
 ThroughputModel::ThroughputModel(ClusterState* state, QObject* parent)
     : QObject(parent), state_(state) {
-  connect(state_, &ClusterState::FrameApplied, this, &ThroughputModel::OnFrame);
+  connect(state_, &ClusterState::FrameApplied, this, [this](const QVector<int>& changed) {
+    const bool added = AddSamples(changed);
+    if (added || unannounced_) {
+      unannounced_ = false;
+      Q_EMIT SamplesAdded();
+    }
+  });
+  // A replay seek's history: the views draw it all at the seek point's own frame.
+  connect(state_, &ClusterState::HistoryFrameApplied, this,
+          [this](const QVector<int>& changed) { unannounced_ |= AddSamples(changed); });
   connect(state_, &ClusterState::NodesReset, this, &ThroughputModel::Clear);
+  state_->RequestHistoryMs(WindowMs());
 }
 
 bool ThroughputModel::SetWindowMinutes(int minutes) {
   if (minutes != 1 && minutes != 5 && minutes != 15) return false;
   window_minutes_ = minutes;
+  state_->RequestHistoryMs(WindowMs());
   return true;
 }
 
@@ -91,7 +102,7 @@ void ThroughputModel::Append(Series& series, const ThroughputSample& sample) {
   while (!series.empty() && series.front().t_ms < sample.t_ms - kMaxWindowMs) series.pop_front();
 }
 
-void ThroughputModel::OnFrame(const QVector<int>& changed) {
+bool ThroughputModel::AddSamples(const QVector<int>& changed) {
   for (int node : changed) {
     if (node < 0 || node >= state_->NodeCount()) continue;
     const NodeView& view = state_->Node(node);
@@ -102,7 +113,7 @@ void ThroughputModel::OnFrame(const QVector<int>& changed) {
     Append(it.value(), SampleOf(*view.telemetry, view.updated_ms));
   }
   // A node that went stale or unreachable changes the cluster's sum even without news.
-  if (changed.isEmpty()) return;
+  if (changed.isEmpty()) return false;
 
   ThroughputSample total;
   total.t_ms = state_->NowMs();
@@ -125,13 +136,14 @@ void ThroughputModel::OnFrame(const QVector<int>& changed) {
   total.p50_us = weight > 0 ? weighted_p50 / weight : 0;
   Append(cluster_, total);
   latest_ms_ = total.t_ms;
-  Q_EMIT SamplesAdded();
+  return true;
 }
 
 void ThroughputModel::Clear() {
   cluster_.clear();
   nodes_.clear();
   last_seen_.clear();
+  unannounced_ = false;
   latest_ms_ = 0;
   Q_EMIT Cleared();
 }

@@ -31,7 +31,9 @@ struct ThroughputSample {
 // tail.
 //
 // Each series keeps 15 minutes (the widest window) and at most kMaxSamples samples. A sample
-// older than the newest in its series (a replay seek backwards) restarts that series.
+// older than the newest in its series (a replay seek backwards) restarts that series. A replay
+// seek plays the recorded history of the current window through ClusterState's history frames
+// (see ClusterState::RequestHistoryMs), so the series hold it right after the seek.
 //
 // Thread safety: GUI thread only.
 class ThroughputModel : public QObject {
@@ -68,7 +70,8 @@ class ThroughputModel : public QObject {
   void Cleared();
 
  private:
-  void OnFrame(const QVector<int>& changed);
+  // True if the cluster's series got a sample.
+  bool AddSamples(const QVector<int>& changed);
   void Append(Series& series, const ThroughputSample& sample);
   void Clear();
 
@@ -79,6 +82,8 @@ class ThroughputModel : public QObject {
   QHash<int, Series> nodes_;
   // The telemetry each node's last sample used (held, so its address cannot be reused).
   QHash<int, std::shared_ptr<const admin::Telemetry>> last_seen_;
+  // Samples from history frames that SamplesAdded has not told of yet.
+  bool unannounced_ = false;
   Series empty_{1};
 };
 

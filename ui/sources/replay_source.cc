@@ -110,21 +110,70 @@ void ReplaySource::Seek(qint64 unix_ms) {
   state_->Clear();
   node_index_.clear();
   for (const std::string& name : node_names_) NodeIndex(name);
+  std::map<int, HistoryTail> tails;
+  PlayHistory(&tails);
   std::vector<trace::Snapshot> snapshots;
   frame_.clear();
   if (trace::Status s = reader_->Seek(position_ms_, &snapshots); s.ok()) {
     for (trace::Snapshot& snapshot : snapshots) {
       if (!snapshot.status.ok()) continue;
-      frame_.push_back({NodeIndex(snapshot.node),
-                        std::make_shared<const admin::Telemetry>(std::move(snapshot.telemetry)),
-                        {},
-                        snapshot.unix_ms});
+      const int node = NodeIndex(snapshot.node);
+      // The history's own last telemetry of the node, so the time series do not count it twice.
+      const auto tail = tails.find(node);
+      const bool same = tail != tails.end() && tail->second.unix_ms == snapshot.unix_ms &&
+                        tail->second.sequence == snapshot.sequence;
+      frame_.push_back(
+          {node,
+           same ? tail->second.telemetry
+                : std::make_shared<const admin::Telemetry>(std::move(snapshot.telemetry)),
+           {},
+           snapshot.unix_ms});
     }
   }
   last_frame_snapshots_ = static_cast<int>(frame_.size());
   state_->ApplyFrame(frame_, position_ms_);
   cursor_ = reader_->NewSnapshotCursor(position_ms_ + 1);
   Q_EMIT PositionChanged(position_ms_);
+}
+
+void ReplaySource::PlayHistory(std::map<int, HistoryTail>* tails) {
+  const qint64 history_ms = state_->HistoryMs();
+  if (history_ms <= 0) return;
+  // Frames as playing at 1x would apply them: one per tick interval of recorded time.
+  const qint64 frame_ms = timer_.interval();
+  std::vector<ClusterState::Update> frame;
+  qint64 frame_start = 0;
+  qint64 frame_now = 0;
+  auto cursor = reader_->NewSnapshotCursor(position_ms_ - history_ms);
+  for (; cursor->Valid() && cursor->snapshot().unix_ms <= position_ms_; cursor->Next()) {
+    // The cursor's snapshot is ours until Next(): take its telemetry rather than copy it.
+    trace::Snapshot& snapshot = const_cast<trace::Snapshot&>(cursor->snapshot());
+    if (!snapshot.status.ok()) continue;
+    if (!frame.empty() && snapshot.unix_ms >= frame_start + frame_ms) {
+      state_->ApplyHistoryFrame(frame, frame_now);
+      frame.clear();
+    }
+    if (frame.empty()) frame_start = snapshot.unix_ms;
+    frame_now = snapshot.unix_ms;
+    const int node = NodeIndex(snapshot.node);
+    auto telemetry = std::make_shared<const admin::Telemetry>(std::move(snapshot.telemetry));
+    (*tails)[node] = {snapshot.unix_ms, snapshot.sequence, telemetry};
+    AddToFrame(&frame, node, std::move(telemetry), snapshot.unix_ms);
+  }
+  if (!frame.empty()) state_->ApplyHistoryFrame(frame, frame_now);
+}
+
+void ReplaySource::AddToFrame(std::vector<ClusterState::Update>* frame, int node,
+                              std::shared_ptr<const admin::Telemetry> telemetry, qint64 at_ms) {
+  // Several snapshots of one node in one frame (fast playback): the latest wins.
+  auto same = std::find_if(frame->begin(), frame->end(),
+                           [node](const ClusterState::Update& u) { return u.node == node; });
+  if (same != frame->end()) {
+    same->telemetry = std::move(telemetry);
+    same->at_ms = at_ms;
+  } else {
+    frame->push_back({node, std::move(telemetry), {}, at_ms});
+  }
 }
 
 void ReplaySource::JumpToEvent(int index) {
@@ -141,17 +190,9 @@ void ReplaySource::Step() {
     // The cursor's snapshot is ours until Next(): take its telemetry rather than copy it.
     trace::Snapshot& snapshot = const_cast<trace::Snapshot&>(cursor_->snapshot());
     if (!snapshot.status.ok()) continue;
-    const int node = NodeIndex(snapshot.node);
-    auto telemetry = std::make_shared<const admin::Telemetry>(std::move(snapshot.telemetry));
-    // Several snapshots of one node in one step (fast playback): the latest wins.
-    auto same = std::find_if(frame_.begin(), frame_.end(),
-                             [node](const ClusterState::Update& u) { return u.node == node; });
-    if (same != frame_.end()) {
-      same->telemetry = std::move(telemetry);
-      same->at_ms = snapshot.unix_ms;
-    } else {
-      frame_.push_back({node, std::move(telemetry), {}, snapshot.unix_ms});
-    }
+    AddToFrame(&frame_, NodeIndex(snapshot.node),
+               std::make_shared<const admin::Telemetry>(std::move(snapshot.telemetry)),
+               snapshot.unix_ms);
     ++applied;
   }
   position_ms_ = target;

@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "ui/models/cluster_state.h"
 
@@ -30,9 +31,11 @@ struct ReplayEvent {
 //
 // A QTimer on the GUI thread ticks every tick interval; each tick advances the cluster clock
 // by ClusterMsPerTick() = tick interval x speed and applies, as one frame, the latest snapshot of
-// each node recorded in that step. Seeking rebuilds ClusterState at the new time from each node's
-// latest snapshot at or before it (RecordingReader::Seek). Reading a local SQLite file is quick
-// and there is no network I/O here.
+// each node recorded in that step. Seeking rebuilds ClusterState at the new time: it first plays
+// the ClusterState::HistoryMs() before it through ClusterState::ApplyHistoryFrame (so the charts'
+// series hold the recorded history up to the seek point), then applies each node's latest
+// snapshot at or before it (RecordingReader::Seek) as one frame. Reading a local SQLite file is
+// quick and there is no network I/O here.
 //
 // Thread safety: GUI thread only.
 class ReplaySource : public QObject {
@@ -58,6 +61,8 @@ class ReplaySource : public QObject {
   void SetTickIntervalMs(int ms);
   qint64 ClusterMsPerTick() const;
   const QVector<ReplayEvent>& Events() const { return events_; }
+  // Nodes with snapshots in the recording (as of Open).
+  int RecordedNodeCount() const { return static_cast<int>(node_names_.size()); }
   // Snapshots applied by the last step (for the benchmark and tests).
   int LastFrameSnapshots() const { return last_frame_snapshots_; }
   // GUI-thread time of the last step's ClusterState::ApplyFrame (models included), in ns; the
@@ -83,7 +88,19 @@ class ReplaySource : public QObject {
   void Finished();  // Reached the end while playing.
 
  private:
+  // A node's last telemetry in a seek's history, and which snapshot it was.
+  struct HistoryTail {
+    qint64 unix_ms = 0;
+    uint64_t sequence = 0;
+    std::shared_ptr<const admin::Telemetry> telemetry;
+  };
+
   int NodeIndex(const std::string& name);
+  // Plays the snapshots in [position - HistoryMs, position] as history frames; `tails` gets each
+  // node's last one.
+  void PlayHistory(std::map<int, HistoryTail>* tails);
+  static void AddToFrame(std::vector<ClusterState::Update>* frame, int node,
+                         std::shared_ptr<const admin::Telemetry> telemetry, qint64 at_ms);
 
   ClusterState* const state_;
   QTimer timer_;

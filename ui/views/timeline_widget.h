@@ -1,41 +1,60 @@
 #pragma once
 
+#include <QKeySequence>
 #include <QTimer>
 #include <QWidget>
+#include <functional>
+
+#include "ui/views/timeline_slider.h"
 
 class QComboBox;
 class QLabel;
 class QListWidget;
-class QSlider;
 class QToolButton;
 
 namespace railyard::ui {
 
 class ReplaySource;
 
-// Replay controls: play/pause, speed (0.5x to 16x), a slider to seek by dragging, the position,
-// and the recorded events (drain, compact, ...) with a jump to each.
+// Replay controls: play/pause, speed (0.5x to 16x), a slider to seek by clicking or dragging
+// with the recorded events (drain, undrain, compact, flush) marked on it, the position, a summary
+// of the recording (span, nodes, events), and the events listed with a jump to each.
+//
+// Keys, wherever the focus is in the window while the timeline is shown: Space plays or pauses,
+// Left/Right step back/forward by kKeyStepMs (with Shift by kBigKeyStepMs), +/- and ]/[ change
+// the speed. The player's tooltip lists them.
 class TimelineWidget : public QWidget {
   Q_OBJECT
  public:
   explicit TimelineWidget(ReplaySource* source, QWidget* parent = nullptr);
 
-  QSlider* Slider() const { return slider_; }
+  TimelineSlider* Slider() const { return slider_; }
   QListWidget* EventList() const { return events_; }
   QComboBox* SpeedBox() const { return speed_; }
+  QToolButton* PlayButton() const { return play_; }
+  // "1:03.5 recorded from 2025-06-15 17:46:40, 5 nodes, 3 events (1 drain, ...)".
+  QLabel* SummaryLabel() const { return summary_; }
   // Slider steps are this many ms of cluster time.
   static constexpr qint64 kSliderStepMs = 100;
+  static constexpr qint64 kKeyStepMs = 1000;
+  static constexpr qint64 kBigKeyStepMs = 10000;
 
  private:
   void OnOpened();
   void OnPosition(qint64 unix_ms);
   void SeekToSlider();
+  void TogglePlay();
+  void StepBy(qint64 ms);
+  // Moves the speed box `by` entries (faster for positive).
+  void ChangeSpeed(int by);
+  void AddKey(const QKeySequence& key, std::function<void()> action);
 
   ReplaySource* const source_;
   QToolButton* play_;
   QComboBox* speed_;
-  QSlider* slider_;
+  TimelineSlider* slider_;
   QLabel* position_;
+  QLabel* summary_;
   QListWidget* events_;
   QTimer seek_timer_;  // Coalesces seeks while dragging.
 };
