@@ -250,6 +250,24 @@ class ReplayRecordTest : public QObject {
     QCOMPARE(view.Model()->series(1).size(), size_t{22});
   }
 
+  // A dense recording gets a shorter history, not a seek that stalls the GUI thread.
+  void aSeekReplaysABoundedHistory() {
+    ClusterState state;
+    ThroughputView view(&state);
+    ReplaySource replay(&state);
+    QVERIFY(replay.Open(path_, nullptr));
+    const GeneratedCluster g = Small();
+    view.SetNode(1);
+    const int nodes = state.NodeCount();
+    QVERIFY(nodes > 0);
+    // Room for about 10 snapshots per node of history (a snapshot per node per frame).
+    replay.SetMaxHistorySnapshots(10.0 * nodes);
+    replay.Seek(g.TimeOf(60) + 50);
+    const size_t kept = view.Model()->series(1).size();
+    QVERIFY2(kept >= 5 && kept <= 16, qPrintable(QString::number(kept)));
+    QCOMPARE(view.Model()->series(1).back().t_ms, g.TimeOf(60));
+  }
+
   // B11: a click on the groove seeks to where it was clicked, not by a page.
   void aClickOnTheTimelineSeeksThere() {
     ClusterState state;

@@ -30,6 +30,8 @@ bool ReplaySource::Open(const QString& path, QString* error) {
       s = trace::Status::InvalidArgument(path.toStdString() + ": empty recording");
   }
   if (s.ok()) s = reader->Seek(span.last_unix_ms, &last);
+  uint64_t snapshot_count = 0;
+  if (s.ok()) s = reader->SnapshotCount(&snapshot_count);
   if (!s.ok()) {
     if (error) *error = QString::fromStdString(s.ToString());
     return false;
@@ -49,6 +51,8 @@ bool ReplaySource::Open(const QString& path, QString* error) {
   }
   start_ms_ = span.first_unix_ms;
   end_ms_ = span.last_unix_ms;
+  snapshots_per_ms_ = static_cast<double>(snapshot_count) /
+                      static_cast<double>(std::max<qint64>(1, end_ms_ - start_ms_));
   Q_EMIT Opened();
   Seek(start_ms_);
   return true;
@@ -137,7 +141,11 @@ void ReplaySource::Seek(qint64 unix_ms) {
 }
 
 void ReplaySource::PlayHistory(std::map<int, HistoryTail>* tails) {
-  const qint64 history_ms = state_->HistoryMs();
+  qint64 history_ms = state_->HistoryMs();
+  if (snapshots_per_ms_ > 0) {
+    history_ms =
+        std::min(history_ms, static_cast<qint64>(max_history_snapshots_ / snapshots_per_ms_));
+  }
   if (history_ms <= 0) return;
   // Frames as playing at 1x would apply them: one per tick interval of recorded time.
   const qint64 frame_ms = timer_.interval();

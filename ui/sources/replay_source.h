@@ -58,6 +58,8 @@ class ReplaySource : public QObject {
   qint64 PositionMs() const { return position_ms_; }
   double Speed() const { return speed_; }
   bool Playing() const { return timer_.isActive(); }
+  // A seek replays at most about this many snapshots of history (default 20000).
+  void SetMaxHistorySnapshots(double snapshots) { max_history_snapshots_ = snapshots; }
   void SetTickIntervalMs(int ms);
   qint64 ClusterMsPerTick() const;
   const QVector<ReplayEvent>& Events() const { return events_; }
@@ -97,7 +99,8 @@ class ReplaySource : public QObject {
 
   int NodeIndex(const std::string& name);
   // Plays the snapshots in [position - HistoryMs, position] as history frames; `tails` gets each
-  // node's last one.
+  // node's last one. At most about max_history_snapshots_ of them: a dense recording (many nodes
+  // at 10 Hz) gets a shorter history rather than a seek that stalls the GUI thread.
   void PlayHistory(std::map<int, HistoryTail>* tails);
   static void AddToFrame(std::vector<ClusterState::Update>* frame, int node,
                          std::shared_ptr<const admin::Telemetry> telemetry, qint64 at_ms);
@@ -113,6 +116,9 @@ class ReplaySource : public QObject {
   QVector<ReplayEvent> events_;
   qint64 start_ms_ = 0;
   qint64 end_ms_ = 0;
+  // Recorded snapshots per millisecond, over the whole recording: bounds a seek's history.
+  double snapshots_per_ms_ = 0;
+  double max_history_snapshots_ = 20000;
   qint64 position_ms_ = 0;
   double speed_ = 1.0;
   int last_frame_snapshots_ = 0;
