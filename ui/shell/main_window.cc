@@ -242,6 +242,8 @@ void MainWindow::BuildActions() {
 }
 
 void MainWindow::ResetSources(Mode mode) {
+  // Open token questions name nodes of the cluster being left.
+  for (TokenDialog* open : findChildren<TokenDialog*>()) open->reject();
   if (recorder_->Recording()) recorder_->Stop();
   replay_->Close();
   live_->ClearNodes();
