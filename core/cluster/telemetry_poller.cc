@@ -3,10 +3,16 @@
 #include <algorithm>
 
 #include "core/cluster/admin_client.h"
+#include "core/cluster/admin_methods.h"
 
 namespace railyard::cluster {
 
 using Clock = std::chrono::steady_clock;
+
+bool IsTokenRefused(const rpc::Status& status) {
+  return status.code() == rpc::Code::kUnauthenticated &&
+         status.message().rfind(admin_methods::kLockedOutReason, 0) != 0;
+}
 
 struct TelemetryPoller::Node {
   PollTarget target;
@@ -14,6 +20,7 @@ struct TelemetryPoller::Node {
   Clock::time_point connect_started;
   Clock::time_point next_attempt;
   std::chrono::milliseconds backoff{0};
+  bool paused = false;  // Its token was refused: not polled until a new token arrives.
 };
 
 // The answers of one round; shared with the callbacks, which may outlive the round.
@@ -26,7 +33,8 @@ struct TelemetryPoller::Round {
 
 TelemetryPoller::TelemetryPoller(std::vector<PollTarget> targets, PollerOptions options)
     : options_(std::move(options)), rng_(std::random_device{}()) {
-  for (PollTarget& target : targets) nodes_.push_back({std::move(target), nullptr, {}, {}, {}});
+  for (PollTarget& target : targets)
+    nodes_.push_back({std::move(target), nullptr, {}, {}, {}, false});
 }
 
 // Callbacks of a round still in flight hold the Round, not the poller; the clients' own
@@ -74,8 +82,9 @@ void TelemetryPoller::TakeNewTokens() {
   }
   for (Node& node : nodes_) {
     auto it = tokens.find(node.target.id);
-    if (it == tokens.end() || it->second == node.target.token) continue;
+    if (it == tokens.end() || (it->second == node.target.token && !node.paused)) continue;
     node.target.token = it->second;
+    node.paused = false;
     node.client.reset();
     node.backoff = std::chrono::milliseconds(0);
     node.next_attempt = {};
@@ -84,7 +93,8 @@ void TelemetryPoller::TakeNewTokens() {
 
 void TelemetryPoller::Connect(Clock::time_point now, std::vector<PollResult>* out) {
   for (Node& node : nodes_) {
-    if (node.client || now < node.next_attempt) continue;  // Connected, or backing off.
+    // Connected, backing off, or waiting for a new token.
+    if (node.client || node.paused || now < node.next_attempt) continue;
     node.client = std::make_unique<AdminClient>(node.target.admin, node.target.token,
                                                 options_.client_name, node.target.tls);
     if (rpc::Status s = node.client->StartConnecting(); !s.ok()) {
@@ -145,6 +155,11 @@ void TelemetryPoller::Collect(const std::shared_ptr<Round>& round, Clock::time_p
         node.backoff = std::chrono::milliseconds(0);
         out->push_back({node.target.id, rpc::Status::Ok(),
                         std::make_shared<const admin::Telemetry>(std::move(answer.second))});
+      } else if (options_.pause_on_refused_token && IsTokenRefused(answer.first)) {
+        // Asking again with the same token would only count towards the node's lockout.
+        out->push_back({node.target.id, answer.first, nullptr, true});
+        node.client.reset();
+        node.paused = true;
       } else {
         // A failed call drops the connection and backs off; the answer says why.
         out->push_back({node.target.id, answer.first, nullptr});

@@ -38,7 +38,15 @@ struct PollerOptions {
   // never holds up the others' snapshots. True (railyardctl): a round waits up to
   // connect_timeout for connections it started, so every round reports every node.
   bool wait_for_connect = false;
+  // True (the console): a node that refuses its token is paused, not retried, until SetToken
+  // gives it another, so a wrong token costs the node's auth throttle one failure and never
+  // locks the host out. False (railyardctl): retried with backoff like any other failure.
+  bool pause_on_refused_token = false;
 };
+
+// True when `status` says the admin service refused the token itself (missing or wrong);
+// false for anything else, a host locked out by earlier wrong tokens included.
+bool IsTokenRefused(const rpc::Status& status);
 
 // What one round learnt of one node: a snapshot, or why there is none (the admin service could
 // not be reached and why, the token was refused, no answer in time).
@@ -46,12 +54,15 @@ struct PollResult {
   int id = -1;
   rpc::Status status;
   std::shared_ptr<const admin::Telemetry> telemetry;  // Set when status is OK.
+  // The token was refused and the node is paused (pause_on_refused_token) until SetToken.
+  bool paused = false;
 };
 
 // Polls admin.Telemetry from many nodes, one round at a time: the one telemetry poller behind
 // the console's live view and railyardctl's watch and record. A round asks every connected node
 // at once and waits for the answers (bounded by answer_timeout); a failure drops that node's
-// connection and backs it off, and it reconnects on a later round.
+// connection and backs it off, and it reconnects on a later round; with pause_on_refused_token a
+// refused token pauses the node instead (reported once, with paused set) until SetToken.
 //
 // Thread safety: PollRound from one thread at a time; SetToken and Cancel from any thread.
 class TelemetryPoller {
@@ -65,7 +76,8 @@ class TelemetryPoller {
   // result per node it has news of; nodes backing off, or still connecting without
   // wait_for_connect, are left out.
   std::vector<PollResult> PollRound();
-  // A new token for one node, used from the next round (the node reconnects with it).
+  // A new token for one node, used from the next round (the node reconnects with it). A paused
+  // node resumes, even with the token it had (the caller asks to try again).
   void SetToken(int id, std::string token);
   // Makes a round in progress return soon with what it has, and every later round return empty.
   void Cancel();

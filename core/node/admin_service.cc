@@ -97,9 +97,9 @@ rpc::Status AdminService::Authorize(const std::string& method, std::string_view 
   const AuthThrottle::Clock::time_point now = AuthThrottle::Clock::now();
   if (const std::chrono::milliseconds wait = throttle_.LockedFor(peer, now); wait.count() > 0) {
     // The token is not even looked at: guessing costs time whatever the guess.
-    return {rpc::Code::kUnauthenticated,
-            "too many wrong admin tokens from this host; try again in " +
-                std::to_string(wait.count()) + " ms"};
+    return {rpc::Code::kUnauthenticated, std::string(cluster::admin_methods::kLockedOutReason) +
+                                             "; try again in " + std::to_string(wait.count()) +
+                                             " ms"};
   }
   *role = auth_.RoleOf(token);
   if (*role == AdminRole::kNone && !auth_.configured() && token.empty()) {

@@ -1,11 +1,13 @@
 // The one telemetry poller: a round reports every node it has news of (a snapshot, or why not),
-// backs an unreachable node off, takes a new token without disturbing the others, and Cancel
-// releases a round that is waiting for a slow answer.
+// backs an unreachable node off, takes a new token without disturbing the others, pauses a node
+// whose token is refused (where asked to) until it gets a token, and Cancel releases a round that
+// is waiting for a slow answer.
 #include <QTest>
 #include <atomic>
 #include <future>
 #include <thread>
 
+#include "core/cluster/admin_methods.h"
 #include "core/cluster/telemetry_poller.h"
 #include "core/node/admin_service.h"
 
@@ -109,6 +111,47 @@ class PollerTest : public QObject {
     round = poller.PollRound();
     QCOMPARE(round.size(), size_t{1});
     QVERIFY2(round[0].status.ok(), round[0].status.ToString().c_str());
+  }
+
+  void aRefusedTokenPausesTheNodeUntilATokenIsGiven() {
+    FakeNode guarded("guarded", {"right"});
+    FakeNode open("open");
+    QVERIFY(guarded.started.ok() && open.started.ok());
+    cluster::PollerOptions options = CtlOptions();
+    options.backoff_min = 1ms;  // Without the pause it would be asked again every round.
+    options.pause_on_refused_token = true;
+    cluster::TelemetryPoller poller(
+        {{0, guarded.endpoint(), "wrong", std::nullopt}, {1, open.endpoint(), "", std::nullopt}},
+        options);
+    std::vector<cluster::PollResult> round = poller.PollRound();
+    const cluster::PollResult* refused = Find(round, 0);
+    QVERIFY(refused);
+    QVERIFY(refused->paused);
+    QVERIFY(cluster::IsTokenRefused(refused->status));
+    QVERIFY(!Find(round, 1)->paused);
+    // Paused: left out of every later round (the other node is still asked).
+    for (int i = 0; i < 5; ++i) {
+      std::this_thread::sleep_for(5ms);
+      round = poller.PollRound();
+      QVERIFY(!Find(round, 0));
+      QVERIFY(Find(round, 1) && Find(round, 1)->status.ok());
+    }
+    // Asked to try again (even with the same token): it is asked, and refused once more.
+    poller.SetToken(0, "wrong");
+    round = poller.PollRound();
+    QVERIFY(Find(round, 0) && Find(round, 0)->paused);
+    poller.SetToken(0, "right");
+    round = poller.PollRound();
+    QVERIFY(Find(round, 0));
+    QVERIFY2(Find(round, 0)->status.ok(), Find(round, 0)->status.ToString().c_str());
+  }
+
+  void aLockedOutHostIsNotATokenRefusal() {
+    QVERIFY(cluster::IsTokenRefused({rpc::Code::kUnauthenticated, "the admin token is not valid"}));
+    QVERIFY(!cluster::IsTokenRefused(
+        {rpc::Code::kUnauthenticated,
+         std::string(cluster::admin_methods::kLockedOutReason) + "; try again in 1000 ms"}));
+    QVERIFY(!cluster::IsTokenRefused({rpc::Code::kUnavailable, "cannot reach"}));
   }
 
   void cancelReleasesARoundWaitingForAnAnswer() {

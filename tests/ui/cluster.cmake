@@ -60,3 +60,10 @@ target_compile_definitions(tst_ui_replication PRIVATE SCREENSHOT_DIR="${RAILYARD
 # The same against a real updater and replica on loopback, polled live, recorded and replayed.
 railyard_add_qtest(tst_ui_replication_live SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_replication_live.cc
   LIBS railyard_ui railyard_node TIMEOUT 120)
+
+# Node health that explains itself: states with reasons, tooltips, grey last-known figures, a
+# refused token that stops polling, Edit token and Remove node (real nodes, railyardctl).
+railyard_add_qtest(tst_ui_node_health SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_node_health.cc
+  LIBS railyard_ui railyard_node spdlog::spdlog TIMEOUT 120)
+target_compile_definitions(tst_ui_node_health PRIVATE RAILYARDCTL="$<TARGET_FILE:railyardctl>")
+add_dependencies(tst_ui_node_health railyardctl)

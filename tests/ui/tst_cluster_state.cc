@@ -1,12 +1,16 @@
-// ClusterState: the contract between sources and models (batches, unreachable, stale, clock).
+// ClusterState: the contract between sources and models (batches, unreachable, stale, clock,
+// starting and token refused with since when, removing a node).
+#include <QDateTime>
 #include <QSignalSpy>
 #include <QTest>
 
 #include "ui/models/cluster_state.h"
+#include "ui/models/overview_model.h"
 
 using railyard::admin::Telemetry;
 using railyard::ui::ClusterState;
 using railyard::ui::NodeHealth;
+using railyard::ui::OverviewModel;
 
 namespace {
 
@@ -116,6 +120,58 @@ class ClusterStateTest : public QObject {
     // Out-of-range updates are ignored, not a crash.
     state.ApplyFrame({{3, Make("x", 1)}}, 10);
     QCOMPARE(state.NodeCount(), 0);
+  }
+
+  void everyStateSaysWhyAndSinceWhen() {
+    ClusterState state;
+    state.SetStaleAfterMs(500);
+    for (int i = 0; i < 3; ++i) state.AddNode(QString("h:%1").arg(i + 1));
+    auto starting = std::make_shared<Telemetry>(*Make("s", 1));
+    starting->set_state(railyard::admin::NODE_STARTING);
+    state.ApplyFrame({{0, starting},
+                      {1, nullptr, "UNAUTHENTICATED: the admin token is not valid", 0, true},
+                      {2, Make("c", 1)}},
+                     1000);
+    QCOMPARE(state.Node(0).health, NodeHealth::kStarting);
+    QCOMPARE(state.Node(1).health, NodeHealth::kTokenRefused);
+    QCOMPARE(state.Node(1).down_since_ms, 1000);
+    OverviewModel model(&state);
+    QCOMPARE(model.index(0, OverviewModel::kState).data().toString(), QString("starting"));
+    QCOMPARE(model.index(1, OverviewModel::kState).data().toString(), QString("token refused"));
+    QVERIFY(model.index(1, OverviewModel::kState)
+                .data(Qt::ToolTipRole)
+                .toString()
+                .contains("the admin token is not valid"));
+    // Stale since its last telemetry, which the state cell names.
+    state.Tick(2000);
+    QCOMPARE(state.Node(2).health, NodeHealth::kStale);
+    QCOMPARE(state.Node(2).down_since_ms, 1000);
+    const QString stale = model.index(2, OverviewModel::kState).data().toString();
+    QCOMPARE(
+        stale,
+        QString("stale since %1").arg(QDateTime::fromMSecsSinceEpoch(1000).toString("HH:mm:ss")));
+    // Fresh telemetry clears it.
+    state.ApplyFrame({{2, Make("c", 2)}}, 2100);
+    QCOMPARE(state.Node(2).down_since_ms, 0);
+  }
+
+  void removingANodeRebuildsTheRest() {
+    ClusterState state;
+    for (int i = 0; i < 3; ++i) state.AddNode(QString("h:%1").arg(i + 1));
+    state.ApplyFrame({{0, Make("a", 1)}, {1, Make("b", 1)}, {2, Make("c", 1)}}, 1000);
+    OverviewModel model(&state);
+    QSignalSpy reset(&state, &ClusterState::NodesReset);
+    QSignalSpy frames(&state, &ClusterState::FrameApplied);
+    state.RemoveNode(1);
+    QCOMPARE(state.NodeCount(), 2);
+    QCOMPARE(state.Node(1).name, QString("c"));
+    QCOMPARE(state.IndexOfAddress("h:3"), 1);
+    QCOMPARE(reset.count(), 1);
+    QCOMPARE(frames.at(0).at(0).value<QVector<int>>(), (QVector<int>{0, 1}));
+    QCOMPARE(model.rowCount(), 2);
+    QCOMPARE(model.index(1, OverviewModel::kName).data().toString(), QString("c"));
+    state.RemoveNode(5);  // Out of range: nothing.
+    QCOMPARE(state.NodeCount(), 2);
   }
 };
 

@@ -1,6 +1,7 @@
 // LiveSource against a real node on 127.0.0.1: telemetry arrives through the worker thread;
 // a stopped node turns unreachable without blocking the GUI thread and comes back when it is
-// restarted on the same port; a wrong token is refused; Stop() drops batches in flight.
+// restarted on the same port; a wrong token is refused (and announced); Stop() drops batches in
+// flight.
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -100,10 +101,14 @@ class LiveSourceTest : public QObject {
     LiveSource source(&state);
     source.SetOptions(FastOptions());
     source.AddNode(QString("127.0.0.1:%1").arg(node->admin_endpoint().port), "not-the-token");
+    QSignalSpy refused(&source, &LiveSource::TokenRefused);
     source.Start();
-    QTRY_VERIFY_WITH_TIMEOUT(state.Node(0).health == NodeHealth::kUnreachable, 10000);
+    // Refused, not unreachable: the node is fine, the token is not.
+    QTRY_VERIFY_WITH_TIMEOUT(state.Node(0).health == NodeHealth::kTokenRefused, 10000);
     QVERIFY2(state.Node(0).last_error.contains("UNAUTHENTICATED"),
              qPrintable(state.Node(0).last_error));
+    QCOMPARE(refused.count(), 1);
+    QCOMPARE(refused[0][0].toInt(), 0);
     // The right token, set while running, gets telemetry through.
     source.SetToken(0, kViewer);
     QTRY_VERIFY_WITH_TIMEOUT(state.Node(0).health == NodeHealth::kServing, 10000);

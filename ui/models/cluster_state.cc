@@ -16,14 +16,30 @@ QString NodeHealthName(NodeHealth health) {
       return QStringLiteral("unreachable");
     case NodeHealth::kStale:
       return QStringLiteral("stale");
+    case NodeHealth::kStarting:
+      return QStringLiteral("starting");
+    case NodeHealth::kTokenRefused:
+      return QStringLiteral("token refused");
   }
   return QStringLiteral("?");
+}
+
+bool IsLive(NodeHealth health) {
+  return health == NodeHealth::kServing || health == NodeHealth::kLameDuck ||
+         health == NodeHealth::kStarting;
 }
 
 namespace {
 
 NodeHealth HealthOf(const admin::Telemetry& telemetry) {
-  return telemetry.state() == admin::NODE_LAME_DUCK ? NodeHealth::kLameDuck : NodeHealth::kServing;
+  switch (telemetry.state()) {
+    case admin::NODE_LAME_DUCK:
+      return NodeHealth::kLameDuck;
+    case admin::NODE_STARTING:
+      return NodeHealth::kStarting;
+    default:
+      return NodeHealth::kServing;
+  }
 }
 
 }  // namespace
@@ -61,21 +77,23 @@ QVector<int> ClusterState::Apply(const std::vector<Update>& updates, qint64 now_
       view.updated_ms = update.at_ms > 0 ? update.at_ms : now_ms;
       view.health = HealthOf(*update.telemetry);
       view.last_error.clear();
+      view.down_since_ms = 0;
       if (!update.telemetry->node().empty())
         view.name = QString::fromStdString(update.telemetry->node());
     } else {
       // Keep the last telemetry: the views show what was last known, marked unreachable.
-      view.health = NodeHealth::kUnreachable;
+      view.health = update.token_refused ? NodeHealth::kTokenRefused : NodeHealth::kUnreachable;
       view.last_error = update.error;
+      if (view.down_since_ms == 0) view.down_since_ms = now_ms;
     }
     changed.push_back(update.node);
   }
   // Nodes that were not in this frame may have gone stale meanwhile.
   for (int i = 0; i < NodeCount(); ++i) {
     NodeView& view = nodes_[static_cast<size_t>(i)];
-    if ((view.health == NodeHealth::kServing || view.health == NodeHealth::kLameDuck) &&
-        now_ms_ - view.updated_ms > stale_after_ms_) {
+    if (IsLive(view.health) && now_ms_ - view.updated_ms > stale_after_ms_) {
       view.health = NodeHealth::kStale;
+      view.down_since_ms = view.updated_ms;
       if (!changed.contains(i)) changed.push_back(i);
     }
   }
@@ -88,6 +106,18 @@ void ClusterState::Clear() {
   nodes_.clear();
   now_ms_ = 0;
   Q_EMIT NodesReset();
+}
+
+void ClusterState::RemoveNode(int index) {
+  if (index < 0 || index >= NodeCount()) return;
+  nodes_.erase(nodes_.begin() + index);
+  Q_EMIT NodesReset();
+  QVector<int> all;
+  for (int i = 0; i < NodeCount(); ++i) {
+    Q_EMIT NodeAdded(i);
+    all.push_back(i);
+  }
+  Q_EMIT FrameApplied(all);
 }
 
 int ClusterState::IndexOfAddress(const QString& admin_address) const {

@@ -18,8 +18,14 @@ enum class NodeHealth {
   kLameDuck,     // Draining: serving requests in flight, refusing new ones.
   kUnreachable,  // The last poll failed; the source retries with backoff.
   kStale,        // Reachable before, but no fresh telemetry for a while.
+  // Added after the first five, whose numbers filters and tests already use.
+  kStarting,      // Answering, but the node says it is still starting.
+  kTokenRefused,  // The admin service refused our token; not polled until another is given.
 };
 QString NodeHealthName(NodeHealth health);
+// True where the node's figures are current (serving, lame duck, starting); the others show
+// what was last known.
+bool IsLive(NodeHealth health);
 
 struct NodeView {
   QString name;           // Node name from telemetry, or the address until the first answer.
@@ -27,7 +33,10 @@ struct NodeView {
   std::shared_ptr<const admin::Telemetry> telemetry;  // Latest; null until the first answer.
   qint64 updated_ms = 0;                              // Cluster clock time of the latest telemetry.
   NodeHealth health = NodeHealth::kConnecting;
-  QString last_error;  // Why it is unreachable, for the status column and tooltips.
+  QString last_error;  // Why it is unreachable or refused, for the state cell and tooltips.
+  // Cluster clock time the node was first seen stale or failing since its last telemetry
+  // (0 while live): the "since T" of its state.
+  qint64 down_since_ms = 0;
 };
 
 // The one place where the console keeps what it knows about the cluster. Sources (live polling,
@@ -55,6 +64,7 @@ class ClusterState : public QObject {
     // Cluster time the telemetry was taken (a replay seek restores each node's own time);
     // 0: the frame's now_ms.
     qint64 at_ms = 0;
+    bool token_refused = false;  // When telemetry is null: the token, not the node, failed.
   };
   void ApplyFrame(const std::vector<Update>& updates, qint64 now_ms);
   // Like ApplyFrame, for a frame of recorded history that a replay seek plays through quickly to
@@ -66,6 +76,9 @@ class ClusterState : public QObject {
   void Tick(qint64 now_ms);
   // Forgets everything (a new cluster, or a replay seek that rebuilds state).
   void Clear();
+  // Forgets one node: the others move down one index. Announced as a rebuild (NodesReset, then
+  // NodeAdded for each remaining node and a FrameApplied naming them all), as a seek does.
+  void RemoveNode(int index);
 
   int NodeCount() const { return static_cast<int>(nodes_.size()); }
   const NodeView& Node(int index) const { return nodes_[static_cast<size_t>(index)]; }

@@ -1,5 +1,6 @@
 #include "ui/models/overview_model.h"
 
+#include <QDateTime>
 #include <algorithm>
 #include <limits>
 
@@ -82,16 +83,53 @@ double LagSortKey(const admin::Replication& r) {
   return double(r.lag_docs());
 }
 
+QString ClockText(qint64 ms) {
+  return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("HH:mm:ss"));
+}
+
 }  // namespace
+
+QString OverviewModel::StateText(const NodeView& node) {
+  switch (node.health) {
+    case NodeHealth::kUnreachable:
+      return node.last_error.isEmpty() ? NodeHealthName(node.health)
+                                       : tr("unreachable: %1").arg(node.last_error);
+    case NodeHealth::kStale:
+      return node.down_since_ms > 0 ? tr("stale since %1").arg(ClockText(node.down_since_ms))
+                                    : NodeHealthName(node.health);
+    default:
+      return NodeHealthName(node.health);
+  }
+}
+
+QString OverviewModel::ToolTip(const NodeView& node) {
+  QStringList lines;
+  lines
+      << (node.name == node.admin_address
+              ? tr("%1: %2").arg(node.admin_address, NodeHealthName(node.health))
+              : tr("%1 at %2: %3").arg(node.name, node.admin_address, NodeHealthName(node.health)));
+  if (!node.last_error.isEmpty()) lines << node.last_error;
+  if (node.health == NodeHealth::kTokenRefused) {
+    lines << tr("Not polled with this token any more; Node > Edit token gives another.");
+  }
+  if (node.down_since_ms > 0) lines << tr("Since %1").arg(ClockText(node.down_since_ms));
+  if (!IsLive(node.health) && node.telemetry) {
+    lines << tr("Figures (grey) as last known at %1").arg(ClockText(node.updated_ms));
+  }
+  return lines.join(QLatin1Char('\n'));
+}
 
 QVariant OverviewModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= rows_ || index.row() >= state_->NodeCount()) return {};
   const NodeView& node = state_->Node(index.row());
   if (role == kHealthRole) return static_cast<int>(node.health);
-  if (role == Qt::ToolTipRole) {
-    return node.last_error.isEmpty()
-               ? node.admin_address
-               : QStringLiteral("%1: %2").arg(node.admin_address, node.last_error);
+  if (role == Qt::ToolTipRole) return ToolTip(node);
+  if (role == Qt::ForegroundRole) {
+    // Last-known figures of a node that is not live are not news: grey, not black.
+    if (index.column() >= kRole && node.telemetry && !IsLive(node.health)) {
+      return HealthColor(NodeHealth::kStale);
+    }
+    return {};
   }
   if (role == Qt::DecorationRole && (index.column() == kState || index.column() == kName)) {
     return HealthColor(node.health);
@@ -107,7 +145,7 @@ QVariant OverviewModel::data(const QModelIndex& index, int role) const {
     case kName:
       return node.name;
     case kState:
-      return sort ? QVariant(static_cast<int>(node.health)) : QVariant(NodeHealthName(node.health));
+      return sort ? QVariant(static_cast<int>(node.health)) : QVariant(StateText(node));
     case kRole:
       return known ? RoleName(node.telemetry->role()) : QString();
     case kStoreRole:

@@ -12,8 +12,11 @@ namespace railyard::ui {
 //
 // Per frame it emits dataChanged for the rows whose telemetry or health changed (and for the
 // age column of rows whose shown age, in whole seconds, changed), so 100 nodes at 10 Hz cost
-// only what changed. Qt::DisplayRole gives text, kSortRole a number (or the name) to sort by,
-// Qt::DecorationRole on the state column the health colour, Qt::ToolTipRole the last error.
+// only what changed. Qt::DisplayRole gives text (the state column says why a node is not live:
+// "token refused", "unreachable: <reason>", "stale since 12:03:04"), kSortRole a number (or the
+// name) to sort by, Qt::DecorationRole on the name and state columns the health colour,
+// Qt::ToolTipRole the node's address, state, reason and since when, and Qt::ForegroundRole
+// greys the last-known figures of a node that is not live.
 // kLag sorts replicas by lag in documents, after updaters (-1) and nodes without a role (-2).
 //
 // Thread safety: GUI thread only, like ClusterState.
@@ -57,6 +60,9 @@ class OverviewModel : public QAbstractTableModel {
     qint64 age_ms = -1;    // -1: never heard from.
   };
   static Row RowOf(const NodeView& node, qint64 now_ms);
+  // The state cell's text and the row's tooltip.
+  static QString StateText(const NodeView& node);
+  static QString ToolTip(const NodeView& node);
 
  private:
   void OnFrame(const QVector<int>& changed);

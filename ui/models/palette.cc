@@ -22,6 +22,10 @@ QColor HealthColor(NodeHealth health) {
       return QColor(0x8e, 0x8e, 0x8e);
     case NodeHealth::kConnecting:
       return QColor(0x5c, 0x7c, 0xb8);
+    case NodeHealth::kStarting:
+      return QColor(0x3f, 0x9f, 0xb0);
+    case NodeHealth::kTokenRefused:
+      return QColor(0x8e, 0x24, 0xaa);  // Not red: the node is fine, our token is not.
   }
   return Qt::gray;
 }

@@ -224,8 +224,7 @@ void SlotMatrixModel::ApplyServer(int server, qint64 now, ChangedCells& box) {
                              kFirstServerColumn + server);
   }
   // An unreachable or stale server holds nothing: its clients lost those connections.
-  const bool live = node.telemetry &&
-                    (node.health == NodeHealth::kServing || node.health == NodeHealth::kLameDuck);
+  const bool live = node.telemetry && IsLive(node.health);
   for (auto it = scratch_.begin(); it != scratch_.end(); ++it) it->clear();
   if (live) CollectConnections(*node.telemetry, now, box);
   const bool first_fill = !column_seen_[server];

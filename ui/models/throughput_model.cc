@@ -120,8 +120,7 @@ bool ThroughputModel::AddSamples(const QVector<int>& changed) {
   double weight = 0, weighted_p50 = 0;
   for (int i = 0; i < state_->NodeCount(); ++i) {
     const NodeView& view = state_->Node(i);
-    if (!view.telemetry ||
-        (view.health != NodeHealth::kServing && view.health != NodeHealth::kLameDuck)) {
+    if (!view.telemetry || !IsLive(view.health)) {
       continue;
     }
     const ThroughputSample s = SampleOf(*view.telemetry, total.t_ms);

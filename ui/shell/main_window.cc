@@ -22,6 +22,7 @@
 #include "ui/actions/action_controller.h"
 #include "ui/models/overview_model.h"
 #include "ui/shell/connect_dialog.h"
+#include "ui/shell/token_dialog.h"
 #include "ui/shell/token_store.h"
 #include "ui/sources/live_source.h"
 #include "ui/sources/recorder.h"
@@ -52,6 +53,10 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
       recorder_(new Recorder(state_, this)),
       tokens_(new TokenStore(options.use_keyring, this)) {
   setWindowTitle(tr("Railyard"));
+  // Qt shows tooltips only over the active window by default; the console is often watched
+  // beside the terminal that has the focus, and its reasons ("token refused", why unreachable)
+  // live in tooltips. Floating docks are windows of their own and get the same below.
+  setAttribute(Qt::WA_AlwaysShowToolTips);
   // The icon comes from the application (QApplication::setWindowIcon in app/railyard).
   LiveSource::Options live_options;
   live_options.poll_hz = options_.poll_hz;
@@ -94,6 +99,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
   status_timer->start(1000);
   connect(status_timer, &QTimer::timeout, this, &MainWindow::UpdateStatus);
 
+  connect(live_, &LiveSource::TokenRefused, this, &MainWindow::OnTokenRefused);
   connect(state_, &ClusterState::NodeAdded, this, [this](int index) {
     if (current_node_ < 0) {
       SetCurrentNode(index);
@@ -145,6 +151,7 @@ void MainWindow::BuildViews() {
   nodes_dock->setObjectName(QStringLiteral("nodes"));
   nodes_dock->setWidget(node_list_);
   nodes_dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable);
+  nodes_dock->setAttribute(Qt::WA_AlwaysShowToolTips);
   addDockWidget(Qt::LeftDockWidgetArea, nodes_dock);
   connect(node_list_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) {
@@ -209,6 +216,20 @@ void MainWindow::BuildActions() {
   for (QAction* a : {drain_, undrain_, compact_, flush_}) bar->addAction(a);
   QMenu* node_menu = menuBar()->addMenu(tr("&Node"));
   for (QAction* a : {drain_, undrain_, compact_, flush_}) node_menu->addAction(a);
+  // On the selected node; the node list's context menu offers them too (a right click selects
+  // the row first).
+  edit_token_ = new QAction(tr("Edit &token..."), this);
+  edit_token_->setToolTip(tr("Give the selected node another admin token"));
+  connect(edit_token_, &QAction::triggered, this, [this] { EditToken(current_node_); });
+  remove_node_ = new QAction(tr("&Remove node"), this);
+  remove_node_->setToolTip(tr("Stop watching the selected node"));
+  connect(remove_node_, &QAction::triggered, this, [this] { RemoveNode(current_node_); });
+  node_menu->addSeparator();
+  node_menu->addAction(edit_token_);
+  node_menu->addAction(remove_node_);
+  node_list_->setContextMenuPolicy(Qt::ActionsContextMenu);
+  node_list_->addAction(edit_token_);
+  node_list_->addAction(remove_node_);
   bar->addSeparator();
   record_ = bar->addAction(tr("Record"));
   record_->setCheckable(true);
@@ -221,6 +242,8 @@ void MainWindow::BuildActions() {
 }
 
 void MainWindow::ResetSources(Mode mode) {
+  // Open token questions name nodes of the cluster being left.
+  for (TokenDialog* open : findChildren<TokenDialog*>()) open->reject();
   if (recorder_->Recording()) recorder_->Stop();
   replay_->Close();
   live_->ClearNodes();
@@ -232,6 +255,17 @@ void MainWindow::ResetSources(Mode mode) {
 
 bool MainWindow::AddNode(const QString& admin_address, const QString& token, QString* error,
                          const QString& name) {
+  if (mode_ == Mode::kLive) {
+    if (const int existing = state_->IndexOfAddress(admin_address.trimmed()); existing >= 0) {
+      if (token.isEmpty() || token == live_->Token(existing)) return true;
+      if (error) {
+        *error = tr("%1 is already watched (as %2) with another token. To change its token, "
+                    "select it and use Node > Edit token.")
+                     .arg(admin_address.trimmed(), state_->Node(existing).name);
+      }
+      return false;
+    }
+  }
   if (mode_ != Mode::kLive) ResetSources(Mode::kLive);
   if (!AddLiveNode(admin_address, token, error, name,
                    cluster::ApplyTlsFlags(options_.tls, std::nullopt))) {
@@ -253,6 +287,53 @@ bool MainWindow::AddLiveNode(const QString& admin_address, const QString& token,
     actions_->TokensChanged();
   }
   return true;
+}
+
+bool MainWindow::SetNodeToken(int node_index, const QString& token) {
+  if (mode_ != Mode::kLive || node_index < 0 || node_index >= state_->NodeCount()) return false;
+  tokens_->SetToken(state_->Node(node_index).admin_address, token);
+  live_->SetToken(node_index, token);
+  actions_->TokensChanged();
+  UpdateActionsEnabled();
+  return true;
+}
+
+void MainWindow::EditToken(int node_index, const QString& reason) {
+  if (mode_ != Mode::kLive || node_index < 0 || node_index >= state_->NodeCount()) return;
+  for (TokenDialog* open : findChildren<TokenDialog*>()) {
+    if (open->Node() == node_index && open->isVisible()) return;  // One question per node.
+  }
+  const NodeView& node = state_->Node(node_index);
+  const QString label = node.name == node.admin_address
+                            ? node.admin_address
+                            : QStringLiteral("%1 (%2)").arg(node.name, node.admin_address);
+  auto* dialog = new TokenDialog(node_index, label, reason, this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &QDialog::accepted, this,
+          [this, dialog] { SetNodeToken(dialog->Node(), dialog->Token()); });
+  dialog->open();
+}
+
+void MainWindow::RemoveNode(int node_index) {
+  if (mode_ != Mode::kLive || node_index < 0 || node_index >= state_->NodeCount()) return;
+  // Open questions name nodes by index, which the removal shifts.
+  for (TokenDialog* open : findChildren<TokenDialog*>()) open->reject();
+  const int current = current_node_;
+  live_->RemoveNode(node_index);
+  current_node_ = -1;  // The rebuild re-adds the nodes; select what was selected, if it stays.
+  const int keep = current > node_index ? current - 1 : current == node_index ? 0 : current;
+  SetCurrentNode(keep < state_->NodeCount() ? keep : state_->NodeCount() - 1);
+  UpdateStatus();
+  UpdateActionsEnabled();
+}
+
+void MainWindow::OnTokenRefused(int node_index, const QString& reason) {
+  statusBar()->showMessage(
+      tr("%1: token refused; not polled until another token is given")
+          .arg(node_index >= 0 && node_index < state_->NodeCount() ? state_->Node(node_index).name
+                                                                   : QString()),
+      10000);
+  EditToken(node_index, reason);
 }
 
 bool MainWindow::OpenClusterFile(const QString& path, const QString& token, QString* error) {
@@ -367,28 +448,30 @@ int MainWindow::TabIndex(const QString& name) const {
 }
 
 QString MainWindow::SummaryLine() const {
-  int by_health[5] = {0, 0, 0, 0, 0};
+  int by_health[7] = {0, 0, 0, 0, 0, 0, 0};
   double requests = 0, errors = 0;
   int slots = 0;
   for (int i = 0; i < state_->NodeCount(); ++i) {
     const NodeView& node = state_->Node(i);
     ++by_health[static_cast<int>(node.health)];
     const OverviewModel::Row row = OverviewModel::RowOf(node, state_->NowMs());
-    if (node.health == NodeHealth::kServing || node.health == NodeHealth::kLameDuck) {
+    if (IsLive(node.health)) {
       requests += row.requests_per_s;
       errors += row.errors_per_s;
       slots += row.slots;
     }
   }
   return QStringLiteral(
-             "%1 nodes: %2 serving, %3 lame duck, %4 unreachable, %5 stale, %6 connecting; "
-             "%7 req/s, %8 errors/s, %9 slots in use")
+             "%1 nodes: %2 serving, %3 lame duck, %4 unreachable, %5 stale, %6 connecting, "
+             "%7 starting, %8 token refused; %9 req/s, %10 errors/s, %11 slots in use")
       .arg(state_->NodeCount())
       .arg(by_health[int(NodeHealth::kServing)])
       .arg(by_health[int(NodeHealth::kLameDuck)])
       .arg(by_health[int(NodeHealth::kUnreachable)])
       .arg(by_health[int(NodeHealth::kStale)])
       .arg(by_health[int(NodeHealth::kConnecting)])
+      .arg(by_health[int(NodeHealth::kStarting)])
+      .arg(by_health[int(NodeHealth::kTokenRefused)])
       .arg(requests, 0, 'f', 0)
       .arg(errors, 0, 'f', 1)
       .arg(slots);
@@ -437,6 +520,10 @@ void MainWindow::UpdateStatus() {
 }
 
 void MainWindow::UpdateActionsEnabled() {
+  const bool live_node =
+      mode_ == Mode::kLive && current_node_ >= 0 && current_node_ < state_->NodeCount();
+  edit_token_->setEnabled(live_node);
+  remove_node_->setEnabled(live_node);
   actions_->SetReadOnly(ReadOnly());
   compaction_->SetActionsEnabled(actions_->CanAct(current_node_));
   UpdateStatus();

@@ -66,12 +66,27 @@ class MainWindow : public QMainWindow {
   ReplicationView* replication_view() const { return replication_; }
   TimelineWidget* Timeline() const { return timeline_; }
   QComboBox* NodeSelector() const { return node_selector_; }
+  QListView* NodeList() const { return node_list_; }
+  OverviewView* overview_view() const { return overview_; }
+  QAction* EditTokenAction() const { return edit_token_; }
+  QAction* RemoveNodeAction() const { return remove_node_; }
 
   // Live: polls `admin_address` (host:port) with `token` (may be empty: viewer access on nodes
   // without tokens), over TLS when Options::tls says so. Switches from a replay to live. False
-  // with a message on a bad address.
+  // with a message on a bad address, and on an address already watched with another token
+  // (EditToken changes a token; adding never replaces one silently). An address already watched
+  // with the same or no token is left as it is.
   bool AddNode(const QString& admin_address, const QString& token, QString* error,
                const QString& name = {});
+  // Live: gives one node (ClusterState index) a new token, kept in the token store; a node
+  // whose token was refused resumes polling with it. False outside live mode.
+  bool SetNodeToken(int node_index, const QString& token);
+  // Live: asks for a node's new token in a TokenDialog, without blocking (the Node menu's and
+  // the node list's "Edit token"); the one that a refused token opens by itself.
+  void EditToken(int node_index, const QString& reason = {});
+  // Live: stops watching a node and forgets it (the Node menu's and the node list's "Remove
+  // node"); its token stays in the token store for its address.
+  void RemoveNode(int node_index);
   // Live: every node of a cluster file (railyard.config.Cluster text format), over TLS when its
   // admin_tls block or Options::tls says so; tokens from the token store, else `token`.
   // Remembered among the recent clusters.
@@ -110,6 +125,7 @@ class MainWindow : public QMainWindow {
   void OnOpenCluster();
   void OnOpenRecording();
   void OnRecordToggled(bool on);
+  void OnTokenRefused(int node_index, const QString& reason);
 
   const Options options_;
   ClusterState* state_;
@@ -139,6 +155,8 @@ class MainWindow : public QMainWindow {
   QAction* compact_ = nullptr;
   QAction* flush_ = nullptr;
   QAction* record_ = nullptr;
+  QAction* edit_token_ = nullptr;
+  QAction* remove_node_ = nullptr;
   QLabel* mode_label_ = nullptr;
   QLabel* read_only_label_ = nullptr;
   QLabel* keyring_label_ = nullptr;

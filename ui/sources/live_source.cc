@@ -55,6 +55,7 @@ class LivePoller {
     options.connect_timeout = o.connect_timeout;
     options.answer_timeout = o.answer_timeout;
     options.client_name = "railyard-console";
+    options.pause_on_refused_token = true;
     return options;
   }
 
@@ -70,9 +71,12 @@ class LivePoller {
       next_round = std::max(next_round + period_, Clock::now());
       std::vector<ClusterState::Update> updates;
       for (cluster::PollResult& r : poller_.PollRound()) {
-        updates.push_back(
-            {r.id, std::move(r.telemetry),
-             r.status.ok() ? QString() : QString::fromStdString(r.status.ToString())});
+        ClusterState::Update update;
+        update.node = r.id;
+        update.telemetry = std::move(r.telemetry);
+        if (!r.status.ok()) update.error = QString::fromStdString(r.status.ToString());
+        update.token_refused = r.paused;
+        updates.push_back(std::move(update));
       }
       {
         base::MutexLock lock(mu_);
@@ -106,13 +110,8 @@ int LiveSource::AddNode(const QString& admin_address, const QString& token, QStr
   uint16_t port = 0;
   if (!ParseAdminAddress(admin_address, &host, &port, error)) return -1;
   const int index = state_->AddNode(admin_address.trimmed(), name);
-  for (Target& t : targets_) {
-    if (t.index == index) {
-      if (!token.isEmpty()) t.token = token;
-      t.tls = std::move(tls);
-      Restart();
-      return index;
-    }
+  for (const Target& t : targets_) {
+    if (t.index == index) return index;
   }
   targets_.push_back({index, admin_address.trimmed(), token, std::move(tls)});
   Restart();
@@ -124,12 +123,24 @@ void LiveSource::ClearNodes() {
   targets_.clear();
 }
 
+void LiveSource::RemoveNode(int node) {
+  if (node < 0 || node >= state_->NodeCount()) return;
+  const bool running = Running();
+  Stop();
+  std::erase_if(targets_, [node](const Target& t) { return t.index == node; });
+  for (Target& t : targets_) {
+    if (t.index > node) --t.index;
+  }
+  state_->RemoveNode(node);
+  if (running) Start();
+}
+
 void LiveSource::SetToken(int node, const QString& token) {
   for (Target& t : targets_) {
-    if (t.index == node && t.token != token) {
-      t.token = token;
-      if (poller_) poller_->SetToken(node, token.toStdString());
-    }
+    if (t.index != node) continue;
+    t.token = token;
+    // Passed on even when unchanged: the poller resumes a node paused on a refused token.
+    if (poller_) poller_->SetToken(node, token.toStdString());
   }
 }
 
@@ -184,6 +195,9 @@ void LiveSource::Deliver(quint64 generation, std::vector<ClusterState::Update> u
   state_->ApplyFrame(updates, now_ms);
   ++frames_;
   Q_EMIT FrameDelivered();
+  for (const ClusterState::Update& u : updates) {
+    if (u.token_refused) Q_EMIT TokenRefused(u.node, u.error);
+  }
 }
 
 }  // namespace railyard::ui

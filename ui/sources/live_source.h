@@ -28,7 +28,8 @@ class LivePoller;
 //
 // The polling itself is the cluster layer's TelemetryPoller (core/cluster): unreachable nodes are
 // retried with exponential backoff and jitter (backoff_min doubling to backoff_max, +-20 %);
-// connecting never blocks the round for other nodes.
+// connecting never blocks the round for other nodes. A node that refuses its token is paused
+// there (one refusal per token, far from the node's lockout) and announced with TokenRefused.
 //
 // Thread safety: every method on the GUI thread.
 class LiveSource : public QObject {
@@ -51,13 +52,17 @@ class LiveSource : public QObject {
 
   // Declares a node at admin address host:port (added to ClusterState); returns its index. A
   // running source restarts to include it. Fails (-1, with `error`) on a malformed address.
-  // `tls` set: its admin service is reached over TLS with these settings.
+  // `tls` set: its admin service is reached over TLS with these settings. An address already
+  // watched returns its index and keeps its token (SetToken changes it).
   int AddNode(const QString& admin_address, const QString& token = {}, QString* error = nullptr,
               const QString& name = {}, std::optional<rpc::TlsClientOptions> tls = std::nullopt);
   // Stops and forgets every node (before ClusterState::Clear for a new cluster).
   void ClearNodes();
+  // Stops watching one node and removes it from ClusterState (the later ones move down one
+  // index); a running source restarts without it.
+  void RemoveNode(int node);
   // The token for one node (ClusterState index); that node reconnects with it, the others keep
-  // their connections.
+  // their connections. A node whose token was refused resumes polling, even with the same one.
   void SetToken(int node, const QString& token);
   QString Token(int node) const;
   // The admin TLS settings of one node (nullopt: plain TCP).
@@ -71,6 +76,10 @@ class LiveSource : public QObject {
 
  Q_SIGNALS:
   void FrameDelivered();
+  // A node's admin service refused its token: it is no longer polled (so it never locks this
+  // host out) until SetToken gives it one. Emitted once per refusal, after the frame that shows
+  // it as kTokenRefused.
+  void TokenRefused(int node, const QString& reason);
 
  private:
   struct Target {

@@ -26,8 +26,9 @@ OverviewView::OverviewView(ClusterState* state, QWidget* parent)
   name_filter_->setPlaceholderText(tr("Filter by name"));
   name_filter_->setClearButtonEnabled(true);
   state_filter_->addItem(tr("All states"), -1);
-  for (NodeHealth h : {NodeHealth::kServing, NodeHealth::kLameDuck, NodeHealth::kUnreachable,
-                       NodeHealth::kStale, NodeHealth::kConnecting}) {
+  for (NodeHealth h : {NodeHealth::kServing, NodeHealth::kLameDuck, NodeHealth::kStarting,
+                       NodeHealth::kTokenRefused, NodeHealth::kUnreachable, NodeHealth::kStale,
+                       NodeHealth::kConnecting}) {
     state_filter_->addItem(NodeHealthName(h), static_cast<int>(h));
   }
   auto* filters = new QHBoxLayout;
