@@ -311,7 +311,7 @@ class ActionsTest : public QObject {
     QVERIFY(f.Audit().isEmpty());
   }
 
-  void defaultDialogsAskAndShowTheResult() {
+  void defaultDialogsAskAndShowOnlyFailures() {
     // No confirmer or presenter seams: the real message boxes, answered by clicking.
     StorageTestNode node;
     QVERIFY2(node.Start(), qPrintable(node.error()));
@@ -321,36 +321,53 @@ class ActionsTest : public QObject {
     window.show();
     QTemporaryDir dir;
     ActionController actions(&state, &window);
-    actions.SetTokenProvider([](int) { return QString(kOperatorToken); });
+    QString token = kOperatorToken;
+    actions.SetTokenProvider([&](int) { return token; });
     actions.SetAuditPath(dir.filePath("audit.sqlite"));
     QString asked;
-    QTimer::singleShot(50, [&] {
+    const auto answer_yes = [&] {
       auto* box = qobject_cast<QMessageBox*>(QApplication::activeModalWidget());
       if (!box) return;
       asked = box->text();
       box->button(QMessageBox::Yes)->click();
-    });
+    };
+    QTimer::singleShot(50, answer_yes);
     QSignalSpy finished(&actions, &ActionController::ActionFinished);
+    QSignalSpy succeeded(&actions, &ActionController::Succeeded);
     actions.Drain(index);  // Blocks in the question until the timer clicks Yes.
     QVERIFY(asked.startsWith("Drain node1 ("));
     QVERIFY(finished.wait(15000));
     QCOMPARE(node.node().Snapshot().state(), admin::NODE_LAME_DUCK);
-    // The result is shown in a non-modal box; the progress dialog is gone.
-    QMessageBox* result = nullptr;
-    QVERIFY(WaitFor([&] {
-      for (QMessageBox* box : window.findChildren<QMessageBox*>()) {
-        if (box->isVisible() && box->text().contains("drain on node1")) result = box;
-      }
-      return result != nullptr;
-    }));
-    QVERIFY(result->text().contains("done"));
-    QVERIFY(!result->isModal());
+    // A success is announced, not shown in a box to click away; the progress dialog is gone.
+    QCOMPARE(succeeded.count(), 1);
+    const QString told = succeeded[0][0].toString();
+    QVERIFY2(told.contains("drain on node1") && told.contains("done"), qPrintable(told));
     QVERIFY(WaitFor([&] {
       for (QProgressDialog* p : window.findChildren<QProgressDialog*>()) {
         if (p->isVisible()) return false;
       }
       return true;
     }));
+    for (QMessageBox* box : window.findChildren<QMessageBox*>()) {
+      QVERIFY2(!box->isVisible(), qPrintable(box->text()));
+    }
+    QCOMPARE(actions.audit_log()->Search({}).size(), 1);
+
+    // A failure still gets a (non-modal) box with the reason.
+    token = "not-a-token";
+    QTimer::singleShot(50, answer_yes);
+    actions.Undrain(index);
+    QVERIFY(finished.wait(15000));
+    QMessageBox* result = nullptr;
+    QVERIFY(WaitFor([&] {
+      for (QMessageBox* box : window.findChildren<QMessageBox*>()) {
+        if (box->isVisible() && box->text().contains("undrain on node1")) result = box;
+      }
+      return result != nullptr;
+    }));
+    QVERIFY2(result->text().contains("refused"), qPrintable(result->text()));
+    QVERIFY(!result->isModal());
+    QCOMPARE(succeeded.count(), 1);
   }
 
   void auditLogPersistsAndIsSearchable() {

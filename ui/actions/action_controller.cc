@@ -3,6 +3,7 @@
 #include <QAction>
 #include <QDateTime>
 #include <QDir>
+#include <QKeySequence>
 #include <QLocale>
 #include <QMessageBox>
 #include <QProgressDialog>
@@ -52,9 +53,13 @@ ActionController::ActionController(ClusterState* state, QWidget* dialog_parent)
                                  QMessageBox::Cancel) == QMessageBox::Yes;
   };
   presenter_ = [this](const QString& title, const QString& text, bool ok) {
+    // A success needs no click: the window shows it in passing and the audit log keeps it.
+    if (ok) {
+      Q_EMIT Succeeded(text);
+      return;
+    }
     // Non-modal: the console keeps updating while the operator reads it.
-    auto* box = new QMessageBox(ok ? QMessageBox::Information : QMessageBox::Warning, title, text,
-                                QMessageBox::Ok, dialog_parent_);
+    auto* box = new QMessageBox(QMessageBox::Warning, title, text, QMessageBox::Ok, dialog_parent_);
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->setModal(false);
     box->show();
@@ -63,6 +68,11 @@ ActionController::ActionController(ClusterState* state, QWidget* dialog_parent)
   undrain_action_ = new QAction(tr("&Undrain"), this);
   flush_action_ = new QAction(tr("&Flush"), this);
   compact_all_action_ = new QAction(tr("&Compact all"), this);
+  // Ctrl+Shift: none of Qt's standard keys (copy, find, ...) uses these, and each still asks first.
+  drain_action_->setShortcut(QKeySequence(tr("Ctrl+Shift+D")));
+  undrain_action_->setShortcut(QKeySequence(tr("Ctrl+Shift+U")));
+  flush_action_->setShortcut(QKeySequence(tr("Ctrl+Shift+F")));
+  compact_all_action_->setShortcut(QKeySequence(tr("Ctrl+Shift+C")));
   connect(drain_action_, &QAction::triggered, this, [this] { Drain(current_node_); });
   connect(undrain_action_, &QAction::triggered, this, [this] { Undrain(current_node_); });
   connect(flush_action_, &QAction::triggered, this, [this] { Flush(current_node_); });
@@ -347,7 +357,8 @@ void ActionController::Finish(quint64 job, Action action, int node, QVector<quin
                             : tr("%1 on %2 (%3): %4").arg(name, node_name, address, result);
   if (!audit_problem.isEmpty())
     text += tr("\n\nNot written to the audit log: %1").arg(audit_problem);
-  Present(tr("Railyard: %1").arg(name), text, outcome.ok);
+  // An action that ran but is missing from the audit log is a problem worth a dialog.
+  Present(tr("Railyard: %1").arg(name), text, outcome.ok && audit_problem.isEmpty());
 }
 
 void ActionController::Present(const QString& title, const QString& text, bool ok) {

@@ -29,6 +29,8 @@ namespace railyard::ui {
 //   4. comes back to the GUI thread by RunOnReceiverThread (ui/support/gui_thread.h), shows the
 //      result, writes an audit row and emits ActionFinished (which the recorder writes into a
 //      recording as an event); a result still queued when the controller is destroyed is dropped.
+//      By default a success is only announced (Succeeded, for a status bar), while a failure,
+//      refusal or unaudited success opens a non-modal dialog with the reason.
 // A viewer token is sent like any other: the node refuses it, and the refusal is shown and
 // audited like a result.
 //
@@ -40,7 +42,8 @@ class ActionController : public QObject {
   using TokenProvider = std::function<QString(int node)>;
   // Returns true to go ahead.
   using Confirmer = std::function<bool(const QString& title, const QString& text)>;
-  // Shows an outcome to the user (by default a non-modal message box).
+  // Shows an outcome to the user; ok is false for failures and for successes the audit log
+  // missed. Default: Succeeded for ok, else a non-modal message box.
   using ResultPresenter = std::function<void(const QString& title, const QString& text, bool ok)>;
 
   // `state` must outlive the controller; `dialog_parent` parents its dialogs only (the controller
@@ -80,7 +83,8 @@ class ActionController : public QObject {
   AuditLog* audit_log();
   QWidget* CreateAuditLogView(QWidget* parent);
 
-  // Menu and toolbar actions that act on the current node, enabled when CanAct(current node).
+  // Menu and toolbar actions that act on the current node, enabled when CanAct(current node),
+  // with Ctrl+Shift shortcuts (D, U, F, C) that clash with none of Qt's standard keys.
   void SetCurrentNode(int node);
   int CurrentNode() const { return current_node_; }
   QAction* DrainAction() const { return drain_action_; }
@@ -101,6 +105,8 @@ class ActionController : public QObject {
   // Read-only mode, tokens or commands in flight changed: re-ask CanAct().
   void AvailabilityChanged();
   void AuditAppended();
+  // The default presenter's word on a success ("drain on node1 (host:port): done.").
+  void Succeeded(const QString& text);
 
  private:
   struct Outcome {
