@@ -3,15 +3,27 @@
 // mode, recording, cluster files, replay, and tokens that never reach the settings.
 #include <QAbstractItemModelTester>
 #include <QAction>
+#include <QApplication>
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QListView>
+#include <QMainWindow>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QSet>
 #include <QSettings>
+#include <QSignalSpy>
+#include <QSplitter>
 #include <QStandardPaths>
+#include <QStatusBar>
 #include <QTabWidget>
+#include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
 #include <QToolBar>
 
 #include "core/load/load_generator.h"
@@ -19,6 +31,7 @@
 #include "core/trace/recording_reader.h"
 #include "ui/actions/action_controller.h"
 #include "ui/models/slot_matrix_model.h"
+#include "ui/shell/help_dialogs.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/token_store.h"
 #include "ui/sources/recorder.h"
@@ -304,6 +317,158 @@ class MainWindowTest : public QObject {
     bad.close();
     QVERIFY(!window.OpenClusterFile(bad.fileName(), {}, &error));
     QVERIFY2(error.contains("bad.textproto"), qPrintable(error));
+  }
+
+  void keysSwitchTabsWhereverTheFocusIs() {
+    MainWindow::Options options;
+    options.use_keyring = false;
+    options.audit_path = dir_.filePath("audit.sqlite");
+    MainWindow window(options);
+    window.show();
+    window.activateWindow();
+    QVERIFY(QTest::qWaitForWindowActive(&window));  // Window shortcuts need the active window.
+    QTabWidget* tabs = window.Tabs();
+    const int last = tabs->count() - 1;
+    QCOMPARE(tabs->currentIndex(), 0);
+    // From the node list, then from a table inside a tab.
+    window.NodeList()->setFocus();
+    QTest::keyClick(window.NodeList(), Qt::Key_Tab, Qt::ControlModifier);
+    QCOMPARE(tabs->currentIndex(), 1);
+    QTest::keyClick(window.NodeList(), Qt::Key_PageDown, Qt::ControlModifier);
+    QCOMPARE(tabs->currentIndex(), 2);
+    QTest::keyClick(window.NodeList(), Qt::Key_Backtab, Qt::ControlModifier | Qt::ShiftModifier);
+    QCOMPARE(tabs->currentIndex(), 1);
+    QTest::keyClick(window.NodeList(), Qt::Key_PageUp, Qt::ControlModifier);
+    QCOMPARE(tabs->currentIndex(), 0);
+    QTest::keyClick(window.NodeList(), Qt::Key_PageUp, Qt::ControlModifier);  // Wraps round.
+    QCOMPARE(tabs->currentIndex(), last);
+    QTest::keyClick(window.NodeList(), Qt::Key_Tab, Qt::ControlModifier);
+    QCOMPARE(tabs->currentIndex(), 0);
+    QTableView* table = window.Tabs()->widget(0)->findChild<QTableView*>();
+    QVERIFY(table);
+    table->setFocus();
+    for (int n = 1; n <= tabs->count(); ++n) {
+      QTest::keyClick(QApplication::focusWidget(), Qt::Key(Qt::Key_0 + n), Qt::ControlModifier);
+      QCOMPARE(tabs->currentIndex(), n - 1);
+    }
+    QCOMPARE(tabs->currentIndex(), window.TabIndex("Audit log"));
+  }
+
+  void shortcutListNamesEveryActionWithAShortcut() {
+    MainWindow::Options options;
+    options.use_keyring = false;
+    options.audit_path = dir_.filePath("audit.sqlite");
+    MainWindow window(options);
+    const railyard::ui::ActionController* a = window.action_controller();
+    QAction* record = nullptr;
+    for (QAction* action : window.findChildren<QAction*>()) {
+      if (action->text() == "Record") record = action;
+    }
+    QVERIFY(record);
+    // The operator's actions have shortcuts, none of them one of Qt's standard keys.
+    QList<QKeySequence> standard;
+    for (int k = QKeySequence::HelpContents; k <= QKeySequence::Backspace; ++k) {
+      standard += QKeySequence::keyBindings(QKeySequence::StandardKey(k));
+    }
+    for (QAction* action :
+         {a->DrainAction(), a->UndrainAction(), a->CompactAllAction(), a->FlushAction(), record}) {
+      QVERIFY2(!action->shortcut().isEmpty(), qPrintable(action->text()));
+      QVERIFY2(!standard.contains(action->shortcut()), qPrintable(action->text()));
+    }
+    const QVector<railyard::ui::ShortcutRow> rows = railyard::ui::ShortcutRows(window.menuBar());
+    QStringList listed;
+    for (const railyard::ui::ShortcutRow& row : rows) listed << row.action + " = " + row.keys;
+    // Every action in the window that has a shortcut is listed with it, and no key is taken twice.
+    QSet<QString> keys;
+    for (QAction* action : window.findChildren<QAction*>()) {
+      for (const QKeySequence& key : action->shortcuts()) {
+        const QString text = key.toString(QKeySequence::NativeText);
+        bool found = false;
+        for (const railyard::ui::ShortcutRow& row : rows) {
+          if (row.keys.split(", ").contains(text) &&
+              row.action == action->text().remove('&').remove("...")) {
+            found = true;
+          }
+        }
+        QVERIFY2(found, qPrintable(action->text() + " " + text + " not in " + listed.join("; ")));
+        QVERIFY2(!keys.contains(text), qPrintable(text));
+        keys.insert(text);
+      }
+    }
+    QVERIFY2(listed.contains("Drain = Ctrl+Shift+D"), qPrintable(listed.join("; ")));
+    QVERIFY2(listed.contains("Next tab = Ctrl+Tab, Ctrl+PgDown"), qPrintable(listed.join("; ")));
+    QVERIFY2(listed.contains("Slots = Ctrl+2"), qPrintable(listed.join("; ")));
+    // The Help menu opens the list and the glossary.
+    QMenu* help = nullptr;
+    for (QAction* top : window.menuBar()->actions()) {
+      if (top->text().remove('&') == "Help") help = top->menu();
+    }
+    QVERIFY(help);
+    for (QAction* item : help->actions()) item->trigger();
+    auto* table = window.findChild<QTableWidget*>("shortcuts");
+    QVERIFY(table);
+    QCOMPARE(table->rowCount(), int(rows.size()));
+    auto* glossary = window.findChild<QTextBrowser*>("glossary");
+    QVERIFY(glossary);
+    for (const char* term : {"Slot", "Pool", "Lame duck", "Compaction set", "Bloom page usefulness",
+                             "Recording", "Updater", "Replica", "Lag"}) {
+      QVERIFY2(glossary->toPlainText().contains(term), term);
+    }
+  }
+
+  void successfulActionIsToldInTheStatusBarNotABox() {
+    MainWindow::Options options;
+    options.use_keyring = false;
+    options.audit_path = dir_.filePath("audit.sqlite");
+    MainWindow window(options);
+    window.show();
+    QVERIFY(window.AddNode(address_, kOperator, nullptr));
+    QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
+    railyard::ui::ActionController* actions = window.action_controller();
+    actions->SetConfirmer([](const QString&, const QString&) { return true; });  // Only that.
+    QTRY_VERIFY_WITH_TIMEOUT(actions->FlushAction()->isEnabled(), 5000);
+    QSignalSpy finished(actions, &railyard::ui::ActionController::ActionFinished);
+    actions->FlushAction()->trigger();
+    QVERIFY(finished.wait(15000));
+    QTRY_COMPARE_WITH_TIMEOUT(actions->InFlight(), 0, 5000);
+    QCoreApplication::processEvents();
+    for (QWidget* top : QApplication::topLevelWidgets()) {
+      if (auto* box = qobject_cast<QMessageBox*>(top)) {
+        QVERIFY2(!box->isVisible(), qPrintable(box->text()));
+      }
+    }
+    const QString message = window.statusBar()->currentMessage();
+    QVERIFY2(message.contains("flush on window-node") && message.contains("done"),
+             qPrintable(message));
+  }
+
+  void layoutIsRestoredFromTheSettings() {
+    MainWindow::Options options;
+    options.use_keyring = false;
+    options.audit_path = dir_.filePath("audit.sqlite");
+    QByteArray splitter_state;
+    {
+      MainWindow window(options);
+      window.show();
+      window.resize(1000, 650);
+      auto* nodes = window.findChild<QDockWidget*>("nodes");
+      QVERIFY(nodes);
+      window.addDockWidget(Qt::RightDockWidgetArea, nodes);
+      window.Tabs()->setCurrentIndex(window.TabIndex("Slots"));
+      auto* splitter = window.slot_matrix_view()->findChild<QSplitter*>();
+      QVERIFY(splitter);
+      QCoreApplication::processEvents();
+      const int total = splitter->sizes()[0] + splitter->sizes()[1];
+      splitter->setSizes({total / 4, total - total / 4});
+      splitter_state = splitter->saveState();
+      QVERIFY(window.close());
+    }
+    MainWindow restored(options);
+    QCOMPARE(restored.size(), QSize(1000, 650));
+    QCOMPARE(restored.dockWidgetArea(restored.findChild<QDockWidget*>("nodes")),
+             Qt::RightDockWidgetArea);
+    QCOMPARE(restored.slot_matrix_view()->findChild<QSplitter*>()->saveState(), splitter_state);
+    QSettings().remove("window");  // The other tests start from the default layout.
   }
 
   void tokenStoreFallsBackToMemoryAndSaysSo() {

@@ -1,6 +1,7 @@
 #include "ui/shell/main_window.h"
 
 #include <QAction>
+#include <QCloseEvent>
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
@@ -12,16 +13,20 @@
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QSettings>
+#include <QSplitter>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTimer>
 #include <QToolBar>
+#include <utility>
 
 #include "core/cluster/cluster_file.h"
 #include "ui/actions/action_controller.h"
 #include "ui/models/overview_model.h"
 #include "ui/shell/connect_dialog.h"
+#include "ui/shell/help_dialogs.h"
+#include "ui/shell/tab_navigation.h"
 #include "ui/shell/token_dialog.h"
 #include "ui/shell/token_store.h"
 #include "ui/sources/live_source.h"
@@ -41,6 +46,25 @@ namespace {
 
 constexpr char kRecentKey[] = "recentClusters";
 constexpr int kMaxRecent = 8;
+constexpr char kGeometryKey[] = "window/geometry";
+constexpr char kStateKey[] = "window/state";
+// Raised when the docks or toolbars change so much that an old saved state no longer fits.
+constexpr int kLayoutVersion = 1;
+
+// The splitters of every tab by a settings key: "window/splitters/<tab page's object name>/<n>",
+// n counting the page's splitters in creation order (the same from one run to the next).
+QList<QPair<QString, QSplitter*>> SplittersByKey(const QTabWidget* tabs) {
+  QList<QPair<QString, QSplitter*>> splitters;
+  for (int i = 0; i < tabs->count(); ++i) {
+    const QWidget* page = tabs->widget(i);
+    const QList<QSplitter*> found = page->findChildren<QSplitter*>();
+    for (int n = 0; n < found.size(); ++n) {
+      splitters.append(
+          {QStringLiteral("window/splitters/%1/%2").arg(page->objectName()).arg(n), found[n]});
+    }
+  }
+  return splitters;
+}
 
 }  // namespace
 
@@ -74,13 +98,9 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
                              : QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
                                    QStringLiteral("/audit.sqlite"));
   connect(actions_, &ActionController::ActionFinished, recorder_, &Recorder::RecordAction);
-  connect(actions_, &ActionController::ActionFinished, this, [this](const admin::CommandEvent& e) {
-    statusBar()->showMessage(
-        QStringLiteral("%1 %2: %3")
-            .arg(QString::fromStdString(e.command()), QString::fromStdString(e.detail()),
-                 QString::fromStdString(e.result())),
-        10000);
-  });
+  // A success is told in passing (the audit log keeps it); failures open a dialog.
+  connect(actions_, &ActionController::Succeeded, this,
+          [this](const QString& text) { statusBar()->showMessage(text, 10000); });
   BuildViews();
   BuildActions();
 
@@ -109,7 +129,7 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
   });
   UpdateStatus();
   UpdateActionsEnabled();
-  resize(1280, 800);
+  RestoreLayout();
   // Children are deleted in the order they were added: the state every source, model and view
   // reads goes last.
   state_->setParent(this);
@@ -118,6 +138,31 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
 MainWindow::~MainWindow() {
   recorder_->Stop();
   live_->Stop();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  SaveLayout();
+  QMainWindow::closeEvent(event);
+}
+
+void MainWindow::SaveLayout() const {
+  QSettings settings;
+  settings.setValue(QLatin1String(kGeometryKey), saveGeometry());
+  settings.setValue(QLatin1String(kStateKey), saveState(kLayoutVersion));
+  for (const auto& [key, splitter] : SplittersByKey(tabs_)) {
+    settings.setValue(key, splitter->saveState());
+  }
+}
+
+void MainWindow::RestoreLayout() {
+  const QSettings settings;
+  if (!restoreGeometry(settings.value(QLatin1String(kGeometryKey)).toByteArray())) {
+    resize(1280, 800);
+  }
+  restoreState(settings.value(QLatin1String(kStateKey)).toByteArray(), kLayoutVersion);
+  for (const auto& [key, splitter] : SplittersByKey(tabs_)) {
+    if (settings.contains(key)) splitter->restoreState(settings.value(key).toByteArray());
+  }
 }
 
 void MainWindow::BuildViews() {
@@ -139,6 +184,16 @@ void MainWindow::BuildViews() {
   tabs_->addTab(replication_, tr("Replication"));
   tabs_->addTab(audit, tr("Audit log"));
   tabs_->setDocumentMode(true);
+  // Names for the saved layout (splitter keys), independent of the tabs' translated titles.
+  for (const auto& [page, name] : {std::pair<QWidget*, const char*>{overview_, "overview"},
+                                   {slots_, "slots"},
+                                   {compaction_, "compaction"},
+                                   {bloom_, "bloom"},
+                                   {throughput_, "throughput"},
+                                   {replication_, "replication"},
+                                   {audit, "audit"}}) {
+    if (page->objectName().isEmpty()) page->setObjectName(QLatin1String(name));
+  }
   setCentralWidget(tabs_);
 
   // The node list: every node with its health colour; selecting one drives the per-node views.
@@ -190,6 +245,16 @@ void MainWindow::BuildActions() {
   QAction* open_recording =
       file->addAction(tr("Open &recording..."), this, &MainWindow::OnOpenRecording);
   file->addSeparator();
+  record_ = file->addAction(tr("Record"));
+  record_->setCheckable(true);
+  record_->setShortcut(QKeySequence(tr("Ctrl+Shift+R")));
+  record_->setToolTip(tr("Record the live cluster's telemetry and actions into a recording file"));
+  connect(record_, &QAction::toggled, this, &MainWindow::OnRecordToggled);
+  connect(recorder_, &Recorder::RecordingChanged, this, [this](bool on) {
+    const QSignalBlocker block(record_);
+    record_->setChecked(on);
+  });
+  file->addSeparator();
   file->addAction(tr("&Quit"), QKeySequence::Quit, this, &QWidget::close);
 
   QToolBar* bar = addToolBar(tr("Actions"));
@@ -231,14 +296,14 @@ void MainWindow::BuildActions() {
   node_list_->addAction(edit_token_);
   node_list_->addAction(remove_node_);
   bar->addSeparator();
-  record_ = bar->addAction(tr("Record"));
-  record_->setCheckable(true);
-  record_->setToolTip(tr("Record the live cluster's telemetry and actions into a recording file"));
-  connect(record_, &QAction::toggled, this, &MainWindow::OnRecordToggled);
-  connect(recorder_, &Recorder::RecordingChanged, this, [this](bool on) {
-    const QSignalBlocker block(record_);
-    record_->setChecked(on);
-  });
+  bar->addAction(record_);
+
+  AddTabNavigation(tabs_, menuBar()->addMenu(tr("&View")));
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  QAction* shortcuts = help->addAction(tr("&Keyboard shortcuts"), this,
+                                       [this] { CreateShortcutsDialog(menuBar(), this)->show(); });
+  shortcuts->setShortcut(QKeySequence::HelpContents);
+  help->addAction(tr("&Glossary"), this, [this] { CreateGlossaryDialog(this)->show(); });
 }
 
 void MainWindow::ResetSources(Mode mode) {

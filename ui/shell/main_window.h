@@ -12,6 +12,7 @@
 #include "ui/models/cluster_state.h"
 
 class QAction;
+class QCloseEvent;
 class QComboBox;
 class QDockWidget;
 class QLabel;
@@ -35,7 +36,9 @@ class TokenStore;
 
 // The console's window: a node list, tabs for the cluster and per-node views, the actions on
 // the selected node, recording, and a status bar saying where the data comes from (live or a
-// recording), whether actions are enabled and where tokens are kept.
+// recording), whether actions are enabled and where tokens are kept. Every menu action with a
+// shortcut is listed by Help > Keyboard shortcuts; View switches tabs from the keyboard. The
+// window's layout is remembered in QSettings from one run to the next.
 //
 // It owns ClusterState and both sources; exactly one of them feeds ClusterState at a time.
 //
@@ -111,6 +114,9 @@ class MainWindow : public QMainWindow {
  Q_SIGNALS:
   void CurrentNodeChanged(int node_index);
 
+ protected:
+  void closeEvent(QCloseEvent* event) override;
+
  private:
   enum class Mode { kNone, kLive, kReplay };
   void BuildActions();
@@ -120,6 +126,10 @@ class MainWindow : public QMainWindow {
                    const QString& name, std::optional<rpc::TlsClientOptions> tls);
   void UpdateStatus();
   void UpdateActionsEnabled();
+  // Window geometry, dock and toolbar state and the tabs' splitters, in QSettings under "window/";
+  // saved on close, restored on start (a first start gets 1280x800).
+  void SaveLayout() const;
+  void RestoreLayout();
   void RememberCluster(const QString& path);
   void OnConnectDialog();
   void OnOpenCluster();
