@@ -235,6 +235,7 @@ int main(int argc, char** argv) {
   options.read_only = f.read_only;
   options.poll_hz = f.poll_hz;
   options.tls = f.tls;
+  options.remember_layout = true;
   // Tokens given on the command line (or made up by the demo) are for this session only.
   options.use_keyring = !f.demo && f.token_file.empty();
   ui::MainWindow window(options);

@@ -445,6 +445,7 @@ class MainWindowTest : public QObject {
   void layoutIsRestoredFromTheSettings() {
     MainWindow::Options options;
     options.use_keyring = false;
+    options.remember_layout = true;
     options.audit_path = dir_.filePath("audit.sqlite");
     QByteArray splitter_state;
     {
@@ -468,7 +469,11 @@ class MainWindowTest : public QObject {
     QCOMPARE(restored.dockWidgetArea(restored.findChild<QDockWidget*>("nodes")),
              Qt::RightDockWidgetArea);
     QCOMPARE(restored.slot_matrix_view()->findChild<QSplitter*>()->saveState(), splitter_state);
-    QSettings().remove("window");  // The other tests start from the default layout.
+    // A window that does not remember layouts (tests, embedding) never reads the saved one.
+    options.remember_layout = false;
+    MainWindow fresh(options);
+    QCOMPARE(fresh.size(), QSize(1280, 800));
+    QSettings().remove("window");
   }
 
   void tokenStoreFallsBackToMemoryAndSaysSo() {

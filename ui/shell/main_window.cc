@@ -146,6 +146,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 }
 
 void MainWindow::SaveLayout() const {
+  if (!options_.remember_layout) return;
   QSettings settings;
   settings.setValue(QLatin1String(kGeometryKey), saveGeometry());
   settings.setValue(QLatin1String(kStateKey), saveState(kLayoutVersion));
@@ -155,6 +156,10 @@ void MainWindow::SaveLayout() const {
 }
 
 void MainWindow::RestoreLayout() {
+  if (!options_.remember_layout) {
+    resize(1280, 800);
+    return;
+  }
   const QSettings settings;
   if (!restoreGeometry(settings.value(QLatin1String(kGeometryKey)).toByteArray())) {
     resize(1280, 800);

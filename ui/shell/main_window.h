@@ -54,6 +54,9 @@ class MainWindow : public QMainWindow {
     // TLS to the admin services (--tls flags): on for every node when given, over a cluster
     // file's admin_tls block.
     cluster::TlsFlags tls;
+    // Restore the window's layout from the user's settings and save it on close. The console sets
+    // it; off by default so that tests and embedded windows never read a user's saved layout.
+    bool remember_layout = false;
   };
   explicit MainWindow(const Options& options, QWidget* parent = nullptr);
   ~MainWindow() override;
