@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <climits>
 
+#include "ui/models/natural_order.h"
 #include "ui/models/palette.h"
 
 namespace railyard::ui {
@@ -141,22 +142,50 @@ QVariant SlotMatrixModel::headerData(int section, Qt::Orientation orientation, i
   return server_names_[server];
 }
 
-int SlotMatrixModel::RowFor(quint64 id, const std::string& name) {
+// The bounding box of the cells a frame changed, so one dataChanged covers them all.
+struct SlotMatrixModel::ChangedCells {
+  int top = INT_MAX;
+  int bottom = -1;
+  int left = INT_MAX;
+  int right = -1;
+
+  void Touch(int row, int column) {
+    top = std::min(top, row);
+    bottom = std::max(bottom, row);
+    left = std::min(left, column);
+    right = std::max(right, column);
+  }
+  bool Empty() const { return bottom < 0; }
+  // Rows at or after `row` moved down by one.
+  void RowInserted(int row) {
+    if (!Empty() && top >= row) ++top;
+    if (bottom >= row) ++bottom;
+  }
+};
+
+int SlotMatrixModel::RowFor(quint64 id, const std::string& name, ChangedCells& box) {
   if (auto it = rows_.constFind(id); it != rows_.constEnd()) {
     Client& c = clients_[static_cast<size_t>(*it)];
     if (c.name.isEmpty() && !name.empty()) c.name = QString::fromStdString(name);
     return *it;
   }
-  const int row = ClientCount();
-  beginInsertRows({}, row, row);
   Client c;
   c.id = id;
   c.name = name.empty() ? QStringLiteral("%1").arg(id, 16, 16, QLatin1Char('0'))
                         : QString::fromStdString(name);
-  clients_.push_back(std::move(c));
-  cells_.resize(cells_.size() + static_cast<size_t>(servers_));
-  rows_.insert(id, row);
-  row_dirty_.resize(ClientCount());
+  // Rows stay in natural name order (client-2 before client-10), whatever order they appear in.
+  const auto at = std::upper_bound(
+      clients_.begin(), clients_.end(), c.name,
+      [](const QString& name, const Client& other) { return NaturalLess(name, other.name); });
+  const int row = static_cast<int>(at - clients_.begin());
+  beginInsertRows({}, row, row);
+  clients_.insert(at, std::move(c));
+  const auto first_cell = static_cast<std::ptrdiff_t>(row) * servers_;
+  cells_.insert(cells_.begin() + first_cell, static_cast<size_t>(servers_), Cell{});
+  for (int r = row; r < ClientCount(); ++r) rows_.insert(clients_[static_cast<size_t>(r)].id, r);
+  row_dirty_.insert(row, false);
+  for (auto& [fading_row, server] : fading_) fading_row += fading_row >= row ? 1 : 0;
+  box.RowInserted(row);
   endInsertRows();
   return row;
 }
@@ -181,22 +210,6 @@ void SlotMatrixModel::RankRow(int row) {
                                  all.begin());
   }
 }
-
-// The bounding box of the cells a frame changed, so one dataChanged covers them all.
-struct SlotMatrixModel::ChangedCells {
-  int top = INT_MAX;
-  int bottom = -1;
-  int left = INT_MAX;
-  int right = -1;
-
-  void Touch(int row, int column) {
-    top = std::min(top, row);
-    bottom = std::max(bottom, row);
-    left = std::min(left, column);
-    right = std::max(right, column);
-  }
-  bool Empty() const { return bottom < 0; }
-};
 
 void SlotMatrixModel::OnFrame(const QVector<int>& changed) {
   const qint64 now = state_->NowMs();
@@ -235,13 +248,13 @@ void SlotMatrixModel::ApplyServer(int server, qint64 now, ChangedCells& box) {
 void SlotMatrixModel::CollectConnections(const admin::Telemetry& telemetry, qint64 now,
                                          ChangedCells& box) {
   for (const admin::SlotEntry& e : telemetry.slots()) {
-    const int row = RowFor(e.client_id(), e.client_name());
+    const int row = RowFor(e.client_id(), e.client_name(), box);
     clients_[static_cast<size_t>(row)].last_seen_ms = now;
     scratch_[e.client_id()].push_back(
         {e.slot(), e.busy(), e.requests(), e.connected_since_unix_ms()});
   }
   for (const admin::ClientPool& pool : telemetry.pools()) {
-    const int row = RowFor(pool.client_id(), pool.client_name());
+    const int row = RowFor(pool.client_id(), pool.client_name(), box);
     Client& c = clients_[static_cast<size_t>(row)];
     int busy = 0;
     for (const admin::PoolEntry& e : pool.entries()) busy += e.busy() ? 1 : 0;

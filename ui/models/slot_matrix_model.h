@@ -10,11 +10,11 @@
 namespace railyard::ui {
 
 // Slot allocations: a clients x servers matrix. Rows are clients (found in the servers' slot
-// tables by client_id, and in client pools), columns 0 and 1 are each client's pool size and busy
-// connections, then one column per node of the ClusterState. A cell lists the slots the client
-// holds on that server; its background is the client's rank colour (RankColor: the client's
-// lowest slot brightest), and a cell whose slots changed (a swap, a lost server) is highlighted
-// for kHighlightMs of cluster time, fading.
+// tables by client_id, and in client pools) in natural name order, columns 0 and 1 are each
+// client's pool size and busy connections, then one column per node of the ClusterState. A cell
+// lists the slots the client holds on that server; its background is the client's rank colour
+// (RankColor: the client's lowest slot brightest), and a cell whose slots changed (a swap, a lost
+// server) is highlighted for kHighlightMs of cluster time, fading.
 //
 // Per frame it recomputes only the columns of changed nodes and emits one dataChanged over the
 // bounding box of the cells that changed or are fading, so a view repaints once per frame.
@@ -79,11 +79,13 @@ class SlotMatrixModel : public QAbstractTableModel {
   size_t CellIndex(int row, int server) const {
     return static_cast<size_t>(row) * static_cast<size_t>(servers_) + static_cast<size_t>(server);
   }
-  int RowFor(quint64 id, const std::string& name);
+  struct ChangedCells;
+  // The client's row, inserted at its place in natural name order if new (moving later rows,
+  // and `box`, down by one).
+  int RowFor(quint64 id, const std::string& name, ChangedCells& box);
   // A frame, in steps: for each changed server, its header, the connections its telemetry
   // reports, and its column's cells against them; then the ranks of rows that changed, the
   // fading highlights, and one dataChanged over the bounding box of all that (ChangedCells).
-  struct ChangedCells;
   void OnFrame(const QVector<int>& changed);
   void ApplyServer(int server, qint64 now, ChangedCells& box);
   // Fills scratch_ with each client's slots on this server; pool figures go to the clients.
