@@ -251,6 +251,58 @@ class ClusterModelsTest : public QObject {
     }
   }
 
+  void slotMatrixListsServersInNaturalOrder() {
+    GeneratedCluster g;
+    g.nodes = 3;
+    g.clients = 6;
+    g.pool_size = 2;
+    ClusterState state;
+    SlotMatrixModel model(&state);
+    const auto model_tester = Tester(&model);
+    QStringList names = {"backend-10", "backend-2", "backend-1"};
+    for (int n = 0; n < g.nodes; ++n) state.AddNode(QString("10.0.0.%1:7001").arg(n), names[n]);
+    auto apply = [&](int frame) {
+      std::vector<ClusterState::Update> updates;
+      for (int n = 0; n < g.nodes; ++n) {
+        railyard::admin::Telemetry t = g.Telemetry(n, frame);
+        t.set_node(names[n].toStdString());
+        updates.push_back({n, std::make_shared<const railyard::admin::Telemetry>(t)});
+      }
+      state.ApplyFrame(updates, g.TimeOf(frame));
+    };
+    apply(0);
+    auto headers = [&] {
+      QStringList shown;
+      for (int c = SlotMatrixModel::kFirstServerColumn; c < model.columnCount(); ++c) {
+        shown << model.headerData(c, Qt::Horizontal).toString();
+      }
+      return shown;
+    };
+    QCOMPARE(headers(), QStringList({"backend-1", "backend-2", "backend-10"}));
+    auto check_cells = [&](int frame) {
+      for (int c = 0; c < g.clients; ++c) {
+        const int row = model.RowOfClient(GeneratedCluster::ClientId(c));
+        for (int s = 0; s < g.nodes; ++s) {
+          QVariantList expected;
+          for (uint32_t slot : g.SlotsOf(c, s, frame)) expected.push_back(slot);
+          QCOMPARE(
+              model.index(row, model.ColumnOfServer(s)).data(SlotMatrixModel::kSlotsRole).toList(),
+              expected);
+          QCOMPARE(model.ServerOfColumn(model.ColumnOfServer(s)), s);
+        }
+      }
+    };
+    check_cells(0);
+    // Node 0 renames itself: its column moves to the front, and a view's index on it follows.
+    const QPersistentModelIndex held(model.index(0, model.ColumnOfServer(0)));
+    names[0] = "backend-0";
+    apply(1);
+    QCOMPARE(headers(), QStringList({"backend-0", "backend-1", "backend-2"}));
+    QCOMPARE(model.ColumnOfServer(0), int(SlotMatrixModel::kFirstServerColumn));
+    QCOMPARE(held.column(), int(SlotMatrixModel::kFirstServerColumn));
+    check_cells(1);
+  }
+
   void slotMatrixColoursCellsByTheClientsRank() {
     GeneratedCluster g;
     g.nodes = 10;

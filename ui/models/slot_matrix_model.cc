@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <numeric>
 
 #include "ui/models/natural_order.h"
 #include "ui/models/palette.h"
@@ -49,6 +50,44 @@ void SlotMatrixModel::Rebuild() {
   column_seen_.fill(false, servers_);
   server_names_.resize(servers_);
   for (int s = 0; s < servers_; ++s) server_names_[s] = state_->Node(s).name;
+  SetServerOrder(NaturalServerOrder());
+}
+
+QVector<int> SlotMatrixModel::NaturalServerOrder() const {
+  QVector<int> order(servers_);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [this](int a, int b) {
+    return NaturalLess(server_names_[a], server_names_[b]);
+  });
+  return order;
+}
+
+void SlotMatrixModel::SetServerOrder(const QVector<int>& order) {
+  server_of_column_ = order;
+  column_of_server_.resize(servers_);
+  for (int c = 0; c < servers_; ++c) column_of_server_[order[c]] = kFirstServerColumn + c;
+}
+
+void SlotMatrixModel::SortServers() {
+  const QVector<int> order = NaturalServerOrder();
+  if (order == server_of_column_) return;
+  Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::HorizontalSortHint);
+  const QModelIndexList before = persistentIndexList();
+  QVector<int> servers;  // Each persistent index's server, before the move (-1: not a server).
+  for (const QModelIndex& i : before) servers << ServerOfColumn(i.column());
+  SetServerOrder(order);
+  QModelIndexList after;
+  for (qsizetype k = 0; k < before.size(); ++k) {
+    const QModelIndex& i = before[k];
+    after << (servers[k] < 0 ? i : index(i.row(), ColumnOfServer(servers[k])));
+  }
+  changePersistentIndexList(before, after);
+  Q_EMIT layoutChanged({}, QAbstractItemModel::HorizontalSortHint);
+}
+
+int SlotMatrixModel::ServerOfColumn(int column) const {
+  const int c = column - kFirstServerColumn;
+  return c >= 0 && c < server_of_column_.size() ? server_of_column_[c] : -1;
 }
 
 int SlotMatrixModel::rowCount(const QModelIndex& parent) const {
@@ -80,8 +119,8 @@ QVariant SlotMatrixModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::TextAlignmentRole) return QVariant::fromValue(Qt::AlignCenter);
     return {};
   }
-  const int server = index.column() - kFirstServerColumn;
-  if (server < 0 || server >= servers_) return {};
+  const int server = ServerOfColumn(index.column());
+  if (server < 0) return {};
   const Cell& c = cell(row, server);
   const qint64 age = c.changed_ms > 0 ? state_->NowMs() - c.changed_ms : kHighlightMs;
   const bool highlighted = age < kHighlightMs;
@@ -137,8 +176,8 @@ QVariant SlotMatrixModel::headerData(int section, Qt::Orientation orientation, i
   }
   if (section == kPoolColumn) return role == Qt::DisplayRole ? tr("Pool") : tr("Pool size");
   if (section == kBusyColumn) return role == Qt::DisplayRole ? tr("Busy") : tr("Busy connections");
-  const int server = section - kFirstServerColumn;
-  if (server < 0 || server >= servers_) return {};
+  const int server = ServerOfColumn(section);
+  if (server < 0) return {};
   return server_names_[server];
 }
 
@@ -221,11 +260,13 @@ void SlotMatrixModel::OnFrame(const QVector<int>& changed) {
   }
   RankDirtyRows(box);
   TouchFadingCells(now, box);
-  if (ForgetIdleClients()) {
-    Q_EMIT Updated();
-    return;
+  if (!ForgetIdleClients() && !box.Empty()) {
+    Q_EMIT dataChanged(index(box.top, box.left), index(box.bottom, box.right));
   }
-  if (!box.Empty()) Q_EMIT dataChanged(index(box.top, box.left), index(box.bottom, box.right));
+  if (servers_renamed_) {
+    servers_renamed_ = false;
+    SortServers();
+  }
   Q_EMIT Updated();
 }
 
@@ -233,8 +274,8 @@ void SlotMatrixModel::ApplyServer(int server, qint64 now, ChangedCells& box) {
   const NodeView& node = state_->Node(server);
   if (server_names_[server] != node.name) {
     server_names_[server] = node.name;
-    Q_EMIT headerDataChanged(Qt::Horizontal, kFirstServerColumn + server,
-                             kFirstServerColumn + server);
+    Q_EMIT headerDataChanged(Qt::Horizontal, ColumnOfServer(server), ColumnOfServer(server));
+    servers_renamed_ = true;  // Re-sorted after the frame, once its cells are signalled.
   }
   // An unreachable or stale server holds nothing: its clients lost those connections.
   const bool live = node.telemetry && IsLive(node.health);
@@ -291,7 +332,7 @@ void SlotMatrixModel::DiffColumn(int server, bool first_fill, qint64 now, Change
         fading_.push_back({row, server});
       }
       row_dirty_[row] = true;
-      box.Touch(row, kFirstServerColumn + server);
+      box.Touch(row, ColumnOfServer(server));
     } else if (busy_changed) {
       row_dirty_[row] = true;  // Busy count.
     }
@@ -304,7 +345,7 @@ void SlotMatrixModel::RankDirtyRows(ChangedCells& box) {
     RankRow(row);
     // Ranks of its other cells may have moved, and the derived pool figures.
     box.Touch(row, kPoolColumn);
-    box.Touch(row, kFirstServerColumn + servers_ - 1);
+    box.Touch(row, kFirstServerColumn + servers_ - 1);  // The whole row.
   }
 }
 
@@ -312,7 +353,7 @@ void SlotMatrixModel::RankDirtyRows(ChangedCells& box) {
 void SlotMatrixModel::TouchFadingCells(qint64 now, ChangedCells& box) {
   for (qsizetype i = 0; i < fading_.size();) {
     const auto [row, server] = fading_[i];
-    box.Touch(row, kFirstServerColumn + server);
+    box.Touch(row, ColumnOfServer(server));
     if (now - cells_[CellIndex(row, server)].changed_ms >= kHighlightMs) {
       fading_.removeAt(i);
     } else {
@@ -365,7 +406,12 @@ void SlotMatrixModel::OnNodeAdded(int index) {
   column_seen_.resize(servers_, false);
   server_names_.resize(servers_);
   for (int s = old_servers; s < servers_; ++s) server_names_[s] = state_->Node(s).name;
+  // Added at the end, then moved to their place in name order.
+  QVector<int> order = server_of_column_;
+  for (int s = old_servers; s < servers_; ++s) order << s;
+  SetServerOrder(order);
   endInsertColumns();
+  SortServers();
 }
 
 ClientDetailModel::ClientDetailModel(SlotMatrixModel* matrix, ClusterState* state, QObject* parent)
