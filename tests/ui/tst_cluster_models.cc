@@ -5,11 +5,13 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 #include <set>
 
 #include "core/trace/recording_reader.h"
 #include "tests/ui/console_fixture.h"
 #include "ui/models/cluster_state.h"
+#include "ui/models/natural_order.h"
 #include "ui/models/overview_model.h"
 #include "ui/models/palette.h"
 #include "ui/models/slot_matrix_model.h"
@@ -145,6 +147,33 @@ class ClusterModelsTest : public QObject {
     QCOMPARE(filter.rowCount(), 100);
   }
 
+  void namesSortNaturally() {
+    using railyard::ui::NaturalLess;
+    QVERIFY(NaturalLess("backend-2", "backend-10"));
+    QVERIFY(!NaturalLess("backend-10", "backend-2"));
+    QVERIFY(NaturalLess("Backend-3", "backend-10"));                // Case does not come first.
+    QVERIFY(NaturalLess("n1", "n01") != NaturalLess("n01", "n1"));  // Total, even on ties.
+    QVERIFY(NaturalLess("a9b", "a10"));
+  }
+
+  void overviewSortsNamesNaturally() {
+    ClusterState state;
+    OverviewModel model(&state);
+    OverviewFilterModel filter;
+    filter.setSourceModel(&model);
+    const auto filter_tester = Tester(&filter);
+    for (const char* name : {"backend-10", "backend-2", "Backend-3", "backend-1", "backend-19"}) {
+      state.AddNode(QStringLiteral("10.0.0.%1:7001").arg(state.NodeCount()), name);
+    }
+    filter.sort(OverviewModel::kName, Qt::AscendingOrder);
+    QStringList names;
+    for (int r = 0; r < filter.rowCount(); ++r) {
+      names << filter.index(r, OverviewModel::kName).data().toString();
+    }
+    QCOMPARE(names,
+             QStringList({"backend-1", "backend-2", "Backend-3", "backend-10", "backend-19"}));
+  }
+
   void overviewAgeFollowsTheClusterClock() {
     GeneratedCluster g;
     g.nodes = 2;
@@ -190,6 +219,88 @@ class ClusterModelsTest : public QObject {
         QVERIFY(!cell.data(SlotMatrixModel::kHighlightedRole).toBool());  // First fill.
       }
     }
+  }
+
+  void slotMatrixListsClientsInNaturalOrder() {
+    GeneratedCluster g;
+    g.nodes = 1;
+    g.clients = 12;
+    g.pool_size = 1;
+    ClusterState state;
+    SlotMatrixModel model(&state);
+    const auto model_tester = Tester(&model);
+    state.AddNode("10.0.0.0:7001", "n000");
+    // Unpadded names, seen highest first: client-11, client-10, ..., client-0.
+    railyard::admin::Telemetry t = g.Telemetry(0, 0);
+    auto rename = [](quint64 id) { return "client-" + std::to_string(id - 0x1000); };
+    std::reverse(t.mutable_slots()->begin(), t.mutable_slots()->end());
+    for (auto& e : *t.mutable_slots()) e.set_client_name(rename(e.client_id()));
+    std::reverse(t.mutable_pools()->begin(), t.mutable_pools()->end());
+    for (auto& p : *t.mutable_pools()) p.set_client_name(rename(p.client_id()));
+    state.ApplyFrame({{0, std::make_shared<const railyard::admin::Telemetry>(t)}}, g.TimeOf(0));
+    QCOMPARE(model.rowCount(), 12);
+    for (int c = 0; c < g.clients; ++c) {
+      QCOMPARE(model.headerData(c, Qt::Vertical).toString(), QString("client-%1").arg(c));
+      QCOMPARE(model.RowOfClient(GeneratedCluster::ClientId(c)), c);
+      QVariantList expected;
+      for (uint32_t slot : g.SlotsOf(c, 0, 0)) expected.push_back(slot);
+      QCOMPARE(model.index(c, SlotMatrixModel::kFirstServerColumn)
+                   .data(SlotMatrixModel::kSlotsRole)
+                   .toList(),
+               expected);
+    }
+  }
+
+  void slotMatrixListsServersInNaturalOrder() {
+    GeneratedCluster g;
+    g.nodes = 3;
+    g.clients = 6;
+    g.pool_size = 2;
+    ClusterState state;
+    SlotMatrixModel model(&state);
+    const auto model_tester = Tester(&model);
+    QStringList names = {"backend-10", "backend-2", "backend-1"};
+    for (int n = 0; n < g.nodes; ++n) state.AddNode(QString("10.0.0.%1:7001").arg(n), names[n]);
+    auto apply = [&](int frame) {
+      std::vector<ClusterState::Update> updates;
+      for (int n = 0; n < g.nodes; ++n) {
+        railyard::admin::Telemetry t = g.Telemetry(n, frame);
+        t.set_node(names[n].toStdString());
+        updates.push_back({n, std::make_shared<const railyard::admin::Telemetry>(t)});
+      }
+      state.ApplyFrame(updates, g.TimeOf(frame));
+    };
+    apply(0);
+    auto headers = [&] {
+      QStringList shown;
+      for (int c = SlotMatrixModel::kFirstServerColumn; c < model.columnCount(); ++c) {
+        shown << model.headerData(c, Qt::Horizontal).toString();
+      }
+      return shown;
+    };
+    QCOMPARE(headers(), QStringList({"backend-1", "backend-2", "backend-10"}));
+    auto check_cells = [&](int frame) {
+      for (int c = 0; c < g.clients; ++c) {
+        const int row = model.RowOfClient(GeneratedCluster::ClientId(c));
+        for (int s = 0; s < g.nodes; ++s) {
+          QVariantList expected;
+          for (uint32_t slot : g.SlotsOf(c, s, frame)) expected.push_back(slot);
+          QCOMPARE(
+              model.index(row, model.ColumnOfServer(s)).data(SlotMatrixModel::kSlotsRole).toList(),
+              expected);
+          QCOMPARE(model.ServerOfColumn(model.ColumnOfServer(s)), s);
+        }
+      }
+    };
+    check_cells(0);
+    // Node 0 renames itself: its column moves to the front, and a view's index on it follows.
+    const QPersistentModelIndex held(model.index(0, model.ColumnOfServer(0)));
+    names[0] = "backend-0";
+    apply(1);
+    QCOMPARE(headers(), QStringList({"backend-0", "backend-1", "backend-2"}));
+    QCOMPARE(model.ColumnOfServer(0), int(SlotMatrixModel::kFirstServerColumn));
+    QCOMPARE(held.column(), int(SlotMatrixModel::kFirstServerColumn));
+    check_cells(1);
   }
 
   void slotMatrixColoursCellsByTheClientsRank() {

@@ -173,6 +173,31 @@ class ReplicationTest : public QObject {
     QCOMPARE(model.rowCount(), 0);
   }
 
+  void modelSortsNamesNaturally() {
+    ClusterState state;
+    const QStringList declared = {"replica-10", "replica-2", "Replica-3"};
+    for (int n = 0; n < G::kNodes; ++n) {
+      state.AddNode(QStringLiteral("10.0.0.%1:7001").arg(n + 1), declared[n]);
+    }
+    ReplicationModel model(&state);
+    QSortFilterProxyModel proxy;
+    proxy.setSourceModel(&model);
+    proxy.setSortRole(ReplicationModel::kSortRole);
+    const G g;
+    std::vector<ClusterState::Update> updates;
+    for (int n = 0; n < G::kNodes; ++n) {
+      railyard::admin::Telemetry t = g.Telemetry(n, 0);
+      t.set_node(declared[n].toStdString());
+      updates.push_back(
+          {n, std::make_shared<const railyard::admin::Telemetry>(t), {}, g.TimeOf(0)});
+    }
+    state.ApplyFrame(updates, g.TimeOf(0));
+    proxy.sort(ReplicationModel::kName, Qt::AscendingOrder);
+    QStringList names;
+    for (int r = 0; r < proxy.rowCount(); ++r) names << Cell(proxy, r, ReplicationModel::kName);
+    QCOMPARE(names, QStringList({"replica-2", "Replica-3", "replica-10"}));
+  }
+
   void overviewShowsRoleAndLag() {
     ClusterState state;
     Declare(&state);

@@ -10,6 +10,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolTip>
+#include <cmath>
 
 #include "tests/ui/storage_test_node.h"
 #include "ui/views/bloom_view.h"
@@ -42,6 +43,46 @@ void Screenshot(QWidget* widget, const QString& name) {
 bool ThreeIndexesAndAPartlyFullMemtable(StorageTestNode& node) {
   return node.Put(1, 3000) && node.Put(10001, 250) && node.node().store().Flush().ok() &&
          node.Put(20001, 200);
+}
+
+// Node `node`'s telemetry: serving at `requests_per_s`, one method with that rate and these
+// latencies, and the commands it ran lately (as a node repeats them in every snapshot).
+std::shared_ptr<admin::Telemetry> Serving(
+    double requests_per_s, double p50_us, double p99_us,
+    const std::vector<std::pair<qint64, std::string>>& ran = {}) {
+  auto t = std::make_shared<admin::Telemetry>();
+  t->set_state(admin::NODE_SERVING);
+  t->mutable_throughput()->set_requests_per_s(requests_per_s);
+  admin::MethodStats* m = t->mutable_throughput()->add_methods();
+  m->set_requests_per_s(requests_per_s);
+  m->set_requests(1000);
+  m->set_p50_us(p50_us);
+  m->set_p99_us(p99_us);
+  for (const auto& [unix_ms, command] : ran) {
+    admin::CommandEvent* e = t->add_recent_commands();
+    e->set_unix_ms(unix_ms);
+    e->set_command(command);
+    e->set_result("OK");
+  }
+  return t;
+}
+
+// The vertical event lines on `plot`: their time (s) and the label drawn beside each.
+QList<QPair<double, QString>> EventMarks(QCustomPlot* plot) {
+  QList<QPair<double, QString>> marks;
+  QList<double> keys;
+  QStringList labels;
+  for (int i = 0; i < plot->itemCount(); ++i) {
+    if (auto* line = qobject_cast<QCPItemStraightLine*>(plot->item(i))) {
+      if (line->point2->key() != line->point1->key()) return {};  // Not vertical.
+      keys << line->point1->key();
+    } else if (auto* text = qobject_cast<QCPItemText*>(plot->item(i))) {
+      labels << text->text();
+    }
+  }
+  if (keys.size() != labels.size()) return {};
+  for (int i = 0; i < keys.size(); ++i) marks.push_back({keys[i], labels[i]});
+  return marks;
 }
 
 }  // namespace
@@ -349,6 +390,94 @@ class StorageViewsTest : public QObject {
     view.SetWholeCluster(false);  // ...and unticking shows the node chosen meanwhile.
     QCOMPARE(view.Node(), 1);
     QVERIFY(!view.WholeCluster());
+  }
+
+  void throughputViewMarksTheCommandsOfTheShownNodes() {
+    ClusterState state;
+    state.AddNode("127.0.0.1:7000", "backend-1");
+    state.AddNode("127.0.0.1:7001", "backend-2");
+    ThroughputView view(&state);
+    view.resize(800, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(view.SetWindowMinutes(1));
+    const qint64 t0 = 1700000000000;
+    for (int f = 0; f < 50; ++f) {
+      // Each node repeats its recent commands in every snapshot after running them.
+      std::vector<std::pair<qint64, std::string>> ran0, ran1;
+      if (f >= 10) ran0.push_back({t0 + 1000, "drain"});
+      if (f >= 20) ran0.push_back({t0 + 2000, "undrain"});
+      if (f >= 30) ran1.push_back({t0 + 3050, "compact"});
+      state.ApplyFrame({{0, Serving(100, 50, 200, ran0), {}}, {1, Serving(80, 50, 200, ran1), {}}},
+                       t0 + f * 100);
+    }
+    view.SetNode(0);
+    for (QCustomPlot* plot : {view.RatesPlot(), view.ErrorsPlot(), view.LatencyPlot()}) {
+      const QList<QPair<double, QString>> expected = {{(t0 + 1000) / 1000.0, "drain"},
+                                                      {(t0 + 2000) / 1000.0, "undrain"}};
+      QCOMPARE(EventMarks(plot), expected);
+    }
+    view.SetWholeCluster(true);
+    for (QCustomPlot* plot : {view.RatesPlot(), view.ErrorsPlot(), view.LatencyPlot()}) {
+      const QList<QPair<double, QString>> expected = {{(t0 + 1000) / 1000.0, "drain backend-1"},
+                                                      {(t0 + 2000) / 1000.0, "undrain backend-1"},
+                                                      {(t0 + 3050) / 1000.0, "compact backend-2"}};
+      QCOMPARE(EventMarks(plot), expected);
+    }
+    QCOMPARE(view.Model()->Events(ThroughputModel::kCluster, t0, t0 + 5000).size(), 3);
+    state.Clear();
+    QVERIFY(EventMarks(view.RatesPlot()).isEmpty());
+  }
+
+  void throughputViewLeavesLatencyGapsWithoutTraffic() {
+    ClusterState state;
+    state.AddNode("127.0.0.1:7000", "backend-1");
+    ThroughputView view(&state);
+    view.resize(800, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.SetNode(0);
+    const qint64 t0 = 1700000000000;
+    // Serving, then drained (no requests; the node still reports its methods' last latency),
+    // then serving again.
+    for (int f = 0; f < 30; ++f) {
+      const bool drained = f >= 10 && f < 20;
+      state.ApplyFrame({{0, Serving(drained ? 0 : 100, 500, 2000), {}}}, t0 + f * 100);
+    }
+    QCPGraph* p50 = view.LatencyPlot()->graph(0);
+    QCPGraph* p99 = view.LatencyPlot()->graph(1);
+    QCOMPARE(p99->data()->size(), 30);
+    for (int f = 0; f < 30; ++f) {
+      const bool drained = f >= 10 && f < 20;
+      QCOMPARE(std::isnan(p50->data()->at(f)->value), drained);
+      QCOMPARE(std::isnan(p99->data()->at(f)->value), drained);
+      if (!drained) QCOMPARE(p99->data()->at(f)->value, 2.0);
+    }
+    QCOMPARE(view.RatesPlot()->graph(0)->data()->at(15)->value, 0.0);  // Rates stay drawn.
+  }
+
+  void throughputViewLegendReadsCurrentMeanAndMax() {
+    ClusterState state;
+    state.AddNode("127.0.0.1:7000", "backend-1");
+    ThroughputView view(&state);
+    view.resize(900, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.SetNode(0);
+    const qint64 t0 = 1700000000000;
+    // 100, 200, 300, 400 requests/s, then none; p99 1.5, 2.5, 3.5, 4.5 ms while serving.
+    for (int f = 0; f < 5; ++f) {
+      const double rate = f < 4 ? 100.0 * (f + 1) : 0;
+      state.ApplyFrame({{0, Serving(rate, 250, 1500 + 1000 * f), {}}}, t0 + f * 1000);
+    }
+    QCOMPARE(view.RatesPlot()->graph(0)->name(), QString("requests/s   now 0  mean 200  max 400"));
+    QCOMPARE(view.ErrorsPlot()->graph(0)->name(), QString("errors/s   now 0  mean 0  max 0"));
+    // Latency: the mean and max of the samples with traffic; "now" has none.
+    QCOMPARE(view.LatencyPlot()->graph(1)->name(),
+             QString("p99   now \u2013  mean 3.00  max 4.50"));
+    QCOMPARE(view.LatencyPlot()->graph(0)->name(),
+             QString("p50   now \u2013  mean 0.25  max 0.25"));
+    Screenshot(&view, "throughput_legend.png");
   }
 
   void throughputViewAtTenHertzAppendsOnlyNewSamples() {

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "ui/models/natural_order.h"
 #include "ui/models/palette.h"
 #include "ui/models/replication_model.h"
 
@@ -143,7 +144,7 @@ QVariant OverviewModel::data(const QModelIndex& index, int role) const {
   const bool known = node.telemetry != nullptr;
   switch (index.column()) {
     case kName:
-      return node.name;
+      return sort ? QVariant(NaturalSortKey(node.name)) : QVariant(node.name);
     case kState:
       return sort ? QVariant(static_cast<int>(node.health)) : QVariant(StateText(node));
     case kRole:

@@ -14,9 +14,9 @@ namespace railyard::ui {
 // age column of rows whose shown age, in whole seconds, changed), so 100 nodes at 10 Hz cost
 // only what changed. Qt::DisplayRole gives text (the state column says why a node is not live:
 // "token refused", "unreachable: <reason>", "stale since 12:03:04"), kSortRole a number (or the
-// name) to sort by, Qt::DecorationRole on the name and state columns the health colour,
-// Qt::ToolTipRole the node's address, state, reason and since when, and Qt::ForegroundRole
-// greys the last-known figures of a node that is not live.
+// name's NaturalSortKey, so backend-2 sorts before backend-10) to sort by, Qt::DecorationRole on
+// the name and state columns the health colour, Qt::ToolTipRole the node's address, state, reason
+// and since when, and Qt::ForegroundRole greys the last-known figures of a node that is not live.
 // kLag sorts replicas by lag in documents, after updaters (-1) and nodes without a role (-2).
 //
 // Thread safety: GUI thread only, like ClusterState.

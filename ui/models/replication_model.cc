@@ -4,6 +4,7 @@
 #include <QStringList>
 
 #include "core/cluster/replication_names.h"
+#include "ui/models/natural_order.h"
 #include "ui/models/palette.h"
 
 namespace railyard::ui {
@@ -112,7 +113,7 @@ QVariant ReplicationModel::data(const QModelIndex& index, int role) const {
   const QLocale locale;
   switch (column) {
     case kName:
-      return node.name;
+      return sort ? QVariant(NaturalSortKey(node.name)) : QVariant(node.name);
     case kRole:
       return DocstoreRoleName(r.role());
     case kFollows:

@@ -23,8 +23,8 @@ QString DocstoreRoleName(admin::DocstoreRole role);
 //
 // Rows are added or removed (a model reset) only when the set of nodes with a role changes;
 // otherwise each frame emits dataChanged for the rows whose node changed. Qt::DisplayRole
-// gives text, kSortRole a number (or text) to sort by, kProgressRole the catch-up progress
-// (0..1, or -1 when not catching up) for the view's bar.
+// gives text, kSortRole a number (or text; the name's NaturalSortKey) to sort by, kProgressRole the
+// catch-up progress (0..1, or -1 when not catching up) for the view's bar.
 //
 // Thread safety: GUI thread only, like ClusterState.
 class ReplicationModel : public QAbstractTableModel {

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 #include <climits>
+#include <numeric>
 
+#include "ui/models/natural_order.h"
 #include "ui/models/palette.h"
 
 namespace railyard::ui {
@@ -48,6 +50,44 @@ void SlotMatrixModel::Rebuild() {
   column_seen_.fill(false, servers_);
   server_names_.resize(servers_);
   for (int s = 0; s < servers_; ++s) server_names_[s] = state_->Node(s).name;
+  SetServerOrder(NaturalServerOrder());
+}
+
+QVector<int> SlotMatrixModel::NaturalServerOrder() const {
+  QVector<int> order(servers_);
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [this](int a, int b) {
+    return NaturalLess(server_names_[a], server_names_[b]);
+  });
+  return order;
+}
+
+void SlotMatrixModel::SetServerOrder(const QVector<int>& order) {
+  server_of_column_ = order;
+  column_of_server_.resize(servers_);
+  for (int c = 0; c < servers_; ++c) column_of_server_[order[c]] = kFirstServerColumn + c;
+}
+
+void SlotMatrixModel::SortServers() {
+  const QVector<int> order = NaturalServerOrder();
+  if (order == server_of_column_) return;
+  Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::HorizontalSortHint);
+  const QModelIndexList before = persistentIndexList();
+  QVector<int> servers;  // Each persistent index's server, before the move (-1: not a server).
+  for (const QModelIndex& i : before) servers << ServerOfColumn(i.column());
+  SetServerOrder(order);
+  QModelIndexList after;
+  for (qsizetype k = 0; k < before.size(); ++k) {
+    const QModelIndex& i = before[k];
+    after << (servers[k] < 0 ? i : index(i.row(), ColumnOfServer(servers[k])));
+  }
+  changePersistentIndexList(before, after);
+  Q_EMIT layoutChanged({}, QAbstractItemModel::HorizontalSortHint);
+}
+
+int SlotMatrixModel::ServerOfColumn(int column) const {
+  const int c = column - kFirstServerColumn;
+  return c >= 0 && c < server_of_column_.size() ? server_of_column_[c] : -1;
 }
 
 int SlotMatrixModel::rowCount(const QModelIndex& parent) const {
@@ -79,8 +119,8 @@ QVariant SlotMatrixModel::data(const QModelIndex& index, int role) const {
     if (role == Qt::TextAlignmentRole) return QVariant::fromValue(Qt::AlignCenter);
     return {};
   }
-  const int server = index.column() - kFirstServerColumn;
-  if (server < 0 || server >= servers_) return {};
+  const int server = ServerOfColumn(index.column());
+  if (server < 0) return {};
   const Cell& c = cell(row, server);
   const qint64 age = c.changed_ms > 0 ? state_->NowMs() - c.changed_ms : kHighlightMs;
   const bool highlighted = age < kHighlightMs;
@@ -136,27 +176,55 @@ QVariant SlotMatrixModel::headerData(int section, Qt::Orientation orientation, i
   }
   if (section == kPoolColumn) return role == Qt::DisplayRole ? tr("Pool") : tr("Pool size");
   if (section == kBusyColumn) return role == Qt::DisplayRole ? tr("Busy") : tr("Busy connections");
-  const int server = section - kFirstServerColumn;
-  if (server < 0 || server >= servers_) return {};
+  const int server = ServerOfColumn(section);
+  if (server < 0) return {};
   return server_names_[server];
 }
 
-int SlotMatrixModel::RowFor(quint64 id, const std::string& name) {
+// The bounding box of the cells a frame changed, so one dataChanged covers them all.
+struct SlotMatrixModel::ChangedCells {
+  int top = INT_MAX;
+  int bottom = -1;
+  int left = INT_MAX;
+  int right = -1;
+
+  void Touch(int row, int column) {
+    top = std::min(top, row);
+    bottom = std::max(bottom, row);
+    left = std::min(left, column);
+    right = std::max(right, column);
+  }
+  bool Empty() const { return bottom < 0; }
+  // Rows at or after `row` moved down by one.
+  void RowInserted(int row) {
+    if (!Empty() && top >= row) ++top;
+    if (bottom >= row) ++bottom;
+  }
+};
+
+int SlotMatrixModel::RowFor(quint64 id, const std::string& name, ChangedCells& box) {
   if (auto it = rows_.constFind(id); it != rows_.constEnd()) {
     Client& c = clients_[static_cast<size_t>(*it)];
     if (c.name.isEmpty() && !name.empty()) c.name = QString::fromStdString(name);
     return *it;
   }
-  const int row = ClientCount();
-  beginInsertRows({}, row, row);
   Client c;
   c.id = id;
   c.name = name.empty() ? QStringLiteral("%1").arg(id, 16, 16, QLatin1Char('0'))
                         : QString::fromStdString(name);
-  clients_.push_back(std::move(c));
-  cells_.resize(cells_.size() + static_cast<size_t>(servers_));
-  rows_.insert(id, row);
-  row_dirty_.resize(ClientCount());
+  // Rows stay in natural name order (client-2 before client-10), whatever order they appear in.
+  const auto at = std::upper_bound(
+      clients_.begin(), clients_.end(), c.name,
+      [](const QString& name, const Client& other) { return NaturalLess(name, other.name); });
+  const int row = static_cast<int>(at - clients_.begin());
+  beginInsertRows({}, row, row);
+  clients_.insert(at, std::move(c));
+  const auto first_cell = static_cast<std::ptrdiff_t>(row) * servers_;
+  cells_.insert(cells_.begin() + first_cell, static_cast<size_t>(servers_), Cell{});
+  for (int r = row; r < ClientCount(); ++r) rows_.insert(clients_[static_cast<size_t>(r)].id, r);
+  row_dirty_.insert(row, false);
+  for (auto& [fading_row, server] : fading_) fading_row += fading_row >= row ? 1 : 0;
+  box.RowInserted(row);
   endInsertRows();
   return row;
 }
@@ -182,22 +250,6 @@ void SlotMatrixModel::RankRow(int row) {
   }
 }
 
-// The bounding box of the cells a frame changed, so one dataChanged covers them all.
-struct SlotMatrixModel::ChangedCells {
-  int top = INT_MAX;
-  int bottom = -1;
-  int left = INT_MAX;
-  int right = -1;
-
-  void Touch(int row, int column) {
-    top = std::min(top, row);
-    bottom = std::max(bottom, row);
-    left = std::min(left, column);
-    right = std::max(right, column);
-  }
-  bool Empty() const { return bottom < 0; }
-};
-
 void SlotMatrixModel::OnFrame(const QVector<int>& changed) {
   const qint64 now = state_->NowMs();
   ChangedCells box;
@@ -208,11 +260,13 @@ void SlotMatrixModel::OnFrame(const QVector<int>& changed) {
   }
   RankDirtyRows(box);
   TouchFadingCells(now, box);
-  if (ForgetIdleClients()) {
-    Q_EMIT Updated();
-    return;
+  if (!ForgetIdleClients() && !box.Empty()) {
+    Q_EMIT dataChanged(index(box.top, box.left), index(box.bottom, box.right));
   }
-  if (!box.Empty()) Q_EMIT dataChanged(index(box.top, box.left), index(box.bottom, box.right));
+  if (servers_renamed_) {
+    servers_renamed_ = false;
+    SortServers();
+  }
   Q_EMIT Updated();
 }
 
@@ -220,8 +274,8 @@ void SlotMatrixModel::ApplyServer(int server, qint64 now, ChangedCells& box) {
   const NodeView& node = state_->Node(server);
   if (server_names_[server] != node.name) {
     server_names_[server] = node.name;
-    Q_EMIT headerDataChanged(Qt::Horizontal, kFirstServerColumn + server,
-                             kFirstServerColumn + server);
+    Q_EMIT headerDataChanged(Qt::Horizontal, ColumnOfServer(server), ColumnOfServer(server));
+    servers_renamed_ = true;  // Re-sorted after the frame, once its cells are signalled.
   }
   // An unreachable or stale server holds nothing: its clients lost those connections.
   const bool live = node.telemetry && IsLive(node.health);
@@ -235,13 +289,13 @@ void SlotMatrixModel::ApplyServer(int server, qint64 now, ChangedCells& box) {
 void SlotMatrixModel::CollectConnections(const admin::Telemetry& telemetry, qint64 now,
                                          ChangedCells& box) {
   for (const admin::SlotEntry& e : telemetry.slots()) {
-    const int row = RowFor(e.client_id(), e.client_name());
+    const int row = RowFor(e.client_id(), e.client_name(), box);
     clients_[static_cast<size_t>(row)].last_seen_ms = now;
     scratch_[e.client_id()].push_back(
         {e.slot(), e.busy(), e.requests(), e.connected_since_unix_ms()});
   }
   for (const admin::ClientPool& pool : telemetry.pools()) {
-    const int row = RowFor(pool.client_id(), pool.client_name());
+    const int row = RowFor(pool.client_id(), pool.client_name(), box);
     Client& c = clients_[static_cast<size_t>(row)];
     int busy = 0;
     for (const admin::PoolEntry& e : pool.entries()) busy += e.busy() ? 1 : 0;
@@ -278,7 +332,7 @@ void SlotMatrixModel::DiffColumn(int server, bool first_fill, qint64 now, Change
         fading_.push_back({row, server});
       }
       row_dirty_[row] = true;
-      box.Touch(row, kFirstServerColumn + server);
+      box.Touch(row, ColumnOfServer(server));
     } else if (busy_changed) {
       row_dirty_[row] = true;  // Busy count.
     }
@@ -291,7 +345,7 @@ void SlotMatrixModel::RankDirtyRows(ChangedCells& box) {
     RankRow(row);
     // Ranks of its other cells may have moved, and the derived pool figures.
     box.Touch(row, kPoolColumn);
-    box.Touch(row, kFirstServerColumn + servers_ - 1);
+    box.Touch(row, kFirstServerColumn + servers_ - 1);  // The whole row.
   }
 }
 
@@ -299,7 +353,7 @@ void SlotMatrixModel::RankDirtyRows(ChangedCells& box) {
 void SlotMatrixModel::TouchFadingCells(qint64 now, ChangedCells& box) {
   for (qsizetype i = 0; i < fading_.size();) {
     const auto [row, server] = fading_[i];
-    box.Touch(row, kFirstServerColumn + server);
+    box.Touch(row, ColumnOfServer(server));
     if (now - cells_[CellIndex(row, server)].changed_ms >= kHighlightMs) {
       fading_.removeAt(i);
     } else {
@@ -352,7 +406,12 @@ void SlotMatrixModel::OnNodeAdded(int index) {
   column_seen_.resize(servers_, false);
   server_names_.resize(servers_);
   for (int s = old_servers; s < servers_; ++s) server_names_[s] = state_->Node(s).name;
+  // Added at the end, then moved to their place in name order.
+  QVector<int> order = server_of_column_;
+  for (int s = old_servers; s < servers_; ++s) order << s;
+  SetServerOrder(order);
   endInsertColumns();
+  SortServers();
 }
 
 ClientDetailModel::ClientDetailModel(SlotMatrixModel* matrix, ClusterState* state, QObject* parent)

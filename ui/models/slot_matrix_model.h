@@ -10,11 +10,12 @@
 namespace railyard::ui {
 
 // Slot allocations: a clients x servers matrix. Rows are clients (found in the servers' slot
-// tables by client_id, and in client pools), columns 0 and 1 are each client's pool size and busy
-// connections, then one column per node of the ClusterState. A cell lists the slots the client
-// holds on that server; its background is the client's rank colour (RankColor: the client's
-// lowest slot brightest), and a cell whose slots changed (a swap, a lost server) is highlighted
-// for kHighlightMs of cluster time, fading.
+// tables by client_id, and in client pools) in natural name order, columns 0 and 1 are each
+// client's pool size and busy connections, then one column per node of the ClusterState, also in
+// natural name order (ColumnOfServer; a renamed node's column moves, as a layout change). A cell
+// lists the slots the client holds on that server; its background is the client's rank colour
+// (RankColor: the client's lowest slot brightest), and a cell whose slots changed (a swap, a lost
+// server) is highlighted for kHighlightMs of cluster time, fading.
 //
 // Per frame it recomputes only the columns of changed nodes and emits one dataChanged over the
 // bounding box of the cells that changed or are fading, so a view repaints once per frame.
@@ -67,6 +68,9 @@ class SlotMatrixModel : public QAbstractTableModel {
   int RowOfClient(quint64 id) const { return rows_.value(id, -1); }
   const Cell& cell(int row, int server) const { return cells_[CellIndex(row, server)]; }
   int ServerCount() const { return servers_; }
+  // Server (ClusterState node index) <-> column; -1 for a column that is not a server's.
+  int ColumnOfServer(int server) const { return column_of_server_[server]; }
+  int ServerOfColumn(int column) const;
   // Pool size as shown: the client's reported capacity, else the connections seen.
   int PoolSize(int row) const;
   int BusyCount(int row) const;
@@ -79,11 +83,13 @@ class SlotMatrixModel : public QAbstractTableModel {
   size_t CellIndex(int row, int server) const {
     return static_cast<size_t>(row) * static_cast<size_t>(servers_) + static_cast<size_t>(server);
   }
-  int RowFor(quint64 id, const std::string& name);
+  struct ChangedCells;
+  // The client's row, inserted at its place in natural name order if new (moving later rows,
+  // and `box`, down by one).
+  int RowFor(quint64 id, const std::string& name, ChangedCells& box);
   // A frame, in steps: for each changed server, its header, the connections its telemetry
   // reports, and its column's cells against them; then the ranks of rows that changed, the
   // fading highlights, and one dataChanged over the bounding box of all that (ChangedCells).
-  struct ChangedCells;
   void OnFrame(const QVector<int>& changed);
   void ApplyServer(int server, qint64 now, ChangedCells& box);
   // Fills scratch_ with each client's slots on this server; pool figures go to the clients.
@@ -93,6 +99,11 @@ class SlotMatrixModel : public QAbstractTableModel {
   void TouchFadingCells(qint64 now, ChangedCells& box);
   void OnNodeAdded(int index);
   void Rebuild();
+  // The servers in natural name order, and setting that order (no signals).
+  QVector<int> NaturalServerOrder() const;
+  void SetServerOrder(const QVector<int>& order);
+  // Moves the columns into natural name order if they are not, as a layout change.
+  void SortServers();
   void RankRow(int row);
   bool ForgetIdleClients();
 
@@ -103,6 +114,9 @@ class SlotMatrixModel : public QAbstractTableModel {
   QHash<quint64, int> rows_;
   QVector<bool> column_seen_;  // A server's first telemetry fills its column without highlights.
   QVector<QString> server_names_;
+  QVector<int> server_of_column_;  // Index: column - kFirstServerColumn.
+  QVector<int> column_of_server_;
+  bool servers_renamed_ = false;     // This frame: sort the columns again at its end.
   QVector<QPair<int, int>> fading_;  // Cells (row, server) still highlighted.
   // Per frame scratch, kept to avoid allocations.
   QHash<quint64, QVarLengthArray<Slot, 2>> scratch_;

@@ -3,6 +3,7 @@
 #include <QFile>
 #include <QTextStream>
 #include <algorithm>
+#include <climits>
 
 namespace railyard::ui {
 
@@ -49,6 +50,15 @@ QVector<ThroughputSample> ThroughputModel::Samples(int node, qint64 from_ms, qin
     }
   }
   for (size_t i = lo; i < s.size() && s[i].t_ms <= to_ms; ++i) out.push_back(s[i]);
+  return out;
+}
+
+QVector<ThroughputEvent> ThroughputModel::Events(int node, qint64 from_ms, qint64 to_ms) const {
+  QVector<ThroughputEvent> out;
+  for (const ThroughputEvent& e : events_) {
+    if (e.t_ms < from_ms || e.t_ms > to_ms) continue;
+    if (node == kCluster || e.node == node) out.push_back(e);
+  }
   return out;
 }
 
@@ -102,7 +112,32 @@ void ThroughputModel::Append(Series& series, const ThroughputSample& sample) {
   while (!series.empty() && series.front().t_ms < sample.t_ms - kMaxWindowMs) series.pop_front();
 }
 
+void ThroughputModel::CollectEvents(int node, const admin::Telemetry& telemetry) {
+  for (const admin::CommandEvent& c : telemetry.recent_commands()) {
+    ThroughputEvent e{c.unix_ms(), node, QString::fromStdString(c.command())};
+    const auto at = std::upper_bound(
+        events_.begin(), events_.end(), e.t_ms,
+        [](qint64 t_ms, const ThroughputEvent& other) { return t_ms < other.t_ms; });
+    // Already known: the same node and command at the same time (events are few; scan back).
+    bool known = false;
+    for (auto it = at; it != events_.begin() && (it - 1)->t_ms == e.t_ms; --it) {
+      known |= (it - 1)->node == node && (it - 1)->command == e.command;
+    }
+    if (known) continue;
+    events_.insert(at, std::move(e));
+    ++events_revision_;
+  }
+}
+
+void ThroughputModel::KeepEvents(qint64 from_ms, qint64 to_ms) {
+  const qsizetype before = events_.size();
+  events_.removeIf([&](const ThroughputEvent& e) { return e.t_ms < from_ms || e.t_ms > to_ms; });
+  if (events_.size() != before) ++events_revision_;
+}
+
 bool ThroughputModel::AddSamples(const QVector<int>& changed) {
+  // A seek backwards: the events after the new time have not happened yet.
+  if (state_->NowMs() < latest_ms_) KeepEvents(LLONG_MIN, state_->NowMs());
   for (int node : changed) {
     if (node < 0 || node >= state_->NodeCount()) continue;
     const NodeView& view = state_->Node(node);
@@ -111,6 +146,7 @@ bool ThroughputModel::AddSamples(const QVector<int>& changed) {
     auto it = nodes_.find(node);
     if (it == nodes_.end()) it = nodes_.insert(node, Series(kMaxSamples));
     Append(it.value(), SampleOf(*view.telemetry, view.updated_ms));
+    CollectEvents(node, *view.telemetry);
   }
   // A node that went stale or unreachable changes the cluster's sum even without news.
   if (changed.isEmpty()) return false;
@@ -135,6 +171,7 @@ bool ThroughputModel::AddSamples(const QVector<int>& changed) {
   total.p50_us = weight > 0 ? weighted_p50 / weight : 0;
   Append(cluster_, total);
   latest_ms_ = total.t_ms;
+  KeepEvents(latest_ms_ - kMaxWindowMs, LLONG_MAX);
   return true;
 }
 
@@ -142,6 +179,8 @@ void ThroughputModel::Clear() {
   cluster_.clear();
   nodes_.clear();
   last_seen_.clear();
+  events_.clear();
+  ++events_revision_;
   unannounced_ = false;
   latest_ms_ = 0;
   Q_EMIT Cleared();

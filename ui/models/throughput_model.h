@@ -20,6 +20,14 @@ struct ThroughputSample {
   double p99_us = 0;
 };
 
+// A command a node reports having run (Telemetry.recent_commands): drain, undrain, compact,
+// flush. The throughput plots mark it on their time axes.
+struct ThroughputEvent {
+  qint64 t_ms = 0;  // Cluster clock: when the node ran it.
+  int node = 0;
+  QString command;
+};
+
 // Request, error and rejection rates and latency over time, per node and for the whole cluster,
 // in ring buffers keyed by cluster time (wall time live, the recording's time in replay).
 //
@@ -34,6 +42,10 @@ struct ThroughputSample {
 // older than the newest in its series (a replay seek backwards) restarts that series. A replay
 // seek plays the recorded history of the current window through ClusterState's history frames
 // (see ClusterState::RequestHistoryMs), so the series hold it right after the seek.
+//
+// The commands each node reports are collected once each (a node repeats its recent ones in
+// every snapshot), live and in replay alike since recordings keep whole snapshots; they are kept
+// as long as the samples, and a seek backwards drops those after the new time.
 //
 // Thread safety: GUI thread only.
 class ThroughputModel : public QObject {
@@ -57,6 +69,12 @@ class ThroughputModel : public QObject {
   // Samples with from_ms <= t_ms <= to_ms, oldest first.
   QVector<ThroughputSample> Samples(int node, qint64 from_ms, qint64 to_ms) const;
 
+  // The commands run in [from_ms, to_ms], oldest first: node `node`'s, or every node's for
+  // kCluster.
+  QVector<ThroughputEvent> Events(int node, qint64 from_ms, qint64 to_ms) const;
+  // Changes whenever an event is added or dropped, so a view redraws its marks only then.
+  quint64 EventsRevision() const { return events_revision_; }
+
   // Writes the samples in [from_ms, to_ms] as CSV: a header line, then one line per sample
   // (time_unix_ms, requests_per_s, errors_per_s, rejections_per_s, p50_us, p99_us).
   bool ExportCsv(const QString& path, int node, qint64 from_ms, qint64 to_ms, QString* error) const;
@@ -73,6 +91,9 @@ class ThroughputModel : public QObject {
   // True if the cluster's series got a sample.
   bool AddSamples(const QVector<int>& changed);
   void Append(Series& series, const ThroughputSample& sample);
+  void CollectEvents(int node, const admin::Telemetry& telemetry);
+  // Drops events outside [from_ms, to_ms].
+  void KeepEvents(qint64 from_ms, qint64 to_ms);
   void Clear();
 
   ClusterState* state_;
@@ -85,6 +106,8 @@ class ThroughputModel : public QObject {
   // Samples from history frames that SamplesAdded has not told of yet.
   bool unannounced_ = false;
   Series empty_{1};
+  QVector<ThroughputEvent> events_;  // In time order.
+  quint64 events_revision_ = 0;
 };
 
 }  // namespace railyard::ui

@@ -8,6 +8,7 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QVBoxLayout>
+#include <climits>
 #include <cmath>
 
 #include "ui/views/plot_style.h"
@@ -23,6 +24,31 @@ QCPGraph* AddLine(QCustomPlot* plot, const QString& name, const QColor& color) {
   graph->setPen(QPen(color, 1.5));
   graph->setAdaptiveSampling(true);  // 15 minutes at 10 Hz stays cheap to draw.
   return graph;
+}
+
+// Few digits, as a legend has little room: 1234, 12.3, 0.12, 0.
+QString Short(double v) {
+  if (v == 0) return QStringLiteral("0");
+  const double a = std::abs(v);
+  return QString::number(v, 'f', a >= 100 ? 0 : a >= 10 ? 1 : 2);
+}
+
+// "p99   now 1.20  mean 1.00  max 3.40"; `values` in time order, NaN where nothing was measured
+// (latency without traffic), which the mean and max skip and "now" shows as a dash.
+QString LegendName(const QString& name, const QVector<double>& values) {
+  double sum = 0, max = 0;
+  int measured = 0;
+  for (double v : values) {
+    if (std::isnan(v)) continue;
+    sum += v;
+    max = measured == 0 ? v : std::max(max, v);
+    ++measured;
+  }
+  if (measured == 0) return name;
+  const double now = values.back();
+  return QStringLiteral("%1   now %2  mean %3  max %4")
+      .arg(name, std::isnan(now) ? QStringLiteral("\u2013") : Short(now),
+           Short(sum / double(measured)), Short(max));
 }
 
 }  // namespace
@@ -73,7 +99,7 @@ ThroughputView::ThroughputView(ClusterState* state, QWidget* parent)
     plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     plot->axisRect()->setRangeDrag(Qt::Horizontal);
     plot->axisRect()->setRangeZoom(Qt::Horizontal);
-    plot->legend->setVisible(i > 0);
+    plot->legend->setVisible(true);
     plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     // A drag or a wheel turn means the user wants to look at a moment: stop scrolling.
     connect(plot, &QCustomPlot::mousePress, this, [this](QMouseEvent*) { following_ = false; });
@@ -166,6 +192,7 @@ void ThroughputView::UpdateTitle() {
 void ThroughputView::Rebuild() {
   for (QCPGraph* g : {requests_, errors_, rejections_, p50_, p99_}) g->data()->clear();
   drawn_until_ms_ = -1;
+  marks_node_ = -2;
   UpdateTitle();
   AppendNew();
   ApplyRange();
@@ -188,8 +215,10 @@ void ThroughputView::AppendNew() {
     requests_->addData(key, s.requests_per_s);
     errors_->addData(key, s.errors_per_s);
     rejections_->addData(key, s.rejections_per_s);
-    p50_->addData(key, s.p50_us / 1000.0);
-    p99_->addData(key, s.p99_us / 1000.0);
+    // No requests, no latency: a gap rather than a line through zero (or a stale value).
+    const bool served = s.requests_per_s > 0;
+    p50_->addData(key, served ? s.p50_us / 1000.0 : qQNaN());
+    p99_->addData(key, served ? s.p99_us / 1000.0 : qQNaN());
   }
   drawn_until_ms_ = series.back().t_ms;
   const double oldest = double(drawn_until_ms_ - ThroughputModel::kMaxWindowMs) / 1000.0;
@@ -204,6 +233,8 @@ void ThroughputView::ApplyRange() {
     for (QCustomPlot* plot : plots_) plot->xAxis->setRange(range);
     applying_range_ = false;
   }
+  UpdateEventMarks();
+  UpdateLegends();
   for (QCustomPlot* plot : plots_) {
     QCPRange values;
     const bool found = VisibleValueRange(plot, &values);
@@ -215,6 +246,56 @@ void ThroughputView::ApplyRange() {
   }
 }
 
+void ThroughputView::UpdateEventMarks() {
+  if (marks_node_ == node_ && marks_revision_ == model_->EventsRevision()) return;
+  marks_node_ = node_;
+  marks_revision_ = model_->EventsRevision();
+  for (QCPAbstractItem* item : marks_) item->parentPlot()->removeItem(item);
+  marks_.clear();
+  const QColor color = palette().color(QPalette::PlaceholderText);
+  for (const ThroughputEvent& e : model_->Events(node_, LLONG_MIN, LLONG_MAX)) {
+    const double key = double(e.t_ms) / 1000.0;
+    // Over the whole cluster, say whose command it was.
+    const QString label = node_ != ThroughputModel::kCluster ? e.command
+                          : e.node < state_->NodeCount()
+                              ? QStringLiteral("%1 %2").arg(e.command, state_->Node(e.node).name)
+                              : e.command;
+    for (QCustomPlot* plot : plots_) {
+      auto* line = new QCPItemStraightLine(plot);
+      line->setPen(QPen(color, 1, Qt::DashLine));
+      line->point1->setCoords(key, 0);
+      line->point2->setCoords(key, 1);
+      auto* text = new QCPItemText(plot);
+      text->position->setTypeX(QCPItemPosition::ptPlotCoords);
+      text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+      text->position->setCoords(key, 0);
+      text->setPositionAlignment(Qt::AlignTop | Qt::AlignLeft);
+      text->setPadding(QMargins(3, 1, 0, 0));
+      text->setColor(color);
+      text->setText(label);
+      marks_ << line << text;
+    }
+  }
+}
+
+void ThroughputView::UpdateLegends() {
+  const QVector<ThroughputSample> shown = model_->Samples(node_, VisibleFromMs(), VisibleToMs());
+  QVector<double> requests, errors, rejections, p50, p99;
+  for (const ThroughputSample& s : shown) {
+    requests << s.requests_per_s;
+    errors << s.errors_per_s;
+    rejections << s.rejections_per_s;
+    const bool served = s.requests_per_s > 0;  // As drawn: no latency without traffic.
+    p50 << (served ? s.p50_us / 1000.0 : qQNaN());
+    p99 << (served ? s.p99_us / 1000.0 : qQNaN());
+  }
+  requests_->setName(LegendName(tr("requests/s"), requests));
+  errors_->setName(LegendName(tr("errors/s"), errors));
+  rejections_->setName(LegendName(tr("rejections/s"), rejections));
+  p50_->setName(LegendName(tr("p50"), p50));
+  p99_->setName(LegendName(tr("p99"), p99));
+}
+
 void ThroughputView::SyncRanges(const QCPRange& range) {
   if (syncing_ || applying_range_) return;
   syncing_ = true;  // One plot was dragged or zoomed: the others follow.
@@ -224,6 +305,7 @@ void ThroughputView::SyncRanges(const QCPRange& range) {
       plot->replot(QCustomPlot::rpQueuedReplot);
     }
   }
+  UpdateLegends();  // Their mean and max follow the visible range.
   syncing_ = false;
 }
 

@@ -9,6 +9,7 @@
 class QCheckBox;
 class QComboBox;
 class QCustomPlot;
+class QCPAbstractItem;
 class QCPGraph;
 class QCPRange;
 class QLabel;
@@ -17,9 +18,12 @@ class QPushButton;
 namespace railyard::ui {
 
 // Live throughput of one node or the whole cluster: requests/s, errors/s and rejections/s, and
-// p50/p99 latency, as line charts over a scrolling window of 1, 5 or 15 minutes. Pause freezes the
-// picture (samples keep being recorded); dragging or the wheel zooms and pans the time axis (and
-// stops following until "Follow" is pressed). Export writes the charts as PNG or the visible
+// p50/p99 latency, as line charts over a scrolling window of 1, 5 or 15 minutes. Each series'
+// legend entry reads its current value and its mean and max over the visible range; latency has
+// a gap (not a line through zero) where the node served nothing; every plot marks the commands
+// the shown nodes ran (drain, undrain, compact, flush) with a labelled vertical line. Pause freezes
+// the picture (samples keep being recorded); dragging or the wheel zooms and pans the time axis
+// (and stops following until "Follow" is pressed). Export writes the charts as PNG or the visible
 // samples as CSV.
 //
 // It stays cheap at 10 Hz: each frame appends only new samples and asks for a queued replot; a
@@ -54,6 +58,7 @@ class ThroughputView : public QWidget {
   ThroughputModel* Model() const { return model_; }
   QCustomPlot* RatesPlot() const { return plots_[0]; }
   QString Title() const;
+  QCustomPlot* ErrorsPlot() const { return plots_[1]; }
   QCustomPlot* LatencyPlot() const { return plots_[2]; }
   // Points drawn so far in the requests/s graph (for tests).
   int DrawnSamples() const;
@@ -69,6 +74,10 @@ class ThroughputView : public QWidget {
   void UpdateTitle();
   void AppendNew();
   void ApplyRange();
+  // Redraws the event marks if the model's events or the shown node changed.
+  void UpdateEventMarks();
+  // Each graph's legend name with its current, mean and max over the visible range.
+  void UpdateLegends();
   void SyncRanges(const QCPRange& range);
   void ExportPngInteractive();
   void ExportCsvInteractive();
@@ -90,6 +99,9 @@ class ThroughputView : public QWidget {
   QCPGraph* rejections_;
   QCPGraph* p50_;
   QCPGraph* p99_;
+  QVector<QCPAbstractItem*> marks_;  // Lines and labels, on all three plots.
+  quint64 marks_revision_ = 0;
+  int marks_node_ = -2;         // Neither a node nor kCluster: nothing drawn yet.
   qint64 drawn_until_ms_ = -1;  // Newest sample already in the graphs.
   bool paused_ = false;
   bool following_ = true;
