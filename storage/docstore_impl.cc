@@ -283,7 +283,6 @@ Status DocStoreImpl::WriteOps(std::vector<WalOp>& ops, uint64_t* position) {
   MutexLock lock(&write_mu_);
   if (Status s = WritableLocked(); !s.ok()) return s;
   if (Status s = MakeRoom(ops.size()); !s.ok()) return s;
-  const bool block_was_empty = !segments_.open_block_since().has_value();
   uint64_t puts = 0;
   for (size_t i = 0; i < ops.size(); ++i) {
     WalOp& op = ops[i];
@@ -298,7 +297,9 @@ Status DocStoreImpl::WriteOps(std::vector<WalOp>& ops, uint64_t* position) {
     const DocAddress& last = ops.back().address;
     *position = segments_.QueuePositionOf({last.segment, last.block_offset}) + 1;
   }
-  if (block_was_empty || ops.front().address.index == 0) ScheduleSeal();
+  // The batch began a block (its first entry is the block's first): the seal thread writes it out
+  // by seal_after. Blocks begun later in the batch are seen by the seal thread itself.
+  if (ops.front().address.index == 0) ScheduleSeal();
   return Status::Ok();
 }
 
