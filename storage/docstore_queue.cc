@@ -151,6 +151,10 @@ void DocStoreImpl::SealLoop() {
       seal_cv_.WaitUntil(seal_mu_, due);
       continue;
     }
+    // Consumed before looking: a block begun from here on schedules again, even one begun between
+    // the seal below and this thread's return to seal_mu_ (the next writes join that block, so
+    // nothing else would ever schedule it).
+    seal_pending_ = false;
     lock.Unlock();
     bool still_open = false;
     {
@@ -164,9 +168,11 @@ void DocStoreImpl::SealLoop() {
       still_open = !closed_ && segments_.open_block_since().has_value();
     }
     lock.Lock();
-    seal_pending_ = still_open;
-    // After a failed seal, try again no sooner than a period later.
-    if (still_open) seal_cv_.WaitUntil(seal_mu_, Clock::now() + options_.seal_after);
+    if (still_open) {
+      seal_pending_ = true;
+      // Not yet due, or the seal failed: look again no sooner than a period later.
+      seal_cv_.WaitUntil(seal_mu_, Clock::now() + options_.seal_after);
+    }
   }
 }
 

@@ -282,6 +282,35 @@ class ReplicationTest : public QObject {
     QCOMPARE(updater->LagOf(updater->QueueEnd()).bytes, uint64_t{0});
   }
 
+  // A write that begins a block just as the seal thread writes out the previous one must still be
+  // sealed: the next writes join its block, so nothing else would ever schedule it (a replica then
+  // waits for it forever). Write pairs spaced about one seal_after apart make the two race.
+  void writeRacingTheSealerIsSealedToo() {
+    QTemporaryDir dir;
+    Options options = SmallOptions();
+    options.seal_after = std::chrono::milliseconds(1);
+    auto updater = OpenOrDie(options, dir.path().toStdString());
+    std::mt19937 rng(7);
+    WriteBatch batch;
+    for (uint64_t pair = 0; pair < 400; ++pair) {
+      uint64_t position = 0;
+      for (uint64_t id : {2 * pair, 2 * pair + 1}) {
+        batch.Clear();
+        batch.Put(id, "racing");
+        QVERIFY(updater->Write(batch, &position).ok());
+        std::this_thread::sleep_for(
+            std::chrono::microseconds(std::uniform_int_distribution<int>(700, 1300)(rng)));
+      }
+      const auto until = Clock::now() + std::chrono::seconds(2);
+      while (updater->QueuePositionOf(updater->QueueEnd()) < position && Clock::now() < until) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+      QVERIFY2(
+          updater->QueuePositionOf(updater->QueueEnd()) >= position,
+          qPrintable(QString("pair %1: the write at %2 was never sealed").arg(pair).arg(position)));
+    }
+  }
+
   void cacheNeverHidesAChange() {
     QTemporaryDir dir;
     Options options = SmallOptions(2000);
