@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <asio.hpp>
 #include <csignal>
 #include <cstdio>
@@ -34,8 +35,14 @@ std::unique_ptr<cluster::TelemetryPoller> MakePoller(const cluster::ClusterAcces
   options.client_name = "railyardctl";
   options.wait_for_connect = true;
   options.backoff_max = std::chrono::milliseconds(1000);
+  // Asking again with a refused token only counts towards the node's lockout, which would refuse
+  // a correct railyardctl or console from this host too.
+  options.pause_on_refused_token = true;
   return std::make_unique<cluster::TelemetryPoller>(std::move(targets), options);
 }
+
+constexpr const char* kNotAskedAgain =
+    " (not asked again with this token: retries would lock this host out)";
 
 std::string FormatTime(int64_t unix_ms) {
   const std::time_t seconds = static_cast<std::time_t>(unix_ms / 1000);
@@ -96,6 +103,7 @@ int RunRecord(const RecordOptions& o) {
   StopSignal stop;
   const Clock::time_point start = Clock::now();
   uint64_t snapshots = 0, events = 0;
+  size_t paused = 0;  // Nodes that refused the token: never asked again.
   int worst = kExitOk;
   Clock::time_point next = start;
   while (!stop.stopped()) {
@@ -103,10 +111,12 @@ int RunRecord(const RecordOptions& o) {
       const std::string& name = access.nodes[static_cast<size_t>(r.id)].name;
       if (!r.status.ok()) {
         if (last_problem[r.id] != r.status.ToString()) {
-          std::fprintf(stderr, "\nrecord: %s: %s\n", name.c_str(), r.status.ToString().c_str());
+          std::fprintf(stderr, "\nrecord: %s: %s%s\n", name.c_str(), r.status.ToString().c_str(),
+                       r.paused ? kNotAskedAgain : "");
           last_problem[r.id] = r.status.ToString();
         }
         if (ExitFor(r.status) == kExitRefused) worst = kExitRefused;
+        if (r.paused) ++paused;
         continue;
       }
       last_problem.erase(r.id);
@@ -123,6 +133,7 @@ int RunRecord(const RecordOptions& o) {
                  static_cast<unsigned long long>(events), o.out.c_str());
     std::fflush(stderr);
     if (o.duration_s > 0 && elapsed >= o.duration_s) break;
+    if (paused == access.nodes.size()) break;  // Nothing left that would answer.
     next += std::chrono::milliseconds(o.interval_ms);
     stop.SleepFor(std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now()));
   }
@@ -134,7 +145,9 @@ int RunRecord(const RecordOptions& o) {
   std::printf("recorded %llu snapshots and %llu events of %zu nodes into %s\n",
               static_cast<unsigned long long>(snapshots), static_cast<unsigned long long>(events),
               access.nodes.size(), o.out.c_str());
-  return snapshots > 0 ? worst : std::max(worst, kExitUnreachable);
+  // Nothing recorded: a refused token says what to fix; otherwise nothing could be reached.
+  if (snapshots == 0 && worst != kExitRefused) return kExitUnreachable;
+  return worst;
 }
 
 int RunInspect(const InspectOptions& o) {
@@ -183,6 +196,7 @@ int RunWatch(const WatchOptions& o) {
   StopSignal stop;
   int worst = kExitOk;
   std::vector<std::string> last_error(access.nodes.size());  // Shown while a node backs off.
+  std::vector<bool> paused(access.nodes.size(), false);      // Refused the token: not asked again.
   for (int round = 0; !stop.stopped() && (o.count == 0 || round < o.count); ++round) {
     if (round > 0) stop.SleepFor(std::chrono::milliseconds(o.interval_ms));
     std::vector<std::string> rows(access.nodes.size());
@@ -193,9 +207,11 @@ int RunWatch(const WatchOptions& o) {
         rows[static_cast<size_t>(r.id)] = StatusRow(name, *r.telemetry);
       } else {
         char row[1024];
-        std::snprintf(row, sizeof(row), "%-22s %s\n", name.c_str(), r.status.ToString().c_str());
+        std::snprintf(row, sizeof(row), "%-22s %s%s\n", name.c_str(), r.status.ToString().c_str(),
+                      r.paused ? kNotAskedAgain : "");
         rows[static_cast<size_t>(r.id)] = row;
         last_error[static_cast<size_t>(r.id)] = r.status.ToString();
+        if (r.paused) paused[static_cast<size_t>(r.id)] = true;
         worst = std::max(worst, ExitFor(r.status));
       }
     }
@@ -203,7 +219,11 @@ int RunWatch(const WatchOptions& o) {
     PrintStatusHeader();
     for (size_t i = 0; i < rows.size(); ++i) {
       // A node backing off after a failure has no news this round: its last problem stands.
-      if (rows[i].empty()) {
+      if (rows[i].empty() && paused[i]) {
+        std::printf("%-22s %s%s\n", access.nodes[i].name.c_str(), last_error[i].c_str(),
+                    kNotAskedAgain);
+        worst = std::max(worst, kExitRefused);
+      } else if (rows[i].empty()) {
         std::printf("%-22s %s (retrying)\n", access.nodes[i].name.c_str(), last_error[i].c_str());
         worst = std::max(worst, kExitUnreachable);
       } else {
@@ -211,6 +231,8 @@ int RunWatch(const WatchOptions& o) {
       }
     }
     std::fflush(stdout);
+    // Every node refused the token: nothing will change until it is fixed.
+    if (std::find(paused.begin(), paused.end(), false) == paused.end()) break;
   }
   return worst;
 }

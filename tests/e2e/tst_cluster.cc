@@ -239,6 +239,27 @@ class ClusterTest : public QObject {
     QVERIFY(out.contains("serving"));
   }
 
+  // watch and record with a wrong token stop asking that node (they would lock the host out, so a
+  // correct railyardctl from here would be refused too) and say so; the next correct call works.
+  void watchAndRecordNeverRetryARefusedToken() {
+    const QString admin_at = QString::fromStdString(nodes_[0]->admin().ToString());
+    QString out;
+    // Twelve rounds: past the node's five free failures, had each round asked again.
+    QCOMPARE(
+        Ctl({"watch", "-n", admin_at, "--token", "guess", "--count", "12", "--interval-ms", "100"},
+            &out),
+        3);
+    QVERIFY2(out.contains("not asked again"), qPrintable(out));
+    const QString recording = dir_->filePath("refused.rec");
+    QCOMPARE(Ctl({"record", "-n", admin_at, "--token", "guess", "--out", recording, "--interval-ms",
+                  "100", "--duration-s", "2"},
+                 &out),
+             3);
+    QVERIFY2(out.contains("not asked again"), qPrintable(out));
+    QCOMPARE(Ctl({"status", "-n", admin_at, "--token", kViewer}, &out), 0);
+    QVERIFY2(out.contains("serving"), qPrintable(out));
+  }
+
   void railyardctlLoadDrivesTheClusterAndReports() {
     QStringList args{"load", "--duration-s",   "1.5",           "--read-fraction",
                      "0.5",  "--distribution", "zipfian",       "--keys",
