@@ -1,6 +1,9 @@
 #include "ui/models/compaction_model.h"
 
 #include <algorithm>
+#include <vector>
+
+#include "storage/compaction_rule.h"
 
 namespace railyard::ui {
 
@@ -9,6 +12,7 @@ CompactionModel::CompactionModel(ClusterState* state, QObject* parent)
   connect(state_, &ClusterState::FrameApplied, this, &CompactionModel::OnFrame);
   connect(state_, &ClusterState::NodesReset, this, [this] {
     node_ = -1;
+    baselines_.clear();
     Reset();
     Q_EMIT Changed();
   });
@@ -28,12 +32,27 @@ void CompactionModel::Reset() {
   history_->Clear();
   memtable_entries_ = memtable_capacity_ = 0;
   index_entry_writes_ = document_writes_ = 0;
-  has_baseline_ = false;
-  base_index_entry_writes_ = base_document_writes_ = 0;
+  seen_entries_.clear();
   cache_.Reset();
 }
 
+void CompactionModel::NoteBaseline(int node) {
+  if (node < 0 || node >= state_->NodeCount()) return;
+  const std::shared_ptr<const admin::Telemetry> telemetry = state_->Node(node).telemetry;
+  if (!telemetry) return;
+  const admin::StorageStats& storage = telemetry->storage();
+  const Baseline now{storage.index_entry_writes(), storage.writes() + storage.deletes()};
+  const auto it = baselines_.constFind(node);
+  if (it == baselines_.constEnd() || now.document_writes < it->document_writes ||
+      now.index_entry_writes < it->index_entry_writes) {
+    baselines_.insert(node, now);  // First sight, or the node restarted: count from here.
+  }
+}
+
 void CompactionModel::OnFrame(const QVector<int>& changed) {
+  // Every node's baseline, shown or not: a node's figure then covers the whole time the console
+  // watched the cluster, and switching to it shows no jump from a fresh start.
+  for (int node : changed) NoteBaseline(node);
   if (node_ < 0 || !changed.contains(node_)) return;
   Recompute();
   Q_EMIT this->Changed();
@@ -57,6 +76,7 @@ void CompactionModel::Recompute() {
     bar.bloom_pages = info.bloom_pages();
     bar.p_no = info.p_no();
     indexes_.push_back(bar);
+    seen_entries_.insert(bar.id, bar.entries);
   }
   memtable_entries_ = storage.memtable_entries();
   memtable_capacity_ = storage.memtable_capacity();
@@ -66,12 +86,34 @@ void CompactionModel::Recompute() {
 
   index_entry_writes_ = storage.index_entry_writes();
   document_writes_ = storage.writes() + storage.deletes();
-  if (!has_baseline_ || document_writes_ < base_document_writes_ ||
-      index_entry_writes_ < base_index_entry_writes_) {
-    has_baseline_ = true;  // First sight, or the node restarted: count from here.
-    base_index_entry_writes_ = index_entry_writes_;
-    base_document_writes_ = document_writes_;
+  NoteBaseline(node_);
+
+  // Keep the sizes of indexes that recent compactions merged (for drawing them), not every
+  // index ever seen.
+  if (seen_entries_.size() > 4 * kMaxCompactions) {
+    QHash<quint64, quint64> kept;
+    for (const IndexBar& bar : indexes_) kept.insert(bar.id, bar.entries);
+    const QVector<CompactionEvent>& events = history_->Events();
+    for (qsizetype i = 0; i < std::min<qsizetype>(events.size(), kDrawnCompactions); ++i) {
+      for (quint64 input : events[i].inputs) kept.insert(input, seen_entries_.value(input));
+    }
+    seen_entries_ = kept;
   }
+}
+
+QString CompactionModel::NodeName() const {
+  if (node_ < 0 || node_ >= state_->NodeCount()) return {};
+  return state_->Node(node_).name;
+}
+
+QVector<quint64> CompactionModel::NextFlushInputs() const {
+  std::vector<uint64_t> sizes;
+  sizes.reserve(size_t(indexes_.size()));
+  for (const IndexBar& bar : indexes_) sizes.push_back(bar.entries);
+  const size_t count = storage::FlushMergeCount(memtable_capacity_, sizes);
+  QVector<quint64> ids;
+  for (size_t i = 0; i < count; ++i) ids.push_back(indexes_[qsizetype(i)].id);
+  return ids;
 }
 
 quint64 CompactionModel::TotalIndexEntries() const {
@@ -96,9 +138,12 @@ double CompactionModel::WriteAmplification() const {
 }
 
 double CompactionModel::ObservedWriteAmplification() const {
-  const quint64 writes = document_writes_ - base_document_writes_;
-  if (!has_baseline_ || writes == 0) return -1;
-  return double(index_entry_writes_ - base_index_entry_writes_) / double(writes);
+  if (!has_data_) return -1;
+  const auto it = baselines_.constFind(node_);
+  if (it == baselines_.constEnd()) return -1;
+  const quint64 writes = document_writes_ - it->document_writes;
+  if (writes == 0) return -1;
+  return double(index_entry_writes_ - it->index_entry_writes) / double(writes);
 }
 
 bool IndexesAreAdjacent(const QVector<quint64>& order, const QVector<quint64>& ids) {
