@@ -129,8 +129,10 @@ QString CompactionView::Heading() const {
   const QString name = model_->NodeName();
   if (!model_->HasData()) return tr("%1: no telemetry yet").arg(name);
   const QLocale locale;
-  return tr("%1: %n on-disk index(es), %2 entries", "", int(model_->Indexes().size()))
-      .arg(name, locale.toString(model_->TotalIndexEntries()));
+  const int count = int(model_->Indexes().size());
+  const QString entries = locale.toString(model_->TotalIndexEntries());
+  if (count == 1) return tr("%1: 1 on-disk index, %2 entries").arg(name, entries);
+  return tr("%1: %2 on-disk indexes, %3 entries").arg(name).arg(count).arg(entries);
 }
 
 QString CompactionView::NextFlushText() const {
@@ -149,7 +151,8 @@ QVector<CompactionMark> CompactionView::RecentMarks() const {
   const QVector<CompactionEvent>& events = model_->Compactions();
   for (const CompactionEvent& event : events) {
     if (marks.size() >= CompactionModel::kDrawnCompactions) break;
-    if (event.output == 0) continue;  // Merged to nothing: no bar to draw on.
+    // A plain flush joins nothing; a set merged to nothing has no bar to draw on.
+    if (event.inputs.size() < 2 || event.output == 0) continue;
     CompactionMark mark;
     mark.output = event.output;
     mark.inputs = event.inputs;
