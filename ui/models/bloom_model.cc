@@ -35,8 +35,12 @@ void BloomModel::GrowScale(int node) {
 
 void BloomModel::OnFrame(const QVector<int>& changed) {
   // Every node's pages widen the scale, shown or not, so switching nodes keeps the colours.
+  const double scale_before = scale_max_;
   for (int node : changed) GrowScale(node);
-  if (node_ < 0 || !changed.contains(node_)) return;
+  if (node_ < 0 || !changed.contains(node_)) {
+    if (scale_max_ != scale_before) Q_EMIT this->Changed();  // The shown node's colours change.
+    return;
+  }
   Recompute();
   Q_EMIT this->Changed();
 }

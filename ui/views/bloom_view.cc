@@ -65,7 +65,7 @@ BloomView::BloomView(ClusterState* state, QWidget* parent)
   // (ratio of its axis rect), y is a usefulness on its axis.
   cutoff_line_ = new QCPItemLine(plot_);
   cutoff_line_->setClipToAxisRect(false);
-  cutoff_line_->setPen(QPen(QColor(0xff, 0x3d, 0x8b), 2));
+  cutoff_line_->setPen(QPen(QColor(0xff, 0x3d, 0x8b), 3));
   for (QCPItemPosition* end : {cutoff_line_->start, cutoff_line_->end}) {
     end->setAxisRect(scale_->axis()->axisRect());
     end->setAxes(nullptr, scale_->axis());
@@ -157,7 +157,10 @@ void BloomView::Refresh() {
   if (!model_->HasData()) {
     title_->setText(model_->Node() < 0 ? tr("No node selected") : tr("No telemetry yet"));
   } else {
-    title_->setText(tr("Bloom pages: %n index(es), up to %1 pages each", "", rows).arg(columns));
+    title_->setText(
+        rows == 0   ? tr("Bloom pages: no on-disk index")
+        : rows == 1 ? tr("Bloom pages: 1 index, %1 page(s)").arg(columns)
+                    : tr("Bloom pages: %1 indexes, up to %2 pages each").arg(rows).arg(columns));
   }
   budget_->setValue(int(model_->BudgetUse() * 1000));
   budget_->setFormat(BudgetText());
@@ -200,6 +203,7 @@ void BloomView::Refresh() {
   map_->setDataRange(QCPRange(0, has_scale ? model_->ScaleMax() : 1.0));
   const double cutoff = model_->EvictionCutoff();
   cutoff_line_->setVisible(has_scale && cutoff >= 0);
+  plot_->legend->setVisible(model_->TotalPages() > 0);  // Nothing to mark on an empty grid.
   cutoff_line_->start->setCoords(-0.15, cutoff);
   cutoff_line_->end->setCoords(1.15, cutoff);
 
