@@ -1,6 +1,7 @@
 #include "ui/models/compaction_model.h"
 
 #include <algorithm>
+#include <numeric>
 #include <vector>
 
 #include "storage/compaction_rule.h"
@@ -93,9 +94,8 @@ void CompactionModel::Recompute() {
   if (seen_entries_.size() > 4 * kMaxCompactions) {
     QHash<quint64, quint64> kept;
     for (const IndexBar& bar : indexes_) kept.insert(bar.id, bar.entries);
-    const QVector<CompactionEvent>& events = history_->Events();
-    for (qsizetype i = 0; i < std::min<qsizetype>(events.size(), kDrawnCompactions); ++i) {
-      for (quint64 input : events[i].inputs) kept.insert(input, seen_entries_.value(input));
+    for (const CompactionMark& set : RecentSets()) {
+      for (quint64 input : set.inputs) kept.insert(input, seen_entries_.value(input));
     }
     seen_entries_ = kept;
   }
@@ -144,6 +144,36 @@ double CompactionModel::ObservedWriteAmplification() const {
   const quint64 writes = document_writes_ - it->document_writes;
   if (writes == 0) return -1;
   return double(index_entry_writes_ - it->index_entry_writes) / double(writes);
+}
+
+QVector<CompactionMark> CompactionModel::RecentSets() const {
+  QVector<CompactionMark> marks;
+  const QVector<CompactionEvent>& events = Compactions();
+  for (const CompactionEvent& event : events) {
+    if (marks.size() >= kDrawnCompactions) break;
+    // A plain flush joins nothing; a set merged to nothing has no bar to draw on.
+    if (event.inputs.size() < 2 || event.output == 0) continue;
+    CompactionMark mark;
+    mark.output = event.output;
+    mark.inputs = event.inputs;
+    // Input sizes as last shown; the in-memory index is what the others do not explain.
+    quint64 known = 0;
+    for (quint64 input : event.inputs) known += LastSeenEntries(input);
+    bool all_known = true;
+    for (quint64 input : event.inputs) {
+      quint64 entries = LastSeenEntries(input);
+      if (input == 0) entries = event.entries_written > known ? event.entries_written - known : 0;
+      all_known = all_known && entries > 0;
+      mark.shares.push_back(double(entries));
+    }
+    const double total =
+        std::max(1.0, std::accumulate(mark.shares.begin(), mark.shares.end(), 0.0));
+    for (double& share : mark.shares) share = all_known ? share / total : 1.0 / event.inputs.size();
+    const QString text = event.Describe();
+    mark.label = text.left(text.indexOf(QStringLiteral(" \u2192")));
+    marks.push_back(mark);
+  }
+  return marks;
 }
 
 bool IndexesAreAdjacent(const QVector<quint64>& order, const QVector<quint64>& ids) {

@@ -21,6 +21,16 @@ struct IndexBar {
   double p_no = 0;
 };
 
+// A past compaction set as the index stack draws it: the inputs that became `output`.
+struct CompactionMark {
+  quint64 output = 0;
+  QVector<quint64> inputs;  // 0 stands for the in-memory index.
+  // Each input's share of the output's bar, in the order of `inputs` (sizes last seen; equal
+  // shares where unknown).
+  QVector<double> shares;
+  QString label;  // "mem + #12 + #13"
+};
+
 // True if `ids` are distinct members of `order` (index ids in age order) that sit next to each
 // other in it, in any order: what a node accepts for a manual compaction.
 bool IndexesAreAdjacent(const QVector<quint64>& order, const QVector<quint64>& ids);
@@ -66,6 +76,8 @@ class CompactionModel : public QObject {
   // Entries an index had when last shown (inputs of past compactions are gone from the stack); 0
   // if never seen.
   quint64 LastSeenEntries(quint64 index_id) const { return seen_entries_.value(index_id); }
+  // The newest kDrawnCompactions sets that merged two or more inputs into an index, newest first.
+  QVector<CompactionMark> RecentSets() const;
   // Newest first; accumulated while the model watches the node (the node keeps a short history).
   const QVector<CompactionEvent>& Compactions() const { return history_->Events(); }
   // The same events as an item model for a table view; owned by this model.

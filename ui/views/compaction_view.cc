@@ -12,7 +12,6 @@
 #include <QTableView>
 #include <QVBoxLayout>
 #include <algorithm>
-#include <numeric>
 
 namespace railyard::ui {
 
@@ -146,36 +145,6 @@ QString CompactionView::NextFlushText() const {
   return tr("%1 \u2192 next flush merges %2").arg(fill, set.join(QStringLiteral(" + ")));
 }
 
-QVector<CompactionMark> CompactionView::RecentMarks() const {
-  QVector<CompactionMark> marks;
-  const QVector<CompactionEvent>& events = model_->Compactions();
-  for (const CompactionEvent& event : events) {
-    if (marks.size() >= CompactionModel::kDrawnCompactions) break;
-    // A plain flush joins nothing; a set merged to nothing has no bar to draw on.
-    if (event.inputs.size() < 2 || event.output == 0) continue;
-    CompactionMark mark;
-    mark.output = event.output;
-    mark.inputs = event.inputs;
-    // Input sizes as last shown; the in-memory index is what the others do not explain.
-    quint64 known = 0;
-    for (quint64 input : event.inputs) known += model_->LastSeenEntries(input);
-    bool all_known = true;
-    for (quint64 input : event.inputs) {
-      quint64 entries = model_->LastSeenEntries(input);
-      if (input == 0) entries = event.entries_written > known ? event.entries_written - known : 0;
-      all_known = all_known && entries > 0;
-      mark.shares.push_back(double(entries));
-    }
-    const double total =
-        std::max(1.0, std::accumulate(mark.shares.begin(), mark.shares.end(), 0.0));
-    for (double& share : mark.shares) share = all_known ? share / total : 1.0 / event.inputs.size();
-    const QString text = event.Describe();
-    mark.label = text.left(text.indexOf(QStringLiteral(" \u2192")));
-    marks.push_back(mark);
-  }
-  return marks;
-}
-
 QString CompactionView::WriteAmplificationText() const {
   if (!model_->HasData()) return {};
   const QLocale locale;
@@ -230,7 +199,7 @@ void CompactionView::Refresh() {
                                 locale.toString(model_->MemtableCapacity()))
                            .arg(model_->MemtableFill() * 100, 0, 'f', 0));
   stack_->SetData(model_->Indexes(), model_->MemtableEntries(), model_->MemtableCapacity());
-  stack_->SetMarks(RecentMarks());
+  stack_->SetMarks(model_->RecentSets());
   stack_->SetNextFlush(model_->NextFlushInputs());
   amplification_->setText(WriteAmplificationText());
   cache_->setText(CacheText());

@@ -60,7 +60,6 @@ class CompactionView : public QWidget {
  private:
   void Refresh();
   void UpdateButtons();
-  QVector<CompactionMark> RecentMarks() const;
 
   CompactionModel* model_;
   QLabel* title_;

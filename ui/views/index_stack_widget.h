@@ -7,16 +7,6 @@
 
 namespace railyard::ui {
 
-// A past compaction set drawn on the stack: the inputs that became `output` (still on the stack).
-struct CompactionMark {
-  quint64 output = 0;
-  QVector<quint64> inputs;  // 0 stands for the in-memory index.
-  // Each input's share of the output's bar, in the order of `inputs` (sizes last seen; equal
-  // shares where unknown).
-  QVector<double> shares;
-  QString label;  // "mem + #12 + #13"
-};
-
 // The on-disk indexes of one node drawn as an LSM is drawn: the in-memory index at the top, then
 // one bar per index, oldest at the bottom, each as wide as its share of the largest index's
 // entries. Indexes are anchored at the bottom, so a flush adds a bar above the others without
