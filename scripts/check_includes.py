@@ -30,6 +30,12 @@ RULES = {
     "app": ["ui", "core/load", "core/node", "core/cluster", "core/rpc", "core/trace", "core/sim",
             "core/balance", "core/base", "storage", "railyard"],
 }
+# Single headers a folder may include although its rule does not allow their folder: pure,
+# header-only, standard-library-only code, so including one links nothing. The console predicts
+# the next compaction set with the engine's own rule rather than a copy that could drift.
+HEADER_EXCEPTIONS = {
+    "ui": ["storage/compaction_rule.h"],
+}
 QT_FREE = ("storage", "core")
 PROJECT_TOPS = ("storage", "core", "ui", "app", "tests", "bench", "railyard")
 
@@ -76,6 +82,8 @@ def main():
             if bracket != '"':
                 continue
             target = included_folder(header)
+            if header in HEADER_EXCEPTIONS.get(folder, []):
+                continue
             if target is not None and target not in allowed:
                 problems.append(f"{name}:{number}: {folder}/ may not include {target}/ ({header})")
     for problem in problems:

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <limits>
 
+#include "storage/compaction_rule.h"
 #include "storage/filenames.h"
 #include "storage/index_merge.h"
 #include "storage/log.h"
@@ -460,15 +461,12 @@ Status DocStoreImpl::FlushFrozen(const Frozen& frozen) {
   if (Status s = segments_.SyncTo(frozen.horizon); !s.ok()) return s;
   MutexLock change(&change_mu_);
   const std::shared_ptr<const IndexSet> set = CurrentSet();
-  // The seed's compaction set: merge while the new index is at least as large as the newest
-  // on-disk index not yet taken. (Sizes add up as if ids were distinct: an upper bound.)
-  std::vector<std::shared_ptr<DiskIndex>> inputs;
-  uint64_t size = frozen.table->size();
-  for (const auto& index : set->indexes) {
-    if (size < index->file->entries()) break;
-    inputs.push_back(index);
-    size += index->file->entries();
-  }
+  // The seed's compaction set (storage/compaction_rule.h, which the console uses to predict it).
+  std::vector<uint64_t> sizes;
+  for (const auto& index : set->indexes) sizes.push_back(index->file->entries());
+  const size_t merged = FlushMergeCount(frozen.table->size(), sizes);
+  const std::vector<std::shared_ptr<DiskIndex>> inputs(
+      set->indexes.begin(), set->indexes.begin() + static_cast<std::ptrdiff_t>(merged));
   Status s = InstallIndex(inputs, std::make_unique<VectorSource>(frozen.table->SortedEntries()),
                           frozen.table->size(), &frozen, false);
   if (!s.ok() && !inputs.empty()) {

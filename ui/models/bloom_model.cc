@@ -12,7 +12,10 @@ int BloomRow::ResidentPages() const {
 
 BloomModel::BloomModel(ClusterState* state, QObject* parent) : QObject(parent), state_(state) {
   connect(state_, &ClusterState::FrameApplied, this, &BloomModel::OnFrame);
-  connect(state_, &ClusterState::NodesReset, this, [this] { SetNode(-1); });
+  connect(state_, &ClusterState::NodesReset, this, [this] {
+    scale_max_ = 0;  // A new session.
+    SetNode(-1);
+  });
 }
 
 void BloomModel::SetNode(int node_index) {
@@ -21,8 +24,23 @@ void BloomModel::SetNode(int node_index) {
   Q_EMIT Changed();
 }
 
+void BloomModel::GrowScale(int node) {
+  if (node < 0 || node >= state_->NodeCount()) return;
+  const std::shared_ptr<const admin::Telemetry> telemetry = state_->Node(node).telemetry;
+  if (!telemetry) return;
+  for (const admin::BloomPage& page : telemetry->storage().bloom_pages()) {
+    scale_max_ = std::max(scale_max_, page.usefulness());
+  }
+}
+
 void BloomModel::OnFrame(const QVector<int>& changed) {
-  if (node_ < 0 || !changed.contains(node_)) return;
+  // Every node's pages widen the scale, shown or not, so switching nodes keeps the colours.
+  const double scale_before = scale_max_;
+  for (int node : changed) GrowScale(node);
+  if (node_ < 0 || !changed.contains(node_)) {
+    if (scale_max_ != scale_before) Q_EMIT this->Changed();  // The shown node's colours change.
+    return;
+  }
   Recompute();
   Q_EMIT this->Changed();
 }
@@ -31,6 +49,7 @@ void BloomModel::Recompute() {
   rows_.clear();
   columns_ = 0;
   max_usefulness_ = 0;
+  cutoff_ = -1;
   budget_bytes_ = resident_bytes_ = 0;
   resident_pages_ = total_pages_ = 0;
   has_data_ = false;
@@ -75,9 +94,13 @@ void BloomModel::Recompute() {
     cell.resident = page.resident();
     max_usefulness_ = std::max(max_usefulness_, cell.usefulness);
     ++total_pages_;
-    if (cell.resident) ++resident_pages_;
+    if (cell.resident) {
+      ++resident_pages_;
+      cutoff_ = cutoff_ < 0 ? cell.usefulness : std::min(cutoff_, cell.usefulness);
+    }
   }
   for (const BloomRow& row : rows_) columns_ = std::max(columns_, int(row.pages.size()));
+  scale_max_ = std::max(scale_max_, max_usefulness_);
 }
 
 const BloomCell* BloomModel::Cell(int r, int column) const {
@@ -90,17 +113,45 @@ double BloomModel::BudgetUse() const {
   return budget_bytes_ == 0 ? 0.0 : std::min(1.0, double(resident_bytes_) / double(budget_bytes_));
 }
 
+QString BloomModel::NotResidentReason(int r, int column) const {
+  const BloomCell* c = Cell(r, column);
+  if (!c || c->resident) return {};
+  if (c->recent_requests <= 0) {
+    return tr("never measured: no lookup reached this page lately, so it has no usefulness yet");
+  }
+  if (c->p_no <= 0) {
+    return tr("P(no) is 0: it would never rule a key out, so memory for it would save nothing");
+  }
+  if (cutoff_ >= 0 && c->usefulness < cutoff_) {
+    return tr("below the cut-off: usefulness %1 is under %2, the least useful page kept in memory")
+        .arg(c->usefulness, 0, 'f', 2)
+        .arg(cutoff_, 0, 'f', 2);
+  }
+  // Useful enough, yet out: either no room was left when the pager last ranked the pages, or
+  // it has not ranked them since this page became useful.
+  const quint64 page_bytes = resident_pages_ > 0 ? resident_bytes_ / quint64(resident_pages_) : 0;
+  if (budget_bytes_ > 0 && resident_bytes_ + page_bytes >= budget_bytes_) {
+    return tr("budget full: the memory budget holds no more pages");
+  }
+  return tr("not ranked yet: the pager re-ranks pages every few seconds");
+}
+
 QString BloomModel::DescribeCell(int r, int column) const {
   const BloomCell* c = Cell(r, column);
   if (!c) return {};
-  return QStringLiteral("index #%1, page %2\nrecent requests: %3\nP(no): %4\nusefulness: %5\n%6")
+  const QString residence =
+      c->resident ? tr("resident: kept in memory, so it can answer \"no\" without a disk read")
+                  : tr("not resident (answers \"maybe\", so lookups read the index)\nwhy: %1")
+                        .arg(NotResidentReason(r, column));
+  return tr("index #%1, page %2\nrecent requests: %3\nP(no): %4 (the chance a lookup that reaches "
+            "this page learns the key is not in this index, and skips reading it)\n"
+            "usefulness: %5 (recent requests \u00d7 P(no))\n%6")
       .arg(c->index)
       .arg(c->page)
       .arg(c->recent_requests, 0, 'f', 1)
       .arg(c->p_no, 0, 'f', 3)
       .arg(c->usefulness, 0, 'f', 2)
-      .arg(c->resident ? QStringLiteral("resident (answers no in memory)")
-                       : QStringLiteral("not resident (answers maybe)"));
+      .arg(residence);
 }
 
 }  // namespace railyard::ui

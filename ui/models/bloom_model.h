@@ -34,6 +34,12 @@ struct BloomRow {
 // first (as lookups visit them); columns are page numbers. Recomputed once per frame in which the
 // node changed.
 //
+// The colour scale's top (ScaleMax) is the largest usefulness of any page of any node seen this
+// session (since the model was made or the nodes were reset): it only grows, so a colour means
+// the same usefulness across frames and nodes. The eviction cut-off is the usefulness of the least
+// useful resident page: the pager keeps the most useful pages within the budget, so pages below
+// it are not resident.
+//
 // Thread safety: GUI thread only.
 class BloomModel : public QObject {
   Q_OBJECT
@@ -49,7 +55,14 @@ class BloomModel : public QObject {
   const BloomRow& Row(int r) const { return rows_[r]; }
   // Null outside the grid or where the index has no such page.
   const BloomCell* Cell(int r, int column) const;
-  double MaxUsefulness() const { return max_usefulness_; }
+  double MaxUsefulness() const { return max_usefulness_; }  // This node, this frame.
+  double ScaleMax() const { return scale_max_; }            // 0 until a page had any usefulness.
+  // The least useful resident page's usefulness; -1 with no resident page.
+  double EvictionCutoff() const { return cutoff_; }
+  // No page, or every page at usefulness 0: nothing for a colour scale to tell apart.
+  bool AllZero() const { return max_usefulness_ <= 0; }
+  // Why a page is not resident, in words; empty for a resident page or none.
+  QString NotResidentReason(int r, int column) const;
 
   quint64 BudgetBytes() const { return budget_bytes_; }
   quint64 ResidentBytes() const { return resident_bytes_; }
@@ -65,6 +78,7 @@ class BloomModel : public QObject {
 
  private:
   void OnFrame(const QVector<int>& changed);
+  void GrowScale(int node);
   void Recompute();
 
   ClusterState* state_;
@@ -73,6 +87,8 @@ class BloomModel : public QObject {
   QVector<BloomRow> rows_;
   int columns_ = 0;
   double max_usefulness_ = 0;
+  double scale_max_ = 0;
+  double cutoff_ = -1;
   quint64 budget_bytes_ = 0;
   quint64 resident_bytes_ = 0;
   int resident_pages_ = 0;

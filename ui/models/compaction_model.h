@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QHash>
 #include <QObject>
 #include <QString>
 #include <QVector>
@@ -20,6 +21,16 @@ struct IndexBar {
   double p_no = 0;
 };
 
+// A past compaction set as the index stack draws it: the inputs that became `output`.
+struct CompactionMark {
+  quint64 output = 0;
+  QVector<quint64> inputs;  // 0 stands for the in-memory index.
+  // Each input's share of the output's bar, in the order of `inputs` (sizes last seen; equal
+  // shares where unknown).
+  QVector<double> shares;
+  QString label;  // "mem + #12 + #13"
+};
+
 // True if `ids` are distinct members of `order` (index ids in age order) that sit next to each
 // other in it, in any order: what a node accepts for a manual compaction.
 bool IndexesAreAdjacent(const QVector<quint64>& order, const QVector<quint64>& ids);
@@ -34,8 +45,10 @@ bool IndexesAreAdjacent(const QVector<quint64>& order, const QVector<quint64>& i
 //               manifest across restarts) and writes + deletes count the document writes the
 //               node accepted since its process started. After a restart the lifetime figure
 //               overstates (old index writes over new document writes).
-//   observed  = the same ratio over the deltas since this model first saw the node (rebased when a
-//               counter goes backwards, i.e. after a restart); -1 until documents were written.
+//   observed  = the same ratio over the deltas since this model first saw the node in any frame,
+//               shown or not (rebased when a counter goes backwards, i.e. after a restart); kept
+//               per node, so switching nodes neither resets nor restarts it; -1 until documents
+//               were written since.
 // Neither counts segment-log bytes: this is the index's amplification, which compaction drives.
 //
 // Thread safety: GUI thread only.
@@ -47,6 +60,7 @@ class CompactionModel : public QObject {
   // -1 shows nothing.
   void SetNode(int node_index);
   int Node() const { return node_; }
+  QString NodeName() const;  // Empty for none.
   bool HasData() const { return has_data_; }
 
   const QVector<IndexBar>& Indexes() const { return indexes_; }  // Newest first.
@@ -55,6 +69,15 @@ class CompactionModel : public QObject {
   quint64 MemtableEntries() const { return memtable_entries_; }
   quint64 MemtableCapacity() const { return memtable_capacity_; }
   double MemtableFill() const;  // 0..1
+  // The on-disk indexes (newest first) the next automatic flush merges with the in-memory index:
+  // the engine's rule (storage/compaction_rule.h) applied to the in-memory index at capacity,
+  // which is when the node flushes it. Empty: the flush writes a new index on its own.
+  QVector<quint64> NextFlushInputs() const;
+  // Entries an index had when last shown (inputs of past compactions are gone from the stack); 0
+  // if never seen.
+  quint64 LastSeenEntries(quint64 index_id) const { return seen_entries_.value(index_id); }
+  // The newest kDrawnCompactions sets that merged two or more inputs into an index, newest first.
+  QVector<CompactionMark> RecentSets() const;
   // Newest first; accumulated while the model watches the node (the node keeps a short history).
   const QVector<CompactionEvent>& Compactions() const { return history_->Events(); }
   // The same events as an item model for a table view; owned by this model.
@@ -73,12 +96,21 @@ class CompactionModel : public QObject {
   bool AreAdjacent(const QVector<quint64>& ids) const;
 
   static constexpr int kMaxCompactions = CompactionHistoryModel::kMaxRows;
+  // The newest compaction sets the index stack draws (their inputs' sizes are kept).
+  static constexpr int kDrawnCompactions = 4;
 
  Q_SIGNALS:
   void Changed();
 
  private:
+  // The counters the "while watched" figure starts from, per node.
+  struct Baseline {
+    quint64 index_entry_writes = 0;
+    quint64 document_writes = 0;
+  };
+
   void OnFrame(const QVector<int>& changed);
+  void NoteBaseline(int node);
   void Recompute();
   void Reset();
 
@@ -91,9 +123,8 @@ class CompactionModel : public QObject {
   quint64 memtable_capacity_ = 0;
   quint64 index_entry_writes_ = 0;
   quint64 document_writes_ = 0;
-  bool has_baseline_ = false;
-  quint64 base_index_entry_writes_ = 0;
-  quint64 base_document_writes_ = 0;
+  QHash<int, Baseline> baselines_;  // By node index; forgotten only when the nodes are reset.
+  QHash<quint64, quint64> seen_entries_;
   DocCacheTracker cache_;
 };
 

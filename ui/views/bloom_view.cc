@@ -27,6 +27,9 @@ BloomView::BloomView(ClusterState* state, QWidget* parent)
       tr("Bloom filter pages kept in memory, within the node's budget. A page "
          "not resident answers \"maybe\", so lookups read the index."));
 
+  state_ = new QLabel(this);
+  state_->setWordWrap(true);
+
   plot_ = new QCustomPlot(this);
   plot_->setMinimumHeight(220);
   StylePlot(plot_);
@@ -55,8 +58,21 @@ BloomView::BloomView(ClusterState* state, QWidget* parent)
   resident_ = plot_->addGraph();
   resident_->setLineStyle(QCPGraph::lsNone);
   resident_->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssSquare,
-                                             QPen(QColor(0xff, 0x3d, 0x8b), 1.5), Qt::NoBrush, 7));
-  resident_->setName(tr("resident"));
+                                             QPen(QColor(0xff, 0x3d, 0x8b), 2), Qt::NoBrush, 10));
+  resident_->setName(tr("resident (kept in memory)"));
+
+  // The cut-off across the colour bar, in the bar's own coordinates: x spans the bar's width
+  // (ratio of its axis rect), y is a usefulness on its axis.
+  cutoff_line_ = new QCPItemLine(plot_);
+  cutoff_line_->setClipToAxisRect(false);
+  cutoff_line_->setPen(QPen(QColor(0xff, 0x3d, 0x8b), 3));
+  for (QCPItemPosition* end : {cutoff_line_->start, cutoff_line_->end}) {
+    end->setAxisRect(scale_->axis()->axisRect());
+    end->setAxes(nullptr, scale_->axis());
+    end->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    end->setTypeY(QCPItemPosition::ptPlotCoords);
+  }
+  cutoff_line_->setVisible(false);
 
   plot_->xAxis->setLabel(tr("page"));
   QSharedPointer<QCPAxisTickerFixed> whole_pages(new QCPAxisTickerFixed);
@@ -64,8 +80,12 @@ BloomView::BloomView(ClusterState* state, QWidget* parent)
   whole_pages->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
   plot_->xAxis->setTicker(whole_pages);
   plot_->yAxis->setRangeReversed(true);  // Newest index on top, as lookups visit them.
+  // The legend sits below the grid, never over it.
   plot_->legend->setVisible(true);
-  plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignBottom | Qt::AlignRight);
+  plot_->axisRect()->insetLayout()->take(plot_->legend);
+  plot_->plotLayout()->addElement(1, 0, plot_->legend);
+  plot_->plotLayout()->setRowStretchFactor(1, 0.001);
+  plot_->legend->setFillOrder(QCPLegend::foColumnsFirst);
   plot_->setMouseTracking(true);
   plot_->installEventFilter(this);
 
@@ -75,6 +95,7 @@ BloomView::BloomView(ClusterState* state, QWidget* parent)
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(title_);
   layout->addLayout(budget_row);
+  layout->addWidget(state_);
   layout->addWidget(plot_, 1);
 
   connect(model_, &BloomModel::Changed, this, [this] {
@@ -108,6 +129,27 @@ QString BloomView::BudgetText() const {
       .arg(model_->TotalPages());
 }
 
+QString BloomView::StateText() const {
+  if (!model_->HasData()) return {};
+  if (model_->TotalPages() == 0) {
+    return tr(
+        "No Bloom pages yet: the node has no on-disk index (documents are still only in its "
+        "in-memory index).");
+  }
+  if (model_->AllZero()) {
+    return tr(
+        "Every page's usefulness is 0: no lookup reached a page that could answer \"no\" "
+        "lately, so there is nothing to rank yet.");
+  }
+  if (model_->EvictionCutoff() < 0) {
+    return tr("No page is resident yet: every lookup reads the index.");
+  }
+  return tr("Cut-off: pages less useful than %1 are not kept in memory (the line on the colour "
+            "bar). Colours share one scale, 0 to %2, for every node this session.")
+      .arg(model_->EvictionCutoff(), 0, 'f', 2)
+      .arg(model_->ScaleMax(), 0, 'f', 2);
+}
+
 void BloomView::Refresh() {
   dirty_ = false;
   const int rows = model_->RowCount();
@@ -115,10 +157,15 @@ void BloomView::Refresh() {
   if (!model_->HasData()) {
     title_->setText(model_->Node() < 0 ? tr("No node selected") : tr("No telemetry yet"));
   } else {
-    title_->setText(tr("Bloom pages: %n index(es), up to %1 pages each", "", rows).arg(columns));
+    title_->setText(
+        rows == 0   ? tr("Bloom pages: no on-disk index")
+        : rows == 1 ? tr("Bloom pages: 1 index, %1 page(s)").arg(columns)
+                    : tr("Bloom pages: %1 indexes, up to %2 pages each").arg(rows).arg(columns));
   }
   budget_->setValue(int(model_->BudgetUse() * 1000));
   budget_->setFormat(BudgetText());
+  state_->setText(StateText());
+  state_->setVisible(!state_->text().isEmpty());
 
   // QCPColorMap sizes a cell from the distance between cell centres, so a dimension of one cell
   // would draw nothing; such a dimension gets two half-width cells holding the same value.
@@ -150,7 +197,15 @@ void BloomView::Refresh() {
     }
   }
   resident_->setData(keys, values, true);
-  map_->setDataRange(QCPRange(0, std::max(1e-9, model_->MaxUsefulness())));
+  // One scale for the session; none at all while nothing has a usefulness (the text says so).
+  const bool has_scale = model_->ScaleMax() > 0;
+  scale_->setVisible(has_scale);
+  map_->setDataRange(QCPRange(0, has_scale ? model_->ScaleMax() : 1.0));
+  const double cutoff = model_->EvictionCutoff();
+  cutoff_line_->setVisible(has_scale && cutoff >= 0);
+  plot_->legend->setVisible(model_->TotalPages() > 0);  // Nothing to mark on an empty grid.
+  cutoff_line_->start->setCoords(-0.15, cutoff);
+  cutoff_line_->end->setCoords(1.15, cutoff);
 
   // Rows labelled with the index and its P(no): how often its pages can save a read.
   QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);

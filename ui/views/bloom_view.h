@@ -9,14 +9,17 @@ class QCustomPlot;
 class QCPColorMap;
 class QCPColorScale;
 class QCPGraph;
+class QCPItemLine;
 class QLabel;
 class QProgressBar;
 
 namespace railyard::ui {
 
 // Bloom page usefulness of one node: a heatmap of index (rows, newest on top, labelled with the
-// index's P(no)) x page, coloured by usefulness (recent requests x P(no)); resident pages carry a
-// mark; the memory budget and its use above. Hovering a cell shows that page's figures.
+// index's P(no)) x page, coloured by usefulness (recent requests x P(no)) on one scale for the
+// whole session (BloomModel::ScaleMax); resident pages carry a mark; the eviction cut-off is a
+// line on the colour bar and a sentence below the budget. Hovering a cell shows that page's
+// figures and why it is not resident. No pages, or only useless ones, is said in words.
 //
 // Thread safety: GUI thread only.
 class BloomView : public QWidget {
@@ -31,7 +34,11 @@ class BloomView : public QWidget {
   QCustomPlot* Plot() const { return plot_; }
   QCPColorMap* ColorMap() const { return map_; }
   QCPGraph* ResidentMarks() const { return resident_; }
+  QCPColorScale* ColorScale() const { return scale_; }
+  QCPItemLine* CutoffLine() const { return cutoff_line_; }  // Hidden with no cut-off.
   QString BudgetText() const;
+  // The empty state or the cut-off, in words (the line under the budget).
+  QString StateText() const;
   // The grid cell under a point in plot coordinates (row, page); false outside the grid.
   bool CellAt(const QPoint& plot_pos, int* row, int* page) const;
   // The tooltip text for a point in plot coordinates (empty where there is no page).
@@ -49,10 +56,12 @@ class BloomView : public QWidget {
   BloomModel* model_;
   QLabel* title_;
   QProgressBar* budget_;
+  QLabel* state_;
   QCustomPlot* plot_;
   QCPColorMap* map_;
   QCPColorScale* scale_;
   QCPGraph* resident_;
+  QCPItemLine* cutoff_line_;
   bool dirty_ = false;
 };
 

@@ -8,10 +8,10 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
+#include <QStringList>
 #include <QTableView>
 #include <QVBoxLayout>
-
-#include "ui/views/index_stack_widget.h"
+#include <algorithm>
 
 namespace railyard::ui {
 
@@ -21,6 +21,12 @@ CompactionView::CompactionView(ClusterState* state, QWidget* parent)
   QFont bold = title_->font();
   bold.setBold(true);
   title_->setFont(bold);
+
+  next_flush_ = new QLabel(this);
+  next_flush_->setToolTip(
+      tr("The node flushes its in-memory index when it is full, and merges it with each next-older "
+         "index while the new index is at least that index's size (the compaction rule). The "
+         "outlined indexes are the ones the next flush merges."));
 
   memtable_ = new QProgressBar(this);
   memtable_->setTextVisible(true);
@@ -36,8 +42,9 @@ CompactionView::CompactionView(ClusterState* state, QWidget* parent)
   amplification_->setWordWrap(true);
   amplification_->setToolTip(
       tr("Index entries written to disk (flushes and compactions, over the store's life) per "
-         "document write (puts and deletes since the node started); the second figure counts "
-         "only what happened while the console watched."));
+         "document write (puts and deletes since the node started). \"While watched\" is the "
+         "same ratio over what happened since the console first saw this node: it is kept per "
+         "node when you switch nodes, and starts again only if the node restarts."));
 
   cache_ = new QLabel(this);
   cache_->setWordWrap(true);
@@ -49,7 +56,7 @@ CompactionView::CompactionView(ClusterState* state, QWidget* parent)
   compact_selected_ = new QPushButton(tr("Compact selected"), this);
   compact_selected_->setToolTip(tr("Merge the selected run of adjacent indexes into one."));
   compact_all_ = new QPushButton(tr("Compact all"), this);
-  compact_all_->setToolTip(tr("Merge every on-disk index into one."));
+  compact_all_->setToolTip(tr("Merge every on-disk index of this node into one."));
   connect(compact_selected_, &QPushButton::clicked, this, &CompactionView::RequestCompactSelected);
   connect(compact_all_, &QPushButton::clicked, this, &CompactionView::RequestCompactAll);
   connect(stack_, &IndexStackWidget::SelectionChanged, this, &CompactionView::UpdateButtons);
@@ -67,10 +74,13 @@ CompactionView::CompactionView(ClusterState* state, QWidget* parent)
   auto* top_layout = new QVBoxLayout(top);
   top_layout->setContentsMargins(0, 0, 0, 0);
   top_layout->addWidget(title_);
-  auto* mem_row = new QHBoxLayout;
-  mem_row->addWidget(new QLabel(tr("In memory:"), top));
+  memtable_row_ = new QWidget(top);
+  auto* mem_row = new QHBoxLayout(memtable_row_);
+  mem_row->setContentsMargins(0, 0, 0, 0);
+  mem_row->addWidget(new QLabel(tr("In memory:"), memtable_row_));
   mem_row->addWidget(memtable_, 1);
-  top_layout->addLayout(mem_row);
+  top_layout->addWidget(memtable_row_);
+  top_layout->addWidget(next_flush_);
   top_layout->addWidget(scroll, 1);
   top_layout->addWidget(cache_);
   auto* buttons = new QHBoxLayout;
@@ -113,6 +123,28 @@ void CompactionView::showEvent(QShowEvent* event) {
   if (dirty_) Refresh();
 }
 
+QString CompactionView::Heading() const {
+  if (model_->Node() < 0) return tr("No node selected");
+  const QString name = model_->NodeName();
+  if (!model_->HasData()) return tr("%1: no telemetry yet").arg(name);
+  const QLocale locale;
+  const int count = int(model_->Indexes().size());
+  const QString entries = locale.toString(model_->TotalIndexEntries());
+  if (count == 1) return tr("%1: 1 on-disk index, %2 entries").arg(name, entries);
+  return tr("%1: %2 on-disk indexes, %3 entries").arg(name).arg(count).arg(entries);
+}
+
+QString CompactionView::NextFlushText() const {
+  if (!model_->HasData() || model_->MemtableCapacity() == 0) return {};
+  QStringList set{tr("mem")};
+  for (quint64 id : model_->NextFlushInputs()) set << QStringLiteral("#%1").arg(id);
+  const QString fill = tr("memtable at %1%").arg(model_->MemtableFill() * 100, 0, 'f', 0);
+  if (set.size() == 1) {
+    return tr("%1 \u2192 next flush writes mem as a new index (merges nothing)").arg(fill);
+  }
+  return tr("%1 \u2192 next flush merges %2").arg(fill, set.join(QStringLiteral(" + ")));
+}
+
 QString CompactionView::WriteAmplificationText() const {
   if (!model_->HasData()) return {};
   const QLocale locale;
@@ -146,19 +178,29 @@ QString CompactionView::CacheText() const {
 void CompactionView::Refresh() {
   dirty_ = false;
   const QLocale locale;
-  if (!model_->HasData()) {
-    title_->setText(model_->Node() < 0 ? tr("No node selected") : tr("No telemetry yet"));
-  } else {
-    title_->setText(tr("%n on-disk index(es), %1 entries", "", int(model_->Indexes().size()))
-                        .arg(locale.toString(model_->TotalIndexEntries())));
-  }
-  memtable_->setRange(0, int(std::min<quint64>(model_->MemtableCapacity(), INT_MAX)));
+  title_->setText(Heading());
+  const QString name = model_->NodeName();
+  compact_all_->setText(name.isEmpty() ? tr("Compact all") : tr("Compact all of %1").arg(name));
+  // No telemetry: an explicit empty state, not an empty progress bar (which Qt animates as busy).
+  const bool has_data = model_->HasData();
+  memtable_row_->setVisible(has_data);
+  next_flush_->setText(NextFlushText());
+  next_flush_->setVisible(has_data);
+  stack_->SetEmptyText(
+      has_data ? QString()
+      : model_->Node() < 0
+          ? tr("Select a node to see its indexes.")
+          : tr("No storage telemetry from %1 yet: its indexes appear with its first answer.")
+                .arg(name));
+  memtable_->setRange(0, int(std::clamp<quint64>(model_->MemtableCapacity(), 1, INT_MAX)));
   memtable_->setValue(int(std::min<quint64>(model_->MemtableEntries(), INT_MAX)));
   memtable_->setFormat(tr("%1 / %2 entries (%3%)")
                            .arg(locale.toString(model_->MemtableEntries()),
                                 locale.toString(model_->MemtableCapacity()))
                            .arg(model_->MemtableFill() * 100, 0, 'f', 0));
   stack_->SetData(model_->Indexes(), model_->MemtableEntries(), model_->MemtableCapacity());
+  stack_->SetMarks(model_->RecentSets());
+  stack_->SetNextFlush(model_->NextFlushInputs());
   amplification_->setText(WriteAmplificationText());
   cache_->setText(CacheText());
 

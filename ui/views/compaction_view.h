@@ -5,6 +5,7 @@
 
 #include "ui/models/cluster_state.h"
 #include "ui/models/compaction_model.h"
+#include "ui/views/index_stack_widget.h"
 
 class QLabel;
 class QProgressBar;
@@ -13,12 +14,12 @@ class QTableView;
 
 namespace railyard::ui {
 
-class IndexStackWidget;
-
-// Compaction sets of one node: its on-disk indexes as a stack of bars sized by entries (newest on
-// top), the in-memory index's fill, write amplification, and a timeline of the compaction sets it
-// ran. The user selects a run of adjacent indexes (or none) and asks to compact them or all; the
-// view only emits CompactRequested: ActionController confirms, runs and audits.
+// Compaction sets of one node: its on-disk indexes as a stack of bars sized by entries (oldest at
+// the bottom) with the last few compaction sets drawn on it, the in-memory index's fill and the
+// set the next flush will merge, write amplification, and a timeline of the compaction sets it
+// ran. Without telemetry it says so and draws no figures. The user selects a run of adjacent
+// indexes (or none) and asks to compact them or all; the view only emits CompactRequested:
+// ActionController confirms, runs and audits.
 //
 // Thread safety: GUI thread only.
 class CompactionView : public QWidget {
@@ -37,6 +38,9 @@ class CompactionView : public QWidget {
   QTableView* Timeline() const { return timeline_; }  // Shows Model()->History().
   QPushButton* CompactSelectedButton() const { return compact_selected_; }
   QPushButton* CompactAllButton() const { return compact_all_; }
+  QString Heading() const;  // "node1: 3 on-disk indexes, 33,283 entries"
+  // "memtable at 83% -> next flush merges mem + #37 + #33"; empty without data.
+  QString NextFlushText() const;
   QString WriteAmplificationText() const;
   // The document cache: hit rate over the last polling interval and since start, bytes / budget.
   QString CacheText() const;
@@ -59,6 +63,8 @@ class CompactionView : public QWidget {
 
   CompactionModel* model_;
   QLabel* title_;
+  QLabel* next_flush_;
+  QWidget* memtable_row_;
   QProgressBar* memtable_;
   IndexStackWidget* stack_;
   QLabel* amplification_;

@@ -7,10 +7,13 @@
 
 namespace railyard::ui {
 
-// The on-disk indexes of one node drawn as the docstore seed draws them: a stack of bars, newest
-// on top, each as wide as its share of the largest index's entries, with the in-memory index
-// above them filled to its level. Click selects an index; shift-click extends the selection to a
-// run of adjacent indexes (the only sets a node compacts by hand).
+// The on-disk indexes of one node drawn as an LSM is drawn: the in-memory index at the top, then
+// one bar per index, oldest at the bottom, each as wide as its share of the largest index's
+// entries. Indexes are anchored at the bottom, so a flush adds a bar above the others without
+// moving them. The last few compaction sets are drawn as bands in their output's bar with a
+// bracket naming the inputs; the indexes the next flush will merge are outlined. Click selects an
+// index; shift-click extends the selection to a run of adjacent indexes (the only sets a node
+// compacts by hand). Selection and hover follow index ids, never row numbers.
 //
 // Thread safety: GUI thread only.
 class IndexStackWidget : public QWidget {
@@ -19,6 +22,14 @@ class IndexStackWidget : public QWidget {
   explicit IndexStackWidget(QWidget* parent = nullptr);
 
   void SetData(const QVector<IndexBar>& bars, quint64 memtable_entries, quint64 memtable_capacity);
+  // The past sets to draw (newest first); marks whose output is not on the stack are not drawn.
+  void SetMarks(const QVector<CompactionMark>& marks);
+  // The indexes the next flush merges (newest first); empty: it writes a new index on its own.
+  void SetNextFlush(const QVector<quint64>& ids);
+  // Non-empty: nothing to draw but this sentence (no node, no telemetry yet).
+  void SetEmptyText(const QString& text);
+  QString EmptyText() const { return empty_text_; }
+
   // Ids of the selected indexes, newest first; always a run of adjacent indexes.
   QVector<quint64> SelectedIds() const;
   // Selects the run of indexes spanning `ids` (newest to oldest); ids not shown are ignored.
@@ -26,9 +37,13 @@ class IndexStackWidget : public QWidget {
   void ClearSelection();
   // The bar (row in the list of indexes, newest 0) under a point; -1 for none (or the memory row).
   int RowAt(const QPoint& pos) const;
+  int RowOf(quint64 id) const;  // -1 if not shown.
   QRect BarRect(int row) const;
   // A bar's figures (id, entries, bytes, age, Bloom pages, P(no)); empty for no bar.
   QString DescribeRow(int row) const;
+  // The marks drawn now (their output on the stack).
+  QVector<CompactionMark> DrawnMarks() const;
+  quint64 HoveredId() const { return hovered_id_; }  // 0: none.
 
   QSize sizeHint() const override;
   QSize minimumSizeHint() const override;
@@ -40,17 +55,25 @@ class IndexStackWidget : public QWidget {
   bool event(QEvent* event) override;  // Tooltips: one index's figures.
   void paintEvent(QPaintEvent* event) override;
   void mousePressEvent(QMouseEvent* event) override;
+  void mouseMoveEvent(QMouseEvent* event) override;
+  void leaveEvent(QEvent* event) override;
 
  private:
   QRect RowRect(int row) const;  // row -1 is the in-memory index.
-  void SetRange(int first, int last);
+  void SetSelection(const QVector<quint64>& ids);
+  void PaintMemory(QPainter& p);
+  void PaintMark(QPainter& p, const CompactionMark& mark, int slot);
 
   QVector<IndexBar> bars_;
   quint64 memtable_entries_ = 0;
   quint64 memtable_capacity_ = 0;
-  int first_ = -1;  // Selected rows [first_, last_]; -1: none.
-  int last_ = -1;
-  int anchor_ = -1;
+  QVector<CompactionMark> marks_;
+  QVector<quint64> next_flush_;
+  QString empty_text_;
+  QVector<quint64> selected_;  // Newest first.
+  quint64 anchor_ = 0;         // The index a shift-click extends from; 0: none.
+  quint64 hovered_id_ = 0;
+  quint64 tooltip_id_ = 0;  // The index the visible tooltip describes.
 };
 
 }  // namespace railyard::ui
