@@ -1,6 +1,7 @@
 // The compare window and its series: two real recordings from `railyardctl sim --record` of one
 // scenario under two policies, read back independently with trace::RecordingReader to check what
 // the window shows; and the errors it shows for files that are not recordings.
+#include <QAction>
 #include <QCryptographicHash>
 #include <QDir>
 #include <QFile>
@@ -10,13 +11,16 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 #include <cmath>
 #include <map>
 
 #include "core/trace/recording_reader.h"
 #include "ui/compare/compare_summary.h"
 #include "ui/compare/compare_window.h"
+#include "ui/compare/recording_loader.h"
 #include "ui/compare/recording_series.h"
+#include "ui/shell/main_window.h"
 #include "ui/views/qcustomplot_include.h"
 
 using namespace railyard;
@@ -265,6 +269,73 @@ class CompareTest : public QObject {
     QVERIFY(std::abs(total_fine - total_coarse) <= 1e-4 * total_fine);
   }
 
+  void progressIsReportedUpToTheEnd() {
+    RecordingSeries series;
+    QString error;
+    std::vector<double> seen;
+    LoadSeriesOptions options;
+    options.progress = [&seen](double fraction) { seen.push_back(fraction); };
+    QVERIFY2(LoadRecordingSeries(a_, options, &series, &error), qPrintable(error));
+    QVERIFY(seen.size() >= 3);  // 21 nodes x 40 s of snapshots, a report every 256.
+    QVERIFY(std::is_sorted(seen.begin(), seen.end()));
+    QCOMPARE(seen.back(), 1.0);
+    // And in the window: the loader's progress reaches the GUI thread.
+    CompareWindow window;
+    QSignalSpy progress(window.findChild<RecordingLoader*>(), &RecordingLoader::Progress);
+    QVERIFY(OpenAndWait(&window, a_, b_));
+    QVERIFY(!progress.isEmpty());
+  }
+
+  void aNewLoadSupersedesTheOneRunning() {
+    // The first pair's results must never show once the second pair was asked for.
+    CompareWindow window;
+    QSignalSpy finished(&window, &CompareWindow::LoadFinished);
+    window.Open(a_, b_);
+    QVERIFY(OpenAndWait(&window, b_, dir_.filePath("gone.rec")));
+    QCOMPARE(window.series(CompareWindow::kA)->path, b_);
+    QVERIFY(!window.series(CompareWindow::kB));
+    QVERIFY(window.ErrorText().contains("gone.rec"));
+    QCoreApplication::processEvents();
+    QCOMPARE(window.series(CompareWindow::kA)->path, b_);
+    // Closing while loading: the destructor cancels and joins the loaders.
+    auto* closing = new CompareWindow;
+    closing->Open(a_, b_);
+    delete closing;
+  }
+
+  void theFileMenuOpensACompareWindow() {
+    MainWindow::Options options;
+    options.use_keyring = false;
+    options.audit_path = dir_.filePath("audit.sqlite");
+    MainWindow main(options);
+    QAction* compare = nullptr;
+    for (QAction* action : main.findChildren<QAction*>()) {
+      if (action->text() == "&Compare recordings...") compare = action;
+    }
+    QVERIFY(compare);
+    QVERIFY(main.findChildren<CompareWindow*>().isEmpty());
+    compare->trigger();
+    const QList<CompareWindow*> windows = main.findChildren<CompareWindow*>();
+    QCOMPARE(windows.size(), qsizetype(1));
+    QVERIFY(windows[0]->isWindow());
+    QVERIFY(windows[0]->isVisible());
+  }
+
+  void theConsoleComparesFromTheCommandLine() {
+    // `railyard --compare A B` without a display writes its screenshot once both are loaded.
+    const QString shot = dir_.filePath("cli.png");
+    QProcess railyard;
+    railyard.start(RAILYARD, {"--compare", a_, b_, "--screenshot", shot});
+    QVERIFY(railyard.waitForFinished(60000));
+    QVERIFY2(railyard.exitCode() == 0, railyard.readAllStandardError().constData());
+    QVERIFY(!QImage(shot).isNull());
+    // A file that is not there: said on stderr (and in the window), exit code 1.
+    railyard.start(RAILYARD, {"--compare", a_, dir_.filePath("missing.rec"), "--screenshot", shot});
+    QVERIFY(railyard.waitForFinished(60000));
+    QCOMPARE(railyard.exitCode(), 1);
+    QVERIFY(railyard.readAllStandardError().contains("Recording B: "));
+  }
+
   void weightedQuantileAndRatio() {
     QCOMPARE(WeightedQuantile({{10, 1}, {20, 1}, {30, 2}}, 0.5), 20.0);
     QCOMPARE(WeightedQuantile({{10, 99}, {500, 1}}, 0.99), 10.0);
@@ -306,7 +377,7 @@ class CompareTest : public QObject {
     };
     const Case cases[] = {{missing, "no such recording file"},
                           {junk, "not a SQLite database"},
-                          {truncated, truncated},
+                          {truncated, "damaged or truncated recording"},
                           {empty, "not a recording"}};
     for (const Case& c : cases) {
       QVERIFY(OpenAndWait(&window, c.path, b_));

@@ -180,9 +180,13 @@ CompareWindow::CompareWindow(QWidget* parent) : QWidget(parent, Qt::Window) {
   events_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   events_->verticalHeader()->hide();
   events_->horizontalHeader()->setStretchLastSection(true);
+  summary_->setMinimumWidth(420);
+  summary_->verticalHeader()->setDefaultSectionSize(summary_->fontMetrics().height() + 6);
   tables->setStretchFactor(1, 1);
+  tables->setSizes({460, 540});
   splitter->setStretchFactor(0, 3);
   splitter->setStretchFactor(1, 1);
+  splitter->setSizes({560, 230});
   layout->addWidget(splitter, 1);
 
   for (int side = 0; side < 2; ++side) {
@@ -317,6 +321,7 @@ void CompareWindow::Redraw() {
                    (node_.isEmpty() ? tr("whole cluster") : node_.toHtmlEscaped()));
   for (int side = 0; side < 2; ++side) DrawSeries(side);
   DrawEvents();
+  NoteMissingLatency();
   double span_s = 0;
   for (const auto& s : series_) {
     if (s) span_s = std::max(span_s, double(s->Buckets() * s->bucket_ms) / 1000.0);
@@ -388,6 +393,23 @@ void CompareWindow::DrawEvents() {
       ++event_marks_;
     }
   }
+}
+
+void CompareWindow::NoteMissingLatency() {
+  QCustomPlot* latency = plots_[2];
+  bool measured = false;
+  for (int side = 0; side < 2; ++side) {
+    bool found = false;
+    latency->graph(side)->getValueRange(found);
+    measured |= found;
+  }
+  if (measured || (!series_[kA] && !series_[kB])) return;
+  // An empty plot should say why: the simulator, for one, records no latency per backend.
+  auto* note = new QCPItemText(latency);
+  note->position->setType(QCPItemPosition::ptAxisRectRatio);
+  note->position->setCoords(0.5, 0.5);
+  note->setColor(latency->xAxis->labelColor());
+  note->setText(tr("no latency recorded in these recordings"));
 }
 
 void CompareWindow::FillSummary() {

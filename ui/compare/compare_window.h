@@ -82,6 +82,8 @@ class CompareWindow : public QWidget {
   void Redraw();
   void DrawSeries(int side);
   void DrawEvents();
+  // Says so on the latency plot when neither recording measured any.
+  void NoteMissingLatency();
   void FillSummary();
   void FillEvents();
   void UpdateErrors();

@@ -63,7 +63,13 @@ SeriesPoint ClusterPoint(const std::vector<std::vector<SeriesPoint>>& per_node, 
   return total;
 }
 
-QString Message(const trace::Status& s) { return QString::fromStdString(s.ToString()); }
+// The status's own words (they name the file), without its code: this is for people. SQLite's
+// "disk image is malformed" is what a file cut short (an interrupted copy) reads as.
+QString Message(const trace::Status& s) {
+  const QString message = QString::fromStdString(s.message());
+  if (s.code() != base::StatusCode::kCorrupted) return message;
+  return QStringLiteral("damaged or truncated recording: %1").arg(message);
+}
 
 }  // namespace
 
@@ -123,13 +129,15 @@ bool LoadRecordingSeries(const QString& path, const LoadSeriesOptions& options,
   out.per_node.assign(names.size(), std::vector<SeriesPoint>(buckets));
 
   uint64_t read = 0;
+  // About 200 progress reports however large the file, none closer than 256 snapshots apart.
+  const uint64_t report_every = std::max<uint64_t>(256, total / 200);
   auto cursor = reader->NewSnapshotCursor(span.first_unix_ms);
   for (; cursor->Valid(); cursor->Next()) {
     if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
       *error = QStringLiteral("%1: loading cancelled").arg(path);
       return false;
     }
-    if (++read % 2048 == 0 && options.progress && total > 0) {
+    if (++read % report_every == 0 && options.progress && total > 0) {
       options.progress(std::min(1.0, double(read) / double(total)));
     }
     const trace::Snapshot& snapshot = cursor->snapshot();
