@@ -5,5 +5,5 @@ railyard_add_qtest(tst_ui_compare SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_compare.
 target_compile_definitions(tst_ui_compare PRIVATE RAILYARDCTL="$<TARGET_FILE:railyardctl>"
   RAILYARD="$<TARGET_FILE:railyard>"
   RAILYARD_SCENARIOS="${PROJECT_SOURCE_DIR}/resources/scenarios"
-  SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}")
+  SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}" RAILYARD_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data")
 add_dependencies(tst_ui_compare railyardctl railyard)

@@ -336,6 +336,24 @@ class CompareTest : public QObject {
     QVERIFY(railyard.readAllStandardError().contains("Recording B: "));
   }
 
+  void aRecordingOfRealNodesHasLatency() {
+    // The simulator records no latency per backend; a recording of real nodes does, and a
+    // recording compared with itself gives ratios of one throughout.
+    const QString real = RAILYARD_TEST_DATA "/console_small.rec";
+    CompareWindow window;
+    QVERIFY(OpenAndWait(&window, real, real));
+    QVERIFY2(window.ErrorText().isEmpty(), qPrintable(window.ErrorText()));
+    const SeriesSummary a = window.Summary(CompareWindow::kA);
+    QVERIFY(a.total_requests > 0);
+    QVERIFY(a.p50_us > 0);
+    QVERIFY(a.p99_us >= a.p50_us);
+    QVERIFY(window.Plot(2)->graph(0)->data()->size() > 0);
+    for (int row = 0; row < window.SummaryTable()->rowCount(); ++row) {
+      const QString ratio = window.SummaryTable()->item(row, 2)->text();
+      QVERIFY2(ratio == "1.000" || (row == 3 && a.failed == 0), qPrintable(ratio));
+    }
+  }
+
   void weightedQuantileAndRatio() {
     QCOMPARE(WeightedQuantile({{10, 1}, {20, 1}, {30, 2}}, 0.5), 20.0);
     QCOMPARE(WeightedQuantile({{10, 99}, {500, 1}}, 0.99), 10.0);

@@ -138,6 +138,9 @@ CompareWindow::CompareWindow(QWidget* parent) : QWidget(parent, Qt::Window) {
     plots_[i] = plot;
     StylePlot(plot);
     plot->setMinimumHeight(110);
+    // The same left margin on every plot, so their time axes line up (a wide tick label may
+    // still widen one).
+    plot->axisRect()->setMinimumMargins(QMargins(80, 8, 8, 8));
     QSharedPointer<QCPAxisTickerTime> ticker(new QCPAxisTickerTime);
     ticker->setTimeFormat(QStringLiteral("%h:%m:%s"));
     plot->xAxis->setTicker(ticker);

@@ -24,6 +24,8 @@ struct SeriesPoint {
   uint16_t latency_snapshots = 0;
 };
 
+static_assert(sizeof(SeriesPoint) == 24, "RecordingSeries's memory bound counts 24 bytes a point");
+
 // A command or simulator event seen in the recording, at its offset from the recording's start.
 struct SeriesEvent {
   qint64 offset_ms = 0;
