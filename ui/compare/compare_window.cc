@@ -300,7 +300,7 @@ void CompareWindow::RebuildNodePicker() {
 void CompareWindow::SetNode(const QString& node) {
   node_ = NodeChoices().contains(node) ? node : QString();
   node_picker_->setCurrentIndex(std::max(0, node_picker_->findData(node_)));
-  Redraw();
+  Redraw(/*fit_time=*/false);  // Another node at the same moment the user zoomed to.
 }
 
 SeriesSummary CompareWindow::Summary(int side) const {
@@ -311,7 +311,7 @@ SeriesSummary CompareWindow::Summary(int side) const {
   return Summarize(*s, points ? *points : kNone);
 }
 
-void CompareWindow::Redraw() {
+void CompareWindow::Redraw(bool fit_time) {
   QStringList legend;
   for (int side = 0; side < 2; ++side) {
     const RecordingSeries* s = series_[side].get();
@@ -330,7 +330,7 @@ void CompareWindow::Redraw() {
     if (s) span_s = std::max(span_s, double(s->Buckets() * s->bucket_ms) / 1000.0);
   }
   for (QCustomPlot* plot : plots_) {
-    plot->xAxis->setRange(0, std::max(1.0, span_s));
+    if (fit_time) plot->xAxis->setRange(0, std::max(1.0, span_s));
     bool found = false;
     QCPRange range;
     for (int g = 0; g < plot->graphCount(); ++g) {

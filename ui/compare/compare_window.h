@@ -79,7 +79,9 @@ class CompareWindow : public QWidget {
   void OnFailed(int side, const QString& error);
   void OnSideDone();
   void RebuildNodePicker();
-  void Redraw();
+  // Redraws what is shown; `fit_time` shows both recordings' whole span, else the time range
+  // stays as zoomed.
+  void Redraw(bool fit_time = true);
   void DrawSeries(int side);
   void DrawEvents();
   // Says so on the latency plot when neither recording measured any.
