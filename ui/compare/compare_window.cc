@@ -1,7 +1,6 @@
 #include "ui/compare/compare_window.h"
 
 #include <QComboBox>
-#include <QFile>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QGridLayout>
@@ -14,17 +13,14 @@
 #include <QPushButton>
 #include <QSplitter>
 #include <QTableWidget>
-#include <QTextStream>
 #include <QVBoxLayout>
 #include <algorithm>
-#include <array>
 #include <cmath>
 #include <limits>
-#include <map>
 
+#include "ui/compare/compare_csv.h"
+#include "ui/compare/compare_plots.h"
 #include "ui/compare/recording_loader.h"
-#include "ui/views/plot_style.h"
-#include "ui/views/qcustomplot_include.h"
 
 namespace railyard::ui {
 
@@ -33,20 +29,7 @@ namespace {
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 const char* const kSideName[2] = {"A", "B"};
 
-QColor SideColor(int side) { return SeriesColor(side == 0 ? 0 : 1); }
-
-// The figures each plot shows of a bucket; NaN where there is nothing to show (a gap).
-double PlotValue(int plot, const SeriesPoint& p) {
-  if (p.snapshots == 0) return kNaN;
-  switch (plot) {
-    case 0:
-      return p.requests_per_s;
-    case 1:
-      return double(p.errors_per_s) + double(p.rejections_per_s);
-    default:
-      return p.latency_snapshots > 0 ? double(p.p99_us) / 1000.0 : kNaN;
-  }
-}
+QColor SideColor(int side) { return ComparePlots::SideColor(side); }
 
 // "–" for NaN, else few digits: 12345, 12.3, 0.123.
 QString Number(double v, int decimals = -1) {
@@ -65,8 +48,6 @@ QString Offset(qint64 ms) {
   const qint64 s = ms / 1000;
   return QStringLiteral("+%1:%2").arg(s / 60).arg(s % 60, 2, 10, QLatin1Char('0'));
 }
-
-QString CsvCell(double v) { return std::isnan(v) ? QString() : QString::number(v, 'g', 10); }
 
 }  // namespace
 
@@ -129,45 +110,7 @@ CompareWindow::CompareWindow(QWidget* parent) : QWidget(parent, Qt::Window) {
   layout->addLayout(controls);
 
   auto* splitter = new QSplitter(Qt::Vertical, this);
-  plot_area_ = new QWidget(splitter);
-  auto* plot_layout = new QVBoxLayout(plot_area_);
-  plot_layout->setContentsMargins(0, 0, 0, 0);
-  const char* labels[3] = {"requests/s", "errors + rejections /s", "p99 latency (ms)"};
-  for (int i = 0; i < 3; ++i) {
-    QCustomPlot* plot = new QCustomPlot(plot_area_);
-    plots_[i] = plot;
-    StylePlot(plot);
-    plot->setMinimumHeight(110);
-    // The same left margin on every plot, so their time axes line up (a wide tick label may
-    // still widen one).
-    plot->axisRect()->setMinimumMargins(QMargins(80, 8, 8, 8));
-    QSharedPointer<QCPAxisTickerTime> ticker(new QCPAxisTickerTime);
-    ticker->setTimeFormat(QStringLiteral("%h:%m:%s"));
-    plot->xAxis->setTicker(ticker);
-    plot->yAxis->setLabel(tr(labels[i]));
-    plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    plot->axisRect()->setRangeDrag(Qt::Horizontal);
-    plot->axisRect()->setRangeZoom(Qt::Horizontal);
-    for (int side = 0; side < 2; ++side) {
-      QCPGraph* graph = plot->addGraph();
-      graph->setName(QLatin1String(kSideName[side]));
-      graph->setPen(QPen(SideColor(side), 1.5));
-      graph->setAdaptiveSampling(true);
-    }
-    plot->legend->setVisible(true);
-    plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
-    // One time axis: zooming or panning one plot moves the others.
-    connect(plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
-            [this, plot](const QCPRange& range) {
-              for (QCustomPlot* other : plots_) {
-                if (other == plot || other->xAxis->range() == range) continue;
-                other->xAxis->setRange(range);
-                other->replot(QCustomPlot::rpQueuedReplot);
-              }
-            });
-    plot_layout->addWidget(plot, 1);
-  }
-  plots_[2]->xAxis->setLabel(tr("time since each recording's start"));
+  plots_ = new ComparePlots(splitter);
 
   auto* tables = new QSplitter(Qt::Horizontal, splitter);
   summary_ = new QTableWidget(0, 3, tables);
@@ -322,97 +265,9 @@ void CompareWindow::Redraw(bool fit_time) {
   }
   legend_->setText(legend.join(QStringLiteral(" &nbsp; ")) + QStringLiteral(" &nbsp; ") +
                    (node_.isEmpty() ? tr("whole cluster") : node_.toHtmlEscaped()));
-  for (int side = 0; side < 2; ++side) DrawSeries(side);
-  DrawEvents();
-  NoteMissingLatency();
-  double span_s = 0;
-  for (const auto& s : series_) {
-    if (s) span_s = std::max(span_s, double(s->Buckets() * s->bucket_ms) / 1000.0);
-  }
-  for (QCustomPlot* plot : plots_) {
-    if (fit_time) plot->xAxis->setRange(0, std::max(1.0, span_s));
-    bool found = false;
-    QCPRange range;
-    for (int g = 0; g < plot->graphCount(); ++g) {
-      bool ok = false;
-      const QCPRange r = plot->graph(g)->getValueRange(ok);
-      if (!ok) continue;
-      if (found) {
-        range.expand(r);
-      } else {
-        range = r;
-        found = true;
-      }
-    }
-    plot->yAxis->setRange(0, found && range.upper > 0 ? range.upper * 1.1 : 1.0);
-    plot->replot(QCustomPlot::rpQueuedReplot);
-  }
+  plots_->Show(series_[kA].get(), series_[kB].get(), node_, fit_time);
   FillSummary();
   FillEvents();
-}
-
-void CompareWindow::DrawSeries(int side) {
-  const RecordingSeries* s = series_[side].get();
-  const std::vector<SeriesPoint>* points = s ? s->Points(node_) : nullptr;
-  for (int i = 0; i < 3; ++i) {
-    QVector<double> keys, values;
-    if (points) {
-      keys.reserve(qsizetype(points->size()));
-      values.reserve(qsizetype(points->size()));
-      const double bucket_s = double(s->bucket_ms) / 1000.0;
-      for (size_t b = 0; b < points->size(); ++b) {
-        keys.push_back(double(b) * bucket_s);
-        values.push_back(PlotValue(i, (*points)[b]));
-      }
-    }
-    plots_[i]->graph(side)->setData(keys, values, true);
-  }
-}
-
-void CompareWindow::DrawEvents() {
-  for (QCustomPlot* plot : plots_) plot->clearItems();
-  event_marks_ = 0;
-  for (int side = 0; side < 2; ++side) {
-    const RecordingSeries* s = series_[side].get();
-    if (!s) continue;
-    for (const SeriesEvent& e : s->events) {
-      const double x = double(e.offset_ms) / 1000.0;
-      for (int i = 0; i < 3; ++i) {
-        auto* line = new QCPItemStraightLine(plots_[i]);
-        line->setPen(QPen(SideColor(side), 1, side == kA ? Qt::DashLine : Qt::DotLine));
-        line->point1->setCoords(x, 0);
-        line->point2->setCoords(x, 1);
-        if (i != 0) continue;
-        auto* label = new QCPItemText(plots_[i]);
-        label->setPositionAlignment(Qt::AlignLeft | Qt::AlignTop);
-        label->position->setTypeX(QCPItemPosition::ptPlotCoords);
-        label->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-        // A's labels along the top, B's below them, so both read where they coincide.
-        label->position->setCoords(x, side == kA ? 0.02 : 0.12);
-        label->setColor(SideColor(side));
-        const QString what = e.kind == QLatin1String("sim") ? e.detail : e.kind + ' ' + e.node;
-        label->setText(QStringLiteral("%1 %2").arg(QLatin1String(kSideName[side]), what));
-      }
-      ++event_marks_;
-    }
-  }
-}
-
-void CompareWindow::NoteMissingLatency() {
-  QCustomPlot* latency = plots_[2];
-  bool measured = false;
-  for (int side = 0; side < 2; ++side) {
-    bool found = false;
-    latency->graph(side)->getValueRange(found);
-    measured |= found;
-  }
-  if (measured || (!series_[kA] && !series_[kB])) return;
-  // An empty plot should say why: the simulator, for one, records no latency per backend.
-  auto* note = new QCPItemText(latency);
-  note->position->setType(QCPItemPosition::ptAxisRectRatio);
-  note->position->setCoords(0.5, 0.5);
-  note->setColor(latency->xAxis->labelColor());
-  note->setText(tr("no latency recorded in these recordings"));
 }
 
 void CompareWindow::FillSummary() {
@@ -474,51 +329,13 @@ void CompareWindow::FillEvents() {
 }
 
 bool CompareWindow::ExportPng(const QString& path, QString* error) const {
-  if (plot_area_->grab().save(path, "PNG")) return true;
+  if (plots_->grab().save(path, "PNG")) return true;
   if (error) *error = tr("cannot write %1").arg(path);
   return false;
 }
 
 bool CompareWindow::ExportCsv(const QString& path, QString* error) const {
-  QFile file(path);
-  if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Text)) {
-    if (error) *error = tr("cannot write %1: %2").arg(path, file.errorString());
-    return false;
-  }
-  // Rows by offset: both recordings' buckets, which differ only for very long recordings.
-  std::map<qint64, std::array<const SeriesPoint*, 2>> rows;
-  for (int side = 0; side < 2; ++side) {
-    const RecordingSeries* s = series_[side].get();
-    const std::vector<SeriesPoint>* points = s ? s->Points(node_) : nullptr;
-    if (!points) continue;
-    for (size_t b = 0; b < points->size(); ++b) {
-      auto& row = rows[qint64(b) * s->bucket_ms];
-      row[side] = &(*points)[b];
-    }
-  }
-  QTextStream out(&file);
-  out << "offset_s,a_requests_per_s,b_requests_per_s,a_errors_per_s,b_errors_per_s,"
-         "a_rejections_per_s,b_rejections_per_s,a_p50_us,b_p50_us,a_p99_us,b_p99_us\n";
-  for (const auto& [offset_ms, row] : rows) {
-    out << double(offset_ms) / 1000.0;
-    auto field = [&](auto get) {
-      for (const SeriesPoint* p : row) {
-        out << ',' << (p && p->snapshots > 0 ? CsvCell(get(*p)) : QString());
-      }
-    };
-    field([](const SeriesPoint& p) { return double(p.requests_per_s); });
-    field([](const SeriesPoint& p) { return double(p.errors_per_s); });
-    field([](const SeriesPoint& p) { return double(p.rejections_per_s); });
-    field([](const SeriesPoint& p) { return p.latency_snapshots ? double(p.p50_us) : kNaN; });
-    field([](const SeriesPoint& p) { return p.latency_snapshots ? double(p.p99_us) : kNaN; });
-    out << '\n';
-  }
-  out.flush();
-  if (file.error() != QFile::NoError) {
-    if (error) *error = tr("writing %1: %2").arg(path, file.errorString());
-    return false;
-  }
-  return true;
+  return WriteCompareCsv(path, series_[kA].get(), series_[kB].get(), node_, error);
 }
 
 void CompareWindow::Browse(int side) {

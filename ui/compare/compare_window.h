@@ -5,6 +5,7 @@
 #include <QWidget>
 #include <memory>
 
+#include "ui/compare/compare_plots.h"
 #include "ui/compare/compare_summary.h"
 #include "ui/compare/recording_series.h"
 
@@ -60,9 +61,9 @@ class CompareWindow : public QWidget {
   QTableWidget* SummaryTable() const { return summary_; }
   QTableWidget* EventsTable() const { return events_; }
   // 0: requests/s, 1: errors + rejections/s, 2: p99 latency (ms).
-  QCustomPlot* Plot(int index) const { return plots_[index]; }
-  // Event lines drawn on each plot.
-  int EventMarks() const { return event_marks_; }
+  QCustomPlot* Plot(int index) const { return plots_->Plot(index); }
+  // Events marked on the plots.
+  int EventMarks() const { return plots_->EventMarks(); }
 
   bool ExportPng(const QString& path, QString* error) const;
   // One line per time bucket: offset_s, then A and B for each figure; empty cells for a gap or a
@@ -82,10 +83,6 @@ class CompareWindow : public QWidget {
   // Redraws what is shown; `fit_time` shows both recordings' whole span, else the time range
   // stays as zoomed.
   void Redraw(bool fit_time = true);
-  void DrawSeries(int side);
-  void DrawEvents();
-  // Says so on the latency plot when neither recording measured any.
-  void NoteMissingLatency();
   void FillSummary();
   void FillEvents();
   void UpdateErrors();
@@ -102,15 +99,13 @@ class CompareWindow : public QWidget {
   QComboBox* node_picker_;
   QPushButton* png_;
   QPushButton* csv_;
-  QWidget* plot_area_;
-  QCustomPlot* plots_[3];
+  ComparePlots* plots_;
   QTableWidget* summary_;
   QTableWidget* events_;
   RecordingLoader* loaders_[2];
   std::shared_ptr<const RecordingSeries> series_[2];
   QString error_[2];
   QString node_;
-  int event_marks_ = 0;
 };
 
 }  // namespace railyard::ui
