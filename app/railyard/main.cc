@@ -20,6 +20,7 @@
 
 #include "core/cluster/access.h"
 #include "core/load/demo_cluster.h"
+#include "ui/compare/compare_window.h"
 #include "ui/shell/main_window.h"
 #include "ui/sources/live_source.h"
 #include "ui/sources/replay_source.h"
@@ -192,6 +193,11 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("railyard ") + RAILYARD_VERSION);
   ConsoleFlags f;
   AddFlags(app, f);
+  std::vector<std::string> compare;
+  app.add_option("--compare", compare,
+                 "Compare two recordings side by side on one time axis (opens only that window)")
+      ->expected(2)
+      ->excludes("--demo", "--cluster", "--node", "--recording");
   CLI11_PARSE(app, argc, argv);
   if (!f.recording.empty() && (f.demo || !f.cluster_file.empty() || !f.nodes.empty())) {
     std::fprintf(stderr,
@@ -211,6 +217,21 @@ int main(int argc, char** argv) {
   SetUpApplication();
   const bool headless = QGuiApplication::platformName() == QLatin1String("offscreen");
   if (f.screenshot.empty() && headless) f.screenshot = "build/railyard-demo.png";
+  if (!compare.empty()) {
+    // Problems with the files show in the window; without a display, on stderr and in the
+    // screenshot written once both are loaded.
+    ui::CompareWindow window;
+    QObject::connect(&window, &ui::CompareWindow::LoadFinished, [&] {
+      const QString errors = window.ErrorText();
+      if (!errors.isEmpty()) std::fprintf(stderr, "railyard: %s\n", qPrintable(errors));
+      if (!f.screenshot.empty()) WriteScreenshot(&window, QString::fromStdString(f.screenshot));
+      if (headless) QApplication::exit(errors.isEmpty() ? 0 : 1);
+    });
+    window.show();
+    window.Open(QString::fromStdString(compare[0]), QString::fromStdString(compare[1]));
+    if (f.quit_after_s > 0) QTimer::singleShot(int(f.quit_after_s * 1000), &QApplication::quit);
+    return QApplication::exec();
+  }
 
   std::string token;
   if (const railyard::rpc::Status s = cluster::ResolveAdminToken({}, f.token_file, &token);

@@ -23,6 +23,7 @@
 
 #include "core/cluster/cluster_file.h"
 #include "ui/actions/action_controller.h"
+#include "ui/compare/compare_window.h"
 #include "ui/models/overview_model.h"
 #include "ui/shell/connect_dialog.h"
 #include "ui/shell/help_dialogs.h"
@@ -249,6 +250,11 @@ void MainWindow::BuildActions() {
   });
   QAction* open_recording =
       file->addAction(tr("Open &recording..."), this, &MainWindow::OnOpenRecording);
+  file->addAction(tr("&Compare recordings..."), this, [this] {
+    auto* compare = new CompareWindow(this);  // A window of its own; closing it deletes it.
+    compare->setAttribute(Qt::WA_DeleteOnClose);
+    compare->show();
+  });
   file->addSeparator();
   record_ = file->addAction(tr("Record"));
   record_->setCheckable(true);
