@@ -24,6 +24,8 @@ constexpr int kMargin = 8;
 constexpr double kDot = 5;  // Node radius.
 constexpr double kMinWidth = 1.5;
 constexpr double kMaxWidth = 10;
+// More edges than this in view are drawn straight and without antialiasing.
+constexpr qsizetype kDenseEdges = 300;
 
 // A curve from client to server leaving and arriving horizontally.
 void CurveBetween(QPainterPath& path, const QPointF& from, const QPointF& to) {
@@ -116,10 +118,13 @@ class FlowLegend : public QWidget {
     low.ranks = high.ranks = bad.ranks = 4;
     high.rank = 3;
     bad.error_share = 0.25;
-    for (const auto& [edge, width, label] :
-         {std::tuple{low, kMaxWidth, tr("lowest slot, thickest %1").arg(max_text_)},
-          std::tuple{high, kMinWidth + 1, tr("higher slot")}, std::tuple{bad, 4.0, tr("errors")}}) {
-      p.setPen(QPen(FlowModel::EdgeColor(edge), width, Qt::SolidLine, Qt::FlatCap));
+    for (const auto& [edge, width, style, label] :
+         {std::tuple{low, kMaxWidth, Qt::SolidLine, tr("lowest slot, thickest %1").arg(max_text_)},
+          std::tuple{high, kMinWidth + 1, Qt::SolidLine, tr("higher slot")},
+          std::tuple{bad, 4.0, Qt::SolidLine, tr("errors")},
+          std::tuple{high, 3.0, Qt::DashLine, tr("connection gone, fading")},
+          std::tuple{low, 1.0, Qt::DotLine, tr("idle connection")}}) {
+      p.setPen(QPen(FlowModel::EdgeColor(edge), width, style, Qt::FlatCap));
       p.drawLine(QPointF(x, mid_y), QPointF(x + 28, mid_y));
       x += 34;
       p.setPen(palette().color(QPalette::WindowText));
@@ -247,10 +252,11 @@ int FlowCanvas::EdgeAt(const QPointF& pos) const {
         pos.y() > std::max(from.y(), to.y()) + kMaxWidth) {
       continue;
     }
-    constexpr int kSteps = 16;
+    // As last painted: straight when dense, else the curve in short segments.
+    const int steps = dense_ ? 1 : 16;
     QPointF a = from;
-    for (int k = 1; k <= kSteps; ++k) {
-      const QPointF b = BezierAt(from, to, double(k) / kSteps);
+    for (int k = 1; k <= steps; ++k) {
+      const QPointF b = dense_ ? to : BezierAt(from, to, double(k) / steps);
       const double d = DistanceToSegment(pos, a, b);
       if (d < best_distance && d <= EdgeWidth(edges[i].rate) / 2 + 3) {
         best_distance = d;
@@ -290,10 +296,11 @@ bool FlowCanvas::event(QEvent* event) {
   return true;
 }
 
-void FlowCanvas::paintEvent(QPaintEvent*) {
+void FlowCanvas::paintEvent(QPaintEvent* event) {
   QPainter p(this);
-  p.fillRect(rect(), palette().color(QPalette::Base));
-  p.setRenderHint(QPainter::Antialiasing);
+  // Inside the scroll area only the visible strip is exposed: paint what crosses it.
+  const QRectF exposed = event->rect();
+  p.fillRect(exposed, palette().color(QPalette::Base));
   const QColor text_color = palette().color(QPalette::Text);
   if (model_->ServerOrder().isEmpty() && model_->ClientOrder().isEmpty()) {
     p.setPen(palette().color(QPalette::PlaceholderText));
@@ -301,27 +308,53 @@ void FlowCanvas::paintEvent(QPaintEvent*) {
     return;
   }
   const std::vector<FlowModel::Edge>& edges = model_->Edges();
+  draw_order_.clear();
+  for (size_t i = 0; i < edges.size(); ++i) {
+    const FlowModel::Edge& e = edges[i];
+    if (e.rate <= 0 && e.slots.isEmpty()) continue;
+    const QPointF from = ClientPoint(e.client);
+    const QPointF to = ServerPoint(e.server);
+    if (from.isNull() || to.isNull()) continue;
+    if (std::max(from.y(), to.y()) + kMaxWidth < exposed.top() ||
+        std::min(from.y(), to.y()) - kMaxWidth > exposed.bottom()) {
+      continue;
+    }
+    draw_order_.push_back(static_cast<int>(i));
+  }
   // Thin first, so the heavy traffic stays on top.
-  draw_order_.resize(static_cast<int>(edges.size()));
-  std::iota(draw_order_.begin(), draw_order_.end(), 0);
   std::sort(draw_order_.begin(), draw_order_.end(),
             [&edges](int a, int b) { return edges[size_t(a)].rate < edges[size_t(b)].rate; });
+  // Many edges (a hundred nodes): straight and without antialiasing, which costs a fraction of
+  // smooth curves and reads the same at that density.
+  const bool dense = draw_order_.size() > kDenseEdges;
+  dense_ = dense;
+  p.setRenderHint(QPainter::Antialiasing, !dense);
   QPainterPath path;
   p.setBrush(Qt::NoBrush);
   for (int i : draw_order_) {
     const FlowModel::Edge& e = edges[size_t(i)];
-    const QPointF from = ClientPoint(e.client);
-    const QPointF to = ServerPoint(e.server);
-    if (from.isNull() || to.isNull()) continue;
-    if (e.rate <= 0 && e.slots.isEmpty()) continue;
+    const QPointF from = ClientPoint(e.client) + QPointF(kDot, 0);
+    const QPointF to = ServerPoint(e.server) - QPointF(kDot, 0);
     QColor color = FlowModel::EdgeColor(e);
-    // An idle connection: a faint hairline, so the pool's spread shows without competing.
-    if (e.rate <= 0) color.setAlphaF(0.35f);
-    path.clear();
-    CurveBetween(path, from + QPointF(kDot, 0), to - QPointF(kDot, 0));
-    p.setPen(QPen(color, EdgeWidth(e.rate), e.rate > 0 ? Qt::SolidLine : Qt::DotLine, Qt::FlatCap));
-    p.drawPath(path);
+    // An idle connection: a faint dotted hairline, so the pool's spread shows without competing.
+    // Traffic whose connections are gone (a drained server): dashed while its rate fades.
+    Qt::PenStyle style = Qt::SolidLine;
+    if (e.rate <= 0) {
+      color.setAlphaF(0.35f);
+      style = Qt::DotLine;
+    } else if (e.slots.isEmpty()) {
+      style = Qt::DashLine;
+    }
+    p.setPen(QPen(color, EdgeWidth(e.rate), style, Qt::FlatCap));
+    if (dense) {
+      p.drawLine(from, to);
+    } else {
+      path.clear();
+      CurveBetween(path, from, to);
+      p.drawPath(path);
+    }
   }
+  p.setRenderHint(QPainter::Antialiasing);
   const QFontMetrics fm = fontMetrics();
   const double ascent_shift = (fm.ascent() - fm.descent()) / 2.0;
   auto dot = [&](const QPointF& at, bool watched, NodeHealth health) {
@@ -334,9 +367,13 @@ void FlowCanvas::paintEvent(QPaintEvent*) {
     }
     p.drawEllipse(at, kDot, kDot);
   };
+  auto visible = [&exposed, &fm](const QPointF& at) {
+    return at.y() + fm.height() >= exposed.top() && at.y() - fm.height() <= exposed.bottom();
+  };
   const std::vector<FlowModel::Client>& clients = model_->Clients();
   for (int c : model_->ClientOrder()) {
     const QPointF at = ClientPoint(c);
+    if (!visible(at)) continue;
     const FlowModel::Client& client = clients[size_t(c)];
     dot(at, client.watched(), client.health);
     p.setPen(text_color);
@@ -347,6 +384,7 @@ void FlowCanvas::paintEvent(QPaintEvent*) {
   const QColor rate_color = palette().color(QPalette::PlaceholderText);
   for (int s : model_->ServerOrder()) {
     const QPointF at = ServerPoint(s);
+    if (!visible(at)) continue;
     const FlowModel::Server& server = servers[size_t(s)];
     dot(at, server.watched(), server.health);
     p.setPen(text_color);

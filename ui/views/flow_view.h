@@ -62,6 +62,7 @@ class FlowCanvas : public QWidget {
   QVector<QPointF> client_points_;  // By model index; null: not drawn.
   QVector<QPointF> server_points_;
   QVector<int> draw_order_;  // Per frame scratch: edges, thinnest first.
+  bool dense_ = false;       // The last paint drew straight lines.
   QString description_;
 };
 
