@@ -389,6 +389,15 @@ class FlowTest : public QObject {
     QVERIFY(at >= 0);
     QCOMPARE(model->Edges()[size_t(at)].server, live->server);
     QVERIFY(canvas->accessibleDescription().contains("1 draining"));
+    // Hover texts: the edge's rate and slots, a server's figures over its name.
+    const QString edge_tip = canvas->ToolTipAt(middle);
+    QVERIFY2(edge_tip.startsWith(QString("client-1 → backend-1: %1 requests/s")
+                                     .arg(live->rate, 0, 'f', live->rate >= 100 ? 0 : 1)),
+             qPrintable(edge_tip));
+    QVERIFY2(edge_tip.contains("slots 0 (1 busy)"), qPrintable(edge_tip));
+    const QPointF backend2 = canvas->ServerPoint(fading->server);
+    const QString server_tip = canvas->ToolTipAt(backend2 + QPointF(30, 0));
+    QVERIFY2(server_tip.startsWith("backend-2: lame duck"), qPrintable(server_tip));
     SaveScreenshot(&view, "flow_5x4_one_drained.png");
 
     // A dark palette: the canvas follows it.
@@ -401,6 +410,38 @@ class FlowTest : public QObject {
     const QImage image = view.Canvas()->grab().toImage();
     QCOMPARE(image.pixelColor(2, 2), QColor(0x20, 0x20, 0x24));
     SaveScreenshot(&view, "flow_5x4_one_drained_dark.png");
+  }
+
+  void aHundredNodesKeepTheirNamesLegible() {
+    railyard::ui::testing::GeneratedCluster g;  // 100 nodes, 200 clients.
+    ClusterState state;
+    FlowView view(&state);
+    view.resize(1200, 800);
+    for (int n = 0; n < g.nodes; ++n) {
+      state.AddNode(QString("10.0.0.%1:7001").arg(n), QString::fromStdString(g.NodeName(n)));
+    }
+    for (int frame = 0; frame < 25; ++frame) {
+      std::vector<ClusterState::Update> updates;
+      for (int n = 0; n < g.nodes; ++n) {
+        updates.push_back({n, std::make_shared<const Telemetry>(g.Telemetry(n, frame, n == 1))});
+      }
+      state.ApplyFrame(updates, g.TimeOf(frame));
+    }
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const FlowModel* model = view.Model();
+    QCOMPARE(model->ServerOrder().size(), 100);
+    QCOMPARE(model->ClientOrder().size(), 200);
+    // Every pool entry counts 10 requests a frame: 100/s on each of the 8 x 200 edges.
+    QCOMPARE(model->MaxEdgeRate(), 100.0);
+    QCOMPARE(model->Servers()[size_t(model->ServerOrder()[0])].name, QString("n000"));
+    // A row per client at the font's height: the canvas scrolls rather than squeezing names.
+    const railyard::ui::FlowCanvas* canvas = view.Canvas();
+    QVERIFY(canvas->height() >= 200 * canvas->fontMetrics().height());
+    const QPointF c0 = canvas->ClientPoint(model->ClientOrder()[0]);
+    const QPointF c1 = canvas->ClientPoint(model->ClientOrder()[1]);
+    QVERIFY(c1.y() - c0.y() >= canvas->fontMetrics().height());
+    SaveScreenshot(&view, "flow_100_nodes_200_clients.png");
   }
 
   void realNodesWithABoxcarClientOneDrained() {

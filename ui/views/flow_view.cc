@@ -24,6 +24,9 @@ constexpr int kMargin = 8;
 constexpr double kDot = 5;  // Node radius.
 constexpr double kMinWidth = 1.5;
 constexpr double kMaxWidth = 10;
+// When dense, thinner, so crossings leave the picture readable. (Not translucent: blending
+// wide lines costs several times an opaque paint.)
+constexpr double kDenseMaxWidth = 4;
 // More edges than this in view are drawn straight and without antialiasing.
 constexpr qsizetype kDenseEdges = 300;
 
@@ -201,7 +204,8 @@ void FlowCanvas::Relayout() {
 double FlowCanvas::EdgeWidth(double rate) const {
   const double max = model_->MaxEdgeRate();
   if (rate <= 0 || max <= 0) return 1.0;
-  return kMinWidth + (kMaxWidth - kMinWidth) * rate / max;
+  const double widest = dense_ ? kDenseMaxWidth : kMaxWidth;
+  return kMinWidth + (widest - kMinWidth) * rate / max;
 }
 
 void FlowCanvas::DescribeForAccessibility() {
@@ -268,25 +272,30 @@ int FlowCanvas::EdgeAt(const QPointF& pos) const {
   return best;
 }
 
+QString FlowCanvas::ToolTipAt(const QPointF& pos) const {
+  // A node answers over its dot and its name (and a server's rate).
+  auto over = [&pos, this](const QPointF& at, double left, double right) {
+    return !at.isNull() && std::abs(pos.y() - at.y()) <= std::max(kDot, row_height_ / 2.0) &&
+           pos.x() >= at.x() - left && pos.x() <= at.x() + right;
+  };
+  for (int s : model_->ServerOrder()) {
+    if (over(ServerPoint(s), kDot + 2, kDot + 14 + name_width_servers_ + rate_width_)) {
+      return model_->NodeText(true, s);
+    }
+  }
+  for (int c : model_->ClientOrder()) {
+    if (over(ClientPoint(c), kDot + 6 + name_width_clients_, kDot + 2)) {
+      return model_->NodeText(false, c);
+    }
+  }
+  const int edge = EdgeAt(pos);
+  return edge >= 0 ? model_->EdgeText(model_->Edges()[size_t(edge)]) : QString();
+}
+
 bool FlowCanvas::event(QEvent* event) {
   if (event->type() != QEvent::ToolTip) return QWidget::event(event);
   auto* help = static_cast<QHelpEvent*>(event);
-  const QPointF pos = help->pos();
-  auto near = [&pos](const QPointF& p) {
-    return !p.isNull() && std::hypot(p.x() - pos.x(), p.y() - pos.y()) <= kDot + 3;
-  };
-  QString text;
-  for (int s : model_->ServerOrder()) {
-    if (near(ServerPoint(s))) text = model_->NodeText(true, s);
-  }
-  for (int c : model_->ClientOrder()) {
-    if (near(ClientPoint(c))) text = model_->NodeText(false, c);
-  }
-  if (text.isEmpty()) {
-    if (const int edge = EdgeAt(pos); edge >= 0) {
-      text = model_->EdgeText(model_->Edges()[size_t(edge)]);
-    }
-  }
+  const QString text = ToolTipAt(help->pos());
   if (text.isEmpty()) {
     QToolTip::hideText();
     event->ignore();
@@ -325,7 +334,7 @@ void FlowCanvas::paintEvent(QPaintEvent* event) {
   std::sort(draw_order_.begin(), draw_order_.end(),
             [&edges](int a, int b) { return edges[size_t(a)].rate < edges[size_t(b)].rate; });
   // Many edges (a hundred nodes): straight and without antialiasing, which costs a fraction of
-  // smooth curves and reads the same at that density.
+  // smooth curves and reads the same at that density; thinner too (EdgeWidth).
   const bool dense = draw_order_.size() > kDenseEdges;
   dense_ = dense;
   p.setRenderHint(QPainter::Antialiasing, !dense);

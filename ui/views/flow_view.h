@@ -38,6 +38,9 @@ class FlowCanvas : public QWidget {
   QPointF ClientPoint(int client) const;
   // The edge under `pos` (within a few pixels of its curve), or -1.
   int EdgeAt(const QPointF& pos) const;
+  // What hovering at `pos` shows: a node's figures over its dot or name, else an edge's rate,
+  // slots and source; empty over nothing.
+  QString ToolTipAt(const QPointF& pos) const;
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -62,7 +65,7 @@ class FlowCanvas : public QWidget {
   QVector<QPointF> client_points_;  // By model index; null: not drawn.
   QVector<QPointF> server_points_;
   QVector<int> draw_order_;  // Per frame scratch: edges, thinnest first.
-  bool dense_ = false;       // The last paint drew straight lines.
+  bool dense_ = false;       // The last paint drew straight, thinner lines.
   QString description_;
 };
 
