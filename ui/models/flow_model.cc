@@ -223,7 +223,7 @@ void FlowModel::SyncNode(int node) {
   if (client_only) return;
   const std::string& address = view.telemetry->service_address();
   if (address.empty()) return;
-  auto [it, added] = server_of_address_.emplace(address, s);
+  auto [it, added] = server_of_address_.try_emplace(address, s);
   if (!added && it->second != s && !servers_[size_t(it->second)].watched()) {
     // Pools named this server before it answered: from now on it is this node (the alias's
     // edges are dropped by ForgetIdle; their rates restart here within kRateWindowMs).
@@ -287,23 +287,20 @@ void FlowModel::CloseSides(qint64 now) {
         side->conns.clear();
       }
       side->next.clear();
-      side->samples.push_back({at, side->count});
+      side->samples.Push(at, side->count);
       // Keep one sample at or before the window's start, as the base of the rate.
-      qsizetype drop = 0;
-      while (drop + 1 < side->samples.size() &&
-             side->samples[drop + 1].first <= at - kRateWindowMs) {
-        ++drop;
+      while (side->samples.size > 1 && side->samples[1].first <= at - kRateWindowMs) {
+        side->samples.DropOldest();
       }
-      if (drop > 0) side->samples.erase(side->samples.begin(), side->samples.begin() + drop);
     }
   }
 }
 
 void FlowModel::Summarize(qint64 now) {
   auto rate = [now](const Side& side) {
-    if (side.samples.size() < 2) return 0.0;
-    const auto& [t0, n0] = side.samples.front();
-    const auto& [t1, n1] = side.samples.back();
+    if (side.samples.size < 2) return 0.0;
+    const auto& [t0, n0] = side.samples.Oldest();
+    const auto& [t1, n1] = side.samples.Newest();
     if (t1 < now - kRateWindowMs || t1 <= t0) return 0.0;
     return double(n1 - n0) * 1000.0 / double(t1 - t0);
   };
@@ -367,26 +364,28 @@ void FlowModel::ForgetIdle(qint64 now) {
     if (servers_[size_t(e.server)].hidden) return true;
     return e.rate == 0 && state.pool.conns.isEmpty() && state.slot.conns.isEmpty();
   };
-  QVector<bool> client_has_edge(static_cast<int>(clients_.size()), false);
+  // Usually nothing goes: find that out without allocating.
+  client_has_edge_.fill(false, static_cast<int>(clients_.size()));
   bool any = false;
   for (size_t i = 0; i < edges_.size(); ++i) {
     if (idle_edge(i)) {
       any = true;
     } else {
-      client_has_edge[edges_[i].client] = true;
+      client_has_edge_[edges_[i].client] = true;
     }
   }
+  auto idle_client = [&](size_t c) {
+    return !client_has_edge_[int(c)] && now - clients_[c].last_seen_ms > kForgetClientMs;
+  };
+  for (size_t c = 0; c < clients_.size() && !any; ++c) any = idle_client(c);
+  if (!any) return;
   QVector<int> new_client(static_cast<int>(clients_.size()), -1);
   std::vector<Client> clients;
   for (size_t c = 0; c < clients_.size(); ++c) {
-    if (!client_has_edge[int(c)] && now - clients_[c].last_seen_ms > kForgetClientMs) {
-      any = true;
-      continue;
-    }
+    if (idle_client(c)) continue;
     new_client[int(c)] = static_cast<int>(clients.size());
     clients.push_back(clients_[c]);
   }
-  if (!any) return;
   std::vector<Edge> edges;
   std::vector<EdgeState> states;
   edge_of_.clear();

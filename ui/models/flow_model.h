@@ -6,6 +6,7 @@
 #include <QString>
 #include <QVarLengthArray>
 #include <QVector>
+#include <array>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -111,6 +112,27 @@ class FlowModel : public QObject {
     quint64 requests = 0;
     bool busy = false;
   };
+  // (cluster ms, running count) at each report within the rate window, oldest first, in a fixed
+  // ring so that a frame moves no memory. Reports faster than kCapacity per window (polling
+  // above 15 Hz) shorten the span a rate is taken over, not its correctness.
+  struct Samples {
+    static constexpr int kCapacity = 32;
+    std::array<QPair<qint64, quint64>, kCapacity> ring;
+    int first = 0;
+    int size = 0;
+    const QPair<qint64, quint64>& operator[](int i) const { return ring[(first + i) % kCapacity]; }
+    const QPair<qint64, quint64>& Oldest() const { return (*this)[0]; }
+    const QPair<qint64, quint64>& Newest() const { return (*this)[size - 1]; }
+    void DropOldest() {
+      first = (first + 1) % kCapacity;
+      --size;
+    }
+    void Push(qint64 ms, quint64 count) {
+      if (size == kCapacity) DropOldest();
+      ring[(first + size) % kCapacity] = {ms, count};
+      ++size;
+    }
+  };
   // What one reporter (the client's pool, or the server's slot table) says about an edge.
   struct Side {
     int reporter = -1;  // ClusterState node.
@@ -118,8 +140,7 @@ class FlowModel : public QObject {
     QVarLengthArray<Conn, 2> next;  // Being filled from this frame's report.
     quint64 stamp = 0;              // Frame whose report filled `next`.
     quint64 count = 0;              // Running count of requests seen.
-    // (cluster ms, count) at each report within the window, oldest first.
-    QVarLengthArray<QPair<qint64, quint64>, 24> samples;
+    Samples samples;
   };
   struct EdgeState {
     Side pool;
@@ -156,6 +177,7 @@ class FlowModel : public QObject {
   QVector<int> server_order_;
   QVector<int> client_order_;
   QVector<QVarLengthArray<quint32, 8>> client_slots_;  // Per frame scratch for ranks.
+  QVector<bool> client_has_edge_;                      // Per frame scratch for ForgetIdle.
   double max_edge_rate_ = 0;
   quint64 stamp_ = 0;
   int layout_version_ = 0;
