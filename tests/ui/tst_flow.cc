@@ -249,6 +249,51 @@ class FlowTest : public QObject {
     for (int s : model.ServerOrder()) QVERIFY(servers[size_t(s)].name != "loadgen");
   }
 
+  void serversOnlyPoolsNameAreShownUntilTheyAnswer() {
+    ClusterState state;
+    FlowModel model(&state);
+    HandCluster cluster;
+    // Only the client process is watched: the servers are known by the pools' addresses.
+    state.AddNode("10.9.1.1:7001", "loadgen");
+    auto client_frame = [&] {
+      std::vector<ClusterState::Update> updates = {
+          {0, std::make_shared<const Telemetry>(cluster.ClientTelemetry())}};
+      if (state.NodeCount() > 1) {
+        updates.push_back({1, std::make_shared<const Telemetry>(cluster.ServerTelemetry(1))});
+      }
+      state.ApplyFrame(updates, kStart + qint64(cluster.frame) * kFrameMs);
+    };
+    client_frame();
+    for (int f = 0; f < 25; ++f) {
+      ++cluster.frame;
+      for (int c = 1; c <= 5; ++c) {
+        for (int s = 1; s <= 4; ++s) cluster.requests[{c, s}] += 2;
+      }
+      client_frame();
+    }
+    auto names = [&model] {
+      QStringList out;
+      for (int s : model.ServerOrder()) out << model.Servers()[size_t(s)].name;
+      return out;
+    };
+    QCOMPARE(names(),
+             QStringList({"10.9.0.1:7000", "10.9.0.2:7000", "10.9.0.3:7000", "10.9.0.4:7000"}));
+    const FlowModel::Edge* e = model.FindEdge("client-2", "10.9.0.3:7000");
+    QVERIFY(e && e->from_pool);
+    QCOMPARE(e->rate, 20.0);
+    QVERIFY(!model.Servers()[size_t(e->server)].watched());
+    // backend-1 is added and answers with its service address: it takes the alias's place.
+    state.AddNode("10.9.0.1:7001", "backend-1");
+    ++cluster.frame;
+    client_frame();
+    QCOMPARE(names(),
+             QStringList({"10.9.0.2:7000", "10.9.0.3:7000", "10.9.0.4:7000", "backend-1"}));
+    QVERIFY(!model.FindEdge("client-1", "10.9.0.1:7000"));
+    const FlowModel::Edge* joined = model.FindEdge("client-1", "backend-1");
+    QVERIFY(joined && joined->from_pool);
+    QCOMPARE(joined->slots.size(), 1);
+  }
+
   void lowestSlotsDarkestAndErrorsRed() {
     ClusterState state;
     FlowModel model(&state);
