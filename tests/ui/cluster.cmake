@@ -72,4 +72,6 @@ add_dependencies(tst_ui_node_health railyardctl)
 # screenshots, and real nodes with a real Boxcar client.
 railyard_add_qtest(tst_ui_flow SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_flow.cc
   LIBS railyard_ui railyard_ui_console_fixture railyard_node railyard_load TIMEOUT 120)
-target_compile_definitions(tst_ui_flow PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}")
+target_compile_definitions(tst_ui_flow PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}"
+  RAILYARDCTL="$<TARGET_FILE:railyardctl>" RAILYARD_SCENARIOS="${PROJECT_SOURCE_DIR}/resources/scenarios")
+add_dependencies(tst_ui_flow railyardctl)

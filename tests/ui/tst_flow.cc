@@ -1,9 +1,11 @@
 // The request-flow model and view: edge rates against the request counters of generated
 // telemetry (pools and slot tables), a drained server's edges fading while the others rise,
 // lowest-slot and error colouring, a replay seek that rebuilds the same picture, a screenshot of
-// 5 clients x 4 servers with one drained, and real nodes with a real Boxcar client, one drained.
+// 5 clients x 4 servers with one drained, a simulated rolling restart replayed, and real nodes
+// with a real Boxcar client, one drained.
 #include <QDir>
 #include <QImage>
+#include <QProcess>
 #include <QScrollArea>
 #include <QTemporaryDir>
 #include <QTest>
@@ -487,6 +489,56 @@ class FlowTest : public QObject {
     const QPointF c1 = canvas->ClientPoint(model->ClientOrder()[1]);
     QVERIFY(c1.y() - c0.y() >= canvas->fontMetrics().height());
     SaveScreenshot(&view, "flow_100_nodes_200_clients.png");
+  }
+
+  void aSimulatedRollingRestartMovesTheLoad() {
+    // railyardctl sim records 20 backends and a "clients" process with 50 clients' pools, which
+    // name the backends by name; from 10 s one backend at a time goes lame duck for 5 s.
+    QTemporaryDir dir;
+    const QString out = dir.filePath("sim.rec");
+    QProcess sim;
+    sim.start(RAILYARDCTL, {"sim", RAILYARD_SCENARIOS "/09-rolling-restart.scn", "--policy",
+                            "lowest-slot", "--duration-s", "16", "--record", out});
+    QVERIFY(sim.waitForFinished(60000));
+    QVERIFY2(sim.exitCode() == 0, sim.readAllStandardError().constData());
+    ClusterState state;
+    FlowModel model(&state);
+    railyard::ui::ReplaySource replay(&state);
+    QString error;
+    QVERIFY2(replay.Open(out, &error), qPrintable(error));
+    auto rates = [&model] {
+      std::map<QString, double> out;
+      for (int s : model.ServerOrder()) {
+        out[model.Servers()[size_t(s)].name] = model.Servers()[size_t(s)].rate;
+      }
+      return out;
+    };
+    auto total = [](const std::map<QString, double>& r) {
+      double sum = 0;
+      for (const auto& [name, rate] : r) sum += rate;
+      return sum;
+    };
+    replay.Seek(replay.StartMs() + 9500);
+    const auto before = rates();
+    QCOMPARE(before.size(), size_t{20});  // The clients' process is no server.
+    QCOMPARE(model.ClientOrder().size(), 50);
+    for (int c : model.ClientOrder()) QVERIFY(model.Clients()[size_t(c)].watched());
+    replay.Seek(replay.StartMs() + 13000);
+    // The first to go lame (the lowest name) has been draining longest.
+    QString lame;
+    for (int s : model.ServerOrder()) {
+      if (model.Servers()[size_t(s)].health == NodeHealth::kLameDuck) {
+        lame = model.Servers()[size_t(s)].name;
+        break;
+      }
+    }
+    QVERIFY(!lame.isEmpty());
+    const auto during = rates();
+    qInfo() << "lame" << lame << before.at(lame) << "->" << during.at(lame) << "total"
+            << total(before) << "->" << total(during);
+    QVERIFY(before.at(lame) > 0);
+    QCOMPARE(during.at(lame), 0.0);  // Lame for longer than the rate window.
+    QVERIFY(total(during) > total(before) * 0.8);
   }
 
   void realNodesWithABoxcarClientOneDrained() {
