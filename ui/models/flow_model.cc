@@ -256,7 +256,9 @@ void FlowModel::ReadPools(int node, const admin::Telemetry& telemetry) {
     client.last_seen_ms = now;
     for (const admin::PoolEntry& entry : pool.entries()) {
       const int s = ServerFor(entry.server());
-      Side& side = edge_states_[size_t(EdgeFor(c, s))].pool;
+      EdgeState& state = edge_states_[size_t(EdgeFor(c, s))];
+      state.error_share = -1;  // Until this report's policy says otherwise.
+      Side& side = state.pool;
       side.reporter = node;
       AddConn(side, stamp_, {entry.slot(), entry.requests(), entry.busy()});
     }
@@ -273,8 +275,7 @@ void FlowModel::ReadPools(int node, const admin::Telemetry& telemetry) {
   }
 }
 
-void FlowModel::CloseSides(qint64 now) {
-  (void)now;
+void FlowModel::CloseSides() {
   for (EdgeState& state : edge_states_) {
     for (Side* side : {&state.pool, &state.slot}) {
       if (side->reporter < 0) continue;
@@ -457,10 +458,9 @@ void FlowModel::OnFrame(const QVector<int>& changed, bool history) {
     ReadSlots(node, telemetry);
     ReadPools(node, telemetry);
   }
-  CloseSides(now);
+  CloseSides();
   Summarize(now);
-  ForgetIdle(now);
-  if (order_dirty_) Summarize(now);  // Indexes moved.
+  ForgetIdle(now);  // Keeps the figures of what stays.
   SortOrder();
   if (!history) Q_EMIT Updated();
 }

@@ -158,7 +158,8 @@ class FlowModel : public QObject {
   int ClientFor(quint64 id, const std::string& name);
   int EdgeFor(int client, int server);
   static void AddConn(Side& side, quint64 stamp, const Conn& conn);
-  void CloseSides(qint64 now);
+  // After the reports: each side whose reporter spoke takes its new connections and a sample.
+  void CloseSides();
   void Summarize(qint64 now);
   void ForgetIdle(qint64 now);
   void SortOrder();

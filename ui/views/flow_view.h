@@ -26,6 +26,8 @@ class FlowLegend;
 //
 // Painting reads the model only; geometry is recomputed when the model's layout or the size
 // changes, not per frame.
+//
+// Thread safety: GUI thread only, like the model.
 class FlowCanvas : public QWidget {
   Q_OBJECT
  public:
