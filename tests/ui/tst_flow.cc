@@ -33,9 +33,10 @@ constexpr int kFrameMs = 100;
 constexpr qint64 kStart = 1'760'000'000'000;
 
 // A small Boxcar cluster the test drives by hand: servers backend-1..N (role server) and clients
-// client-1..M whose pools a "loadgen" node reports (when watched). Client c holds slot c-1 on
-// every server it is connected to; the test says how many requests each connection serves per
-// frame and keeps the running counters, so it knows every rate the model must show.
+// client-1..M whose pools a "loadgen" node reports (when watched). Client c holds slot
+// Slot(c, s) on server s (each server's slots a rotation of the clients); the test says how many
+// requests each connection serves per frame and keeps the running counters, so it knows every rate
+// the model must show.
 struct HandCluster {
   int servers = 4;
   int clients = 5;
@@ -48,6 +49,7 @@ struct HandCluster {
   static QString Client(int c) { return QString("client-%1").arg(c); }
   static std::string Address(int s) { return "10.9.0." + std::to_string(s) + ":7000"; }
   static quint64 Id(int c) { return 0x5000 + quint64(c); }
+  quint32 Slot(int c, int s) const { return quint32((c - 1 + s - 1) % clients); }
   int Nodes() const { return servers + (watched ? 1 : 0); }
 
   void Declare(ClusterState* state) const {
@@ -66,7 +68,7 @@ struct HandCluster {
     if (drained.count(s)) return t;
     for (int c = 1; c <= clients; ++c) {
       auto* e = t.add_slots();
-      e->set_slot(quint32(c - 1));
+      e->set_slot(Slot(c, s));
       e->set_client_id(Id(c));
       e->set_client_name(Client(c).toStdString());
       e->set_requests(requests.count({c, s}) ? requests.at({c, s}) : 0);
@@ -92,7 +94,7 @@ struct HandCluster {
         auto* e = pool->add_entries();
         e->set_server_index(quint32(s - 1));
         e->set_server(Address(s));
-        e->set_slot(quint32(c - 1));
+        e->set_slot(Slot(c, s));
         e->set_busy(c == 1);
         e->set_requests(requests.count({c, s}) ? requests.at({c, s}) : 0);
       }
@@ -405,9 +407,11 @@ class FlowTest : public QObject {
     HandCluster cluster;
     cluster.Declare(&state);
     cluster.Apply(&state);
-    // Lowest slots carry the most: client c serves (6 - c) * 2 requests per connection.
-    auto lowest_first = [&cluster](int c, int) {
-      return quint64((6 - c) * 2 * 4 / (cluster.servers - int(cluster.drained.size())));
+    // Lowest slots carry the most: (5 - slot) * 2 requests per connection and frame, spread
+    // over the servers left.
+    auto lowest_first = [&cluster](int c, int s) {
+      return quint64((5 - int(cluster.Slot(c, s))) * 2 * 4 /
+                     (cluster.servers - int(cluster.drained.size())));
     };
     for (int f = 0; f < 25; ++f) cluster.Step(&state, lowest_first);
     cluster.drained.insert(2);
