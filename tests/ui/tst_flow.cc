@@ -298,6 +298,35 @@ class FlowTest : public QObject {
     QCOMPARE(joined->slots.size(), 1);
   }
 
+  void aNodeAddedLaterTakesTheNamePoolsUsed() {
+    // As in a simulator's recording: pools name their servers by node name, and a replay adds a
+    // node that starts reporting late under that name.
+    ClusterState state;
+    FlowModel model(&state);
+    state.AddNode("sim:clients", "clients");
+    Telemetry t;
+    t.set_node("clients");
+    t.set_role(railyard::admin::ROLE_CLIENT);
+    t.set_state(railyard::admin::NODE_SERVING);
+    auto* pool = t.add_pools();
+    pool->set_client_id(7);
+    pool->set_client_name("client-7");
+    auto* entry = pool->add_entries();
+    entry->set_server("backend-9");
+    entry->set_slot(0);
+    state.ApplyFrame({{0, std::make_shared<const Telemetry>(t)}}, kStart);
+    QCOMPARE(model.ServerOrder().size(), 1);
+    QVERIFY(!model.Servers()[size_t(model.ServerOrder()[0])].watched());
+    state.AddNode("sim:backend-9", "backend-9");
+    state.ApplyFrame({{0, std::make_shared<const Telemetry>(t)}}, kStart + kFrameMs);
+    QCOMPARE(model.ServerOrder().size(), 1);
+    const FlowModel::Server& server = model.Servers()[size_t(model.ServerOrder()[0])];
+    QCOMPARE(server.name, QString("backend-9"));
+    QVERIFY(server.watched());
+    const FlowModel::Edge* e = model.FindEdge("client-7", "backend-9");
+    QVERIFY(e && model.Servers()[size_t(e->server)].watched());
+  }
+
   void lowestSlotsDarkestAndErrorsRed() {
     ClusterState state;
     FlowModel model(&state);

@@ -69,9 +69,11 @@ void FlowModel::OnNodeAdded(int node) {
     s.node = n;
     s.name = state_->Node(n).name;
     s.health = state_->Node(n).health;
-    server_of_node_.push_back(static_cast<int>(servers_.size()));
-    server_of_address_.emplace(s.name.toStdString(), static_cast<int>(servers_.size()));
+    const int index = static_cast<int>(servers_.size());
+    server_of_node_.push_back(index);
+    const std::string key = s.name.toStdString();
     servers_.push_back(std::move(s));
+    ClaimAddress(key, index);
     node_read_ms_.push_back(0);
     reported_ms_.push_back(0);
   }
@@ -211,7 +213,7 @@ void FlowModel::SyncNode(int node) {
   server.health = view.health;
   if (server.name != view.name) {
     server.name = view.name;
-    server_of_address_.emplace(view.name.toStdString(), s);
+    ClaimAddress(view.name.toStdString(), s);
     order_dirty_ = true;
   }
   if (!view.telemetry) return;
@@ -221,16 +223,19 @@ void FlowModel::SyncNode(int node) {
     order_dirty_ = true;
   }
   if (client_only) return;
-  const std::string& address = view.telemetry->service_address();
-  if (address.empty()) return;
-  auto [it, added] = server_of_address_.try_emplace(address, s);
-  if (!added && it->second != s && !servers_[size_t(it->second)].watched()) {
-    // Pools named this server before it answered: from now on it is this node (the alias's
-    // edges are dropped by ForgetIdle; their rates restart here within kRateWindowMs).
-    servers_[size_t(it->second)].hidden = true;
-    it->second = s;
-    order_dirty_ = true;
+  if (!view.telemetry->service_address().empty()) {
+    ClaimAddress(view.telemetry->service_address(), s);
   }
+}
+
+void FlowModel::ClaimAddress(const std::string& key, int server) {
+  auto [it, added] = server_of_address_.try_emplace(key, server);
+  if (added || it->second == server || servers_[size_t(it->second)].watched()) return;
+  // Pools named this server before its node answered: from now on it is the node (the alias's
+  // edges are dropped by ForgetIdle; their rates restart here within kRateWindowMs).
+  servers_[size_t(it->second)].hidden = true;
+  it->second = server;
+  order_dirty_ = true;
 }
 
 void FlowModel::ReadSlots(int node, const admin::Telemetry& telemetry) {

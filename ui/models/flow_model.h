@@ -154,7 +154,11 @@ class FlowModel : public QObject {
   void SyncNode(int node);
   void ReadSlots(int node, const admin::Telemetry& telemetry);
   void ReadPools(int node, const admin::Telemetry& telemetry);
+  // The server pools mean by `address` (a service address or a name); an unwatched one is made
+  // for an address no node has claimed.
   int ServerFor(const std::string& address);
+  // Makes `key` mean node server `server`, taking it from an unwatched server pools named first.
+  void ClaimAddress(const std::string& key, int server);
   int ClientFor(quint64 id, const std::string& name);
   int EdgeFor(int client, int server);
   static void AddConn(Side& side, quint64 stamp, const Conn& conn);
