@@ -45,7 +45,7 @@ Distribution Summarize(std::vector<double> ms) {
 int main(int argc, char** argv) {
   CLI::App app{"console_frame_bench: GUI-thread update+paint time per telemetry frame"};
   int nodes = 100, clients = 200, seconds = 20, hz = 10;
-  std::string tabs_option = "Overview,Slots,Compaction,Bloom,Throughput";
+  std::string tabs_option = "Overview,Slots,Flow,Compaction,Bloom,Throughput";
   app.add_option("--nodes", nodes, "Nodes in the generated cluster")->capture_default_str();
   app.add_option("--clients", clients, "Clients in the generated cluster")->capture_default_str();
   app.add_option("--seconds", seconds, "Length of the recording")->capture_default_str();

@@ -67,3 +67,11 @@ railyard_add_qtest(tst_ui_node_health SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_node
   LIBS railyard_ui railyard_node spdlog::spdlog TIMEOUT 120)
 target_compile_definitions(tst_ui_node_health PRIVATE RAILYARDCTL="$<TARGET_FILE:railyardctl>")
 add_dependencies(tst_ui_node_health railyardctl)
+
+# The request-flow model and view: generated frames (pools, slot tables, a drain, a replay seek),
+# screenshots, and real nodes with a real Boxcar client.
+railyard_add_qtest(tst_ui_flow SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_flow.cc
+  LIBS railyard_ui railyard_ui_console_fixture railyard_node railyard_load TIMEOUT 120)
+target_compile_definitions(tst_ui_flow PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}"
+  RAILYARDCTL="$<TARGET_FILE:railyardctl>" RAILYARD_SCENARIOS="${PROJECT_SOURCE_DIR}/resources/scenarios")
+add_dependencies(tst_ui_flow railyardctl)

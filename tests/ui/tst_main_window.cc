@@ -142,8 +142,8 @@ class MainWindowTest : public QObject {
     QVERIFY(!window.ReadOnly());
     for (QAction* action : NodeActions(window)) QVERIFY(action->isEnabled());
     QVERIFY(window.SummaryLine().startsWith("1 nodes: 1 serving"));
-    const QStringList tabs = {"Overview",   "Slots",       "Compaction", "Bloom",
-                              "Throughput", "Replication", "Audit log"};
+    const QStringList tabs = {"Overview", "Slots",      "Flow",        "Compaction",
+                              "Bloom",    "Throughput", "Replication", "Audit log"};
     for (const QString& name : tabs) {
       const int index = window.TabIndex(name);
       QVERIFY2(index >= 0, qPrintable(name));
@@ -178,7 +178,7 @@ class MainWindowTest : public QObject {
     for (QAction* action : NodeActions(window)) {
       QVERIFY2(!action->isEnabled(), qPrintable(action->text()));
     }
-    QCOMPARE(window.Tabs()->count(), 7);
+    QCOMPARE(window.Tabs()->count(), 8);
     // No token at all is read-only as well.
     MainWindow viewer(MainWindow::Options{false, 10, false, dir_.filePath("audit.sqlite"), {}});
     const auto viewer_testers = TestModels(viewer);

@@ -1,8 +1,9 @@
-# Cluster-wide state and the overview and slot-allocation models.
+# Cluster-wide state and the overview, slot-allocation and request-flow models.
 target_sources(railyard_ui_models PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/cluster_state.cc
   ${CMAKE_CURRENT_LIST_DIR}/natural_order.cc
   ${CMAKE_CURRENT_LIST_DIR}/palette.cc
   ${CMAKE_CURRENT_LIST_DIR}/overview_model.cc
   ${CMAKE_CURRENT_LIST_DIR}/slot_matrix_model.cc
+  ${CMAKE_CURRENT_LIST_DIR}/flow_model.cc
 )

@@ -35,6 +35,7 @@
 #include "ui/sources/replay_source.h"
 #include "ui/views/bloom_view.h"
 #include "ui/views/compaction_view.h"
+#include "ui/views/flow_view.h"
 #include "ui/views/overview_view.h"
 #include "ui/views/replication_view.h"
 #include "ui/views/slot_matrix_view.h"
@@ -184,6 +185,7 @@ void MainWindow::BuildViews() {
   tabs_ = new QTabWidget(this);
   tabs_->addTab(overview_, tr("Overview"));
   tabs_->addTab(slots_, tr("Slots"));
+  tabs_->addTab(new FlowView(state_, this), tr("Flow"));
   tabs_->addTab(compaction_, tr("Compaction"));
   tabs_->addTab(bloom_, tr("Bloom"));
   tabs_->addTab(throughput_, tr("Throughput"));

@@ -1,0 +1,642 @@
+// The request-flow model and view: edge rates against the request counters of generated
+// telemetry (pools and slot tables), a drained server's edges fading while the others rise,
+// lowest-slot and error colouring, a replay seek that rebuilds the same picture, a screenshot of
+// 5 clients x 4 servers with one drained, a simulated rolling restart replayed, and real nodes
+// with a real Boxcar client, one drained.
+#include <QDir>
+#include <QImage>
+#include <QProcess>
+#include <QScrollArea>
+#include <QTemporaryDir>
+#include <QTest>
+#include <map>
+#include <set>
+
+#include "core/load/load_generator.h"
+#include "core/node/node.h"
+#include "tests/ui/console_fixture.h"
+#include "ui/models/cluster_state.h"
+#include "ui/models/flow_model.h"
+#include "ui/sources/live_source.h"
+#include "ui/sources/replay_source.h"
+#include "ui/views/flow_view.h"
+
+using railyard::admin::Telemetry;
+using railyard::ui::ClusterState;
+using railyard::ui::FlowModel;
+using railyard::ui::FlowView;
+using railyard::ui::NodeHealth;
+
+namespace {
+
+constexpr int kFrameMs = 100;
+constexpr qint64 kStart = 1'760'000'000'000;
+
+// A small Boxcar cluster the test drives by hand: servers backend-1..N (role server) and clients
+// client-1..M whose pools a "loadgen" node reports (when watched). Client c holds slot
+// Slot(c, s) on server s (each server's slots a rotation of the clients); the test says how many
+// requests each connection serves per frame and keeps the running counters, so it knows every rate
+// the model must show.
+struct HandCluster {
+  int servers = 4;
+  int clients = 5;
+  bool watched = true;
+  std::set<int> drained;  // Servers (1-based) in lame duck, holding nothing.
+  std::map<std::pair<int, int>, quint64> requests;  // (client, server) -> counter.
+  int frame = 0;
+
+  static QString Server(int s) { return QString("backend-%1").arg(s); }
+  static QString Client(int c) { return QString("client-%1").arg(c); }
+  static std::string Address(int s) { return "10.9.0." + std::to_string(s) + ":7000"; }
+  static quint64 Id(int c) { return 0x5000 + quint64(c); }
+  quint32 Slot(int c, int s) const { return quint32((c - 1 + s - 1) % clients); }
+  int Nodes() const { return servers + (watched ? 1 : 0); }
+
+  void Declare(ClusterState* state) const {
+    for (int s = 1; s <= servers; ++s) state->AddNode(QString("10.9.0.%1:7001").arg(s), Server(s));
+    if (watched) state->AddNode("10.9.1.1:7001", "loadgen");
+  }
+
+  Telemetry ServerTelemetry(int s) const {
+    Telemetry t;
+    t.set_sequence(quint64(frame) + 1);
+    t.set_unix_ms(kStart + qint64(frame) * kFrameMs);
+    t.set_node(Server(s).toStdString());
+    t.set_role(railyard::admin::ROLE_SERVER);
+    t.set_state(drained.count(s) ? railyard::admin::NODE_LAME_DUCK : railyard::admin::NODE_SERVING);
+    t.set_service_address(Address(s));
+    if (drained.count(s)) return t;
+    for (int c = 1; c <= clients; ++c) {
+      auto* e = t.add_slots();
+      e->set_slot(Slot(c, s));
+      e->set_client_id(Id(c));
+      e->set_client_name(Client(c).toStdString());
+      e->set_requests(requests.count({c, s}) ? requests.at({c, s}) : 0);
+      e->set_busy(c == 1);
+    }
+    return t;
+  }
+
+  Telemetry ClientTelemetry() const {
+    Telemetry t;
+    t.set_sequence(quint64(frame) + 1);
+    t.set_unix_ms(kStart + qint64(frame) * kFrameMs);
+    t.set_node("loadgen");
+    t.set_role(railyard::admin::ROLE_CLIENT);
+    t.set_state(railyard::admin::NODE_SERVING);
+    for (int c = 1; c <= clients; ++c) {
+      auto* pool = t.add_pools();
+      pool->set_client_id(Id(c));
+      pool->set_client_name(Client(c).toStdString());
+      pool->set_capacity(quint32(servers));
+      for (int s = 1; s <= servers; ++s) {
+        if (drained.count(s)) continue;  // Boxcar clients drop a lame duck's connections.
+        auto* e = pool->add_entries();
+        e->set_server_index(quint32(s - 1));
+        e->set_server(Address(s));
+        e->set_slot(Slot(c, s));
+        e->set_busy(c == 1);
+        e->set_requests(requests.count({c, s}) ? requests.at({c, s}) : 0);
+      }
+    }
+    return t;
+  }
+
+  // Advances one frame: each live connection serves `per_frame(c, s)` requests.
+  template <typename PerFrame>
+  void Step(ClusterState* state, PerFrame per_frame) {
+    ++frame;
+    for (int c = 1; c <= clients; ++c) {
+      for (int s = 1; s <= servers; ++s) {
+        if (!drained.count(s)) requests[{c, s}] += per_frame(c, s);
+      }
+    }
+    Apply(state);
+  }
+
+  void Apply(ClusterState* state) const {
+    std::vector<ClusterState::Update> updates;
+    for (int s = 1; s <= servers; ++s) {
+      updates.push_back({s - 1, std::make_shared<const Telemetry>(ServerTelemetry(s))});
+    }
+    if (watched) updates.push_back({servers, std::make_shared<const Telemetry>(ClientTelemetry())});
+    state->ApplyFrame(updates, kStart + qint64(frame) * kFrameMs);
+  }
+};
+
+double RateOf(const FlowModel& model, int c, int s) {
+  const FlowModel::Edge* e = model.FindEdge(HandCluster::Client(c), HandCluster::Server(s));
+  return e ? e->rate : -1;
+}
+
+double ServerRate(const FlowModel& model, int s) {
+  for (int i : model.ServerOrder()) {
+    if (model.Servers()[size_t(i)].name == HandCluster::Server(s)) {
+      return model.Servers()[size_t(i)].rate;
+    }
+  }
+  return -1;
+}
+
+// Every drawn edge's rate and slots, keyed by names, to compare two pictures.
+std::map<std::pair<QString, QString>, std::pair<double, QVector<quint32>>> Picture(
+    const FlowModel& model) {
+  std::map<std::pair<QString, QString>, std::pair<double, QVector<quint32>>> out;
+  for (const FlowModel::Edge& e : model.Edges()) {
+    if (e.rate <= 0 && e.slots.isEmpty()) continue;
+    out[{model.Clients()[size_t(e.client)].name, model.Servers()[size_t(e.server)].name}] = {
+        e.rate, QVector<quint32>(e.slots.begin(), e.slots.end())};
+  }
+  return out;
+}
+
+void SaveScreenshot(QWidget* widget, const QString& name) {
+  QDir().mkpath(SCREENSHOT_DIR);
+  QVERIFY(widget->grab().save(QDir(SCREENSHOT_DIR).filePath(name)));
+}
+
+}  // namespace
+
+class FlowTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void edgeRatesAreRequestDeltasOverTime_data() {
+    QTest::addColumn<bool>("watched");
+    QTest::newRow("from the clients' pools") << true;
+    QTest::newRow("from the servers' slot tables") << false;
+  }
+
+  void edgeRatesAreRequestDeltasOverTime() {
+    QFETCH(bool, watched);
+    ClusterState state;
+    FlowModel model(&state);
+    HandCluster cluster;
+    cluster.watched = watched;
+    cluster.Declare(&state);
+    cluster.Apply(&state);  // The baseline: nothing counted yet.
+    // Per connection and frame: client c to server s serves c*s requests, doubling from frame 15.
+    auto per_frame = [&cluster](int c, int s) {
+      return quint64(c * s * (cluster.frame > 15 ? 2 : 1));
+    };
+    std::map<std::pair<int, int>, std::vector<quint64>> history;  // Counter at each frame.
+    for (int c = 1; c <= cluster.clients; ++c) {
+      for (int s = 1; s <= cluster.servers; ++s) history[{c, s}].push_back(0);
+    }
+    for (int f = 1; f <= 40; ++f) {
+      cluster.Step(&state, per_frame);
+      for (auto& [key, counts] : history) counts.push_back(cluster.requests[key]);
+      // Expected: the counter's rise over the last window (or since the baseline) per second.
+      const int back = std::min<int>(f, FlowModel::kRateWindowMs / kFrameMs);
+      for (const auto& [key, counts] : history) {
+        const double expected =
+            double(counts[size_t(f)] - counts[size_t(f - back)]) * 1000.0 / (back * kFrameMs);
+        const FlowModel::Edge* e =
+            model.FindEdge(HandCluster::Client(key.first), HandCluster::Server(key.second));
+        QVERIFY(e);
+        QCOMPARE(e->from_pool, watched);
+        QVERIFY2(qFuzzyCompare(e->rate, expected), qPrintable(QString("frame %1 %2->%3: %4 != %5")
+                                                                  .arg(f)
+                                                                  .arg(key.first)
+                                                                  .arg(key.second)
+                                                                  .arg(e->rate)
+                                                                  .arg(expected)));
+      }
+    }
+    // 20 frames after the change every edge runs at twice its first rate: c*s*2 per 100 ms.
+    QCOMPARE(RateOf(model, 3, 4), 3 * 4 * 2 * 10.0);
+    QCOMPARE(ServerRate(model, 2), (1 + 2 + 3 + 4 + 5) * 2 * 2 * 10.0);
+    QCOMPARE(model.Clients()[size_t(model.ClientOrder()[0])].watched(), watched);
+  }
+
+  void aDrainedServersEdgesFadeWhileOthersRise() {
+    ClusterState state;
+    FlowModel model(&state);
+    HandCluster cluster;
+    cluster.Declare(&state);
+    cluster.Apply(&state);
+    // 12 requests per client and frame, spread over the servers it can use.
+    auto spread = [&cluster](int, int) {
+      return quint64(12 / (cluster.servers - cluster.drained.size()));
+    };
+    for (int f = 0; f < 25; ++f) cluster.Step(&state, spread);
+    for (int c = 1; c <= 5; ++c) {
+      for (int s = 1; s <= 4; ++s) QCOMPARE(RateOf(model, c, s), 30.0);
+    }
+    QCOMPARE(ServerRate(model, 2), 150.0);
+    // backend-2 drains: its edges fall to nothing within the window, never rising meanwhile,
+    // while each other edge climbs from 30 to 40 requests/s.
+    cluster.drained.insert(2);
+    double before = RateOf(model, 1, 2);
+    for (int f = 0; f < FlowModel::kRateWindowMs / kFrameMs; ++f) {
+      cluster.Step(&state, spread);
+      const double now = std::max(0.0, RateOf(model, 1, 2));  // -1: faded out and forgotten.
+      QVERIFY2(now < before, qPrintable(QString("frame %1: %2 >= %3").arg(f).arg(now).arg(before)));
+      QVERIFY(RateOf(model, 1, 3) > 30.0);
+      before = now;
+    }
+    // Faded to nothing, with no connection left: the edge is forgotten; the server stays.
+    QVERIFY(!model.FindEdge("client-1", "backend-2"));
+    QCOMPARE(ServerRate(model, 2), 0.0);
+    for (int c = 1; c <= 5; ++c) {
+      for (int s : {1, 3, 4}) QCOMPARE(RateOf(model, c, s), 40.0);
+    }
+    QCOMPARE(ServerRate(model, 1), 200.0);
+    const auto& servers = model.Servers();
+    const auto drained = std::find_if(servers.begin(), servers.end(),
+                                      [](const auto& s) { return s.name == "backend-2"; });
+    QVERIFY(drained != servers.end());
+    QCOMPARE(drained->health, NodeHealth::kLameDuck);
+    QCOMPARE(drained->connections, 0);
+    QCOMPARE(model.ServerOrder().size(), 4);
+    // The client-only node is no server.
+    for (int s : model.ServerOrder()) QVERIFY(servers[size_t(s)].name != "loadgen");
+  }
+
+  void serversOnlyPoolsNameAreShownUntilTheyAnswer() {
+    ClusterState state;
+    FlowModel model(&state);
+    HandCluster cluster;
+    // Only the client process is watched: the servers are known by the pools' addresses.
+    state.AddNode("10.9.1.1:7001", "loadgen");
+    auto client_frame = [&] {
+      std::vector<ClusterState::Update> updates = {
+          {0, std::make_shared<const Telemetry>(cluster.ClientTelemetry())}};
+      if (state.NodeCount() > 1) {
+        updates.push_back({1, std::make_shared<const Telemetry>(cluster.ServerTelemetry(1))});
+      }
+      state.ApplyFrame(updates, kStart + qint64(cluster.frame) * kFrameMs);
+    };
+    client_frame();
+    for (int f = 0; f < 25; ++f) {
+      ++cluster.frame;
+      for (int c = 1; c <= 5; ++c) {
+        for (int s = 1; s <= 4; ++s) cluster.requests[{c, s}] += 2;
+      }
+      client_frame();
+    }
+    auto names = [&model] {
+      QStringList out;
+      for (int s : model.ServerOrder()) out << model.Servers()[size_t(s)].name;
+      return out;
+    };
+    QCOMPARE(names(),
+             QStringList({"10.9.0.1:7000", "10.9.0.2:7000", "10.9.0.3:7000", "10.9.0.4:7000"}));
+    const FlowModel::Edge* e = model.FindEdge("client-2", "10.9.0.3:7000");
+    QVERIFY(e && e->from_pool);
+    QCOMPARE(e->rate, 20.0);
+    QVERIFY(!model.Servers()[size_t(e->server)].watched());
+    // backend-1 is added and answers with its service address: it takes the alias's place.
+    state.AddNode("10.9.0.1:7001", "backend-1");
+    ++cluster.frame;
+    client_frame();
+    QCOMPARE(names(),
+             QStringList({"10.9.0.2:7000", "10.9.0.3:7000", "10.9.0.4:7000", "backend-1"}));
+    QVERIFY(!model.FindEdge("client-1", "10.9.0.1:7000"));
+    const FlowModel::Edge* joined = model.FindEdge("client-1", "backend-1");
+    QVERIFY(joined && joined->from_pool);
+    QCOMPARE(joined->slots.size(), 1);
+  }
+
+  void aNodeAddedLaterTakesTheNamePoolsUsed() {
+    // As in a simulator's recording: pools name their servers by node name, and a replay adds a
+    // node that starts reporting late under that name.
+    ClusterState state;
+    FlowModel model(&state);
+    state.AddNode("sim:clients", "clients");
+    Telemetry t;
+    t.set_node("clients");
+    t.set_role(railyard::admin::ROLE_CLIENT);
+    t.set_state(railyard::admin::NODE_SERVING);
+    auto* pool = t.add_pools();
+    pool->set_client_id(7);
+    pool->set_client_name("client-7");
+    auto* entry = pool->add_entries();
+    entry->set_server("backend-9");
+    entry->set_slot(0);
+    state.ApplyFrame({{0, std::make_shared<const Telemetry>(t)}}, kStart);
+    QCOMPARE(model.ServerOrder().size(), 1);
+    QVERIFY(!model.Servers()[size_t(model.ServerOrder()[0])].watched());
+    state.AddNode("sim:backend-9", "backend-9");
+    state.ApplyFrame({{0, std::make_shared<const Telemetry>(t)}}, kStart + kFrameMs);
+    QCOMPARE(model.ServerOrder().size(), 1);
+    const FlowModel::Server& server = model.Servers()[size_t(model.ServerOrder()[0])];
+    QCOMPARE(server.name, QString("backend-9"));
+    QVERIFY(server.watched());
+    const FlowModel::Edge* e = model.FindEdge("client-7", "backend-9");
+    QVERIFY(e && model.Servers()[size_t(e->server)].watched());
+  }
+
+  void lowestSlotsDarkestAndErrorsRed() {
+    ClusterState state;
+    FlowModel model(&state);
+    for (int s = 1; s <= 3; ++s) state.AddNode(QString("a%1").arg(s), HandCluster::Server(s));
+    // client-1 holds slot 7 on backend-1, slot 0 on backend-2 and slot 3 on backend-3.
+    std::vector<ClusterState::Update> updates;
+    const quint32 slots[] = {7, 0, 3};
+    for (int s = 1; s <= 3; ++s) {
+      Telemetry t;
+      t.set_node(HandCluster::Server(s).toStdString());
+      t.set_role(railyard::admin::ROLE_SERVER);
+      t.set_state(railyard::admin::NODE_SERVING);
+      auto* e = t.add_slots();
+      e->set_slot(slots[s - 1]);
+      e->set_client_id(HandCluster::Id(1));
+      e->set_client_name("client-1");
+      updates.push_back({s - 1, std::make_shared<const Telemetry>(t)});
+    }
+    state.ApplyFrame(updates, kStart);
+    const FlowModel::Edge* on1 = model.FindEdge("client-1", "backend-1");
+    const FlowModel::Edge* on2 = model.FindEdge("client-1", "backend-2");
+    const FlowModel::Edge* on3 = model.FindEdge("client-1", "backend-3");
+    QVERIFY(on1 && on2 && on3);
+    QCOMPARE(on2->rank, 0);
+    QCOMPARE(on3->rank, 1);
+    QCOMPARE(on1->rank, 2);
+    QCOMPARE(on1->ranks, 3);
+    const int l2 = FlowModel::EdgeColor(*on2).lightness();
+    const int l3 = FlowModel::EdgeColor(*on3).lightness();
+    const int l1 = FlowModel::EdgeColor(*on1).lightness();
+    QVERIFY2(l2 < l3 && l3 < l1, qPrintable(QString("%1 %2 %3").arg(l2).arg(l3).arg(l1)));
+    // Errors, where the policy knows them, turn an edge red whatever its slot.
+    FlowModel::Edge failing = *on2;
+    failing.error_share = 0.5;
+    const QColor red = FlowModel::EdgeColor(failing);
+    QVERIFY(red.red() > 2 * red.green());
+    QVERIFY(FlowModel::EdgeColor(*on2).green() > FlowModel::EdgeColor(*on2).red());
+  }
+
+  void policyErrorsReachTheEdge() {
+    ClusterState state;
+    FlowModel model(&state);
+    HandCluster cluster;
+    cluster.Declare(&state);
+    cluster.Apply(&state);
+    // The same frame, with the client's policy reporting 40% failures towards backend-3.
+    Telemetry t = cluster.ClientTelemetry();
+    auto* backend = t.mutable_pools(0)->add_policy_backends();
+    backend->set_server(HandCluster::Address(3));
+    backend->set_success_rate(0.6);
+    t.set_unix_ms(t.unix_ms() + kFrameMs);
+    state.ApplyFrame({{cluster.servers, std::make_shared<const Telemetry>(t)}}, kStart + kFrameMs);
+    const FlowModel::Edge* e = model.FindEdge("client-1", "backend-3");
+    QVERIFY(e);
+    QVERIFY(qFuzzyCompare(e->error_share, 0.4));
+    QCOMPARE(model.FindEdge("client-1", "backend-2")->error_share, -1.0);
+    QVERIFY(model.EdgeText(*e).contains("errors 40.0%"));
+  }
+
+  void aReplaySeekRebuildsThePicture() {
+    QTemporaryDir dir;
+    railyard::ui::testing::GeneratedCluster g;
+    g.nodes = 4;
+    g.clients = 5;
+    g.pool_size = 3;
+    g.frames_per_swap = 4;
+    g.frame_ms = kFrameMs;
+    const QString path = dir.filePath("flow.rec");
+    QVERIFY(railyard::ui::testing::WriteGeneratedRecording(path.toStdString(), g, 90).ok());
+    ClusterState state;
+    FlowModel model(&state);
+    railyard::ui::ReplaySource replay(&state);
+    replay.SetTickIntervalMs(kFrameMs);
+    replay.SetSpeed(1.0);
+    QString error;
+    QVERIFY2(replay.Open(path, &error), qPrintable(error));
+    // Played from the start to frame 60, one recorded frame per step.
+    while (replay.PositionMs() < g.TimeOf(60)) replay.Step();
+    QCOMPARE(replay.PositionMs(), g.TimeOf(60));
+    const auto played = Picture(model);
+    QVERIFY(played.size() >= 5);
+    int running = 0;
+    for (const auto& [key, edge] : played) running += edge.first > 0 ? 1 : 0;
+    QVERIFY(running >= 5);
+    // Elsewhere, then back: the same edges, rates and slots.
+    replay.Seek(g.TimeOf(20));
+    QVERIFY(Picture(model) != played);
+    replay.Seek(g.TimeOf(60));
+    const auto sought = Picture(model);
+    QCOMPARE(sought.size(), played.size());
+    for (const auto& [key, edge] : played) {
+      const auto it = sought.find(key);
+      QVERIFY2(it != sought.end(), qPrintable(key.first + " -> " + key.second));
+      QVERIFY2(qFuzzyCompare(1 + it->second.first, 1 + edge.first),
+               qPrintable(QString("%1 -> %2: %3 != %4")
+                              .arg(key.first, key.second)
+                              .arg(it->second.first)
+                              .arg(edge.first)));
+      QCOMPARE(it->second.second, edge.second);
+    }
+  }
+
+  void viewDrawsFiveClientsOnFourServersOneDrained() {
+    ClusterState state;
+    FlowView view(&state);
+    view.resize(1000, 560);
+    HandCluster cluster;
+    cluster.Declare(&state);
+    cluster.Apply(&state);
+    // Lowest slots carry the most: (5 - slot) * 2 requests per connection and frame, spread
+    // over the servers left.
+    auto lowest_first = [&cluster](int c, int s) {
+      return quint64((5 - int(cluster.Slot(c, s))) * 2 * 4 /
+                     (cluster.servers - int(cluster.drained.size())));
+    };
+    for (int f = 0; f < 25; ++f) cluster.Step(&state, lowest_first);
+    cluster.drained.insert(2);
+    for (int f = 0; f < 8; ++f) cluster.Step(&state, lowest_first);  // Part way through the fade.
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    FlowModel* model = view.Model();
+    QCOMPARE(model->ServerOrder().size(), 4);
+    QCOMPARE(model->ClientOrder().size(), 5);
+    // Columns in natural order, servers right of clients, a fading edge to backend-2 still drawn.
+    const railyard::ui::FlowCanvas* canvas = view.Canvas();
+    for (int k = 1; k < 4; ++k) {
+      QVERIFY(canvas->ServerPoint(model->ServerOrder()[k]).y() >
+              canvas->ServerPoint(model->ServerOrder()[k - 1]).y());
+    }
+    QVERIFY(canvas->ServerPoint(model->ServerOrder()[0]).x() >
+            canvas->ClientPoint(model->ClientOrder()[0]).x());
+    const FlowModel::Edge* fading = model->FindEdge("client-1", "backend-2");
+    QVERIFY(fading && fading->rate > 0 && fading->slots.isEmpty());
+    // Hovering an edge's middle finds that edge.
+    const FlowModel::Edge* live = model->FindEdge("client-1", "backend-1");
+    QVERIFY(live);
+    const QPointF middle =
+        (canvas->ClientPoint(live->client) + canvas->ServerPoint(live->server)) / 2;
+    const int at = canvas->EdgeAt(middle);
+    QVERIFY(at >= 0);
+    QCOMPARE(model->Edges()[size_t(at)].server, live->server);
+    QVERIFY(canvas->accessibleDescription().contains("1 draining"));
+    // Hover texts: the edge's rate and slots, a server's figures over its name.
+    const QString edge_tip = canvas->ToolTipAt(middle);
+    QVERIFY2(edge_tip.startsWith(QString("client-1 → backend-1: %1 requests/s")
+                                     .arg(live->rate, 0, 'f', live->rate >= 100 ? 0 : 1)),
+             qPrintable(edge_tip));
+    QVERIFY2(edge_tip.contains("slots 0 (1 busy)"), qPrintable(edge_tip));
+    const QPointF backend2 = canvas->ServerPoint(fading->server);
+    const QString server_tip = canvas->ToolTipAt(backend2 + QPointF(30, 0));
+    QVERIFY2(server_tip.startsWith("backend-2: lame duck"), qPrintable(server_tip));
+    SaveScreenshot(&view, "flow_5x4_one_drained.png");
+
+    // A dark palette: the canvas follows it.
+    QPalette dark = view.palette();
+    dark.setColor(QPalette::Base, QColor(0x20, 0x20, 0x24));
+    dark.setColor(QPalette::Window, QColor(0x2a, 0x2a, 0x2e));
+    dark.setColor(QPalette::Text, Qt::white);
+    dark.setColor(QPalette::WindowText, Qt::white);
+    view.setPalette(dark);
+    const QImage image = view.Canvas()->grab().toImage();
+    QCOMPARE(image.pixelColor(2, 2), QColor(0x20, 0x20, 0x24));
+    SaveScreenshot(&view, "flow_5x4_one_drained_dark.png");
+  }
+
+  void aHundredNodesKeepTheirNamesLegible() {
+    railyard::ui::testing::GeneratedCluster g;  // 100 nodes, 200 clients.
+    ClusterState state;
+    FlowView view(&state);
+    view.resize(1200, 800);
+    for (int n = 0; n < g.nodes; ++n) {
+      state.AddNode(QString("10.0.0.%1:7001").arg(n), QString::fromStdString(g.NodeName(n)));
+    }
+    for (int frame = 0; frame < 25; ++frame) {
+      std::vector<ClusterState::Update> updates;
+      for (int n = 0; n < g.nodes; ++n) {
+        updates.push_back({n, std::make_shared<const Telemetry>(g.Telemetry(n, frame, n == 1))});
+      }
+      state.ApplyFrame(updates, g.TimeOf(frame));
+    }
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const FlowModel* model = view.Model();
+    QCOMPARE(model->ServerOrder().size(), 100);
+    QCOMPARE(model->ClientOrder().size(), 200);
+    // Every pool entry counts 10 requests a frame: 100/s on each of the 8 x 200 edges.
+    QCOMPARE(model->MaxEdgeRate(), 100.0);
+    QCOMPARE(model->Servers()[size_t(model->ServerOrder()[0])].name, QString("n000"));
+    // A row per client at the font's height: the canvas scrolls rather than squeezing names.
+    const railyard::ui::FlowCanvas* canvas = view.Canvas();
+    QVERIFY(canvas->height() >= 200 * canvas->fontMetrics().height());
+    const QPointF c0 = canvas->ClientPoint(model->ClientOrder()[0]);
+    const QPointF c1 = canvas->ClientPoint(model->ClientOrder()[1]);
+    QVERIFY(c1.y() - c0.y() >= canvas->fontMetrics().height());
+    SaveScreenshot(&view, "flow_100_nodes_200_clients.png");
+  }
+
+  void aSimulatedRollingRestartMovesTheLoad() {
+    // railyardctl sim records 20 backends and a "clients" process with 50 clients' pools, which
+    // name the backends by name; from 10 s one backend at a time goes lame duck for 5 s.
+    QTemporaryDir dir;
+    const QString out = dir.filePath("sim.rec");
+    QProcess sim;
+    sim.start(RAILYARDCTL, {"sim", RAILYARD_SCENARIOS "/09-rolling-restart.scn", "--policy",
+                            "lowest-slot", "--duration-s", "16", "--record", out});
+    QVERIFY(sim.waitForFinished(60000));
+    QVERIFY2(sim.exitCode() == 0, sim.readAllStandardError().constData());
+    ClusterState state;
+    FlowModel model(&state);
+    railyard::ui::ReplaySource replay(&state);
+    QString error;
+    QVERIFY2(replay.Open(out, &error), qPrintable(error));
+    auto rates = [&model] {
+      std::map<QString, double> out;
+      for (int s : model.ServerOrder()) {
+        out[model.Servers()[size_t(s)].name] = model.Servers()[size_t(s)].rate;
+      }
+      return out;
+    };
+    auto total = [](const std::map<QString, double>& r) {
+      double sum = 0;
+      for (const auto& [name, rate] : r) sum += rate;
+      return sum;
+    };
+    replay.Seek(replay.StartMs() + 9500);
+    const auto before = rates();
+    QCOMPARE(before.size(), size_t{20});  // The clients' process is no server.
+    QCOMPARE(model.ClientOrder().size(), 50);
+    for (int c : model.ClientOrder()) QVERIFY(model.Clients()[size_t(c)].watched());
+    replay.Seek(replay.StartMs() + 13000);
+    // The first to go lame (the lowest name) has been draining longest.
+    QString lame;
+    for (int s : model.ServerOrder()) {
+      if (model.Servers()[size_t(s)].health == NodeHealth::kLameDuck) {
+        lame = model.Servers()[size_t(s)].name;
+        break;
+      }
+    }
+    QVERIFY(!lame.isEmpty());
+    const auto during = rates();
+    qInfo() << "lame" << lame << before.at(lame) << "->" << during.at(lame) << "total"
+            << total(before) << "->" << total(during);
+    QVERIFY(before.at(lame) > 0);
+    QCOMPARE(during.at(lame), 0.0);  // Lame for longer than the rate window.
+    QVERIFY(total(during) > total(before) * 0.8);
+  }
+
+  void realNodesWithABoxcarClientOneDrained() {
+    QTemporaryDir dir;
+    constexpr char kViewer[] = "viewer-token-flow";
+    std::vector<std::unique_ptr<railyard::node::Node>> nodes;
+    for (int n = 1; n <= 2; ++n) {
+      railyard::node::NodeOptions options;
+      options.name = "flow-node-" + std::to_string(n);
+      options.data_dir = dir.filePath(QString("n%1").arg(n)).toStdString();
+      options.io_threads = 1;
+      options.worker_threads = 1;
+      options.admin.viewer_tokens = {kViewer};
+      std::unique_ptr<railyard::node::Node> node;
+      QVERIFY(railyard::node::Node::Open(options, &node).ok());
+      nodes.push_back(std::move(node));
+    }
+    railyard::load::LoadOptions load;
+    load.servers = {nodes[0]->endpoint(), nodes[1]->endpoint()};
+    load.pool_size = 4;
+    load.concurrency = 2;
+    load.keys = 1000;
+    load.client_name = "flow-test-client";
+    railyard::load::LoadGenerator generator(load);
+    QVERIFY(generator.Start().ok());
+
+    ClusterState state;
+    FlowView view(&state);
+    railyard::ui::LiveSource source(&state);
+    railyard::ui::LiveSource::Options o;
+    o.poll_hz = 20;
+    source.SetOptions(o);
+    for (const auto& node : nodes) {
+      QString error;
+      QVERIFY2(source.AddNode(QString::fromStdString(node->admin_endpoint().ToString()), kViewer,
+                              &error) >= 0,
+               qPrintable(error));
+    }
+    source.Start();
+    const FlowModel* model = view.Model();
+    // The client is not watched: its edges come from the servers' slot tables.
+    auto edge = [model](int n) {
+      return model->FindEdge("flow-test-client", QString("flow-node-%1").arg(n));
+    };
+    QTRY_VERIFY_WITH_TIMEOUT((edge(1) && edge(1)->rate > 0) || (edge(2) && edge(2)->rate > 0),
+                             15000);
+    const int busy = edge(1) && edge(1)->rate > 0 ? 1 : 2;
+    const int other = 3 - busy;
+    QVERIFY(!edge(busy)->from_pool);
+    QVERIFY(!edge(busy)->slots.isEmpty());
+    // The server taking traffic drains: its edge fades to zero and the other carries the load.
+    nodes[size_t(busy - 1)]->server().EnterLameDuck();
+    QTRY_VERIFY_WITH_TIMEOUT(model->Servers()[size_t(busy - 1)].health == NodeHealth::kLameDuck,
+                             10000);
+    QTRY_VERIFY_WITH_TIMEOUT(!edge(busy) || edge(busy)->rate == 0, 15000);
+    QTRY_VERIFY_WITH_TIMEOUT(edge(other) && edge(other)->rate > 0, 15000);
+    view.resize(900, 300);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    SaveScreenshot(&view, "flow_real_nodes_one_drained.png");
+    source.Stop();
+    generator.Stop();
+    for (auto& node : nodes) node->Shutdown(std::chrono::milliseconds(200));
+  }
+};
+
+QTEST_MAIN(FlowTest)
+#include "tst_flow.moc"

@@ -1,0 +1,473 @@
+#include "ui/models/flow_model.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "ui/models/natural_order.h"
+#include "ui/models/palette.h"
+
+namespace railyard::ui {
+
+namespace {
+
+quint64 EdgeKey(int client, int server) {
+  return (static_cast<quint64>(static_cast<quint32>(client)) << 32) | static_cast<quint32>(server);
+}
+
+QColor Mix(const QColor& a, const QColor& b, double t) {
+  return QColor::fromRgbF(float(a.redF() * (1 - t) + b.redF() * t),
+                          float(a.greenF() * (1 - t) + b.greenF() * t),
+                          float(a.blueF() * (1 - t) + b.blueF() * t));
+}
+
+QString Rate(double per_s) {
+  return per_s >= 100 ? QString::number(per_s, 'f', 0) : QString::number(per_s, 'f', 1);
+}
+
+}  // namespace
+
+FlowModel::FlowModel(ClusterState* state, QObject* parent) : QObject(parent), state_(state) {
+  // A seek replays this much history first, so rates at the seek point are what playing gave.
+  state_->RequestHistoryMs(kRateWindowMs);
+  connect(state_, &ClusterState::NodesReset, this, [this] {
+    Reset();
+    Q_EMIT Updated();
+  });
+  connect(state_, &ClusterState::NodeAdded, this, &FlowModel::OnNodeAdded);
+  connect(state_, &ClusterState::FrameApplied, this,
+          [this](const QVector<int>& changed) { OnFrame(changed, false); });
+  connect(state_, &ClusterState::HistoryFrameApplied, this,
+          [this](const QVector<int>& changed) { OnFrame(changed, true); });
+  Reset();
+}
+
+void FlowModel::Reset() {
+  servers_.clear();
+  clients_.clear();
+  edges_.clear();
+  edge_states_.clear();
+  edge_of_.clear();
+  client_of_.clear();
+  server_of_address_.clear();
+  server_of_node_.clear();
+  node_read_ms_.clear();
+  reported_ms_.clear();
+  server_order_.clear();
+  client_order_.clear();
+  max_edge_rate_ = 0;
+  order_dirty_ = true;
+  ++layout_version_;
+  for (int node = 0; node < state_->NodeCount(); ++node) OnNodeAdded(node);
+  SortOrder();
+}
+
+void FlowModel::OnNodeAdded(int node) {
+  if (node < server_of_node_.size()) return;
+  while (server_of_node_.size() <= node) {
+    const int n = static_cast<int>(server_of_node_.size());
+    Server s;
+    s.node = n;
+    s.name = state_->Node(n).name;
+    s.health = state_->Node(n).health;
+    const int index = static_cast<int>(servers_.size());
+    server_of_node_.push_back(index);
+    const std::string key = s.name.toStdString();
+    servers_.push_back(std::move(s));
+    ClaimAddress(key, index);
+    node_read_ms_.push_back(0);
+    reported_ms_.push_back(0);
+  }
+  order_dirty_ = true;
+}
+
+const FlowModel::Edge* FlowModel::FindEdge(const QString& client, const QString& server) const {
+  for (const Edge& e : edges_) {
+    if (clients_[size_t(e.client)].name == client && servers_[size_t(e.server)].name == server &&
+        !servers_[size_t(e.server)].hidden) {
+      return &e;
+    }
+  }
+  return nullptr;
+}
+
+QColor FlowModel::EdgeColor(const Edge& edge) {
+  const double t = edge.ranks <= 1 ? 0.0 : double(edge.rank) / double(edge.ranks - 1);
+  // The palette's rank colour, darkened most for the lowest slot, so the traffic that settles on
+  // the lowest slots reads darkest on a light background.
+  const QColor by_slot = RankColor(edge.rank, edge.ranks).darker(int(170 - 60 * t));
+  if (edge.error_share <= 0) return by_slot;
+  // 20% errors or more: fully the unreachable red.
+  return Mix(by_slot, HealthColor(NodeHealth::kUnreachable), std::min(1.0, edge.error_share * 5));
+}
+
+QString FlowModel::EdgeText(const Edge& edge) const {
+  const Client& c = clients_[size_t(edge.client)];
+  const Server& s = servers_[size_t(edge.server)];
+  QString text = tr("%1 → %2: %3 requests/s").arg(c.name, s.name, Rate(edge.rate));
+  if (!edge.slots.isEmpty()) {
+    QStringList slots;
+    for (quint32 slot : edge.slots) slots << QString::number(slot);
+    text += tr("\nslots %1 (%2 busy), rank %3 of %4 in the pool")
+                .arg(slots.join(QStringLiteral(", ")))
+                .arg(edge.busy)
+                .arg(edge.rank + 1)
+                .arg(edge.ranks);
+  } else {
+    text += tr("\nno connection now");
+  }
+  if (edge.error_share >= 0) {
+    text += tr("\nerrors %1%").arg(QString::number(edge.error_share * 100, 'f', 1));
+  }
+  text += edge.from_pool ? tr("\nfrom %1's pool").arg(c.name)
+                         : tr("\nfrom %1's slot table").arg(s.name);
+  return text;
+}
+
+QString FlowModel::NodeText(bool server, int index) const {
+  if (server) {
+    const Server& s = servers_[size_t(index)];
+    QString text = s.watched() ? tr("%1: %2").arg(s.name, NodeHealthName(s.health))
+                               : tr("%1: not watched (named by clients' pools)").arg(s.name);
+    return text + tr("\n%1 requests/s in, %2 connections (%3 busy)")
+                      .arg(Rate(s.rate))
+                      .arg(s.connections)
+                      .arg(s.busy);
+  }
+  const Client& c = clients_[size_t(index)];
+  QString text = c.watched() ? tr("%1: %2, pool of %3 reported by %4")
+                                   .arg(c.name, NodeHealthName(c.health))
+                                   .arg(c.capacity)
+                                   .arg(state_->Node(c.node).name)
+                             : tr("%1: not watched (seen in servers' slot tables)").arg(c.name);
+  return text + tr("\n%1 requests/s out, %2 connections (%3 busy)")
+                    .arg(Rate(c.rate))
+                    .arg(c.connections)
+                    .arg(c.busy);
+}
+
+int FlowModel::ServerFor(const std::string& address) {
+  if (auto it = server_of_address_.find(address); it != server_of_address_.end()) {
+    return it->second;
+  }
+  Server s;
+  s.name = QString::fromStdString(address);
+  const int index = static_cast<int>(servers_.size());
+  servers_.push_back(std::move(s));
+  server_of_address_.emplace(address, index);
+  order_dirty_ = true;
+  return index;
+}
+
+int FlowModel::ClientFor(quint64 id, const std::string& name) {
+  if (auto it = client_of_.constFind(id); it != client_of_.constEnd()) {
+    Client& c = clients_[size_t(*it)];
+    if (c.name.isEmpty() && !name.empty()) {
+      c.name = QString::fromStdString(name);
+      order_dirty_ = true;
+    }
+    return *it;
+  }
+  Client c;
+  c.id = id;
+  c.name = name.empty() ? QStringLiteral("%1").arg(id, 16, 16, QLatin1Char('0'))
+                        : QString::fromStdString(name);
+  const int index = static_cast<int>(clients_.size());
+  clients_.push_back(std::move(c));
+  client_of_.insert(id, index);
+  order_dirty_ = true;
+  return index;
+}
+
+int FlowModel::EdgeFor(int client, int server) {
+  const quint64 key = EdgeKey(client, server);
+  if (auto it = edge_of_.constFind(key); it != edge_of_.constEnd()) return *it;
+  Edge e;
+  e.client = client;
+  e.server = server;
+  const int index = static_cast<int>(edges_.size());
+  edges_.push_back(std::move(e));
+  edge_states_.emplace_back();
+  edge_of_.insert(key, index);
+  return index;
+}
+
+void FlowModel::AddConn(Side& side, quint64 stamp, const Conn& conn) {
+  if (side.stamp != stamp) {
+    side.next.clear();
+    side.stamp = stamp;
+  }
+  // The same connection as last time (same slot): what its counter rose by is new traffic.
+  for (const Conn& before : side.conns) {
+    if (before.slot == conn.slot) {
+      if (conn.requests >= before.requests) side.count += conn.requests - before.requests;
+      break;
+    }
+  }
+  side.next.push_back(conn);
+}
+
+void FlowModel::SyncNode(int node) {
+  const NodeView& view = state_->Node(node);
+  const int s = server_of_node_[node];
+  Server& server = servers_[size_t(s)];
+  server.health = view.health;
+  if (server.name != view.name) {
+    server.name = view.name;
+    ClaimAddress(view.name.toStdString(), s);
+    order_dirty_ = true;
+  }
+  if (!view.telemetry) return;
+  const bool client_only = view.telemetry->role() == admin::ROLE_CLIENT;
+  if (server.hidden != client_only) {
+    server.hidden = client_only;
+    order_dirty_ = true;
+  }
+  if (client_only) return;
+  if (!view.telemetry->service_address().empty()) {
+    ClaimAddress(view.telemetry->service_address(), s);
+  }
+}
+
+void FlowModel::ClaimAddress(const std::string& key, int server) {
+  auto [it, added] = server_of_address_.try_emplace(key, server);
+  if (added || it->second == server || servers_[size_t(it->second)].watched()) return;
+  // Pools named this server before its node answered: from now on it is the node (the alias's
+  // edges are dropped by ForgetIdle; their rates restart here within kRateWindowMs).
+  servers_[size_t(it->second)].hidden = true;
+  it->second = server;
+  order_dirty_ = true;
+}
+
+void FlowModel::ReadSlots(int node, const admin::Telemetry& telemetry) {
+  const int s = server_of_node_[node];
+  if (servers_[size_t(s)].hidden) return;
+  const qint64 now = state_->NowMs();
+  for (const admin::SlotEntry& entry : telemetry.slots()) {
+    const int c = ClientFor(entry.client_id(), entry.client_name());
+    clients_[size_t(c)].last_seen_ms = now;
+    Side& side = edge_states_[size_t(EdgeFor(c, s))].slot;
+    side.reporter = node;
+    AddConn(side, stamp_, {entry.slot(), entry.requests(), entry.busy()});
+  }
+}
+
+void FlowModel::ReadPools(int node, const admin::Telemetry& telemetry) {
+  const qint64 now = state_->NowMs();
+  for (const admin::ClientPool& pool : telemetry.pools()) {
+    const int c = ClientFor(pool.client_id(), pool.client_name());
+    Client& client = clients_[size_t(c)];
+    client.node = node;
+    client.capacity = static_cast<int>(pool.capacity());
+    client.last_seen_ms = now;
+    for (const admin::PoolEntry& entry : pool.entries()) {
+      const int s = ServerFor(entry.server());
+      EdgeState& state = edge_states_[size_t(EdgeFor(c, s))];
+      state.error_share = -1;  // Until this report's policy says otherwise.
+      Side& side = state.pool;
+      side.reporter = node;
+      AddConn(side, stamp_, {entry.slot(), entry.requests(), entry.busy()});
+    }
+    for (const admin::PolicyBackend& backend : pool.policy_backends()) {
+      const auto s = server_of_address_.find(backend.server());
+      if (s == server_of_address_.end()) continue;
+      const auto e = edge_of_.constFind(EdgeKey(c, s->second));
+      if (e == edge_of_.constEnd()) continue;
+      // A policy that tracks neither leaves both at zero: errors not known.
+      const bool known = backend.success_rate() > 0 || backend.recent_errors() > 0;
+      edge_states_[size_t(*e)].error_share =
+          known ? std::clamp(1.0 - backend.success_rate(), 0.0, 1.0) : -1.0;
+    }
+  }
+}
+
+void FlowModel::CloseSides() {
+  for (EdgeState& state : edge_states_) {
+    for (Side* side : {&state.pool, &state.slot}) {
+      if (side->reporter < 0) continue;
+      const qint64 at = reported_ms_[side->reporter];
+      if (at <= 0) continue;
+      // The reporter spoke this frame: what it did not list is gone.
+      if (side->stamp == stamp_) {
+        side->conns = side->next;
+      } else {
+        side->conns.clear();
+      }
+      side->next.clear();
+      side->samples.Push(at, side->count);
+      // Keep one sample at or before the window's start, as the base of the rate.
+      while (side->samples.size > 1 && side->samples[1].first <= at - kRateWindowMs) {
+        side->samples.DropOldest();
+      }
+    }
+  }
+}
+
+void FlowModel::Summarize(qint64 now) {
+  auto rate = [now](const Side& side) {
+    if (side.samples.size < 2) return 0.0;
+    const auto& [t0, n0] = side.samples.Oldest();
+    const auto& [t1, n1] = side.samples.Newest();
+    if (t1 < now - kRateWindowMs || t1 <= t0) return 0.0;
+    return double(n1 - n0) * 1000.0 / double(t1 - t0);
+  };
+  auto live = [this](int node) { return node >= 0 && IsLive(state_->Node(node).health); };
+  for (Server& s : servers_) {
+    s.rate = 0;
+    s.connections = 0;
+    s.busy = 0;
+  }
+  client_slots_.resize(static_cast<int>(clients_.size()));
+  for (auto& slots : client_slots_) slots.clear();
+  for (Client& c : clients_) {
+    c.rate = 0;
+    c.connections = 0;
+    c.busy = 0;
+    if (c.node >= 0) c.health = state_->Node(c.node).health;
+  }
+  max_edge_rate_ = 0;
+  for (size_t i = 0; i < edges_.size(); ++i) {
+    Edge& e = edges_[i];
+    const EdgeState& state = edge_states_[i];
+    // A watched client's pool is the truth about it while its node answers.
+    e.from_pool = live(clients_[size_t(e.client)].node);
+    const Side& side = e.from_pool ? state.pool : state.slot;
+    e.rate = rate(side);
+    e.slots.clear();
+    e.busy = 0;
+    if (live(side.reporter)) {
+      for (const Conn& conn : side.conns) {
+        e.slots.push_back(conn.slot);
+        e.busy += conn.busy ? 1 : 0;
+      }
+      std::sort(e.slots.begin(), e.slots.end());
+    }
+    e.error_share = e.from_pool ? state.error_share : -1.0;
+    Client& c = clients_[size_t(e.client)];
+    Server& s = servers_[size_t(e.server)];
+    c.rate += e.rate;
+    s.rate += e.rate;
+    c.connections += int(e.slots.size());
+    s.connections += int(e.slots.size());
+    c.busy += e.busy;
+    s.busy += e.busy;
+    for (quint32 slot : e.slots) client_slots_[e.client].push_back(slot);
+    if (!s.hidden) max_edge_rate_ = std::max(max_edge_rate_, e.rate);
+  }
+  for (auto& slots : client_slots_) std::sort(slots.begin(), slots.end());
+  for (Edge& e : edges_) {
+    const auto& all = client_slots_[e.client];
+    e.ranks = std::max(1, int(all.size()));
+    e.rank = e.slots.isEmpty()
+                 ? e.ranks - 1
+                 : int(std::lower_bound(all.begin(), all.end(), e.slots[0]) - all.begin());
+  }
+}
+
+void FlowModel::ForgetIdle(qint64 now) {
+  auto idle_edge = [this](size_t i) {
+    const Edge& e = edges_[i];
+    const EdgeState& state = edge_states_[i];
+    if (servers_[size_t(e.server)].hidden) return true;
+    return e.rate == 0 && state.pool.conns.isEmpty() && state.slot.conns.isEmpty();
+  };
+  // Usually nothing goes: find that out without allocating.
+  client_has_edge_.fill(false, static_cast<int>(clients_.size()));
+  bool any = false;
+  for (size_t i = 0; i < edges_.size(); ++i) {
+    if (idle_edge(i)) {
+      any = true;
+    } else {
+      client_has_edge_[edges_[i].client] = true;
+    }
+  }
+  auto idle_client = [&](size_t c) {
+    return !client_has_edge_[int(c)] && now - clients_[c].last_seen_ms > kForgetClientMs;
+  };
+  for (size_t c = 0; c < clients_.size() && !any; ++c) any = idle_client(c);
+  if (!any) return;
+  QVector<int> new_client(static_cast<int>(clients_.size()), -1);
+  std::vector<Client> clients;
+  for (size_t c = 0; c < clients_.size(); ++c) {
+    if (idle_client(c)) continue;
+    new_client[int(c)] = static_cast<int>(clients.size());
+    clients.push_back(clients_[c]);
+  }
+  std::vector<Edge> edges;
+  std::vector<EdgeState> states;
+  edge_of_.clear();
+  for (size_t i = 0; i < edges_.size(); ++i) {
+    if (idle_edge(i) || new_client[edges_[i].client] < 0) continue;
+    Edge e = edges_[i];
+    e.client = new_client[e.client];
+    edge_of_.insert(EdgeKey(e.client, e.server), static_cast<int>(edges.size()));
+    edges.push_back(std::move(e));
+    states.push_back(std::move(edge_states_[i]));
+  }
+  edges_ = std::move(edges);
+  edge_states_ = std::move(states);
+  if (clients.size() != clients_.size()) {
+    clients_ = std::move(clients);
+    client_of_.clear();
+    for (size_t c = 0; c < clients_.size(); ++c) client_of_.insert(clients_[c].id, int(c));
+    order_dirty_ = true;
+  }
+}
+
+void FlowModel::SortOrder() {
+  // Unwatched servers show while a client names them; watched ones always.
+  QVector<int> servers;
+  for (size_t s = 0; s < servers_.size(); ++s) {
+    const Server& server = servers_[s];
+    if (!server.hidden && (server.watched() || server.connections > 0 || server.rate > 0)) {
+      servers << int(s);
+    }
+  }
+  auto by_name = [](const auto& list) {
+    return
+        [&list](int a, int b) { return NaturalLess(list[size_t(a)].name, list[size_t(b)].name); };
+  };
+  if (!order_dirty_) {
+    // Membership may change without a name changing (an unwatched server loses its last edge).
+    if (servers.size() == server_order_.size() &&
+        std::is_permutation(servers.begin(), servers.end(), server_order_.begin())) {
+      return;
+    }
+  }
+  std::stable_sort(servers.begin(), servers.end(), by_name(servers_));
+  QVector<int> clients(static_cast<int>(clients_.size()));
+  std::iota(clients.begin(), clients.end(), 0);
+  std::stable_sort(clients.begin(), clients.end(), by_name(clients_));
+  server_order_ = std::move(servers);
+  client_order_ = std::move(clients);
+  order_dirty_ = false;
+  ++layout_version_;
+}
+
+void FlowModel::OnFrame(const QVector<int>& changed, bool history) {
+  const qint64 now = state_->NowMs();
+  ++stamp_;
+  std::fill(reported_ms_.begin(), reported_ms_.end(), 0);
+  for (int node : changed) {
+    if (node < 0 || node >= server_of_node_.size()) continue;
+    SyncNode(node);
+    const NodeView& view = state_->Node(node);
+    // A node's telemetry is read once: a seek's last frame may repeat the history's last one.
+    if (view.telemetry && IsLive(view.health) && view.updated_ms > node_read_ms_[node]) {
+      reported_ms_[node] = view.updated_ms;
+      node_read_ms_[node] = view.updated_ms;
+    }
+  }
+  for (int node = 0; node < reported_ms_.size(); ++node) {
+    if (reported_ms_[node] <= 0) continue;
+    const admin::Telemetry& telemetry = *state_->Node(node).telemetry;
+    ReadSlots(node, telemetry);
+    ReadPools(node, telemetry);
+  }
+  CloseSides();
+  Summarize(now);
+  ForgetIdle(now);  // Keeps the figures of what stays.
+  SortOrder();
+  if (!history) Q_EMIT Updated();
+}
+
+}  // namespace railyard::ui

@@ -1,0 +1,426 @@
+#include "ui/views/flow_view.h"
+
+#include <QEvent>
+#include <QHelpEvent>
+#include <QPainter>
+#include <QPainterPath>
+#include <QScrollArea>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <numeric>
+#include <tuple>
+
+#include "ui/models/flow_model.h"
+#include "ui/models/palette.h"
+
+namespace railyard::ui {
+
+namespace {
+
+constexpr int kMargin = 8;
+constexpr double kDot = 5;  // Node radius.
+constexpr double kMinWidth = 1.5;
+constexpr double kMaxWidth = 10;
+// When dense, thinner, so crossings leave the picture readable. (Not translucent: blending
+// wide lines costs several times an opaque paint.)
+constexpr double kDenseMaxWidth = 4;
+// More edges than this in view are drawn straight and without antialiasing.
+constexpr qsizetype kDenseEdges = 300;
+
+// A curve from client to server leaving and arriving horizontally.
+void CurveBetween(QPainterPath& path, const QPointF& from, const QPointF& to) {
+  const double mid = (from.x() + to.x()) / 2;
+  path.moveTo(from);
+  path.cubicTo(QPointF(mid, from.y()), QPointF(mid, to.y()), to);
+}
+
+QPointF BezierAt(const QPointF& from, const QPointF& to, double t) {
+  const double mid = (from.x() + to.x()) / 2;
+  const std::array<QPointF, 4> p = {from, QPointF(mid, from.y()), QPointF(mid, to.y()), to};
+  const double u = 1 - t;
+  return u * u * u * p[0] + 3 * u * u * t * p[1] + 3 * u * t * t * p[2] + t * t * t * p[3];
+}
+
+double DistanceToSegment(const QPointF& p, const QPointF& a, const QPointF& b) {
+  const QPointF ab = b - a;
+  const double len2 = QPointF::dotProduct(ab, ab);
+  const double t = len2 > 0 ? std::clamp(QPointF::dotProduct(p - a, ab) / len2, 0.0, 1.0) : 0.0;
+  const QPointF d = p - (a + t * ab);
+  return std::hypot(d.x(), d.y());
+}
+
+QString RateText(double per_s) {
+  return per_s >= 100 ? QStringLiteral("%1/s").arg(per_s, 0, 'f', 0)
+                      : QStringLiteral("%1/s").arg(per_s, 0, 'f', 1);
+}
+
+}  // namespace
+
+// What the colours and widths mean, with the rate of the thickest edge. Repaints only when that
+// text changes.
+class FlowLegend : public QWidget {
+ public:
+  FlowLegend(FlowModel* model, QWidget* parent) : QWidget(parent), model_(model) {
+    setAccessibleName(tr("Flow legend"));
+    connect(model_, &FlowModel::Updated, this, [this] {
+      const QString max = RateText(model_->MaxEdgeRate());
+      if (max != max_text_) {
+        max_text_ = max;
+        setAccessibleDescription(Text());
+        update();
+      }
+    });
+    setFixedHeight(2 * fontMetrics().height() + 10);
+  }
+
+  QString Text() const {
+    return tr("Nodes by health; edges: width by requests/s (thickest %1), darkest on the "
+              "lowest slots, red with errors")
+        .arg(max_text_);
+  }
+
+ protected:
+  void changeEvent(QEvent* event) override {
+    if (event->type() == QEvent::FontChange) setFixedHeight(2 * fontMetrics().height() + 10);
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange) update();
+    QWidget::changeEvent(event);
+  }
+
+  void paintEvent(QPaintEvent*) override {
+    QPainter p(this);
+    p.setRenderHint(QPainter::Antialiasing);
+    const QFontMetrics fm = fontMetrics();
+    const int line = fm.height();
+    double x = kMargin;
+    double y = 4;
+    // Node states.
+    for (NodeHealth h : {NodeHealth::kServing, NodeHealth::kLameDuck, NodeHealth::kStarting,
+                         NodeHealth::kUnreachable, NodeHealth::kTokenRefused, NodeHealth::kStale}) {
+      p.setPen(palette().color(QPalette::WindowText));
+      p.setBrush(HealthColor(h));
+      p.drawEllipse(QPointF(x + kDot, y + line / 2.0), kDot, kDot);
+      x += 2 * kDot + 4;
+      const QString name = NodeHealthName(h);
+      p.drawText(QPointF(x, y + fm.ascent()), name);
+      x += fm.horizontalAdvance(name) + 12;
+    }
+    p.setBrush(palette().color(QPalette::Base));
+    p.setPen(QPen(palette().color(QPalette::Mid), 1.5));
+    p.drawEllipse(QPointF(x + kDot, y + line / 2.0), kDot, kDot);
+    x += 2 * kDot + 4;
+    p.setPen(palette().color(QPalette::WindowText));
+    p.drawText(QPointF(x, y + fm.ascent()), tr("not watched"));
+    // Edges.
+    x = kMargin;
+    y += line + 2;
+    const double mid_y = y + line / 2.0;
+    FlowModel::Edge low, high, bad;
+    low.ranks = high.ranks = bad.ranks = 4;
+    high.rank = 3;
+    bad.error_share = 0.25;
+    for (const auto& [edge, width, style, label] :
+         {std::tuple{low, kMaxWidth, Qt::SolidLine, tr("lowest slot, thickest %1").arg(max_text_)},
+          std::tuple{high, kMinWidth + 1, Qt::SolidLine, tr("higher slot")},
+          std::tuple{bad, 4.0, Qt::SolidLine, tr("errors")},
+          std::tuple{high, 3.0, Qt::DashLine, tr("connection gone, fading")},
+          std::tuple{low, 1.0, Qt::DotLine, tr("idle connection")}}) {
+      p.setPen(QPen(FlowModel::EdgeColor(edge), width, style, Qt::FlatCap));
+      p.drawLine(QPointF(x, mid_y), QPointF(x + 28, mid_y));
+      x += 34;
+      p.setPen(palette().color(QPalette::WindowText));
+      p.drawText(QPointF(x, y + fm.ascent()), label);
+      x += fm.horizontalAdvance(label) + 16;
+    }
+  }
+
+ private:
+  FlowModel* const model_;
+  QString max_text_ = RateText(0);
+};
+
+FlowCanvas::FlowCanvas(FlowModel* model, QWidget* parent) : QWidget(parent), model_(model) {
+  setAccessibleName(tr("Request flow"));
+  setAccessibleDescription(tr("Clients on the left send requests to servers on the right"));
+  connect(model_, &FlowModel::Updated, this, &FlowCanvas::OnUpdated);
+  Relayout();
+}
+
+QSize FlowCanvas::minimumSizeHint() const {
+  const int rows = std::max<int>(model_->ServerOrder().size(), model_->ClientOrder().size());
+  const int width = name_width_clients_ + name_width_servers_ + rate_width_ + 4 * kMargin + 200;
+  return QSize(width, 2 * kMargin + std::max(1, rows) * row_height_);
+}
+
+QSize FlowCanvas::sizeHint() const { return minimumSizeHint().expandedTo(QSize(800, 500)); }
+
+QPointF FlowCanvas::ServerPoint(int server) const {
+  return server >= 0 && server < server_points_.size() ? server_points_[server] : QPointF();
+}
+
+QPointF FlowCanvas::ClientPoint(int client) const {
+  return client >= 0 && client < client_points_.size() ? client_points_[client] : QPointF();
+}
+
+void FlowCanvas::OnUpdated() {
+  if (layout_version_ != model_->LayoutVersion()) Relayout();
+  DescribeForAccessibility();
+  update();
+}
+
+void FlowCanvas::Relayout() {
+  layout_version_ = model_->LayoutVersion();
+  const QFontMetrics fm = fontMetrics();
+  row_height_ = fm.height() + 2;
+  name_width_clients_ = 0;
+  name_width_servers_ = 0;
+  for (int c : model_->ClientOrder()) {
+    name_width_clients_ =
+        std::max(name_width_clients_, fm.horizontalAdvance(model_->Clients()[size_t(c)].name));
+  }
+  for (int s : model_->ServerOrder()) {
+    name_width_servers_ =
+        std::max(name_width_servers_, fm.horizontalAdvance(model_->Servers()[size_t(s)].name));
+  }
+  rate_width_ = fm.horizontalAdvance(QStringLiteral("00000/s"));
+  client_x_ = kMargin + name_width_clients_ + 6 + kDot;
+  server_x_ = std::max(client_x_ + 100,
+                       double(width() - kMargin - rate_width_ - name_width_servers_ - 12 - kDot));
+  // Each column spreads over the height, so a short column lines up with a long one's middle.
+  const double top = kMargin;
+  const double height = std::max(1, this->height() - 2 * kMargin);
+  auto place = [&](const QVector<int>& order, size_t count, double x, QVector<QPointF>& points) {
+    points.fill(QPointF(), static_cast<int>(count));
+    const double step = order.isEmpty() ? 0 : height / double(order.size());
+    for (int i = 0; i < order.size(); ++i) points[order[i]] = QPointF(x, top + step * (i + 0.5));
+  };
+  place(model_->ClientOrder(), model_->Clients().size(), client_x_, client_points_);
+  place(model_->ServerOrder(), model_->Servers().size(), server_x_, server_points_);
+  updateGeometry();
+}
+
+double FlowCanvas::EdgeWidth(double rate) const {
+  const double max = model_->MaxEdgeRate();
+  if (rate <= 0 || max <= 0) return 1.0;
+  const double widest = dense_ ? kDenseMaxWidth : kMaxWidth;
+  return kMinWidth + (widest - kMinWidth) * rate / max;
+}
+
+void FlowCanvas::DescribeForAccessibility() {
+  const std::vector<FlowModel::Server>& servers = model_->Servers();
+  int busiest = -1;
+  int draining = 0;
+  for (int s : model_->ServerOrder()) {
+    if (busiest < 0 || servers[size_t(s)].rate > servers[size_t(busiest)].rate) busiest = s;
+    draining += servers[size_t(s)].health == NodeHealth::kLameDuck ? 1 : 0;
+  }
+  QString text = tr("%1 clients, %2 servers, %3 draining")
+                     .arg(model_->ClientOrder().size())
+                     .arg(model_->ServerOrder().size())
+                     .arg(draining);
+  if (busiest >= 0) {
+    text += tr("; busiest server %1 at %2")
+                .arg(servers[size_t(busiest)].name, RateText(servers[size_t(busiest)].rate));
+  }
+  if (text != description_) {
+    description_ = text;
+    setAccessibleDescription(text);
+  }
+}
+
+void FlowCanvas::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  Relayout();
+}
+
+void FlowCanvas::changeEvent(QEvent* event) {
+  if (event->type() == QEvent::FontChange) Relayout();
+  if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange) update();
+  QWidget::changeEvent(event);
+}
+
+int FlowCanvas::EdgeAt(const QPointF& pos) const {
+  const std::vector<FlowModel::Edge>& edges = model_->Edges();
+  int best = -1;
+  double best_distance = 1e9;
+  for (size_t i = 0; i < edges.size(); ++i) {
+    const QPointF client = ClientPoint(edges[i].client);
+    const QPointF server = ServerPoint(edges[i].server);
+    if (client.isNull() || server.isNull()) continue;
+    // The curve as paintEvent draws it, between the dots' edges.
+    const QPointF from = client + QPointF(kDot, 0);
+    const QPointF to = server - QPointF(kDot, 0);
+    if (pos.y() < std::min(from.y(), to.y()) - kMaxWidth ||
+        pos.y() > std::max(from.y(), to.y()) + kMaxWidth) {
+      continue;
+    }
+    // As last painted: straight when dense, else the curve in short segments.
+    const int steps = dense_ ? 1 : 16;
+    QPointF a = from;
+    for (int k = 1; k <= steps; ++k) {
+      const QPointF b = dense_ ? to : BezierAt(from, to, double(k) / steps);
+      const double d = DistanceToSegment(pos, a, b);
+      if (d < best_distance && d <= EdgeWidth(edges[i].rate) / 2 + 3) {
+        best_distance = d;
+        best = static_cast<int>(i);
+      }
+      a = b;
+    }
+  }
+  return best;
+}
+
+QString FlowCanvas::ToolTipAt(const QPointF& pos) const {
+  // A node answers over its dot and its name (and a server's rate).
+  auto over = [&pos, this](const QPointF& at, double left, double right) {
+    return !at.isNull() && std::abs(pos.y() - at.y()) <= std::max(kDot, row_height_ / 2.0) &&
+           pos.x() >= at.x() - left && pos.x() <= at.x() + right;
+  };
+  for (int s : model_->ServerOrder()) {
+    if (over(ServerPoint(s), kDot + 2, kDot + 14 + name_width_servers_ + rate_width_)) {
+      return model_->NodeText(true, s);
+    }
+  }
+  for (int c : model_->ClientOrder()) {
+    if (over(ClientPoint(c), kDot + 6 + name_width_clients_, kDot + 2)) {
+      return model_->NodeText(false, c);
+    }
+  }
+  const int edge = EdgeAt(pos);
+  return edge >= 0 ? model_->EdgeText(model_->Edges()[size_t(edge)]) : QString();
+}
+
+bool FlowCanvas::event(QEvent* event) {
+  if (event->type() != QEvent::ToolTip) return QWidget::event(event);
+  auto* help = static_cast<QHelpEvent*>(event);
+  const QString text = ToolTipAt(help->pos());
+  if (text.isEmpty()) {
+    QToolTip::hideText();
+    event->ignore();
+  } else {
+    QToolTip::showText(help->globalPos(), text, this);
+  }
+  return true;
+}
+
+void FlowCanvas::paintEvent(QPaintEvent* event) {
+  QPainter p(this);
+  // Inside the scroll area only the visible strip is exposed: paint what crosses it.
+  const QRectF exposed = event->rect();
+  p.fillRect(exposed, palette().color(QPalette::Base));
+  const QColor text_color = palette().color(QPalette::Text);
+  if (model_->ServerOrder().isEmpty() && model_->ClientOrder().isEmpty()) {
+    p.setPen(palette().color(QPalette::PlaceholderText));
+    p.drawText(rect(), Qt::AlignCenter, tr("No clients or servers known yet"));
+    return;
+  }
+  const std::vector<FlowModel::Edge>& edges = model_->Edges();
+  draw_order_.clear();
+  for (size_t i = 0; i < edges.size(); ++i) {
+    const FlowModel::Edge& e = edges[i];
+    if (e.rate <= 0 && e.slots.isEmpty()) continue;
+    const QPointF from = ClientPoint(e.client);
+    const QPointF to = ServerPoint(e.server);
+    if (from.isNull() || to.isNull()) continue;
+    if (std::max(from.y(), to.y()) + kMaxWidth < exposed.top() ||
+        std::min(from.y(), to.y()) - kMaxWidth > exposed.bottom()) {
+      continue;
+    }
+    draw_order_.push_back(static_cast<int>(i));
+  }
+  // Thin first, so the heavy traffic stays on top.
+  std::sort(draw_order_.begin(), draw_order_.end(),
+            [&edges](int a, int b) { return edges[size_t(a)].rate < edges[size_t(b)].rate; });
+  // Many edges (a hundred nodes): straight and without antialiasing, which costs a fraction of
+  // smooth curves and reads the same at that density; thinner too (EdgeWidth).
+  const bool dense = draw_order_.size() > kDenseEdges;
+  dense_ = dense;
+  p.setRenderHint(QPainter::Antialiasing, !dense);
+  QPainterPath path;
+  p.setBrush(Qt::NoBrush);
+  for (int i : draw_order_) {
+    const FlowModel::Edge& e = edges[size_t(i)];
+    const QPointF from = ClientPoint(e.client) + QPointF(kDot, 0);
+    const QPointF to = ServerPoint(e.server) - QPointF(kDot, 0);
+    QColor color = FlowModel::EdgeColor(e);
+    // An idle connection: a faint dotted hairline, so the pool's spread shows without competing.
+    // Traffic whose connections are gone (a drained server): dashed while its rate fades.
+    Qt::PenStyle style = Qt::SolidLine;
+    if (e.rate <= 0) {
+      color.setAlphaF(0.35f);
+      style = Qt::DotLine;
+    } else if (e.slots.isEmpty()) {
+      style = Qt::DashLine;
+    }
+    p.setPen(QPen(color, EdgeWidth(e.rate), style, Qt::FlatCap));
+    if (dense) {
+      p.drawLine(from, to);
+    } else {
+      path.clear();
+      CurveBetween(path, from, to);
+      p.drawPath(path);
+    }
+  }
+  p.setRenderHint(QPainter::Antialiasing);
+  const QFontMetrics fm = fontMetrics();
+  const double ascent_shift = (fm.ascent() - fm.descent()) / 2.0;
+  auto dot = [&](const QPointF& at, bool watched, NodeHealth health) {
+    if (watched) {
+      p.setPen(QPen(text_color, 1));
+      p.setBrush(HealthColor(health));
+    } else {
+      p.setPen(QPen(palette().color(QPalette::Mid), 1.5));
+      p.setBrush(palette().color(QPalette::Base));
+    }
+    p.drawEllipse(at, kDot, kDot);
+  };
+  auto visible = [&exposed, &fm](const QPointF& at) {
+    return at.y() + fm.height() >= exposed.top() && at.y() - fm.height() <= exposed.bottom();
+  };
+  const std::vector<FlowModel::Client>& clients = model_->Clients();
+  for (int c : model_->ClientOrder()) {
+    const QPointF at = ClientPoint(c);
+    if (!visible(at)) continue;
+    const FlowModel::Client& client = clients[size_t(c)];
+    dot(at, client.watched(), client.health);
+    p.setPen(text_color);
+    const double w = fm.horizontalAdvance(client.name);
+    p.drawText(QPointF(at.x() - kDot - 6 - w, at.y() + ascent_shift), client.name);
+  }
+  const std::vector<FlowModel::Server>& servers = model_->Servers();
+  const QColor rate_color = palette().color(QPalette::PlaceholderText);
+  for (int s : model_->ServerOrder()) {
+    const QPointF at = ServerPoint(s);
+    if (!visible(at)) continue;
+    const FlowModel::Server& server = servers[size_t(s)];
+    dot(at, server.watched(), server.health);
+    p.setPen(text_color);
+    const double x = at.x() + kDot + 6;
+    p.drawText(QPointF(x, at.y() + ascent_shift), server.name);
+    p.setPen(rate_color);
+    p.drawText(QPointF(x + name_width_servers_ + 8, at.y() + ascent_shift), RateText(server.rate));
+  }
+}
+
+FlowView::FlowView(ClusterState* state, QWidget* parent)
+    : QWidget(parent),
+      model_(new FlowModel(state, this)),
+      legend_(new FlowLegend(model_, this)),
+      scroll_(new QScrollArea(this)),
+      canvas_(new FlowCanvas(model_, scroll_)) {
+  setObjectName(QStringLiteral("flow"));
+  setAccessibleName(tr("Flow"));
+  setAccessibleDescription(
+      tr("Requests from clients to servers: width by rate, colour by slot or errors"));
+  scroll_->setWidget(canvas_);
+  scroll_->setWidgetResizable(true);
+  scroll_->setFrameShape(QFrame::NoFrame);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(4, 4, 4, 4);
+  layout->addWidget(legend_);
+  layout->addWidget(scroll_, 1);
+}
+
+}  // namespace railyard::ui

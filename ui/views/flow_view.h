@@ -1,0 +1,90 @@
+#pragma once
+
+#include <QPointF>
+#include <QVector>
+#include <QWidget>
+
+#include "ui/models/cluster_state.h"
+
+class QScrollArea;
+
+namespace railyard::ui {
+
+class FlowModel;
+class FlowLegend;
+
+// The request flow drawn with QPainter: clients in a column on the left, servers on the right,
+// both in natural name order with their names in full, each a dot in its health colour; one curve
+// per client -> server pair, as thick as its requests/s (relative to the busiest edge, which the
+// legend names) and coloured by its errors or by its slot (FlowModel::EdgeColor). Hovering a
+// curve or a node shows its figures.
+//
+// Two columns rather than a ring: curves run one way and never cross a node, and the servers'
+// column reads as a ranking of load, top to bottom by name, with each server's rate beside it.
+// The canvas is as tall as the longer column needs, inside a scroll area, so 100 servers keep
+// legible names.
+//
+// Painting reads the model only; geometry is recomputed when the model's layout or the size
+// changes, not per frame.
+//
+// Thread safety: GUI thread only, like the model.
+class FlowCanvas : public QWidget {
+  Q_OBJECT
+ public:
+  explicit FlowCanvas(FlowModel* model, QWidget* parent = nullptr);
+
+  QSize sizeHint() const override;
+  QSize minimumSizeHint() const override;
+  // Where the view draws a server or client (model index); a null point when it is not drawn.
+  QPointF ServerPoint(int server) const;
+  QPointF ClientPoint(int client) const;
+  // The edge under `pos` (within a few pixels of its curve), or -1.
+  int EdgeAt(const QPointF& pos) const;
+  // What hovering at `pos` shows: a node's figures over its dot or name, else an edge's rate,
+  // slots and source; empty over nothing.
+  QString ToolTipAt(const QPointF& pos) const;
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void changeEvent(QEvent* event) override;
+  bool event(QEvent* event) override;
+
+ private:
+  void OnUpdated();
+  void Relayout();
+  double EdgeWidth(double rate) const;
+  void DescribeForAccessibility();
+
+  FlowModel* const model_;
+  int layout_version_ = -1;
+  int name_width_clients_ = 0;
+  int name_width_servers_ = 0;
+  int rate_width_ = 0;
+  int row_height_ = 0;
+  double client_x_ = 0;
+  double server_x_ = 0;
+  QVector<QPointF> client_points_;  // By model index; null: not drawn.
+  QVector<QPointF> server_points_;
+  QVector<int> draw_order_;  // Per frame scratch: edges, thinnest first.
+  bool dense_ = false;       // The last paint drew straight, thinner lines.
+  QString description_;
+};
+
+// The flow tab: a legend above the canvas, which scrolls.
+class FlowView : public QWidget {
+  Q_OBJECT
+ public:
+  explicit FlowView(ClusterState* state, QWidget* parent = nullptr);
+
+  FlowModel* Model() const { return model_; }
+  FlowCanvas* Canvas() const { return canvas_; }
+
+ private:
+  FlowModel* model_;
+  FlowLegend* legend_;
+  QScrollArea* scroll_;
+  FlowCanvas* canvas_;
+};
+
+}  // namespace railyard::ui
