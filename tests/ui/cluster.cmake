@@ -67,3 +67,8 @@ railyard_add_qtest(tst_ui_node_health SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_node
   LIBS railyard_ui railyard_node spdlog::spdlog TIMEOUT 120)
 target_compile_definitions(tst_ui_node_health PRIVATE RAILYARDCTL="$<TARGET_FILE:railyardctl>")
 add_dependencies(tst_ui_node_health railyardctl)
+
+# The Slots tab: matrix view, side panel, totals, marks, sorting; generated frames and replay.
+railyard_add_qtest(tst_ui_slot_matrix SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_slot_matrix.cc
+  LIBS railyard_ui railyard_ui_console_fixture TIMEOUT 60)
+target_compile_definitions(tst_ui_slot_matrix PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}")

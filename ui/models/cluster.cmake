@@ -5,4 +5,5 @@ target_sources(railyard_ui_models PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/palette.cc
   ${CMAKE_CURRENT_LIST_DIR}/overview_model.cc
   ${CMAKE_CURRENT_LIST_DIR}/slot_matrix_model.cc
+  ${CMAKE_CURRENT_LIST_DIR}/slot_matrix_client_detail.cc
 )

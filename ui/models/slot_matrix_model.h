@@ -123,34 +123,4 @@ class SlotMatrixModel : public QAbstractTableModel {
   QVector<bool> row_dirty_;
 };
 
-// The connections of one client, best slot first: server, slot, busy, requests, connected since.
-class ClientDetailModel : public QAbstractTableModel {
-  Q_OBJECT
- public:
-  enum Column { kServer, kSlot, kBusy, kRequests, kSince, kColumnCount };
-  ClientDetailModel(SlotMatrixModel* matrix, ClusterState* state, QObject* parent = nullptr);
-
-  // 0: no client.
-  void SetClientId(quint64 id);
-  quint64 ClientId() const { return id_; }
-
-  int rowCount(const QModelIndex& parent = {}) const override;
-  int columnCount(const QModelIndex& parent = {}) const override;
-  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  QVariant headerData(int section, Qt::Orientation orientation,
-                      int role = Qt::DisplayRole) const override;
-
- private:
-  struct Row {
-    int server = 0;
-    SlotMatrixModel::Slot slot;
-  };
-  void Refresh();
-
-  SlotMatrixModel* const matrix_;
-  ClusterState* const state_;
-  quint64 id_ = 0;
-  QVector<Row> rows_;
-};
-
 }  // namespace railyard::ui

@@ -7,6 +7,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "ui/models/slot_matrix_client_detail.h"
 #include "ui/models/slot_matrix_model.h"
 
 namespace railyard::ui {
@@ -59,21 +60,16 @@ SlotMatrixView::SlotMatrixView(ClusterState* state, QWidget* parent)
           [this](const QModelIndex& current) {
             if (current.isValid()) SelectClient(current.row());
           });
-  connect(model_, &QAbstractItemModel::modelReset, this, [this] {
-    if (detail_->ClientId() != 0 && model_->RowOfClient(detail_->ClientId()) < 0) {
-      detail_title_->setText(tr("Select a client to list its connections"));
-    }
-  });
+  // The title says what the rows below show, recounted whenever they change (each frame).
+  connect(detail_, &ClientDetailModel::Refreshed, this,
+          [this] { detail_title_->setText(detail_->Summary()); });
 }
 
 void SlotMatrixView::SelectClient(int row) {
   if (row < 0 || row >= model_->ClientCount()) return;
-  const SlotMatrixModel::Client& c = model_->client(row);
-  detail_->SetClientId(c.id);
-  detail_title_->setText(tr("%1: pool %2, %3 busy")
-                             .arg(c.name)
-                             .arg(model_->PoolSize(row))
-                             .arg(model_->BusyCount(row)));
+  detail_->SetClientId(model_->client(row).id);
 }
+
+QString SlotMatrixView::DetailTitle() const { return detail_title_->text(); }
 
 }  // namespace railyard::ui

@@ -23,6 +23,9 @@ class SlotMatrixView : public QWidget {
   QTableView* Matrix() const { return matrix_; }
   // Shows one client's connections (a row of the matrix).
   void SelectClient(int row);
+  // The side panel: its title (the selected client and its counts) and its rows.
+  QString DetailTitle() const;
+  QTableView* Detail() const { return detail_view_; }
 
  private:
   SlotMatrixModel* model_;
