@@ -27,7 +27,29 @@ QColor Blend(const QColor& base, const QColor& over) {
                           float(base.blueF() * (1 - a) + over.blueF() * a));
 }
 
+QString SlotsText(const QVarLengthArray<SlotMatrixModel::Slot, 2>& slots) {
+  if (slots.size() > SlotMatrixModel::kMaxListedSlots) {
+    return SlotMatrixModel::tr("%1 slots").arg(slots.size());
+  }
+  QString text;
+  for (const SlotMatrixModel::Slot& s : slots) {
+    if (!text.isEmpty()) text += QLatin1Char(' ');
+    text += QString::number(s.slot);
+  }
+  return text;
+}
+
+QVariant RateText(double per_s) {
+  if (per_s < 0) return {};
+  return QString::number(per_s, 'f', per_s < 10 ? 1 : 0);
+}
+
 }  // namespace
+
+// Hatched, so the column reads as "nothing here, on purpose" rather than blank.
+QBrush SlotMatrixModel::MarkedColumnBrush() {
+  return QBrush(QColor(128, 128, 128, 140), Qt::BDiagPattern);
+}
 
 SlotMatrixModel::SlotMatrixModel(ClusterState* state, QObject* parent)
     : QAbstractTableModel(parent), state_(state) {
@@ -49,13 +71,42 @@ void SlotMatrixModel::Rebuild() {
   fading_.clear();
   column_seen_.fill(false, servers_);
   server_names_.resize(servers_);
-  for (int s = 0; s < servers_; ++s) server_names_[s] = state_->Node(s).name;
-  SetServerOrder(NaturalServerOrder());
+  server_marks_.resize(servers_);
+  totals_.assign(static_cast<size_t>(servers_), ServerTotals{});
+  for (int s = 0; s < servers_; ++s) {
+    server_names_[s] = state_->Node(s).name;
+    server_marks_[s] = ServerMark(s);
+  }
+  SetServerOrder(ServerColumnsInOrder());
 }
 
-QVector<int> SlotMatrixModel::NaturalServerOrder() const {
-  QVector<int> order(servers_);
-  std::iota(order.begin(), order.end(), 0);
+bool SlotMatrixModel::ShowsServer(int server) const {
+  const NodeView& node = state_->Node(server);
+  if (node.telemetry) return node.telemetry->role() != admin::ROLE_CLIENT;
+  return node.health != NodeHealth::kConnecting;
+}
+
+QString SlotMatrixModel::ServerMark(int server) const {
+  const NodeHealth health = state_->Node(server).health;
+  switch (health) {
+    case NodeHealth::kConnecting:
+    case NodeHealth::kServing:
+    case NodeHealth::kStarting:
+      return {};
+    case NodeHealth::kLameDuck:
+    case NodeHealth::kUnreachable:
+    case NodeHealth::kStale:
+    case NodeHealth::kTokenRefused:
+      break;
+  }
+  return NodeHealthName(health);
+}
+
+QVector<int> SlotMatrixModel::ServerColumnsInOrder() const {
+  QVector<int> order;
+  for (int s = 0; s < servers_; ++s) {
+    if (ShowsServer(s)) order << s;
+  }
   std::stable_sort(order.begin(), order.end(), [this](int a, int b) {
     return NaturalLess(server_names_[a], server_names_[b]);
   });
@@ -64,12 +115,36 @@ QVector<int> SlotMatrixModel::NaturalServerOrder() const {
 
 void SlotMatrixModel::SetServerOrder(const QVector<int>& order) {
   server_of_column_ = order;
-  column_of_server_.resize(servers_);
-  for (int c = 0; c < servers_; ++c) column_of_server_[order[c]] = kFirstServerColumn + c;
+  column_of_server_.fill(-1, servers_);
+  for (int c = 0; c < order.size(); ++c) column_of_server_[order[c]] = kFirstServerColumn + c;
+}
+
+void SlotMatrixModel::ArrangeColumns() {
+  const QVector<int> wanted = ServerColumnsInOrder();
+  if (wanted == server_of_column_) return;
+  for (int c = static_cast<int>(server_of_column_.size()) - 1; c >= 0; --c) {
+    if (wanted.contains(server_of_column_[c])) continue;
+    beginRemoveColumns({}, kFirstServerColumn + c, kFirstServerColumn + c);
+    QVector<int> order = server_of_column_;
+    order.removeAt(c);
+    SetServerOrder(order);
+    endRemoveColumns();
+  }
+  QVector<int> added;
+  for (int s : wanted) {
+    if (column_of_server_[s] < 0) added << s;
+  }
+  if (!added.isEmpty()) {
+    const int first = kFirstServerColumn + static_cast<int>(server_of_column_.size());
+    beginInsertColumns({}, first, first + static_cast<int>(added.size()) - 1);
+    SetServerOrder(server_of_column_ + added);
+    endInsertColumns();
+  }
+  SortServers();
 }
 
 void SlotMatrixModel::SortServers() {
-  const QVector<int> order = NaturalServerOrder();
+  const QVector<int> order = ServerColumnsInOrder();
   if (order == server_of_column_) return;
   Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::HorizontalSortHint);
   const QModelIndexList before = persistentIndexList();
@@ -95,7 +170,7 @@ int SlotMatrixModel::rowCount(const QModelIndex& parent) const {
 }
 
 int SlotMatrixModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : kFirstServerColumn + servers_;
+  return parent.isValid() ? 0 : kFirstServerColumn + static_cast<int>(server_of_column_.size());
 }
 
 int SlotMatrixModel::PoolSize(int row) const {
@@ -112,33 +187,42 @@ QVariant SlotMatrixModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= ClientCount()) return {};
   const int row = index.row();
   if (role == kClientIdRole) return client(row).id;
-  if (index.column() == kPoolColumn || index.column() == kBusyColumn) {
-    if (role == Qt::DisplayRole) {
-      return index.column() == kPoolColumn ? PoolSize(row) : BusyCount(row);
-    }
+  if (index.column() < kFirstServerColumn) {
     if (role == Qt::TextAlignmentRole) return QVariant::fromValue(Qt::AlignCenter);
+    if (role != Qt::DisplayRole) return {};
+    const Client& c = client(row);
+    switch (index.column()) {
+      case kPoolColumn:
+        return PoolSize(row);
+      case kBusyColumn:
+        return BusyCount(row);
+      case kRetriesColumn:
+        return RateText(c.retries_per_s);
+      case kRejectionsColumn:
+        return RateText(c.rejections_per_s);
+      case kFailuresColumn:
+        return RateText(c.failures_per_s);
+    }
     return {};
   }
   const int server = ServerOfColumn(index.column());
   if (server < 0) return {};
+  if (role == kServerMarkRole) return server_marks_[server];
   const Cell& c = cell(row, server);
   const qint64 age = c.changed_ms > 0 ? state_->NowMs() - c.changed_ms : kHighlightMs;
   const bool highlighted = age < kHighlightMs;
   switch (role) {
-    case Qt::DisplayRole: {
+    case Qt::DisplayRole:
       if (c.slots.isEmpty()) return {};
-      QString text;
-      for (const Slot& s : c.slots) {
-        if (!text.isEmpty()) text += QLatin1Char(' ');
-        text += QString::number(s.slot);
-      }
-      return text;
-    }
+      return SlotsText(c.slots);
     case Qt::TextAlignmentRole:
       return QVariant::fromValue(Qt::AlignCenter);
     case Qt::BackgroundRole: {
       const QColor highlight = ChangeHighlight(double(age) / double(kHighlightMs));
-      if (c.slots.isEmpty()) return highlighted ? QVariant(highlight) : QVariant();
+      if (c.slots.isEmpty()) {
+        if (highlighted) return highlight;
+        return server_marks_[server].isEmpty() ? QVariant() : QVariant(MarkedColumnBrush());
+      }
       const QColor base = RankColor(c.rank, std::max(1, client(row).connections));
       return highlighted ? Blend(base, highlight) : base;
     }
@@ -146,6 +230,8 @@ QVariant SlotMatrixModel::data(const QModelIndex& index, int role) const {
       return c.slots.isEmpty() ? QVariant() : QVariant(QColor(Qt::black));
     case Qt::ToolTipRole: {
       QString tip = QStringLiteral("%1 on %2").arg(client(row).name, server_names_[server]);
+      if (!server_marks_[server].isEmpty())
+        tip += QStringLiteral(" (%1)").arg(server_marks_[server]);
       for (const Slot& s : c.slots) {
         tip += QStringLiteral("\nslot %1: %2, %3 requests")
                    .arg(s.slot)
@@ -166,6 +252,10 @@ QVariant SlotMatrixModel::data(const QModelIndex& index, int role) const {
 }
 
 QVariant SlotMatrixModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (role == kServerMarkRole && orientation == Qt::Horizontal) {
+    const int server = ServerOfColumn(section);
+    return server >= 0 ? QVariant(server_marks_[server]) : QVariant();
+  }
   if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
   if (orientation == Qt::Vertical) {
     if (section < 0 || section >= ClientCount()) return {};
@@ -176,9 +266,28 @@ QVariant SlotMatrixModel::headerData(int section, Qt::Orientation orientation, i
   }
   if (section == kPoolColumn) return role == Qt::DisplayRole ? tr("Pool") : tr("Pool size");
   if (section == kBusyColumn) return role == Qt::DisplayRole ? tr("Busy") : tr("Busy connections");
+  const bool display = role == Qt::DisplayRole;
+  if (section == kRetriesColumn) {
+    return display ? tr("Retry/s") : tr("Retries per second, from the client's own telemetry");
+  }
+  if (section == kRejectionsColumn) {
+    return display ? tr("Rej/s")
+                   : tr("Rejections (pool full) per second, from the client's own telemetry");
+  }
+  if (section == kFailuresColumn) {
+    return display ? tr("Fail/s")
+                   : tr("Failed requests per second, from the client's own telemetry");
+  }
   const int server = ServerOfColumn(section);
   if (server < 0) return {};
-  return server_names_[server];
+  const QString& mark = server_marks_[server];
+  if (display) return mark.isEmpty() ? server_names_[server] : server_names_[server] + "\n" + mark;
+  const ServerTotals& t = totals_[server];
+  return tr("%1 (%2)\n%3 slots in use, %4 busy")
+      .arg(server_names_[server],
+           mark.isEmpty() ? NodeHealthName(state_->Node(server).health) : mark)
+      .arg(t.in_use)
+      .arg(t.busy);
 }
 
 // The bounding box of the cells a frame changed, so one dataChanged covers them all.
@@ -263,20 +372,32 @@ void SlotMatrixModel::OnFrame(const QVector<int>& changed) {
   if (!ForgetIdleClients() && !box.Empty()) {
     Q_EMIT dataChanged(index(box.top, box.left), index(box.bottom, box.right));
   }
-  if (servers_renamed_) {
-    servers_renamed_ = false;
-    SortServers();
+  if (columns_dirty_) {
+    columns_dirty_ = false;
+    ArrangeColumns();
   }
   Q_EMIT Updated();
 }
 
 void SlotMatrixModel::ApplyServer(int server, qint64 now, ChangedCells& box) {
   const NodeView& node = state_->Node(server);
-  if (server_names_[server] != node.name) {
+  const int column = ColumnOfServer(server);
+  const QString mark = ServerMark(server);
+  if (server_names_[server] != node.name || server_marks_[server] != mark) {
+    columns_dirty_ |= server_names_[server] != node.name;  // Re-sorted after the frame.
     server_names_[server] = node.name;
-    Q_EMIT headerDataChanged(Qt::Horizontal, ColumnOfServer(server), ColumnOfServer(server));
-    servers_renamed_ = true;  // Re-sorted after the frame, once its cells are signalled.
+    if (server_marks_[server] != mark) {
+      server_marks_[server] = mark;
+      // Its empty cells change their hatching.
+      if (column >= 0 && ClientCount() > 0) {
+        box.Touch(0, column);
+        box.Touch(ClientCount() - 1, column);
+      }
+    }
+    if (column >= 0) Q_EMIT headerDataChanged(Qt::Horizontal, column, column);
   }
+  // A node that turns out to be a client process loses its column, a server gains one.
+  columns_dirty_ |= ShowsServer(server) != (column >= 0);
   // An unreachable or stale server holds nothing: its clients lost those connections.
   const bool live = node.telemetry && IsLive(node.health);
   for (auto it = scratch_.begin(); it != scratch_.end(); ++it) it->clear();
@@ -305,11 +426,42 @@ void SlotMatrixModel::CollectConnections(const admin::Telemetry& telemetry, qint
       box.Touch(row, kPoolColumn);
       box.Touch(row, kBusyColumn);
     }
+    if (UpdateRates(c, pool.counters(), telemetry.unix_ms())) {
+      box.Touch(row, kRetriesColumn);
+      box.Touch(row, kFailuresColumn);
+    }
     c.last_seen_ms = now;
   }
 }
 
+bool SlotMatrixModel::UpdateRates(Client& c, const admin::PoolCounters& counters, qint64 at_ms) {
+  if (at_ms == c.counters_ms) return false;  // The same snapshot again.
+  bool changed = false;
+  if (c.counters_ms > 0 && at_ms > c.counters_ms) {
+    const double seconds = double(at_ms - c.counters_ms) / 1000.0;
+    // A counter that went down belongs to a restarted client: count from zero.
+    auto rate = [seconds](uint64_t now, uint64_t before) {
+      return double(now >= before ? now - before : now) / seconds;
+    };
+    const double retries = rate(counters.retries(), c.counters.retries());
+    const double rejections = rate(counters.rejections(), c.counters.rejections());
+    const double failures = rate(counters.failures(), c.counters.failures());
+    changed = retries != c.retries_per_s || rejections != c.rejections_per_s ||
+              failures != c.failures_per_s;
+    c.retries_per_s = retries;
+    c.rejections_per_s = rejections;
+    c.failures_per_s = failures;
+  }
+  c.counters = counters;
+  c.counters_ms = at_ms;
+  return changed;
+}
+
 void SlotMatrixModel::DiffColumn(int server, bool first_fill, qint64 now, ChangedCells& box) {
+  ServerTotals& totals = totals_[server];
+  const ServerTotals before = totals;
+  totals = {};
+  const int column = ColumnOfServer(server);
   for (int row = 0; row < ClientCount(); ++row) {
     Cell& cell = cells_[CellIndex(row, server)];
     auto found = scratch_.find(clients_[static_cast<size_t>(row)].id);
@@ -326,16 +478,25 @@ void SlotMatrixModel::DiffColumn(int server, bool first_fill, qint64 now, Change
       }
     }
     cell.slots = fresh;
+    for (const Slot& s : fresh) {
+      ++totals.in_use;
+      totals.busy += s.busy ? 1 : 0;
+      totals.highest = std::max(totals.highest, static_cast<int>(s.slot));
+    }
     if (moved) {
       if (!first_fill) {
         cell.changed_ms = now;
         fading_.push_back({row, server});
       }
       row_dirty_[row] = true;
-      box.Touch(row, ColumnOfServer(server));
+      if (column >= 0) box.Touch(row, column);
     } else if (busy_changed) {
       row_dirty_[row] = true;  // Busy count.
     }
+  }
+  if (column >= 0 && (totals.in_use != before.in_use || totals.busy != before.busy ||
+                      totals.highest != before.highest)) {
+    Q_EMIT headerDataChanged(Qt::Horizontal, column, column);  // Its tooltip's figures.
   }
 }
 
@@ -345,7 +506,7 @@ void SlotMatrixModel::RankDirtyRows(ChangedCells& box) {
     RankRow(row);
     // Ranks of its other cells may have moved, and the derived pool figures.
     box.Touch(row, kPoolColumn);
-    box.Touch(row, kFirstServerColumn + servers_ - 1);  // The whole row.
+    box.Touch(row, columnCount() - 1);  // The whole row.
   }
 }
 
@@ -353,7 +514,7 @@ void SlotMatrixModel::RankDirtyRows(ChangedCells& box) {
 void SlotMatrixModel::TouchFadingCells(qint64 now, ChangedCells& box) {
   for (qsizetype i = 0; i < fading_.size();) {
     const auto [row, server] = fading_[i];
-    box.Touch(row, ColumnOfServer(server));
+    if (ColumnOfServer(server) >= 0) box.Touch(row, ColumnOfServer(server));
     if (now - cells_[CellIndex(row, server)].changed_ms >= kHighlightMs) {
       fading_.removeAt(i);
     } else {
@@ -390,9 +551,7 @@ bool SlotMatrixModel::ForgetIdleClients() {
 
 void SlotMatrixModel::OnNodeAdded(int index) {
   if (index < servers_) return;
-  const int first = kFirstServerColumn + servers_;
-  const int added = index + 1 - servers_;
-  beginInsertColumns({}, first, first + added - 1);
+  // Its column comes once it answers as a server (or fails): ArrangeColumns.
   const int old_servers = servers_;
   servers_ = index + 1;
   std::vector<Cell> cells(static_cast<size_t>(ClientCount()) * static_cast<size_t>(servers_));
@@ -405,13 +564,14 @@ void SlotMatrixModel::OnNodeAdded(int index) {
   cells_ = std::move(cells);
   column_seen_.resize(servers_, false);
   server_names_.resize(servers_);
-  for (int s = old_servers; s < servers_; ++s) server_names_[s] = state_->Node(s).name;
-  // Added at the end, then moved to their place in name order.
-  QVector<int> order = server_of_column_;
-  for (int s = old_servers; s < servers_; ++s) order << s;
-  SetServerOrder(order);
-  endInsertColumns();
-  SortServers();
+  server_marks_.resize(servers_);
+  totals_.resize(static_cast<size_t>(servers_));
+  for (int s = old_servers; s < servers_; ++s) {
+    server_names_[s] = state_->Node(s).name;
+    server_marks_[s] = ServerMark(s);
+  }
+  column_of_server_.resize(servers_, -1);
+  ArrangeColumns();
 }
 
 }  // namespace railyard::ui

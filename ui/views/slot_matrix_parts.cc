@@ -1,0 +1,71 @@
+#include "ui/views/slot_matrix_parts.h"
+
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QPainter>
+
+#include "ui/models/palette.h"
+#include "ui/models/slot_matrix_model.h"
+
+namespace railyard::ui {
+
+void KeepColoursDelegate::paint(QPainter* painter, const QStyleOptionViewItem& option,
+                                const QModelIndex& index) const {
+  QStyleOptionViewItem plain(option);
+  const bool selected = option.state & QStyle::State_Selected;
+  plain.state &= ~QStyle::State_Selected;
+  QStyledItemDelegate::paint(painter, plain, index);
+  if (!selected) return;
+  painter->save();
+  painter->setPen(QPen(option.palette.color(QPalette::Highlight), 2));
+  const QRect r = option.rect.adjusted(0, 1, 0, -1);
+  painter->drawLine(r.topLeft(), r.topRight());
+  painter->drawLine(r.bottomLeft(), r.bottomRight());
+  painter->restore();
+}
+
+namespace {
+
+QLabel* Swatch(const QBrush& brush, const QString& text, QWidget* parent) {
+  auto* swatch = new QLabel(text, parent);
+  swatch->setAlignment(Qt::AlignCenter);
+  swatch->setMinimumWidth(swatch->fontMetrics().horizontalAdvance(QStringLiteral("00 00")) + 8);
+  swatch->setAutoFillBackground(true);
+  QPalette palette = swatch->palette();
+  palette.setBrush(QPalette::Window, brush);
+  palette.setColor(QPalette::WindowText, Qt::black);
+  swatch->setPalette(palette);
+  return swatch;
+}
+
+}  // namespace
+
+QWidget* MakeSlotMatrixLegend(QWidget* parent) {
+  auto* legend = new QWidget(parent);
+  legend->setObjectName(QStringLiteral("slotMatrixLegend"));
+  auto* layout = new QHBoxLayout(legend);
+  layout->setContentsMargins(0, 2, 0, 2);
+  layout->setSpacing(4);
+  layout->addWidget(new QLabel(QObject::tr("Slots: best"), legend));
+  constexpr int kSteps = 4;
+  for (int rank = 0; rank < kSteps; ++rank) {
+    layout->addWidget(Swatch(RankColor(rank, kSteps), QString::number(rank), legend));
+  }
+  layout->addWidget(new QLabel(QObject::tr("worst"), legend));
+  layout->addSpacing(8);
+  layout->addWidget(Swatch(ChangeHighlight(0), QString(), legend));
+  layout->addWidget(new QLabel(QObject::tr("changed < 2 s"), legend));
+  layout->addSpacing(8);
+  layout->addWidget(Swatch(SlotMatrixModel::MarkedColumnBrush(), QString(), legend));
+  layout->addWidget(new QLabel(QObject::tr("drained or down"), legend));
+  layout->addSpacing(8);
+  auto* cells = new QLabel(QObject::tr("\"%1 slots\": more than %2, hover for the list")
+                               .arg(SlotMatrixModel::kMaxListedSlots + 1)
+                               .arg(SlotMatrixModel::kMaxListedSlots),
+                           legend);
+  layout->addWidget(cells);
+  layout->addStretch(1);
+  return legend;
+}
+
+}  // namespace railyard::ui
