@@ -303,7 +303,20 @@ class SlotMatrixTest : public QObject {
       const QString name = view.Detail()->model()->headerData(c, Qt::Horizontal).toString();
       QVERIFY(detail->sectionSize(c) >= detail->fontMetrics().horizontalAdvance(name));
     }
+    // Selected, the row keeps its rank colours (a frame marks the selection, not a fill).
     view.Matrix()->selectRow(view.SortModel()->mapFromSource(view.Model()->index(row, 0)).row());
+    QCoreApplication::processEvents();
+    QVERIFY(view.Matrix()->selectionModel()->isRowSelected(
+        view.SortModel()->mapFromSource(view.Model()->index(row, 0)).row()));
+    const int best = view.Model()->ColumnOfServer(g.ServersOf(0, 0).front());
+    const QModelIndex coloured = view.SortModel()->mapFromSource(view.Model()->index(row, best));
+    view.Matrix()->scrollTo(coloured);
+    QCoreApplication::processEvents();
+    const QImage picture = view.Matrix()->viewport()->grab().toImage();
+    const QRect rect = view.Matrix()->visualRect(coloured);
+    const QColor painted = picture.pixelColor((rect.topLeft() + QPoint(3, rect.height() / 2)) *
+                                              picture.devicePixelRatio());
+    QCOMPARE(painted.name(), coloured.data(Qt::BackgroundRole).value<QColor>().name());
     Screenshot(&view, "slots_50x20.png");
   }
 
@@ -344,8 +357,9 @@ class SlotMatrixTest : public QObject {
     g.clients = 10;
     g.pool_size = 3;
     ClusterState state;
-    SlotMatrixModel model(&state);
-    SlotMatrixTotalsModel totals(&model);
+    Window w(&state);
+    SlotMatrixModel& model = *w.view.Model();
+    SlotMatrixTotalsModel& totals = *w.view.TotalsModel();
     const auto tester = Tester(&model);
     ApplyGenerated(&state, g, 0);
     QCOMPARE(model.headerData(model.ColumnOfServer(2), Qt::Horizontal).toString(), QString("n002"));
@@ -374,6 +388,8 @@ class SlotMatrixTest : public QObject {
     QCOMPARE(
         totals.index(SlotMatrixTotalsModel::kBusyShare, model.ColumnOfServer(4)).data().toString(),
         QString("unreachable"));
+    w.view.SelectClient(0);
+    Screenshot(&w.view, "slots_drained_and_down.png");
     // A serving server's empty cells stay plain.
     const int serving = model.ColumnOfServer(0);
     for (int r = 0; r < model.rowCount(); ++r) {

@@ -65,6 +65,9 @@ QWidget* MakeSlotMatrixLegend(QWidget* parent) {
                            legend);
   layout->addWidget(cells);
   layout->addStretch(1);
+  // A narrow window clips the legend's end rather than growing past the screen.
+  legend->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  legend->setMinimumWidth(0);
   return legend;
 }
 

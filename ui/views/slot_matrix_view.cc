@@ -100,6 +100,12 @@ QWidget* SlotMatrixView::BuildMatrixSide() {
                                2 * totals_view_->frameWidth());
   connect(matrix_->horizontalScrollBar(), &QScrollBar::valueChanged,
           totals_view_->horizontalScrollBar(), &QScrollBar::setValue);
+  // Same viewport width as the matrix (an empty scroll bar where the matrix has a real one), so
+  // the columns stay aligned when scrolled all the way right.
+  connect(matrix_->verticalScrollBar(), &QScrollBar::rangeChanged, this, [this](int min, int max) {
+    totals_view_->setVerticalScrollBarPolicy(max > min ? Qt::ScrollBarAlwaysOn
+                                                       : Qt::ScrollBarAlwaysOff);
+  });
 
   sort_choice_->addItem(tr("name"), int(SlotMatrixSortModel::Order::kName));
   sort_choice_->addItem(tr("slots held (most first)"), int(SlotMatrixSortModel::Order::kSlots));
