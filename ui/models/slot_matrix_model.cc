@@ -2,10 +2,8 @@
 
 #include <algorithm>
 #include <climits>
-#include <numeric>
 
 #include "ui/models/natural_order.h"
-#include "ui/models/palette.h"
 
 namespace railyard::ui {
 
@@ -20,36 +18,7 @@ bool SameSlots(const QVarLengthArray<SlotMatrixModel::Slot, 2>& a,
   return true;
 }
 
-QColor Blend(const QColor& base, const QColor& over) {
-  const double a = over.alphaF();
-  return QColor::fromRgbF(float(base.redF() * (1 - a) + over.redF() * a),
-                          float(base.greenF() * (1 - a) + over.greenF() * a),
-                          float(base.blueF() * (1 - a) + over.blueF() * a));
-}
-
-QString SlotsText(const QVarLengthArray<SlotMatrixModel::Slot, 2>& slots) {
-  if (slots.size() > SlotMatrixModel::kMaxListedSlots) {
-    return SlotMatrixModel::tr("%1 slots").arg(slots.size());
-  }
-  QString text;
-  for (const SlotMatrixModel::Slot& s : slots) {
-    if (!text.isEmpty()) text += QLatin1Char(' ');
-    text += QString::number(s.slot);
-  }
-  return text;
-}
-
-QVariant RateText(double per_s) {
-  if (per_s < 0) return {};
-  return QString::number(per_s, 'f', per_s < 10 ? 1 : 0);
-}
-
 }  // namespace
-
-// Hatched, so the column reads as "nothing here, on purpose" rather than blank.
-QBrush SlotMatrixModel::MarkedColumnBrush() {
-  return QBrush(QColor(128, 128, 128, 140), Qt::BDiagPattern);
-}
 
 SlotMatrixModel::SlotMatrixModel(ClusterState* state, QObject* parent)
     : QAbstractTableModel(parent), state_(state) {
@@ -78,216 +47,6 @@ void SlotMatrixModel::Rebuild() {
     server_marks_[s] = ServerMark(s);
   }
   SetServerOrder(ServerColumnsInOrder());
-}
-
-bool SlotMatrixModel::ShowsServer(int server) const {
-  const NodeView& node = state_->Node(server);
-  if (node.telemetry) return node.telemetry->role() != admin::ROLE_CLIENT;
-  return node.health != NodeHealth::kConnecting;
-}
-
-QString SlotMatrixModel::ServerMark(int server) const {
-  const NodeHealth health = state_->Node(server).health;
-  switch (health) {
-    case NodeHealth::kConnecting:
-    case NodeHealth::kServing:
-    case NodeHealth::kStarting:
-      return {};
-    case NodeHealth::kLameDuck:
-    case NodeHealth::kUnreachable:
-    case NodeHealth::kStale:
-    case NodeHealth::kTokenRefused:
-      break;
-  }
-  return NodeHealthName(health);
-}
-
-QVector<int> SlotMatrixModel::ServerColumnsInOrder() const {
-  QVector<int> order;
-  for (int s = 0; s < servers_; ++s) {
-    if (ShowsServer(s)) order << s;
-  }
-  std::stable_sort(order.begin(), order.end(), [this](int a, int b) {
-    return NaturalLess(server_names_[a], server_names_[b]);
-  });
-  return order;
-}
-
-void SlotMatrixModel::SetServerOrder(const QVector<int>& order) {
-  server_of_column_ = order;
-  column_of_server_.fill(-1, servers_);
-  for (int c = 0; c < order.size(); ++c) column_of_server_[order[c]] = kFirstServerColumn + c;
-}
-
-void SlotMatrixModel::ArrangeColumns() {
-  const QVector<int> wanted = ServerColumnsInOrder();
-  if (wanted == server_of_column_) return;
-  for (int c = static_cast<int>(server_of_column_.size()) - 1; c >= 0; --c) {
-    if (wanted.contains(server_of_column_[c])) continue;
-    beginRemoveColumns({}, kFirstServerColumn + c, kFirstServerColumn + c);
-    QVector<int> order = server_of_column_;
-    order.removeAt(c);
-    SetServerOrder(order);
-    endRemoveColumns();
-  }
-  QVector<int> added;
-  for (int s : wanted) {
-    if (column_of_server_[s] < 0) added << s;
-  }
-  if (!added.isEmpty()) {
-    const int first = kFirstServerColumn + static_cast<int>(server_of_column_.size());
-    beginInsertColumns({}, first, first + static_cast<int>(added.size()) - 1);
-    SetServerOrder(server_of_column_ + added);
-    endInsertColumns();
-  }
-  SortServers();
-}
-
-void SlotMatrixModel::SortServers() {
-  const QVector<int> order = ServerColumnsInOrder();
-  if (order == server_of_column_) return;
-  Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::HorizontalSortHint);
-  const QModelIndexList before = persistentIndexList();
-  QVector<int> servers;  // Each persistent index's server, before the move (-1: not a server).
-  for (const QModelIndex& i : before) servers << ServerOfColumn(i.column());
-  SetServerOrder(order);
-  QModelIndexList after;
-  for (qsizetype k = 0; k < before.size(); ++k) {
-    const QModelIndex& i = before[k];
-    after << (servers[k] < 0 ? i : index(i.row(), ColumnOfServer(servers[k])));
-  }
-  changePersistentIndexList(before, after);
-  Q_EMIT layoutChanged({}, QAbstractItemModel::HorizontalSortHint);
-}
-
-int SlotMatrixModel::ServerOfColumn(int column) const {
-  const int c = column - kFirstServerColumn;
-  return c >= 0 && c < server_of_column_.size() ? server_of_column_[c] : -1;
-}
-
-int SlotMatrixModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : ClientCount();
-}
-
-int SlotMatrixModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : kFirstServerColumn + static_cast<int>(server_of_column_.size());
-}
-
-int SlotMatrixModel::PoolSize(int row) const {
-  const Client& c = client(row);
-  return c.pool_capacity >= 0 ? c.pool_capacity : c.connections;
-}
-
-int SlotMatrixModel::BusyCount(int row) const {
-  const Client& c = client(row);
-  return c.pool_busy >= 0 ? c.pool_busy : c.busy;
-}
-
-QVariant SlotMatrixModel::data(const QModelIndex& index, int role) const {
-  if (!index.isValid() || index.row() >= ClientCount()) return {};
-  const int row = index.row();
-  if (role == kClientIdRole) return client(row).id;
-  if (index.column() < kFirstServerColumn) {
-    if (role == Qt::TextAlignmentRole) return QVariant::fromValue(Qt::AlignCenter);
-    if (role != Qt::DisplayRole) return {};
-    const Client& c = client(row);
-    switch (index.column()) {
-      case kPoolColumn:
-        return PoolSize(row);
-      case kBusyColumn:
-        return BusyCount(row);
-      case kRetriesColumn:
-        return RateText(c.retries_per_s);
-      case kRejectionsColumn:
-        return RateText(c.rejections_per_s);
-      case kFailuresColumn:
-        return RateText(c.failures_per_s);
-    }
-    return {};
-  }
-  const int server = ServerOfColumn(index.column());
-  if (server < 0) return {};
-  if (role == kServerMarkRole) return server_marks_[server];
-  const Cell& c = cell(row, server);
-  const qint64 age = c.changed_ms > 0 ? state_->NowMs() - c.changed_ms : kHighlightMs;
-  const bool highlighted = age < kHighlightMs;
-  switch (role) {
-    case Qt::DisplayRole:
-      if (c.slots.isEmpty()) return {};
-      return SlotsText(c.slots);
-    case Qt::TextAlignmentRole:
-      return QVariant::fromValue(Qt::AlignCenter);
-    case Qt::BackgroundRole: {
-      const QColor highlight = ChangeHighlight(double(age) / double(kHighlightMs));
-      if (c.slots.isEmpty()) {
-        if (highlighted) return highlight;
-        return server_marks_[server].isEmpty() ? QVariant() : QVariant(MarkedColumnBrush());
-      }
-      const QColor base = RankColor(c.rank, std::max(1, client(row).connections));
-      return highlighted ? Blend(base, highlight) : base;
-    }
-    case Qt::ForegroundRole:
-      return c.slots.isEmpty() ? QVariant() : QVariant(QColor(Qt::black));
-    case Qt::ToolTipRole: {
-      QString tip = QStringLiteral("%1 on %2").arg(client(row).name, server_names_[server]);
-      if (!server_marks_[server].isEmpty())
-        tip += QStringLiteral(" (%1)").arg(server_marks_[server]);
-      for (const Slot& s : c.slots) {
-        tip += QStringLiteral("\nslot %1: %2, %3 requests")
-                   .arg(s.slot)
-                   .arg(s.busy ? tr("busy") : tr("idle"))
-                   .arg(s.requests);
-      }
-      return tip;
-    }
-    case kSlotsRole: {
-      QVariantList slots;
-      for (const Slot& s : c.slots) slots.push_back(s.slot);
-      return slots;
-    }
-    case kHighlightedRole:
-      return highlighted;
-  }
-  return {};
-}
-
-QVariant SlotMatrixModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (role == kServerMarkRole && orientation == Qt::Horizontal) {
-    const int server = ServerOfColumn(section);
-    return server >= 0 ? QVariant(server_marks_[server]) : QVariant();
-  }
-  if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
-  if (orientation == Qt::Vertical) {
-    if (section < 0 || section >= ClientCount()) return {};
-    const Client& c = client(section);
-    if (role == Qt::ToolTipRole)
-      return QStringLiteral("client id %1").arg(c.id, 16, 16, QLatin1Char('0'));
-    return c.name;
-  }
-  if (section == kPoolColumn) return role == Qt::DisplayRole ? tr("Pool") : tr("Pool size");
-  if (section == kBusyColumn) return role == Qt::DisplayRole ? tr("Busy") : tr("Busy connections");
-  const bool display = role == Qt::DisplayRole;
-  if (section == kRetriesColumn) {
-    return display ? tr("Retry/s") : tr("Retries per second, from the client's own telemetry");
-  }
-  if (section == kRejectionsColumn) {
-    return display ? tr("Rej/s")
-                   : tr("Rejections (pool full) per second, from the client's own telemetry");
-  }
-  if (section == kFailuresColumn) {
-    return display ? tr("Fail/s")
-                   : tr("Failed requests per second, from the client's own telemetry");
-  }
-  const int server = ServerOfColumn(section);
-  if (server < 0) return {};
-  const QString& mark = server_marks_[server];
-  if (display) return mark.isEmpty() ? server_names_[server] : server_names_[server] + "\n" + mark;
-  const ServerTotals& t = totals_[server];
-  return tr("%1 (%2)\n%3 slots in use, %4 busy")
-      .arg(server_names_[server],
-           mark.isEmpty() ? NodeHealthName(state_->Node(server).health) : mark)
-      .arg(t.in_use)
-      .arg(t.busy);
 }
 
 // The bounding box of the cells a frame changed, so one dataChanged covers them all.
@@ -547,31 +306,6 @@ bool SlotMatrixModel::ForgetIdleClients() {
   row_dirty_.resize(ClientCount());
   endResetModel();
   return true;
-}
-
-void SlotMatrixModel::OnNodeAdded(int index) {
-  if (index < servers_) return;
-  // Its column comes once it answers as a server (or fails): ArrangeColumns.
-  const int old_servers = servers_;
-  servers_ = index + 1;
-  std::vector<Cell> cells(static_cast<size_t>(ClientCount()) * static_cast<size_t>(servers_));
-  for (int row = 0; row < ClientCount(); ++row) {
-    for (int s = 0; s < old_servers; ++s) {
-      cells[size_t(row) * size_t(servers_) + size_t(s)] =
-          std::move(cells_[size_t(row) * size_t(old_servers) + size_t(s)]);
-    }
-  }
-  cells_ = std::move(cells);
-  column_seen_.resize(servers_, false);
-  server_names_.resize(servers_);
-  server_marks_.resize(servers_);
-  totals_.resize(static_cast<size_t>(servers_));
-  for (int s = old_servers; s < servers_; ++s) {
-    server_names_[s] = state_->Node(s).name;
-    server_marks_[s] = ServerMark(s);
-  }
-  column_of_server_.resize(servers_, -1);
-  ArrangeColumns();
 }
 
 }  // namespace railyard::ui

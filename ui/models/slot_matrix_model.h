@@ -28,6 +28,9 @@ namespace railyard::ui {
 // bounding box of the cells that changed or are fading, so a view repaints once per frame.
 //
 // Thread safety: GUI thread only, like ClusterState.
+//
+// Implemented in three files: slot_matrix_model.cc (frames), slot_matrix_columns.cc (which nodes
+// are columns, in which order) and slot_matrix_display.cc (what views read).
 class SlotMatrixModel : public QAbstractTableModel {
   Q_OBJECT
  public:
