@@ -18,13 +18,13 @@ QColor Blend(const QColor& base, const QColor& over) {
 }
 
 QString SlotsText(const QVarLengthArray<SlotMatrixModel::Slot, 2>& slots) {
-  if (slots.size() > SlotMatrixModel::kMaxListedSlots) {
-    return SlotMatrixModel::tr("%1 slots").arg(slots.size());
-  }
   QString text;
   for (const SlotMatrixModel::Slot& s : slots) {
     if (!text.isEmpty()) text += QLatin1Char(' ');
     text += QString::number(s.slot);
+  }
+  if (text.size() > SlotMatrixModel::kCellChars.size()) {
+    return SlotMatrixModel::tr("%1 slots").arg(slots.size());
   }
   return text;
 }

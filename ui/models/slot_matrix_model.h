@@ -18,9 +18,9 @@ namespace railyard::ui {
 // node's column moves, as a layout change). A server is a node whose telemetry says server or
 // both; a client process (ROLE_CLIENT, e.g. `railyardctl load --admin-listen`) only adds its
 // pools to the rows, and a node not heard from yet gets its column once it answers or fails.
-// A cell lists the slots the client holds on that server (up to kMaxListedSlots, else their
-// count, all of them in the tooltip); its background is the client's rank colour (RankColor: the
-// client's lowest slot brightest), and a cell whose slots changed (a swap, a lost server) is
+// A cell lists the slots the client holds on that server (as many as fit in kCellChars, else
+// their count, all of them in the tooltip); its background is the client's rank colour (RankColor:
+// the client's lowest slot brightest), and a cell whose slots changed (a swap, a lost server) is
 // highlighted for kHighlightMs of cluster time, fading. A drained or down server's column says
 // so in its header (ServerMark) and hatches its empty cells.
 //
@@ -40,7 +40,8 @@ class SlotMatrixModel : public QAbstractTableModel {
   static constexpr int kRejectionsColumn = 3;
   static constexpr int kFailuresColumn = 4;
   static constexpr int kFirstServerColumn = 5;
-  static constexpr int kMaxListedSlots = 3;  // A cell with more shows "N slots".
+  // The widest list of slots a cell shows (views size cells for it); a longer one: "N slots".
+  static constexpr QLatin1String kCellChars{"000 000 000"};
   static constexpr qint64 kHighlightMs = 2000;
   // Clients that hold nothing and were not seen for this long are dropped.
   static constexpr qint64 kForgetClientMs = 30000;

@@ -3,6 +3,7 @@
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QPainter>
+#include <QVBoxLayout>
 
 #include "ui/models/palette.h"
 #include "ui/models/slot_matrix_model.h"
@@ -29,7 +30,7 @@ namespace {
 QLabel* Swatch(const QBrush& brush, const QString& text, QWidget* parent) {
   auto* swatch = new QLabel(text, parent);
   swatch->setAlignment(Qt::AlignCenter);
-  swatch->setMinimumWidth(swatch->fontMetrics().horizontalAdvance(QStringLiteral("00 00")) + 8);
+  swatch->setMinimumWidth(swatch->fontMetrics().horizontalAdvance(QStringLiteral("000")) + 8);
   swatch->setAutoFillBackground(true);
   QPalette palette = swatch->palette();
   palette.setBrush(QPalette::Window, brush);
@@ -43,8 +44,18 @@ QLabel* Swatch(const QBrush& brush, const QString& text, QWidget* parent) {
 QWidget* MakeSlotMatrixLegend(QWidget* parent) {
   auto* legend = new QWidget(parent);
   legend->setObjectName(QStringLiteral("slotMatrixLegend"));
-  auto* layout = new QHBoxLayout(legend);
-  layout->setContentsMargins(0, 2, 0, 2);
+  auto* lines = new QVBoxLayout(legend);
+  lines->setContentsMargins(0, 2, 0, 2);
+  lines->setSpacing(2);
+  auto* layout = new QHBoxLayout;
+  lines->addLayout(layout);
+  auto* cells = new QLabel(QObject::tr("A cell lists the client's slots on that server, or their "
+                                       "count (\"5 slots\") where they do not fit; hover a cell "
+                                       "for each slot's state and requests."),
+                           legend);
+  cells->setWordWrap(true);
+  lines->addWidget(cells);
+  layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(4);
   layout->addWidget(new QLabel(QObject::tr("Slots: best"), legend));
   constexpr int kSteps = 4;
@@ -58,12 +69,6 @@ QWidget* MakeSlotMatrixLegend(QWidget* parent) {
   layout->addSpacing(8);
   layout->addWidget(Swatch(SlotMatrixModel::MarkedColumnBrush(), QString(), legend));
   layout->addWidget(new QLabel(QObject::tr("drained or down"), legend));
-  layout->addSpacing(8);
-  auto* cells = new QLabel(QObject::tr("\"%1 slots\": more than %2, hover for the list")
-                               .arg(SlotMatrixModel::kMaxListedSlots + 1)
-                               .arg(SlotMatrixModel::kMaxListedSlots),
-                           legend);
-  layout->addWidget(cells);
   layout->addStretch(1);
   // A narrow window clips the legend's end rather than growing past the screen.
   legend->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);

@@ -150,7 +150,7 @@ void SlotMatrixView::ResizeColumns() {
   const QFontMetrics header_metrics = header->fontMetrics();
   const QFontMetrics cell_metrics = matrix_->fontMetrics();
   const int pad = 2 * style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, header) + 8;
-  const int cell = cell_metrics.horizontalAdvance(QStringLiteral("000 000 000")) + 8;
+  const int cell = cell_metrics.horizontalAdvance(SlotMatrixModel::kCellChars) + 8;
   const int widest = header_metrics.averageCharWidth() * kMaxHeaderChars;
   for (int c = 0; c < model_->columnCount(); ++c) {
     int text = 0;
