@@ -176,12 +176,25 @@ class SlotMatrixTest : public QObject {
     g.clients = 4;
     g.pool_size = 2;
     ClusterState state;
-    SlotMatrixModel model(&state);
+    SlotMatrixView view(&state);
+    SlotMatrixModel& model = *view.Model();
     const auto tester = Tester(&model);
+    const auto sort_tester = Tester(view.SortModel());
+    const auto totals_tester = Tester(view.TotalsModel());
     ApplyGenerated(&state, g, 0);
     const quint64 load_id = 0x77;
     const int load = state.AddNode("127.0.0.1:9100");  // Known by address until it answers.
     QCOMPARE(model.columnCount(), SlotMatrixModel::kFirstServerColumn + 3);
+    // A first poll that fails: it might be a server that is down, so it gets a marked column...
+    state.ApplyFrame({{load, nullptr, "connection refused"}}, g.TimeOf(0) + 50);
+    QCOMPARE(model.columnCount(), SlotMatrixModel::kFirstServerColumn + 4);
+    QCOMPARE(model
+                 .headerData(model.ColumnOfServer(load), Qt::Horizontal,
+                             SlotMatrixModel::kServerMarkRole)
+                 .toString(),
+             QString("unreachable"));
+    QCOMPARE(view.TotalsModel()->columnCount(), model.columnCount());
+    // ...until it answers as a client process: the column goes, its pool becomes a row.
     // Its connections appear in node 0's slot table, under the same client_id.
     Telemetry server = g.Telemetry(0, 1);
     for (uint32_t slot : {10u, 11u}) {
@@ -195,6 +208,8 @@ class SlotMatrixTest : public QObject {
                                  "railyardctl-load", load_id, g.TimeOf(1), 0, 0, 0))}},
                      g.TimeOf(1));
     QCOMPARE(model.columnCount(), SlotMatrixModel::kFirstServerColumn + 3);
+    QCOMPARE(view.TotalsModel()->columnCount(), model.columnCount());
+    QCOMPARE(view.Matrix()->horizontalHeader()->count(), model.columnCount());
     QCOMPARE(model.ColumnOfServer(load), -1);
     for (int c = SlotMatrixModel::kFirstServerColumn; c < model.columnCount(); ++c) {
       QVERIFY(!model.headerData(c, Qt::Horizontal).toString().contains("railyardctl"));
