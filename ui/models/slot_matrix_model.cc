@@ -218,7 +218,6 @@ bool SlotMatrixModel::UpdateRates(Client& c, const admin::PoolCounters& counters
 
 void SlotMatrixModel::DiffColumn(int server, bool first_fill, qint64 now, ChangedCells& box) {
   ServerTotals& totals = totals_[server];
-  const ServerTotals before = totals;
   totals = {};
   const int column = ColumnOfServer(server);
   for (int row = 0; row < ClientCount(); ++row) {
@@ -252,10 +251,6 @@ void SlotMatrixModel::DiffColumn(int server, bool first_fill, qint64 now, Change
     } else if (busy_changed) {
       row_dirty_[row] = true;  // Busy count.
     }
-  }
-  if (column >= 0 && (totals.in_use != before.in_use || totals.busy != before.busy ||
-                      totals.highest != before.highest)) {
-    Q_EMIT headerDataChanged(Qt::Horizontal, column, column);  // Its tooltip's figures.
   }
 }
 

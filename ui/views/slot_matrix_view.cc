@@ -49,23 +49,23 @@ SlotMatrixView::SlotMatrixView(ClusterState* state, QWidget* parent)
     detail_title_->setText(detail_->Summary());
     FitDetailColumns();
   });
-  connect(model_, &QAbstractItemModel::columnsInserted, this, &SlotMatrixView::ResizeColumns);
-  connect(model_, &QAbstractItemModel::columnsRemoved, this, &SlotMatrixView::ResizeColumns);
-  connect(model_, &QAbstractItemModel::layoutChanged, this, &SlotMatrixView::ResizeColumns);
+  connect(model_, &QAbstractItemModel::columnsInserted, this, &SlotMatrixView::ResizeAllColumns);
+  connect(model_, &QAbstractItemModel::columnsRemoved, this, &SlotMatrixView::ResizeAllColumns);
+  connect(model_, &QAbstractItemModel::layoutChanged, this, &SlotMatrixView::ResizeAllColumns);
   connect(model_, &QAbstractItemModel::headerDataChanged, this,
-          [this](Qt::Orientation orientation) {
-            if (orientation == Qt::Horizontal) ResizeColumns();
+          [this](Qt::Orientation orientation, int first, int last) {
+            if (orientation == Qt::Horizontal) ResizeColumns(first, last);
           });
-  connect(totals_, &QAbstractItemModel::modelReset, this, &SlotMatrixView::ResizeColumns);
+  connect(totals_, &QAbstractItemModel::modelReset, this, &SlotMatrixView::ResizeAllColumns);
   connect(model_, &QAbstractItemModel::rowsInserted, this,
           [this](const QModelIndex&, int first, int last) { FitRowHeaders(first, last); });
   connect(model_, &QAbstractItemModel::modelReset, this, [this] {
     row_header_width_ = 0;
     FitRowHeaders(0, model_->rowCount() - 1);
-    ResizeColumns();
+    ResizeAllColumns();
   });
   FitRowHeaders(0, model_->rowCount() - 1);
-  ResizeColumns();
+  ResizeAllColumns();
   FitDetailColumns();
 }
 
@@ -145,14 +145,16 @@ QWidget* SlotMatrixView::BuildDetailSide() {
   return detail_side_;
 }
 
-void SlotMatrixView::ResizeColumns() {
+void SlotMatrixView::ResizeAllColumns() { ResizeColumns(0, model_->columnCount() - 1); }
+
+void SlotMatrixView::ResizeColumns(int first, int last) {
   QHeaderView* header = matrix_->horizontalHeader();
   const QFontMetrics header_metrics = header->fontMetrics();
   const QFontMetrics cell_metrics = matrix_->fontMetrics();
   const int pad = 2 * style()->pixelMetric(QStyle::PM_HeaderMargin, nullptr, header) + 8;
   const int cell = cell_metrics.horizontalAdvance(SlotMatrixModel::kCellChars) + 8;
   const int widest = header_metrics.averageCharWidth() * kMaxHeaderChars;
-  for (int c = 0; c < model_->columnCount(); ++c) {
+  for (int c = std::max(0, first); c <= last && c < model_->columnCount(); ++c) {
     int text = 0;
     const QStringList lines = model_->headerData(c, Qt::Horizontal).toString().split('\n');
     for (const QString& line : lines) text = std::max(text, header_metrics.horizontalAdvance(line));

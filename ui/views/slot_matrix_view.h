@@ -43,8 +43,9 @@ class SlotMatrixView : public QWidget {
  private:
   QWidget* BuildMatrixSide();
   QWidget* BuildDetailSide();
-  // Sizes every column of the matrix and the totals alike, from the header names.
-  void ResizeColumns();
+  // Sizes columns of the matrix and the totals alike, from the header names.
+  void ResizeAllColumns();
+  void ResizeColumns(int first, int last);
   // Widens the client-name header of the matrix and the totals (never narrows) to fit rows.
   void FitRowHeaders(int first, int last);
   void SetRowHeaderWidth(int width);
