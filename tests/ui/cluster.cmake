@@ -75,3 +75,7 @@ railyard_add_qtest(tst_ui_flow SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_flow.cc
 target_compile_definitions(tst_ui_flow PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}"
   RAILYARDCTL="$<TARGET_FILE:railyardctl>" RAILYARD_SCENARIOS="${PROJECT_SOURCE_DIR}/resources/scenarios")
 add_dependencies(tst_ui_flow railyardctl)
+# The Slots tab: matrix view, side panel, totals, marks, sorting; generated frames and replay.
+railyard_add_qtest(tst_ui_slot_matrix SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_slot_matrix.cc
+  LIBS railyard_ui railyard_ui_console_fixture TIMEOUT 60)
+target_compile_definitions(tst_ui_slot_matrix PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}")

@@ -14,6 +14,7 @@
 #include "ui/models/natural_order.h"
 #include "ui/models/overview_model.h"
 #include "ui/models/palette.h"
+#include "ui/models/slot_matrix_client_detail.h"
 #include "ui/models/slot_matrix_model.h"
 
 using railyard::ui::ClientDetailModel;

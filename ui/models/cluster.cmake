@@ -6,4 +6,9 @@ target_sources(railyard_ui_models PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/overview_model.cc
   ${CMAKE_CURRENT_LIST_DIR}/slot_matrix_model.cc
   ${CMAKE_CURRENT_LIST_DIR}/flow_model.cc
+  ${CMAKE_CURRENT_LIST_DIR}/slot_matrix_columns.cc
+  ${CMAKE_CURRENT_LIST_DIR}/slot_matrix_display.cc
+  ${CMAKE_CURRENT_LIST_DIR}/slot_matrix_client_detail.cc
+  ${CMAKE_CURRENT_LIST_DIR}/slot_matrix_sort.cc
+  ${CMAKE_CURRENT_LIST_DIR}/slot_matrix_totals.cc
 )

@@ -2,10 +2,8 @@
 
 #include <algorithm>
 #include <climits>
-#include <numeric>
 
 #include "ui/models/natural_order.h"
-#include "ui/models/palette.h"
 
 namespace railyard::ui {
 
@@ -18,13 +16,6 @@ bool SameSlots(const QVarLengthArray<SlotMatrixModel::Slot, 2>& a,
     if (a[i].slot != b[i].slot) return false;
   }
   return true;
-}
-
-QColor Blend(const QColor& base, const QColor& over) {
-  const double a = over.alphaF();
-  return QColor::fromRgbF(float(base.redF() * (1 - a) + over.redF() * a),
-                          float(base.greenF() * (1 - a) + over.greenF() * a),
-                          float(base.blueF() * (1 - a) + over.blueF() * a));
 }
 
 }  // namespace
@@ -49,136 +40,13 @@ void SlotMatrixModel::Rebuild() {
   fading_.clear();
   column_seen_.fill(false, servers_);
   server_names_.resize(servers_);
-  for (int s = 0; s < servers_; ++s) server_names_[s] = state_->Node(s).name;
-  SetServerOrder(NaturalServerOrder());
-}
-
-QVector<int> SlotMatrixModel::NaturalServerOrder() const {
-  QVector<int> order(servers_);
-  std::iota(order.begin(), order.end(), 0);
-  std::stable_sort(order.begin(), order.end(), [this](int a, int b) {
-    return NaturalLess(server_names_[a], server_names_[b]);
-  });
-  return order;
-}
-
-void SlotMatrixModel::SetServerOrder(const QVector<int>& order) {
-  server_of_column_ = order;
-  column_of_server_.resize(servers_);
-  for (int c = 0; c < servers_; ++c) column_of_server_[order[c]] = kFirstServerColumn + c;
-}
-
-void SlotMatrixModel::SortServers() {
-  const QVector<int> order = NaturalServerOrder();
-  if (order == server_of_column_) return;
-  Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::HorizontalSortHint);
-  const QModelIndexList before = persistentIndexList();
-  QVector<int> servers;  // Each persistent index's server, before the move (-1: not a server).
-  for (const QModelIndex& i : before) servers << ServerOfColumn(i.column());
-  SetServerOrder(order);
-  QModelIndexList after;
-  for (qsizetype k = 0; k < before.size(); ++k) {
-    const QModelIndex& i = before[k];
-    after << (servers[k] < 0 ? i : index(i.row(), ColumnOfServer(servers[k])));
+  server_marks_.resize(servers_);
+  totals_.assign(static_cast<size_t>(servers_), ServerTotals{});
+  for (int s = 0; s < servers_; ++s) {
+    server_names_[s] = state_->Node(s).name;
+    server_marks_[s] = ServerMark(s);
   }
-  changePersistentIndexList(before, after);
-  Q_EMIT layoutChanged({}, QAbstractItemModel::HorizontalSortHint);
-}
-
-int SlotMatrixModel::ServerOfColumn(int column) const {
-  const int c = column - kFirstServerColumn;
-  return c >= 0 && c < server_of_column_.size() ? server_of_column_[c] : -1;
-}
-
-int SlotMatrixModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : ClientCount();
-}
-
-int SlotMatrixModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : kFirstServerColumn + servers_;
-}
-
-int SlotMatrixModel::PoolSize(int row) const {
-  const Client& c = client(row);
-  return c.pool_capacity >= 0 ? c.pool_capacity : c.connections;
-}
-
-int SlotMatrixModel::BusyCount(int row) const {
-  const Client& c = client(row);
-  return c.pool_busy >= 0 ? c.pool_busy : c.busy;
-}
-
-QVariant SlotMatrixModel::data(const QModelIndex& index, int role) const {
-  if (!index.isValid() || index.row() >= ClientCount()) return {};
-  const int row = index.row();
-  if (role == kClientIdRole) return client(row).id;
-  if (index.column() == kPoolColumn || index.column() == kBusyColumn) {
-    if (role == Qt::DisplayRole) {
-      return index.column() == kPoolColumn ? PoolSize(row) : BusyCount(row);
-    }
-    if (role == Qt::TextAlignmentRole) return QVariant::fromValue(Qt::AlignCenter);
-    return {};
-  }
-  const int server = ServerOfColumn(index.column());
-  if (server < 0) return {};
-  const Cell& c = cell(row, server);
-  const qint64 age = c.changed_ms > 0 ? state_->NowMs() - c.changed_ms : kHighlightMs;
-  const bool highlighted = age < kHighlightMs;
-  switch (role) {
-    case Qt::DisplayRole: {
-      if (c.slots.isEmpty()) return {};
-      QString text;
-      for (const Slot& s : c.slots) {
-        if (!text.isEmpty()) text += QLatin1Char(' ');
-        text += QString::number(s.slot);
-      }
-      return text;
-    }
-    case Qt::TextAlignmentRole:
-      return QVariant::fromValue(Qt::AlignCenter);
-    case Qt::BackgroundRole: {
-      const QColor highlight = ChangeHighlight(double(age) / double(kHighlightMs));
-      if (c.slots.isEmpty()) return highlighted ? QVariant(highlight) : QVariant();
-      const QColor base = RankColor(c.rank, std::max(1, client(row).connections));
-      return highlighted ? Blend(base, highlight) : base;
-    }
-    case Qt::ForegroundRole:
-      return c.slots.isEmpty() ? QVariant() : QVariant(QColor(Qt::black));
-    case Qt::ToolTipRole: {
-      QString tip = QStringLiteral("%1 on %2").arg(client(row).name, server_names_[server]);
-      for (const Slot& s : c.slots) {
-        tip += QStringLiteral("\nslot %1: %2, %3 requests")
-                   .arg(s.slot)
-                   .arg(s.busy ? tr("busy") : tr("idle"))
-                   .arg(s.requests);
-      }
-      return tip;
-    }
-    case kSlotsRole: {
-      QVariantList slots;
-      for (const Slot& s : c.slots) slots.push_back(s.slot);
-      return slots;
-    }
-    case kHighlightedRole:
-      return highlighted;
-  }
-  return {};
-}
-
-QVariant SlotMatrixModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
-  if (orientation == Qt::Vertical) {
-    if (section < 0 || section >= ClientCount()) return {};
-    const Client& c = client(section);
-    if (role == Qt::ToolTipRole)
-      return QStringLiteral("client id %1").arg(c.id, 16, 16, QLatin1Char('0'));
-    return c.name;
-  }
-  if (section == kPoolColumn) return role == Qt::DisplayRole ? tr("Pool") : tr("Pool size");
-  if (section == kBusyColumn) return role == Qt::DisplayRole ? tr("Busy") : tr("Busy connections");
-  const int server = ServerOfColumn(section);
-  if (server < 0) return {};
-  return server_names_[server];
+  SetServerOrder(ServerColumnsInOrder());
 }
 
 // The bounding box of the cells a frame changed, so one dataChanged covers them all.
@@ -263,20 +131,32 @@ void SlotMatrixModel::OnFrame(const QVector<int>& changed) {
   if (!ForgetIdleClients() && !box.Empty()) {
     Q_EMIT dataChanged(index(box.top, box.left), index(box.bottom, box.right));
   }
-  if (servers_renamed_) {
-    servers_renamed_ = false;
-    SortServers();
+  if (columns_dirty_) {
+    columns_dirty_ = false;
+    ArrangeColumns();
   }
   Q_EMIT Updated();
 }
 
 void SlotMatrixModel::ApplyServer(int server, qint64 now, ChangedCells& box) {
   const NodeView& node = state_->Node(server);
-  if (server_names_[server] != node.name) {
+  const int column = ColumnOfServer(server);
+  const QString mark = ServerMark(server);
+  if (server_names_[server] != node.name || server_marks_[server] != mark) {
+    columns_dirty_ |= server_names_[server] != node.name;  // Re-sorted after the frame.
     server_names_[server] = node.name;
-    Q_EMIT headerDataChanged(Qt::Horizontal, ColumnOfServer(server), ColumnOfServer(server));
-    servers_renamed_ = true;  // Re-sorted after the frame, once its cells are signalled.
+    if (server_marks_[server] != mark) {
+      server_marks_[server] = mark;
+      // Its empty cells change their hatching.
+      if (column >= 0 && ClientCount() > 0) {
+        box.Touch(0, column);
+        box.Touch(ClientCount() - 1, column);
+      }
+    }
+    if (column >= 0) Q_EMIT headerDataChanged(Qt::Horizontal, column, column);
   }
+  // A node that turns out to be a client process loses its column, a server gains one.
+  columns_dirty_ |= ShowsServer(server) != (column >= 0);
   // An unreachable or stale server holds nothing: its clients lost those connections.
   const bool live = node.telemetry && IsLive(node.health);
   for (auto it = scratch_.begin(); it != scratch_.end(); ++it) it->clear();
@@ -305,11 +185,41 @@ void SlotMatrixModel::CollectConnections(const admin::Telemetry& telemetry, qint
       box.Touch(row, kPoolColumn);
       box.Touch(row, kBusyColumn);
     }
+    if (UpdateRates(c, pool.counters(), telemetry.unix_ms())) {
+      box.Touch(row, kRetriesColumn);
+      box.Touch(row, kFailuresColumn);
+    }
     c.last_seen_ms = now;
   }
 }
 
+bool SlotMatrixModel::UpdateRates(Client& c, const admin::PoolCounters& counters, qint64 at_ms) {
+  if (at_ms == c.counters_ms) return false;  // The same snapshot again.
+  bool changed = false;
+  if (c.counters_ms > 0 && at_ms > c.counters_ms) {
+    const double seconds = double(at_ms - c.counters_ms) / 1000.0;
+    // A counter that went down belongs to a restarted client: count from zero.
+    auto rate = [seconds](uint64_t now, uint64_t before) {
+      return double(now >= before ? now - before : now) / seconds;
+    };
+    const double retries = rate(counters.retries(), c.counters.retries());
+    const double rejections = rate(counters.rejections(), c.counters.rejections());
+    const double failures = rate(counters.failures(), c.counters.failures());
+    changed = retries != c.retries_per_s || rejections != c.rejections_per_s ||
+              failures != c.failures_per_s;
+    c.retries_per_s = retries;
+    c.rejections_per_s = rejections;
+    c.failures_per_s = failures;
+  }
+  c.counters = counters;
+  c.counters_ms = at_ms;
+  return changed;
+}
+
 void SlotMatrixModel::DiffColumn(int server, bool first_fill, qint64 now, ChangedCells& box) {
+  ServerTotals& totals = totals_[server];
+  totals = {};
+  const int column = ColumnOfServer(server);
   for (int row = 0; row < ClientCount(); ++row) {
     Cell& cell = cells_[CellIndex(row, server)];
     auto found = scratch_.find(clients_[static_cast<size_t>(row)].id);
@@ -326,13 +236,18 @@ void SlotMatrixModel::DiffColumn(int server, bool first_fill, qint64 now, Change
       }
     }
     cell.slots = fresh;
+    for (const Slot& s : fresh) {
+      ++totals.in_use;
+      totals.busy += s.busy ? 1 : 0;
+      totals.highest = std::max(totals.highest, static_cast<int>(s.slot));
+    }
     if (moved) {
       if (!first_fill) {
         cell.changed_ms = now;
         fading_.push_back({row, server});
       }
       row_dirty_[row] = true;
-      box.Touch(row, ColumnOfServer(server));
+      if (column >= 0) box.Touch(row, column);
     } else if (busy_changed) {
       row_dirty_[row] = true;  // Busy count.
     }
@@ -345,7 +260,7 @@ void SlotMatrixModel::RankDirtyRows(ChangedCells& box) {
     RankRow(row);
     // Ranks of its other cells may have moved, and the derived pool figures.
     box.Touch(row, kPoolColumn);
-    box.Touch(row, kFirstServerColumn + servers_ - 1);  // The whole row.
+    box.Touch(row, columnCount() - 1);  // The whole row.
   }
 }
 
@@ -353,7 +268,7 @@ void SlotMatrixModel::RankDirtyRows(ChangedCells& box) {
 void SlotMatrixModel::TouchFadingCells(qint64 now, ChangedCells& box) {
   for (qsizetype i = 0; i < fading_.size();) {
     const auto [row, server] = fading_[i];
-    box.Touch(row, ColumnOfServer(server));
+    if (ColumnOfServer(server) >= 0) box.Touch(row, ColumnOfServer(server));
     if (now - cells_[CellIndex(row, server)].changed_ms >= kHighlightMs) {
       fading_.removeAt(i);
     } else {
@@ -386,114 +301,6 @@ bool SlotMatrixModel::ForgetIdleClients() {
   row_dirty_.resize(ClientCount());
   endResetModel();
   return true;
-}
-
-void SlotMatrixModel::OnNodeAdded(int index) {
-  if (index < servers_) return;
-  const int first = kFirstServerColumn + servers_;
-  const int added = index + 1 - servers_;
-  beginInsertColumns({}, first, first + added - 1);
-  const int old_servers = servers_;
-  servers_ = index + 1;
-  std::vector<Cell> cells(static_cast<size_t>(ClientCount()) * static_cast<size_t>(servers_));
-  for (int row = 0; row < ClientCount(); ++row) {
-    for (int s = 0; s < old_servers; ++s) {
-      cells[size_t(row) * size_t(servers_) + size_t(s)] =
-          std::move(cells_[size_t(row) * size_t(old_servers) + size_t(s)]);
-    }
-  }
-  cells_ = std::move(cells);
-  column_seen_.resize(servers_, false);
-  server_names_.resize(servers_);
-  for (int s = old_servers; s < servers_; ++s) server_names_[s] = state_->Node(s).name;
-  // Added at the end, then moved to their place in name order.
-  QVector<int> order = server_of_column_;
-  for (int s = old_servers; s < servers_; ++s) order << s;
-  SetServerOrder(order);
-  endInsertColumns();
-  SortServers();
-}
-
-ClientDetailModel::ClientDetailModel(SlotMatrixModel* matrix, ClusterState* state, QObject* parent)
-    : QAbstractTableModel(parent), matrix_(matrix), state_(state) {
-  connect(matrix_, &SlotMatrixModel::Updated, this, &ClientDetailModel::Refresh);
-  connect(matrix_, &QAbstractItemModel::modelReset, this, &ClientDetailModel::Refresh);
-}
-
-void ClientDetailModel::SetClientId(quint64 id) {
-  id_ = id;
-  Refresh();
-}
-
-void ClientDetailModel::Refresh() {
-  QVector<Row> rows;
-  const int row = id_ != 0 ? matrix_->RowOfClient(id_) : -1;
-  if (row >= 0) {
-    for (int s = 0; s < matrix_->ServerCount(); ++s) {
-      for (const SlotMatrixModel::Slot& slot : matrix_->cell(row, s).slots)
-        rows.push_back({s, slot});
-    }
-    std::sort(rows.begin(), rows.end(),
-              [](const Row& a, const Row& b) { return a.slot.slot < b.slot.slot; });
-  }
-  if (rows.size() != rows_.size()) {
-    beginResetModel();
-    rows_ = std::move(rows);
-    endResetModel();
-    return;
-  }
-  rows_ = std::move(rows);
-  if (!rows_.isEmpty()) Q_EMIT dataChanged(index(0, 0), index(rows_.size() - 1, kColumnCount - 1));
-}
-
-int ClientDetailModel::rowCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : static_cast<int>(rows_.size());
-}
-
-int ClientDetailModel::columnCount(const QModelIndex& parent) const {
-  return parent.isValid() ? 0 : kColumnCount;
-}
-
-QVariant ClientDetailModel::data(const QModelIndex& index, int role) const {
-  if (!index.isValid() || index.row() >= rows_.size()) return {};
-  const Row& r = rows_[index.row()];
-  if (role == Qt::BackgroundRole && index.column() == kSlot) {
-    return RankColor(index.row(), static_cast<int>(rows_.size()));
-  }
-  if (role != Qt::DisplayRole) return {};
-  switch (index.column()) {
-    case kServer:
-      return r.server < state_->NodeCount() ? state_->Node(r.server).name : QString();
-    case kSlot:
-      return r.slot.slot;
-    case kBusy:
-      return r.slot.busy ? tr("busy") : tr("idle");
-    case kRequests:
-      return static_cast<qulonglong>(r.slot.requests);
-    case kSince: {
-      if (r.slot.connected_since_ms <= 0) return QString();
-      const qint64 age_s = std::max<qint64>(0, state_->NowMs() - r.slot.connected_since_ms) / 1000;
-      return QStringLiteral("%1 s ago").arg(age_s);
-    }
-  }
-  return {};
-}
-
-QVariant ClientDetailModel::headerData(int section, Qt::Orientation orientation, int role) const {
-  if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
-  switch (section) {
-    case kServer:
-      return tr("Server");
-    case kSlot:
-      return tr("Slot");
-    case kBusy:
-      return tr("State");
-    case kRequests:
-      return tr("Requests");
-    case kSince:
-      return tr("Connected");
-  }
-  return {};
 }
 
 }  // namespace railyard::ui

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QAbstractTableModel>
+#include <QBrush>
 #include <QHash>
 #include <QVarLengthArray>
 #include <QVector>
@@ -9,30 +10,46 @@
 
 namespace railyard::ui {
 
-// Slot allocations: a clients x servers matrix. Rows are clients (found in the servers' slot
-// tables by client_id, and in client pools) in natural name order, columns 0 and 1 are each
-// client's pool size and busy connections, then one column per node of the ClusterState, also in
-// natural name order (ColumnOfServer; a renamed node's column moves, as a layout change). A cell
-// lists the slots the client holds on that server; its background is the client's rank colour
-// (RankColor: the client's lowest slot brightest), and a cell whose slots changed (a swap, a lost
-// server) is highlighted for kHighlightMs of cluster time, fading.
+// Slot allocations: a clients x servers matrix. Rows are clients, one per client_id (found in the
+// servers' slot tables and in client pools) in natural name order. Columns 0 and 1 are each
+// client's pool size and busy connections, 2 to 4 the client's own figures where it reports its
+// pool (retries, rejections and failures per second, from consecutive snapshots of its
+// PoolCounters), then one column per server in natural name order (ColumnOfServer; a renamed
+// node's column moves, as a layout change). A server is a node whose telemetry says server or
+// both; a client process (ROLE_CLIENT, e.g. `railyardctl load --admin-listen`) only adds its
+// pools to the rows, and a node not heard from yet gets its column once it answers or fails.
+// A cell lists the slots the client holds on that server (as many as fit in kCellChars, else
+// their count, all of them in the tooltip); its background is the client's rank colour (RankColor:
+// the client's lowest slot brightest), and a cell whose slots changed (a swap, a lost server) is
+// highlighted for kHighlightMs of cluster time, fading. A drained or down server's column says
+// so in its header (ServerMark) and hatches its empty cells.
 //
 // Per frame it recomputes only the columns of changed nodes and emits one dataChanged over the
 // bounding box of the cells that changed or are fading, so a view repaints once per frame.
 //
 // Thread safety: GUI thread only, like ClusterState.
+//
+// Implemented in three files: slot_matrix_model.cc (frames), slot_matrix_columns.cc (which nodes
+// are columns, in which order) and slot_matrix_display.cc (what views read).
 class SlotMatrixModel : public QAbstractTableModel {
   Q_OBJECT
  public:
   static constexpr int kPoolColumn = 0;
   static constexpr int kBusyColumn = 1;
-  static constexpr int kFirstServerColumn = 2;
+  static constexpr int kRetriesColumn = 2;  // The client's own figures, per second.
+  static constexpr int kRejectionsColumn = 3;
+  static constexpr int kFailuresColumn = 4;
+  static constexpr int kFirstServerColumn = 5;
+  // The widest list of slots a cell shows (views size cells for it); a longer one: "N slots".
+  static constexpr QLatin1String kCellChars{"000 000 000"};
   static constexpr qint64 kHighlightMs = 2000;
   // Clients that hold nothing and were not seen for this long are dropped.
   static constexpr qint64 kForgetClientMs = 30000;
   static constexpr int kSlotsRole = Qt::UserRole + 1;        // QVariantList of slot numbers.
   static constexpr int kHighlightedRole = Qt::UserRole + 2;  // bool
   static constexpr int kClientIdRole = Qt::UserRole + 3;     // quint64, on any cell of a row.
+  // QString, on a server's cells and header: its ServerMark.
+  static constexpr int kServerMarkRole = Qt::UserRole + 4;
 
   struct Slot {
     quint32 slot = 0;
@@ -53,6 +70,19 @@ class SlotMatrixModel : public QAbstractTableModel {
     int connections = 0;  // Slots held across all servers, from the slot tables.
     int busy = 0;
     qint64 last_seen_ms = 0;
+    // Per second, from the client's own PoolCounters; -1: not reported (yet).
+    double retries_per_s = -1;
+    double rejections_per_s = -1;
+    double failures_per_s = -1;
+    // The counters of the client's previous snapshot, and its time (0: none yet).
+    admin::PoolCounters counters;
+    qint64 counters_ms = 0;
+  };
+  // One server's column, summed.
+  struct ServerTotals {
+    int in_use = 0;    // Slots held by the clients listed.
+    int highest = -1;  // Highest slot held; -1: none.
+    int busy = 0;      // Of in_use.
   };
 
   explicit SlotMatrixModel(ClusterState* state, QObject* parent = nullptr);
@@ -68,9 +98,16 @@ class SlotMatrixModel : public QAbstractTableModel {
   int RowOfClient(quint64 id) const { return rows_.value(id, -1); }
   const Cell& cell(int row, int server) const { return cells_[CellIndex(row, server)]; }
   int ServerCount() const { return servers_; }
-  // Server (ClusterState node index) <-> column; -1 for a column that is not a server's.
+  // Server (ClusterState node index) <-> column; -1 for a column that is not a server's, or a
+  // node that has none (a client process, a node not heard from yet).
   int ColumnOfServer(int server) const { return column_of_server_[server]; }
   int ServerOfColumn(int column) const;
+  const ServerTotals& Totals(int server) const { return totals_[server]; }
+  // Why a server's column holds nothing new: "lame duck", "unreachable", "stale",
+  // "token refused"; empty while it serves (or starts).
+  QString ServerMark(int server) const;
+  // How the empty cells of a marked server are filled (the legend shows the same).
+  static QBrush MarkedColumnBrush();
   // Pool size as shown: the client's reported capacity, else the connections seen.
   int PoolSize(int row) const;
   int BusyCount(int row) const;
@@ -99,11 +136,17 @@ class SlotMatrixModel : public QAbstractTableModel {
   void TouchFadingCells(qint64 now, ChangedCells& box);
   void OnNodeAdded(int index);
   void Rebuild();
-  // The servers in natural name order, and setting that order (no signals).
-  QVector<int> NaturalServerOrder() const;
+  // Whether node `server` has a column: a server (or both), or a node that failed before saying.
+  bool ShowsServer(int server) const;
+  // The servers shown, in natural name order, and setting that order (no signals).
+  QVector<int> ServerColumnsInOrder() const;
   void SetServerOrder(const QVector<int>& order);
-  // Moves the columns into natural name order if they are not, as a layout change.
+  // Removes and inserts columns for servers hidden or shown since, then moves them into
+  // natural name order (as a layout change) if they are not.
+  void ArrangeColumns();
   void SortServers();
+  // The client's rates from its pool counters at `at_ms`; true if what it shows changed.
+  static bool UpdateRates(Client& c, const admin::PoolCounters& counters, qint64 at_ms);
   void RankRow(int row);
   bool ForgetIdleClients();
 
@@ -114,43 +157,15 @@ class SlotMatrixModel : public QAbstractTableModel {
   QHash<quint64, int> rows_;
   QVector<bool> column_seen_;  // A server's first telemetry fills its column without highlights.
   QVector<QString> server_names_;
+  QVector<QString> server_marks_;
+  std::vector<ServerTotals> totals_;
   QVector<int> server_of_column_;  // Index: column - kFirstServerColumn.
   QVector<int> column_of_server_;
-  bool servers_renamed_ = false;     // This frame: sort the columns again at its end.
+  bool columns_dirty_ = false;       // This frame: arrange the columns again at its end.
   QVector<QPair<int, int>> fading_;  // Cells (row, server) still highlighted.
   // Per frame scratch, kept to avoid allocations.
   QHash<quint64, QVarLengthArray<Slot, 2>> scratch_;
   QVector<bool> row_dirty_;
-};
-
-// The connections of one client, best slot first: server, slot, busy, requests, connected since.
-class ClientDetailModel : public QAbstractTableModel {
-  Q_OBJECT
- public:
-  enum Column { kServer, kSlot, kBusy, kRequests, kSince, kColumnCount };
-  ClientDetailModel(SlotMatrixModel* matrix, ClusterState* state, QObject* parent = nullptr);
-
-  // 0: no client.
-  void SetClientId(quint64 id);
-  quint64 ClientId() const { return id_; }
-
-  int rowCount(const QModelIndex& parent = {}) const override;
-  int columnCount(const QModelIndex& parent = {}) const override;
-  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
-  QVariant headerData(int section, Qt::Orientation orientation,
-                      int role = Qt::DisplayRole) const override;
-
- private:
-  struct Row {
-    int server = 0;
-    SlotMatrixModel::Slot slot;
-  };
-  void Refresh();
-
-  SlotMatrixModel* const matrix_;
-  ClusterState* const state_;
-  quint64 id_ = 0;
-  QVector<Row> rows_;
 };
 
 }  // namespace railyard::ui
