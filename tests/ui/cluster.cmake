@@ -67,3 +67,9 @@ railyard_add_qtest(tst_ui_node_health SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_node
   LIBS railyard_ui railyard_node spdlog::spdlog TIMEOUT 120)
 target_compile_definitions(tst_ui_node_health PRIVATE RAILYARDCTL="$<TARGET_FILE:railyardctl>")
 add_dependencies(tst_ui_node_health railyardctl)
+
+# Clients as rows of their own: cluster sums count served requests once, the Overview's client
+# rows and "—" without traffic (a real node and load client, and generated frames).
+railyard_add_qtest(tst_ui_client_rows SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_client_rows.cc
+  LIBS railyard_ui railyard_node railyard_load TIMEOUT 60)
+target_compile_definitions(tst_ui_client_rows PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}")
