@@ -14,6 +14,7 @@
 #include "core/load/load_generator.h"
 #include "core/node/client_telemetry.h"
 #include "core/node/node.h"
+#include "core/node/telemetry.h"
 
 #include "ui/models/cluster_state.h"
 #include "ui/models/overview_model.h"
@@ -108,9 +109,14 @@ class ClientRowsTest : public QObject {
     QVERIFY(load.Start().ok());
     node::AdminOptions admin_options;
     admin_options.name = "load";
-    std::unique_ptr<node::AdminService> client_admin =
-        node::MakeClientAdminService(admin_options, [&load] {
+    // As `railyardctl load --admin-listen` serves it: its pool, and its own calls as Throughput.
+    std::unique_ptr<node::AdminService> client_admin = node::MakeClientAdminService(
+        admin_options,
+        [&load] {
           return std::vector<node::NamedPool>{{"load", load.client().Snapshot()}};
+        },
+        [&load](admin::Telemetry* t) {
+          node::FillThroughput(load.stats(), t->mutable_throughput());
         });
     QVERIFY(client_admin->Start().ok());
 
