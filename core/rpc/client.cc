@@ -155,8 +155,8 @@ struct Client::Impl final : internal::ConnectionObserver {
         allowed = !retry_budget || retry_budget->TryRetry(BalanceNow());
         ++(allowed ? counters.retries : counters.retries_refused);
       }
-      if (allowed) retry_rate.Add(Clock::now());
       if (allowed) {
+        retry_rate.Add(Clock::now());
         call->last_failure = status;
         call->failed_servers.push_back(conn->server());
         Attempt(call);
