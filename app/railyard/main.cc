@@ -20,6 +20,7 @@
 
 #include "core/cluster/access.h"
 #include "core/load/demo_cluster.h"
+#include "core/node/client_telemetry.h"
 #include "ui/compare/compare_window.h"
 #include "ui/shell/main_window.h"
 #include "ui/sources/live_source.h"
@@ -104,14 +105,20 @@ void SetUpApplication() {
 
 // Points the window at what the flags name: the demo's nodes, a cluster file, nodes, or a
 // recording. False with the problem in `error`.
-bool OpenSources(const ConsoleFlags& f, const load::DemoCluster& demo, const QString& token,
-                 ui::MainWindow& window, QString* error) {
+bool OpenSources(const ConsoleFlags& f, const load::DemoCluster& demo,
+                 const std::vector<std::unique_ptr<railyard::node::AdminService>>& client_admins,
+                 const QString& token, ui::MainWindow& window, QString* error) {
   bool ok = true;
   for (const load::DemoNode& n : demo.nodes()) {
     if (ok) {
       ok = window.AddNode(QString::fromStdString(n.admin.ToString()), token, error,
                           QString::fromStdString(n.name));
     }
+  }
+  // The demo's clients too, as client rows with their own figures.
+  for (size_t i = 0; ok && i < client_admins.size(); ++i) {
+    ok = window.AddNode(QString::fromStdString(client_admins[i]->endpoint().ToString()), token,
+                        error, QString::fromStdString(demo.clients()[i]->client_name()));
   }
   if (ok && !f.cluster_file.empty()) {
     ok = window.OpenClusterFile(QString::fromStdString(f.cluster_file), token, error);
@@ -240,6 +247,8 @@ int main(int argc, char** argv) {
     return 2;
   }
   load::DemoCluster demo;
+  // The demo's clients' own telemetry services; stopped before the clients they read.
+  std::vector<std::unique_ptr<railyard::node::AdminService>> client_admins;
   if (f.demo) {
     load::DemoClusterOptions options;
     options.clients = 3;
@@ -248,6 +257,19 @@ int main(int argc, char** argv) {
     options.operator_tokens = {token};
     if (railyard::rpc::Status s = demo.Start(options); !s.ok()) {
       std::fprintf(stderr, "railyard --demo: %s\n", s.ToString().c_str());
+      return 1;
+    }
+    std::vector<railyard::node::ClientEndpoint> endpoints;
+    for (const auto& client : demo.clients()) {
+      endpoints.push_back({client->client_name(), &client->client()});
+    }
+    railyard::node::AdminOptions client_admin;
+    client_admin.operator_tokens = options.operator_tokens;
+    if (railyard::rpc::Status s =
+            railyard::node::StartClientAdminServices(client_admin, endpoints, &client_admins);
+        !s.ok()) {
+      std::fprintf(stderr, "railyard --demo: %s\n", s.ToString().c_str());
+      demo.Stop();
       return 1;
     }
   }
@@ -261,13 +283,14 @@ int main(int argc, char** argv) {
   options.use_keyring = !f.demo && f.token_file.empty();
   ui::MainWindow window(options);
   QString error;
-  if (!OpenSources(f, demo, QString::fromStdString(token), window, &error)) {
+  if (!OpenSources(f, demo, client_admins, QString::fromStdString(token), window, &error)) {
     std::fprintf(stderr, "railyard: %s\n", qPrintable(error));
     return 2;
   }
   window.show();
   const int rc = RunUntilDone(f, demo, token, headless, window);
   window.live_source()->Stop();
+  for (auto& service : client_admins) service->Stop();
   if (f.demo) {
     const load::LoadResult report = demo.Stop();
     std::printf("demo finished: %llu requests, %llu failed\n",

@@ -11,6 +11,7 @@
 #include "app/railyardctl/stop_signal.h"
 #include "core/cluster/telemetry_poller.h"
 #include "core/load/demo_cluster.h"
+#include "core/node/client_telemetry.h"
 
 namespace railyard::ctl {
 namespace {
@@ -51,8 +52,10 @@ std::string NodeRow(const load::DemoCluster& demo, const DemoNodeView& v) {
 }
 
 // The nodes' own view, polled over their admin services as any operator would.
-void PrintTables(const load::DemoCluster& demo, cluster::TelemetryPoller& poller, double elapsed_s,
-                 bool redraw) {
+// `client_admins`: each client's own telemetry service, in client order.
+void PrintTables(const load::DemoCluster& demo, cluster::TelemetryPoller& poller,
+                 const std::vector<std::unique_ptr<node::AdminService>>& client_admins,
+                 double elapsed_s, bool redraw) {
   const auto& nodes = demo.nodes();
   const auto& clients = demo.clients();
   std::vector<std::string> rows(nodes.size());
@@ -72,16 +75,19 @@ void PrintTables(const load::DemoCluster& demo, cluster::TelemetryPoller& poller
     std::fputs(rows[i].empty() ? (nodes[i].name + " (retrying)\n").c_str() : rows[i].c_str(),
                stdout);
   }
-  std::printf("\n%-7s %5s %9s %8s %8s %8s  %s\n", "client", "pool", "calls", "retries", "rejects",
-              "swaps", "pool (node/slot, best first)");
+  std::printf("\n%-7s %-21s %5s %9s %8s %8s %8s  %s\n", "client", "admin", "pool", "calls",
+              "retries", "rejects", "swaps", "pool (node/slot, best first)");
   for (size_t i = 0; i < clients.size(); ++i) {
     const rpc::PoolSnapshot pool = clients[i]->client().Snapshot();
     std::string entries;
     for (const rpc::PoolEntrySnapshot& e : pool.entries) {
       entries += "n" + std::to_string(e.server) + "/" + std::to_string(e.slot) + " ";
     }
-    std::printf("c%-6zu %2zu/%-2zu %9llu %8llu %8llu %8llu  %s\n", i, pool.entries.size(),
-                pool.capacity, static_cast<unsigned long long>(pool.counters.requests),
+    const std::string admin =
+        i < client_admins.size() ? client_admins[i]->endpoint().ToString() : "-";
+    std::printf("c%-6zu %-21s %2zu/%-2zu %9llu %8llu %8llu %8llu  %s\n", i, admin.c_str(),
+                pool.entries.size(), pool.capacity,
+                static_cast<unsigned long long>(pool.counters.requests),
                 static_cast<unsigned long long>(pool.counters.retries),
                 static_cast<unsigned long long>(pool.counters.rejections),
                 static_cast<unsigned long long>(pool.counters.replacements), entries.c_str());
@@ -138,6 +144,20 @@ int RunDemo(const DemoOptions& o) {
     return 1;
   }
 
+  // Each client's own figures, watchable like a node (open, as the demo's nodes are).
+  std::vector<std::unique_ptr<node::AdminService>> client_admins;
+  std::vector<node::ClientEndpoint> endpoints;
+  for (const auto& client : demo.clients()) {
+    endpoints.push_back({client->client_name(), &client->client()});
+  }
+  if (const rpc::Status status =
+          node::StartClientAdminServices(node::AdminOptions{}, endpoints, &client_admins);
+      !status.ok()) {
+    std::fprintf(stderr, "railyardctl demo: %s\n", status.ToString().c_str());
+    demo.Stop();
+    return 1;
+  }
+
   const StopSignal stop;
   std::vector<cluster::PollTarget> targets;
   for (size_t i = 0; i < demo.nodes().size(); ++i) {
@@ -155,9 +175,10 @@ int RunDemo(const DemoOptions& o) {
     next += std::chrono::milliseconds(o.interval_ms);
     stop.SleepFor(std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now()));
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    PrintTables(demo, poller, elapsed, redraw);
+    PrintTables(demo, poller, client_admins, elapsed, redraw);
     if (o.duration_s > 0 && elapsed >= o.duration_s) break;
   }
+  for (auto& service : client_admins) service->Stop();  // Before the clients they read go.
   const load::LoadResult report = demo.Stop();
   const uint64_t failed = report.errors + report.rejections;
   std::printf("\ndemo finished: %llu requests succeeded, %llu failed\n",

@@ -12,8 +12,10 @@
 #include "app/railyardctl/admin_commands.h"
 #include "app/railyardctl/stop_signal.h"
 #include "core/cluster/cluster_file.h"
+#include "core/cluster/text_files.h"
 #include "core/load/verifying_load.h"
 #include "core/node/admin_service.h"
+#include "core/node/client_telemetry.h"
 #include "core/node/telemetry.h"
 #include "core/trace/recording_reader.h"
 #include "core/trace/recording_writer.h"
@@ -318,21 +320,23 @@ bool StartTelemetry(const LoadCommandOptions& o, load::LoadGenerator& generator,
   admin_options.name = o.load.client_name;
   admin_options.host = at->host;
   admin_options.port = at->port;
-  *admin = std::make_unique<node::AdminService>(
+  for (const auto& [path, tokens] :
+       {std::pair{&o.admin_viewer_token_file, &admin_options.viewer_tokens},
+        std::pair{&o.admin_operator_token_file, &admin_options.operator_tokens}}) {
+    if (rpc::Status s = cluster::ReadTokenFile(*path, tokens); !s.ok()) {
+      std::fprintf(stderr, "railyardctl: %s\n", s.ToString().c_str());
+      return false;
+    }
+  }
+  *admin = node::MakeClientAdminService(
       admin_options,
-      [&generator, name = o.load.client_name,
-       sequence = std::make_shared<std::atomic<uint64_t>>(0)] {
-        admin::Telemetry t;
-        t.set_sequence(++*sequence);
-        t.set_unix_ms(node::UnixMillis(std::chrono::system_clock::now()));
-        t.set_node(name);
-        t.set_role(admin::ROLE_CLIENT);
-        t.set_state(admin::NODE_SERVING);
-        node::FillPool(generator.client().Snapshot(), name, "lowest-slot", t.add_pools());
-        node::FillThroughput(generator.stats(), t.mutable_throughput());
-        return t;
+      [&generator, name = o.load.client_name] {
+        return std::vector<node::NamedPool>{{name, generator.client().Snapshot()}};
       },
-      node::AdminCommands{});
+      // The generator's own per-method view too, as before pools carried client figures.
+      [&generator](admin::Telemetry* t) {
+        node::FillThroughput(generator.stats(), t->mutable_throughput());
+      });
   if (rpc::Status s = (*admin)->Start(); !s.ok()) {
     std::fprintf(stderr, "railyardctl: admin service: %s\n", s.ToString().c_str());
     return false;
@@ -414,7 +418,17 @@ CLI::App* AddLoadCommand(CLI::App& app, LoadCommandOptions& o) {
       ->check(CLI::Range(100, 60000))
       ->capture_default_str();
   load->add_option("--admin-listen", o.admin_listen,
-                   "Expose this client's telemetry on host:port (e.g. 127.0.0.1:0)");
+                   "Expose this client's telemetry (its pool and client-seen rates, rejections, "
+                   "retries and latency) on host:port (e.g. 127.0.0.1:0). Without the two "
+                   "--admin-*-token-file flags it is open: any caller may read it, with or "
+                   "without a token");
+  load->add_option("--admin-viewer-token-file", o.admin_viewer_token_file,
+                   "Viewer tokens the --admin-listen service accepts, one per line (as a node's)")
+      ->check(CLI::ExistingFile);
+  load->add_option("--admin-operator-token-file", o.admin_operator_token_file,
+                   "Operator tokens the --admin-listen service accepts, one per line (it runs no "
+                   "commands, but an operator may read its telemetry)")
+      ->check(CLI::ExistingFile);
   load->add_flag("--json", o.json, "Print the summary as one JSON line");
   load->add_option("--record-workload", o.record_workload,
                    "Record every operation sent (time, op, key, size) into this recording");

@@ -19,6 +19,9 @@ struct LoadCommandOptions {
   double duration_s = 10;
   int progress_ms = 1000;
   std::string admin_listen;  // Empty: no admin service.
+  // Tokens the admin service accepts (one per line), as a node's; none: open to any caller.
+  std::string admin_viewer_token_file;
+  std::string admin_operator_token_file;
   bool json = false;
   std::string record_workload;  // Write every operation issued to this recording.
   std::string replay;           // Replay the workload recorded in this file.

@@ -39,9 +39,7 @@ std::vector<MethodStats::Summary> MethodStats::Summaries() const {
     s.requests_per_s = m.request_rate.PerSecond(now);
     s.errors_per_s = m.error_rate.PerSecond(now);
     LatencyHistogram merged;
-    for (const Window& w : m.windows) {
-      if (w.epoch >= 0 && epoch - w.epoch < kWindows) merged.Merge(w.latencies);
-    }
+    MergeRecent(m, epoch, &merged);
     s.p50_us = merged.PercentileUs(0.50);
     s.p90_us = merged.PercentileUs(0.90);
     s.p99_us = merged.PercentileUs(0.99);
@@ -49,6 +47,33 @@ std::vector<MethodStats::Summary> MethodStats::Summaries() const {
     out.push_back(std::move(s));
   }
   return out;
+}
+
+MethodStats::Summary MethodStats::Overall() const {
+  const Clock::time_point now = Clock::now();
+  const int64_t epoch =
+      std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()) / kWindowLength;
+  Summary s;
+  s.requests_per_s = all_requests_.PerSecond(now);
+  s.errors_per_s = all_errors_.PerSecond(now);
+  LatencyHistogram merged;
+  base::MutexLock lock(mu_);
+  for (const auto& [name, m] : methods_) {
+    s.requests += m.requests;
+    s.errors += m.errors;
+    MergeRecent(m, epoch, &merged);
+  }
+  s.p50_us = merged.PercentileUs(0.50);
+  s.p90_us = merged.PercentileUs(0.90);
+  s.p99_us = merged.PercentileUs(0.99);
+  s.max_us = merged.max_us();
+  return s;
+}
+
+void MethodStats::MergeRecent(const PerMethod& m, int64_t epoch, LatencyHistogram* into) {
+  for (const Window& w : m.windows) {
+    if (w.epoch >= 0 && epoch - w.epoch < kWindows) into->Merge(w.latencies);
+  }
 }
 
 double MethodStats::requests_per_s() const { return all_requests_.PerSecond(Clock::now()); }

@@ -36,6 +36,8 @@ class MethodStats {
   // Counts a call refused before it reached a handler (pool exhausted, draining).
   void RecordRejection();
   std::vector<Summary> Summaries() const;
+  // Every method together (`method` empty): counts, rates and percentiles over the same window.
+  Summary Overall() const;
   double requests_per_s() const;
   double errors_per_s() const;
   double rejections_per_s() const;
@@ -55,6 +57,9 @@ class MethodStats {
     DecayingRate error_rate;
     std::array<Window, kWindows> windows;
   };
+
+  // The window's latencies of one method, merged into `into`.
+  static void MergeRecent(const PerMethod& m, int64_t epoch, LatencyHistogram* into);
 
   mutable base::Mutex mu_;
   std::map<std::string, PerMethod> methods_ GUARDED_BY(mu_);

@@ -106,6 +106,8 @@ class LoadGenerator {
   // a node's slot table names both alike.
   rpc::Client& client() { return *client_; }
   const base::MethodStats& stats() const { return stats_; }
+  // The name its connections give servers (LoadOptions::client_name).
+  const std::string& client_name() const { return options_.client_name; }
 
  private:
   LoadRequest NextRequest();

@@ -102,8 +102,11 @@ rpc::Status AdminService::Authorize(const std::string& method, std::string_view 
                                              " ms"};
   }
   *role = auth_.RoleOf(token);
-  if (*role == AdminRole::kNone && !auth_.configured() && token.empty()) {
-    *role = AdminRole::kViewer;  // An unprotected service still shows telemetry.
+  if (!auth_.configured()) {
+    // An unprotected service shows telemetry to anyone, whatever token the caller holds: a
+    // console that sends one token to every node must not be refused (or locked out) by it.
+    *role = AdminRole::kViewer;
+    return rpc::Status::Ok();
   }
   if (*role != AdminRole::kNone) {
     if (!token.empty()) throttle_.RecordSuccess(peer);

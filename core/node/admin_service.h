@@ -39,8 +39,9 @@ struct AdminCommands {
 };
 
 // The admin service on its own Boxcar listener: admin.Telemetry for viewers and operators, and
-// admin.Drain / Undrain / Compact / Flush for operators. Refusals are logged (never the token);
-// every command is written as an audit line: who, what, when, result.
+// admin.Drain / Undrain / Compact / Flush for operators. With no tokens configured it is open:
+// telemetry for any caller, with or without a token, and no commands. Refusals are logged (never
+// the token); every command is written as an audit line: who, what, when, result.
 //
 // Thread safety: Start and Stop from one thread; requests are served concurrently.
 class AdminService {

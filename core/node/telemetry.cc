@@ -1,7 +1,5 @@
 #include "core/node/telemetry.h"
 
-#include "core/balance/subsetting.h"
-
 namespace railyard::node {
 
 int64_t UnixMillis(std::chrono::system_clock::time_point t) {
@@ -19,50 +17,6 @@ void FillSlots(const std::vector<rpc::SlotInfo>& slots, admin::Telemetry* teleme
     e->set_requests(slot.requests);
     e->set_busy(slot.busy);
   }
-}
-
-void FillPool(const rpc::PoolSnapshot& pool, const std::string& client_name,
-              const std::string& policy, admin::ClientPool* out) {
-  out->set_client_id(pool.client_id);
-  out->set_client_name(client_name);
-  out->set_capacity(static_cast<uint32_t>(pool.capacity));
-  out->set_policy(pool.policy.empty() ? policy : pool.policy);
-  for (const rpc::PoolEntrySnapshot& entry : pool.entries) {
-    admin::PoolEntry* e = out->add_entries();
-    e->set_server_index(entry.server);
-    e->set_server(entry.server_address);
-    e->set_slot(entry.slot);
-    e->set_busy(entry.busy);
-    e->set_requests(entry.requests);
-  }
-  admin::PoolCounters* c = out->mutable_counters();
-  c->set_requests(pool.counters.requests);
-  c->set_retries(pool.counters.retries);
-  c->set_rejections(pool.counters.rejections);
-  c->set_replacements(pool.counters.replacements);
-  c->set_failures(pool.counters.failures);
-  c->set_connects(pool.counters.connects);
-  c->set_connect_failures(pool.counters.connect_failures);
-  c->set_retries_refused(pool.counters.retries_refused);
-  if (pool.policy_state) {
-    for (const balance::BackendExplanation& backend : pool.policy_state->backends) {
-      admin::PolicyBackend* b = out->add_policy_backends();
-      b->set_server_index(backend.backend);
-      if (backend.backend < pool.server_addresses.size()) {
-        b->set_server(pool.server_addresses[backend.backend]);
-      }
-      b->set_weight(backend.weight);
-      b->set_active(backend.active);
-      b->set_limit(backend.limit);
-      b->set_success_rate(backend.success_rate);
-      b->set_recent_errors(backend.recent_errors);
-      b->set_ejected(backend.ejected);
-      b->set_note(backend.note);
-    }
-  }
-  out->set_subset_mode(std::string(balance::SubsetModeName(pool.subset_mode)));
-  for (uint32_t server : pool.subset) out->add_subset(server);
-  for (const std::string& address : pool.server_addresses) out->add_servers(address);
 }
 
 void FillStorage(const storage::Stats& stats, admin::StorageStats* out) {

@@ -93,11 +93,27 @@ struct ClientCounters {
   uint64_t retries_refused = 0;  // Retries the retry budget did not allow.
 };
 
+// What a client saw of its own calls lately, counted as a server's Throughput counts what it
+// serves (base::MethodStats): rates decay with a one-second time constant and latencies cover
+// about the last minute, so both sides of a call read alike.
+struct ClientThroughput {
+  double requests_per_s = 0;    // Calls not rejected: sent, or failed before a server answered.
+  double errors_per_s = 0;      // Of those, calls that ended non-OK (NOT_FOUND is an answer).
+  double rejections_per_s = 0;  // Calls refused at once with POOL_EXHAUSTED, never sent.
+  double retries_per_s = 0;     // Attempts after a call's first.
+  // Client-seen latency of the calls not rejected, from AsyncCall to the answer (every retry
+  // included), in microseconds.
+  double p50_us = 0;
+  double p99_us = 0;
+  double max_us = 0;
+};
+
 struct PoolSnapshot {
   uint64_t client_id = 0;
   size_t capacity = 0;
   std::vector<PoolEntrySnapshot> entries;  // In slot order, best first.
   ClientCounters counters;
+  ClientThroughput throughput;
   std::string policy;                                // The selection policy's name.
   std::optional<balance::Explanation> policy_state;  // Backend ids are server indices.
   std::vector<std::string> server_addresses;         // Every server, by index.

@@ -79,3 +79,8 @@ add_dependencies(tst_ui_flow railyardctl)
 railyard_add_qtest(tst_ui_slot_matrix SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_slot_matrix.cc
   LIBS railyard_ui railyard_ui_console_fixture TIMEOUT 60)
 target_compile_definitions(tst_ui_slot_matrix PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}")
+# Clients as rows of their own: cluster sums count served requests once, the Overview's client
+# rows and "—" without traffic (a real node and load client, and generated frames).
+railyard_add_qtest(tst_ui_client_rows SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_client_rows.cc
+  LIBS railyard_ui railyard_node railyard_load TIMEOUT 60)
+target_compile_definitions(tst_ui_client_rows PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}")

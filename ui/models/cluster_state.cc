@@ -29,6 +29,38 @@ bool IsLive(NodeHealth health) {
          health == NodeHealth::kStarting;
 }
 
+bool ServesRequests(const admin::Telemetry& telemetry) {
+  return telemetry.role() != admin::ROLE_CLIENT;
+}
+
+admin::ClientThroughput ClientFiguresOf(const admin::Telemetry& telemetry) {
+  admin::ClientThroughput sum;
+  bool reported = false;
+  for (const admin::ClientPool& pool : telemetry.pools()) {
+    if (!pool.has_throughput()) continue;
+    reported = true;
+    const admin::ClientThroughput& t = pool.throughput();
+    sum.set_requests_per_s(sum.requests_per_s() + t.requests_per_s());
+    sum.set_errors_per_s(sum.errors_per_s() + t.errors_per_s());
+    sum.set_rejections_per_s(sum.rejections_per_s() + t.rejections_per_s());
+    sum.set_retries_per_s(sum.retries_per_s() + t.retries_per_s());
+    sum.set_p50_us(std::max(sum.p50_us(), t.p50_us()));
+    sum.set_p99_us(std::max(sum.p99_us(), t.p99_us()));
+    sum.set_max_us(std::max(sum.max_us(), t.max_us()));
+  }
+  if (reported || telemetry.role() != admin::ROLE_CLIENT) return sum;
+  const admin::Throughput& own = telemetry.throughput();
+  sum.set_requests_per_s(own.requests_per_s());
+  sum.set_errors_per_s(own.errors_per_s());
+  sum.set_rejections_per_s(own.rejections_per_s());
+  for (const admin::MethodStats& m : own.methods()) {
+    sum.set_p50_us(std::max(sum.p50_us(), m.p50_us()));
+    sum.set_p99_us(std::max(sum.p99_us(), m.p99_us()));
+    sum.set_max_us(std::max(sum.max_us(), m.max_us()));
+  }
+  return sum;
+}
+
 namespace {
 
 NodeHealth HealthOf(const admin::Telemetry& telemetry) {

@@ -27,6 +27,14 @@ QString NodeHealthName(NodeHealth health);
 // what was last known.
 bool IsLive(NodeHealth health);
 
+// True for a process whose Throughput counts requests it served (a server, or a node that is
+// both); a client's figures are calls it made, so cluster totals of served requests leave it out
+// and count every request once, at the server that answered it.
+bool ServesRequests(const admin::Telemetry& telemetry);
+// A process's own calls over all its pools: rates add up, latencies are the pools' highest. A
+// client too old to report ClientThroughput gave its own calls as its Throughput: those then.
+admin::ClientThroughput ClientFiguresOf(const admin::Telemetry& telemetry);
+
 struct NodeView {
   QString name;           // Node name from telemetry, or the address until the first answer.
   QString admin_address;  // host:port of its admin service.

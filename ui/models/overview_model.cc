@@ -1,6 +1,7 @@
 #include "ui/models/overview_model.h"
 
 #include <QDateTime>
+#include <QFont>
 #include <algorithm>
 #include <limits>
 
@@ -33,11 +34,22 @@ OverviewModel::Row OverviewModel::RowOf(const NodeView& node, qint64 now_ms) {
   if (node.updated_ms > 0) row.age_ms = std::max<qint64>(0, now_ms - node.updated_ms);
   if (!node.telemetry) return row;
   const admin::Telemetry& t = *node.telemetry;
-  row.requests_per_s = t.throughput().requests_per_s();
-  row.errors_per_s = t.throughput().errors_per_s();
-  double p99 = 0;
-  for (const admin::MethodStats& m : t.throughput().methods()) p99 = std::max(p99, m.p99_us());
-  row.p99_ms = p99 / 1000.0;
+  row.client = !ServesRequests(t);
+  if (row.client) {
+    const admin::ClientThroughput calls = ClientFiguresOf(t);
+    row.client_requests_per_s = calls.requests_per_s();
+    row.client_errors_per_s = calls.errors_per_s();
+    row.client_rejections_per_s = calls.rejections_per_s();
+    row.client_retries_per_s = calls.retries_per_s();
+    row.client_p99_ms = calls.p99_us() / 1000.0;
+  } else {
+    row.requests_per_s = t.throughput().requests_per_s();
+    row.errors_per_s = t.throughput().errors_per_s();
+    row.rejections_per_s = t.throughput().rejections_per_s();
+    double p99 = 0;
+    for (const admin::MethodStats& m : t.throughput().methods()) p99 = std::max(p99, m.p99_us());
+    row.p99_ms = p99 / 1000.0;
+  }
   row.slots = t.slots_size();
   row.indexes = t.storage().indexes_size();
   if (t.storage().bloom_budget_bytes() > 0) {
@@ -82,6 +94,18 @@ double LagSortKey(const admin::Replication& r) {
   if (r.role() == admin::DOCSTORE_UPDATER) return -1;
   if (r.role() != admin::DOCSTORE_REPLICA) return -2;
   return double(r.lag_docs());
+}
+
+// A rate cell, and a latency cell that says "—" when there was no traffic to measure.
+QVariant RateCell(bool sort, double per_s, int decimals) {
+  if (sort) return per_s;
+  return QString::number(per_s, 'f', decimals);
+}
+
+QVariant LatencyCell(bool sort, double ms, double requests_per_s) {
+  const bool idle = requests_per_s < OverviewModel::kIdleBelowPerS;
+  if (sort) return idle ? -1.0 : ms;
+  return idle ? QStringLiteral("\u2014") : QString::number(ms, 'f', 2);
 }
 
 QString ClockText(qint64 ms) {
@@ -132,6 +156,12 @@ QVariant OverviewModel::data(const QModelIndex& index, int role) const {
     }
     return {};
   }
+  if (role == Qt::FontRole) {
+    if (!node.telemetry || ServesRequests(*node.telemetry)) return {};
+    QFont font;  // A client's row: its figures are calls it made, not requests it served.
+    font.setItalic(true);
+    return font;
+  }
   if (role == Qt::DecorationRole && (index.column() == kState || index.column() == kName)) {
     return HealthColor(node.health);
   }
@@ -155,14 +185,23 @@ QVariant OverviewModel::data(const QModelIndex& index, int role) const {
       if (sort) return known ? LagSortKey(node.telemetry->replication()) : -2.0;
       return known ? LagText(node.telemetry->replication()) : QString();
     case kRequests:
-      if (sort) return row.requests_per_s;
-      return known ? QString::number(row.requests_per_s, 'f', 0) : QString();
+      if (!known && !sort) return QString();
+      return RateCell(sort, row.client ? row.client_requests_per_s : row.requests_per_s, 0);
     case kErrors:
-      if (sort) return row.errors_per_s;
-      return known ? QString::number(row.errors_per_s, 'f', 1) : QString();
+      if (!known && !sort) return QString();
+      return RateCell(sort, row.client ? row.client_errors_per_s : row.errors_per_s, 1);
+    case kRejections:
+      if (!known && !sort) return QString();
+      return RateCell(sort, row.client ? row.client_rejections_per_s : row.rejections_per_s, 1);
+    case kRetries:
+      if (!row.client) return sort ? QVariant(-1.0) : QVariant(QString());
+      return RateCell(sort, row.client_retries_per_s, 1);
     case kP99:
-      if (sort) return row.p99_ms;
-      return known ? QString::number(row.p99_ms, 'f', 2) : QString();
+      if (!known || row.client) return sort ? QVariant(-2.0) : QVariant(QString());
+      return LatencyCell(sort, row.p99_ms, row.requests_per_s);
+    case kClientP99:
+      if (!row.client) return sort ? QVariant(-2.0) : QVariant(QString());
+      return LatencyCell(sort, row.client_p99_ms, row.client_requests_per_s);
     case kSlots:
       if (sort) return row.slots;
       return known ? QString::number(row.slots) : QString();
@@ -187,6 +226,25 @@ QVariant OverviewModel::headerData(int section, Qt::Orientation orientation, int
     if (section == kLag) {
       return tr("A replica's lag behind its updater (documents, seconds); an updater's followers");
     }
+    if (section == kRequests || section == kErrors) {
+      return tr("Servers: requests they served; clients (italic rows): calls they made");
+    }
+    if (section == kRejections) {
+      return tr(
+          "Calls refused before any handler ran: a server's refusals, a client's "
+          "POOL_EXHAUSTED (no idle connection)");
+    }
+    if (section == kRetries) return tr("A client's attempts after a call's first");
+    if (section == kP99) {
+      return tr(
+          "Server-side p99: handler time of the requests a server served, last minute; "
+          "\u2014 without traffic");
+    }
+    if (section == kClientP99) {
+      return tr(
+          "Client-side p99: from a client's call to its answer (retries and the network "
+          "included), last minute; \u2014 without traffic");
+    }
     return {};
   }
   if (orientation != Qt::Horizontal || role != Qt::DisplayRole) return {};
@@ -205,8 +263,14 @@ QVariant OverviewModel::headerData(int section, Qt::Orientation orientation, int
       return tr("Req/s");
     case kErrors:
       return tr("Errors/s");
+    case kRejections:
+      return tr("Rejected/s");
+    case kRetries:
+      return tr("Retries/s");
     case kP99:
-      return tr("p99 ms");
+      return tr("Server p99 ms");
+    case kClientP99:
+      return tr("Client p99 ms");
     case kSlots:
       return tr("Slots");
     case kIndexes:

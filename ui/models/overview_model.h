@@ -19,6 +19,12 @@ namespace railyard::ui {
 // and since when, and Qt::ForegroundRole greys the last-known figures of a node that is not live.
 // kLag sorts replicas by lag in documents, after updaters (-1) and nodes without a role (-2).
 //
+// A client process (role client: `railyardctl load --admin-listen`, the demo's clients) is a row
+// of its own kind, in italics: its rate, errors, rejections and retries are the calls it made
+// (ClientThroughput), its latency goes in the client p99 column; server rows give what they
+// served and the server-side p99. A row with no traffic (its rate shows as 0) shows "—" for its
+// p99 rather than the last one measured.
+//
 // Thread safety: GUI thread only, like ClusterState.
 class OverviewModel : public QAbstractTableModel {
   Q_OBJECT
@@ -31,7 +37,10 @@ class OverviewModel : public QAbstractTableModel {
     kLag,        // A replica's lag ("120 docs, 0.4 s"); an updater's follower count.
     kRequests,
     kErrors,
-    kP99,
+    kRejections,  // POOL_EXHAUSTED and other refusals before a handler (or a client's own).
+    kRetries,     // A client's retries.
+    kP99,         // Server-side: handler time.
+    kClientP99,   // Client-side: from the call to its answer, retries included.
     kSlots,
     kIndexes,
     kBloom,
@@ -51,15 +60,26 @@ class OverviewModel : public QAbstractTableModel {
 
   // Figures of one node as the table shows them (also used by the headless summary line).
   struct Row {
+    bool client = false;  // Role client: the figures are its own calls (client_*).
+    // Served by this process; 0 for a client, so a sum over rows counts each request once.
     double requests_per_s = 0;
     double errors_per_s = 0;
+    double rejections_per_s = 0;
     double p99_ms = 0;
+    // A client's calls, over all its pools.
+    double client_requests_per_s = 0;
+    double client_errors_per_s = 0;
+    double client_rejections_per_s = 0;
+    double client_retries_per_s = 0;
+    double client_p99_ms = 0;
     int slots = 0;
     int indexes = 0;
     double bloom_use = 0;  // Resident bytes / budget, 0..1 (0 without a budget).
     qint64 age_ms = -1;    // -1: never heard from.
   };
   static Row RowOf(const NodeView& node, qint64 now_ms);
+  // Below this many requests per second (what Req/s shows as 0) a row has no current latency.
+  static constexpr double kIdleBelowPerS = 0.5;
   // The state cell's text and the row's tooltip.
   static QString StateText(const NodeView& node);
   static QString ToolTip(const NodeView& node);

@@ -156,7 +156,8 @@ bool ThroughputModel::AddSamples(const QVector<int>& changed) {
   double weight = 0, weighted_p50 = 0;
   for (int i = 0; i < state_->NodeCount(); ++i) {
     const NodeView& view = state_->Node(i);
-    if (!view.telemetry || !IsLive(view.health)) {
+    // Served requests only: a watched client's calls are the same requests again.
+    if (!view.telemetry || !IsLive(view.health) || !ServesRequests(*view.telemetry)) {
       continue;
     }
     const ThroughputSample s = SampleOf(*view.telemetry, total.t_ms);

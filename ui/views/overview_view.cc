@@ -66,6 +66,14 @@ OverviewView::OverviewView(ClusterState* state, QWidget* parent)
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addLayout(filters);
   layout->addWidget(table_, 1);
+  // Says which side each figure comes from, so a client's p99 is never read as a server's.
+  auto* legend = new QLabel(tr("<i>Italic rows</i> are clients: their figures are the calls they "
+                               "made (client-side p99). Other rows are servers: what they served "
+                               "(server-side p99). \u2014: no traffic."),
+                            this);
+  legend->setObjectName(QStringLiteral("overviewLegend"));
+  legend->setWordWrap(true);
+  layout->addWidget(legend);
 
   connect(name_filter_, &QLineEdit::textChanged, filter_, &OverviewFilterModel::SetNameFilter);
   connect(state_filter_, &QComboBox::currentIndexChanged, this,

@@ -1,0 +1,104 @@
+#include "core/node/client_telemetry.h"
+
+#include <atomic>
+#include <chrono>
+
+#include "core/balance/subsetting.h"
+
+namespace railyard::node {
+
+void FillPool(const rpc::PoolSnapshot& pool, const std::string& client_name,
+              const std::string& policy, admin::ClientPool* out) {
+  out->set_client_id(pool.client_id);
+  out->set_client_name(client_name);
+  out->set_capacity(static_cast<uint32_t>(pool.capacity));
+  out->set_policy(pool.policy.empty() ? policy : pool.policy);
+  for (const rpc::PoolEntrySnapshot& entry : pool.entries) {
+    admin::PoolEntry* e = out->add_entries();
+    e->set_server_index(entry.server);
+    e->set_server(entry.server_address);
+    e->set_slot(entry.slot);
+    e->set_busy(entry.busy);
+    e->set_requests(entry.requests);
+  }
+  admin::PoolCounters* c = out->mutable_counters();
+  c->set_requests(pool.counters.requests);
+  c->set_retries(pool.counters.retries);
+  c->set_rejections(pool.counters.rejections);
+  c->set_replacements(pool.counters.replacements);
+  c->set_failures(pool.counters.failures);
+  c->set_connects(pool.counters.connects);
+  c->set_connect_failures(pool.counters.connect_failures);
+  c->set_retries_refused(pool.counters.retries_refused);
+  admin::ClientThroughput* t = out->mutable_throughput();
+  t->set_requests_per_s(pool.throughput.requests_per_s);
+  t->set_errors_per_s(pool.throughput.errors_per_s);
+  t->set_rejections_per_s(pool.throughput.rejections_per_s);
+  t->set_retries_per_s(pool.throughput.retries_per_s);
+  t->set_p50_us(pool.throughput.p50_us);
+  t->set_p99_us(pool.throughput.p99_us);
+  t->set_max_us(pool.throughput.max_us);
+  if (pool.policy_state) {
+    for (const balance::BackendExplanation& backend : pool.policy_state->backends) {
+      admin::PolicyBackend* b = out->add_policy_backends();
+      b->set_server_index(backend.backend);
+      if (backend.backend < pool.server_addresses.size()) {
+        b->set_server(pool.server_addresses[backend.backend]);
+      }
+      b->set_weight(backend.weight);
+      b->set_active(backend.active);
+      b->set_limit(backend.limit);
+      b->set_success_rate(backend.success_rate);
+      b->set_recent_errors(backend.recent_errors);
+      b->set_ejected(backend.ejected);
+      b->set_note(backend.note);
+    }
+  }
+  out->set_subset_mode(std::string(balance::SubsetModeName(pool.subset_mode)));
+  for (uint32_t server : pool.subset) out->add_subset(server);
+  for (const std::string& address : pool.server_addresses) out->add_servers(address);
+}
+
+std::unique_ptr<AdminService> MakeClientAdminService(AdminOptions options, PoolSource pools,
+                                                     TelemetryExtra extra) {
+  const std::string name = options.name;
+  auto sequence = std::make_shared<std::atomic<uint64_t>>(0);
+  auto telemetry = [name, pools = std::move(pools), extra = std::move(extra), sequence] {
+    admin::Telemetry t;
+    t.set_sequence(++*sequence);
+    t.set_unix_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count());
+    t.set_node(name);
+    t.set_role(admin::ROLE_CLIENT);
+    t.set_state(admin::NODE_SERVING);
+    for (const NamedPool& pool : pools()) {
+      FillPool(pool.snapshot, pool.client_name, "", t.add_pools());
+    }
+    if (extra) extra(&t);
+    return t;
+  };
+  return std::make_unique<AdminService>(std::move(options), std::move(telemetry), AdminCommands{});
+}
+
+rpc::Status StartClientAdminServices(const AdminOptions& base,
+                                     const std::vector<ClientEndpoint>& clients,
+                                     std::vector<std::unique_ptr<AdminService>>* services) {
+  for (const ClientEndpoint& c : clients) {
+    AdminOptions options = base;
+    options.name = c.name;
+    options.port = 0;
+    std::unique_ptr<AdminService> service = MakeClientAdminService(options, [c] {
+      return std::vector<NamedPool>{{c.name, c.client->Snapshot()}};
+    });
+    if (rpc::Status s = service->Start(); !s.ok()) {
+      for (auto& started : *services) started->Stop();
+      services->clear();
+      return {s.code(), c.name + "'s admin service: " + s.message()};
+    }
+    services->push_back(std::move(service));
+  }
+  return rpc::Status::Ok();
+}
+
+}  // namespace railyard::node
