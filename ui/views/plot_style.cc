@@ -38,11 +38,12 @@ QColor SeriesColor(int n) {
   return kColors[static_cast<size_t>(n < 0 ? 0 : n) % kColors.size()];
 }
 
-bool VisibleValueRange(QCustomPlot* plot, QCPRange* range) {
+bool VisibleValueRange(QCustomPlot* plot, QCPRange* range, bool positive_only) {
   bool found = false;
   for (int g = 0; g < plot->graphCount(); ++g) {
     bool ok = false;
-    const QCPRange r = plot->graph(g)->getValueRange(ok, QCP::sdBoth, plot->xAxis->range());
+    const QCPRange r = plot->graph(g)->getValueRange(
+        ok, positive_only ? QCP::sdPositive : QCP::sdBoth, plot->xAxis->range());
     if (!ok) continue;
     if (found) {
       range->expand(r);

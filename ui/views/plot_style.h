@@ -12,7 +12,8 @@ namespace railyard::ui {
 void StylePlot(QCustomPlot* plot);
 // The n-th series colour; distinct for the first ten, then repeating.
 QColor SeriesColor(int n);
-// The range of every graph's values within the plot's current x range; false if none has any.
-bool VisibleValueRange(QCustomPlot* plot, QCPRange* range);
+// The range of every graph's values within the plot's current x range; false if none
+// has any. `positive_only` counts only values above zero (for a logarithmic axis).
+bool VisibleValueRange(QCustomPlot* plot, QCPRange* range, bool positive_only = false);
 
 }  // namespace railyard::ui
