@@ -59,7 +59,7 @@ ThroughputView::ThroughputView(ClusterState* state, QWidget* parent)
   csv_ = new QPushButton(tr("Export CSV\u2026"), this);
   csv_->setToolTip(tr("The samples in the visible time range."));
 
-  const char* labels[3] = {"requests/s", "errors, rejections /s", "latency (ms, log)"};
+  const char* labels[3] = {"requests/s", "errors, rej. /s", "latency (ms, log)"};
   layout_ = new QVBoxLayout(this);
   auto* controls = new QHBoxLayout;
   controls->addWidget(title_, 1);
@@ -79,7 +79,7 @@ ThroughputView::ThroughputView(ClusterState* state, QWidget* parent)
     // Owned by the first plot, which is deleted first; the group then lets go of the others.
     if (i == 0) margins = new QCPMarginGroup(plot);
     StylePlot(plot);
-    plot->setMinimumHeight(i == 1 ? 70 : 120);
+    plot->setMinimumHeight(i == 1 ? 110 : 120);
     QSharedPointer<QCPAxisTickerDateTime> ticker(new QCPAxisTickerDateTime);
     ticker->setDateTimeFormat("hh:mm:ss");
     plot->xAxis->setTicker(ticker);
@@ -96,12 +96,13 @@ ThroughputView::ThroughputView(ClusterState* state, QWidget* parent)
     connect(plot, &QCustomPlot::mouseWheel, this, [this](QWheelEvent*) { following_ = false; });
     connect(plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
             &ThroughputView::SyncRanges);
-    layout_->addWidget(plot, 3);
+    layout_->addWidget(plot, 2);
   }
   QCPAxis* latency = plots_[2]->yAxis;
   latency->setScaleType(QCPAxis::stLogarithmic);
   latency->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
   latency->setNumberFormat("gb");
+  plots_[1]->yAxis->ticker()->setTickCount(3);  // Often a short chart.
   latency_notice_ = new QLabel(plots_[2]);
   latency_notice_->setAttribute(Qt::WA_TransparentForMouseEvents);
   latency_notice_->hide();
@@ -304,16 +305,14 @@ void ThroughputView::FitValueAxes() {
   // No errors: 0..1 on a short chart, rather than a third of the height for 0..0.001.
   const bool errors = VisibleValueRange(plots_[1], &values) && values.upper > 0;
   plots_[1]->yAxis->setRange(0, errors ? values.upper * 1.1 : 1.0);
-  layout_->setStretchFactor(plots_[1], errors ? 2 : 1);
-  // Latency on a log axis: at least a decade, with room above p99 and below p50.
+  layout_->setStretchFactor(plots_[1], errors ? 2 : 1);  // Of the others' 2.
+  // Latency on a log axis, from the decade below p50 to the decade above p99 (with some room),
+  // so both lines and their labelled decades are on it.
   const bool latency = VisibleValueRange(plots_[2], &values, true);
   QCPRange log_range(0.1, 10);
   if (latency) {
-    log_range = QCPRange(values.lower / 1.5, values.upper * 1.5);
-    if (log_range.upper / log_range.lower < 10) {
-      const double middle = std::sqrt(log_range.upper * log_range.lower);
-      log_range = QCPRange(middle / std::sqrt(10.0), middle * std::sqrt(10.0));
-    }
+    log_range = QCPRange(std::pow(10.0, std::floor(std::log10(values.lower / 1.2))),
+                         std::pow(10.0, std::ceil(std::log10(values.upper * 1.2))));
   }
   plots_[2]->yAxis->setRange(log_range);
   // Traffic without any latency: the data has none, which is not 0 ms.
