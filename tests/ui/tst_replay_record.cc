@@ -2,6 +2,7 @@
 // the timeline's controls; Recorder: what it writes reads back, with the console's actions.
 #include <QAbstractItemModelTester>
 #include <QComboBox>
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QLabel>
@@ -21,6 +22,7 @@
 #include "ui/models/throughput_model.h"
 #include "ui/sources/recorder.h"
 #include "ui/sources/replay_source.h"
+#include "ui/views/qcustomplot_include.h"
 #include "ui/views/throughput_view.h"
 #include "ui/views/timeline_widget.h"
 
@@ -248,6 +250,36 @@ class ReplayRecordTest : public QObject {
     replay.SetTickIntervalMs(100);
     replay.Step();
     QCOMPARE(view.Model()->series(1).size(), size_t{22});
+  }
+
+  // B15: an empty chart in a replay lies in the recording's span, and back live it ends now,
+  // not where the last replay was.
+  void anEmptyChartIsAnchoredToTheRecording() {
+    ClusterState state;
+    ThroughputView view(&state);
+    view.resize(900, 600);
+    view.show();
+    ReplaySource replay(&state);
+    QVERIFY(replay.Open(path_, nullptr));
+    view.SetRecordingSpan(replay.StartMs(), replay.EndMs());
+    const int empty = state.AddNode("127.0.0.1:9");  // Never in the recording.
+    view.SetShow(ThroughputView::Show::kOneNode);
+    view.SetNode(empty);
+    QCOMPARE(view.DrawnSamples(), 0);
+    QCOMPARE(view.VisibleFromMs(), replay.StartMs());
+    QCOMPARE(view.VisibleToMs(), replay.EndMs());
+    replay.Seek(replay.EndMs());
+    QCOMPARE(view.VisibleFromMs(), replay.StartMs());
+    QCOMPARE(view.VisibleToMs(), replay.EndMs());
+
+    // Live again (as the main window resets its sources): the axis ends now.
+    replay.Close();
+    state.Clear();
+    view.SetRecordingSpan(0, 0);
+    const qint64 before = QDateTime::currentMSecsSinceEpoch();
+    view.SetNode(state.AddNode("127.0.0.1:9"));
+    QVERIFY(view.VisibleToMs() >= before);
+    QVERIFY(view.VisibleToMs() <= QDateTime::currentMSecsSinceEpoch() + 1);
   }
 
   // A dense recording gets a shorter history, not a seek that stalls the GUI thread.
@@ -484,14 +516,38 @@ class ReplayRecordTest : public QObject {
     railyard::ui::SlotMatrixModel matrix(&state);
     QAbstractItemModelTester tester(&matrix,
                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
+    ThroughputView view(&state);
+    view.resize(900, 600);
+    view.show();
     ReplaySource replay(&state);
     QString error;
     QVERIFY2(replay.Open(out, &error), qPrintable(error));
+    view.SetRecordingSpan(replay.StartMs(), replay.EndMs());
     QCOMPARE(state.NodeCount(), 21);  // 20 backends and the clients.
+    // B13: the scenario's "at 20s backend 3 down" is at 0:20.0 of the recording.
+    QVERIFY(!replay.Events().isEmpty());
+    QCOMPARE(replay.Events()[0].detail, QString("backend-3 down"));
+    QCOMPARE(replay.Events()[0].unix_ms - replay.StartMs(), qint64{20000});
     replay.Seek(replay.StartMs() + 15000);
     const int backend3 = state.IndexOfName("backend-3");
     QVERIFY(backend3 >= 0);
     QCOMPARE(state.Node(backend3).health, NodeHealth::kServing);
+    // B12: the backends report latency, which the chart draws (and does not call missing).
+    const int backend0 = state.IndexOfName("backend-0");
+    QVERIFY(backend0 >= 0);
+    const ThroughputModel::Series& latency = view.Model()->series(backend0);
+    QVERIFY(latency.size() > 10);
+    QVERIFY(latency.back().p99_us > 0);
+    QVERIFY(latency.back().p50_us > 0);
+    view.SetShow(ThroughputView::Show::kOneNode);
+    view.SetNode(backend0);
+    const double drawn_p99 = view.LatencyPlot()
+                                 ->graph(1)
+                                 ->data()
+                                 ->at(view.LatencyPlot()->graph(1)->dataCount() - 1)
+                                 ->value;
+    QCOMPARE(drawn_p99, latency.back().p99_us / 1000.0);
+    QVERIFY(view.LatencyNotice().isEmpty());
     QCOMPARE(matrix.ClientCount(), 50);
     for (int row = 0; row < matrix.ClientCount(); ++row) {
       QCOMPARE(matrix.PoolSize(row), 16);  // From the clients' own pools.
