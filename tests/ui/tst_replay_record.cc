@@ -16,6 +16,7 @@
 #include <QToolButton>
 
 #include "core/trace/recording_reader.h"
+#include "core/trace/recording_writer.h"
 #include "tests/ui/console_fixture.h"
 #include "ui/models/cluster_state.h"
 #include "ui/models/slot_matrix_model.h"
@@ -280,6 +281,56 @@ class ReplayRecordTest : public QObject {
     view.SetNode(state.AddNode("127.0.0.1:9"));
     QVERIFY(view.VisibleToMs() >= before);
     QVERIFY(view.VisibleToMs() <= QDateTime::currentMSecsSinceEpoch() + 1);
+  }
+
+  // Restarts and lame-duck changes are marked on the replay timeline (read from the snapshots)
+  // and on the throughput charts when replayed.
+  void restartsAndLameDucksAreMarkedInAReplay() {
+    const QString path = dir_.filePath("states.rec");
+    std::unique_ptr<railyard::trace::RecordingWriter> writer;
+    QVERIFY(railyard::trace::RecordingWriter::Create(path.toStdString(), {}, &writer).ok());
+    const qint64 t0 = 1700000000000;
+    // n1: serving, lame duck from 3 s, a new process at 6 s. n2: serving throughout.
+    for (int f = 0; f < 10; ++f) {
+      for (int n = 1; n <= 2; ++n) {
+        railyard::admin::Telemetry t;
+        const bool restarted = n == 1 && f >= 6;
+        t.set_sequence(restarted ? uint64_t(f - 5) : uint64_t(50 + f));
+        t.set_unix_ms(t0 + f * 1000);
+        t.set_node(n == 1 ? "n1" : "n2");
+        t.set_state(n == 1 && f >= 3 && f < 6 ? railyard::admin::NODE_LAME_DUCK
+                                              : railyard::admin::NODE_SERVING);
+        t.mutable_throughput()->set_requests_per_s(10);
+        QVERIFY(writer->AppendSnapshot(t.node(), t).ok());
+      }
+    }
+    QVERIFY(writer->Close().ok());
+
+    ClusterState state;
+    ReplaySource replay(&state);
+    TimelineWidget timeline(&replay);
+    ThroughputView view(&state);
+    view.resize(900, 600);
+    view.show();
+    QVERIFY(replay.Open(path, nullptr));
+    auto labels = [&] {
+      QStringList out;
+      for (const TimelineSlider::Mark& m : timeline.Slider()->Marks()) out << m.label;
+      return out;
+    };
+    const QStringList expected = {"0:03.0  n1  lame duck", "0:06.0  n1  restart",
+                                  "0:06.0  n1  lame duck left"};
+    QTRY_COMPARE(labels(), expected);  // The scan runs on a worker: wait for its answer.
+    QCOMPARE(timeline.Slider()->Marks()[1].value, 60);
+    // Replayed to the end, the charts mark the same.
+    replay.Seek(replay.EndMs());
+    const QVector<railyard::ui::ThroughputEvent> events =
+        view.Model()->Events(ThroughputModel::kCluster, LLONG_MIN, LLONG_MAX);
+    QCOMPARE(events.size(), 3);
+    QCOMPARE(events[0].command, QString("lame duck"));
+    QCOMPARE(events[0].t_ms, t0 + 3000);
+    QCOMPARE(events[1].command, QString("restart"));
+    QCOMPARE(events[1].t_ms, t0 + 6000);
   }
 
   // A dense recording gets a shorter history, not a seek that stalls the GUI thread.
