@@ -3,6 +3,7 @@
 #include "ui/views/qcustomplot_include.h"
 
 #include <array>
+#include <cmath>
 
 namespace railyard::ui {
 
@@ -53,6 +54,11 @@ bool VisibleValueRange(QCustomPlot* plot, QCPRange* range, bool positive_only) {
     }
   }
   return found;
+}
+
+QCPRange DecadesAround(const QCPRange& positive) {
+  return QCPRange(std::pow(10.0, std::floor(std::log10(positive.lower / 1.2))),
+                  std::pow(10.0, std::ceil(std::log10(positive.upper * 1.2))));
 }
 
 }  // namespace railyard::ui

@@ -1,7 +1,6 @@
 #include "ui/views/throughput_view.h"
 
 #include <QComboBox>
-#include <QDateTime>
 #include <QFileDialog>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -181,8 +180,7 @@ void ThroughputView::Follow() {
 }
 
 void ThroughputView::SetRecordingSpan(qint64 start_ms, qint64 end_ms) {
-  recording_start_ms_ = start_ms;
-  recording_end_ms_ = std::max(start_ms, end_ms);
+  recording_ = {start_ms, end_ms};
   following_ = true;
   Rebuild();
 }
@@ -258,32 +256,20 @@ void ThroughputView::AppendNew() {
   }
 }
 
-std::pair<qint64, qint64> ThroughputView::FollowedRange() const {
-  const qint64 window = model_->WindowMs();
+TimeWindow ThroughputView::FollowedRange() const {
   qint64 first = -1, last = -1;
   for (const auto& set : sets_) {
     if (set->DrawnUntilMs() < 0) continue;
     first = first < 0 ? set->FirstMs() : std::min(first, set->FirstMs());
     last = std::max(last, set->DrawnUntilMs());
   }
-  if (last >= 0) {
-    // From the first sample, growing until it is the whole window.
-    return {last - std::clamp(last - first, kMinSpanMs, window), last};
-  }
-  if (recording_end_ms_ > recording_start_ms_) {
-    // Nothing to draw in a replay: within the recording, where the player is.
-    const qint64 at = std::clamp(state_->NowMs(), recording_start_ms_, recording_end_ms_);
-    const qint64 from = std::max(recording_start_ms_, at - window);
-    return {from, std::max(at, std::min(recording_end_ms_, from + window))};
-  }
-  const qint64 now = state_->NowMs() > 0 ? state_->NowMs() : QDateTime::currentMSecsSinceEpoch();
-  return {now - window, now};
+  return FollowedWindow(first, last, model_->WindowMs(), kMinSpanMs, state_->NowMs(), recording_);
 }
 
 void ThroughputView::ApplyRange() {
   if (following_) {
-    const auto [from, to] = FollowedRange();
-    const QCPRange range(double(from) / 1000.0, double(to) / 1000.0);
+    const TimeWindow shown = FollowedRange();
+    const QCPRange range(double(shown.from_ms) / 1000.0, double(shown.to_ms) / 1000.0);
     applying_range_ = true;
     for (QCustomPlot* plot : plots_) plot->xAxis->setRange(range);
     applying_range_ = false;
@@ -306,20 +292,13 @@ void ThroughputView::FitValueAxes() {
   const bool errors = VisibleValueRange(plots_[1], &values) && values.upper > 0;
   plots_[1]->yAxis->setRange(0, errors ? values.upper * 1.1 : 1.0);
   layout_->setStretchFactor(plots_[1], errors ? 2 : 1);  // Of the others' 2.
-  // Latency on a log axis, from the decade below p50 to the decade above p99 (with some room),
-  // so both lines and their labelled decades are on it.
+  // Latency on a log axis, p50 and p99 both on it between labelled decades.
   const bool latency = VisibleValueRange(plots_[2], &values, true);
-  QCPRange log_range(0.1, 10);
-  if (latency) {
-    log_range = QCPRange(std::pow(10.0, std::floor(std::log10(values.lower / 1.2))),
-                         std::pow(10.0, std::ceil(std::log10(values.upper * 1.2))));
-  }
-  plots_[2]->yAxis->setRange(log_range);
+  plots_[2]->yAxis->setRange(latency ? DecadesAround(values) : QCPRange(0.1, 10));
   // Traffic without any latency: the data has none, which is not 0 ms.
   if (traffic && !latency) {
-    latency_notice_->setText(recording_end_ms_ > recording_start_ms_
-                                 ? tr("no latency in this recording")
-                                 : tr("no latency reported"));
+    latency_notice_->setText(!recording_.Empty() ? tr("no latency in this recording")
+                                                 : tr("no latency reported"));
     latency_notice_->adjustSize();
     latency_notice_->move(plots_[2]->axisRect()->center() -
                           QPoint(latency_notice_->width() / 2, latency_notice_->height() / 2));

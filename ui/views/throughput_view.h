@@ -8,6 +8,7 @@
 
 #include "ui/models/cluster_state.h"
 #include "ui/models/throughput_model.h"
+#include "ui/views/time_window.h"
 
 class QComboBox;
 class QCustomPlot;
@@ -109,8 +110,8 @@ class ThroughputView : public QWidget {
   // Adds the samples not drawn yet (overlaid, and the sets of nodes seen for the first time).
   void AppendNew();
   void ApplyRange();
-  // The time range to show while following (ms).
-  std::pair<qint64, qint64> FollowedRange() const;
+  // The time range to show while following.
+  TimeWindow FollowedRange() const;
   void FitValueAxes();
   // Redraws the event marks if the model's events or what is shown changed.
   void UpdateEventMarks();
@@ -127,8 +128,7 @@ class ThroughputView : public QWidget {
   std::optional<Show> before_cluster_;  // What SetWholeCluster(false) returns to.
   Show built_ = Show::kOneNode;         // What the graph sets were built for.
   int built_node_ = ThroughputModel::kCluster;
-  qint64 recording_start_ms_ = 0;
-  qint64 recording_end_ms_ = 0;
+  RecordingSpan recording_;  // Empty live.
   QLabel* title_;
   QComboBox* show_;
   QComboBox* window_;
