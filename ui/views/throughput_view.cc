@@ -300,7 +300,7 @@ void ThroughputView::FitValueAxes() {
     latency_notice_->setText(!recording_.Empty() ? tr("no latency in this recording")
                                                  : tr("no latency reported"));
     latency_notice_->adjustSize();
-    latency_notice_->move(plots_[2]->axisRect()->center() -
+    latency_notice_->move(plots_[2]->rect().center() -
                           QPoint(latency_notice_->width() / 2, latency_notice_->height() / 2));
     latency_notice_->show();
   } else {
