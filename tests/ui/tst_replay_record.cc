@@ -320,7 +320,8 @@ class ReplayRecordTest : public QObject {
     };
     const QStringList expected = {"0:03.0  n1  lame duck", "0:06.0  n1  restart",
                                   "0:06.0  n1  lame duck left"};
-    QTRY_COMPARE(labels(), expected);  // The scan runs on a worker: wait for its answer.
+    QTRY_VERIFY(timeline.StateMarksReady());  // The scan runs on a worker.
+    QCOMPARE(labels(), expected);
     QCOMPARE(timeline.Slider()->Marks()[1].value, 60);
     // Replayed to the end, the charts mark the same.
     replay.Seek(replay.EndMs());
@@ -430,7 +431,22 @@ class ReplayRecordTest : public QObject {
     timeline.show();
     QVERIFY(QTest::qWaitForWindowExposed(&timeline));
     TimelineSlider* slider = timeline.Slider();
-    const QVector<TimelineSlider::Mark>& marks = slider->Marks();
+    // The recorded commands, and n001's lame duck from the drain to the undrain (read from the
+    // snapshots on a worker).
+    QTRY_VERIFY(timeline.StateMarksReady());
+    QVector<TimelineSlider::Mark> marks;
+    QStringList states;
+    for (const TimelineSlider::Mark& m : slider->Marks()) {
+      if (m.kind.startsWith("lame duck")) {
+        states << m.label;
+      } else {
+        marks << m;
+      }
+    }
+    const GeneratedCluster g = Small();
+    QCOMPARE(states, (QStringList{QString("0:03.3  n001  lame duck"),
+                                  QString("0:06.6  n001  lame duck left")}));
+    QCOMPARE(g.TimeOf(kFrames / 3) - replay.StartMs(), qint64{3300});
     QCOMPARE(marks.size(), 3);
     const QStringList kinds{"drain", "compact", "undrain"};
     const QImage image = slider->grab().toImage();

@@ -133,6 +133,7 @@ void TimelineWidget::OnOpened() {
   // Restarts and lame-duck changes are in the snapshots, not the events: read them off the GUI
   // thread (a long recording takes a while) and add them when done.
   const int generation = ++scan_generation_;
+  state_marks_ready_ = false;
   const QString path = source_->Path();
   scan_pool_.start([this, generation, path] {
     QVector<RecordingStateChange> changes = ScanRecordingStateChanges(path, kMaxScannedSnapshots);
@@ -155,13 +156,16 @@ void TimelineWidget::OnOpened() {
 }
 
 void TimelineWidget::AddStateMarks(int generation, const QVector<RecordingStateChange>& changes) {
-  if (generation != scan_generation_ || !source_->IsOpen() || changes.isEmpty()) return;
-  QVector<TimelineSlider::Mark> marks = slider_->Marks();
+  if (generation != scan_generation_ || !source_->IsOpen()) return;
+  state_marks_ready_ = true;
+  QVector<TimelineSlider::Mark> marks;
   for (const RecordingStateChange& c : changes) {
     const qint64 at = c.unix_ms - source_->StartMs();
     marks.push_back({static_cast<int>(at / kSliderStepMs), c.kind,
                      QStringLiteral("%1  %2  %3").arg(Clock(at), c.node, c.kind)});
   }
+  // First, so that a command at the same moment (a drain and its lame duck) is drawn over it.
+  marks += slider_->Marks();
   slider_->SetMarks(std::move(marks));
 }
 

@@ -40,6 +40,8 @@ class TimelineWidget : public QWidget {
   QToolButton* PlayButton() const { return play_; }
   // "1:03.5 recorded from 2025-06-15 17:46:40, 5 nodes, 3 events (1 drain, ...)".
   QLabel* SummaryLabel() const { return summary_; }
+  // True once the open recording's restarts and lame-duck changes are on the slider.
+  bool StateMarksReady() const { return state_marks_ready_; }
   // Slider steps are this many ms of cluster time.
   static constexpr qint64 kSliderStepMs = 100;
   static constexpr qint64 kKeyStepMs = 1000;
@@ -68,6 +70,7 @@ class TimelineWidget : public QWidget {
   QTimer seek_timer_;        // Coalesces seeks while dragging.
   QThreadPool scan_pool_;    // One thread: the scan of the open recording.
   int scan_generation_ = 0;  // Bumped at each open: a scan of an earlier one is dropped.
+  bool state_marks_ready_ = false;
 };
 
 }  // namespace railyard::ui
