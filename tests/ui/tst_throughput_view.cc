@@ -144,6 +144,10 @@ class ThroughputViewTest : public QObject {
       QCOMPARE(view.RatesPlot()->graph(99)->dataCount(), f + 1);
     }
     QCOMPARE(view.RatesPlot()->graphCount(), 100);
+    // Past the palette's ten colours, nodes still differ (3, 13 and 23 are three colours).
+    std::set<QRgb> rounds;
+    for (int n : {3, 13, 23}) rounds.insert(view.RatesPlot()->graph(n)->pen().color().rgb());
+    QCOMPARE(rounds.size(), size_t{3});
     int listed = 0;
     for (int i = 0; i < view.RatesPlot()->legend->itemCount(); ++i) ++listed;
     QCOMPARE(listed, ThroughputView::kMaxLegendNodes);  // The busiest, not a hundred rows.
