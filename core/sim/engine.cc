@@ -141,6 +141,12 @@ void Engine::ExpandEvents() {
 bool Engine::Run(SimResult* result, std::string* error) {
   const auto wall_start = std::chrono::steady_clock::now();
   Setup();
+  // A first snapshot of every backend at virtual time 0, so that a recording's span starts
+  // where the scenario's time does and "at 20s" replays at 0:20.0.
+  if (options_.recording && !Record(&record_error_)) {
+    *error = record_error_;
+    return false;
+  }
   while (!queue_.empty() && queue_.top().t <= end_) {
     const QueuedEvent e = queue_.top();
     queue_.pop();

@@ -147,6 +147,9 @@ struct Backend {
   uint32_t tick_attempts = 0;
   uint32_t tick_errors = 0;
   uint32_t tick_rejections = 0;
+  // This tick's successful attempts on it, from sending to the answer (the network included):
+  // the latency its snapshot reports, as a node reports its methods'.
+  base::LatencyHistogram tick_latency;
   double conn_sum = 0;
   balance::LoadReport report;
   uint64_t sequence = 0;

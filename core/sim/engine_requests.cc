@@ -144,6 +144,7 @@ void Engine::FinishAttempt(uint32_t rid, Result result, bool has_load, balance::
   }
   if (success) {
     ++backends_[r.backend].successes;
+    backends_[r.backend].tick_latency.Add(std::chrono::nanoseconds(now_ - r.attempt_start));
     latency_.Add(std::chrono::nanoseconds(now_ - r.start));
     EndRequest(rid, true);
     return;

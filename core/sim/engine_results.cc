@@ -28,6 +28,7 @@ void Engine::OnTick() {
     b.tick_attempts = 0;
     b.tick_errors = 0;
     b.tick_rejections = 0;
+    b.tick_latency = {};
   }
   if (now_ + kSecond <= end_) Schedule(now_ + kSecond, kTick);
 }
@@ -76,6 +77,18 @@ admin::Telemetry Engine::BackendSnapshot(Backend& b, int64_t unix_ms) {
   th->set_requests_per_s(b.tick_attempts);
   th->set_errors_per_s(b.tick_errors);
   th->set_rejections_per_s(b.tick_rejections);
+  if (b.tick_latency.count() > 0) {
+    // One method, as the console reads a node's latency from its methods.
+    admin::MethodStats* m = th->add_methods();
+    m->set_method("sim.Request");
+    m->set_requests(b.successes);
+    m->set_requests_per_s(b.tick_attempts);
+    m->set_errors_per_s(b.tick_errors);
+    m->set_p50_us(b.tick_latency.PercentileUs(0.5));
+    m->set_p90_us(b.tick_latency.PercentileUs(0.9));
+    m->set_p99_us(b.tick_latency.PercentileUs(0.99));
+    m->set_max_us(b.tick_latency.max_us());
+  }
   return t;
 }
 

@@ -19,9 +19,10 @@ struct SimOptions {
   std::optional<uint64_t> seed;                // Default: the scenario's.
   std::optional<Duration> duration;            // Default: the scenario's.
   std::optional<bool> count_errors_as_active;  // Default: the scenario's.
-  // When set, one admin::Telemetry snapshot per live backend and one of all client pools (node
-  // "clients") per simulated second go here, plus the scenario's events; times are
-  // start_unix_ms + virtual time. The simulator does not close the writer.
+  // When set, one admin::Telemetry snapshot per live backend (with the second's latency) and one
+  // of all client pools (node "clients") at virtual time 0 and every simulated second go here,
+  // plus the scenario's events; times are start_unix_ms + virtual time, so the recording's span
+  // starts at the scenario's time 0. The simulator does not close the writer.
   trace::RecordingWriter* recording = nullptr;
   int64_t start_unix_ms = 0;
 };

@@ -43,11 +43,13 @@ class RecordingTest : public QObject {
     QCOMPARE(nodes, (std::vector<std::string>{"backend-0", "backend-1", "backend-2", "clients"}));
     uint64_t count = 0;
     QVERIFY(reader->SnapshotCount(&count).ok());
-    // Ten ticks: 3 backends + clients each, minus backend-2's two seconds down (5 s and 6 s).
-    QCOMPARE(count, uint64_t{10 * 4 - 2});
+    // Time 0 and ten ticks: 3 backends + clients each, minus backend-2's two seconds down (5 s
+    // and 6 s).
+    QCOMPARE(count, uint64_t{11 * 4 - 2});
+    // B13: the span starts at the scenario's time 0, so its events replay at their own times.
     trace::TimeSpan span;
     QVERIFY(reader->Span(&span).ok());
-    QCOMPARE(span.first_unix_ms, int64_t{1'700'000'000'000 + 1000});
+    QCOMPARE(span.first_unix_ms, int64_t{1'700'000'000'000});
     QCOMPARE(span.last_unix_ms, int64_t{1'700'000'000'000 + 10000});
 
     std::vector<trace::Snapshot> at;
@@ -75,6 +77,11 @@ class RecordingTest : public QObject {
           QVERIFY(snap.telemetry.slots(i).client_name().starts_with("client-"));
         }
         QVERIFY(snap.telemetry.throughput().requests_per_s() > 0);
+        // B12: the backend reports the second's latency, as a node reports its methods'.
+        QCOMPARE(snap.telemetry.throughput().methods_size(), 1);
+        const admin::MethodStats& m = snap.telemetry.throughput().methods(0);
+        QVERIFY(m.p50_us() > 0);
+        QVERIFY(m.p99_us() >= m.p50_us());
       }
     }
     std::vector<trace::Event> events;
@@ -82,6 +89,7 @@ class RecordingTest : public QObject {
     QCOMPARE(events.size(), size_t{3});
     QCOMPARE(events[0].detail, std::string("backend-1 lame-duck"));
     QCOMPARE(events[1].detail, std::string("backend-2 down"));
+    QCOMPARE(events[1].unix_ms - span.first_unix_ms, int64_t{4500});
   }
 };
 

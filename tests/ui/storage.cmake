@@ -22,3 +22,6 @@ target_compile_definitions(tst_ui_compaction_view PRIVATE SCREENSHOT_DIR="${RAIL
 railyard_add_qtest(tst_ui_bloom_view SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_bloom_view.cc
   LIBS railyard_ui TIMEOUT 60)
 target_compile_definitions(tst_ui_bloom_view PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}")
+railyard_add_qtest(tst_ui_throughput_view SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_throughput_view.cc
+  LIBS railyard_ui TIMEOUT 60)
+target_compile_definitions(tst_ui_throughput_view PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}")

@@ -2,6 +2,7 @@
 // the timeline's controls; Recorder: what it writes reads back, with the console's actions.
 #include <QAbstractItemModelTester>
 #include <QComboBox>
+#include <QDateTime>
 #include <QDir>
 #include <QFile>
 #include <QLabel>
@@ -15,12 +16,14 @@
 #include <QToolButton>
 
 #include "core/trace/recording_reader.h"
+#include "core/trace/recording_writer.h"
 #include "tests/ui/console_fixture.h"
 #include "ui/models/cluster_state.h"
 #include "ui/models/slot_matrix_model.h"
 #include "ui/models/throughput_model.h"
 #include "ui/sources/recorder.h"
 #include "ui/sources/replay_source.h"
+#include "ui/views/qcustomplot_include.h"
 #include "ui/views/throughput_view.h"
 #include "ui/views/timeline_widget.h"
 
@@ -250,6 +253,87 @@ class ReplayRecordTest : public QObject {
     QCOMPARE(view.Model()->series(1).size(), size_t{22});
   }
 
+  // B15: an empty chart in a replay lies in the recording's span, and back live it ends now,
+  // not where the last replay was.
+  void anEmptyChartIsAnchoredToTheRecording() {
+    ClusterState state;
+    ThroughputView view(&state);
+    view.resize(900, 600);
+    view.show();
+    ReplaySource replay(&state);
+    QVERIFY(replay.Open(path_, nullptr));
+    view.SetRecordingSpan(replay.StartMs(), replay.EndMs());
+    const int empty = state.AddNode("127.0.0.1:9");  // Never in the recording.
+    view.SetShow(ThroughputView::Show::kOneNode);
+    view.SetNode(empty);
+    QCOMPARE(view.DrawnSamples(), 0);
+    QCOMPARE(view.VisibleFromMs(), replay.StartMs());
+    QCOMPARE(view.VisibleToMs(), replay.EndMs());
+    replay.Seek(replay.EndMs());
+    QCOMPARE(view.VisibleFromMs(), replay.StartMs());
+    QCOMPARE(view.VisibleToMs(), replay.EndMs());
+
+    // Live again (as the main window resets its sources): the axis ends now.
+    replay.Close();
+    state.Clear();
+    view.SetRecordingSpan(0, 0);
+    const qint64 before = QDateTime::currentMSecsSinceEpoch();
+    view.SetNode(state.AddNode("127.0.0.1:9"));
+    QVERIFY(view.VisibleToMs() >= before);
+    QVERIFY(view.VisibleToMs() <= QDateTime::currentMSecsSinceEpoch() + 1);
+  }
+
+  // Restarts and lame-duck changes are marked on the replay timeline (read from the snapshots)
+  // and on the throughput charts when replayed.
+  void restartsAndLameDucksAreMarkedInAReplay() {
+    const QString path = dir_.filePath("states.rec");
+    std::unique_ptr<railyard::trace::RecordingWriter> writer;
+    QVERIFY(railyard::trace::RecordingWriter::Create(path.toStdString(), {}, &writer).ok());
+    const qint64 t0 = 1700000000000;
+    // n1: serving, lame duck from 3 s, a new process at 6 s. n2: serving throughout.
+    for (int f = 0; f < 10; ++f) {
+      for (int n = 1; n <= 2; ++n) {
+        railyard::admin::Telemetry t;
+        const bool restarted = n == 1 && f >= 6;
+        t.set_sequence(restarted ? uint64_t(f - 5) : uint64_t(50 + f));
+        t.set_unix_ms(t0 + f * 1000);
+        t.set_node(n == 1 ? "n1" : "n2");
+        t.set_state(n == 1 && f >= 3 && f < 6 ? railyard::admin::NODE_LAME_DUCK
+                                              : railyard::admin::NODE_SERVING);
+        t.mutable_throughput()->set_requests_per_s(10);
+        QVERIFY(writer->AppendSnapshot(t.node(), t).ok());
+      }
+    }
+    QVERIFY(writer->Close().ok());
+
+    ClusterState state;
+    ReplaySource replay(&state);
+    TimelineWidget timeline(&replay);
+    ThroughputView view(&state);
+    view.resize(900, 600);
+    view.show();
+    QVERIFY(replay.Open(path, nullptr));
+    auto labels = [&] {
+      QStringList out;
+      for (const TimelineSlider::Mark& m : timeline.Slider()->Marks()) out << m.label;
+      return out;
+    };
+    const QStringList expected = {"0:03.0  n1  lame duck", "0:06.0  n1  restart",
+                                  "0:06.0  n1  lame duck left"};
+    QTRY_VERIFY(timeline.StateMarksReady());  // The scan runs on a worker.
+    QCOMPARE(labels(), expected);
+    QCOMPARE(timeline.Slider()->Marks()[1].value, 60);
+    // Replayed to the end, the charts mark the same.
+    replay.Seek(replay.EndMs());
+    const QVector<railyard::ui::ThroughputEvent> events =
+        view.Model()->Events(ThroughputModel::kCluster, LLONG_MIN, LLONG_MAX);
+    QCOMPARE(events.size(), 3);
+    QCOMPARE(events[0].command, QString("lame duck"));
+    QCOMPARE(events[0].t_ms, t0 + 3000);
+    QCOMPARE(events[1].command, QString("restart"));
+    QCOMPARE(events[1].t_ms, t0 + 6000);
+  }
+
   // A dense recording gets a shorter history, not a seek that stalls the GUI thread.
   void aSeekReplaysABoundedHistory() {
     ClusterState state;
@@ -347,7 +431,22 @@ class ReplayRecordTest : public QObject {
     timeline.show();
     QVERIFY(QTest::qWaitForWindowExposed(&timeline));
     TimelineSlider* slider = timeline.Slider();
-    const QVector<TimelineSlider::Mark>& marks = slider->Marks();
+    // The recorded commands, and n001's lame duck from the drain to the undrain (read from the
+    // snapshots on a worker).
+    QTRY_VERIFY(timeline.StateMarksReady());
+    QVector<TimelineSlider::Mark> marks;
+    QStringList states;
+    for (const TimelineSlider::Mark& m : slider->Marks()) {
+      if (m.kind.startsWith("lame duck")) {
+        states << m.label;
+      } else {
+        marks << m;
+      }
+    }
+    const GeneratedCluster g = Small();
+    QCOMPARE(states, (QStringList{QString("0:03.3  n001  lame duck"),
+                                  QString("0:06.6  n001  lame duck left")}));
+    QCOMPARE(g.TimeOf(kFrames / 3) - replay.StartMs(), qint64{3300});
     QCOMPARE(marks.size(), 3);
     const QStringList kinds{"drain", "compact", "undrain"};
     const QImage image = slider->grab().toImage();
@@ -484,14 +583,38 @@ class ReplayRecordTest : public QObject {
     railyard::ui::SlotMatrixModel matrix(&state);
     QAbstractItemModelTester tester(&matrix,
                                     QAbstractItemModelTester::FailureReportingMode::QtTest);
+    ThroughputView view(&state);
+    view.resize(900, 600);
+    view.show();
     ReplaySource replay(&state);
     QString error;
     QVERIFY2(replay.Open(out, &error), qPrintable(error));
+    view.SetRecordingSpan(replay.StartMs(), replay.EndMs());
     QCOMPARE(state.NodeCount(), 21);  // 20 backends and the clients.
+    // B13: the scenario's "at 20s backend 3 down" is at 0:20.0 of the recording.
+    QVERIFY(!replay.Events().isEmpty());
+    QCOMPARE(replay.Events()[0].detail, QString("backend-3 down"));
+    QCOMPARE(replay.Events()[0].unix_ms - replay.StartMs(), qint64{20000});
     replay.Seek(replay.StartMs() + 15000);
     const int backend3 = state.IndexOfName("backend-3");
     QVERIFY(backend3 >= 0);
     QCOMPARE(state.Node(backend3).health, NodeHealth::kServing);
+    // B12: the backends report latency, which the chart draws (and does not call missing).
+    const int backend0 = state.IndexOfName("backend-0");
+    QVERIFY(backend0 >= 0);
+    const ThroughputModel::Series& latency = view.Model()->series(backend0);
+    QVERIFY(latency.size() > 10);
+    QVERIFY(latency.back().p99_us > 0);
+    QVERIFY(latency.back().p50_us > 0);
+    view.SetShow(ThroughputView::Show::kOneNode);
+    view.SetNode(backend0);
+    const double drawn_p99 = view.LatencyPlot()
+                                 ->graph(1)
+                                 ->data()
+                                 ->at(view.LatencyPlot()->graph(1)->dataCount() - 1)
+                                 ->value;
+    QCOMPARE(drawn_p99, latency.back().p99_us / 1000.0);
+    QVERIFY(view.LatencyNotice().isEmpty());
     QCOMPARE(matrix.ClientCount(), 50);
     for (int row = 0; row < matrix.ClientCount(); ++row) {
       QCOMPARE(matrix.PoolSize(row), 16);  // From the clients' own pools.

@@ -315,7 +315,9 @@ class StorageViewsTest : public QObject {
     QCOMPARE(view.DrawnSamples(), 20);  // The cluster: one node.
     const qint64 last = t0 + 19 * 2000;
     QCOMPARE(view.VisibleToMs(), last);
-    QCOMPARE(view.VisibleFromMs(), last - 60000);
+    // 38 s of samples in a 1-minute window: the window starts at the first sample (no empty
+    // part) until the samples fill it.
+    QCOMPARE(view.VisibleFromMs(), view.Model()->series(ThroughputModel::kCluster).front().t_ms);
     QVERIFY(view.RatesPlot()->yAxis->range().upper > 0);
     view.SetNode(index);
     QCOMPARE(view.DrawnSamples(), 20);
@@ -401,6 +403,7 @@ class StorageViewsTest : public QObject {
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     QVERIFY(view.SetWindowMinutes(1));
+    view.SetShow(ThroughputView::Show::kOneNode);
     const qint64 t0 = 1700000000000;
     for (int f = 0; f < 50; ++f) {
       // Each node repeats its recent commands in every snapshot after running them.
@@ -507,7 +510,12 @@ class StorageViewsTest : public QObject {
     QCOMPARE(view.VisibleToMs(), t0 + (frames - 1) * 100);
     // One queued replot request per chart per frame at most; Qt coalesces them into one paint.
     QVERIFY(view.ReplotRequests() <= 3 * (frames + 4));
-    // Switching to a node redraws from its own series.
+    // Twenty nodes: each has its own line, appended to frame by frame.
+    QCOMPARE(view.Shown(), ThroughputView::Show::kEachNode);
+    QCOMPARE(view.RatesPlot()->graphCount(), 20);
+    for (int n = 0; n < 20; ++n) QCOMPARE(view.RatesPlot()->graph(n)->dataCount(), frames);
+    // Switching to one node redraws from its own series.
+    view.SetShow(ThroughputView::Show::kOneNode);
     view.SetNode(7);
     QCOMPARE(view.DrawnSamples(), frames);
     QCOMPARE(view.RatesPlot()->graph(0)->data()->at(frames - 1)->value,

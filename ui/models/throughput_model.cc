@@ -114,19 +114,36 @@ void ThroughputModel::Append(Series& series, const ThroughputSample& sample) {
 
 void ThroughputModel::CollectEvents(int node, const admin::Telemetry& telemetry) {
   for (const admin::CommandEvent& c : telemetry.recent_commands()) {
-    ThroughputEvent e{c.unix_ms(), node, QString::fromStdString(c.command())};
-    const auto at = std::upper_bound(
-        events_.begin(), events_.end(), e.t_ms,
-        [](qint64 t_ms, const ThroughputEvent& other) { return t_ms < other.t_ms; });
-    // Already known: the same node and command at the same time (events are few; scan back).
-    bool known = false;
-    for (auto it = at; it != events_.begin() && (it - 1)->t_ms == e.t_ms; --it) {
-      known |= (it - 1)->node == node && (it - 1)->command == e.command;
-    }
-    if (known) continue;
-    events_.insert(at, std::move(e));
-    ++events_revision_;
+    AddEvent({c.unix_ms(), node, QString::fromStdString(c.command())});
   }
+}
+
+void ThroughputModel::CollectStateEvents(int node, const admin::Telemetry* previous,
+                                         const admin::Telemetry& current, qint64 t_ms) {
+  if (!previous) return;
+  const Series& shown = series(node);
+  // Time went back: a replay seek, not something the node did.
+  if (!shown.empty() && t_ms < shown.back().t_ms) return;
+  // A process counts its snapshots from 1: a lower count is a new process.
+  if (current.sequence() < previous->sequence()) AddEvent({t_ms, node, ThroughputEvent::kRestart});
+  const bool was_lame = previous->state() == admin::NODE_LAME_DUCK;
+  const bool is_lame = current.state() == admin::NODE_LAME_DUCK;
+  if (is_lame != was_lame) {
+    AddEvent({t_ms, node, is_lame ? ThroughputEvent::kLameDuck : ThroughputEvent::kLameDuckLeft});
+  }
+}
+
+bool ThroughputModel::AddEvent(ThroughputEvent e) {
+  const auto at =
+      std::upper_bound(events_.begin(), events_.end(), e.t_ms,
+                       [](qint64 t_ms, const ThroughputEvent& other) { return t_ms < other.t_ms; });
+  // Already known: the same node and command at the same time (events are few; scan back).
+  for (auto it = at; it != events_.begin() && (it - 1)->t_ms == e.t_ms; --it) {
+    if ((it - 1)->node == e.node && (it - 1)->command == e.command) return false;
+  }
+  events_.insert(at, std::move(e));
+  ++events_revision_;
+  return true;
 }
 
 void ThroughputModel::KeepEvents(qint64 from_ms, qint64 to_ms) {
@@ -142,6 +159,7 @@ bool ThroughputModel::AddSamples(const QVector<int>& changed) {
     if (node < 0 || node >= state_->NodeCount()) continue;
     const NodeView& view = state_->Node(node);
     if (!view.telemetry || view.telemetry == last_seen_.value(node)) continue;
+    CollectStateEvents(node, last_seen_.value(node).get(), *view.telemetry, view.updated_ms);
     last_seen_.insert(node, view.telemetry);
     auto it = nodes_.find(node);
     if (it == nodes_.end()) it = nodes_.insert(node, Series(kMaxSamples));

@@ -20,10 +20,16 @@ struct ThroughputSample {
   double p99_us = 0;
 };
 
-// A command a node reports having run (Telemetry.recent_commands): drain, undrain, compact,
-// flush. The throughput plots mark it on their time axes.
+// A command a node reports having run (Telemetry.recent_commands: drain, undrain, compact,
+// flush), or a change the console saw in its telemetry: kRestart (its snapshot sequence went back
+// while time went on), kLameDuck and kLameDuckLeft (its state entered or left lame duck). The
+// throughput plots mark each on their time axes.
 struct ThroughputEvent {
-  qint64 t_ms = 0;  // Cluster clock: when the node ran it.
+  static inline const QString kRestart = QStringLiteral("restart");
+  static inline const QString kLameDuck = QStringLiteral("lame duck");
+  static inline const QString kLameDuckLeft = QStringLiteral("lame duck left");
+
+  qint64 t_ms = 0;  // Cluster clock: when the node ran it, or the first snapshot that showed it.
   int node = 0;
   QString command;
 };
@@ -44,8 +50,10 @@ struct ThroughputEvent {
 // (see ClusterState::RequestHistoryMs), so the series hold it right after the seek.
 //
 // The commands each node reports are collected once each (a node repeats its recent ones in
-// every snapshot), live and in replay alike since recordings keep whole snapshots; they are kept
-// as long as the samples, and a seek backwards drops those after the new time.
+// every snapshot), live and in replay alike since recordings keep whole snapshots; so are the
+// restarts and lame-duck changes seen between a node's consecutive snapshots (a replay seek, which
+// rebuilds ClusterState, starts afresh and invents none). They are kept as long as the samples,
+// and a seek backwards drops those after the new time.
 //
 // Thread safety: GUI thread only.
 class ThroughputModel : public QObject {
@@ -92,6 +100,11 @@ class ThroughputModel : public QObject {
   bool AddSamples(const QVector<int>& changed);
   void Append(Series& series, const ThroughputSample& sample);
   void CollectEvents(int node, const admin::Telemetry& telemetry);
+  // Restart and lame-duck events between `previous` (null: none yet) and `current`, taken at t_ms.
+  void CollectStateEvents(int node, const admin::Telemetry* previous,
+                          const admin::Telemetry& current, qint64 t_ms);
+  // Inserts `event` in time order unless it is known already; true if inserted.
+  bool AddEvent(ThroughputEvent event);
   // Drops events outside [from_ms, to_ms].
   void KeepEvents(qint64 from_ms, qint64 to_ms);
   void Clear();

@@ -329,6 +329,7 @@ void MainWindow::ResetSources(Mode mode) {
   current_node_ = -1;
   mode_ = mode;
   timeline_dock_->setVisible(mode == Mode::kReplay);
+  throughput_->SetRecordingSpan(0, 0);
 }
 
 bool MainWindow::AddNode(const QString& admin_address, const QString& token, QString* error,
@@ -468,6 +469,7 @@ bool MainWindow::OpenRecording(const QString& path, QString* error) {
     return false;
   }
   source_description_ = tr("Replay: %1").arg(QFileInfo(path).fileName());
+  throughput_->SetRecordingSpan(replay_->StartMs(), replay_->EndMs());
   UpdateStatus();
   UpdateActionsEnabled();
   return true;

@@ -3,6 +3,7 @@
 #include "ui/views/qcustomplot_include.h"
 
 #include <array>
+#include <cmath>
 
 namespace railyard::ui {
 
@@ -38,11 +39,12 @@ QColor SeriesColor(int n) {
   return kColors[static_cast<size_t>(n < 0 ? 0 : n) % kColors.size()];
 }
 
-bool VisibleValueRange(QCustomPlot* plot, QCPRange* range) {
+bool VisibleValueRange(QCustomPlot* plot, QCPRange* range, bool positive_only) {
   bool found = false;
   for (int g = 0; g < plot->graphCount(); ++g) {
     bool ok = false;
-    const QCPRange r = plot->graph(g)->getValueRange(ok, QCP::sdBoth, plot->xAxis->range());
+    const QCPRange r = plot->graph(g)->getValueRange(
+        ok, positive_only ? QCP::sdPositive : QCP::sdBoth, plot->xAxis->range());
     if (!ok) continue;
     if (found) {
       range->expand(r);
@@ -52,6 +54,11 @@ bool VisibleValueRange(QCustomPlot* plot, QCPRange* range) {
     }
   }
   return found;
+}
+
+QCPRange DecadesAround(const QCPRange& positive) {
+  return QCPRange(std::pow(10.0, std::floor(std::log10(positive.lower / 1.2))),
+                  std::pow(10.0, std::ceil(std::log10(positive.upper * 1.2))));
 }
 
 }  // namespace railyard::ui

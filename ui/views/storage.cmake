@@ -8,4 +8,14 @@ target_sources(railyard_ui PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/bloom_view.cc
   ${CMAKE_CURRENT_LIST_DIR}/throughput_view.h
   ${CMAKE_CURRENT_LIST_DIR}/throughput_view.cc
+  ${CMAKE_CURRENT_LIST_DIR}/throughput_graphs.h
+  ${CMAKE_CURRENT_LIST_DIR}/throughput_graphs.cc
+  ${CMAKE_CURRENT_LIST_DIR}/time_window.h
+  ${CMAKE_CURRENT_LIST_DIR}/time_window.cc
+  ${CMAKE_CURRENT_LIST_DIR}/plot_crosshair.h
+  ${CMAKE_CURRENT_LIST_DIR}/plot_crosshair.cc
+  ${CMAKE_CURRENT_LIST_DIR}/plot_event_marks.h
+  ${CMAKE_CURRENT_LIST_DIR}/plot_event_marks.cc
+  ${CMAKE_CURRENT_LIST_DIR}/recording_state_changes.h
+  ${CMAKE_CURRENT_LIST_DIR}/recording_state_changes.cc
 )

@@ -1,6 +1,5 @@
 #include "ui/views/throughput_view.h"
 
-#include <QCheckBox>
 #include <QComboBox>
 #include <QFileDialog>
 #include <QHBoxLayout>
@@ -8,47 +7,41 @@
 #include <QMessageBox>
 #include <QPushButton>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <climits>
 #include <cmath>
 
+#include "ui/views/plot_crosshair.h"
+#include "ui/views/plot_event_marks.h"
 #include "ui/views/plot_style.h"
 #include "ui/views/qcustomplot_include.h"
+#include "ui/views/throughput_graphs.h"
 
 namespace railyard::ui {
 
 namespace {
 
-QCPGraph* AddLine(QCustomPlot* plot, const QString& name, const QColor& color) {
-  QCPGraph* graph = plot->addGraph();
-  graph->setName(name);
-  graph->setPen(QPen(color, 1.5));
-  graph->setAdaptiveSampling(true);  // 15 minutes at 10 Hz stays cheap to draw.
-  return graph;
-}
-
-// Few digits, as a legend has little room: 1234, 12.3, 0.12, 0.
-QString Short(double v) {
-  if (v == 0) return QStringLiteral("0");
-  const double a = std::abs(v);
-  return QString::number(v, 'f', a >= 100 ? 0 : a >= 10 ? 1 : 2);
-}
-
-// "p99   now 1.20  mean 1.00  max 3.40"; `values` in time order, NaN where nothing was measured
-// (latency without traffic), which the mean and max skip and "now" shows as a dash.
-QString LegendName(const QString& name, const QVector<double>& values) {
-  double sum = 0, max = 0;
-  int measured = 0;
-  for (double v : values) {
-    if (std::isnan(v)) continue;
-    sum += v;
-    max = measured == 0 ? v : std::max(max, v);
-    ++measured;
+// Commands in the palette's muted text colour; what happened to a node stands out.
+QColor MarkColor(const QString& command, const QPalette& palette) {
+  if (command == ThroughputEvent::kRestart) return SeriesColor(3);
+  if (command == ThroughputEvent::kLameDuck || command == ThroughputEvent::kLameDuckLeft) {
+    return SeriesColor(1);
   }
-  if (measured == 0) return name;
-  const double now = values.back();
-  return QStringLiteral("%1   now %2  mean %3  max %4")
-      .arg(name, std::isnan(now) ? QStringLiteral("\u2013") : Short(now),
-           Short(sum / double(measured)), Short(max));
+  return palette.color(QPalette::PlaceholderText);
+}
+
+// Node n's colour overlaid: the palette's ten, then darker and lighter rounds of them, so nodes
+// 3 and 13 are told apart.
+QColor OverlayColor(int node) {
+  const QColor base = SeriesColor(node);
+  switch ((node / 10) % 3) {
+    case 1:
+      return base.darker(150);
+    case 2:
+      return base.lighter(140);
+    default:
+      return base;
+  }
 }
 
 }  // namespace
@@ -59,14 +52,18 @@ ThroughputView::ThroughputView(ClusterState* state, QWidget* parent)
   QFont bold = title_->font();
   bold.setBold(true);
   title_->setFont(bold);
+  show_ = new QComboBox(this);
+  show_->addItem(tr("Each node"), int(Show::kEachNode));
+  show_->addItem(tr("Selected node"), int(Show::kOneNode));
+  show_->addItem(tr("Whole cluster"), int(Show::kWholeCluster));
+  show_->setToolTip(
+      tr("Each node overlaid, the node selected in the other views, or the sums "
+         "over every node."));
   window_ = new QComboBox(this);
   window_->addItem(tr("1 minute"), 1);
   window_->addItem(tr("5 minutes"), 5);
   window_->addItem(tr("15 minutes"), 15);
   window_->setCurrentIndex(1);
-  whole_cluster_ = new QCheckBox(tr("Whole cluster"), this);
-  whole_cluster_->setToolTip(tr("Show the sums over every node instead of the selected node."));
-  connect(whole_cluster_, &QCheckBox::toggled, this, &ThroughputView::SetWholeCluster);
   pause_ = new QPushButton(tr("Pause"), this);
   pause_->setCheckable(true);
   follow_ = new QPushButton(tr("Follow"), this);
@@ -75,23 +72,27 @@ ThroughputView::ThroughputView(ClusterState* state, QWidget* parent)
   csv_ = new QPushButton(tr("Export CSV\u2026"), this);
   csv_->setToolTip(tr("The samples in the visible time range."));
 
-  const char* labels[3] = {"requests/s", "errors, rejections /s", "latency (ms)"};
-  auto* layout = new QVBoxLayout(this);
+  const char* labels[3] = {"requests/s", "errors, rej. /s", "latency (ms, log)"};
+  layout_ = new QVBoxLayout(this);
   auto* controls = new QHBoxLayout;
   controls->addWidget(title_, 1);
-  controls->addWidget(whole_cluster_);
+  controls->addWidget(new QLabel(tr("Show:"), this));
+  controls->addWidget(show_);
   controls->addWidget(new QLabel(tr("Window:"), this));
   controls->addWidget(window_);
   controls->addWidget(pause_);
   controls->addWidget(follow_);
   controls->addWidget(png_);
   controls->addWidget(csv_);
-  layout->addLayout(controls);
+  layout_->addLayout(controls);
+  QCPMarginGroup* margins = nullptr;
   for (int i = 0; i < 3; ++i) {
     QCustomPlot* plot = new QCustomPlot(this);
     plots_[i] = plot;
+    // Owned by the first plot, which is deleted first; the group then lets go of the others.
+    if (i == 0) margins = new QCPMarginGroup(plot);
     StylePlot(plot);
-    plot->setMinimumHeight(120);
+    plot->setMinimumHeight(i == 1 ? 110 : 120);
     QSharedPointer<QCPAxisTickerDateTime> ticker(new QCPAxisTickerDateTime);
     ticker->setDateTimeFormat("hh:mm:ss");
     plot->xAxis->setTicker(ticker);
@@ -99,6 +100,8 @@ ThroughputView::ThroughputView(ClusterState* state, QWidget* parent)
     plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     plot->axisRect()->setRangeDrag(Qt::Horizontal);
     plot->axisRect()->setRangeZoom(Qt::Horizontal);
+    // The same left and right margins on all three, so one time is one x on every chart.
+    plot->axisRect()->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
     plot->legend->setVisible(true);
     plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     // A drag or a wheel turn means the user wants to look at a moment: stop scrolling.
@@ -106,15 +109,21 @@ ThroughputView::ThroughputView(ClusterState* state, QWidget* parent)
     connect(plot, &QCustomPlot::mouseWheel, this, [this](QWheelEvent*) { following_ = false; });
     connect(plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
             &ThroughputView::SyncRanges);
-    layout->addWidget(plot, 1);
+    layout_->addWidget(plot, 2);
   }
-  requests_ = AddLine(plots_[0], tr("requests/s"), SeriesColor(0));
-  errors_ = AddLine(plots_[1], tr("errors/s"), SeriesColor(3));
-  rejections_ = AddLine(plots_[1], tr("rejections/s"), SeriesColor(1));
-  p50_ = AddLine(plots_[2], tr("p50"), SeriesColor(2));
-  p99_ = AddLine(plots_[2], tr("p99"), SeriesColor(4));
-  plots_[2]->legend->setVisible(true);
+  QCPAxis* latency = plots_[2]->yAxis;
+  latency->setScaleType(QCPAxis::stLogarithmic);
+  latency->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+  latency->setNumberFormat("gb");
+  plots_[1]->yAxis->ticker()->setTickCount(3);  // Often a short chart.
+  latency_notice_ = new QLabel(plots_[2]);
+  latency_notice_->setAttribute(Qt::WA_TransparentForMouseEvents);
+  latency_notice_->hide();
+  marks_ = std::make_unique<PlotEventMarks>(QVector<QCustomPlot*>{plots_[0], plots_[1], plots_[2]});
+  crosshair_ = new PlotCrosshair({plots_[0], plots_[1], plots_[2]}, this);
 
+  connect(show_, &QComboBox::activated, this,
+          [this](int index) { SetShow(Show(show_->itemData(index).toInt())); });
   connect(window_, &QComboBox::currentIndexChanged, this,
           [this](int index) { SetWindowMinutes(window_->itemData(index).toInt()); });
   connect(pause_, &QPushButton::toggled, this, &ThroughputView::SetPaused);
@@ -123,25 +132,45 @@ ThroughputView::ThroughputView(ClusterState* state, QWidget* parent)
   connect(csv_, &QPushButton::clicked, this, &ThroughputView::ExportCsvInteractive);
   connect(model_, &ThroughputModel::SamplesAdded, this, &ThroughputView::OnSamples);
   connect(model_, &ThroughputModel::Cleared, this, &ThroughputView::Rebuild);
-  SetNode(ThroughputModel::kCluster);
+  Rebuild();
 }
+
+ThroughputView::~ThroughputView() = default;
 
 void ThroughputView::SetNode(int node_index) {
   selected_node_ = node_index;
-  if (whole_cluster_->isChecked()) return;
-  node_ = node_index;
+  if (built_ == Show::kEachNode && Shown() == Show::kEachNode) {
+    // Overlaid, only the emphasis and the legend change: no redraw of every node.
+    AppendNew();
+    ApplyRange();
+  } else if (built_ != Shown() || Node() != built_node_) {
+    Rebuild();
+  }
+}
+
+ThroughputView::Show ThroughputView::Shown() const {
+  if (chosen_) return *chosen_;
+  return state_->NodeCount() > 1 ? Show::kEachNode : Show::kOneNode;
+}
+
+void ThroughputView::SetShow(Show show) {
+  if (show == Show::kWholeCluster && Shown() != Show::kWholeCluster) before_cluster_ = chosen_;
+  chosen_ = show;
   Rebuild();
 }
 
 void ThroughputView::SetWholeCluster(bool whole) {
-  if (whole_cluster_->isChecked() != whole) whole_cluster_->setChecked(whole);  // Re-enters.
-  const int shown = whole ? ThroughputModel::kCluster : selected_node_;
-  if (shown == node_) return;
-  node_ = shown;
-  Rebuild();
+  if (whole) {
+    SetShow(Show::kWholeCluster);
+  } else if (Shown() == Show::kWholeCluster) {
+    chosen_ = before_cluster_;
+    Rebuild();
+  }
 }
 
-bool ThroughputView::WholeCluster() const { return whole_cluster_->isChecked(); }
+int ThroughputView::Node() const {
+  return Shown() == Show::kWholeCluster ? ThroughputModel::kCluster : selected_node_;
+}
 
 bool ThroughputView::SetWindowMinutes(int minutes) {
   if (!model_->SetWindowMinutes(minutes)) return false;
@@ -164,6 +193,12 @@ void ThroughputView::Follow() {
   ApplyRange();
 }
 
+void ThroughputView::SetRecordingSpan(qint64 start_ms, qint64 end_ms) {
+  recording_ = {start_ms, end_ms};
+  following_ = true;
+  Rebuild();
+}
+
 void ThroughputView::showEvent(QShowEvent* event) {
   QWidget::showEvent(event);
   if (behind_) OnSamples();
@@ -175,125 +210,161 @@ void ThroughputView::OnSamples() {
     return;
   }
   behind_ = false;
+  // The second node to arrive turns the default into the overlay.
+  if (Shown() != built_) {
+    Rebuild();
+    return;
+  }
   UpdateTitle();  // A node is named by its address until its first telemetry names it.
   AppendNew();
   ApplyRange();
+  crosshair_->Refresh();
 }
 
 QString ThroughputView::Title() const { return title_->text(); }
 
 void ThroughputView::UpdateTitle() {
-  const QString title = node_ == ThroughputModel::kCluster ? tr("Whole cluster")
-                        : node_ < state_->NodeCount()      ? state_->Node(node_).name
-                                                           : tr("Node %1").arg(node_);
+  const int node = Node();
+  const QString title = built_ == Show::kEachNode ? tr("Each node (%1)").arg(state_->NodeCount())
+                        : node == ThroughputModel::kCluster ? tr("Whole cluster")
+                        : node < state_->NodeCount()        ? state_->Node(node).name
+                                                            : tr("Node %1").arg(node);
   if (title_->text() != title) title_->setText(title);
+  const int index = show_->findData(int(built_));
+  if (index != show_->currentIndex()) show_->setCurrentIndex(index);
+  for (size_t i = 0; built_ == Show::kEachNode && i < sets_.size(); ++i) {
+    sets_[i]->SetNodeName(state_->Node(sources_[i]).name);
+  }
 }
 
 void ThroughputView::Rebuild() {
-  for (QCPGraph* g : {requests_, errors_, rejections_, p50_, p99_}) g->data()->clear();
-  drawn_until_ms_ = -1;
-  marks_node_ = -2;
+  sets_.clear();
+  sources_.clear();
+  built_ = Shown();
+  built_node_ = Node();
+  if (built_ != Show::kEachNode) {
+    sets_.push_back(std::make_unique<ThroughputGraphs>(plots_, ThroughputGraphs::Style::kAlone,
+                                                       QString(), QColor()));
+    sources_.push_back(built_node_);
+  }
+  marks_stale_ = true;
   UpdateTitle();
   AppendNew();
   ApplyRange();
 }
 
 void ThroughputView::AppendNew() {
-  const ThroughputModel::Series& series = model_->series(node_);
-  if (series.empty()) return;
-  if (series.back().t_ms < drawn_until_ms_) {
-    // The series restarted (a replay seek backwards): redraw from scratch.
-    for (QCPGraph* g : {requests_, errors_, rejections_, p50_, p99_}) g->data()->clear();
-    drawn_until_ms_ = -1;
+  if (built_ == Show::kEachNode) {
+    // A set per node with samples, in node order so each keeps its colour.
+    for (int node = 0; node < state_->NodeCount(); ++node) {
+      if (std::find(sources_.begin(), sources_.end(), node) != sources_.end()) continue;
+      if (model_->series(node).empty()) continue;
+      sets_.push_back(std::make_unique<ThroughputGraphs>(
+          plots_, ThroughputGraphs::Style::kOverlaid, state_->Node(node).name, OverlayColor(node)));
+      sources_.push_back(node);
+    }
   }
-  // Walk back to the first sample not drawn yet; usually one per frame.
-  size_t first = series.size();
-  while (first > 0 && series[first - 1].t_ms > drawn_until_ms_) --first;
-  for (size_t i = first; i < series.size(); ++i) {
-    const ThroughputSample& s = series[i];
-    const double key = double(s.t_ms) / 1000.0;
-    requests_->addData(key, s.requests_per_s);
-    errors_->addData(key, s.errors_per_s);
-    rejections_->addData(key, s.rejections_per_s);
-    // No requests, no latency: a gap rather than a line through zero (or a stale value).
-    const bool served = s.requests_per_s > 0;
-    p50_->addData(key, served ? s.p50_us / 1000.0 : qQNaN());
-    p99_->addData(key, served ? s.p99_us / 1000.0 : qQNaN());
+  for (size_t i = 0; i < sets_.size(); ++i) {
+    sets_[i]->Append(model_->series(sources_[i]));
+    sets_[i]->SetEmphasis(built_ == Show::kEachNode && sources_[i] == selected_node_);
   }
-  drawn_until_ms_ = series.back().t_ms;
-  const double oldest = double(drawn_until_ms_ - ThroughputModel::kMaxWindowMs) / 1000.0;
-  for (QCPGraph* g : {requests_, errors_, rejections_, p50_, p99_}) g->data()->removeBefore(oldest);
+}
+
+TimeWindow ThroughputView::FollowedRange() const {
+  qint64 first = -1, last = -1;
+  for (const auto& set : sets_) {
+    if (set->DrawnUntilMs() < 0) continue;
+    first = first < 0 ? set->FirstMs() : std::min(first, set->FirstMs());
+    last = std::max(last, set->DrawnUntilMs());
+  }
+  return FollowedWindow(first, last, model_->WindowMs(), kMinSpanMs, state_->NowMs(), recording_);
 }
 
 void ThroughputView::ApplyRange() {
   if (following_) {
-    const qint64 end = std::max<qint64>(drawn_until_ms_, 0);
-    const QCPRange range(double(end - model_->WindowMs()) / 1000.0, double(end) / 1000.0);
+    const TimeWindow shown = FollowedRange();
+    const QCPRange range(double(shown.from_ms) / 1000.0, double(shown.to_ms) / 1000.0);
     applying_range_ = true;
     for (QCustomPlot* plot : plots_) plot->xAxis->setRange(range);
     applying_range_ = false;
   }
   UpdateEventMarks();
   UpdateLegends();
+  FitValueAxes();
   for (QCustomPlot* plot : plots_) {
-    QCPRange values;
-    const bool found = VisibleValueRange(plot, &values);
-    // From zero, with headroom, so a flat line is not drawn as noise.
-    const double top = found ? std::max(values.upper * 1.1, 1e-3) : 1.0;
-    plot->yAxis->setRange(0, top);
     plot->replot(QCustomPlot::rpQueuedReplot);
     ++replot_requests_;
   }
 }
 
-void ThroughputView::UpdateEventMarks() {
-  if (marks_node_ == node_ && marks_revision_ == model_->EventsRevision()) return;
-  marks_node_ = node_;
-  marks_revision_ = model_->EventsRevision();
-  for (QCPAbstractItem* item : marks_) item->parentPlot()->removeItem(item);
-  marks_.clear();
-  const QColor color = palette().color(QPalette::PlaceholderText);
-  for (const ThroughputEvent& e : model_->Events(node_, LLONG_MIN, LLONG_MAX)) {
-    const double key = double(e.t_ms) / 1000.0;
-    // Over the whole cluster, say whose command it was.
-    const QString label = node_ != ThroughputModel::kCluster ? e.command
-                          : e.node < state_->NodeCount()
-                              ? QStringLiteral("%1 %2").arg(e.command, state_->Node(e.node).name)
-                              : e.command;
-    for (QCustomPlot* plot : plots_) {
-      auto* line = new QCPItemStraightLine(plot);
-      line->setPen(QPen(color, 1, Qt::DashLine));
-      line->point1->setCoords(key, 0);
-      line->point2->setCoords(key, 1);
-      auto* text = new QCPItemText(plot);
-      text->position->setTypeX(QCPItemPosition::ptPlotCoords);
-      text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
-      text->position->setCoords(key, 0);
-      text->setPositionAlignment(Qt::AlignTop | Qt::AlignLeft);
-      text->setPadding(QMargins(3, 1, 0, 0));
-      text->setColor(color);
-      text->setText(label);
-      marks_ << line << text;
-    }
+void ThroughputView::FitValueAxes() {
+  QCPRange values;
+  // Rates from zero, with headroom, so a flat line is not drawn as noise.
+  const bool traffic = VisibleValueRange(plots_[0], &values) && values.upper > 0;
+  plots_[0]->yAxis->setRange(0, traffic ? values.upper * 1.1 : 1.0);
+  // No errors: 0..1 on a short chart, rather than a third of the height for 0..0.001.
+  const bool errors = VisibleValueRange(plots_[1], &values) && values.upper > 0;
+  plots_[1]->yAxis->setRange(0, errors ? values.upper * 1.1 : 1.0);
+  layout_->setStretchFactor(plots_[1], errors ? 2 : 1);  // Of the others' 2.
+  // Latency on a log axis, p50 and p99 both on it between labelled decades.
+  const bool latency = VisibleValueRange(plots_[2], &values, true);
+  plots_[2]->yAxis->setRange(latency ? DecadesAround(values) : QCPRange(0.1, 10));
+  // Traffic without any latency: the data has none, which is not 0 ms.
+  if (traffic && !latency) {
+    latency_notice_->setText(!recording_.Empty() ? tr("no latency in this recording")
+                                                 : tr("no latency reported"));
+    latency_notice_->adjustSize();
+    latency_notice_->move(plots_[2]->rect().center() -
+                          QPoint(latency_notice_->width() / 2, latency_notice_->height() / 2));
+    latency_notice_->show();
+  } else {
+    latency_notice_->hide();
   }
 }
 
-void ThroughputView::UpdateLegends() {
-  const QVector<ThroughputSample> shown = model_->Samples(node_, VisibleFromMs(), VisibleToMs());
-  QVector<double> requests, errors, rejections, p50, p99;
-  for (const ThroughputSample& s : shown) {
-    requests << s.requests_per_s;
-    errors << s.errors_per_s;
-    rejections << s.rejections_per_s;
-    const bool served = s.requests_per_s > 0;  // As drawn: no latency without traffic.
-    p50 << (served ? s.p50_us / 1000.0 : qQNaN());
-    p99 << (served ? s.p99_us / 1000.0 : qQNaN());
+QString ThroughputView::LatencyNotice() const {
+  return latency_notice_->isHidden() ? QString() : latency_notice_->text();
+}
+
+void ThroughputView::UpdateEventMarks() {
+  if (!marks_stale_ && marks_revision_ == model_->EventsRevision()) return;
+  marks_stale_ = false;
+  marks_revision_ = model_->EventsRevision();
+  const bool alone = built_ == Show::kOneNode && built_node_ != ThroughputModel::kCluster;
+  QVector<EventMark> marks;
+  for (const ThroughputEvent& e :
+       model_->Events(alone ? built_node_ : ThroughputModel::kCluster, LLONG_MIN, LLONG_MAX)) {
+    // Over several nodes, say whose it was.
+    const QString label = alone || e.node >= state_->NodeCount()
+                              ? e.command
+                              : QStringLiteral("%1 %2").arg(e.command, state_->Node(e.node).name);
+    marks.push_back({double(e.t_ms) / 1000.0, label, MarkColor(e.command, palette())});
   }
-  requests_->setName(LegendName(tr("requests/s"), requests));
-  errors_->setName(LegendName(tr("errors/s"), errors));
-  rejections_->setName(LegendName(tr("rejections/s"), rejections));
-  p50_->setName(LegendName(tr("p50"), p50));
-  p99_->setName(LegendName(tr("p99"), p99));
+  marks_->Draw(marks);
+}
+
+void ThroughputView::UpdateLegends() {
+  const qint64 from = VisibleFromMs(), to = VisibleToMs();
+  if (built_ != Show::kEachNode) {
+    for (size_t i = 0; i < sets_.size(); ++i) {
+      sets_[i]->UpdateLegend(model_->Samples(sources_[i], from, to));
+    }
+    return;
+  }
+  // Overlaid: the busiest nodes now, and the selected one, have legend entries.
+  std::vector<size_t> order(sets_.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  auto now = [this](size_t i) {
+    const ThroughputModel::Series& s = model_->series(sources_[i]);
+    return s.empty() ? 0.0 : s.back().requests_per_s;
+  };
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return now(a) > now(b); });
+  for (size_t rank = 0; rank < order.size(); ++rank) {
+    const size_t i = order[rank];
+    const bool listed = rank < size_t(kMaxLegendNodes) || sources_[i] == selected_node_;
+    sets_[i]->SetInLegend(listed);
+    if (listed) sets_[i]->UpdateLegend(model_->Samples(sources_[i], from, to));
+  }
 }
 
 void ThroughputView::SyncRanges(const QCPRange& range) {
@@ -317,10 +388,14 @@ qint64 ThroughputView::VisibleToMs() const {
   return qint64(std::ceil(plots_[0]->xAxis->range().upper * 1000.0));
 }
 
-int ThroughputView::DrawnSamples() const { return requests_->data()->size(); }
+int ThroughputView::DrawnSamples() const {
+  int most = 0;
+  for (const auto& set : sets_) most = std::max(most, set->DrawnSamples());
+  return most;
+}
 
 bool ThroughputView::ExportCsv(const QString& path, QString* error) const {
-  return model_->ExportCsv(path, node_, VisibleFromMs(), VisibleToMs(), error);
+  return model_->ExportCsv(path, Node(), VisibleFromMs(), VisibleToMs(), error);
 }
 
 bool ThroughputView::ExportPng(const QString& path, QString* error) const {

@@ -2,45 +2,73 @@
 
 #include <QVector>
 #include <QWidget>
+#include <memory>
+#include <optional>
+#include <vector>
 
 #include "ui/models/cluster_state.h"
 #include "ui/models/throughput_model.h"
+#include "ui/views/time_window.h"
 
-class QCheckBox;
 class QComboBox;
 class QCustomPlot;
-class QCPAbstractItem;
-class QCPGraph;
 class QCPRange;
 class QLabel;
 class QPushButton;
+class QVBoxLayout;
 
 namespace railyard::ui {
 
-// Live throughput of one node or the whole cluster: requests/s, errors/s and rejections/s, and
-// p50/p99 latency, as line charts over a scrolling window of 1, 5 or 15 minutes. Each series'
-// legend entry reads its current value and its mean and max over the visible range; latency has
-// a gap (not a line through zero) where the node served nothing; every plot marks the commands
-// the shown nodes ran (drain, undrain, compact, flush) with a labelled vertical line. Pause freezes
-// the picture (samples keep being recorded); dragging or the wheel zooms and pans the time axis
-// (and stops following until "Follow" is pressed). Export writes the charts as PNG or the visible
-// samples as CSV.
+class PlotEventMarks;
+class PlotCrosshair;
+class ThroughputGraphs;
+
+// Throughput over time, as three stacked charts on one time axis: requests/s; errors/s and
+// rejections/s; p50 and p99 latency in ms on a logarithmic axis (p50 and p99 often differ by a
+// decade or more, and a linear axis flattens p50 onto zero). It shows either each node overlaid,
+// one colour per node (the default while more than one node is watched; the node selected
+// elsewhere drawn thicker), or the selected node alone, or the whole cluster.
 //
-// It stays cheap at 10 Hz: each frame appends only new samples and asks for a queued replot; a
-// hidden or paused view does nothing but note that it is behind.
+// Each legend entry reads its series' current value and its mean and max over the visible range
+// (overlaid, for the kMaxLegendNodes busiest nodes and the selected one). Hovering any chart draws
+// a crosshair on all three with a readout of that time and every shown series' value there.
+// Latency has a gap (not a line through zero) where a node served nothing, and the chart says so
+// when the data has no latency at all. Every chart marks the commands the shown nodes ran
+// (drain, undrain, compact, flush), their restarts and their lame-duck changes.
+//
+// Following, the window ends at the newest sample and reaches back to the first one until it is
+// the chosen 1, 5 or 15 minutes wide; without data it ends now (live) or lies in the recording's
+// span (replay, see SetRecordingSpan). Pause freezes the picture (samples keep being recorded);
+// dragging or the wheel zooms and pans the time axis (and stops following until "Follow" is
+// pressed). Export writes the charts as PNG or the visible samples as CSV.
+//
+// It stays cheap at 10 Hz with 100 nodes: each frame appends only new samples and asks for a
+// queued replot; a hidden or paused view does nothing but note that it is behind.
 //
 // Thread safety: GUI thread only.
 class ThroughputView : public QWidget {
   Q_OBJECT
  public:
-  explicit ThroughputView(ClusterState* state, QWidget* parent = nullptr);
+  enum class Show { kEachNode, kOneNode, kWholeCluster };
+  static constexpr int kMaxLegendNodes = 8;
+  // The narrowest window while following, so the first samples are not squeezed to a point.
+  static constexpr qint64 kMinSpanMs = 10 * 1000;
 
-  // ThroughputModel::kCluster (-1) for the whole cluster. While "Whole cluster" is ticked the
-  // view keeps showing the cluster and remembers the node for when it is unticked.
+  explicit ThroughputView(ClusterState* state, QWidget* parent = nullptr);
+  ~ThroughputView() override;
+
+  // The node selected elsewhere (ThroughputModel::kCluster for none): shown alone in kOneNode,
+  // drawn thicker overlaid.
   void SetNode(int node_index);
+  // Until one is chosen, the view shows kEachNode while more than one node is watched, else
+  // kOneNode.
+  void SetShow(Show show);
+  Show Shown() const;
+  // Whole cluster on; off returns to what was shown before.
   void SetWholeCluster(bool whole);
-  bool WholeCluster() const;
-  int Node() const { return node_; }
+  bool WholeCluster() const { return Shown() == Show::kWholeCluster; }
+  // The node shown alone, kCluster for the whole cluster; overlaid, the selected node.
+  int Node() const;
   bool SetWindowMinutes(int minutes);
   int WindowMinutes() const { return model_->WindowMinutes(); }
   void SetPaused(bool paused);
@@ -48,6 +76,9 @@ class ThroughputView : public QWidget {
   // Follow the newest samples again after a zoom or pan.
   void Follow();
   bool Following() const { return following_; }
+  // A replay's recording span (cluster ms): where an empty chart is anchored, and the "no
+  // latency" notice says "in this recording". (0, 0): live.
+  void SetRecordingSpan(qint64 start_ms, qint64 end_ms);
 
   // The visible time range (cluster clock, ms).
   qint64 VisibleFromMs() const;
@@ -60,7 +91,11 @@ class ThroughputView : public QWidget {
   QString Title() const;
   QCustomPlot* ErrorsPlot() const { return plots_[1]; }
   QCustomPlot* LatencyPlot() const { return plots_[2]; }
-  // Points drawn so far in the requests/s graph (for tests).
+  PlotCrosshair* Crosshair() const { return crosshair_; }
+  // The notice over the latency chart when the shown data has traffic but no latency; empty
+  // when hidden.
+  QString LatencyNotice() const;
+  // Points drawn so far in the requests/s graph (overlaid: the longest node's; for tests).
   int DrawnSamples() const;
   // Replots requested since construction (queued replots coalesce; for tests).
   int ReplotRequests() const { return replot_requests_; }
@@ -72,9 +107,13 @@ class ThroughputView : public QWidget {
   void OnSamples();
   void Rebuild();
   void UpdateTitle();
+  // Adds the samples not drawn yet (overlaid, and the sets of nodes seen for the first time).
   void AppendNew();
   void ApplyRange();
-  // Redraws the event marks if the model's events or the shown node changed.
+  // The time range to show while following.
+  TimeWindow FollowedRange() const;
+  void FitValueAxes();
+  // Redraws the event marks if the model's events or what is shown changed.
   void UpdateEventMarks();
   // Each graph's legend name with its current, mean and max over the visible range.
   void UpdateLegends();
@@ -84,25 +123,29 @@ class ThroughputView : public QWidget {
 
   ClusterState* state_;
   ThroughputModel* model_;
-  int node_ = ThroughputModel::kCluster;
-  int selected_node_ = ThroughputModel::kCluster;  // The node chosen outside this view.
-  QCheckBox* whole_cluster_;
+  int selected_node_ = ThroughputModel::kCluster;
+  std::optional<Show> chosen_;          // Unset: by the number of nodes.
+  std::optional<Show> before_cluster_;  // What SetWholeCluster(false) returns to.
+  Show built_ = Show::kOneNode;         // What the graph sets were built for.
+  int built_node_ = ThroughputModel::kCluster;
+  RecordingSpan recording_;  // Empty live.
   QLabel* title_;
+  QComboBox* show_;
   QComboBox* window_;
   QPushButton* pause_;
   QPushButton* follow_;
   QPushButton* png_;
   QPushButton* csv_;
+  QVBoxLayout* layout_;
   QCustomPlot* plots_[3];
-  QCPGraph* requests_;
-  QCPGraph* errors_;
-  QCPGraph* rejections_;
-  QCPGraph* p50_;
-  QCPGraph* p99_;
-  QVector<QCPAbstractItem*> marks_;  // Lines and labels, on all three plots.
+  QLabel* latency_notice_;
+  // Alone: one set (sources_[0] is its node or kCluster); overlaid: one per node seen.
+  std::vector<std::unique_ptr<ThroughputGraphs>> sets_;
+  std::vector<int> sources_;
+  std::unique_ptr<PlotEventMarks> marks_;
+  PlotCrosshair* crosshair_;
   quint64 marks_revision_ = 0;
-  int marks_node_ = -2;         // Neither a node nor kCluster: nothing drawn yet.
-  qint64 drawn_until_ms_ = -1;  // Newest sample already in the graphs.
+  bool marks_stale_ = true;
   bool paused_ = false;
   bool following_ = true;
   bool behind_ = false;  // New samples arrived while hidden or paused.

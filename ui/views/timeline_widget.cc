@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "ui/sources/replay_source.h"
+#include "ui/support/gui_thread.h"
 
 namespace railyard::ui {
 
@@ -102,11 +103,14 @@ TimelineWidget::TimelineWidget(ReplaySource* source, QWidget* parent)
     const int i = speed_->findData(speed);
     if (i >= 0 && i != speed_->currentIndex()) speed_->setCurrentIndex(i);
   });
+  scan_pool_.setMaxThreadCount(1);
   if (source_->IsOpen()) {
     OnOpened();
     OnPosition(source_->PositionMs());
   }
 }
+
+TimelineWidget::~TimelineWidget() { scan_pool_.waitForDone(); }
 
 void TimelineWidget::OnOpened() {
   const qint64 span = source_->EndMs() - source_->StartMs();
@@ -126,6 +130,17 @@ void TimelineWidget::OnOpened() {
     ++per_kind[e.kind];
   }
   slider_->SetMarks(std::move(marks));
+  // Restarts and lame-duck changes are in the snapshots, not the events: read them off the GUI
+  // thread (a long recording takes a while) and add them when done.
+  const int generation = ++scan_generation_;
+  state_marks_ready_ = false;
+  const QString path = source_->Path();
+  scan_pool_.start([this, generation, path] {
+    QVector<RecordingStateChange> changes = ScanRecordingStateChanges(path, kMaxScannedSnapshots);
+    RunOnReceiverThread(this, [this, generation, changes = std::move(changes)] {
+      AddStateMarks(generation, changes);
+    });
+  });
   QStringList counts;
   for (const QString& kind : kinds) counts << QStringLiteral("%1 %2").arg(per_kind[kind]).arg(kind);
   const int nodes = source_->RecordedNodeCount();
@@ -138,6 +153,20 @@ void TimelineWidget::OnOpened() {
                              QString::number(events), events == 1 ? tr("event") : tr("events"));
   if (!counts.isEmpty()) summary += QStringLiteral(" (%1)").arg(counts.join(QStringLiteral(", ")));
   summary_->setText(summary);
+}
+
+void TimelineWidget::AddStateMarks(int generation, const QVector<RecordingStateChange>& changes) {
+  if (generation != scan_generation_ || !source_->IsOpen()) return;
+  state_marks_ready_ = true;
+  QVector<TimelineSlider::Mark> marks;
+  for (const RecordingStateChange& c : changes) {
+    const qint64 at = c.unix_ms - source_->StartMs();
+    marks.push_back({static_cast<int>(at / kSliderStepMs), c.kind,
+                     QStringLiteral("%1  %2  %3").arg(Clock(at), c.node, c.kind)});
+  }
+  // First, so that a command at the same moment (a drain and its lame duck) is drawn over it.
+  marks += slider_->Marks();
+  slider_->SetMarks(std::move(marks));
 }
 
 void TimelineWidget::OnPosition(qint64 unix_ms) {

@@ -1,0 +1,359 @@
+// The throughput view's time context, offscreen, on generated telemetry frames: each node
+// overlaid, the shared crosshair readout, restart and lame-duck marks, the log latency axis, the
+// aligned time axes and where the time window lies (B15); each writes a screenshot.
+#include <QApplication>
+#include <QDateTime>
+#include <QDir>
+#include <QImage>
+#include <QLabel>
+#include <QTest>
+#include <cmath>
+#include <set>
+
+#include "ui/views/plot_crosshair.h"
+#include "ui/views/qcustomplot_include.h"
+#include "ui/views/throughput_view.h"
+
+using namespace railyard;
+using namespace railyard::ui;
+
+namespace {
+
+constexpr qint64 kT0 = 1700000000000;
+
+void Screenshot(QWidget* widget, const QString& name) {
+  QDir().mkpath(SCREENSHOT_DIR);
+  const QString path = QDir(SCREENSHOT_DIR).filePath(name);
+  for (QCustomPlot* plot : widget->findChildren<QCustomPlot*>()) {
+    plot->replot(QCustomPlot::rpImmediateRefresh);
+  }
+  QCoreApplication::processEvents();
+  QVERIFY(widget->grab().save(path));
+  QVERIFY(!QImage(path).isNull());
+  qInfo("screenshot: %s", qPrintable(path));
+}
+
+// A node's snapshot: `sequence`, `state`, serving `rate` with one method at these latencies (none
+// when `p99_us` is 0, as a recording without latency has).
+std::shared_ptr<admin::Telemetry> Snapshot(uint64_t sequence, double rate, double p50_us,
+                                           double p99_us,
+                                           admin::NodeState state = admin::NODE_SERVING) {
+  auto t = std::make_shared<admin::Telemetry>();
+  t->set_sequence(sequence);
+  t->set_state(state);
+  t->mutable_throughput()->set_requests_per_s(rate);
+  if (p99_us > 0) {
+    admin::MethodStats* m = t->mutable_throughput()->add_methods();
+    m->set_requests_per_s(rate);
+    m->set_requests(1000);
+    m->set_p50_us(p50_us);
+    m->set_p99_us(p99_us);
+  }
+  return t;
+}
+
+// Node n serves 100 * (n + 1) + f requests/s in frame f (one per second) with n + f % 3
+// errors/s, p99 (n + 1) ms.
+void FeedNodes(ClusterState* state, int nodes, int frames) {
+  for (int f = 0; f < frames; ++f) {
+    std::vector<ClusterState::Update> updates;
+    for (int n = 0; n < nodes; ++n) {
+      auto t = Snapshot(uint64_t(f + 1), 100.0 * (n + 1) + f, 200, 1000.0 * (n + 1));
+      t->mutable_throughput()->set_errors_per_s(n + f % 3);
+      updates.push_back({n, t, {}});
+    }
+    state->ApplyFrame(updates, kT0 + f * 1000);
+  }
+}
+
+// The labels of the dashed event lines on `plot`, in drawing order.
+QStringList MarkLabels(QCustomPlot* plot) {
+  QStringList labels;
+  for (int i = 0; i < plot->itemCount(); ++i) {
+    if (auto* text = qobject_cast<QCPItemText*>(plot->item(i))) labels << text->text();
+  }
+  return labels;
+}
+
+}  // namespace
+
+class ThroughputViewTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void initTestCase() { QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates)); }
+
+  void eachNodeIsOverlaidWithItsOwnColourAndLegend() {
+    ClusterState state;
+    for (int n = 0; n < 3; ++n) state.AddNode(QString("127.0.0.1:%1").arg(7000 + n));
+    ThroughputView view(&state);
+    view.resize(1000, 640);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    FeedNodes(&state, 3, 40);
+    QCOMPARE(view.Shown(), ThroughputView::Show::kEachNode);  // The default with nodes > 1.
+    QCOMPARE(view.Title(), QString("Each node (3)"));
+    // One requests line per node; errors and rejections, p50 and p99 per node below.
+    QCOMPARE(view.RatesPlot()->graphCount(), 3);
+    QCOMPARE(view.ErrorsPlot()->graphCount(), 6);
+    QCOMPARE(view.LatencyPlot()->graphCount(), 6);
+    std::set<QRgb> colours;
+    for (int n = 0; n < 3; ++n) {
+      QCPGraph* g = view.RatesPlot()->graph(n);
+      QCOMPARE(g->dataCount(), 40);
+      QCOMPARE(g->data()->at(39)->value, 100.0 * (n + 1) + 39);
+      colours.insert(g->pen().color().rgb());
+      // The legend: the node's name with now / mean / max over the visible samples.
+      QCOMPARE(g->name(), QString("127.0.0.1:%1   now %2  mean %3  max %2")
+                              .arg(7000 + n)
+                              .arg(100 * (n + 1) + 39)
+                              .arg(100 * (n + 1) + 19.5, 0, 'f', 0));
+    }
+    QCOMPARE(colours.size(), size_t{3});
+    // p99 on the latency plot, in ms, in the node's colour.
+    QCOMPARE(view.LatencyPlot()->graph(3)->data()->at(0)->value, 2.0);
+    QCOMPARE(view.LatencyPlot()->graph(3)->pen().color(),
+             view.RatesPlot()->graph(1)->pen().color());
+
+    // The other two ways stay: one node alone, the whole cluster.
+    view.SetShow(ThroughputView::Show::kOneNode);
+    view.SetNode(1);
+    QCOMPARE(view.RatesPlot()->graphCount(), 1);
+    QCOMPARE(view.RatesPlot()->graph(0)->data()->at(0)->value, 200.0);
+    view.SetWholeCluster(true);
+    QCOMPARE(view.RatesPlot()->graph(0)->data()->at(0)->value, 100.0 + 200 + 300);
+    view.SetShow(ThroughputView::Show::kEachNode);
+    QCOMPARE(view.RatesPlot()->graphCount(), 3);
+    // The node selected elsewhere is drawn thicker, without a redraw of the others.
+    QVERIFY(view.RatesPlot()->graph(1)->pen().widthF() >
+            view.RatesPlot()->graph(0)->pen().widthF());
+  }
+
+  void overlayAtTenHertzWithAHundredNodesAppendsOnlyNewSamples() {
+    ClusterState state;
+    for (int n = 0; n < 100; ++n) state.AddNode(QString("127.0.0.1:%1").arg(7000 + n));
+    ThroughputView view(&state);
+    view.resize(1000, 640);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    for (int f = 0; f < 100; ++f) {
+      std::vector<ClusterState::Update> updates;
+      for (int n = 0; n < 100; ++n) updates.push_back({n, Snapshot(f + 1, n + f, 100, 900), {}});
+      state.ApplyFrame(updates, kT0 + f * 100);
+      // Each frame adds exactly one point to every node's line.
+      QCOMPARE(view.RatesPlot()->graph(99)->dataCount(), f + 1);
+    }
+    QCOMPARE(view.RatesPlot()->graphCount(), 100);
+    // Past the palette's ten colours, nodes still differ (3, 13 and 23 are three colours).
+    std::set<QRgb> rounds;
+    for (int n : {3, 13, 23}) rounds.insert(view.RatesPlot()->graph(n)->pen().color().rgb());
+    QCOMPARE(rounds.size(), size_t{3});
+    int listed = 0;
+    for (int i = 0; i < view.RatesPlot()->legend->itemCount(); ++i) ++listed;
+    QCOMPARE(listed, ThroughputView::kMaxLegendNodes);  // The busiest, not a hundred rows.
+  }
+
+  void theCrosshairReadsEverySeriesAtThatTimeOnAllThreePlots() {
+    ClusterState state;
+    for (int n = 0; n < 3; ++n) state.AddNode(QString("127.0.0.1:%1").arg(7000 + n));
+    ThroughputView view(&state);
+    view.resize(1000, 640);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    FeedNodes(&state, 3, 40);
+    for (QCustomPlot* plot : {view.RatesPlot(), view.ErrorsPlot(), view.LatencyPlot()}) {
+      plot->replot(QCustomPlot::rpImmediateRefresh);
+    }
+
+    // Hover the rates plot at frame 25 (plus 400 ms: the sample at or before it counts).
+    QCustomPlot* rates = view.RatesPlot();
+    const double key = double(kT0 + 25 * 1000 + 400) / 1000.0;
+    const QPoint at(int(std::lround(rates->xAxis->coordToPixel(key))),
+                    rates->axisRect()->center().y());
+    QMouseEvent move(QEvent::MouseMove, QPointF(at), rates->mapToGlobal(QPointF(at)), Qt::NoButton,
+                     Qt::NoButton, Qt::NoModifier);
+    QApplication::sendEvent(rates, &move);
+    PlotCrosshair* crosshair = view.Crosshair();
+    QVERIFY(crosshair->Shown());
+    const qint64 sample_ms = kT0 + 25 * 1000;
+    QVERIFY(std::abs(crosshair->Key() - key) < 0.3);  // Within a pixel or so.
+    // A vertical line at that time on all three plots.
+    for (QCustomPlot* plot : {view.RatesPlot(), view.ErrorsPlot(), view.LatencyPlot()}) {
+      int lines = 0;
+      for (int i = 0; i < plot->itemCount(); ++i) {
+        auto* line = qobject_cast<QCPItemLine*>(plot->item(i));
+        if (!line || !line->visible()) continue;
+        ++lines;
+        QCOMPARE(line->start->key(), crosshair->Key());
+        QCOMPARE(line->end->key(), crosshair->Key());
+      }
+      QCOMPARE(lines, 1);
+    }
+    // The readout: each node's samples at that time, plot by plot, largest first.
+    const ThroughputModel* model = view.Model();
+    QVector<PlotCrosshair::Value> expected;
+    for (int n = 2; n >= 0; --n) {
+      const auto samples = model->Samples(n, sample_ms, sample_ms);
+      QCOMPARE(samples.size(), 1);
+      expected.push_back(
+          {0, QString("127.0.0.1:%1 requests/s").arg(7000 + n), samples[0].requests_per_s});
+    }
+    int checked = 0;
+    for (const PlotCrosshair::Value& v : crosshair->Values()) {
+      if (v.plot != 0) continue;
+      QCOMPARE(v.name, expected[checked].name);
+      QCOMPARE(v.value, expected[checked].value);
+      ++checked;
+    }
+    QCOMPARE(checked, 3);
+    for (const PlotCrosshair::Value& v : crosshair->Values()) {
+      if (v.plot == 2 && v.name == "127.0.0.1:7001 p99") QCOMPARE(v.value, 2.0);
+      if (v.plot == 1 && v.name == "127.0.0.1:7002 errors") {
+        QCOMPARE(v.value, model->Samples(2, sample_ms, sample_ms)[0].errors_per_s);
+      }
+    }
+    const QString text = crosshair->ReadoutText();
+    QVERIFY2(text.startsWith(QDateTime::fromMSecsSinceEpoch(sample_ms).toString("HH:mm:ss")),
+             qPrintable(text));
+    QVERIFY2(text.contains(QString("127.0.0.1:7002 requests/s  %1")
+                               .arg(model->Samples(2, sample_ms, sample_ms)[0].requests_per_s)),
+             qPrintable(text));
+    Screenshot(&view, "throughput_overlay_crosshair.png");
+
+    // Leaving the plot hides it everywhere.
+    QEvent leave(QEvent::Leave);
+    QApplication::sendEvent(rates, &leave);
+    QVERIFY(!crosshair->Shown());
+  }
+
+  void restartsAndLameDuckChangesAreMarked() {
+    ClusterState state;
+    state.AddNode("127.0.0.1:7000", "backend-1");
+    state.AddNode("127.0.0.1:7001", "backend-2");
+    ThroughputView view(&state);
+    view.resize(900, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    // backend-1: serving, lame duck from frame 5, a new process (sequence from 1) at frame 8.
+    // backend-2 serves throughout.
+    for (int f = 0; f < 12; ++f) {
+      const bool lame = f >= 5 && f < 8;
+      const uint64_t sequence = f < 8 ? 100 + f : f - 7;
+      state.ApplyFrame(
+          {{0,
+            Snapshot(sequence, 50, 100, 900, lame ? admin::NODE_LAME_DUCK : admin::NODE_SERVING),
+            {}},
+           {1, Snapshot(uint64_t(f + 1), 50, 100, 900), {}}},
+          kT0 + f * 1000);
+    }
+    // The restart took it out of lame duck.
+    const QStringList expected = {"lame duck backend-1", "restart backend-1",
+                                  "lame duck left backend-1"};
+    for (QCustomPlot* plot : {view.RatesPlot(), view.ErrorsPlot(), view.LatencyPlot()}) {
+      QCOMPARE(MarkLabels(plot), expected);
+    }
+    const QVector<ThroughputEvent> events =
+        view.Model()->Events(ThroughputModel::kCluster, LLONG_MIN, LLONG_MAX);
+    QCOMPARE(events.size(), 3);
+    QCOMPARE(events[0].t_ms, kT0 + 5000);
+    QCOMPARE(events[1].t_ms, kT0 + 8000);
+    QCOMPARE(events[2].t_ms, kT0 + 8000);
+    // backend-2 alone has none.
+    view.SetShow(ThroughputView::Show::kOneNode);
+    view.SetNode(1);
+    QVERIFY(MarkLabels(view.RatesPlot()).isEmpty());
+  }
+
+  void theLatencyAxisIsLogarithmicAndCoversP50AndP99() {
+    ClusterState state;
+    state.AddNode("127.0.0.1:7000", "backend-1");
+    ThroughputView view(&state);
+    view.resize(900, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    // p50 0.1 ms, p99 40 ms: a linear axis would draw p50 on the zero line.
+    for (int f = 0; f < 10; ++f) {
+      state.ApplyFrame({{0, Snapshot(f + 1, 100, 100, 40000), {}}}, kT0 + f * 1000);
+    }
+    QCPAxis* axis = view.LatencyPlot()->yAxis;
+    QCOMPARE(axis->scaleType(), QCPAxis::stLogarithmic);
+    QVERIFY2(axis->range().lower < 0.1 && axis->range().lower > 0,
+             qPrintable(QString::number(axis->range().lower)));
+    QVERIFY(axis->range().upper > 40);
+    QVERIFY(axis->range().upper < 400);  // Not a decade of empty room above.
+    QVERIFY(view.LatencyNotice().isEmpty());
+
+    // No errors: the errors plot is 0..1 and shorter than the others.
+    QCOMPARE(view.ErrorsPlot()->yAxis->range().upper, 1.0);
+    QCoreApplication::processEvents();
+    QVERIFY(view.ErrorsPlot()->height() < view.RatesPlot()->height());
+    // The three time axes begin and end at the same x, whatever their value labels' widths.
+    for (QCustomPlot* plot : {view.RatesPlot(), view.ErrorsPlot(), view.LatencyPlot()}) {
+      plot->replot(QCustomPlot::rpImmediateRefresh);
+    }
+    for (QCustomPlot* plot : {view.ErrorsPlot(), view.LatencyPlot()}) {
+      QCOMPARE(plot->axisRect()->left(), view.RatesPlot()->axisRect()->left());
+      QCOMPARE(plot->axisRect()->right(), view.RatesPlot()->axisRect()->right());
+    }
+  }
+
+  void dataWithoutLatencySaysSoInsteadOfDrawingZero() {
+    ClusterState state;
+    state.AddNode("127.0.0.1:7000", "backend-1");
+    ThroughputView view(&state);
+    view.resize(900, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    for (int f = 0; f < 10; ++f)
+      state.ApplyFrame({{0, Snapshot(f + 1, 100, 0, 0), {}}}, kT0 + f * 1000);
+    QVERIFY(std::isnan(view.LatencyPlot()->graph(1)->data()->at(5)->value));  // No line at 0.
+    QCOMPARE(view.LatencyNotice(), QString("no latency reported"));
+    view.SetRecordingSpan(kT0, kT0 + 9000);
+    QCOMPARE(view.LatencyNotice(), QString("no latency in this recording"));
+  }
+
+  // The window starts at the first sample and grows until it is the chosen width.
+  void theWindowGrowsFromTheFirstSample() {
+    ClusterState state;
+    state.AddNode("127.0.0.1:7000", "backend-1");
+    ThroughputView view(&state);
+    view.resize(900, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCOMPARE(view.WindowMinutes(), 5);
+    state.ApplyFrame({{0, Snapshot(1, 100, 100, 900), {}}}, kT0);
+    QCOMPARE(view.VisibleToMs(), kT0);
+    QCOMPARE(view.VisibleFromMs(), kT0 - ThroughputView::kMinSpanMs);
+    for (int f = 1; f <= 60; ++f) {
+      state.ApplyFrame({{0, Snapshot(f + 1, 100, 100, 900), {}}}, kT0 + f * 1000);
+    }
+    QCOMPARE(view.VisibleFromMs(), kT0);  // One minute of data fills the chart.
+    QCOMPARE(view.VisibleToMs(), kT0 + 60000);
+    for (int f = 61; f <= 400; ++f) {
+      state.ApplyFrame({{0, Snapshot(f + 1, 100, 100, 900), {}}}, kT0 + f * 1000);
+    }
+    QCOMPARE(view.VisibleToMs() - view.VisibleFromMs(), 5 * 60 * 1000);
+  }
+
+  // B15: with no data the time axis ends now (live), not at 1970's midnight.
+  void anEmptyChartIsAnchoredToNow() {
+    ClusterState state;
+    const int node = state.AddNode("127.0.0.1:9");
+    ThroughputView view(&state);
+    view.resize(900, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const qint64 before = QDateTime::currentMSecsSinceEpoch();
+    view.SetNode(node);
+    QVERIFY(view.VisibleToMs() >= before);
+    QVERIFY(view.VisibleToMs() <= QDateTime::currentMSecsSinceEpoch() + 1);
+    QCOMPARE(view.VisibleToMs() - view.VisibleFromMs(), 5 * 60 * 1000);
+    // The node never answers; the cluster clock moves on and the axis with it.
+    state.ApplyFrame({{node, nullptr, "connection refused"}}, kT0);
+    QCOMPARE(view.VisibleToMs(), kT0);
+    Screenshot(&view, "throughput_empty.png");
+  }
+};
+
+QTEST_MAIN(ThroughputViewTest)
+#include "tst_throughput_view.moc"

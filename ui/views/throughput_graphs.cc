@@ -1,0 +1,179 @@
+#include "ui/views/throughput_graphs.h"
+
+#include <cmath>
+
+#include "ui/views/plot_style.h"
+#include "ui/views/qcustomplot_include.h"
+
+namespace railyard::ui {
+
+namespace {
+
+// Which plot each line is on, its name alone and its suffix overlaid.
+struct Line {
+  int plot;
+  const char* alone;
+  const char* overlaid;
+};
+constexpr Line kLines[5] = {{0, "requests/s", ""},
+                            {1, "errors/s", " errors"},
+                            {1, "rejections/s", " rejections"},
+                            {2, "p50", " p50"},
+                            {2, "p99", " p99"}};
+// Alone, each line its own colour (as the view always had).
+constexpr int kAloneColor[5] = {0, 3, 1, 2, 4};
+
+// Few digits, as a legend has little room: 1234, 12.3, 0.12, 0.
+QString Short(double v) {
+  if (v == 0) return QStringLiteral("0");
+  const double a = std::abs(v);
+  return QString::number(v, 'f', a >= 100 ? 0 : a >= 10 ? 1 : 2);
+}
+
+// "p99   now 1.20  mean 1.00  max 3.40"; `values` in time order, NaN where nothing was measured
+// (latency without traffic), which the mean and max skip and "now" shows as a dash.
+QString LegendName(const QString& name, const QVector<double>& values) {
+  double sum = 0, max = 0;
+  int measured = 0;
+  for (double v : values) {
+    if (std::isnan(v)) continue;
+    sum += v;
+    max = measured == 0 ? v : std::max(max, v);
+    ++measured;
+  }
+  if (measured == 0) return name;
+  const double now = values.back();
+  return QStringLiteral("%1   now %2  mean %3  max %4")
+      .arg(name, std::isnan(now) ? QStringLiteral("\u2013") : Short(now),
+           Short(sum / double(measured)), Short(max));
+}
+
+}  // namespace
+
+ThroughputGraphs::ThroughputGraphs(QCustomPlot* const* plots, Style style, const QString& node_name,
+                                   const QColor& color)
+    : style_(style), node_name_(node_name), color_(color) {
+  for (int i = 0; i < 5; ++i) {
+    QCPGraph* graph = plots[kLines[i].plot]->addGraph();
+    graph->setAdaptiveSampling(true);  // 15 minutes at 10 Hz stays cheap to draw.
+    graphs_[i] = graph;
+  }
+  Restyle();
+  Rename();
+  if (style_ == Style::kOverlaid) {
+    // The readout lists them; the legend would hold two lines per node.
+    rejections()->removeFromLegend();
+    p50()->removeFromLegend();
+  }
+}
+
+ThroughputGraphs::~ThroughputGraphs() {
+  for (QCPGraph* graph : graphs_) graph->parentPlot()->removeGraph(graph);
+}
+
+double ThroughputGraphs::LatencyMs(const ThroughputSample& sample, double us) {
+  // No requests, no latency; and a recording without latency reports none (0), not 0 ms.
+  return sample.requests_per_s > 0 && us > 0 ? us / 1000.0 : qQNaN();
+}
+
+void ThroughputGraphs::Append(const ThroughputModel::Series& series) {
+  if (series.empty()) return;
+  if (series.back().t_ms < drawn_until_ms_) Clear();  // The series restarted: redraw.
+  // Walk back to the first sample not drawn yet; usually one per frame.
+  size_t first = series.size();
+  while (first > 0 && series[first - 1].t_ms > drawn_until_ms_) --first;
+  for (size_t i = first; i < series.size(); ++i) {
+    const ThroughputSample& s = series[i];
+    const double key = double(s.t_ms) / 1000.0;
+    requests()->addData(key, s.requests_per_s);
+    errors()->addData(key, s.errors_per_s);
+    rejections()->addData(key, s.rejections_per_s);
+    p50()->addData(key, LatencyMs(s, s.p50_us));
+    p99()->addData(key, LatencyMs(s, s.p99_us));
+  }
+  drawn_until_ms_ = series.back().t_ms;
+  const double oldest = double(drawn_until_ms_ - ThroughputModel::kMaxWindowMs) / 1000.0;
+  for (QCPGraph* g : graphs_) g->data()->removeBefore(oldest);
+  first_ms_ = requests()->data()->isEmpty()
+                  ? -1
+                  : qint64(std::llround(requests()->data()->constBegin()->key * 1000.0));
+}
+
+void ThroughputGraphs::Clear() {
+  for (QCPGraph* g : graphs_) g->data()->clear();
+  first_ms_ = -1;
+  drawn_until_ms_ = -1;
+}
+
+int ThroughputGraphs::DrawnSamples() const { return requests()->data()->size(); }
+
+void ThroughputGraphs::SetNodeName(const QString& name) {
+  if (name == node_name_) return;
+  node_name_ = name;
+  Rename();
+}
+
+void ThroughputGraphs::Rename() {
+  for (int i = 0; i < 5; ++i) {
+    const QString name = style_ == Style::kAlone
+                             ? QString::fromLatin1(kLines[i].alone)
+                             : node_name_ + QString::fromLatin1(kLines[i].overlaid);
+    graphs_[i]->setName(name);
+    graphs_[i]->setProperty("readout_name", i == 0 && style_ == Style::kOverlaid
+                                                ? node_name_ + QStringLiteral(" requests/s")
+                                                : name);
+  }
+}
+
+void ThroughputGraphs::Restyle() {
+  // Overlaid, thin lines: a wide pen costs far more to draw, and there are many.
+  const double width = style_ == Style::kAlone ? (emphasis_ ? 2.5 : 1.5) : (emphasis_ ? 2.5 : 1);
+  for (int i = 0; i < 5; ++i) {
+    QPen pen(style_ == Style::kAlone ? SeriesColor(kAloneColor[i]) : color_, width);
+    // Overlaid, the secondary line of a plot is the node's colour, lighter and thin (a dashed or
+    // translucent pen costs several times a solid one to draw: 100 nodes at 10 Hz cannot pay).
+    if (style_ == Style::kOverlaid && (i == 2 || i == 3)) {
+      pen = QPen(color_.lighter(140), 1);
+    }
+    graphs_[i]->setPen(pen);
+  }
+}
+
+void ThroughputGraphs::SetEmphasis(bool emphasis) {
+  if (emphasis == emphasis_) return;
+  emphasis_ = emphasis;
+  Restyle();
+}
+
+void ThroughputGraphs::SetInLegend(bool in) {
+  if (in == in_legend_) return;
+  in_legend_ = in;
+  for (int i = 0; i < 5; ++i) {
+    const bool listed = style_ == Style::kAlone || (i != 2 && i != 3);
+    if (in && listed) {
+      graphs_[i]->addToLegend();
+    } else {
+      graphs_[i]->removeFromLegend();
+    }
+  }
+}
+
+void ThroughputGraphs::UpdateLegend(const QVector<ThroughputSample>& visible) {
+  if (!in_legend_) return;
+  QVector<double> values[5];
+  for (const ThroughputSample& s : visible) {
+    values[0] << s.requests_per_s;
+    values[1] << s.errors_per_s;
+    values[2] << s.rejections_per_s;
+    values[3] << LatencyMs(s, s.p50_us);  // As drawn.
+    values[4] << LatencyMs(s, s.p99_us);
+  }
+  for (int i = 0; i < 5; ++i) {
+    const QString base = style_ == Style::kAlone
+                             ? QString::fromLatin1(kLines[i].alone)
+                             : node_name_ + QString::fromLatin1(kLines[i].overlaid);
+    graphs_[i]->setName(LegendName(base, values[i]));
+  }
+}
+
+}  // namespace railyard::ui

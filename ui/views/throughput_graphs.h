@@ -1,0 +1,79 @@
+#pragma once
+
+#include <QColor>
+#include <QString>
+#include <QVector>
+
+#include "ui/models/throughput_model.h"
+
+class QCustomPlot;
+class QCPGraph;
+
+namespace railyard::ui {
+
+// The lines of one series (a node, or the whole cluster) on the throughput view's three plots:
+// requests/s on the first; errors/s and rejections/s on the second; p50 and p99 latency (ms) on
+// the third. Latency is a gap (NaN) where nothing was served or nothing was measured (a recording
+// without latency), never a line at zero.
+//
+// Alone (one node or the cluster) it uses one colour per line and names them "requests/s",
+// "p99"...; overlaid (one set per node) the node's colour on every line, with rejections and p50
+// dashed and left out of the legends, and names beginning with the node's.
+//
+// Append draws only the samples newer than those drawn, so 100 nodes at 10 Hz stay cheap, and
+// redraws from scratch when the series restarted (a replay seek backwards).
+//
+// Thread safety: GUI thread only. Removes its graphs from the plots when destroyed; the plots must
+// outlive it.
+class ThroughputGraphs {
+ public:
+  enum class Style { kAlone, kOverlaid };
+
+  // `plots`: the three plots, in order.
+  ThroughputGraphs(QCustomPlot* const* plots, Style style, const QString& node_name,
+                   const QColor& color);
+  ~ThroughputGraphs();
+  ThroughputGraphs(const ThroughputGraphs&) = delete;
+  ThroughputGraphs& operator=(const ThroughputGraphs&) = delete;
+
+  void Append(const ThroughputModel::Series& series);
+  void Clear();
+  // Overlaid: the node's name in the legend and readout (a node is named by its telemetry).
+  void SetNodeName(const QString& name);
+  const QString& NodeName() const { return node_name_; }
+  // Each legend entry reads its current, mean and max over `visible` (oldest first).
+  void UpdateLegend(const QVector<ThroughputSample>& visible);
+  void SetInLegend(bool in);
+  bool InLegend() const { return in_legend_; }
+  // Thicker lines for the node selected elsewhere in the console.
+  void SetEmphasis(bool emphasis);
+
+  // The oldest and newest samples drawn (cluster ms); -1 when none.
+  qint64 FirstMs() const { return first_ms_; }
+  qint64 DrawnUntilMs() const { return drawn_until_ms_; }
+  int DrawnSamples() const;
+
+  QCPGraph* requests() const { return graphs_[0]; }
+  QCPGraph* errors() const { return graphs_[1]; }
+  QCPGraph* rejections() const { return graphs_[2]; }
+  QCPGraph* p50() const { return graphs_[3]; }
+  QCPGraph* p99() const { return graphs_[4]; }
+
+  // The value a latency line draws for `sample` (ms), NaN for a gap.
+  static double LatencyMs(const ThroughputSample& sample, double us);
+
+ private:
+  void Rename();
+  void Restyle();
+
+  Style style_;
+  QString node_name_;
+  QColor color_;
+  bool emphasis_ = false;
+  bool in_legend_ = true;
+  QCPGraph* graphs_[5];
+  qint64 first_ms_ = -1;
+  qint64 drawn_until_ms_ = -1;
+};
+
+}  // namespace railyard::ui

@@ -1,0 +1,22 @@
+#include "ui/views/time_window.h"
+
+#include <QDateTime>
+#include <algorithm>
+
+namespace railyard::ui {
+
+TimeWindow FollowedWindow(qint64 first_ms, qint64 last_ms, qint64 window_ms, qint64 min_span_ms,
+                          qint64 now_ms, const RecordingSpan& recording) {
+  if (last_ms >= 0) {
+    return {last_ms - std::clamp(last_ms - first_ms, min_span_ms, window_ms), last_ms};
+  }
+  if (!recording.Empty()) {
+    const qint64 at = std::clamp(now_ms, recording.start_ms, recording.end_ms);
+    const qint64 from = std::max(recording.start_ms, at - window_ms);
+    return {from, std::max(at, std::min(recording.end_ms, from + window_ms))};
+  }
+  const qint64 now = now_ms > 0 ? now_ms : QDateTime::currentMSecsSinceEpoch();
+  return {now - window_ms, now};
+}
+
+}  // namespace railyard::ui
