@@ -1,6 +1,7 @@
 // railyard: the desktop console. Watches live clusters (or a recording), drains and compacts,
 // records and replays. Without a display it runs offscreen, writing screenshots and a one-line
-// summary each second, so `railyard --demo` is useful over ssh and in CI.
+// summary each second, so `railyard --demo` is useful over ssh and in CI. Every usage or launch
+// error exits with 2; where there is a display it is shown in a dialog as well as on stderr.
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -10,6 +11,8 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QIcon>
+#include <QMessageBox>
+#include <QRegularExpression>
 #include <QTimer>
 #include <atomic>
 #include <csignal>
@@ -20,6 +23,7 @@
 
 #include "core/cluster/access.h"
 #include "core/load/demo_cluster.h"
+#include "ui/shell/launch_error.h"
 #include "ui/shell/main_window.h"
 #include "ui/sources/live_source.h"
 #include "ui/sources/replay_source.h"
@@ -36,7 +40,7 @@ void OnSignal(int) { g_stop = true; }
 
 struct ConsoleFlags {
   bool demo = false;
-  std::string cluster_file, token_file, recording, screenshot;
+  std::string cluster_file, token_file, recording, screenshot, window_size;
   std::vector<std::string> nodes;
   cluster::TlsFlags tls;
   bool read_only = false;
@@ -69,6 +73,8 @@ void AddFlags(CLI::App& app, ConsoleFlags& f) {
   app.add_option("--screenshot", f.screenshot,
                  "Write screenshots of the window here (without a display: every 3 s; default "
                  "build/railyard-demo.png)");
+  app.add_option("--window-size", f.window_size,
+                 "Window size WxH in pixels, e.g. 1024x700 (over the remembered layout)");
   app.add_option("--quit-after-s", f.quit_after_s, "Quit after this long (0: run until closed)")
       ->check(CLI::Range(0.0, 604800.0));
   app.add_option("--poll-hz", f.poll_hz, "Telemetry polls per second per node")
@@ -77,6 +83,23 @@ void AddFlags(CLI::App& app, ConsoleFlags& f) {
   app.add_option("--log-level", f.log_level, "trace, debug, info, warn, error or off")
       ->capture_default_str()
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+}
+
+constexpr int kUsageError = 2;  // Every usage or launch error (README: exit codes).
+
+// Says why the console cannot start: always on stderr, and in a dialog where a person may be
+// looking (a display, and no --screenshot run).
+int LaunchFailed(const QString& reason, bool dialog) {
+  std::fprintf(stderr, "railyard: %s\n", qPrintable(reason));
+  if (dialog) ui::CreateLaunchErrorBox(reason)->exec();
+  return kUsageError;
+}
+
+// "1024x700" -> its size; an invalid size otherwise.
+QSize ParseWindowSize(const std::string& text) {
+  static const QRegularExpression kSize(QStringLiteral("^(\\d{3,5})x(\\d{3,5})$"));
+  const QRegularExpressionMatch m = kSize.match(QString::fromStdString(text));
+  return m.hasMatch() ? QSize(m.captured(1).toInt(), m.captured(2).toInt()) : QSize();
 }
 
 std::string RandomToken() {
@@ -185,6 +208,28 @@ int RunUntilDone(const ConsoleFlags& f, const load::DemoCluster& demo, const std
   return QApplication::exec();
 }
 
+// Starts the demo cluster with its own operator token and points the window at it.
+bool StartDemo(load::DemoCluster& demo, std::string* token, ui::MainWindow& window,
+               QString* error) {
+  load::DemoClusterOptions options;
+  options.clients = 3;
+  // The demo's own operator token, held in memory only: actions work on the demo cluster.
+  *token = RandomToken();
+  options.operator_tokens = {*token};
+  if (railyard::rpc::Status s = demo.Start(options); !s.ok()) {
+    if (error) *error = QString::fromStdString(s.ToString());
+    return false;
+  }
+  ui::DemoInfo info;
+  info.token = QString::fromStdString(*token);
+  for (const load::DemoNode& n : demo.nodes()) {
+    info.nodes.push_back({QString::fromStdString(n.name), QString::fromStdString(n.role),
+                          QString::fromStdString(n.admin.ToString())});
+  }
+  window.SetDemoInfo(info);
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -192,12 +237,22 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("railyard ") + RAILYARD_VERSION);
   ConsoleFlags f;
   AddFlags(app, f);
-  CLI11_PARSE(app, argc, argv);
-  if (!f.recording.empty() && (f.demo || !f.cluster_file.empty() || !f.nodes.empty())) {
-    std::fprintf(stderr,
-                 "railyard: --recording replays a file; it cannot be combined with "
-                 "--demo, --cluster or --node\n");
-    return 2;
+  QString usage_error;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version.
+    usage_error =
+        QString::fromStdString(e.what()) + QStringLiteral(" (railyard --help lists the flags)");
+  }
+  if (usage_error.isEmpty() && !f.recording.empty() &&
+      (f.demo || !f.cluster_file.empty() || !f.nodes.empty())) {
+    usage_error = QStringLiteral(
+        "--recording replays a file; it cannot be combined with --demo, --cluster or --node");
+  }
+  const QSize window_size = ParseWindowSize(f.window_size);
+  if (usage_error.isEmpty() && !f.window_size.empty() && !window_size.isValid()) {
+    usage_error = QStringLiteral("--window-size wants WxH in pixels, such as 1024x700");
   }
   spdlog::set_default_logger(spdlog::stderr_color_mt("railyard"));
   spdlog::set_level(spdlog::level::from_str(f.log_level));
@@ -210,44 +265,62 @@ int main(int argc, char** argv) {
   QApplication qapp(argc, argv);
   SetUpApplication();
   const bool headless = QGuiApplication::platformName() == QLatin1String("offscreen");
+  // A dialog only where a person may be looking: a display, and not a screenshot run.
+  const bool dialogs = !headless && f.screenshot.empty();
+  if (!usage_error.isEmpty()) return LaunchFailed(usage_error, dialogs);
   if (f.screenshot.empty() && headless) f.screenshot = "build/railyard-demo.png";
 
   std::string token;
   if (const railyard::rpc::Status s = cluster::ResolveAdminToken({}, f.token_file, &token);
       !s.ok()) {
-    std::fprintf(stderr, "railyard: %s\n", s.message().c_str());
-    return 2;
+    return LaunchFailed(ui::PlainReason(QString::fromStdString(s.ToString())), dialogs);
   }
   load::DemoCluster demo;
-  if (f.demo) {
-    load::DemoClusterOptions options;
-    options.clients = 3;
-    // The demo's own operator token, held in memory only: actions work on the demo cluster.
-    token = RandomToken();
-    options.operator_tokens = {token};
-    if (railyard::rpc::Status s = demo.Start(options); !s.ok()) {
-      std::fprintf(stderr, "railyard --demo: %s\n", s.ToString().c_str());
-      return 1;
-    }
-  }
+  bool demo_started = false;
+  ui::MainWindow* window_ptr = nullptr;  // For the start page's Demo button.
 
   ui::MainWindow::Options options;
   options.read_only = f.read_only;
   options.poll_hz = f.poll_hz;
   options.tls = f.tls;
   options.remember_layout = true;
+  options.remember_recent = true;
+  options.show_start_page = true;
+  options.start_demo = [&](QString* error) {
+    if (demo_started) return true;
+    std::string demo_token;
+    if (!StartDemo(demo, &demo_token, *window_ptr, error)) return false;
+    demo_started = true;
+    for (const load::DemoNode& n : demo.nodes()) {
+      if (!window_ptr->AddNode(QString::fromStdString(n.admin.ToString()),
+                               QString::fromStdString(demo_token), error,
+                               QString::fromStdString(n.name))) {
+        return false;
+      }
+    }
+    return true;
+  };
   // Tokens given on the command line (or made up by the demo) are for this session only.
   options.use_keyring = !f.demo && f.token_file.empty();
   ui::MainWindow window(options);
+  window_ptr = &window;
+  if (f.demo) {
+    QString error;
+    if (!StartDemo(demo, &token, window, &error)) {
+      std::fprintf(stderr, "railyard --demo: %s\n", qPrintable(error));
+      return 1;
+    }
+    demo_started = true;
+  }
   QString error;
   if (!OpenSources(f, demo, QString::fromStdString(token), window, &error)) {
-    std::fprintf(stderr, "railyard: %s\n", qPrintable(error));
-    return 2;
+    return LaunchFailed(error, dialogs);
   }
+  if (window_size.isValid()) window.resize(window_size);
   window.show();
   const int rc = RunUntilDone(f, demo, token, headless, window);
   window.live_source()->Stop();
-  if (f.demo) {
+  if (demo_started) {
     const load::LoadResult report = demo.Stop();
     std::printf("demo finished: %llu requests, %llu failed\n",
                 static_cast<unsigned long long>(report.requests),

@@ -1,6 +1,7 @@
 #include "ui/shell/main_window.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDir>
@@ -12,11 +13,14 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTimer>
 #include <QToolBar>
 #include <utility>
@@ -24,17 +28,23 @@
 #include "core/cluster/cluster_file.h"
 #include "ui/actions/action_controller.h"
 #include "ui/models/overview_model.h"
+#include "ui/shell/column_fit.h"
 #include "ui/shell/connect_dialog.h"
 #include "ui/shell/help_dialogs.h"
+#include "ui/shell/launch_error.h"
+#include "ui/shell/start_page.h"
 #include "ui/shell/tab_navigation.h"
 #include "ui/shell/token_dialog.h"
 #include "ui/shell/token_store.h"
+#include "ui/shell/view_export.h"
 #include "ui/sources/live_source.h"
 #include "ui/sources/recorder.h"
 #include "ui/sources/replay_source.h"
 #include "ui/views/bloom_view.h"
 #include "ui/views/compaction_view.h"
+#include "ui/views/index_stack_widget.h"
 #include "ui/views/overview_view.h"
+#include "ui/views/qcustomplot_include.h"
 #include "ui/views/replication_view.h"
 #include "ui/views/slot_matrix_view.h"
 #include "ui/views/throughput_view.h"
@@ -45,6 +55,7 @@ namespace railyard::ui {
 namespace {
 
 constexpr char kRecentKey[] = "recentClusters";
+constexpr char kRecentRecordingsKey[] = "recentRecordings";
 constexpr int kMaxRecent = 8;
 constexpr char kGeometryKey[] = "window/geometry";
 constexpr char kStateKey[] = "window/state";
@@ -156,14 +167,20 @@ void MainWindow::SaveLayout() const {
 }
 
 void MainWindow::RestoreLayout() {
-  if (!options_.remember_layout) {
+  // A first start: the node list narrow (the Overview says more about each node).
+  auto defaults = [this] {
     resize(1280, 800);
+    if (auto* nodes = findChild<QDockWidget*>(QStringLiteral("nodes"))) {
+      resizeDocks({nodes}, {fontMetrics().horizontalAdvance(QLatin1Char('x')) * 22},
+                  Qt::Horizontal);
+    }
+  };
+  if (!options_.remember_layout) {
+    defaults();
     return;
   }
   const QSettings settings;
-  if (!restoreGeometry(settings.value(QLatin1String(kGeometryKey)).toByteArray())) {
-    resize(1280, 800);
-  }
+  if (!restoreGeometry(settings.value(QLatin1String(kGeometryKey)).toByteArray())) defaults();
   restoreState(settings.value(QLatin1String(kStateKey)).toByteArray(), kLayoutVersion);
   for (const auto& [key, splitter] : SplittersByKey(tabs_)) {
     if (settings.contains(key)) splitter->restoreState(settings.value(key).toByteArray());
@@ -199,7 +216,34 @@ void MainWindow::BuildViews() {
                                    {audit, "audit"}}) {
     if (page->objectName().isEmpty()) page->setObjectName(QLatin1String(name));
   }
-  setCentralWidget(tabs_);
+  central_ = new QStackedWidget(this);
+  central_->addWidget(tabs_);
+  if (options_.show_start_page) {
+    start_page_ = new StartPage(this);
+    start_page_->SetDemoAvailable(static_cast<bool>(options_.start_demo));
+    central_->addWidget(start_page_);
+    connect(start_page_, &StartPage::DemoRequested, this, &MainWindow::OnStartDemo);
+    connect(start_page_, &StartPage::AddNodeRequested, this, &MainWindow::OnConnectDialog);
+    connect(start_page_, &StartPage::OpenClusterRequested, this, &MainWindow::OnOpenCluster);
+    connect(start_page_, &StartPage::OpenRecordingRequested, this, &MainWindow::OnOpenRecording);
+    connect(start_page_, &StartPage::RecentClusterRequested, this, [this](const QString& path) {
+      QString error;
+      if (!OpenClusterFile(path, {}, &error)) QMessageBox::warning(this, tr("Railyard"), error);
+    });
+    connect(start_page_, &StartPage::RecentRecordingRequested, this, [this](const QString& path) {
+      QString error;
+      if (!OpenRecording(path, &error)) QMessageBox::warning(this, tr("Railyard"), error);
+    });
+  }
+  setCentralWidget(central_);
+  // Tables whose columns must stay in view at 1024 px and share out the width at 1600 px (the
+  // slot matrix sizes its own cells).
+  for (QTableView* table :
+       {overview_->Table(), slots_->findChildren<QTableView*>().value(1),
+        compaction_->findChild<QTableView*>(), replication_->findChild<QTableView*>(),
+        audit->findChild<QTableView*>()}) {
+    if (table && table != slots_->Matrix()) FitColumnsToWidth(table);
+  }
 
   // The node list: every node with its health colour; selecting one drives the per-node views.
   node_list_ = new QListView(this);
@@ -227,6 +271,31 @@ void MainWindow::BuildViews() {
   timeline_dock_->setFeatures(QDockWidget::DockWidgetMovable);
   addDockWidget(Qt::BottomDockWidgetArea, timeline_dock_);
   timeline_dock_->hide();
+  DescribeCustomWidgets();
+}
+
+void MainWindow::DescribeCustomWidgets() {
+  // Drawn by hand or by QCustomPlot, these say nothing to a screen reader by themselves.
+  struct Described {
+    QWidget* widget;
+    QString name;
+    QString description;
+  };
+  for (const Described& d : {
+           Described{compaction_->IndexStack(), tr("Index stack"),
+                     tr("The selected node's on-disk indexes, newest on top, sized by entries; "
+                        "select adjacent indexes to compact them")},
+           Described{timeline_, tr("Replay timeline"),
+                     tr("Play, pause, speed and position of the recording, and its events")},
+           Described{bloom_->Plot(), tr("Bloom page heatmap"),
+                     tr("Usefulness of each Bloom filter page, index by page; resident pages are "
+                        "marked")},
+           Described{slots_->Matrix(), tr("Slot matrix"),
+                     tr("Connection slots held by each client on each server")},
+       }) {
+    d.widget->setAccessibleName(d.name);
+    d.widget->setAccessibleDescription(d.description);
+  }
 }
 
 void MainWindow::BuildActions() {
@@ -249,6 +318,24 @@ void MainWindow::BuildActions() {
   });
   QAction* open_recording =
       file->addAction(tr("Open &recording..."), this, &MainWindow::OnOpenRecording);
+  QMenu* recent_recordings = file->addMenu(tr("Recent recordings"));
+  connect(recent_recordings, &QMenu::aboutToShow, this, [this, recent_recordings] {
+    recent_recordings->clear();
+    for (const QString& path : RecentRecordings()) {
+      recent_recordings->addAction(path, this, [this, path] {
+        QString error;
+        if (!OpenRecording(path, &error)) QMessageBox::warning(this, tr("Railyard"), error);
+      });
+    }
+    if (recent_recordings->isEmpty()) recent_recordings->addAction(tr("(none)"))->setEnabled(false);
+  });
+  demo_info_ = file->addAction(tr("&Demo cluster..."), this, [this] { ShowDemoInfo(); });
+  demo_info_->setToolTip(tr("The demo's admin addresses and token, for railyardctl"));
+  demo_info_->setEnabled(false);
+  file->addSeparator();
+  export_ = file->addAction(tr("&Export view..."), this, &MainWindow::OnExport);
+  export_->setShortcut(QKeySequence(tr("Ctrl+Shift+E")));
+  export_->setToolTip(tr("Write the current tab as a PNG image or as CSV"));
   file->addSeparator();
   record_ = file->addAction(tr("Record"));
   record_->setCheckable(true);
@@ -409,7 +496,7 @@ void MainWindow::OnTokenRefused(int node_index, const QString& reason) {
 bool MainWindow::OpenClusterFile(const QString& path, const QString& token, QString* error) {
   config::Cluster cluster;
   if (rpc::Status s = cluster::LoadClusterFile(path.toStdString(), &cluster); !s.ok()) {
-    if (error) *error = QString::fromStdString(s.ToString());
+    if (error) *error = PlainReason(QString::fromStdString(s.ToString()), path);
     return false;
   }
   if (cluster.node_size() == 0) {
@@ -444,7 +531,7 @@ bool MainWindow::OpenClusterFile(const QString& path, const QString& token, QStr
       tr("Live: %1")
           .arg(QString::fromStdString(
               cluster.name().empty() ? QFileInfo(path).fileName().toStdString() : cluster.name()));
-  RememberCluster(QFileInfo(path).absoluteFilePath());
+  Remember(kRecentKey, QFileInfo(path).absoluteFilePath());
   live_->Start();
   UpdateStatus();
   UpdateActionsEnabled();
@@ -454,12 +541,14 @@ bool MainWindow::OpenClusterFile(const QString& path, const QString& token, QStr
 bool MainWindow::OpenRecording(const QString& path, QString* error) {
   ResetSources(Mode::kReplay);
   if (!replay_->Open(path, error)) {
+    if (error) *error = PlainReason(*error, path);
     mode_ = Mode::kNone;
     timeline_dock_->hide();
     UpdateStatus();
     return false;
   }
   source_description_ = tr("Replay: %1").arg(QFileInfo(path).fileName());
+  Remember(kRecentRecordingsKey, QFileInfo(path).absoluteFilePath());
   UpdateStatus();
   UpdateActionsEnabled();
   return true;
@@ -548,17 +637,109 @@ QString MainWindow::SummaryLine() const {
 }
 
 QStringList MainWindow::RecentClusters() const {
+  if (!options_.remember_recent) return {};
   return QSettings().value(QLatin1String(kRecentKey)).toStringList();
 }
 
-void MainWindow::RememberCluster(const QString& path) {
+QStringList MainWindow::RecentRecordings() const {
+  if (!options_.remember_recent) return {};
+  return QSettings().value(QLatin1String(kRecentRecordingsKey)).toStringList();
+}
+
+void MainWindow::Remember(const char* key, const QString& path) {
+  if (!options_.remember_recent) return;
   // Paths only: tokens never go into settings.
   QSettings settings;
-  QStringList recent = settings.value(QLatin1String(kRecentKey)).toStringList();
+  QStringList recent = settings.value(QLatin1String(key)).toStringList();
   recent.removeAll(path);
   recent.prepend(path);
   while (recent.size() > kMaxRecent) recent.removeLast();
-  settings.setValue(QLatin1String(kRecentKey), recent);
+  settings.setValue(QLatin1String(key), recent);
+}
+
+bool MainWindow::ShowsStartPage() const {
+  return start_page_ && central_->currentWidget() == start_page_;
+}
+
+void MainWindow::UpdateCentralPage() {
+  if (!start_page_) return;
+  const bool start = mode_ == Mode::kNone;
+  if (start && central_->currentWidget() != start_page_) {
+    start_page_->SetRecent(RecentClusters(), RecentRecordings());
+  }
+  central_->setCurrentWidget(start ? static_cast<QWidget*>(start_page_) : tabs_);
+}
+
+void MainWindow::SetDemoInfo(const DemoInfo& info) {
+  demo_info_data_ = info;
+  demo_info_->setEnabled(!info.nodes.isEmpty());
+  statusBar()->showMessage(
+      tr("Demo cluster running: File > Demo cluster shows its addresses and token"), 15000);
+}
+
+DemoDialog* MainWindow::ShowDemoInfo() {
+  if (demo_info_data_.nodes.isEmpty()) return nullptr;
+  auto* dialog = findChild<DemoDialog*>();
+  if (!dialog) {
+    dialog = new DemoDialog(demo_info_data_, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+  }
+  dialog->show();
+  dialog->raise();
+  return dialog;
+}
+
+void MainWindow::OnStartDemo() {
+  if (!options_.start_demo) return;
+  QApplication::setOverrideCursor(Qt::WaitCursor);
+  QString error;
+  const bool ok = options_.start_demo(&error);
+  QApplication::restoreOverrideCursor();
+  if (!ok) {
+    QMessageBox::warning(this, tr("Railyard"), tr("The demo did not start: %1").arg(error));
+    return;
+  }
+  ShowDemoInfo();
+}
+
+bool MainWindow::ExportCurrentView(const QString& path, QString* error) {
+  QWidget* view = tabs_->currentWidget();
+  if (!view) {
+    if (error) *error = tr("no view to export");
+    return false;
+  }
+  return path.endsWith(QStringLiteral(".png"), Qt::CaseInsensitive)
+             ? ExportViewPng(view, path, error)
+             : ExportViewCsv(view, path, error);
+}
+
+void MainWindow::OnExport() {
+  const QString tab = tabs_->tabText(tabs_->currentIndex()).remove(QLatin1Char('&'));
+  const QString base = QDir::home().filePath(tab.toLower().replace(QLatin1Char(' '), '_'));
+  QString filter;
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Export %1").arg(tab), base + QStringLiteral(".png"),
+                                   tr("PNG image (*.png);;CSV table (*.csv)"), &filter);
+  if (path.isEmpty()) return;
+  QString error;
+  if (!ExportCurrentView(path, &error)) {
+    QMessageBox::warning(this, tr("Export failed"), error);
+  } else {
+    statusBar()->showMessage(tr("Exported %1 to %2").arg(tab, path), 10000);
+  }
+}
+
+bool MainWindow::ConfirmEndReplay() {
+  if (!IsReplay()) return true;
+  QMessageBox box(
+      QMessageBox::Question, tr("End the replay?"),
+      tr("Adding a node watches it live and ends the replay of %1.").arg(source_description_),
+      QMessageBox::Cancel, this);
+  box.setObjectName(QStringLiteral("endReplay"));
+  QPushButton* end = box.addButton(tr("End replay and add node"), QMessageBox::AcceptRole);
+  box.setDefaultButton(QMessageBox::Cancel);
+  box.exec();
+  return box.clickedButton() == end;
 }
 
 void MainWindow::UpdateStatus() {
@@ -587,6 +768,7 @@ void MainWindow::UpdateStatus() {
                                                       .arg(recorder_->SnapshotsQueued())
                                                 : QString());
   record_->setEnabled(mode_ == Mode::kLive);
+  UpdateCentralPage();
 }
 
 void MainWindow::UpdateActionsEnabled() {
@@ -600,6 +782,7 @@ void MainWindow::UpdateActionsEnabled() {
 }
 
 void MainWindow::OnConnectDialog() {
+  if (!ConfirmEndReplay()) return;
   ConnectDialog dialog(this);
   if (dialog.exec() != QDialog::Accepted) return;
   QString error;
