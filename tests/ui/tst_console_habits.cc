@@ -9,6 +9,7 @@
 #include <QDialog>
 #include <QDir>
 #include <QFile>
+#include <QHeaderView>
 #include <QLineEdit>
 #include <QListWidget>
 #include <QMenuBar>
@@ -375,24 +376,37 @@ class ConsoleHabitsTest : public QObject {
     QVERIFY(!window.ExportAction()->shortcut().isEmpty());
   }
 
-  void overviewFitsA1024x700Window() {
+  // At 1024x700 no table of the default tabs hides columns behind a horizontal scrollbar (the
+  // slot matrix, one column per server, is the exception by design); at 1600x1000 neither.
+  void tablesFitSmallAndLargeWindows() {
     MainWindow window(Plain());
-    window.resize(1024, 700);
     window.show();
     QVERIFY(window.AddNode(address_, kOperator, nullptr));
     QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
     QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).telemetry, 10000);
-    QTableView* table = window.overview_view()->Table();
-    QCoreApplication::processEvents();
-    QVERIFY(Save(&window, "console_overview_1024x700.png"));
-    QVERIFY2(!table->horizontalScrollBar()->isVisible(),
-             qPrintable(QString("viewport %1, columns need %2")
-                            .arg(table->viewport()->width())
-                            .arg(table->horizontalHeader()->length())));
-    window.resize(1600, 1000);
-    QCoreApplication::processEvents();
-    QVERIFY(Save(&window, "console_overview_1600x1000.png"));
-    QVERIFY(!table->horizontalScrollBar()->isVisible());
+    for (const QSize size : {QSize(1024, 700), QSize(1600, 1000)}) {
+      window.resize(size);
+      for (int i = 0; i < window.Tabs()->count(); ++i) {
+        window.Tabs()->setCurrentIndex(i);
+        const QString name = window.Tabs()->tabText(i).remove('&').toLower().replace(' ', '_');
+        const qint64 before = window.State()->NowMs();
+        QTRY_VERIFY_WITH_TIMEOUT(window.State()->NowMs() > before + 250, 5000);
+        QCoreApplication::processEvents();
+        QVERIFY(
+            Save(&window,
+                 QString("console_%1_%2x%3.png").arg(name).arg(size.width()).arg(size.height())));
+        for (QTableView* table : window.Tabs()->widget(i)->findChildren<QTableView*>()) {
+          if (table == window.slot_matrix_view()->Matrix() || !table->isVisible()) continue;
+          QVERIFY2(!table->horizontalScrollBar()->isVisible(),
+                   qPrintable(QString("%1 at %2x%3: viewport %4, columns need %5")
+                                  .arg(name)
+                                  .arg(size.width())
+                                  .arg(size.height())
+                                  .arg(table->viewport()->width())
+                                  .arg(table->horizontalHeader()->length())));
+        }
+      }
+    }
   }
 
   void customDrawnWidgetsHaveAccessibleNames() {

@@ -238,11 +238,12 @@ void MainWindow::BuildViews() {
   setCentralWidget(central_);
   // Tables whose columns must stay in view at 1024 px and share out the width at 1600 px (the
   // slot matrix sizes its own cells).
-  for (QTableView* table :
-       {overview_->Table(), slots_->findChildren<QTableView*>().value(1),
-        compaction_->findChild<QTableView*>(), replication_->findChild<QTableView*>(),
-        audit->findChild<QTableView*>()}) {
-    if (table && table != slots_->Matrix()) FitColumnsToWidth(table);
+  for (QWidget* page :
+       {static_cast<QWidget*>(overview_), static_cast<QWidget*>(slots_),
+        static_cast<QWidget*>(compaction_), static_cast<QWidget*>(replication_), audit}) {
+    for (QTableView* table : page->findChildren<QTableView*>()) {
+      if (table != slots_->Matrix()) FitColumnsToWidth(table);
+    }
   }
 
   // The node list: every node with its health colour; selecting one drives the per-node views.
