@@ -673,6 +673,7 @@ void MainWindow::UpdateCentralPage() {
 
 void MainWindow::SetDemoInfo(const DemoInfo& info) {
   demo_info_data_ = info;
+  for (const DemoInfo::Node& node : info.nodes) tokens_->KeepForSessionOnly(node.admin);
   demo_info_->setEnabled(!info.nodes.isEmpty());
   statusBar()->showMessage(
       tr("Demo cluster running: File > Demo cluster shows its addresses and token"), 15000);

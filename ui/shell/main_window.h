@@ -136,6 +136,7 @@ class MainWindow : public QMainWindow {
   QStringList RecentRecordings() const;
 
   // The demo cluster this window watches: File > Demo cluster shows it (enabled from now on).
+  // Its nodes' tokens are kept for this session only. Call before adding its nodes.
   void SetDemoInfo(const DemoInfo& info);
   const DemoInfo& demo_info() const { return demo_info_data_; }
   // Opens (or raises) the Demo cluster dialog; null without demo info.
