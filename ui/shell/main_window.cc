@@ -32,6 +32,7 @@
 #include "ui/shell/connect_dialog.h"
 #include "ui/shell/help_dialogs.h"
 #include "ui/shell/launch_error.h"
+#include "ui/shell/recent_files.h"
 #include "ui/shell/start_page.h"
 #include "ui/shell/tab_navigation.h"
 #include "ui/shell/token_dialog.h"
@@ -54,9 +55,6 @@ namespace railyard::ui {
 
 namespace {
 
-constexpr char kRecentKey[] = "recentClusters";
-constexpr char kRecentRecordingsKey[] = "recentRecordings";
-constexpr int kMaxRecent = 8;
 constexpr char kGeometryKey[] = "window/geometry";
 constexpr char kStateKey[] = "window/state";
 // Raised when the docks or toolbars change so much that an old saved state no longer fits.
@@ -82,6 +80,7 @@ QList<QPair<QString, QSplitter*>> SplittersByKey(const QTabWidget* tabs) {
 MainWindow::MainWindow(const Options& options, QWidget* parent)
     : QMainWindow(parent),
       options_(options),
+      recent_(options.remember_recent),
       state_(new ClusterState),
       live_(new LiveSource(state_, this)),
       replay_(new ReplaySource(state_, this)),
@@ -306,30 +305,22 @@ void MainWindow::BuildActions() {
   QAction* open_cluster =
       file->addAction(tr("&Open cluster file..."), this, &MainWindow::OnOpenCluster);
   open_cluster->setShortcut(QKeySequence::Open);
-  QMenu* recent = file->addMenu(tr("Recent clusters"));
-  connect(recent, &QMenu::aboutToShow, this, [this, recent] {
-    recent->clear();
-    for (const QString& path : RecentClusters()) {
-      recent->addAction(path, this, [this, path] {
-        QString error;
-        if (!OpenClusterFile(path, {}, &error)) QMessageBox::warning(this, tr("Railyard"), error);
-      });
-    }
-    if (recent->isEmpty()) recent->addAction(tr("(none)"))->setEnabled(false);
-  });
+  recent_.AttachMenu(file->addMenu(tr("Recent clusters")), RecentFiles::Kind::kCluster, this,
+                     [this](const QString& path) {
+                       QString error;
+                       if (!OpenClusterFile(path, {}, &error)) {
+                         QMessageBox::warning(this, tr("Railyard"), error);
+                       }
+                     });
   QAction* open_recording =
       file->addAction(tr("Open &recording..."), this, &MainWindow::OnOpenRecording);
-  QMenu* recent_recordings = file->addMenu(tr("Recent recordings"));
-  connect(recent_recordings, &QMenu::aboutToShow, this, [this, recent_recordings] {
-    recent_recordings->clear();
-    for (const QString& path : RecentRecordings()) {
-      recent_recordings->addAction(path, this, [this, path] {
-        QString error;
-        if (!OpenRecording(path, &error)) QMessageBox::warning(this, tr("Railyard"), error);
-      });
-    }
-    if (recent_recordings->isEmpty()) recent_recordings->addAction(tr("(none)"))->setEnabled(false);
-  });
+  recent_.AttachMenu(file->addMenu(tr("Recent recordings")), RecentFiles::Kind::kRecording, this,
+                     [this](const QString& path) {
+                       QString error;
+                       if (!OpenRecording(path, &error)) {
+                         QMessageBox::warning(this, tr("Railyard"), error);
+                       }
+                     });
   demo_info_ = file->addAction(tr("&Demo cluster..."), this, [this] { ShowDemoInfo(); });
   demo_info_->setToolTip(tr("The demo's admin addresses and token, for railyardctl"));
   demo_info_->setEnabled(false);
@@ -532,7 +523,7 @@ bool MainWindow::OpenClusterFile(const QString& path, const QString& token, QStr
       tr("Live: %1")
           .arg(QString::fromStdString(
               cluster.name().empty() ? QFileInfo(path).fileName().toStdString() : cluster.name()));
-  Remember(kRecentKey, QFileInfo(path).absoluteFilePath());
+  recent_.Remember(RecentFiles::Kind::kCluster, QFileInfo(path).absoluteFilePath());
   live_->Start();
   UpdateStatus();
   UpdateActionsEnabled();
@@ -549,7 +540,7 @@ bool MainWindow::OpenRecording(const QString& path, QString* error) {
     return false;
   }
   source_description_ = tr("Replay: %1").arg(QFileInfo(path).fileName());
-  Remember(kRecentRecordingsKey, QFileInfo(path).absoluteFilePath());
+  recent_.Remember(RecentFiles::Kind::kRecording, QFileInfo(path).absoluteFilePath());
   UpdateStatus();
   UpdateActionsEnabled();
   return true;
@@ -637,25 +628,10 @@ QString MainWindow::SummaryLine() const {
       .arg(slots);
 }
 
-QStringList MainWindow::RecentClusters() const {
-  if (!options_.remember_recent) return {};
-  return QSettings().value(QLatin1String(kRecentKey)).toStringList();
-}
+QStringList MainWindow::RecentClusters() const { return recent_.List(RecentFiles::Kind::kCluster); }
 
 QStringList MainWindow::RecentRecordings() const {
-  if (!options_.remember_recent) return {};
-  return QSettings().value(QLatin1String(kRecentRecordingsKey)).toStringList();
-}
-
-void MainWindow::Remember(const char* key, const QString& path) {
-  if (!options_.remember_recent) return;
-  // Paths only: tokens never go into settings.
-  QSettings settings;
-  QStringList recent = settings.value(QLatin1String(key)).toStringList();
-  recent.removeAll(path);
-  recent.prepend(path);
-  while (recent.size() > kMaxRecent) recent.removeLast();
-  settings.setValue(QLatin1String(key), recent);
+  return recent_.List(RecentFiles::Kind::kRecording);
 }
 
 bool MainWindow::ShowsStartPage() const {

@@ -12,6 +12,7 @@
 #include "railyard/admin.pb.h"
 #include "ui/models/cluster_state.h"
 #include "ui/shell/demo_dialog.h"
+#include "ui/shell/recent_files.h"
 
 class QAction;
 class QCloseEvent;
@@ -167,7 +168,6 @@ class MainWindow : public QMainWindow {
   // saved on close, restored on start (a first start gets 1280x800).
   void SaveLayout() const;
   void RestoreLayout();
-  void Remember(const char* key, const QString& path);
   // Start page or tabs, whichever fits the mode; refreshes the start page's recent list.
   void UpdateCentralPage();
   // In a replay, asks before Add node ends it (Cancel is the default); true to go on.
@@ -181,6 +181,7 @@ class MainWindow : public QMainWindow {
   void OnTokenRefused(int node_index, const QString& reason);
 
   const Options options_;
+  RecentFiles recent_;
   ClusterState* state_;
   LiveSource* live_;
   ReplaySource* replay_;

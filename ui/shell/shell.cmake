@@ -1,5 +1,5 @@
 # The main window, its start page, help dialogs and tab keys, the connect, token and demo
-# dialogs, launch error boxes, view export, and the token store.
+# dialogs, launch error boxes, view export, column fitting, recent files and the token store.
 target_sources(railyard_ui PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/column_fit.cc
   ${CMAKE_CURRENT_LIST_DIR}/connect_dialog.cc
@@ -7,6 +7,7 @@ target_sources(railyard_ui PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/help_dialogs.cc
   ${CMAKE_CURRENT_LIST_DIR}/launch_error.cc
   ${CMAKE_CURRENT_LIST_DIR}/main_window.cc
+  ${CMAKE_CURRENT_LIST_DIR}/recent_files.cc
   ${CMAKE_CURRENT_LIST_DIR}/start_page.cc
   ${CMAKE_CURRENT_LIST_DIR}/tab_navigation.cc
   ${CMAKE_CURRENT_LIST_DIR}/token_dialog.cc
