@@ -307,8 +307,7 @@ int main(int argc, char** argv) {
   if (f.demo) {
     QString error;
     if (!StartDemo(demo, &token, window, &error)) {
-      std::fprintf(stderr, "railyard --demo: %s\n", qPrintable(error));
-      return 1;
+      return LaunchFailed(QStringLiteral("the demo did not start: %1").arg(error), dialogs);
     }
     demo_started = true;
   }
