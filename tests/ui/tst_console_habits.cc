@@ -35,6 +35,7 @@
 #include "ui/shell/demo_dialog.h"
 #include "ui/shell/launch_error.h"
 #include "ui/shell/main_window.h"
+#include "ui/shell/recent_files.h"
 #include "ui/shell/start_page.h"
 #include "ui/views/bloom_view.h"
 #include "ui/views/compaction_view.h"
@@ -216,6 +217,21 @@ class ConsoleHabitsTest : public QObject {
     QVERIFY(!plain.start_page()->findChild<QPushButton*>("startDemo")->isVisible());
     QVERIFY(plain.RecentClusters().isEmpty());  // remember_recent off: settings are not read.
     QVERIFY(plain.RecentRecordings().isEmpty());
+  }
+
+  void recentFilesOfferOnlyWhatStillExists() {
+    railyard::ui::RecentFiles recent(true);
+    using Kind = railyard::ui::RecentFiles::Kind;
+    const QString gone = dir_.filePath("gone.rec");
+    QFile file(gone);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.close();
+    recent.Remember(Kind::kRecording, gone);
+    QCOMPARE(recent.List(Kind::kRecording).first(), gone);
+    QVERIFY(!recent.List(Kind::kCluster).contains(gone));
+    QVERIFY(QFile::remove(gone));
+    QVERIFY(!recent.List(Kind::kRecording).contains(gone));
+    QVERIFY(railyard::ui::RecentFiles(false).List(Kind::kRecording).isEmpty());
   }
 
   void demoDialogShowsWhatRailyardctlAccepts() {

@@ -10,6 +10,15 @@ class RailyardAppTest : public QObject {
   Q_OBJECT
 
  private Q_SLOTS:
+  void initTestCase() {
+    // The console keeps its layout, recent files and audit log under these: a folder of the
+    // test's own, never the user's.
+    QVERIFY(home_.isValid());
+    qputenv("XDG_CONFIG_HOME", home_.filePath("config").toUtf8());
+    qputenv("XDG_DATA_HOME", home_.filePath("data").toUtf8());
+    qputenv("XDG_CACHE_HOME", home_.filePath("cache").toUtf8());
+  }
+
   void demoRunsOffscreenAndWritesAScreenshot() {
     QTemporaryDir dir;
     const QString shot = dir.filePath("demo.png");
@@ -132,6 +141,9 @@ class RailyardAppTest : public QObject {
     QVERIFY(process.readAllStandardOutput().contains("3 nodes:"));
     QVERIFY(!QImage(shot).isNull());
   }
+
+ private:
+  QTemporaryDir home_;
 };
 
 QTEST_GUILESS_MAIN(RailyardAppTest)

@@ -140,6 +140,8 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
   UpdateStatus();
   UpdateActionsEnabled();
   RestoreLayout();
+  // A saved layout may have had the replay's dock open; nothing is replayed yet.
+  timeline_dock_->setVisible(mode_ == Mode::kReplay);
   // Children are deleted in the order they were added: the state every source, model and view
   // reads goes last.
   state_->setParent(this);

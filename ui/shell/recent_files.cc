@@ -1,6 +1,7 @@
 #include "ui/shell/recent_files.h"
 
 #include <QAction>
+#include <QFileInfo>
 #include <QMenu>
 #include <QSettings>
 
@@ -19,7 +20,10 @@ QString KeyOf(RecentFiles::Kind kind) {
 
 QStringList RecentFiles::List(Kind kind) const {
   if (!enabled_) return {};
-  return QSettings().value(KeyOf(kind)).toStringList();
+  QStringList paths = QSettings().value(KeyOf(kind)).toStringList();
+  // A file moved or deleted since (a temporary recording) is not offered.
+  paths.removeIf([](const QString& path) { return !QFileInfo::exists(path); });
+  return paths;
 }
 
 void RecentFiles::Remember(Kind kind, const QString& absolute_path) {

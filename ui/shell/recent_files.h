@@ -21,6 +21,7 @@ class RecentFiles {
 
   explicit RecentFiles(bool enabled) : enabled_(enabled) {}
 
+  // Only paths that still exist.
   QStringList List(Kind kind) const;
   void Remember(Kind kind, const QString& absolute_path);
   // Fills `menu` with the list each time it opens ("(none)" when empty); choosing a path calls
