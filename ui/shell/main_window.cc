@@ -653,8 +653,7 @@ void MainWindow::SetDemoInfo(const DemoInfo& info) {
   demo_info_data_ = info;
   for (const DemoInfo::Node& node : info.nodes) tokens_->KeepForSessionOnly(node.admin);
   demo_info_->setEnabled(!info.nodes.isEmpty());
-  statusBar()->showMessage(
-      tr("Demo cluster running: File > Demo cluster shows its addresses and token"), 15000);
+  statusBar()->showMessage(tr("Demo: addresses and token in File > Demo cluster"), 15000);
 }
 
 DemoDialog* MainWindow::ShowDemoInfo() {
