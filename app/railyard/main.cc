@@ -1,6 +1,7 @@
 // railyard: the desktop console. Watches live clusters (or a recording), drains and compacts,
 // records and replays. Without a display it runs offscreen, writing screenshots and a one-line
-// summary each second, so `railyard --demo` is useful over ssh and in CI.
+// summary each second, so `railyard --demo` is useful over ssh and in CI. Every usage or launch
+// error exits with 2; where there is a display it is shown in a dialog as well as on stderr.
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>
 
@@ -10,6 +11,8 @@
 #include <QDir>
 #include <QFileInfo>
 #include <QIcon>
+#include <QMessageBox>
+#include <QRegularExpression>
 #include <QTimer>
 #include <atomic>
 #include <csignal>
@@ -22,6 +25,7 @@
 #include "core/load/demo_cluster.h"
 #include "core/node/client_telemetry.h"
 #include "ui/compare/compare_window.h"
+#include "ui/shell/launch_error.h"
 #include "ui/shell/main_window.h"
 #include "ui/sources/live_source.h"
 #include "ui/sources/replay_source.h"
@@ -38,8 +42,8 @@ void OnSignal(int) { g_stop = true; }
 
 struct ConsoleFlags {
   bool demo = false;
-  std::string cluster_file, token_file, recording, screenshot;
-  std::vector<std::string> nodes;
+  std::string cluster_file, token_file, recording, screenshot, window_size;
+  std::vector<std::string> nodes, compare;
   cluster::TlsFlags tls;
   bool read_only = false;
   double quit_after_s = 0;
@@ -71,6 +75,8 @@ void AddFlags(CLI::App& app, ConsoleFlags& f) {
   app.add_option("--screenshot", f.screenshot,
                  "Write screenshots of the window here (without a display: every 3 s; default "
                  "build/railyard-demo.png)");
+  app.add_option("--window-size", f.window_size,
+                 "Window size WxH in pixels, e.g. 1024x700 (over the remembered layout)");
   app.add_option("--quit-after-s", f.quit_after_s, "Quit after this long (0: run until closed)")
       ->check(CLI::Range(0.0, 604800.0));
   app.add_option("--poll-hz", f.poll_hz, "Telemetry polls per second per node")
@@ -79,6 +85,27 @@ void AddFlags(CLI::App& app, ConsoleFlags& f) {
   app.add_option("--log-level", f.log_level, "trace, debug, info, warn, error or off")
       ->capture_default_str()
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
+  app.add_option("--compare", f.compare,
+                 "Compare two recordings side by side on one time axis (opens only that window)")
+      ->expected(2)
+      ->excludes("--demo", "--cluster", "--node", "--recording");
+}
+
+constexpr int kUsageError = 2;  // Every usage or launch error (README: exit codes).
+
+// Says why the console cannot start: always on stderr, and in a dialog where a person may be
+// looking (a display, and no --screenshot run).
+int LaunchFailed(const QString& reason, bool dialog) {
+  std::fprintf(stderr, "railyard: %s\n", qPrintable(reason));
+  if (dialog) ui::CreateLaunchErrorBox(reason)->exec();
+  return kUsageError;
+}
+
+// "1024x700" -> its size; an invalid size otherwise.
+QSize ParseWindowSize(const std::string& text) {
+  static const QRegularExpression kSize(QStringLiteral("^(\\d{3,5})x(\\d{3,5})$"));
+  const QRegularExpressionMatch m = kSize.match(QString::fromStdString(text));
+  return m.hasMatch() ? QSize(m.captured(1).toInt(), m.captured(2).toInt()) : QSize();
 }
 
 std::string RandomToken() {
@@ -105,9 +132,24 @@ void SetUpApplication() {
 
 // Points the window at what the flags name: the demo's nodes, a cluster file, nodes, or a
 // recording. False with the problem in `error`.
+// The demo's clients' own telemetry services, one per client; stopped before the clients they read.
+using ClientAdmins = std::vector<std::unique_ptr<railyard::node::AdminService>>;
+
+// Adds the demo's clients as client rows with their own figures.
+bool AddDemoClients(const load::DemoCluster& demo, const ClientAdmins& client_admins,
+                    const QString& token, ui::MainWindow& window, QString* error) {
+  for (size_t i = 0; i < client_admins.size(); ++i) {
+    if (!window.AddNode(QString::fromStdString(client_admins[i]->endpoint().ToString()), token,
+                        error, QString::fromStdString(demo.clients()[i]->client_name()))) {
+      return false;
+    }
+  }
+  return true;
+}
+
 bool OpenSources(const ConsoleFlags& f, const load::DemoCluster& demo,
-                 const std::vector<std::unique_ptr<railyard::node::AdminService>>& client_admins,
-                 const QString& token, ui::MainWindow& window, QString* error) {
+                 const ClientAdmins& client_admins, const QString& token, ui::MainWindow& window,
+                 QString* error) {
   bool ok = true;
   for (const load::DemoNode& n : demo.nodes()) {
     if (ok) {
@@ -115,11 +157,7 @@ bool OpenSources(const ConsoleFlags& f, const load::DemoCluster& demo,
                           QString::fromStdString(n.name));
     }
   }
-  // The demo's clients too, as client rows with their own figures.
-  for (size_t i = 0; ok && i < client_admins.size(); ++i) {
-    ok = window.AddNode(QString::fromStdString(client_admins[i]->endpoint().ToString()), token,
-                        error, QString::fromStdString(demo.clients()[i]->client_name()));
-  }
+  if (ok) ok = AddDemoClients(demo, client_admins, token, window, error);
   if (ok && !f.cluster_file.empty()) {
     ok = window.OpenClusterFile(QString::fromStdString(f.cluster_file), token, error);
   }
@@ -193,6 +231,42 @@ int RunUntilDone(const ConsoleFlags& f, const load::DemoCluster& demo, const std
   return QApplication::exec();
 }
 
+// Starts the demo cluster with its own operator token, and its clients' telemetry services, and
+// tells the window where they are.
+bool StartDemo(load::DemoCluster& demo, ClientAdmins* client_admins, std::string* token,
+               ui::MainWindow& window, QString* error) {
+  load::DemoClusterOptions options;
+  options.clients = 3;
+  // The demo's own operator token, held in memory only: actions work on the demo cluster.
+  *token = RandomToken();
+  options.operator_tokens = {*token};
+  if (railyard::rpc::Status s = demo.Start(options); !s.ok()) {
+    if (error) *error = QString::fromStdString(s.ToString());
+    return false;
+  }
+  std::vector<railyard::node::ClientEndpoint> endpoints;
+  for (const auto& client : demo.clients()) {
+    endpoints.push_back({client->client_name(), &client->client()});
+  }
+  railyard::node::AdminOptions client_admin;
+  client_admin.operator_tokens = options.operator_tokens;
+  if (railyard::rpc::Status s =
+          railyard::node::StartClientAdminServices(client_admin, endpoints, client_admins);
+      !s.ok()) {
+    if (error) *error = QString::fromStdString(s.ToString());
+    demo.Stop();
+    return false;
+  }
+  ui::DemoInfo info;
+  info.token = QString::fromStdString(*token);
+  for (const load::DemoNode& n : demo.nodes()) {
+    info.nodes.push_back({QString::fromStdString(n.name), QString::fromStdString(n.role),
+                          QString::fromStdString(n.admin.ToString())});
+  }
+  window.SetDemoInfo(info);
+  return true;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -200,17 +274,22 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("railyard ") + RAILYARD_VERSION);
   ConsoleFlags f;
   AddFlags(app, f);
-  std::vector<std::string> compare;
-  app.add_option("--compare", compare,
-                 "Compare two recordings side by side on one time axis (opens only that window)")
-      ->expected(2)
-      ->excludes("--demo", "--cluster", "--node", "--recording");
-  CLI11_PARSE(app, argc, argv);
-  if (!f.recording.empty() && (f.demo || !f.cluster_file.empty() || !f.nodes.empty())) {
-    std::fprintf(stderr,
-                 "railyard: --recording replays a file; it cannot be combined with "
-                 "--demo, --cluster or --node\n");
-    return 2;
+  QString usage_error;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version.
+    usage_error =
+        QString::fromStdString(e.what()) + QStringLiteral(" (railyard --help lists the flags)");
+  }
+  if (usage_error.isEmpty() && !f.recording.empty() &&
+      (f.demo || !f.cluster_file.empty() || !f.nodes.empty())) {
+    usage_error = QStringLiteral(
+        "--recording replays a file; it cannot be combined with --demo, --cluster or --node");
+  }
+  const QSize window_size = ParseWindowSize(f.window_size);
+  if (usage_error.isEmpty() && !f.window_size.empty() && !window_size.isValid()) {
+    usage_error = QStringLiteral("--window-size wants WxH in pixels, such as 1024x700");
   }
   spdlog::set_default_logger(spdlog::stderr_color_mt("railyard"));
   spdlog::set_level(spdlog::level::from_str(f.log_level));
@@ -223,8 +302,11 @@ int main(int argc, char** argv) {
   QApplication qapp(argc, argv);
   SetUpApplication();
   const bool headless = QGuiApplication::platformName() == QLatin1String("offscreen");
+  // A dialog only where a person may be looking: a display, and not a screenshot run.
+  const bool dialogs = !headless && f.screenshot.empty();
+  if (!usage_error.isEmpty()) return LaunchFailed(usage_error, dialogs);
   if (f.screenshot.empty() && headless) f.screenshot = "build/railyard-demo.png";
-  if (!compare.empty()) {
+  if (!f.compare.empty()) {
     // Problems with the files show in the window; without a display, on stderr and in the
     // screenshot written once both are loaded.
     ui::CompareWindow window;
@@ -235,7 +317,7 @@ int main(int argc, char** argv) {
       if (headless) QApplication::exit(errors.isEmpty() ? 0 : 1);
     });
     window.show();
-    window.Open(QString::fromStdString(compare[0]), QString::fromStdString(compare[1]));
+    window.Open(QString::fromStdString(f.compare[0]), QString::fromStdString(f.compare[1]));
     if (f.quit_after_s > 0) QTimer::singleShot(int(f.quit_after_s * 1000), &QApplication::quit);
     return QApplication::exec();
   }
@@ -243,55 +325,56 @@ int main(int argc, char** argv) {
   std::string token;
   if (const railyard::rpc::Status s = cluster::ResolveAdminToken({}, f.token_file, &token);
       !s.ok()) {
-    std::fprintf(stderr, "railyard: %s\n", s.message().c_str());
-    return 2;
+    return LaunchFailed(ui::PlainReason(QString::fromStdString(s.ToString())), dialogs);
   }
   load::DemoCluster demo;
-  // The demo's clients' own telemetry services; stopped before the clients they read.
-  std::vector<std::unique_ptr<railyard::node::AdminService>> client_admins;
-  if (f.demo) {
-    load::DemoClusterOptions options;
-    options.clients = 3;
-    // The demo's own operator token, held in memory only: actions work on the demo cluster.
-    token = RandomToken();
-    options.operator_tokens = {token};
-    if (railyard::rpc::Status s = demo.Start(options); !s.ok()) {
-      std::fprintf(stderr, "railyard --demo: %s\n", s.ToString().c_str());
-      return 1;
-    }
-    std::vector<railyard::node::ClientEndpoint> endpoints;
-    for (const auto& client : demo.clients()) {
-      endpoints.push_back({client->client_name(), &client->client()});
-    }
-    railyard::node::AdminOptions client_admin;
-    client_admin.operator_tokens = options.operator_tokens;
-    if (railyard::rpc::Status s =
-            railyard::node::StartClientAdminServices(client_admin, endpoints, &client_admins);
-        !s.ok()) {
-      std::fprintf(stderr, "railyard --demo: %s\n", s.ToString().c_str());
-      demo.Stop();
-      return 1;
-    }
-  }
+  ClientAdmins client_admins;  // Declared after the demo: stopped before its clients.
+  bool demo_started = false;
+  ui::MainWindow* window_ptr = nullptr;  // For the start page's Demo button.
 
   ui::MainWindow::Options options;
   options.read_only = f.read_only;
   options.poll_hz = f.poll_hz;
   options.tls = f.tls;
   options.remember_layout = true;
+  options.remember_recent = true;
+  options.show_start_page = true;
+  options.start_demo = [&](QString* error) {
+    if (demo_started) return true;
+    std::string demo_token;
+    if (!StartDemo(demo, &client_admins, &demo_token, *window_ptr, error)) return false;
+    demo_started = true;
+    for (const load::DemoNode& n : demo.nodes()) {
+      if (!window_ptr->AddNode(QString::fromStdString(n.admin.ToString()),
+                               QString::fromStdString(demo_token), error,
+                               QString::fromStdString(n.name))) {
+        return false;
+      }
+    }
+    return AddDemoClients(demo, client_admins, QString::fromStdString(demo_token), *window_ptr,
+                          error);
+  };
   // Tokens given on the command line (or made up by the demo) are for this session only.
   options.use_keyring = !f.demo && f.token_file.empty();
   ui::MainWindow window(options);
+  window_ptr = &window;
+  if (f.demo) {
+    QString error;
+    if (!StartDemo(demo, &client_admins, &token, window, &error)) {
+      return LaunchFailed(QStringLiteral("the demo did not start: %1").arg(error), dialogs);
+    }
+    demo_started = true;
+  }
   QString error;
   if (!OpenSources(f, demo, client_admins, QString::fromStdString(token), window, &error)) {
-    std::fprintf(stderr, "railyard: %s\n", qPrintable(error));
-    return 2;
+    return LaunchFailed(error, dialogs);
   }
+  if (window_size.isValid()) window.resize(window_size);
   window.show();
   const int rc = RunUntilDone(f, demo, token, headless, window);
   window.live_source()->Stop();
   for (auto& service : client_admins) service->Stop();
-  if (f.demo) {
+  if (demo_started) {
     const load::LoadResult report = demo.Stop();
     std::printf("demo finished: %llu requests, %llu failed\n",
                 static_cast<unsigned long long>(report.requests),

@@ -84,3 +84,10 @@ target_compile_definitions(tst_ui_slot_matrix PRIVATE SCREENSHOT_DIR="${RAILYARD
 railyard_add_qtest(tst_ui_client_rows SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_client_rows.cc
   LIBS railyard_ui railyard_node railyard_load TIMEOUT 60)
 target_compile_definitions(tst_ui_client_rows PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}")
+# Habits: the start page, the demo's addresses, launch errors, Add node in a replay, export from
+# every tab, small and large windows, accessible names, plots following the palette.
+railyard_add_qtest(tst_ui_console_habits SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_console_habits.cc
+  LIBS railyard_ui railyard_node railyard_load TIMEOUT 120)
+target_compile_definitions(tst_ui_console_habits PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}"
+  RAILYARD_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data" RAILYARDCTL="$<TARGET_FILE:railyardctl>")
+add_dependencies(tst_ui_console_habits railyardctl)

@@ -180,7 +180,10 @@ class MainWindowTest : public QObject {
     }
     QCOMPARE(window.Tabs()->count(), 8);
     // No token at all is read-only as well.
-    MainWindow viewer(MainWindow::Options{false, 10, false, dir_.filePath("audit.sqlite"), {}});
+    MainWindow::Options viewer_options;
+    viewer_options.use_keyring = false;
+    viewer_options.audit_path = dir_.filePath("audit.sqlite");
+    MainWindow viewer(viewer_options);
     const auto viewer_testers = TestModels(viewer);
     QVERIFY(!viewer_testers.empty());
     QVERIFY(viewer.AddNode(address_, {}, nullptr));
@@ -289,6 +292,7 @@ class MainWindowTest : public QObject {
   void clusterFilesAreRememberedWithoutTokens() {
     MainWindow::Options options;
     options.use_keyring = false;
+    options.remember_recent = true;
     options.audit_path = dir_.filePath("audit.sqlite");
     MainWindow window(options);
     const auto testers = TestModels(window);

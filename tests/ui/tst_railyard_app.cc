@@ -10,6 +10,15 @@ class RailyardAppTest : public QObject {
   Q_OBJECT
 
  private Q_SLOTS:
+  void initTestCase() {
+    // The console keeps its layout, recent files and audit log under these: a folder of the
+    // test's own, never the user's.
+    QVERIFY(home_.isValid());
+    qputenv("XDG_CONFIG_HOME", home_.filePath("config").toUtf8());
+    qputenv("XDG_DATA_HOME", home_.filePath("data").toUtf8());
+    qputenv("XDG_CACHE_HOME", home_.filePath("cache").toUtf8());
+  }
+
   void demoRunsOffscreenAndWritesAScreenshot() {
     QTemporaryDir dir;
     const QString shot = dir.filePath("demo.png");
@@ -60,6 +69,67 @@ class RailyardAppTest : public QObject {
     QVERIFY(process.readAllStandardError().contains("host:port"));
   }
 
+  // B22: every usage or launch error exits with 2 and says why in plain words on stderr (no
+  // dialog offscreen: nobody would see it, and the process would wait on it).
+  void everyLaunchErrorExitsWithTwoInPlainWords() {
+    QTemporaryDir dir;
+    QFile whole(QStringLiteral(RAILYARD_TEST_DATA "/console_small.rec"));
+    QVERIFY(whole.open(QIODevice::ReadOnly));
+    const QByteArray bytes = whole.readAll();
+    QFile cut(dir.filePath("truncated.rec"));
+    QVERIFY(cut.open(QIODevice::WriteOnly));
+    cut.write(bytes.left(bytes.size() / 3));
+    cut.close();
+    QFile bad(dir.filePath("bad.textproto"));
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write("node { name: ");
+    bad.close();
+    QFile empty(dir.filePath("empty.token"));
+    QVERIFY(empty.open(QIODevice::WriteOnly));
+    empty.close();
+    const struct {
+      QStringList args;
+      const char* says;
+    } cases[] = {
+        {{"--recording", dir.filePath("missing.rec")}, "missing.rec"},
+        {{"--recording", cut.fileName()}, "truncated.rec is a damaged or incomplete recording"},
+        {{"--cluster", bad.fileName()}, "bad.textproto"},
+        {{"--token-file", empty.fileName()}, "empty.token holds no token"},
+        {{"--token-file", dir.path()}, "--token-file"},
+        {{"--window-size", "big"}, "--window-size"},
+        {{"--no-such-flag"}, "--no-such-flag"},
+    };
+    for (const auto& c : cases) {
+      QProcess process;
+      process.start(RAILYARD, c.args + QStringList{"--quit-after-s", "1"});
+      QVERIFY(process.waitForFinished(20000));
+      const QString err = QString::fromUtf8(process.readAllStandardError());
+      QVERIFY2(process.exitCode() == 2, qPrintable(c.args.join(' ') + ": " + err));
+      QVERIFY2(err.contains(c.says), qPrintable(c.args.join(' ') + ": " + err));
+      for (const char* leak : {"SELECT", "SQLite", "Corruption:", "InvalidArgument:"}) {
+        QVERIFY2(!err.contains(leak), qPrintable(err));
+      }
+    }
+  }
+
+  // --window-size sets the size the screenshot is taken at.
+  void windowSizeFlagSizesTheScreenshot() {
+    QTemporaryDir dir;
+    const QString copy = dir.filePath("small.rec");
+    QVERIFY(QFile::copy(QStringLiteral(RAILYARD_TEST_DATA "/console_small.rec"), copy));
+    for (const QSize size : {QSize(1024, 700), QSize(1600, 1000)}) {
+      const QString shot =
+          dir.filePath(QString("replay_%1x%2.png").arg(size.width()).arg(size.height()));
+      QProcess process;
+      process.start(RAILYARD,
+                    {"--recording", copy, "--quit-after-s", "1", "--screenshot", shot,
+                     "--window-size", QString("%1x%2").arg(size.width()).arg(size.height())});
+      QVERIFY(process.waitForFinished(30000));
+      QCOMPARE(process.exitCode(), 0);
+      QCOMPARE(QImage(shot).size(), size);
+    }
+  }
+
   void replaysARecordingOffscreen() {
     QTemporaryDir dir;
     const QString copy = dir.filePath("small.rec");
@@ -72,6 +142,9 @@ class RailyardAppTest : public QObject {
     QVERIFY(process.readAllStandardOutput().contains("3 nodes:"));
     QVERIFY(!QImage(shot).isNull());
   }
+
+ private:
+  QTemporaryDir home_;
 };
 
 QTEST_GUILESS_MAIN(RailyardAppTest)

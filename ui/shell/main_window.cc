@@ -1,6 +1,7 @@
 #include "ui/shell/main_window.h"
 
 #include <QAction>
+#include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDir>
@@ -12,11 +13,14 @@
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
+#include <QPushButton>
 #include <QSettings>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
+#include <QTableView>
 #include <QTimer>
 #include <QToolBar>
 #include <utility>
@@ -25,18 +29,25 @@
 #include "ui/actions/action_controller.h"
 #include "ui/compare/compare_window.h"
 #include "ui/models/overview_model.h"
+#include "ui/shell/column_fit.h"
 #include "ui/shell/connect_dialog.h"
 #include "ui/shell/help_dialogs.h"
+#include "ui/shell/launch_error.h"
+#include "ui/shell/recent_files.h"
+#include "ui/shell/start_page.h"
 #include "ui/shell/tab_navigation.h"
 #include "ui/shell/token_dialog.h"
 #include "ui/shell/token_store.h"
+#include "ui/shell/view_export.h"
 #include "ui/sources/live_source.h"
 #include "ui/sources/recorder.h"
 #include "ui/sources/replay_source.h"
 #include "ui/views/bloom_view.h"
 #include "ui/views/compaction_view.h"
 #include "ui/views/flow_view.h"
+#include "ui/views/index_stack_widget.h"
 #include "ui/views/overview_view.h"
+#include "ui/views/qcustomplot_include.h"
 #include "ui/views/replication_view.h"
 #include "ui/views/slot_matrix_view.h"
 #include "ui/views/throughput_view.h"
@@ -46,8 +57,6 @@ namespace railyard::ui {
 
 namespace {
 
-constexpr char kRecentKey[] = "recentClusters";
-constexpr int kMaxRecent = 8;
 constexpr char kGeometryKey[] = "window/geometry";
 constexpr char kStateKey[] = "window/state";
 // Raised when the docks or toolbars change so much that an old saved state no longer fits.
@@ -73,6 +82,7 @@ QList<QPair<QString, QSplitter*>> SplittersByKey(const QTabWidget* tabs) {
 MainWindow::MainWindow(const Options& options, QWidget* parent)
     : QMainWindow(parent),
       options_(options),
+      recent_(options.remember_recent),
       state_(new ClusterState),
       live_(new LiveSource(state_, this)),
       replay_(new ReplaySource(state_, this)),
@@ -132,6 +142,8 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
   UpdateStatus();
   UpdateActionsEnabled();
   RestoreLayout();
+  // A saved layout may have had the replay's dock open; nothing is replayed yet.
+  timeline_dock_->setVisible(mode_ == Mode::kReplay);
   // Children are deleted in the order they were added: the state every source, model and view
   // reads goes last.
   state_->setParent(this);
@@ -158,14 +170,20 @@ void MainWindow::SaveLayout() const {
 }
 
 void MainWindow::RestoreLayout() {
-  if (!options_.remember_layout) {
+  // A first start: the node list narrow (the Overview says more about each node).
+  auto defaults = [this] {
     resize(1280, 800);
+    if (auto* nodes = findChild<QDockWidget*>(QStringLiteral("nodes"))) {
+      resizeDocks({nodes}, {fontMetrics().horizontalAdvance(QLatin1Char('x')) * 22},
+                  Qt::Horizontal);
+    }
+  };
+  if (!options_.remember_layout) {
+    defaults();
     return;
   }
   const QSettings settings;
-  if (!restoreGeometry(settings.value(QLatin1String(kGeometryKey)).toByteArray())) {
-    resize(1280, 800);
-  }
+  if (!restoreGeometry(settings.value(QLatin1String(kGeometryKey)).toByteArray())) defaults();
   restoreState(settings.value(QLatin1String(kStateKey)).toByteArray(), kLayoutVersion);
   for (const auto& [key, splitter] : SplittersByKey(tabs_)) {
     if (settings.contains(key)) splitter->restoreState(settings.value(key).toByteArray());
@@ -202,7 +220,35 @@ void MainWindow::BuildViews() {
                                    {audit, "audit"}}) {
     if (page->objectName().isEmpty()) page->setObjectName(QLatin1String(name));
   }
-  setCentralWidget(tabs_);
+  central_ = new QStackedWidget(this);
+  central_->addWidget(tabs_);
+  if (options_.show_start_page) {
+    start_page_ = new StartPage(this);
+    start_page_->SetDemoAvailable(static_cast<bool>(options_.start_demo));
+    central_->addWidget(start_page_);
+    connect(start_page_, &StartPage::DemoRequested, this, &MainWindow::OnStartDemo);
+    connect(start_page_, &StartPage::AddNodeRequested, this, &MainWindow::OnConnectDialog);
+    connect(start_page_, &StartPage::OpenClusterRequested, this, &MainWindow::OnOpenCluster);
+    connect(start_page_, &StartPage::OpenRecordingRequested, this, &MainWindow::OnOpenRecording);
+    connect(start_page_, &StartPage::RecentClusterRequested, this, [this](const QString& path) {
+      QString error;
+      if (!OpenClusterFile(path, {}, &error)) QMessageBox::warning(this, tr("Railyard"), error);
+    });
+    connect(start_page_, &StartPage::RecentRecordingRequested, this, [this](const QString& path) {
+      QString error;
+      if (!OpenRecording(path, &error)) QMessageBox::warning(this, tr("Railyard"), error);
+    });
+  }
+  setCentralWidget(central_);
+  // Tables whose columns must stay in view at 1024 px and share out the width at 1600 px (the
+  // slot matrix sizes its own cells).
+  for (QWidget* page :
+       {static_cast<QWidget*>(overview_), static_cast<QWidget*>(slots_),
+        static_cast<QWidget*>(compaction_), static_cast<QWidget*>(replication_), audit}) {
+    for (QTableView* table : page->findChildren<QTableView*>()) {
+      if (table != slots_->Matrix()) FitColumnsToWidth(table);
+    }
+  }
 
   // The node list: every node with its health colour; selecting one drives the per-node views.
   node_list_ = new QListView(this);
@@ -230,6 +276,31 @@ void MainWindow::BuildViews() {
   timeline_dock_->setFeatures(QDockWidget::DockWidgetMovable);
   addDockWidget(Qt::BottomDockWidgetArea, timeline_dock_);
   timeline_dock_->hide();
+  DescribeCustomWidgets();
+}
+
+void MainWindow::DescribeCustomWidgets() {
+  // Drawn by hand or by QCustomPlot, these say nothing to a screen reader by themselves.
+  struct Described {
+    QWidget* widget;
+    QString name;
+    QString description;
+  };
+  for (const Described& d : {
+           Described{compaction_->IndexStack(), tr("Index stack"),
+                     tr("The selected node's on-disk indexes, newest on top, sized by entries; "
+                        "select adjacent indexes to compact them")},
+           Described{timeline_, tr("Replay timeline"),
+                     tr("Play, pause, speed and position of the recording, and its events")},
+           Described{bloom_->Plot(), tr("Bloom page heatmap"),
+                     tr("Usefulness of each Bloom filter page, index by page; resident pages are "
+                        "marked")},
+           Described{slots_->Matrix(), tr("Slot matrix"),
+                     tr("Connection slots held by each client on each server")},
+       }) {
+    d.widget->setAccessibleName(d.name);
+    d.widget->setAccessibleDescription(d.description);
+  }
 }
 
 void MainWindow::BuildActions() {
@@ -239,17 +310,13 @@ void MainWindow::BuildActions() {
   QAction* open_cluster =
       file->addAction(tr("&Open cluster file..."), this, &MainWindow::OnOpenCluster);
   open_cluster->setShortcut(QKeySequence::Open);
-  QMenu* recent = file->addMenu(tr("Recent clusters"));
-  connect(recent, &QMenu::aboutToShow, this, [this, recent] {
-    recent->clear();
-    for (const QString& path : RecentClusters()) {
-      recent->addAction(path, this, [this, path] {
-        QString error;
-        if (!OpenClusterFile(path, {}, &error)) QMessageBox::warning(this, tr("Railyard"), error);
-      });
-    }
-    if (recent->isEmpty()) recent->addAction(tr("(none)"))->setEnabled(false);
-  });
+  recent_.AttachMenu(file->addMenu(tr("Recent clusters")), RecentFiles::Kind::kCluster, this,
+                     [this](const QString& path) {
+                       QString error;
+                       if (!OpenClusterFile(path, {}, &error)) {
+                         QMessageBox::warning(this, tr("Railyard"), error);
+                       }
+                     });
   QAction* open_recording =
       file->addAction(tr("Open &recording..."), this, &MainWindow::OnOpenRecording);
   file->addAction(tr("&Compare recordings..."), this, [this] {
@@ -257,6 +324,20 @@ void MainWindow::BuildActions() {
     compare->setAttribute(Qt::WA_DeleteOnClose);
     compare->show();
   });
+  recent_.AttachMenu(file->addMenu(tr("Recent recordings")), RecentFiles::Kind::kRecording, this,
+                     [this](const QString& path) {
+                       QString error;
+                       if (!OpenRecording(path, &error)) {
+                         QMessageBox::warning(this, tr("Railyard"), error);
+                       }
+                     });
+  demo_info_ = file->addAction(tr("&Demo cluster..."), this, [this] { ShowDemoInfo(); });
+  demo_info_->setToolTip(tr("The demo's admin addresses and token, for railyardctl"));
+  demo_info_->setEnabled(false);
+  file->addSeparator();
+  export_ = file->addAction(tr("&Export view..."), this, &MainWindow::OnExport);
+  export_->setShortcut(QKeySequence(tr("Ctrl+Shift+E")));
+  export_->setToolTip(tr("Write the current tab as a PNG image or as CSV"));
   file->addSeparator();
   record_ = file->addAction(tr("Record"));
   record_->setCheckable(true);
@@ -418,7 +499,7 @@ void MainWindow::OnTokenRefused(int node_index, const QString& reason) {
 bool MainWindow::OpenClusterFile(const QString& path, const QString& token, QString* error) {
   config::Cluster cluster;
   if (rpc::Status s = cluster::LoadClusterFile(path.toStdString(), &cluster); !s.ok()) {
-    if (error) *error = QString::fromStdString(s.ToString());
+    if (error) *error = PlainReason(QString::fromStdString(s.ToString()), path);
     return false;
   }
   if (cluster.node_size() == 0) {
@@ -453,7 +534,7 @@ bool MainWindow::OpenClusterFile(const QString& path, const QString& token, QStr
       tr("Live: %1")
           .arg(QString::fromStdString(
               cluster.name().empty() ? QFileInfo(path).fileName().toStdString() : cluster.name()));
-  RememberCluster(QFileInfo(path).absoluteFilePath());
+  recent_.Remember(RecentFiles::Kind::kCluster, QFileInfo(path).absoluteFilePath());
   live_->Start();
   UpdateStatus();
   UpdateActionsEnabled();
@@ -463,6 +544,7 @@ bool MainWindow::OpenClusterFile(const QString& path, const QString& token, QStr
 bool MainWindow::OpenRecording(const QString& path, QString* error) {
   ResetSources(Mode::kReplay);
   if (!replay_->Open(path, error)) {
+    if (error) *error = PlainReason(*error, path);
     mode_ = Mode::kNone;
     timeline_dock_->hide();
     UpdateStatus();
@@ -470,6 +552,7 @@ bool MainWindow::OpenRecording(const QString& path, QString* error) {
   }
   source_description_ = tr("Replay: %1").arg(QFileInfo(path).fileName());
   throughput_->SetRecordingSpan(replay_->StartMs(), replay_->EndMs());
+  recent_.Remember(RecentFiles::Kind::kRecording, QFileInfo(path).absoluteFilePath());
   UpdateStatus();
   UpdateActionsEnabled();
   return true;
@@ -557,18 +640,95 @@ QString MainWindow::SummaryLine() const {
       .arg(slots);
 }
 
-QStringList MainWindow::RecentClusters() const {
-  return QSettings().value(QLatin1String(kRecentKey)).toStringList();
+QStringList MainWindow::RecentClusters() const { return recent_.List(RecentFiles::Kind::kCluster); }
+
+QStringList MainWindow::RecentRecordings() const {
+  return recent_.List(RecentFiles::Kind::kRecording);
 }
 
-void MainWindow::RememberCluster(const QString& path) {
-  // Paths only: tokens never go into settings.
-  QSettings settings;
-  QStringList recent = settings.value(QLatin1String(kRecentKey)).toStringList();
-  recent.removeAll(path);
-  recent.prepend(path);
-  while (recent.size() > kMaxRecent) recent.removeLast();
-  settings.setValue(QLatin1String(kRecentKey), recent);
+bool MainWindow::ShowsStartPage() const {
+  return start_page_ && central_->currentWidget() == start_page_;
+}
+
+void MainWindow::UpdateCentralPage() {
+  if (!start_page_) return;
+  const bool start = mode_ == Mode::kNone;
+  if (start && central_->currentWidget() != start_page_) {
+    start_page_->SetRecent(RecentClusters(), RecentRecordings());
+  }
+  central_->setCurrentWidget(start ? static_cast<QWidget*>(start_page_) : tabs_);
+}
+
+void MainWindow::SetDemoInfo(const DemoInfo& info) {
+  demo_info_data_ = info;
+  for (const DemoInfo::Node& node : info.nodes) tokens_->KeepForSessionOnly(node.admin);
+  demo_info_->setEnabled(!info.nodes.isEmpty());
+  statusBar()->showMessage(tr("Demo: addresses and token in File > Demo cluster"), 15000);
+}
+
+DemoDialog* MainWindow::ShowDemoInfo() {
+  if (demo_info_data_.nodes.isEmpty()) return nullptr;
+  auto* dialog = findChild<DemoDialog*>();
+  if (!dialog) {
+    dialog = new DemoDialog(demo_info_data_, this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+  }
+  dialog->show();
+  dialog->raise();
+  return dialog;
+}
+
+void MainWindow::OnStartDemo() {
+  if (!options_.start_demo) return;
+  QApplication::setOverrideCursor(Qt::WaitCursor);
+  QString error;
+  const bool ok = options_.start_demo(&error);
+  QApplication::restoreOverrideCursor();
+  if (!ok) {
+    QMessageBox::warning(this, tr("Railyard"), tr("The demo did not start: %1").arg(error));
+    return;
+  }
+  ShowDemoInfo();
+}
+
+bool MainWindow::ExportCurrentView(const QString& path, QString* error) {
+  QWidget* view = tabs_->currentWidget();
+  if (!view) {
+    if (error) *error = tr("no view to export");
+    return false;
+  }
+  return path.endsWith(QStringLiteral(".png"), Qt::CaseInsensitive)
+             ? ExportViewPng(view, path, error)
+             : ExportViewCsv(view, path, error);
+}
+
+void MainWindow::OnExport() {
+  const QString tab = tabs_->tabText(tabs_->currentIndex()).remove(QLatin1Char('&'));
+  const QString base = QDir::home().filePath(tab.toLower().replace(QLatin1Char(' '), '_'));
+  QString filter;
+  const QString path =
+      QFileDialog::getSaveFileName(this, tr("Export %1").arg(tab), base + QStringLiteral(".png"),
+                                   tr("PNG image (*.png);;CSV table (*.csv)"), &filter);
+  if (path.isEmpty()) return;
+  QString error;
+  if (!ExportCurrentView(path, &error)) {
+    QMessageBox::warning(this, tr("Export failed"), error);
+  } else {
+    statusBar()->showMessage(tr("Exported %1 to %2").arg(tab, path), 10000);
+  }
+}
+
+bool MainWindow::ConfirmEndReplay() {
+  if (!IsReplay()) return true;
+  QMessageBox box(
+      QMessageBox::Question, tr("End the replay?"),
+      tr("Adding a node watches it live and ends the replay of %1.").arg(source_description_),
+      QMessageBox::Cancel, this);
+  box.setObjectName(QStringLiteral("endReplay"));
+  QPushButton* end = box.addButton(tr("End replay and add node"), QMessageBox::AcceptRole);
+  box.setDefaultButton(QMessageBox::Cancel);
+  box.exec();
+  return box.clickedButton() == end;
 }
 
 void MainWindow::UpdateStatus() {
@@ -597,6 +757,7 @@ void MainWindow::UpdateStatus() {
                                                       .arg(recorder_->SnapshotsQueued())
                                                 : QString());
   record_->setEnabled(mode_ == Mode::kLive);
+  UpdateCentralPage();
 }
 
 void MainWindow::UpdateActionsEnabled() {
@@ -610,6 +771,7 @@ void MainWindow::UpdateActionsEnabled() {
 }
 
 void MainWindow::OnConnectDialog() {
+  if (!ConfirmEndReplay()) return;
   ConnectDialog dialog(this);
   if (dialog.exec() != QDialog::Accepted) return;
   QString error;

@@ -4,12 +4,15 @@
 #include <QString>
 #include <QStringList>
 
+#include <functional>
 #include <optional>
 
 #include "core/cluster/access.h"
 #include "core/rpc/tls.h"
 #include "railyard/admin.pb.h"
 #include "ui/models/cluster_state.h"
+#include "ui/shell/demo_dialog.h"
+#include "ui/shell/recent_files.h"
 
 class QAction;
 class QCloseEvent;
@@ -17,6 +20,7 @@ class QComboBox;
 class QDockWidget;
 class QLabel;
 class QListView;
+class QStackedWidget;
 class QTabWidget;
 
 namespace railyard::ui {
@@ -30,6 +34,7 @@ class Recorder;
 class ReplaySource;
 class ReplicationView;
 class SlotMatrixView;
+class StartPage;
 class ThroughputView;
 class TimelineWidget;
 class TokenStore;
@@ -38,7 +43,9 @@ class TokenStore;
 // the selected node, recording, and a status bar saying where the data comes from (live or a
 // recording), whether actions are enabled and where tokens are kept. Every menu action with a
 // shortcut is listed by Help > Keyboard shortcuts; View switches tabs from the keyboard. The
-// window's layout is remembered in QSettings from one run to the next.
+// window's layout is remembered in QSettings from one run to the next. While it watches nothing it
+// can show a start page instead of the tabs; File > Export view writes the current tab as PNG or
+// CSV; a demo cluster's addresses and token are shown by File > Demo cluster.
 //
 // It owns ClusterState and both sources; exactly one of them feeds ClusterState at a time.
 //
@@ -57,6 +64,14 @@ class MainWindow : public QMainWindow {
     // Restore the window's layout from the user's settings and save it on close. The console sets
     // it; off by default so that tests and embedded windows never read a user's saved layout.
     bool remember_layout = false;
+    // Keep the clusters and recordings opened in QSettings ("Recent"). Off by default for the
+    // same reason as remember_layout.
+    bool remember_recent = false;
+    // Show the start page (demo, add node, open, recent) while nothing is watched.
+    bool show_start_page = false;
+    // Starts a demo cluster and points the window at it (SetDemoInfo, AddNode); false with the
+    // reason. Empty: the start page offers no demo.
+    std::function<bool(QString* error)> start_demo;
   };
   explicit MainWindow(const Options& options, QWidget* parent = nullptr);
   ~MainWindow() override;
@@ -76,6 +91,11 @@ class MainWindow : public QMainWindow {
   OverviewView* overview_view() const { return overview_; }
   QAction* EditTokenAction() const { return edit_token_; }
   QAction* RemoveNodeAction() const { return remove_node_; }
+  QAction* ExportAction() const { return export_; }
+  QAction* DemoInfoAction() const { return demo_info_; }
+  StartPage* start_page() const { return start_page_; }
+  // True while the start page stands in for the tabs.
+  bool ShowsStartPage() const;
 
   // Live: polls `admin_address` (host:port) with `token` (may be empty: viewer access on nodes
   // without tokens), over TLS when Options::tls says so. Switches from a replay to live. False
@@ -112,7 +132,20 @@ class MainWindow : public QMainWindow {
 
   // One line for logs: nodes by state, cluster req/s, errors/s (the headless demo prints it).
   QString SummaryLine() const;
+  // Most recent first; empty unless Options::remember_recent.
   QStringList RecentClusters() const;
+  QStringList RecentRecordings() const;
+
+  // The demo cluster this window watches: File > Demo cluster shows it (enabled from now on).
+  // Its nodes' tokens are kept for this session only. Call before adding its nodes.
+  void SetDemoInfo(const DemoInfo& info);
+  const DemoInfo& demo_info() const { return demo_info_data_; }
+  // Opens (or raises) the Demo cluster dialog; null without demo info.
+  DemoDialog* ShowDemoInfo();
+
+  // Writes the current tab as a PNG (path ending in .png) or as CSV (any other path); false with
+  // the reason in `error`. See ui/shell/view_export.h for what each view gives.
+  bool ExportCurrentView(const QString& path, QString* error);
 
  Q_SIGNALS:
   void CurrentNodeChanged(int node_index);
@@ -124,6 +157,8 @@ class MainWindow : public QMainWindow {
   enum class Mode { kNone, kLive, kReplay };
   void BuildActions();
   void BuildViews();
+  // Accessible names and descriptions of the custom-drawn widgets.
+  void DescribeCustomWidgets();
   void ResetSources(Mode mode);
   bool AddLiveNode(const QString& admin_address, const QString& token, QString* error,
                    const QString& name, std::optional<rpc::TlsClientOptions> tls);
@@ -133,7 +168,12 @@ class MainWindow : public QMainWindow {
   // saved on close, restored on start (a first start gets 1280x800).
   void SaveLayout() const;
   void RestoreLayout();
-  void RememberCluster(const QString& path);
+  // Start page or tabs, whichever fits the mode; refreshes the start page's recent list.
+  void UpdateCentralPage();
+  // In a replay, asks before Add node ends it (Cancel is the default); true to go on.
+  bool ConfirmEndReplay();
+  void OnStartDemo();
+  void OnExport();
   void OnConnectDialog();
   void OnOpenCluster();
   void OnOpenRecording();
@@ -141,6 +181,7 @@ class MainWindow : public QMainWindow {
   void OnTokenRefused(int node_index, const QString& reason);
 
   const Options options_;
+  RecentFiles recent_;
   ClusterState* state_;
   LiveSource* live_;
   ReplaySource* replay_;
@@ -151,6 +192,9 @@ class MainWindow : public QMainWindow {
   int current_node_ = -1;
   QString source_description_;
 
+  QStackedWidget* central_ = nullptr;
+  StartPage* start_page_ = nullptr;
+  DemoInfo demo_info_data_;
   QTabWidget* tabs_ = nullptr;
   OverviewView* overview_ = nullptr;
   SlotMatrixView* slots_ = nullptr;
@@ -170,6 +214,8 @@ class MainWindow : public QMainWindow {
   QAction* record_ = nullptr;
   QAction* edit_token_ = nullptr;
   QAction* remove_node_ = nullptr;
+  QAction* export_ = nullptr;
+  QAction* demo_info_ = nullptr;
   QLabel* mode_label_ = nullptr;
   QLabel* read_only_label_ = nullptr;
   QLabel* keyring_label_ = nullptr;

@@ -1,10 +1,16 @@
-# The main window, its help dialogs and tab keys, the connect and token dialogs, and the token
-# store.
+# The main window, its start page, help dialogs and tab keys, the connect, token and demo
+# dialogs, launch error boxes, view export, column fitting, recent files and the token store.
 target_sources(railyard_ui PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/column_fit.cc
   ${CMAKE_CURRENT_LIST_DIR}/connect_dialog.cc
+  ${CMAKE_CURRENT_LIST_DIR}/demo_dialog.cc
   ${CMAKE_CURRENT_LIST_DIR}/help_dialogs.cc
+  ${CMAKE_CURRENT_LIST_DIR}/launch_error.cc
   ${CMAKE_CURRENT_LIST_DIR}/main_window.cc
+  ${CMAKE_CURRENT_LIST_DIR}/recent_files.cc
+  ${CMAKE_CURRENT_LIST_DIR}/start_page.cc
   ${CMAKE_CURRENT_LIST_DIR}/tab_navigation.cc
   ${CMAKE_CURRENT_LIST_DIR}/token_dialog.cc
   ${CMAKE_CURRENT_LIST_DIR}/token_store.cc
+  ${CMAKE_CURRENT_LIST_DIR}/view_export.cc
 )

@@ -48,7 +48,9 @@ void TokenStore::SetBackend(Backend backend, const QString& why) {
   if (backend_ == Backend::kKeyring) {
     // Tokens entered while the keyring was still being asked are saved now, not forgotten.
     for (auto it = cache_.constBegin(); it != cache_.constEnd(); ++it) {
-      if (!it.value().isEmpty()) SaveToKeyring(it.key(), it.value());
+      if (!it.value().isEmpty() && !session_only_.contains(it.key())) {
+        SaveToKeyring(it.key(), it.value());
+      }
     }
   }
   Q_EMIT BackendChanged(backend_);
@@ -75,8 +77,12 @@ void TokenStore::Probe() {
 
 void TokenStore::SetToken(const QString& address, const QString& token) {
   cache_.insert(address, token);
-  if (backend_ == Backend::kKeyring) SaveToKeyring(address, token);
+  if (backend_ == Backend::kKeyring && !session_only_.contains(address)) {
+    SaveToKeyring(address, token);
+  }
 }
+
+void TokenStore::KeepForSessionOnly(const QString& address) { session_only_.insert(address); }
 
 void TokenStore::SaveToKeyring(const QString& address, const QString& token) {
   auto* job = new QKeychain::WritePasswordJob(QLatin1String(kService), this);

@@ -2,6 +2,7 @@
 
 #include <QHash>
 #include <QObject>
+#include <QSet>
 #include <QString>
 #include <functional>
 
@@ -29,6 +30,9 @@ class TokenStore : public QObject {
   bool HasAnyToken() const;
   // Keeps `token` for this session and, with a keyring, for the next ones too.
   void SetToken(const QString& address, const QString& token);
+  // Tokens for `address` stay in memory, never in the keyring (a demo's token, valid for one
+  // run, must not be left behind).
+  void KeepForSessionOnly(const QString& address);
   // Calls `done` with the token for `address`: from memory, else from the keyring (empty if
   // none). `done` runs later on the GUI thread when the keyring is asked.
   void Load(const QString& address, std::function<void(const QString&)> done);
@@ -44,6 +48,7 @@ class TokenStore : public QObject {
   Backend backend_ = Backend::kProbing;
   QString why_;
   QHash<QString, QString> cache_;
+  QSet<QString> session_only_;
 };
 
 }  // namespace railyard::ui

@@ -2,12 +2,42 @@
 
 #include "ui/views/qcustomplot_include.h"
 
+#include <QEvent>
 #include <array>
 #include <cmath>
 
 namespace railyard::ui {
 
+namespace {
+
+// Restyles its plot when the plot's palette changes; one per plot, owned by it.
+class PaletteFollower : public QObject {
+ public:
+  explicit PaletteFollower(QCustomPlot* plot) : QObject(plot), plot_(plot) {
+    setObjectName(QStringLiteral("railyard_palette_follower"));
+    plot->installEventFilter(this);
+  }
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    if (watched == plot_ && event->type() == QEvent::PaletteChange) {
+      StylePlot(plot_);
+      plot_->replot(QCustomPlot::rpQueuedReplot);
+    }
+    return false;
+  }
+
+ private:
+  QCustomPlot* plot_;
+};
+
+}  // namespace
+
 void StylePlot(QCustomPlot* plot) {
+  if (!plot->findChild<QObject*>(QStringLiteral("railyard_palette_follower"),
+                                 Qt::FindDirectChildrenOnly)) {
+    new PaletteFollower(plot);
+  }
   const QPalette palette = plot->palette();
   const QColor text = palette.color(QPalette::WindowText);
   const QColor base = palette.color(QPalette::Base);

@@ -8,7 +8,8 @@ class QCPRange;
 namespace railyard::ui {
 
 // Palette-aware styling for every QCustomPlot in the console (axes, grid and text follow the
-// widget palette, so plots read well in light and dark themes).
+// widget palette, so plots read well in light and dark themes). The plot keeps following it: a
+// later palette change (QEvent::PaletteChange, as a theme switch sends) restyles and replots it.
 void StylePlot(QCustomPlot* plot);
 // The n-th series colour; distinct for the first ten, then repeating.
 QColor SeriesColor(int n);

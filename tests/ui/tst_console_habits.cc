@@ -1,0 +1,467 @@
+// The console's habits against a real node on loopback: the start page and its recent list, the
+// demo's addresses and token (checked with a real railyardctl), launch errors in plain words and
+// in a dialog, Add node asking before it ends a replay, PNG and CSV export from every tab, the
+// Overview at 1024x700, accessible names, and plots following a palette change.
+#include <QAccessible>
+#include <QAction>
+#include <QApplication>
+#include <QClipboard>
+#include <QDialog>
+#include <QDir>
+#include <QFile>
+#include <QHeaderView>
+#include <QLineEdit>
+#include <QListWidget>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QPointer>
+#include <QProcess>
+#include <QPushButton>
+#include <QScrollBar>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTimer>
+#include <deque>
+#include <functional>
+
+#include "core/cluster/access.h"
+#include "core/load/load_generator.h"
+#include "core/node/node.h"
+#include "ui/shell/connect_dialog.h"
+#include "ui/shell/demo_dialog.h"
+#include "ui/shell/launch_error.h"
+#include "ui/shell/main_window.h"
+#include "ui/shell/recent_files.h"
+#include "ui/shell/start_page.h"
+#include "ui/views/bloom_view.h"
+#include "ui/views/compaction_view.h"
+#include "ui/views/index_stack_widget.h"
+#include "ui/views/overview_view.h"
+#include "ui/views/qcustomplot_include.h"
+#include "ui/views/slot_matrix_view.h"
+#include "ui/views/timeline_widget.h"
+
+using railyard::ui::MainWindow;
+using railyard::ui::NodeHealth;
+
+namespace {
+
+constexpr char kOperator[] = "operator-token-habits";
+
+bool Save(QWidget* widget, const QString& name) {
+  const QImage image = widget->grab().toImage();
+  return !image.isNull() && image.save(QDir(SCREENSHOT_DIR).filePath(name));
+}
+
+// Runs each handler on the next modal dialog that comes up (dialogs opened by exec() inside the
+// code under test), in order.
+class ModalHandlers : public QObject {
+ public:
+  explicit ModalHandlers(std::deque<std::function<void(QWidget*)>> handlers)
+      : handlers_(std::move(handlers)) {
+    timer_.setInterval(20);
+    connect(&timer_, &QTimer::timeout, this, [this] {
+      QWidget* modal = QApplication::activeModalWidget();
+      // A QPointer: a later dialog may be allocated where a deleted one was.
+      if (!modal || (last_ && modal == last_) || handlers_.empty()) return;
+      last_ = modal;
+      auto handler = std::move(handlers_.front());
+      handlers_.pop_front();
+      handler(modal);
+    });
+    timer_.start();
+  }
+  bool AllRan() const { return handlers_.empty(); }
+
+ private:
+  std::deque<std::function<void(QWidget*)>> handlers_;
+  QTimer timer_;
+  QPointer<QWidget> last_;
+};
+
+QAction* FindAction(const MainWindow& window, const QString& text) {
+  for (QAction* action : window.findChildren<QAction*>()) {
+    if (action->text().remove('&').remove("...") == text) return action;
+  }
+  return nullptr;
+}
+
+QMessageBox* VisibleBox(const QString& object_name) {
+  for (QWidget* top : QApplication::topLevelWidgets()) {
+    auto* box = qobject_cast<QMessageBox*>(top);
+    if (box && box->isVisible() && box->objectName() == object_name) return box;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+class ConsoleHabitsTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);  // Settings go to a test location.
+    QCoreApplication::setOrganizationName("RailyardTest");
+    QCoreApplication::setApplicationName("tst_ui_console_habits");
+    QSettings().clear();
+    QVERIFY(dir_.isValid());
+    railyard::node::NodeOptions options;
+    options.name = "habits-node";
+    options.data_dir = dir_.filePath("node").toStdString();
+    options.io_threads = 1;
+    options.worker_threads = 2;
+    options.storage.memtable_entries = 500;
+    options.admin.operator_tokens = {kOperator};
+    QVERIFY(railyard::node::Node::Open(options, &node_).ok());
+    railyard::load::LoadOptions load;
+    load.servers = {node_->endpoint()};
+    load.pool_size = 4;
+    load.concurrency = 2;
+    load.keys = 5000;
+    load.client_name = "habits-client";
+    load_ = std::make_unique<railyard::load::LoadGenerator>(load);
+    QVERIFY(load_->Start().ok());
+    address_ = QString::fromStdString(node_->admin_endpoint().ToString());
+    recording_ = dir_.filePath("small.rec");
+    QVERIFY(QFile::copy(QStringLiteral(RAILYARD_TEST_DATA "/console_small.rec"), recording_));
+  }
+
+  void cleanupTestCase() {
+    load_->Stop();
+    node_->Shutdown(std::chrono::milliseconds(500));
+    QSettings().clear();
+  }
+
+  MainWindow::Options Plain() const {
+    MainWindow::Options options;
+    options.use_keyring = false;
+    options.audit_path = dir_.filePath("audit.sqlite");
+    return options;
+  }
+
+  void startPageOffersEveryWayIn() {
+    MainWindow::Options options = Plain();
+    options.show_start_page = true;
+    options.remember_recent = true;
+    int demos = 0;
+    MainWindow* target = nullptr;
+    options.start_demo = [&](QString* error) {
+      ++demos;
+      railyard::ui::DemoInfo info;
+      info.nodes = {{"habits-node", "updater", address_}};
+      info.token = kOperator;
+      target->SetDemoInfo(info);
+      return target->AddNode(address_, kOperator, error);
+    };
+    {
+      // A first start: the start page, nothing recent; a recording opened is remembered.
+      MainWindow window(options);
+      target = &window;
+      window.resize(1024, 700);
+      window.show();
+      QVERIFY(window.ShowsStartPage());
+      QVERIFY(window.start_page()->isVisible());
+      QVERIFY(!window.Tabs()->isVisible());
+      QVERIFY(Save(&window, "console_start_page.png"));
+      // Open recording and Add node ask through their dialogs; cancelling keeps the start page.
+      ModalHandlers cancel({[](QWidget* w) { static_cast<QDialog*>(w)->reject(); },
+                            [](QWidget* w) { static_cast<QDialog*>(w)->reject(); },
+                            [](QWidget* w) { static_cast<QDialog*>(w)->reject(); }});
+      for (const char* name : {"startAddNode", "startOpenCluster", "startOpenRecording"}) {
+        auto* button = window.start_page()->findChild<QPushButton*>(name);
+        QVERIFY2(button && button->isVisible(), name);
+        button->click();
+      }
+      QVERIFY(cancel.AllRan());
+      QVERIFY(window.ShowsStartPage());
+      QString error;
+      QVERIFY2(window.OpenRecording(recording_, &error), qPrintable(error));
+      QVERIFY(!window.ShowsStartPage());
+      QVERIFY(window.Tabs()->isVisible());
+    }
+    {
+      // The next start lists it under Recent and opens it from there; Demo starts the demo and
+      // shows its addresses.
+      MainWindow window(options);
+      target = &window;
+      window.show();
+      QListWidget* recent = window.start_page()->RecentList();
+      QCOMPARE(recent->count(), 1);
+      QVERIFY(recent->item(0)->text().contains("small.rec"));
+      Q_EMIT recent->itemActivated(recent->item(0));
+      QVERIFY(window.IsReplay());
+      QVERIFY(!window.ShowsStartPage());
+    }
+    MainWindow window(options);
+    target = &window;
+    window.show();
+    QVERIFY(window.ShowsStartPage());
+    auto* demo = window.start_page()->findChild<QPushButton*>("startDemo");
+    QVERIFY(demo && demo->isVisible());
+    demo->click();
+    QCOMPARE(demos, 1);
+    QVERIFY(!window.ShowsStartPage());
+    QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
+    auto* dialog = window.findChild<railyard::ui::DemoDialog*>();
+    QVERIFY(dialog && dialog->isVisible());
+    // Without a demo to start, the page offers none.
+    MainWindow::Options no_demo = Plain();
+    no_demo.show_start_page = true;
+    MainWindow plain(no_demo);
+    plain.show();
+    QVERIFY(!plain.start_page()->findChild<QPushButton*>("startDemo")->isVisible());
+    QVERIFY(plain.RecentClusters().isEmpty());  // remember_recent off: settings are not read.
+    QVERIFY(plain.RecentRecordings().isEmpty());
+  }
+
+  void recentFilesOfferOnlyWhatStillExists() {
+    railyard::ui::RecentFiles recent(true);
+    using Kind = railyard::ui::RecentFiles::Kind;
+    const QString gone = dir_.filePath("gone.rec");
+    QFile file(gone);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.close();
+    recent.Remember(Kind::kRecording, gone);
+    QCOMPARE(recent.List(Kind::kRecording).first(), gone);
+    QVERIFY(!recent.List(Kind::kCluster).contains(gone));
+    QVERIFY(QFile::remove(gone));
+    QVERIFY(!recent.List(Kind::kRecording).contains(gone));
+    QVERIFY(railyard::ui::RecentFiles(false).List(Kind::kRecording).isEmpty());
+  }
+
+  void demoDialogShowsWhatRailyardctlAccepts() {
+    MainWindow window(Plain());
+    QVERIFY(!window.DemoInfoAction()->isEnabled());
+    railyard::ui::DemoInfo info;
+    info.nodes = {{"habits-node", "updater", address_}};
+    info.token = kOperator;
+    window.SetDemoInfo(info);
+    QVERIFY(window.DemoInfoAction()->isEnabled());
+    window.DemoInfoAction()->trigger();
+    auto* dialog = window.findChild<railyard::ui::DemoDialog*>();
+    QVERIFY(dialog && dialog->isVisible());
+    QCOMPARE(dialog->findChild<QLineEdit*>("admin_0")->text(), address_);
+    QCOMPARE(dialog->findChild<QLineEdit*>("token")->text(), QString(kOperator));
+    const QString command = dialog->findChild<QLineEdit*>("command")->text();
+    QCOMPARE(command, QString("railyardctl status -n %1 --token %2").arg(address_, kOperator));
+    for (const char* name : {"admin_0", "token", "command"}) {
+      QApplication::clipboard()->clear();
+      dialog->findChild<QPushButton*>(QString("copy_") + name)->click();
+      QCOMPARE(QApplication::clipboard()->text(), dialog->findChild<QLineEdit*>(name)->text());
+    }
+    QVERIFY(Save(dialog, "console_demo_dialog.png"));
+    // The command line as copied works against the node.
+    QStringList args = command.split(' ');
+    QCOMPARE(args.takeFirst(), QString("railyardctl"));
+    QProcess ctl;
+    ctl.start(RAILYARDCTL, args);
+    QVERIFY(ctl.waitForFinished(30000));
+    const QByteArray out = ctl.readAllStandardOutput() + ctl.readAllStandardError();
+    QVERIFY2(ctl.exitCode() == 0, out.constData());
+    QVERIFY2(out.contains(address_.toUtf8()) && out.contains("serving"), out.constData());
+  }
+
+  void launchErrorsArePlainAndShownInADialog() {
+    MainWindow window(Plain());
+    QStringList reasons;
+    QString error;
+    // A cluster file that does not parse.
+    QFile bad(dir_.filePath("bad.textproto"));
+    QVERIFY(bad.open(QIODevice::WriteOnly));
+    bad.write("node { name: ");
+    bad.close();
+    QVERIFY(!window.OpenClusterFile(bad.fileName(), {}, &error));
+    QVERIFY2(error.contains("bad.textproto") && !error.startsWith("InvalidArgument"),
+             qPrintable(error));
+    reasons << error;
+    // A recording cut short: the reason, never SQLite's words or its SQL.
+    QFile whole(recording_);
+    QVERIFY(whole.open(QIODevice::ReadOnly));
+    const QByteArray bytes = whole.readAll();
+    QFile cut(dir_.filePath("truncated.rec"));
+    QVERIFY(cut.open(QIODevice::WriteOnly));
+    cut.write(bytes.left(bytes.size() / 3));
+    cut.close();
+    QVERIFY(!window.OpenRecording(cut.fileName(), &error));
+    QVERIFY2(error.contains("truncated.rec is a damaged or incomplete recording"),
+             qPrintable(error));
+    for (const char* leak : {"SELECT", "SQLite", "sqlite_master", "Corruption"}) {
+      QVERIFY2(!error.contains(leak), qPrintable(error));
+    }
+    reasons << error;
+    // A token file with no token in it.
+    QFile empty(dir_.filePath("empty.token"));
+    QVERIFY(empty.open(QIODevice::WriteOnly));
+    empty.close();
+    std::string token;
+    const auto status =
+        railyard::cluster::ResolveAdminToken({}, empty.fileName().toStdString(), &token);
+    QVERIFY(!status.ok());
+    error = railyard::ui::PlainReason(QString::fromStdString(status.ToString()));
+    QVERIFY2(error.endsWith("empty.token holds no token"), qPrintable(error));
+    reasons << error;
+    int n = 0;
+    for (const QString& reason : reasons) {
+      railyard::ui::CreateLaunchErrorBox(reason)->open();
+      QMessageBox* box = VisibleBox("launchError");
+      QVERIFY(box);
+      QCOMPARE(box->text(), reason);
+      QCOMPARE(box->windowTitle(), QString("Railyard cannot start"));
+      QVERIFY(Save(box, QString("console_launch_error_%1.png").arg(++n)));
+      box->close();
+      QTRY_VERIFY(!VisibleBox("launchError"));
+    }
+  }
+
+  void addNodeDuringAReplayAsksFirst() {
+    MainWindow window(Plain());
+    window.show();
+    QString error;
+    QVERIFY2(window.OpenRecording(recording_, &error), qPrintable(error));
+    QAction* add = FindAction(window, "Add node");
+    QVERIFY(add);
+    bool cancel_was_default = false;
+    {
+      ModalHandlers cancel({[&](QWidget* w) {
+        auto* box = qobject_cast<QMessageBox*>(w);
+        QVERIFY(box);
+        QCOMPARE(box->objectName(), QString("endReplay"));
+        cancel_was_default = box->defaultButton() == box->button(QMessageBox::Cancel);
+        QVERIFY(Save(box, "console_end_replay_question.png"));
+        box->button(QMessageBox::Cancel)->click();
+      }});
+      add->trigger();
+      QVERIFY(cancel.AllRan());
+    }
+    QVERIFY(cancel_was_default);
+    QVERIFY(window.IsReplay());
+    ModalHandlers go_on({[](QWidget* w) {
+                           auto* box = qobject_cast<QMessageBox*>(w);
+                           QVERIFY(box);
+                           for (QAbstractButton* b : box->buttons()) {
+                             if (box->buttonRole(b) == QMessageBox::AcceptRole) b->click();
+                           }
+                         },
+                         [this](QWidget* w) {
+                           auto* dialog = qobject_cast<railyard::ui::ConnectDialog*>(w);
+                           QVERIFY(dialog);
+                           dialog->findChildren<QLineEdit*>().first()->setText(address_);
+                           dialog->accept();
+                         }});
+    add->trigger();
+    QVERIFY(go_on.AllRan());
+    QVERIFY(!window.IsReplay());
+    QCOMPARE(window.State()->NodeCount(), 1);
+  }
+
+  void exportWritesPngAndCsvFromEveryTab() {
+    MainWindow window(Plain());
+    window.resize(1280, 800);
+    window.show();
+    QVERIFY(window.AddNode(address_, kOperator, nullptr));
+    QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).telemetry, 10000);
+    for (int i = 0; i < window.Tabs()->count(); ++i) {
+      window.Tabs()->setCurrentIndex(i);
+      const QString name = window.Tabs()->tabText(i).remove('&').toLower().replace(' ', '_');
+      const qint64 before = window.State()->NowMs();
+      QTRY_VERIFY_WITH_TIMEOUT(window.State()->NowMs() > before + 250, 5000);
+      QString error;
+      const QString png = dir_.filePath(name + ".png");
+      QVERIFY2(window.ExportCurrentView(png, &error), qPrintable(name + ": " + error));
+      const QImage image(png);
+      QVERIFY2(!image.isNull() && image.width() > 100, qPrintable(name));
+      const QString csv = dir_.filePath(name + ".csv");
+      QVERIFY2(window.ExportCurrentView(csv, &error), qPrintable(name + ": " + error));
+      QFile file(csv);
+      QVERIFY(file.open(QIODevice::ReadOnly));
+      const QStringList lines = QString::fromUtf8(file.readAll()).split('\n', Qt::SkipEmptyParts);
+      QVERIFY2(!lines.isEmpty() && lines[0].contains(','), qPrintable(name));
+      if (name == "overview") {
+        QVERIFY2(lines.size() == 2 && lines[1].contains("habits-node"),
+                 qPrintable(lines.join('|')));
+      }
+      if (name == "bloom") QVERIFY(lines[0].startsWith("index,page,"));
+    }
+    QVERIFY(window.ExportAction()->isEnabled());
+    QVERIFY(!window.ExportAction()->shortcut().isEmpty());
+  }
+
+  // At 1024x700 no table of the default tabs hides columns behind a horizontal scrollbar (the
+  // slot matrix, one column per server, is the exception by design); at 1600x1000 neither.
+  void tablesFitSmallAndLargeWindows() {
+    MainWindow window(Plain());
+    window.show();
+    QVERIFY(window.AddNode(address_, kOperator, nullptr));
+    QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).telemetry, 10000);
+    for (const QSize size : {QSize(1024, 700), QSize(1600, 1000)}) {
+      window.resize(size);
+      for (int i = 0; i < window.Tabs()->count(); ++i) {
+        window.Tabs()->setCurrentIndex(i);
+        const QString name = window.Tabs()->tabText(i).remove('&').toLower().replace(' ', '_');
+        const qint64 before = window.State()->NowMs();
+        QTRY_VERIFY_WITH_TIMEOUT(window.State()->NowMs() > before + 250, 5000);
+        QCoreApplication::processEvents();
+        QVERIFY(
+            Save(&window,
+                 QString("console_%1_%2x%3.png").arg(name).arg(size.width()).arg(size.height())));
+        for (QTableView* table : window.Tabs()->widget(i)->findChildren<QTableView*>()) {
+          if (table == window.slot_matrix_view()->Matrix() || !table->isVisible()) continue;
+          QVERIFY2(!table->horizontalScrollBar()->isVisible(),
+                   qPrintable(QString("%1 at %2x%3: viewport %4, columns need %5")
+                                  .arg(name)
+                                  .arg(size.width())
+                                  .arg(size.height())
+                                  .arg(table->viewport()->width())
+                                  .arg(table->horizontalHeader()->length())));
+        }
+      }
+    }
+  }
+
+  void customDrawnWidgetsHaveAccessibleNames() {
+    MainWindow window(Plain());
+    auto* compaction = window.findChild<railyard::ui::CompactionView*>();
+    auto* bloom = window.findChild<railyard::ui::BloomView*>();
+    QVERIFY(compaction && bloom);
+    for (QWidget* w :
+         std::initializer_list<QWidget*>{compaction->IndexStack(), window.Timeline(), bloom->Plot(),
+                                         window.slot_matrix_view()->Matrix()}) {
+      QVERIFY2(!w->accessibleName().isEmpty(), w->metaObject()->className());
+      QVERIFY2(!w->accessibleDescription().isEmpty(), w->metaObject()->className());
+    }
+  }
+
+  void plotsFollowAPaletteChange() {
+    MainWindow window(Plain());
+    window.show();
+    auto* bloom = window.findChild<railyard::ui::BloomView*>();
+    QVERIFY(bloom);
+    QPalette dark = bloom->Plot()->palette();
+    dark.setColor(QPalette::WindowText, QColor(0xee, 0xdd, 0x11));
+    dark.setColor(QPalette::Base, QColor(0x20, 0x20, 0x20));
+    QVERIFY(bloom->Plot()->xAxis->tickLabelColor() != QColor(0xee, 0xdd, 0x11));
+    window.setPalette(dark);  // Reaches every child, as a theme change does.
+    QCoreApplication::processEvents();
+    for (QCustomPlot* plot : window.findChildren<QCustomPlot*>()) {
+      QCOMPARE(plot->xAxis->tickLabelColor(), QColor(0xee, 0xdd, 0x11));
+      QCOMPARE(plot->xAxis->basePen().color(), QColor(0xee, 0xdd, 0x11));
+    }
+  }
+
+ private:
+  QTemporaryDir dir_;
+  std::unique_ptr<railyard::node::Node> node_;
+  std::unique_ptr<railyard::load::LoadGenerator> load_;
+  QString address_;
+  QString recording_;
+};
+
+QTEST_MAIN(ConsoleHabitsTest)
+#include "tst_console_habits.moc"

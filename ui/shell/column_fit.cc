@@ -1,0 +1,152 @@
+#include "ui/shell/column_fit.h"
+
+#include <QEvent>
+#include <QHeaderView>
+#include <QTableView>
+#include <QTimer>
+#include <QVector>
+#include <algorithm>
+
+namespace railyard::ui {
+
+namespace {
+
+constexpr int kMinimumWidth = 36;
+constexpr double kMostGrowth = 1.5;
+
+class ColumnFitter : public QObject {
+ public:
+  explicit ColumnFitter(QTableView* table) : QObject(table), table_(table) {
+    QHeaderView* header = table->horizontalHeader();
+    for (int c = 0; c < header->count(); ++c) {
+      measured_.append(header->sectionResizeMode(c) == QHeaderView::ResizeToContents);
+      preferred_.append(header->sectionSize(c));
+    }
+    header->setSectionResizeMode(QHeaderView::Interactive);
+    header->setMinimumSectionSize(kMinimumWidth);
+    table->setTextElideMode(Qt::ElideRight);
+    table->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    table->viewport()->installEventFilter(this);
+    // A width the user drags a column to becomes its preferred width.
+    connect(header, &QHeaderView::sectionResized, this, [this](int c, int, int size) {
+      if (!fitting_ && c >= 0 && c < preferred_.size() && c + 1 < preferred_.size()) {
+        preferred_[c] = size;
+        measured_[c] = false;
+      }
+    });
+    refit_.setSingleShot(true);
+    refit_.setInterval(0);
+    connect(&refit_, &QTimer::timeout, this, &ColumnFitter::Fit);
+    if (QAbstractItemModel* model = table->model()) {
+      for (auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved}) {
+        connect(model, signal, this, [this] { Remeasure(); });
+      }
+      connect(model, &QAbstractItemModel::modelReset, this, [this] { Remeasure(); });
+      connect(model, &QAbstractItemModel::columnsInserted, this, [this] { Reset(); });
+      connect(model, &QAbstractItemModel::columnsRemoved, this, [this] { Reset(); });
+    }
+    Remeasure();
+  }
+
+ protected:
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    if (watched == table_->viewport() && event->type() == QEvent::Resize) refit_.start();
+    return false;
+  }
+
+ private:
+  void Reset() {
+    const int count = table_->horizontalHeader()->count();
+    while (preferred_.size() < count) {
+      preferred_.append(table_->horizontalHeader()->defaultSectionSize());
+      measured_.append(false);
+    }
+    preferred_.resize(count);
+    measured_.resize(count);
+    Remeasure();
+  }
+
+  void Remeasure() {
+    const QHeaderView* header = table_->horizontalHeader();
+    // QTableView hides sizeHintForColumn; QAbstractItemView offers it.
+    const QAbstractItemView* view = table_;
+    contents_.resize(preferred_.size());
+    for (int c = 0; c < preferred_.size(); ++c) {
+      contents_[c] = view->sizeHintForColumn(c);
+      if (measured_[c]) preferred_[c] = std::max(header->sectionSizeHint(c), contents_[c]);
+    }
+    refit_.start();
+  }
+
+  void Fit() {
+    QHeaderView* header = table_->horizontalHeader();
+    QVector<int> visible;
+    for (int c = 0; c < preferred_.size(); ++c) {
+      if (!header->isSectionHidden(c)) visible.append(c);
+    }
+    if (visible.isEmpty()) return;
+    const int available = table_->viewport()->width();
+    long total = 0;
+    for (int c : visible) total += std::max(preferred_[c], kMinimumWidth);
+    QVector<int> widths(preferred_.size());
+    if (total > available) {
+      // First every column gives up its width beyond its heading and its contents (as measured
+      // when rows last came or went), in proportion to how much it has; only if that is not
+      // enough do the widest give way below that.
+      const QFontMetrics metrics(header->font());
+      QVector<int> floor(preferred_.size());
+      long slack = 0;
+      for (int c : visible) {
+        const QString heading =
+            table_->model()->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
+        floor[c] = std::clamp(std::max(metrics.horizontalAdvance(heading) + 14, contents_.value(c)),
+                              kMinimumWidth, std::max(preferred_[c], kMinimumWidth));
+        slack += std::max(preferred_[c], kMinimumWidth) - floor[c];
+      }
+      const long excess = total - available;
+      if (slack >= excess) {
+        for (int c : visible) {
+          const int own = std::max(preferred_[c], kMinimumWidth) - floor[c];
+          widths[c] = floor[c] + own - int((own * excess + slack - 1) / slack);
+        }
+      } else {
+        int cap = 0;
+        for (int c : visible) cap = std::max(cap, floor[c]);
+        auto sum_at = [&](int limit) {
+          long sum = 0;
+          for (int c : visible) sum += std::min(floor[c], limit);
+          return sum;
+        };
+        int low = kMinimumWidth, high = cap;
+        while (low < high) {
+          const int mid = (low + high + 1) / 2;
+          if (sum_at(mid) <= available) {
+            low = mid;
+          } else {
+            high = mid - 1;
+          }
+        }
+        for (int c : visible) widths[c] = std::min(floor[c], low);
+      }
+    } else {
+      const double grow = std::min(kMostGrowth, double(available) / double(total));
+      for (int c : visible) widths[c] = int(std::max(preferred_[c], kMinimumWidth) * grow);
+    }
+    fitting_ = true;
+    for (int c : visible) header->resizeSection(c, widths[c]);
+    fitting_ = false;
+  }
+
+  QTableView* table_;
+  QVector<int> preferred_;
+  QVector<int> contents_;   // Each column's contents' width when rows last changed.
+  QVector<bool> measured_;  // Sized to contents by the view: measured again when rows change.
+  QTimer refit_;
+  bool fitting_ = false;
+};
+
+}  // namespace
+
+void FitColumnsToWidth(QTableView* table) { new ColumnFitter(table); }
+
+}  // namespace railyard::ui

@@ -1,0 +1,21 @@
+#pragma once
+
+class QTableView;
+
+namespace railyard::ui {
+
+// Keeps a table's columns inside its width, so that no column hides behind a horizontal
+// scrollbar in a small window and a large window's spare width is shared out rather than all
+// given to the last column. Each column has a preferred width: the width the view gave it (and
+// any width the user drags it to), or, for a column the view sized to its contents, its contents'
+// width measured when rows arrive (never per frame). When the preferred widths do not fit, the
+// columns first give up what they have beyond their heading, then the widest give way (their
+// text elides); when there is room, every column grows in
+// proportion, up to half as wide again, and the last one takes the rest.
+//
+// Installs a helper owned by `table`; call once, after the view has set its column widths.
+//
+// Thread safety: GUI thread only.
+void FitColumnsToWidth(QTableView* table);
+
+}  // namespace railyard::ui
