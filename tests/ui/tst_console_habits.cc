@@ -387,6 +387,7 @@ class ConsoleHabitsTest : public QObject {
                  qPrintable(lines.join('|')));
       }
       if (name == "bloom") QVERIFY(lines[0].startsWith("index,page,"));
+      if (name == "flow") QVERIFY(lines[0].startsWith("client,server,requests_per_s,"));
     }
     QVERIFY(window.ExportAction()->isEnabled());
     QVERIFY(!window.ExportAction()->shortcut().isEmpty());

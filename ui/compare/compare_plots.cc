@@ -156,7 +156,7 @@ void ComparePlots::NoteMissingLatency(bool any_recording) {
     measured |= found;
   }
   if (measured || !any_recording) return;
-  // An empty plot should say why: the simulator, for one, records no latency per backend.
+  // An empty plot should say why (older simulator recordings, for one, carry no latency).
   auto* note = new QCPItemText(latency);
   note->position->setType(QCPItemPosition::ptAxisRectRatio);
   note->position->setCoords(0.5, 0.5);

@@ -33,10 +33,11 @@ SeriesSummary Summarize(const RecordingSeries& recording, const std::vector<Seri
   SeriesSummary s;
   s.span_s = recording.SpanSeconds();
   s.nodes = static_cast<int>(recording.nodes.size());
-  const double bucket_s = double(recording.bucket_ms) / 1000.0;
   std::vector<std::pair<double, double>> p50, p99;
-  for (const SeriesPoint& p : points) {
+  for (size_t b = 0; b < points.size(); ++b) {
+    const SeriesPoint& p = points[b];
     if (p.snapshots == 0) continue;
+    const double bucket_s = recording.CoveredSeconds(b);
     s.total_requests += double(p.requests_per_s) * bucket_s;
     s.failed += (double(p.errors_per_s) + double(p.rejections_per_s)) * bucket_s;
     if (p.latency_snapshots == 0) continue;

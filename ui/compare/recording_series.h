@@ -3,6 +3,7 @@
 #include <QString>
 #include <QStringList>
 #include <QVector>
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -63,6 +64,14 @@ struct RecordingSeries {
 
   int Buckets() const { return static_cast<int>(cluster.size()); }
   double SpanSeconds() const { return double(end_unix_ms - start_unix_ms) / 1000.0; }
+  // How much of the recording bucket `b` covers, in seconds: a whole bucket, except the last,
+  // which ends one second after the last snapshot (as that snapshot's one-second bucket would), so
+  // totals do not depend on the bucket width.
+  double CoveredSeconds(size_t b) const {
+    const qint64 from = qint64(b) * bucket_ms;
+    const qint64 to = std::min(from + bucket_ms, end_unix_ms - start_unix_ms + 1000);
+    return double(std::max<qint64>(0, to - from)) / 1000.0;
+  }
   // The cluster's series for an empty name, else the node's; null if the recording has no such
   // node.
   const std::vector<SeriesPoint>* Points(const QString& node) const;

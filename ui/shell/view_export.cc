@@ -7,7 +7,9 @@
 #include <QTableView>
 
 #include "ui/models/bloom_model.h"
+#include "ui/models/flow_model.h"
 #include "ui/views/bloom_view.h"
+#include "ui/views/flow_view.h"
 #include "ui/views/throughput_view.h"
 
 namespace railyard::ui {
@@ -36,6 +38,23 @@ QString BloomCsv(const BloomModel& model) {
                  .arg(cell.usefulness, 0, 'g', 8)
                  .arg(cell.resident ? 1 : 0);
     }
+  }
+  return csv;
+}
+
+// One row per client -> server edge, as the flow view draws them.
+QString FlowCsv(const FlowModel& model) {
+  QString csv = QStringLiteral("client,server,requests_per_s,slots,busy,source\n");
+  for (const FlowModel::Edge& edge : model.Edges()) {
+    QStringList slots;
+    for (quint32 slot : edge.slots) slots << QString::number(slot);
+    csv += QStringLiteral("%1,%2,%3,%4,%5,%6\n")
+               .arg(CsvField(model.Clients()[size_t(edge.client)].name),
+                    CsvField(model.Servers()[size_t(edge.server)].name))
+               .arg(edge.rate, 0, 'g', 8)
+               .arg(slots.join(QLatin1Char(' ')))
+               .arg(edge.busy)
+               .arg(edge.from_pool ? QStringLiteral("client pool") : QStringLiteral("slot table"));
   }
   return csv;
 }
@@ -88,6 +107,9 @@ bool ExportViewCsv(QWidget* view, const QString& path, QString* error) {
   }
   if (auto* bloom = qobject_cast<BloomView*>(view)) {
     return WriteText(path, BloomCsv(*bloom->Model()), error);
+  }
+  if (auto* flow = qobject_cast<FlowView*>(view)) {
+    return WriteText(path, FlowCsv(*flow->Model()), error);
   }
   // The first table in creation order is the view's main one (the slot matrix before its detail
   // list, the compaction history, the audit log).
