@@ -5,23 +5,18 @@
 #include <QLabel>
 #include <QTest>
 
+#include "tests/ui/ui_test_support.h"
 #include "ui/views/bloom_view.h"
 #include "ui/views/qcustomplot_include.h"
 
 using namespace railyard;
 using namespace railyard::ui;
 
+using railyard::ui::testing::MakeTelemetry;
+using railyard::ui::testing::SaveScreenshot;
 namespace {
 
 using TelemetryPtr = std::shared_ptr<admin::Telemetry>;
-
-TelemetryPtr MakeTelemetry(const std::string& name, int64_t unix_ms) {
-  auto t = std::make_shared<admin::Telemetry>();
-  t->set_node(name);
-  t->set_unix_ms(unix_ms);
-  t->set_state(admin::NODE_SERVING);
-  return t;
-}
 
 void AddIndex(admin::Telemetry* t, uint64_t id, uint64_t pages, double p_no) {
   admin::IndexInfo* i = t->mutable_storage()->add_indexes();
@@ -57,14 +52,6 @@ TelemetryPtr FourPages(const std::string& name, int64_t ms, double top) {
 void Apply(ClusterState& state, int node, TelemetryPtr t) {
   const qint64 now = t->unix_ms();
   state.ApplyFrame({{node, std::move(t), {}}}, now);
-}
-
-void Screenshot(QWidget* widget, const QString& name) {
-  QDir().mkpath(SCREENSHOT_DIR);
-  const QString path = QDir(SCREENSHOT_DIR).filePath(name);
-  QCoreApplication::processEvents();
-  QVERIFY(widget->grab().save(path));
-  qInfo("screenshot: %s", qPrintable(path));
 }
 
 }  // namespace
@@ -123,7 +110,7 @@ class BloomViewTest : public QObject {
       shown = shown || (label->isVisible() && label->text() == view.StateText());
     }
     QVERIFY(shown);
-    Screenshot(&view, "bloom_view_empty.png");
+    SaveScreenshot(&view, "bloom_view_empty.png");
 
     TelemetryPtr t = MakeTelemetry("a", 2000);
     AddIndex(t.get(), 7, 3, 0.5);
@@ -132,7 +119,7 @@ class BloomViewTest : public QObject {
     QVERIFY(view.StateText().startsWith("Every page's usefulness is 0"));
     QVERIFY(!view.ColorScale()->visible());
     QVERIFY(view.ColorMap()->dataRange().upper >= 1.0);
-    Screenshot(&view, "bloom_view_all_zero.png");
+    SaveScreenshot(&view, "bloom_view_all_zero.png");
   }
 
   // The cut-off (the least useful resident page's usefulness) is a line on the colour bar and a
@@ -158,7 +145,7 @@ class BloomViewTest : public QObject {
     // The line crosses the colour bar where 9 sits on its axis.
     const QPointF start = view.CutoffLine()->start->pixelPosition();
     QCOMPARE(int(start.y()), int(view.ColorScale()->axis()->coordToPixel(9.0)));
-    Screenshot(&view, "bloom_view_cutoff.png");
+    SaveScreenshot(&view, "bloom_view_cutoff.png");
   }
 
   // Each reason a page is out of memory, and P(no) in words.

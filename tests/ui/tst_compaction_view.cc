@@ -8,6 +8,7 @@
 #include <QTest>
 
 #include "tests/ui/storage_test_node.h"
+#include "tests/ui/ui_test_support.h"
 #include "ui/views/compaction_view.h"
 #include "ui/views/index_stack_widget.h"
 
@@ -15,15 +16,15 @@ using namespace railyard;
 using namespace railyard::ui;
 using railyard::ui::testing::StorageTestNode;
 
+using railyard::ui::testing::SaveScreenshot;
+
 namespace {
 
 using TelemetryPtr = std::shared_ptr<admin::Telemetry>;
 
+// A serving node's snapshot with a memtable of 1000 entries.
 TelemetryPtr MakeTelemetry(const std::string& name, int64_t unix_ms) {
-  auto t = std::make_shared<admin::Telemetry>();
-  t->set_node(name);
-  t->set_unix_ms(unix_ms);
-  t->set_state(admin::NODE_SERVING);
+  TelemetryPtr t = railyard::ui::testing::MakeTelemetry(name, unix_ms);
   t->mutable_storage()->set_memtable_capacity(1000);
   return t;
 }
@@ -55,15 +56,6 @@ void SetWrites(admin::Telemetry* t, uint64_t index_entry_writes, uint64_t docume
 void Apply(ClusterState& state, int node, TelemetryPtr t) {
   const qint64 now = t->unix_ms();
   state.ApplyFrame({{node, std::move(t), {}}}, now);
-}
-
-// Writes the widget's picture into SCREENSHOT_DIR.
-void Screenshot(QWidget* widget, const QString& name) {
-  QDir().mkpath(SCREENSHOT_DIR);
-  const QString path = QDir(SCREENSHOT_DIR).filePath(name);
-  QCoreApplication::processEvents();
-  QVERIFY(widget->grab().save(path));
-  qInfo("screenshot: %s", qPrintable(path));
 }
 
 // The bar of index `id`, wherever it is drawn.
@@ -110,7 +102,7 @@ class CompactionViewTest : public QObject {
     QCOMPARE(view.Heading(), QString("node1: no telemetry yet"));
     QVERIFY(view.NextFlushText().isEmpty());
     QVERIFY(!view.CompactAllButton()->isEnabled());
-    Screenshot(&view, "compaction_view_empty.png");
+    SaveScreenshot(&view, "compaction_view_empty.png");
 
     // The first answer replaces the empty state.
     TelemetryPtr t = MakeTelemetry("node1", 100000);
@@ -193,7 +185,7 @@ class CompactionViewTest : public QObject {
     // The next flush (memtable at capacity, 1000) merges #8 (100) and #7 (2000 > 1100: no).
     QCOMPARE(view.Model()->NextFlushInputs(), QVector<quint64>{8});
     QCOMPARE(view.NextFlushText(), QString("memtable at 30% \u2192 next flush merges mem + #8"));
-    Screenshot(&view, "compaction_view_sets.png");
+    SaveScreenshot(&view, "compaction_view_sets.png");
   }
 
   // The predicted set is what the engine then merges: a real node, its memtable filled to

@@ -16,6 +16,7 @@
 #include <map>
 
 #include "core/trace/recording_reader.h"
+#include "tests/ui/ui_test_support.h"
 #include "ui/compare/compare_summary.h"
 #include "ui/compare/compare_window.h"
 #include "ui/compare/recording_loader.h"
@@ -26,20 +27,13 @@
 using namespace railyard;
 using namespace railyard::ui;
 
+using railyard::ui::testing::SaveScreenshot;
 namespace {
 
 // The two runs start an hour apart in recording time: the window must still align them.
 constexpr qint64 kStartA = 1'700'000'000'000;
 constexpr qint64 kStartB = kStartA + 3'600'000;
 constexpr int kSeconds = 40;
-
-void Screenshot(QWidget* widget, const QString& name) {
-  QDir().mkpath(SCREENSHOT_DIR);
-  const QString path = QDir(SCREENSHOT_DIR).filePath(name);
-  QCoreApplication::processEvents();  // Let queued replots run, as they would on screen.
-  QVERIFY(widget->grab().save(path));
-  qInfo("screenshot: %s", qPrintable(path));
-}
 
 QByteArray Sha256(const QString& path) {
   QFile file(path);
@@ -233,7 +227,7 @@ class CompareTest : public QObject {
     window.SetNode(QString());
     QVERIFY(OpenAndWait(&window, a_, b_));  // A new load shows the whole span again.
     QCOMPARE(window.Plot(0)->xAxis->range().lower, 0.0);
-    Screenshot(&window, "compare_window.png");
+    SaveScreenshot(&window, "compare_window.png");
   }
 
   void exportsWriteWhatIsShown() {
@@ -417,7 +411,7 @@ class CompareTest : public QObject {
         if (label->text() == text) shown = label;
       }
       QVERIFY2(shown && shown->isVisible(), "the error is shown in the window");
-      if (c.path == truncated) Screenshot(&window, "compare_window_error.png");
+      if (c.path == truncated) SaveScreenshot(&window, "compare_window_error.png");
     }
     QVERIFY(!QFile::exists(truncated + "-wal"));
     QVERIFY(OpenAndWait(&window, a_, QString()));

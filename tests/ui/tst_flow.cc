@@ -15,6 +15,7 @@
 #include "core/load/load_generator.h"
 #include "core/node/node.h"
 #include "tests/ui/console_fixture.h"
+#include "tests/ui/ui_test_support.h"
 #include "ui/models/cluster_state.h"
 #include "ui/models/flow_model.h"
 #include "ui/sources/live_source.h"
@@ -27,6 +28,7 @@ using railyard::ui::FlowModel;
 using railyard::ui::FlowView;
 using railyard::ui::NodeHealth;
 
+using railyard::ui::testing::SaveScreenshot;
 namespace {
 
 constexpr int kFrameMs = 100;
@@ -148,11 +150,6 @@ std::map<std::pair<QString, QString>, std::pair<double, QVector<quint32>>> Pictu
         e.rate, QVector<quint32>(e.slots.begin(), e.slots.end())};
   }
   return out;
-}
-
-void SaveScreenshot(QWidget* widget, const QString& name) {
-  QDir().mkpath(SCREENSHOT_DIR);
-  QVERIFY(widget->grab().save(QDir(SCREENSHOT_DIR).filePath(name)));
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <QTest>
 
 #include "tests/ui/replication_fixture.h"
+#include "tests/ui/ui_test_support.h"
 #include "ui/models/overview_model.h"
 #include "ui/models/replication_lag_model.h"
 #include "ui/models/replication_model.h"
@@ -24,6 +25,7 @@
 using namespace railyard::ui;
 using railyard::ui::testing::GeneratedReplication;
 
+using railyard::ui::testing::SaveScreenshot;
 namespace {
 
 using G = GeneratedReplication;
@@ -131,14 +133,6 @@ void CheckLagGraphs(const ClusterState& state, const ReplicationView& view, cons
       QCOMPARE(it->value, expected);
     }
   }
-}
-
-void Screenshot(QWidget* widget, const QString& name) {
-  QDir().mkpath(SCREENSHOT_DIR);
-  const QString path = QDir(SCREENSHOT_DIR).filePath(name);
-  QCoreApplication::processEvents();  // Let queued replots run, as they would on screen.
-  QVERIFY(widget->grab().save(path));
-  QVERIFY(!QImage(path).isNull());
 }
 
 }  // namespace
@@ -252,7 +246,7 @@ class ReplicationTest : public QObject {
     QCOMPARE(view.LagModel()->Replicas(), QVector<int>({G::kCatchingUp, G::kTailing}));
     QCOMPARE(view.LagModel()->series(G::kCatchingUp).size(), size_t(kFrames));
     CheckLagGraphs(state, view, g, kFrames);
-    Screenshot(&view, "console_replication.png");
+    SaveScreenshot(&view, "console_replication.png");
     view.UnitBox()->setCurrentIndex(
         view.UnitBox()->findData(static_cast<int>(ReplicationView::LagUnit::kSeconds)));
     QCOMPARE(view.Unit(), ReplicationView::LagUnit::kSeconds);

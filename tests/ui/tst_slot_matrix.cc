@@ -12,6 +12,7 @@
 #include <set>
 
 #include "tests/ui/console_fixture.h"
+#include "tests/ui/ui_test_support.h"
 #include "ui/models/cluster_state.h"
 #include "ui/models/slot_matrix_client_detail.h"
 #include "ui/models/slot_matrix_model.h"
@@ -29,6 +30,7 @@ using railyard::ui::SlotMatrixTotalsModel;
 using railyard::ui::SlotMatrixView;
 using railyard::ui::testing::GeneratedCluster;
 
+using railyard::ui::testing::SaveScreenshot;
 namespace {
 
 using Telemetry = railyard::admin::Telemetry;
@@ -91,17 +93,6 @@ std::pair<int, int> DetailRows(const SlotMatrixView& view) {
     busy += rows->index(r, ClientDetailModel::kBusy).data().toString() == "busy" ? 1 : 0;
   }
   return {rows->rowCount(), busy};
-}
-
-// Writes the widget's picture under the build folder and checks it is a real image.
-void Screenshot(QWidget* widget, const QString& name) {
-  QDir().mkpath(SCREENSHOT_DIR);
-  const QString path = QDir(SCREENSHOT_DIR).filePath(name);
-  QCoreApplication::processEvents();
-  QVERIFY(widget->grab().save(path));
-  const QImage image(path);
-  QVERIFY(!image.isNull());
-  qInfo("screenshot: %s", qPrintable(path));
 }
 
 }  // namespace
@@ -332,7 +323,7 @@ class SlotMatrixTest : public QObject {
     const QColor painted = picture.pixelColor((rect.topLeft() + QPoint(3, rect.height() / 2)) *
                                               picture.devicePixelRatio());
     QCOMPARE(painted.name(), coloured.data(Qt::BackgroundRole).value<QColor>().name());
-    Screenshot(&view, "slots_50x20.png");
+    SaveScreenshot(&view, "slots_50x20.png");
   }
 
   // Per-server totals: slots in use, highest slot held, share busy.
@@ -404,7 +395,7 @@ class SlotMatrixTest : public QObject {
         totals.index(SlotMatrixTotalsModel::kBusyShare, model.ColumnOfServer(4)).data().toString(),
         QString("unreachable"));
     w.view.SelectClient(0);
-    Screenshot(&w.view, "slots_drained_and_down.png");
+    SaveScreenshot(&w.view, "slots_drained_and_down.png");
     // A serving server's empty cells stay plain.
     const int serving = model.ColumnOfServer(0);
     for (int r = 0; r < model.rowCount(); ++r) {

@@ -10,6 +10,7 @@
 #include "core/trace/recording_reader.h"
 #include "core/trace/recording_writer.h"
 #include "tests/ui/storage_test_node.h"
+#include "tests/ui/ui_test_support.h"
 #include "ui/models/bloom_model.h"
 #include "ui/models/compaction_model.h"
 #include "ui/models/ring_buffer.h"
@@ -20,17 +21,10 @@ using namespace railyard::ui;
 using railyard::ui::testing::StorageTestNode;
 using railyard::ui::testing::WaitFor;
 
+using railyard::ui::testing::MakeTelemetry;
 namespace {
 
 using TelemetryPtr = std::shared_ptr<admin::Telemetry>;
-
-TelemetryPtr MakeTelemetry(const std::string& name, int64_t unix_ms) {
-  auto t = std::make_shared<admin::Telemetry>();
-  t->set_node(name);
-  t->set_unix_ms(unix_ms);
-  t->set_state(admin::NODE_SERVING);
-  return t;
-}
 
 void AddIndex(admin::Telemetry* t, uint64_t id, uint64_t entries, int64_t created_ms,
               uint64_t pages = 0, double p_no = 0) {

@@ -13,6 +13,7 @@
 #include <cmath>
 
 #include "tests/ui/storage_test_node.h"
+#include "tests/ui/ui_test_support.h"
 #include "ui/views/bloom_view.h"
 #include "ui/views/compaction_view.h"
 #include "ui/views/index_stack_widget.h"
@@ -24,19 +25,8 @@ using namespace railyard::ui;
 using railyard::ui::testing::StorageTestNode;
 using railyard::ui::testing::WaitFor;
 
+using railyard::ui::testing::SaveScreenshot;
 namespace {
-
-// Writes the widget's picture under the build folder and checks it is a real image.
-void Screenshot(QWidget* widget, const QString& name) {
-  QDir().mkpath(SCREENSHOT_DIR);
-  const QString path = QDir(SCREENSHOT_DIR).filePath(name);
-  QCoreApplication::processEvents();  // Let queued replots run, as they would on screen.
-  QVERIFY(widget->grab().save(path));
-  const QImage image(path);
-  QVERIFY(!image.isNull());
-  QCOMPARE(image.size(), widget->size() * widget->devicePixelRatio());
-  qInfo("screenshot: %s", qPrintable(path));
-}
 
 // 3000 + 250 distinct ids with a 500-entry in-memory index, flushed: the seed's rule leaves three
 // indexes (250, 1000 and 2000 entries); then 200 more that stay in memory.
@@ -149,7 +139,7 @@ class StorageViewsTest : public QObject {
     QCOMPARE(requested.count(), 1);
     QCOMPARE(requested[0][0].toInt(), index);
     QCOMPARE(requested[0][1].value<QVector<quint64>>(), pair);
-    Screenshot(&view, "compaction_view.png");
+    SaveScreenshot(&view, "compaction_view.png");
     QTest::mouseClick(view.CompactAllButton(), Qt::LeftButton);
     QCOMPARE(requested.count(), 2);
     QVERIFY(requested[1][1].value<QVector<quint64>>().isEmpty());
@@ -229,7 +219,7 @@ class StorageViewsTest : public QObject {
     QApplication::sendEvent(view.Plot(), &help);
     QCOMPARE(QToolTip::text(), model.DescribeCell(1, 3));
     QVERIFY(view.ToolTipAt(QPoint(1, 1)).isEmpty());  // Outside the grid.
-    Screenshot(&view, "bloom_view.png");
+    SaveScreenshot(&view, "bloom_view.png");
     QToolTip::hideText();
   }
 
@@ -273,7 +263,7 @@ class StorageViewsTest : public QObject {
           qPrintable(QString("row %1: painted %2, want %3").arg(row).arg(got.name(), want.name())));
       QCOMPARE(view.ToolTipAt(view.CellCenter(row, 0)), view.Model()->DescribeCell(row, 0));
     }
-    Screenshot(&view, "bloom_view_single_page.png");
+    SaveScreenshot(&view, "bloom_view_single_page.png");
   }
 
   // A node added by address is named by its first telemetry; the chart's title follows.
@@ -365,7 +355,7 @@ class StorageViewsTest : public QObject {
     QVERIFY2(view.ExportPng(dir.filePath("charts.png"), &error), qPrintable(error));
     QCOMPARE(QImage(dir.filePath("charts.png")).size(), view.size() * view.devicePixelRatio());
     QVERIFY(!view.ExportPng(dir.filePath("no/such/dir/charts.png"), &error));
-    Screenshot(&view, "throughput_view.png");
+    SaveScreenshot(&view, "throughput_view.png");
 
     // Hidden, the view draws nothing and asks for no replot; shown again, it catches up.
     view.hide();
@@ -480,7 +470,7 @@ class StorageViewsTest : public QObject {
              QString("p99   now \u2013  mean 3.00  max 4.50"));
     QCOMPARE(view.LatencyPlot()->graph(0)->name(),
              QString("p50   now \u2013  mean 0.25  max 0.25"));
-    Screenshot(&view, "throughput_legend.png");
+    SaveScreenshot(&view, "throughput_legend.png");
   }
 
   void throughputViewAtTenHertzAppendsOnlyNewSamples() {

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <set>
 
+#include "tests/ui/ui_test_support.h"
 #include "ui/views/plot_crosshair.h"
 #include "ui/views/qcustomplot_include.h"
 #include "ui/views/throughput_view.h"
@@ -17,21 +18,10 @@
 using namespace railyard;
 using namespace railyard::ui;
 
+using railyard::ui::testing::SaveScreenshot;
 namespace {
 
 constexpr qint64 kT0 = 1700000000000;
-
-void Screenshot(QWidget* widget, const QString& name) {
-  QDir().mkpath(SCREENSHOT_DIR);
-  const QString path = QDir(SCREENSHOT_DIR).filePath(name);
-  for (QCustomPlot* plot : widget->findChildren<QCustomPlot*>()) {
-    plot->replot(QCustomPlot::rpImmediateRefresh);
-  }
-  QCoreApplication::processEvents();
-  QVERIFY(widget->grab().save(path));
-  QVERIFY(!QImage(path).isNull());
-  qInfo("screenshot: %s", qPrintable(path));
-}
 
 // A node's snapshot: `sequence`, `state`, serving `rate` with one method at these latencies (none
 // when `p99_us` is 0, as a recording without latency has).
@@ -218,7 +208,7 @@ class ThroughputViewTest : public QObject {
     QVERIFY2(text.contains(QString("127.0.0.1:7002 requests/s  %1")
                                .arg(model->Samples(2, sample_ms, sample_ms)[0].requests_per_s)),
              qPrintable(text));
-    Screenshot(&view, "throughput_overlay_crosshair.png");
+    SaveScreenshot(&view, "throughput_overlay_crosshair.png");
 
     // Leaving the plot hides it everywhere.
     QEvent leave(QEvent::Leave);
@@ -351,7 +341,7 @@ class ThroughputViewTest : public QObject {
     // The node never answers; the cluster clock moves on and the axis with it.
     state.ApplyFrame({{node, nullptr, "connection refused"}}, kT0);
     QCOMPARE(view.VisibleToMs(), kT0);
-    Screenshot(&view, "throughput_empty.png");
+    SaveScreenshot(&view, "throughput_empty.png");
   }
 };
 
