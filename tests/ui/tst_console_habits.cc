@@ -29,8 +29,7 @@
 #include <functional>
 
 #include "core/cluster/access.h"
-#include "core/load/load_generator.h"
-#include "core/node/node.h"
+#include "tests/ui/loaded_node.h"
 #include "ui/shell/connect_dialog.h"
 #include "ui/shell/demo_dialog.h"
 #include "ui/shell/launch_error.h"
@@ -110,30 +109,15 @@ class ConsoleHabitsTest : public QObject {
     QCoreApplication::setApplicationName("tst_ui_console_habits");
     QSettings().clear();
     QVERIFY(dir_.isValid());
-    railyard::node::NodeOptions options;
-    options.name = "habits-node";
-    options.data_dir = dir_.filePath("node").toStdString();
-    options.io_threads = 1;
-    options.worker_threads = 2;
-    options.storage.memtable_entries = 500;
-    options.admin.operator_tokens = {kOperator};
-    QVERIFY(railyard::node::Node::Open(options, &node_).ok());
-    railyard::load::LoadOptions load;
-    load.servers = {node_->endpoint()};
-    load.pool_size = 4;
-    load.concurrency = 2;
-    load.keys = 5000;
-    load.client_name = "habits-client";
-    load_ = std::make_unique<railyard::load::LoadGenerator>(load);
-    QVERIFY(load_->Start().ok());
-    address_ = QString::fromStdString(node_->admin_endpoint().ToString());
+    QVERIFY(loaded_.Start("habits-node", dir_.filePath("node").toStdString(), "habits-client", {},
+                          {kOperator}));
+    address_ = loaded_.AdminAddress();
     recording_ = dir_.filePath("small.rec");
     QVERIFY(QFile::copy(QStringLiteral(RAILYARD_TEST_DATA "/console_small.rec"), recording_));
   }
 
   void cleanupTestCase() {
-    load_->Stop();
-    node_->Shutdown(std::chrono::milliseconds(500));
+    loaded_.Stop();
     QSettings().clear();
   }
 
@@ -458,8 +442,7 @@ class ConsoleHabitsTest : public QObject {
 
  private:
   QTemporaryDir dir_;
-  std::unique_ptr<railyard::node::Node> node_;
-  std::unique_ptr<railyard::load::LoadGenerator> load_;
+  railyard::ui::testing::LoadedNode loaded_;
   QString address_;
   QString recording_;
 };

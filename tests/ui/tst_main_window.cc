@@ -26,9 +26,8 @@
 #include <QTextBrowser>
 #include <QToolBar>
 
-#include "core/load/load_generator.h"
-#include "core/node/node.h"
 #include "core/trace/recording_reader.h"
+#include "tests/ui/loaded_node.h"
 #include "ui/actions/action_controller.h"
 #include "ui/models/slot_matrix_model.h"
 #include "ui/shell/help_dialogs.h"
@@ -97,29 +96,13 @@ class MainWindowTest : public QObject {
     QCoreApplication::setApplicationName("tst_ui_main_window");
     QSettings().clear();
     QVERIFY(dir_.isValid());
-    railyard::node::NodeOptions options;
-    options.name = "window-node";
-    options.data_dir = dir_.filePath("node").toStdString();
-    options.io_threads = 1;
-    options.worker_threads = 2;
-    options.storage.memtable_entries = 500;
-    options.admin.viewer_tokens = {kViewer};
-    options.admin.operator_tokens = {kOperator};
-    QVERIFY(railyard::node::Node::Open(options, &node_).ok());
-    railyard::load::LoadOptions load;
-    load.servers = {node_->endpoint()};
-    load.pool_size = 4;
-    load.concurrency = 2;
-    load.keys = 5000;
-    load.client_name = "window-test-client";
-    load_ = std::make_unique<railyard::load::LoadGenerator>(load);
-    QVERIFY(load_->Start().ok());
-    address_ = QString::fromStdString(node_->admin_endpoint().ToString());
+    QVERIFY(loaded_.Start("window-node", dir_.filePath("node").toStdString(), "window-test-client",
+                          {kViewer}, {kOperator}));
+    address_ = loaded_.AdminAddress();
   }
 
   void cleanupTestCase() {
-    load_->Stop();
-    node_->Shutdown(std::chrono::milliseconds(500));
+    loaded_.Stop();
     QSettings().clear();
   }
 
@@ -136,7 +119,8 @@ class MainWindowTest : public QObject {
     window.show();
     QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
     QTRY_VERIFY_WITH_TIMEOUT(
-        window.slot_matrix_view()->Model()->RowOfClient(load_->client().client_id()) >= 0, 10000);
+        window.slot_matrix_view()->Model()->RowOfClient(loaded_.load->client().client_id()) >= 0,
+        10000);
     QCOMPARE(window.CurrentNode(), 0);
     QCOMPARE(window.NodeSelector()->currentText(), QString("window-node"));
     QVERIFY(!window.ReadOnly());
@@ -156,7 +140,8 @@ class MainWindowTest : public QObject {
     }
     // The slot matrix's detail list for the load client.
     window.Tabs()->setCurrentIndex(window.TabIndex("Slots"));
-    const int row = window.slot_matrix_view()->Model()->RowOfClient(load_->client().client_id());
+    const int row =
+        window.slot_matrix_view()->Model()->RowOfClient(loaded_.load->client().client_id());
     window.slot_matrix_view()->SelectClient(row);
     QCoreApplication::processEvents();
     QVERIFY(Save(&window, "console_slots_detail.png"));
@@ -499,8 +484,7 @@ class MainWindowTest : public QObject {
 
  private:
   QTemporaryDir dir_;
-  std::unique_ptr<railyard::node::Node> node_;
-  std::unique_ptr<railyard::load::LoadGenerator> load_;
+  railyard::ui::testing::LoadedNode loaded_;
   QString address_;
 };
 
