@@ -256,7 +256,7 @@ QVariant OverviewModel::headerData(int section, Qt::Orientation orientation, int
     case kRole:
       return tr("Role");
     case kStoreRole:
-      return tr("Store role");
+      return tr("Store\nrole");
     case kLag:
       return tr("Replication");
     case kRequests:
@@ -268,15 +268,15 @@ QVariant OverviewModel::headerData(int section, Qt::Orientation orientation, int
     case kRetries:
       return tr("Retries/s");
     case kP99:
-      return tr("Server p99 ms");
+      return tr("Server\np99 ms");
     case kClientP99:
-      return tr("Client p99 ms");
+      return tr("Client\np99 ms");
     case kSlots:
       return tr("Slots");
     case kIndexes:
       return tr("Indexes");
     case kBloom:
-      return tr("Bloom budget");
+      return tr("Bloom\nbudget");
     case kAge:
       return tr("Updated");
   }

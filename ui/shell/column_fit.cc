@@ -20,6 +20,7 @@ class ColumnFitter : public QObject {
     QHeaderView* header = table->horizontalHeader();
     for (int c = 0; c < header->count(); ++c) {
       measured_.append(header->sectionResizeMode(c) == QHeaderView::ResizeToContents);
+      dragged_.append(false);
       preferred_.append(header->sectionSize(c));
     }
     header->setSectionResizeMode(QHeaderView::Interactive);
@@ -32,6 +33,7 @@ class ColumnFitter : public QObject {
       if (!fitting_ && c >= 0 && c < preferred_.size() && c + 1 < preferred_.size()) {
         preferred_[c] = size;
         measured_[c] = false;
+        dragged_[c] = true;
       }
     });
     refit_.setSingleShot(true);
@@ -60,9 +62,11 @@ class ColumnFitter : public QObject {
     while (preferred_.size() < count) {
       preferred_.append(table_->horizontalHeader()->defaultSectionSize());
       measured_.append(false);
+      dragged_.append(false);
     }
     preferred_.resize(count);
     measured_.resize(count);
+    dragged_.resize(count);
     Remeasure();
   }
 
@@ -73,6 +77,11 @@ class ColumnFitter : public QObject {
     contents_.resize(preferred_.size());
     for (int c = 0; c < preferred_.size(); ++c) {
       contents_[c] = view->sizeHintForColumn(c);
+      // A column the user has not sized wants at least its contents and its heading, so a
+      // narrow starting width never elides names ("demo-...") while other columns have room.
+      if (measured_[c] || !dragged_[c]) {
+        preferred_[c] = std::max({preferred_[c], header->sectionSizeHint(c), contents_[c]});
+      }
       if (measured_[c]) preferred_[c] = std::max(header->sectionSizeHint(c), contents_[c]);
     }
     refit_.start();
@@ -99,7 +108,8 @@ class ColumnFitter : public QObject {
       for (int c : visible) {
         const QString heading =
             table_->model()->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
-        floor[c] = std::clamp(std::max(metrics.horizontalAdvance(heading) + 14, contents_.value(c)),
+        // size(), not horizontalAdvance(): headings may have two lines.
+        floor[c] = std::clamp(std::max(metrics.size(0, heading).width() + 14, contents_.value(c)),
                               kMinimumWidth, std::max(preferred_[c], kMinimumWidth));
         slack += std::max(preferred_[c], kMinimumWidth) - floor[c];
       }
@@ -141,6 +151,7 @@ class ColumnFitter : public QObject {
   QVector<int> preferred_;
   QVector<int> contents_;   // Each column's contents' width when rows last changed.
   QVector<bool> measured_;  // Sized to contents by the view: measured again when rows change.
+  QVector<bool> dragged_;   // Sized by the user: that width stands.
   QTimer refit_;
   bool fitting_ = false;
 };

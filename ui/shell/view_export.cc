@@ -78,7 +78,10 @@ QString ModelCsv(const QAbstractItemModel* model, const QTableView* table) {
   }
   QStringList fields;
   for (int c : columns) {
-    fields << CsvField(model->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString());
+    // Two-line headings ("Server\np99 ms") become one line.
+    fields << CsvField(model->headerData(c, Qt::Horizontal, Qt::DisplayRole)
+                           .toString()
+                           .replace(QLatin1Char('\n'), QLatin1Char(' ')));
   }
   QString csv = fields.join(QLatin1Char(',')) + QLatin1Char('\n');
   for (int r = 0; r < model->rowCount(); ++r) {

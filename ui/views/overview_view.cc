@@ -53,13 +53,13 @@ OverviewView::OverviewView(ClusterState* state, QWidget* parent)
   table_->setColumnWidth(OverviewModel::kState, 95);
   table_->setColumnWidth(OverviewModel::kRole, 95);
   table_->setColumnWidth(OverviewModel::kLag, 120);
-  // Never narrower than a column's heading (with room for the sort arrow), measured once; the
-  // last column stretches anyway.
+  // Never narrower than a column's heading (its widest line, with room for the sort arrow),
+  // measured once; the last column stretches anyway.
   const QFontMetrics heading_metrics(table_->horizontalHeader()->font());
   for (int c = 0; c + 1 < filter_->columnCount(); ++c) {
     const QString heading = filter_->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
     table_->setColumnWidth(
-        c, std::max(table_->columnWidth(c), heading_metrics.horizontalAdvance(heading) + 32));
+        c, std::max(table_->columnWidth(c), heading_metrics.size(0, heading).width() + 32));
   }
 
   auto* layout = new QVBoxLayout(this);
