@@ -29,6 +29,7 @@
 #include "core/trace/recording_reader.h"
 #include "tests/ui/loaded_node.h"
 #include "ui/actions/action_controller.h"
+#include "ui/models/overview_model.h"
 #include "ui/models/slot_matrix_model.h"
 #include "ui/shell/help_dialogs.h"
 #include "ui/shell/main_window.h"
@@ -40,6 +41,7 @@
 
 using railyard::ui::MainWindow;
 using railyard::ui::NodeHealth;
+using railyard::ui::OverviewModel;
 using railyard::ui::SlotMatrixModel;
 using railyard::ui::TokenStore;
 
@@ -104,6 +106,31 @@ class MainWindowTest : public QObject {
   void cleanupTestCase() {
     loaded_.Stop();
     QSettings().clear();
+  }
+
+  // The Nodes list reads in natural name order (backend-2 before backend-10), and a row picks the
+  // node it shows, not the node added at that position.
+  void nodeListIsInNaturalOrder() {
+    MainWindow::Options options;
+    options.use_keyring = false;
+    options.audit_path = dir_.filePath("audit-order.sqlite");
+    MainWindow window(options);
+    for (const auto& [port, name] :
+         {std::pair{"1", "backend-10"}, std::pair{"2", "backend-2"}, std::pair{"3", "backend-1"}}) {
+      QString error;
+      QVERIFY2(window.AddNode(QString("127.0.0.1:%1").arg(port), "", &error, name),
+               qPrintable(error));
+    }
+    QListView* list = window.NodeList();
+    QStringList shown;
+    for (int row = 0; row < list->model()->rowCount(); ++row) {
+      shown << list->model()->index(row, OverviewModel::kName).data().toString();
+    }
+    QCOMPARE(shown, QStringList({"backend-1", "backend-2", "backend-10"}));
+    list->setCurrentIndex(list->model()->index(2, OverviewModel::kName));
+    QCOMPARE(window.CurrentNode(), 0);  // backend-10 was added first.
+    window.SetCurrentNode(1);
+    QCOMPARE(list->currentIndex().data().toString(), QString("backend-2"));
   }
 
   void everyTabRendersALiveNode() {

@@ -251,8 +251,13 @@ void MainWindow::BuildViews() {
   }
 
   // The node list: every node with its health colour; selecting one drives the per-node views.
+  // In natural name order (backend-2 before backend-10), through a sorting proxy: rows of the
+  // list are not node indexes.
+  node_list_order_ = new OverviewFilterModel(this);
+  node_list_order_->setSourceModel(overview_->Model());
+  node_list_order_->sort(OverviewModel::kName, Qt::AscendingOrder);
   node_list_ = new QListView(this);
-  node_list_->setModel(overview_->Model());
+  node_list_->setModel(node_list_order_);
   node_list_->setModelColumn(OverviewModel::kName);
   node_list_->setUniformItemSizes(true);
   node_list_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -264,7 +269,7 @@ void MainWindow::BuildViews() {
   addDockWidget(Qt::LeftDockWidgetArea, nodes_dock);
   connect(node_list_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) {
-            if (current.isValid()) SetCurrentNode(current.row());
+            if (current.isValid()) SetCurrentNode(node_list_order_->mapToSource(current).row());
           });
   connect(overview_, &OverviewView::NodeSelected, this, &MainWindow::SetCurrentNode);
   connect(replication_, &ReplicationView::NodeSelected, this, &MainWindow::SetCurrentNode);
@@ -588,7 +593,8 @@ void MainWindow::SetCurrentNode(int node_index) {
     node_selector_->setCurrentIndex(node_index);
   }
   if (node_index >= 0) {
-    const QModelIndex row = overview_->Model()->index(node_index, OverviewModel::kName);
+    const QModelIndex row = node_list_order_->mapFromSource(
+        overview_->Model()->index(node_index, OverviewModel::kName));
     if (node_list_->currentIndex() != row) {
       const QSignalBlocker block(node_list_->selectionModel());
       node_list_->setCurrentIndex(row);

@@ -29,6 +29,7 @@ class ActionController;
 class BloomView;
 class CompactionView;
 class LiveSource;
+class OverviewFilterModel;
 class OverviewView;
 class Recorder;
 class ReplaySource;
@@ -201,6 +202,7 @@ class MainWindow : public QMainWindow {
   TimelineWidget* timeline_ = nullptr;
   QDockWidget* timeline_dock_ = nullptr;
   QListView* node_list_ = nullptr;
+  OverviewFilterModel* node_list_order_ = nullptr;  // Natural name order for node_list_.
   QComboBox* node_selector_ = nullptr;
   CompactionView* compaction_ = nullptr;
   BloomView* bloom_ = nullptr;
