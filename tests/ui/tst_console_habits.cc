@@ -396,8 +396,14 @@ class ConsoleHabitsTest : public QObject {
         QVERIFY(
             Save(&window,
                  QString("console_%1_%2x%3.png").arg(name).arg(size.width()).arg(size.height())));
+        // The slot matrix's totals rows stay under the matrix's columns at every size.
+        const QTableView* matrix = window.slot_matrix_view()->Matrix();
+        const QTableView* totals = window.slot_matrix_view()->Totals();
+        for (int c = 0; c < totals->model()->columnCount(); ++c) {
+          QCOMPARE(totals->columnWidth(c), matrix->columnWidth(c));
+        }
         for (QTableView* table : window.Tabs()->widget(i)->findChildren<QTableView*>()) {
-          if (table == window.slot_matrix_view()->Matrix() || !table->isVisible()) continue;
+          if (table == matrix || table == totals || !table->isVisible()) continue;
           QVERIFY2(!table->horizontalScrollBar()->isVisible(),
                    qPrintable(QString("%1 at %2x%3: viewport %4, columns need %5")
                                   .arg(name)

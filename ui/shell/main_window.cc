@@ -241,12 +241,12 @@ void MainWindow::BuildViews() {
   }
   setCentralWidget(central_);
   // Tables whose columns must stay in view at 1024 px and share out the width at 1600 px (the
-  // slot matrix sizes its own cells).
+  // slot matrix sizes its own cells, and its totals rows follow the matrix's columns).
   for (QWidget* page :
        {static_cast<QWidget*>(overview_), static_cast<QWidget*>(slots_),
         static_cast<QWidget*>(compaction_), static_cast<QWidget*>(replication_), audit}) {
     for (QTableView* table : page->findChildren<QTableView*>()) {
-      if (table != slots_->Matrix()) FitColumnsToWidth(table);
+      if (table != slots_->Matrix() && table != slots_->Totals()) FitColumnsToWidth(table);
     }
   }
 
