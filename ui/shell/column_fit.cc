@@ -28,6 +28,7 @@ class ColumnFitter : public QObject {
     table->setTextElideMode(Qt::ElideRight);
     table->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     table->viewport()->installEventFilter(this);
+    viewport_ = table->viewport();
     // A width the user drags a column to becomes its preferred width.
     connect(header, &QHeaderView::sectionResized, this, [this](int c, int, int size) {
       if (!fitting_ && c >= 0 && c < preferred_.size() && c + 1 < preferred_.size()) {
@@ -51,8 +52,10 @@ class ColumnFitter : public QObject {
   }
 
  protected:
+  // Compares pointers only: while the table is being destroyed its viewport still sends events,
+  // and the table's own methods must not be called then.
   bool eventFilter(QObject* watched, QEvent* event) override {
-    if (watched == table_->viewport() && event->type() == QEvent::Resize) refit_.start();
+    if (watched == viewport_ && event->type() == QEvent::Resize) refit_.start();
     return false;
   }
 
@@ -148,6 +151,7 @@ class ColumnFitter : public QObject {
   }
 
   QTableView* table_;
+  const QObject* viewport_ = nullptr;
   QVector<int> preferred_;
   QVector<int> contents_;   // Each column's contents' width when rows last changed.
   QVector<bool> measured_;  // Sized to contents by the view: measured again when rows change.

@@ -93,7 +93,8 @@ void IndexStackWidget::ClearSelection() {
 }
 
 void IndexStackWidget::SetSelection(const QVector<quint64>& ids) {
-  if (ids == selected_) return;
+  // Not QList's ==: in Qt 6.4 it passes a null pointer to memcmp for two empty lists (UBSan).
+  if (std::equal(ids.begin(), ids.end(), selected_.begin(), selected_.end())) return;
   selected_ = ids;
   update();
   Q_EMIT SelectionChanged();
