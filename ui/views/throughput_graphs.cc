@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "ui/views/cached_legend_item.h"
 #include "ui/views/plot_style.h"
 #include "ui/views/qcustomplot_include.h"
 
@@ -56,15 +57,13 @@ ThroughputGraphs::ThroughputGraphs(QCustomPlot* const* plots, Style style, const
   for (int i = 0; i < 5; ++i) {
     QCPGraph* graph = plots[kLines[i].plot]->addGraph();
     graph->setAdaptiveSampling(true);  // 15 minutes at 10 Hz stays cheap to draw.
+    graph->removeFromLegend();         // In case the plot adds new graphs to it.
     graphs_[i] = graph;
   }
   Restyle();
   Rename();
-  if (style_ == Style::kOverlaid) {
-    // The readout lists them; the legend would hold two lines per node.
-    rejections()->removeFromLegend();
-    p50()->removeFromLegend();
-  }
+  in_legend_ = false;
+  SetInLegend(true);
 }
 
 ThroughputGraphs::~ThroughputGraphs() {
@@ -87,11 +86,13 @@ void ThroughputGraphs::Append(const ThroughputModel::Series& series) {
     const double key = double(s.t_ms) / 1000.0;
     requests()->addData(key, s.requests_per_s);
     errors()->addData(key, s.errors_per_s);
+    had_errors_ = had_errors_ || s.errors_per_s > 0;
     rejections()->addData(key, s.rejections_per_s);
     p50()->addData(key, LatencyMs(s, s.p50_us));
     p99()->addData(key, LatencyMs(s, s.p99_us));
   }
   drawn_until_ms_ = series.back().t_ms;
+  UpdateVisibility();
   const double oldest = double(drawn_until_ms_ - ThroughputModel::kMaxWindowMs) / 1000.0;
   for (QCPGraph* g : graphs_) g->data()->removeBefore(oldest);
   first_ms_ = requests()->data()->isEmpty()
@@ -103,6 +104,7 @@ void ThroughputGraphs::Clear() {
   for (QCPGraph* g : graphs_) g->data()->clear();
   first_ms_ = -1;
   drawn_until_ms_ = -1;
+  had_errors_ = false;
 }
 
 int ThroughputGraphs::DrawnSamples() const { return requests()->data()->size(); }
@@ -143,6 +145,20 @@ void ThroughputGraphs::SetEmphasis(bool emphasis) {
   if (emphasis == emphasis_) return;
   emphasis_ = emphasis;
   Restyle();
+  UpdateVisibility();
+}
+
+void ThroughputGraphs::SetCrowded(bool crowded) {
+  if (crowded == crowded_) return;
+  crowded_ = crowded;
+  UpdateVisibility();
+}
+
+void ThroughputGraphs::UpdateVisibility() {
+  const bool all = style_ == Style::kAlone || !crowded_ || emphasis_;
+  errors()->setVisible(all || had_errors_);
+  rejections()->setVisible(all);
+  p50()->setVisible(all);
 }
 
 void ThroughputGraphs::SetInLegend(bool in) {
@@ -151,7 +167,7 @@ void ThroughputGraphs::SetInLegend(bool in) {
   for (int i = 0; i < 5; ++i) {
     const bool listed = style_ == Style::kAlone || (i != 2 && i != 3);
     if (in && listed) {
-      graphs_[i]->addToLegend();
+      CachedLegendItem::AddTo(graphs_[i]);
     } else {
       graphs_[i]->removeFromLegend();
     }

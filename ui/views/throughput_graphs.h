@@ -47,6 +47,10 @@ class ThroughputGraphs {
   bool InLegend() const { return in_legend_; }
   // Thicker lines for the node selected elsewhere in the console.
   void SetEmphasis(bool emphasis);
+  // Overlaid over many nodes, a node not emphasised draws only its main lines: requests/s, p99,
+  // and errors/s once it has had errors. Its rejections and p50 would add hundreds of lines that
+  // cannot be told apart at that density and cost most of a frame; the readout still lists them.
+  void SetCrowded(bool crowded);
 
   // The oldest and newest samples drawn (cluster ms); -1 when none.
   qint64 FirstMs() const { return first_ms_; }
@@ -65,12 +69,15 @@ class ThroughputGraphs {
  private:
   void Rename();
   void Restyle();
+  void UpdateVisibility();
 
   Style style_;
   QString node_name_;
   QColor color_;
   bool emphasis_ = false;
   bool in_legend_ = true;
+  bool crowded_ = false;
+  bool had_errors_ = false;  // Among the samples drawn.
   QCPGraph* graphs_[5];
   qint64 first_ms_ = -1;
   qint64 drawn_until_ms_ = -1;

@@ -103,6 +103,7 @@ ThroughputView::ThroughputView(ClusterState* state, QWidget* parent)
     // The same left and right margins on all three, so one time is one x on every chart.
     plot->axisRect()->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
     plot->legend->setVisible(true);
+    plot->setAutoAddPlottableToLegend(false);  // ThroughputGraphs adds its own entries.
     plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
     // A drag or a wheel turn means the user wants to look at a moment: stop scrolling.
     connect(plot, &QCustomPlot::mousePress, this, [this](QMouseEvent*) { following_ = false; });
@@ -240,6 +241,7 @@ void ThroughputView::UpdateTitle() {
 void ThroughputView::Rebuild() {
   sets_.clear();
   sources_.clear();
+  ranked_sets_ = 0;
   built_ = Shown();
   built_node_ = Node();
   if (built_ != Show::kEachNode) {
@@ -264,9 +266,11 @@ void ThroughputView::AppendNew() {
       sources_.push_back(node);
     }
   }
+  const bool crowded = built_ == Show::kEachNode && int(sets_.size()) > kCrowdedNodes;
   for (size_t i = 0; i < sets_.size(); ++i) {
-    sets_[i]->Append(model_->series(sources_[i]));
+    sets_[i]->SetCrowded(crowded);
     sets_[i]->SetEmphasis(built_ == Show::kEachNode && sources_[i] == selected_node_);
+    sets_[i]->Append(model_->series(sources_[i]));
   }
 }
 
@@ -351,19 +355,32 @@ void ThroughputView::UpdateLegends() {
     }
     return;
   }
-  // Overlaid: the busiest nodes now, and the selected one, have legend entries.
-  std::vector<size_t> order(sets_.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  auto now = [this](size_t i) {
-    const ThroughputModel::Series& s = model_->series(sources_[i]);
-    return s.empty() ? 0.0 : s.back().requests_per_s;
-  };
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return now(a) > now(b); });
-  for (size_t rank = 0; rank < order.size(); ++rank) {
-    const size_t i = order[rank];
-    const bool listed = rank < size_t(kMaxLegendNodes) || sources_[i] == selected_node_;
-    sets_[i]->SetInLegend(listed);
-    if (listed) sets_[i]->UpdateLegend(model_->Samples(sources_[i], from, to));
+  // Overlaid: the busiest nodes, and the selected one, have legend entries. Who is listed is
+  // decided again only every kLegendRerankMs (or on a new node, selection or jump back in time):
+  // rows that swap at 10 Hz cannot be read, and each swap re-lays the legend out.
+  qint64 newest = -1;
+  for (const auto& set : sets_) newest = std::max(newest, set->DrawnUntilMs());
+  const bool rerank = ranked_sets_ != sets_.size() || ranked_selected_ != selected_node_ ||
+                      newest < ranked_at_ms_ || newest - ranked_at_ms_ >= kLegendRerankMs;
+  if (rerank) {
+    ranked_sets_ = sets_.size();
+    ranked_selected_ = selected_node_;
+    ranked_at_ms_ = newest;
+    std::vector<size_t> order(sets_.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto now = [this](size_t i) {
+      const ThroughputModel::Series& s = model_->series(sources_[i]);
+      return s.empty() ? 0.0 : s.back().requests_per_s;
+    };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return now(a) > now(b); });
+    for (size_t rank = 0; rank < order.size(); ++rank) {
+      const size_t i = order[rank];
+      sets_[i]->SetInLegend(rank < size_t(kMaxLegendNodes) || sources_[i] == selected_node_);
+    }
+  }
+  for (size_t i = 0; i < sets_.size(); ++i) {
+    if (sets_[i]->InLegend()) sets_[i]->UpdateLegend(model_->Samples(sources_[i], from, to));
   }
 }
 

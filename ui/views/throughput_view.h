@@ -30,7 +30,8 @@ class ThroughputGraphs;
 // elsewhere drawn thicker), or the selected node alone, or the whole cluster.
 //
 // Each legend entry reads its series' current value and its mean and max over the visible range
-// (overlaid, for the kMaxLegendNodes busiest nodes and the selected one). Hovering any chart draws
+// (overlaid, for the kMaxLegendNodes busiest nodes, chosen again every kLegendRerankMs, and the
+// selected one). Hovering any chart draws
 // a crosshair on all three with a readout of that time and every shown series' value there.
 // Latency has a gap (not a line through zero) where a node served nothing, and the chart says so
 // when the data has no latency at all. Every chart marks the commands the shown nodes ran
@@ -51,6 +52,10 @@ class ThroughputView : public QWidget {
  public:
   enum class Show { kEachNode, kOneNode, kWholeCluster };
   static constexpr int kMaxLegendNodes = 8;
+  // Overlaid past this many nodes, only the selected one draws its rejections and p50.
+  static constexpr int kCrowdedNodes = 20;
+  // How long the overlaid legend keeps the nodes it lists (cluster time).
+  static constexpr qint64 kLegendRerankMs = 5 * 1000;
   // The narrowest window while following, so the first samples are not squeezed to a point.
   static constexpr qint64 kMinSpanMs = 10 * 1000;
 
@@ -152,6 +157,10 @@ class ThroughputView : public QWidget {
   bool syncing_ = false;
   bool applying_range_ = false;
   int replot_requests_ = 0;
+  // The overlaid legend's last ranking: over how many sets, for which selection, at what time.
+  size_t ranked_sets_ = 0;
+  int ranked_selected_ = ThroughputModel::kCluster;
+  qint64 ranked_at_ms_ = -1;
 };
 
 }  // namespace railyard::ui
