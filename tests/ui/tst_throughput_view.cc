@@ -143,6 +143,105 @@ class ThroughputViewTest : public QObject {
     QCOMPARE(listed, ThroughputView::kMaxLegendNodes);  // The busiest, not a hundred rows.
   }
 
+  void aCrowdedOverlayDrawsSecondaryLinesOnlyForTheSelectedNode() {
+    constexpr int kNodes = ThroughputView::kCrowdedNodes + 5;
+    ClusterState state;
+    for (int n = 0; n < kNodes; ++n) state.AddNode(QString("127.0.0.1:%1").arg(7000 + n));
+    ThroughputView view(&state);
+    view.resize(1000, 640);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.SetNode(5);
+    // Odd nodes have errors; nobody rejects anything.
+    for (int f = 0; f < 10; ++f) {
+      std::vector<ClusterState::Update> updates;
+      for (int n = 0; n < kNodes; ++n) {
+        auto t = Snapshot(uint64_t(f + 1), 100.0 + n, 200, 900);
+        t->mutable_throughput()->set_errors_per_s(n % 2);
+        updates.push_back({n, t, {}});
+      }
+      state.ApplyFrame(updates, kT0 + f * 100);
+    }
+    // A set per node, in node order: errors and rejections on the second plot, p50 and p99 on
+    // the third.
+    QCOMPARE(view.ErrorsPlot()->graphCount(), 2 * kNodes);
+    for (int n = 0; n < kNodes; ++n) {
+      const bool selected = n == 5;
+      QCOMPARE(view.RatesPlot()->graph(n)->visible(), true);
+      QCOMPARE(view.LatencyPlot()->graph(2 * n + 1)->visible(), true);     // p99
+      QCOMPARE(view.LatencyPlot()->graph(2 * n)->visible(), selected);     // p50
+      QCOMPARE(view.ErrorsPlot()->graph(2 * n + 1)->visible(), selected);  // rejections
+      // Errors once the node has had some: a line along zero for each of 25 nodes says nothing.
+      QCOMPARE(view.ErrorsPlot()->graph(2 * n)->visible(), selected || n % 2 == 1);
+    }
+    // Another selection moves the secondary lines with it.
+    view.SetNode(8);
+    QVERIFY(view.LatencyPlot()->graph(2 * 8)->visible());
+    QVERIFY(!view.LatencyPlot()->graph(2 * 5)->visible());
+    SaveScreenshot(&view, "throughput_overlay_crowded.png");
+
+    // A few nodes are not crowded: every line drawn.
+    ClusterState few;
+    for (int n = 0; n < 3; ++n) few.AddNode(QString("127.0.0.1:%1").arg(7000 + n));
+    ThroughputView small(&few);
+    small.resize(1000, 640);
+    small.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&small));
+    FeedNodes(&few, 3, 5);
+    for (int g = 0; g < small.LatencyPlot()->graphCount(); ++g) {
+      QVERIFY(small.LatencyPlot()->graph(g)->visible());
+      QVERIFY(small.ErrorsPlot()->graph(g)->visible());
+    }
+  }
+
+  void theOverlaidLegendKeepsItsNodesUntilTheNextRanking() {
+    constexpr int kNodes = 20;
+    ClusterState state;
+    for (int n = 0; n < kNodes; ++n) state.AddNode(QString("127.0.0.1:%1").arg(7000 + n));
+    ThroughputView view(&state);
+    view.resize(1000, 640);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    // Which nodes the requests/s legend lists (the rates plot has a graph per node, in order).
+    auto listed = [&view] {
+      std::set<int> nodes;
+      QCPLegend* legend = view.RatesPlot()->legend;
+      for (int i = 0; i < legend->itemCount(); ++i) {
+        auto* item = qobject_cast<QCPPlottableLegendItem*>(legend->item(i));
+        for (int n = 0; item && n < view.RatesPlot()->graphCount(); ++n) {
+          if (view.RatesPlot()->graph(n) == item->plottable()) nodes.insert(n);
+        }
+      }
+      return nodes;
+    };
+    // The busiest nodes change every frame (10 Hz): node n serves 100 + (7n + f) % 20.
+    auto rate = [](int n, int f) { return 100.0 + (7 * n + f) % kNodes; };
+    auto busiest = [&](int f) {
+      std::vector<int> order(kNodes);
+      for (int n = 0; n < kNodes; ++n) order[n] = n;
+      std::stable_sort(order.begin(), order.end(),
+                       [&](int a, int b) { return rate(a, f) > rate(b, f); });
+      return std::set<int>(order.begin(), order.begin() + ThroughputView::kMaxLegendNodes);
+    };
+    std::set<int> first;
+    const int frames_per_ranking = int(ThroughputView::kLegendRerankMs / 100);
+    for (int f = 0; f <= frames_per_ranking; ++f) {
+      std::vector<ClusterState::Update> updates;
+      for (int n = 0; n < kNodes; ++n)
+        updates.push_back({n, Snapshot(f + 1, rate(n, f), 1, 9), {}});
+      state.ApplyFrame(updates, kT0 + f * 100);
+      if (f == 0) {
+        first = listed();
+        QCOMPARE(first, busiest(0));
+      } else if (f < frames_per_ranking) {
+        QCOMPARE(listed(), first);  // Rows that swapped at 10 Hz could not be read.
+      } else {
+        QCOMPARE(listed(), busiest(f));  // Ranked again after kLegendRerankMs.
+      }
+    }
+    QVERIFY(busiest(frames_per_ranking) != first);  // Else the last check proved nothing.
+  }
+
   void theCrosshairReadsEverySeriesAtThatTimeOnAllThreePlots() {
     ClusterState state;
     for (int n = 0; n < 3; ++n) state.AddNode(QString("127.0.0.1:%1").arg(7000 + n));
