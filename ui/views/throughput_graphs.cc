@@ -57,13 +57,14 @@ ThroughputGraphs::ThroughputGraphs(QCustomPlot* const* plots, Style style, const
   for (int i = 0; i < 5; ++i) {
     QCPGraph* graph = plots[kLines[i].plot]->addGraph();
     graph->setAdaptiveSampling(true);  // 15 minutes at 10 Hz stays cheap to draw.
-    graph->removeFromLegend();         // In case the plot adds new graphs to it.
     graphs_[i] = graph;
   }
   Restyle();
   Rename();
+  // Overlaid, the view lists only some nodes: each removal re-lays the legend out, so a new set
+  // waits to be chosen rather than being added and removed again.
   in_legend_ = false;
-  SetInLegend(true);
+  if (style_ == Style::kAlone) SetInLegend(true);
 }
 
 ThroughputGraphs::~ThroughputGraphs() {

@@ -29,7 +29,9 @@ class ThroughputGraphs {
  public:
   enum class Style { kAlone, kOverlaid };
 
-  // `plots`: the three plots, in order.
+  // `plots`: the three plots, in order, not adding new graphs to their legends themselves
+  // (QCustomPlot::setAutoAddPlottableToLegend(false)): this adds its own entries. Alone, its
+  // lines start in the legends; overlaid, out of them until SetInLegend(true).
   ThroughputGraphs(QCustomPlot* const* plots, Style style, const QString& node_name,
                    const QColor& color);
   ~ThroughputGraphs();
