@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <optional>
 
+#include "app/parse_command_line.h"
 #include "core/node/config.h"
 #include "core/node/node.h"
 #include "core/rpc/signals.h"
@@ -192,7 +193,7 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("railyard-node ") + RAILYARD_VERSION);
   NodeFlags flags;
   AddNodeFlags(app, flags);
-  CLI11_PARSE(app, argc, argv);
+  if (auto exit_code = railyard::app::ParseCommandLine(app, argc, argv)) return *exit_code;
 
   railyard::config::NodeConfig config;
   if (!MakeConfig(flags, &config)) return 2;

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 #include <CLI/CLI.hpp>
 
+#include "app/parse_command_line.h"
 #include "app/railyardctl/admin_commands.h"
 #include "app/railyardctl/demo_command.h"
 #include "app/railyardctl/load_command.h"
@@ -33,7 +34,7 @@ int main(int argc, char** argv) {
   railyard::ctl::SimCommandOptions sim;
   CLI::App* sim_command = railyard::ctl::AddSimCommand(app, sim);
 
-  CLI11_PARSE(app, argc, argv);
+  if (auto exit_code = railyard::app::ParseCommandLine(app, argc, argv)) return *exit_code;
   spdlog::set_default_logger(spdlog::stderr_color_mt("railyardctl"));  // stdout is for results.
   spdlog::set_level(spdlog::level::from_str(log_level));
   if (demo_command->parsed()) return railyard::ctl::RunDemo(demo);

@@ -1,0 +1,72 @@
+// README's exit codes for the command-line programs: 0 for --help and --version, 2 for any usage
+// error (CLI11 alone exits with 105-109), with the reason on stderr.
+#include <QProcess>
+#include <QTest>
+
+namespace {
+
+struct Result {
+  int code = -1;
+  QString out, err;
+};
+
+Result Run(const QString& program, const QStringList& args) {
+  QProcess process;
+  process.start(program, args);
+  Result r;
+  if (!process.waitForFinished(20000)) {
+    process.kill();
+    process.waitForFinished(5000);
+    return r;
+  }
+  r.code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+  r.out = QString::fromUtf8(process.readAllStandardOutput());
+  r.err = QString::fromUtf8(process.readAllStandardError());
+  return r;
+}
+
+}  // namespace
+
+class ExitCodesTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void usageErrorsExitWithTwo_data() {
+    QTest::addColumn<QString>("program");
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<QString>("says");
+    QTest::newRow("ctl unknown flag")
+        << RAILYARDCTL << QStringList{"status", "--no-such-flag"} << "--no-such-flag";
+    QTest::newRow("ctl no subcommand") << RAILYARDCTL << QStringList{} << "subcommand";
+    QTest::newRow("ctl bad number")
+        << RAILYARDCTL << QStringList{"demo", "--nodes", "many"} << "many";
+    QTest::newRow("ctl out of range")
+        << RAILYARDCTL << QStringList{"demo", "--nodes", "0"} << "--nodes";
+    QTest::newRow("node unknown flag")
+        << RAILYARD_NODE << QStringList{"--no-such-flag"} << "--no-such-flag";
+    QTest::newRow("node missing value") << RAILYARD_NODE << QStringList{"--config"} << "--config";
+  }
+
+  void usageErrorsExitWithTwo() {
+    QFETCH(QString, program);
+    QFETCH(QStringList, args);
+    QFETCH(QString, says);
+    const Result r = Run(program, args);
+    QVERIFY2(r.code == 2, qPrintable(QString("exit %1, stderr: %2").arg(r.code).arg(r.err)));
+    QVERIFY2(r.err.contains(says), qPrintable(r.err));
+  }
+
+  void helpAndVersionExitWithZero() {
+    for (const QString& program : {QString(RAILYARDCTL), QString(RAILYARD_NODE)}) {
+      const Result help = Run(program, {"--help"});
+      QCOMPARE(help.code, 0);
+      QVERIFY(help.out.contains("--version"));
+      const Result version = Run(program, {"--version"});
+      QCOMPARE(version.code, 0);
+      QVERIFY2(version.out.startsWith("railyard"), qPrintable(version.out));
+    }
+  }
+};
+
+QTEST_GUILESS_MAIN(ExitCodesTest)
+#include "tst_exit_codes.moc"
