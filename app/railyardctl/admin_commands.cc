@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "app/railyardctl/json_line.h"
 #include "core/cluster/admin_client.h"
 #include "core/cluster/replication_names.h"
 
@@ -102,6 +103,18 @@ void PrintStatusRow(const std::string& name, const admin::Telemetry& t) {
   std::fputs(StatusRow(name, t).c_str(), stdout);
 }
 
+void PrintStatusJson(const std::string& name, const admin::Telemetry& telemetry) {
+  JsonLine().Add("node", name).Add("telemetry", telemetry).Print();
+}
+
+void PrintErrorJson(const std::string& name, const rpc::Status& status) {
+  JsonLine()
+      .Add("node", name)
+      .Add("error", status.ToString())
+      .Add("exit_code", int64_t{ExitFor(status)})
+      .Print();
+}
+
 void AddTargetOptions(CLI::App& command, AdminTarget& target) {
   cluster::AccessRequest& a = target.access;
   command.add_option("-n,--node", a.nodes, "Admin address host:port (repeatable)");
@@ -139,6 +152,11 @@ std::vector<CLI::App*> AddAdminCommands(CLI::App& app, AdminTarget& target) {
   for (const Spec& spec : specs) {
     CLI::App* command = app.add_subcommand(spec.name, spec.help);
     AddTargetOptions(*command, target);
+    if (std::string(spec.name) == "status") {
+      command->add_flag("--json", target.json,
+                        "One JSON object per node and line: {\"node\", \"telemetry\"} or "
+                        "{\"node\", \"error\", \"exit_code\"}");
+    }
     if (std::string(spec.name) == "compact") {
       command->add_option("--index", target.indexes,
                           "On-disk index to merge (repeatable, adjacent)");
@@ -155,14 +173,19 @@ int RunAdminCommand(const std::string& command, const AdminTarget& target) {
   if (int rc = ResolveAccess(target, &access); rc != kExitOk) return rc;
   const std::optional<cluster::AdminCommand> action = cluster::ParseAdminCommand(command);
   int worst = kExitOk;
-  if (!action) PrintStatusHeader();
+  const bool json = target.json && !action;
+  if (!action && !json) PrintStatusHeader();
   for (const cluster::NodeTarget& n : access.nodes) {
     cluster::AdminClient client(n.admin, access.token, "railyardctl", access.tls);
     rpc::Status s = client.Connect(std::chrono::seconds(2));
     if (s.ok() && !action) {
       admin::Telemetry telemetry;
       s = client.Telemetry(&telemetry);
-      if (s.ok()) PrintStatusRow(n.name, telemetry);
+      if (s.ok() && json) {
+        PrintStatusJson(n.name, telemetry);
+      } else if (s.ok()) {
+        PrintStatusRow(n.name, telemetry);
+      }
     } else if (s.ok()) {
       admin::AdminResponse response;
       s = client.Run(*action, target.indexes, &response);
@@ -170,6 +193,7 @@ int RunAdminCommand(const std::string& command, const AdminTarget& target) {
     }
     if (!s.ok()) {
       std::fprintf(stderr, "railyardctl: %s: %s\n", n.name.c_str(), s.ToString().c_str());
+      if (json) PrintErrorJson(n.name, s);
       worst = std::max(worst, ExitFor(s));
     }
   }

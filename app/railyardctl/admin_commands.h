@@ -24,6 +24,7 @@ inline constexpr int kExitUnreachable = 4;  // A node's admin service could not 
 struct AdminTarget {
   cluster::AccessRequest access;
   std::vector<uint64_t> indexes;  // compact only
+  bool json = false;              // One JSON object per node and line instead of a table.
 };
 
 // Resolves the target; prints the problem and returns kExitUsage if it cannot be.
@@ -36,6 +37,10 @@ int ExitFor(const rpc::Status& status);
 void PrintStatusHeader();
 void PrintStatusRow(const std::string& name, const admin::Telemetry& telemetry);
 std::string StatusRow(const std::string& name, const admin::Telemetry& telemetry);
+// The --json form of one node's status: {"node", "telemetry"} (protobuf's JSON mapping), or
+// {"node", "error", "exit_code"} when it could not be read.
+void PrintStatusJson(const std::string& name, const admin::Telemetry& telemetry);
+void PrintErrorJson(const std::string& name, const rpc::Status& status);
 
 // Registers status, drain, undrain, compact and flush; returns them so main can tell which ran.
 std::vector<CLI::App*> AddAdminCommands(CLI::App& app, AdminTarget& target);

@@ -12,6 +12,7 @@
 #include <memory>
 #include <thread>
 
+#include "app/railyardctl/json_line.h"
 #include "app/railyardctl/stop_signal.h"
 #include "core/cluster/telemetry_poller.h"
 #include "core/trace/recording_reader.h"
@@ -53,6 +54,40 @@ std::string FormatTime(int64_t unix_ms) {
   return std::string(text) + "." + std::to_string(1000 + unix_ms % 1000).substr(1) + "Z";
 }
 
+void PrintInspectJson(const std::string& file, const trace::RecordingReader& reader,
+                      const trace::TimeSpan* span, uint64_t snapshots,
+                      const std::vector<std::string>& nodes,
+                      const std::vector<trace::Event>& events) {
+  JsonLine line;
+  line.Add("file", file)
+      .Add("format", int64_t{reader.info().format_version})
+      .Add("writer", reader.info().writer);
+  if (span) line.Add("first_unix_ms", span->first_unix_ms).Add("last_unix_ms", span->last_unix_ms);
+  std::vector<JsonLine> event_lines;
+  for (const trace::Event& e : events) {
+    event_lines.push_back(JsonLine()
+                              .Add("unix_ms", e.unix_ms)
+                              .Add("node", e.node)
+                              .Add("kind", e.kind)
+                              .Add("detail", e.detail));
+  }
+  line.Add("snapshots", static_cast<int64_t>(snapshots))
+      .Add("nodes", nodes)
+      .Add("events", event_lines)
+      .Print();
+}
+
+// One node's row of a `watch --json` round.
+JsonLine WatchJson(int round, int64_t unix_ms, const std::string& node) {
+  return JsonLine().Add("round", int64_t{round}).Add("unix_ms", unix_ms).Add("node", node);
+}
+
+int64_t UnixMsNow() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 }  // namespace
 
 CLI::App* AddRecordCommand(CLI::App& app, RecordOptions& o) {
@@ -72,6 +107,9 @@ CLI::App* AddRecordCommand(CLI::App& app, RecordOptions& o) {
 CLI::App* AddInspectCommand(CLI::App& app, InspectOptions& o) {
   CLI::App* inspect = app.add_subcommand("inspect", "Describe a recording: nodes, span, events");
   inspect->add_option("file", o.file, "Recording file")->required()->check(CLI::ExistingFile);
+  inspect->add_flag("--json", o.json,
+                    "One JSON object: file, format, writer, first_unix_ms, last_unix_ms, "
+                    "snapshots, nodes, events");
   return inspect;
 }
 
@@ -83,6 +121,9 @@ CLI::App* AddWatchCommand(CLI::App& app, WatchOptions& o) {
       ->capture_default_str();
   watch->add_option("--count", o.count, "Refreshes before exiting (0: until Ctrl-C)")
       ->check(CLI::Range(0, 1000000));
+  watch->add_flag("--json", o.json,
+                  "Each refresh as one JSON object per node and line (railyardctl status --json's, "
+                  "plus round and unix_ms)");
   return watch;
 }
 
@@ -168,6 +209,10 @@ int RunInspect(const InspectOptions& o) {
     std::fprintf(stderr, "railyardctl: %s\n", s.ToString().c_str());
     return kExitFailed;
   }
+  if (o.json) {
+    PrintInspectJson(o.file, *reader, span_status.ok() ? &span : nullptr, count, nodes, events);
+    return kExitOk;
+  }
   std::printf("recording %s (format %d, written by %s)\n", o.file.c_str(),
               reader->info().format_version, reader->info().writer.c_str());
   if (span_status.ok()) {
@@ -201,31 +246,48 @@ int RunWatch(const WatchOptions& o) {
     if (round > 0) stop.SleepFor(std::chrono::milliseconds(o.interval_ms));
     std::vector<std::string> rows(access.nodes.size());
     worst = kExitOk;
+    const int64_t now_ms = UnixMsNow();
     for (const cluster::PollResult& r : poller->PollRound()) {
       const std::string& name = access.nodes[static_cast<size_t>(r.id)].name;
-      if (r.status.ok()) {
+      if (r.status.ok() && o.json) {
+        rows[static_cast<size_t>(r.id)] =
+            WatchJson(round, now_ms, name).Add("telemetry", *r.telemetry).Text() + "\n";
+      } else if (r.status.ok()) {
         rows[static_cast<size_t>(r.id)] = StatusRow(name, *r.telemetry);
       } else {
         char row[1024];
         std::snprintf(row, sizeof(row), "%-22s %s%s\n", name.c_str(), r.status.ToString().c_str(),
                       r.paused ? kNotAskedAgain : "");
         rows[static_cast<size_t>(r.id)] = row;
+        if (o.json) {
+          rows[static_cast<size_t>(r.id)] = WatchJson(round, now_ms, name)
+                                                .Add("error", r.status.ToString())
+                                                .Add("exit_code", int64_t{ExitFor(r.status)})
+                                                .Add("asked_again", r.paused ? "no" : "yes")
+                                                .Text() +
+                                            "\n";
+        }
         last_error[static_cast<size_t>(r.id)] = r.status.ToString();
         if (r.paused) paused[static_cast<size_t>(r.id)] = true;
         worst = std::max(worst, ExitFor(r.status));
       }
     }
-    if (tty) std::printf("\033[H\033[2J");
-    PrintStatusHeader();
+    if (tty && !o.json) std::printf("\033[H\033[2J");
+    if (!o.json) PrintStatusHeader();
     for (size_t i = 0; i < rows.size(); ++i) {
       // A node backing off after a failure has no news this round: its last problem stands.
-      if (rows[i].empty() && paused[i]) {
+      if (rows[i].empty()) worst = std::max(worst, paused[i] ? kExitRefused : kExitUnreachable);
+      if (rows[i].empty() && o.json) {
+        WatchJson(round, now_ms, access.nodes[i].name)
+            .Add("error", last_error[i])
+            .Add("exit_code", int64_t{paused[i] ? kExitRefused : kExitUnreachable})
+            .Add("asked_again", paused[i] ? "no" : "yes")
+            .Print();
+      } else if (rows[i].empty() && paused[i]) {
         std::printf("%-22s %s%s\n", access.nodes[i].name.c_str(), last_error[i].c_str(),
                     kNotAskedAgain);
-        worst = std::max(worst, kExitRefused);
       } else if (rows[i].empty()) {
         std::printf("%-22s %s (retrying)\n", access.nodes[i].name.c_str(), last_error[i].c_str());
-        worst = std::max(worst, kExitUnreachable);
       } else {
         std::fputs(rows[i].c_str(), stdout);
       }

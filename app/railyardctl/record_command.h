@@ -19,12 +19,14 @@ struct RecordOptions {
 
 struct InspectOptions {
   std::string file;
+  bool json = false;  // The description as one JSON object.
 };
 
 struct WatchOptions {
   AdminTarget target;
   int interval_ms = 1000;
-  int count = 0;  // Refreshes before exiting; 0: until Ctrl-C.
+  int count = 0;      // Refreshes before exiting; 0: until Ctrl-C.
+  bool json = false;  // Each refresh as JSON lines, one per node, instead of a redrawn table.
 };
 
 CLI::App* AddRecordCommand(CLI::App& app, RecordOptions& options);

@@ -1,5 +1,6 @@
 // A 3-node cluster of real railyard-node processes on loopback, load from a Boxcar client, and
 // railyardctl as operators run it: drain, SIGKILL and restart, compaction, tokens.
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
@@ -373,6 +374,58 @@ class ClusterTest : public QObject {
     QCOMPARE(Ctl({"inspect", recording}, &out), 0);
     QVERIFY(out.contains("nodes (3): node0 node1 node2"));
     QVERIFY(out.contains("drain"));
+    // The same for scripts: one JSON object.
+    QCOMPARE(Ctl({"inspect", recording, "--json"}, &out), 0);
+    const QJsonObject inspected = QJsonDocument::fromJson(out.trimmed().toUtf8()).object();
+    QCOMPARE(inspected["nodes"].toArray().size(), 3);
+    QCOMPARE(inspected["nodes"].toArray()[2].toString(), QString("node2"));
+    QCOMPARE(inspected["snapshots"].toDouble(), double(snapshots));
+    QCOMPARE(inspected["last_unix_ms"].toDouble(), double(last_time));
+    const QJsonArray events_json = inspected["events"].toArray();
+    QCOMPARE(events_json.size(), 2);
+    QCOMPARE(events_json[0].toObject()["kind"].toString(), QString("drain"));
+    QCOMPARE(events_json[0].toObject()["node"].toString(), QString("node1"));
+  }
+
+  void statusAndWatchPrintJsonLinesForScripts() {
+    QStringList target{"--token", kViewer};
+    for (const auto& n : nodes_) target << "-n" << QString::fromStdString(n->admin().ToString());
+    // Each line one node's JSON object (stderr's messages are not JSON objects).
+    auto objects = [](const QString& out) {
+      std::vector<QJsonObject> lines;
+      for (const QString& line : out.split('\n')) {
+        if (line.startsWith('{')) lines.push_back(QJsonDocument::fromJson(line.toUtf8()).object());
+      }
+      return lines;
+    };
+    QString out;
+    QCOMPARE(Ctl(QStringList{"status", "--json"} + target, &out), 0);
+    std::vector<QJsonObject> lines = objects(out);
+    QCOMPARE(lines.size(), nodes_.size());
+    for (size_t i = 0; i < lines.size(); ++i) {
+      QCOMPARE(lines[i]["node"].toString(), QString::fromStdString(nodes_[i]->admin().ToString()));
+      const QJsonObject telemetry = lines[i]["telemetry"].toObject();
+      QCOMPARE(telemetry["state"].toString(), QString("NODE_SERVING"));  // Enums by name.
+      QVERIFY(telemetry.contains("throughput"));
+    }
+
+    QCOMPARE(
+        Ctl(QStringList{"watch", "--json", "--count", "2", "--interval-ms", "100"} + target, &out),
+        0);
+    lines = objects(out);
+    QCOMPARE(lines.size(), 2 * nodes_.size());  // A line per node and round; no table.
+    QCOMPARE(lines.back()["round"].toDouble(), 1.0);
+    QVERIFY(lines.back()["unix_ms"].toDouble() > 1.6e12);
+    QVERIFY(!out.contains("\033[H"));
+
+    // A node that is gone has its own line, with the reason and the exit code it earned.
+    nodes_[2]->Kill();
+    QCOMPARE(Ctl(QStringList{"status", "--json"} + target, &out), 4);
+    lines = objects(out);
+    QCOMPARE(lines.size(), nodes_.size());
+    QVERIFY(lines[0].contains("telemetry"));
+    QVERIFY2(!lines[2]["error"].toString().isEmpty(), qPrintable(out));
+    QCOMPARE(lines[2]["exit_code"].toDouble(), 4.0);
   }
 
   void sigtermDrainsFlushesAndExitsCleanly() {
