@@ -3,7 +3,6 @@
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QImage>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
@@ -106,8 +105,7 @@ class StorageViewsTest : public QObject {
     QCOMPARE(model.Indexes().size(), 3);
     QCOMPARE(model.Indexes()[0].entries, quint64{250});
     QCOMPARE(model.Indexes()[2].entries, quint64{2000});
-    QCOMPARE(view.findChild<QProgressBar*>()->value(), 200);
-    QCOMPARE(view.findChild<QProgressBar*>()->maximum(), 500);
+    QCOMPARE(view.IndexStack()->MemoryText(), QString("memory  200 / 500"));
     QCOMPARE(timeline->rowCount(), int(model.Compactions().size()));
     QVERIFY(timeline->rowCount() >= 7);  // Seven flushes, some merging.
     QCOMPARE(timeline->columnCount(), 6);
