@@ -465,9 +465,10 @@ class StorageViewsTest : public QObject {
     QCOMPARE(view.ErrorsPlot()->graph(0)->name(), QString("errors/s   now 0  mean 0  max 0"));
     // Latency: the mean and max of the samples with traffic; "now" has none.
     QCOMPARE(view.LatencyPlot()->graph(1)->name(),
-             QString("p99   now \u2013  mean 3.00  max 4.50"));
+             QString("p99   now \u2013  mean 3.00 ms  max 4.50 ms"));
+    // Below a millisecond in µs, not "0.25" (ms).
     QCOMPARE(view.LatencyPlot()->graph(0)->name(),
-             QString("p50   now \u2013  mean 0.25  max 0.25"));
+             QString("p50   now \u2013  mean 250 \u00b5s  max 250 \u00b5s"));
     SaveScreenshot(&view, "throughput_legend.png");
   }
 
