@@ -306,7 +306,8 @@ class WorkloadRecording {
   std::mutex mu_;
 };
 
-// --admin-listen: serves the generator's pool and throughput as a client's telemetry. Sets
+// --admin-listen: serves the generator's pools (read and write, as one) and throughput as a
+// client's telemetry. Sets
 // *admin (left null without the flag); false (having said why) if it cannot start.
 bool StartTelemetry(const LoadCommandOptions& o, load::LoadGenerator& generator,
                     std::unique_ptr<node::AdminService>* admin) {
@@ -330,8 +331,11 @@ bool StartTelemetry(const LoadCommandOptions& o, load::LoadGenerator& generator,
   }
   *admin = node::MakeClientAdminService(
       admin_options,
+      // One identity: the write client shares the read client's id, so both pools are one.
       [&generator, name = o.load.client_name] {
-        return std::vector<node::NamedPool>{{name, generator.client().Snapshot()}};
+        std::vector<rpc::PoolSnapshot> pools{generator.client().Snapshot()};
+        if (rpc::Client* writes = generator.write_client()) pools.push_back(writes->Snapshot());
+        return std::vector<node::NamedPool>{{name, node::MergePools(std::move(pools))}};
       },
       // The generator's own per-method view too, as before pools carried client figures.
       [&generator](admin::Telemetry* t) {
@@ -418,7 +422,8 @@ CLI::App* AddLoadCommand(CLI::App& app, LoadCommandOptions& o) {
       ->check(CLI::Range(100, 60000))
       ->capture_default_str();
   load->add_option("--admin-listen", o.admin_listen,
-                   "Expose this client's telemetry (its pool and client-seen rates, rejections, "
+                   "Expose this client's telemetry (its pool, read and write clients as one, and "
+                   "client-seen rates, rejections, "
                    "retries and latency) on host:port (e.g. 127.0.0.1:0). Without the two "
                    "--admin-*-token-file flags it is open: any caller may read it, with or "
                    "without a token");

@@ -105,6 +105,8 @@ class LoadGenerator {
   // The read client (the only one without an updater); the write client shares its client id, so
   // a node's slot table names both alike.
   rpc::Client& client() { return *client_; }
+  // The write client (LoadOptions::updater set), else null: telemetry reports both as one pool.
+  rpc::Client* write_client() { return write_client_.get(); }
   const base::MethodStats& stats() const { return stats_; }
   // The name its connections give servers (LoadOptions::client_name).
   const std::string& client_name() const { return options_.client_name; }

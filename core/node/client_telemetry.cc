@@ -1,5 +1,6 @@
 #include "core/node/client_telemetry.h"
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 
@@ -57,6 +58,54 @@ void FillPool(const rpc::PoolSnapshot& pool, const std::string& client_name,
   out->set_subset_mode(std::string(balance::SubsetModeName(pool.subset_mode)));
   for (uint32_t server : pool.subset) out->add_subset(server);
   for (const std::string& address : pool.server_addresses) out->add_servers(address);
+}
+
+rpc::PoolSnapshot MergePools(std::vector<rpc::PoolSnapshot> pools) {
+  rpc::PoolSnapshot merged = std::move(pools.front());
+  for (size_t p = 1; p < pools.size(); ++p) {
+    const rpc::PoolSnapshot& other = pools[p];
+    // The other pool's server indices, in the merged server list.
+    std::vector<uint32_t> index(other.server_addresses.size());
+    for (size_t i = 0; i < other.server_addresses.size(); ++i) {
+      const auto& all = merged.server_addresses;
+      const auto at = std::find(all.begin(), all.end(), other.server_addresses[i]);
+      index[i] = static_cast<uint32_t>(at - all.begin());
+      if (at == all.end()) merged.server_addresses.push_back(other.server_addresses[i]);
+    }
+    merged.capacity += other.capacity;
+    for (rpc::PoolEntrySnapshot entry : other.entries) {
+      if (entry.server < index.size()) entry.server = index[entry.server];
+      merged.entries.push_back(std::move(entry));
+    }
+    rpc::ClientCounters& c = merged.counters;
+    c.requests += other.counters.requests;
+    c.retries += other.counters.retries;
+    c.rejections += other.counters.rejections;
+    c.replacements += other.counters.replacements;
+    c.failures += other.counters.failures;
+    c.connects += other.counters.connects;
+    c.connect_failures += other.counters.connect_failures;
+    c.retries_refused += other.counters.retries_refused;
+    rpc::ClientThroughput& t = merged.throughput;
+    const rpc::ClientThroughput& o = other.throughput;
+    const double total = t.requests_per_s + o.requests_per_s;
+    t.p50_us = total > 0 ? (t.p50_us * t.requests_per_s + o.p50_us * o.requests_per_s) / total
+                         : std::max(t.p50_us, o.p50_us);
+    t.p99_us = std::max(t.p99_us, o.p99_us);
+    t.max_us = std::max(t.max_us, o.max_us);
+    t.requests_per_s = total;
+    t.errors_per_s += o.errors_per_s;
+    t.rejections_per_s += o.rejections_per_s;
+    t.retries_per_s += o.retries_per_s;
+    if (merged.last_connect_failure.empty())
+      merged.last_connect_failure = other.last_connect_failure;
+  }
+  // Best first across the pools, as one pool lists them.
+  std::stable_sort(merged.entries.begin(), merged.entries.end(),
+                   [](const rpc::PoolEntrySnapshot& a, const rpc::PoolEntrySnapshot& b) {
+                     return a.slot < b.slot;
+                   });
+  return merged;
 }
 
 std::unique_ptr<AdminService> MakeClientAdminService(AdminOptions options, PoolSource pools,

@@ -20,6 +20,15 @@ namespace railyard::node {
 void FillPool(const rpc::PoolSnapshot& pool, const std::string& client_name,
               const std::string& policy, admin::ClientPool* out);
 
+// One identity for a process whose calls go through several rpc::Clients sharing one client id
+// (`railyardctl load` with an updater: a read client and a write client), so a console sees one
+// pool and counts nothing twice: capacities, entries (their servers renumbered into one list,
+// each address once), counters and rates summed. Latency cannot be summed: p50 is the
+// request-weighted mean of the pools' p50s (between them, as the merged median is), p99 and max
+// the larger (an upper bound on the merged ones). Policy, its state and the subset are the first
+// pool's (the others balance nothing). `pools` must not be empty; one pool comes back as it is.
+rpc::PoolSnapshot MergePools(std::vector<rpc::PoolSnapshot> pools);
+
 // One client pool of the process, as its telemetry names it.
 struct NamedPool {
   std::string client_name;

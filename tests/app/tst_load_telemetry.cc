@@ -1,7 +1,8 @@
 // `railyardctl load --admin-listen` as a console sees it, with real processes: its telemetry
 // carries the client's own figures (rate, POOL_EXHAUSTED rejections, client-seen latency) under
 // a real load on a real node, and its admin service takes tokens as a node's does: the token
-// files it was given, or, with none, any caller whatever token it presents (bug B21).
+// files it was given, or, with none, any caller whatever token it presents (bug B21). With an
+// updater and a replica, its read and write clients are one pool (one identity).
 #include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
@@ -17,23 +18,20 @@ namespace {
 
 constexpr char kViewer[] = "load-viewer-token";
 constexpr char kOperator[] = "load-operator-token";
+constexpr char kReplication[] = "load-telemetry-replication";
 
 // A load of many callers on a pool of one connection, so POOL_EXHAUSTED happens all the time.
 class LoadProcess {
  public:
   bool Start(uint16_t service_port, const QStringList& extra) {
-    QStringList args = {"load",
-                        "-s",
-                        QString("127.0.0.1:%1").arg(service_port),
-                        "--pool-size",
-                        "1",
-                        "--concurrency",
-                        "16",
-                        "--duration-s",
-                        "120",
-                        "--admin-listen",
-                        "127.0.0.1:0"};
-    args << extra;
+    return StartWith(QStringList{"-s", QString("127.0.0.1:%1").arg(service_port), "--pool-size",
+                                 "1", "--concurrency", "16"} +
+                     extra);
+  }
+  // `railyardctl load` with these targets and flags, for up to 120 s, its telemetry served.
+  bool StartWith(const QStringList& flags) {
+    QStringList args = {"load", "--duration-s", "120", "--admin-listen", "127.0.0.1:0"};
+    args << flags;
     process_.start(RAILYARDCTL, args);
     if (!process_.waitForStarted(5000)) return false;
     // "load: telemetry on 127.0.0.1:PORT" on stderr once the admin service listens.
@@ -49,7 +47,9 @@ class LoadProcess {
     if (port_ == 0) qWarning("railyardctl load said: %s", qPrintable(err));
     return port_ != 0;
   }
-  ~LoadProcess() {
+  ~LoadProcess() { Stop(); }
+  void Stop() {
+    if (process_.state() == QProcess::NotRunning) return;
     process_.terminate();
     if (!process_.waitForFinished(15000)) process_.kill();
   }
@@ -127,6 +127,76 @@ class LoadTelemetryTest : public QObject {
     QVERIFY(load.Ask(kViewer, &t).ok());
     QCOMPARE(load.Ask("", &t).code(), rpc::Code::kUnauthenticated);
     QCOMPARE(load.Ask("wrong", &t).code(), rpc::Code::kUnauthenticated);
+  }
+
+  // With an updater, the load runs a write client beside its read client, with the same client
+  // id; its telemetry reported the read pool only, so the writes' figures were nowhere. Now both
+  // are one pool: one identity, each connection listed once, the figures of both.
+  void readAndWritePoolsAreOneIdentity() {
+    auto open = [this](const char* name, const std::string& follow) {
+      node::NodeOptions options;
+      options.name = name;
+      options.data_dir = dir_.filePath(name).toStdString();
+      options.io_threads = 1;
+      options.worker_threads = 2;
+      options.replication.replica = !follow.empty();
+      options.replication.follow = follow;
+      options.replication.tokens = {kReplication};
+      std::unique_ptr<node::Node> node;
+      return node::Node::Open(options, &node).ok() ? std::move(node) : nullptr;
+    };
+    std::unique_ptr<node::Node> updater = open("rw-updater", "");
+    QVERIFY(updater);
+    std::unique_ptr<node::Node> replica = open("rw-replica", updater->endpoint().ToString());
+    QVERIFY(replica);
+    const QString updater_address = QString::fromStdString(updater->endpoint().ToString());
+    const QString replica_address = QString::fromStdString(replica->endpoint().ToString());
+    LoadProcess load;
+    QVERIFY(load.StartWith({"--updater", updater_address, "--read", replica_address,
+                            "--read-fraction", "0.5", "--pool-size", "2", "--concurrency", "4"}));
+    // Both pools full and both sides served: writes on the updater, reads on the replica.
+    admin::Telemetry t;
+    auto entries_on = [&t](const QString& address) {
+      int n = 0;
+      for (const admin::PoolEntry& e : t.pools(0).entries())
+        n += e.server() == address.toStdString() ? 1 : 0;
+      return n;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(
+        load.Ask("", &t).ok() && t.pools_size() == 1 && entries_on(updater_address) == 2 &&
+            entries_on(replica_address) == 2 && t.pools(0).throughput().requests_per_s() > 0,
+        20000);
+    const admin::ClientPool& pool = t.pools(0);
+    QCOMPARE(pool.capacity(), 4u);
+    QCOMPARE(pool.entries_size(), 4);
+    // Each server once in the pool's server list, whatever pool it came from.
+    QCOMPARE(pool.servers_size(), 2);
+    for (const admin::PoolEntry& e : pool.entries()) {
+      QVERIFY(e.server_index() < uint32_t(pool.servers_size()));
+      QCOMPARE(pool.servers(int(e.server_index())), e.server());
+    }
+    // The updater's slot table names the same client, with as many connections as the pool lists.
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+          const admin::Telemetry u = updater->Snapshot();
+          int held = 0;
+          for (const admin::SlotEntry& e : u.slots())
+            held += e.client_id() == pool.client_id() ? 1 : 0;
+          return held == 2;
+        }(),
+        10000);
+    // The writes' calls are in the figures: more calls started than the read client alone made.
+    const admin::Telemetry served = updater->Snapshot();
+    QVERIFY(served.throughput().requests_per_s() > 0);
+    QVERIFY(pool.counters().requests() > 0);
+    uint64_t written = 0;
+    for (const admin::PoolEntry& e : pool.entries()) {
+      if (e.server() == updater_address.toStdString()) written += e.requests();
+    }
+    QVERIFY2(written > 0, "the write pool's requests are reported");
+    load.Stop();
+    replica->Shutdown(std::chrono::milliseconds(200));
+    updater->Shutdown(std::chrono::milliseconds(200));
   }
 
   void helpSaysTheEndpointIsOpenWithoutTokenFiles() {

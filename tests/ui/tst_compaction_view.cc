@@ -109,7 +109,32 @@ class CompactionViewTest : public QObject {
     AddIndex(t.get(), 3, 500);
     Apply(state, a, t);
     QVERIFY(view.IndexStack()->EmptyText().isEmpty());
-    QVERIFY(view.findChild<QProgressBar*>()->isVisible());
+    QCOMPARE(view.IndexStack()->MemoryText(), QString("memory  0 / 1,000"));
+  }
+
+  // The in-memory index is drawn once, as the stack's top row: no second progress bar above it
+  // saying the same (both were shown before).
+  void theMemtableIsShownOnce() {
+    ClusterState state;
+    const int a = state.AddNode("127.0.0.1:1", "node1");
+    TelemetryPtr t = MakeTelemetry("node1", 100000);
+    t->mutable_storage()->set_memtable_entries(300);
+    AddIndex(t.get(), 8, 100);
+    AddIndex(t.get(), 7, 2000);
+    Apply(state, a, t);
+    CompactionView view(&state);
+    view.resize(900, 500);
+    view.SetNode(a);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(view.findChildren<QProgressBar*>().isEmpty());
+    const QList<QLabel*> labels = view.findChildren<QLabel*>();
+    QVERIFY(std::none_of(labels.begin(), labels.end(), [](QLabel* l) {
+      return l->isVisible() && l->text().contains("In memory");
+    }));
+    QCOMPARE(view.IndexStack()->MemoryText(), QString("memory  300 / 1,000"));
+    QVERIFY(view.IndexStack()->BarRect(-1).isValid());
+    SaveScreenshot(&view, "compaction_view_memtable_once.png");
   }
 
   // Rows keep their place as indexes appear: the oldest stays at the bottom, and hover and

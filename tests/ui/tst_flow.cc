@@ -20,6 +20,7 @@
 #include "ui/models/flow_model.h"
 #include "ui/sources/live_source.h"
 #include "ui/sources/replay_source.h"
+#include "ui/views/flow_legend.h"
 #include "ui/views/flow_view.h"
 
 using railyard::admin::Telemetry;
@@ -487,6 +488,56 @@ class FlowTest : public QObject {
     const QImage image = view.Canvas()->grab().toImage();
     QCOMPARE(image.pixelColor(2, 2), QColor(0x20, 0x20, 0x24));
     SaveScreenshot(&view, "flow_5x4_one_drained_dark.png");
+  }
+
+  // At 1024 px the legend was one long row cut at the right, and busy connections showed only in
+  // tooltips: now the legend wraps so every entry is whole, and a busy edge has a mark the legend
+  // explains.
+  void theLegendFitsAt1024AndExplainsTheBusyMark() {
+    ClusterState state;
+    FlowView view(&state);
+    view.resize(1024, 700);
+    HandCluster cluster;
+    cluster.Declare(&state);
+    cluster.Apply(&state);
+    for (int f = 0; f < 10; ++f) cluster.Step(&state, [](int, int) { return quint64(1000); });
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    for (int width : {1024, 800, 600}) {  // 600: the tab beside the node list at 1024.
+      view.resize(width, 700);
+      QTRY_COMPARE(view.Legend()->width(), width - 8);  // The layout's margins.
+      const QWidget* legend = view.Legend();
+      QStringList labels;
+      for (const auto& entry : view.Legend()->Entries()) {
+        labels << entry.label;
+        QVERIFY2(legend->rect().contains(entry.rect),
+                 qPrintable(QString("%1 px: \"%2\" at %3..%4, legend %5 x %6")
+                                .arg(width)
+                                .arg(entry.label)
+                                .arg(entry.rect.left())
+                                .arg(entry.rect.right())
+                                .arg(legend->width())
+                                .arg(legend->height())));
+      }
+      QVERIFY2(labels.contains("busy connections"), qPrintable(labels.join(", ")));
+    }
+    view.resize(1024, 700);
+    QTRY_COMPARE(view.Legend()->width(), 1024 - 8);
+    QVERIFY(view.Legend()->accessibleDescription().contains("busy connections"));
+
+    // client-1 keeps its connections busy, client-2 does not.
+    const FlowModel* model = view.Model();
+    const FlowModel::Edge* busy = model->FindEdge("client-1", "backend-1");
+    const FlowModel::Edge* idle = model->FindEdge("client-2", "backend-1");
+    QVERIFY(busy && idle && busy->busy > 0 && idle->busy == 0);
+    const auto index_of = [model](const FlowModel::Edge* e) { return int(e - &model->Edges()[0]); };
+    const railyard::ui::FlowCanvas* canvas = view.Canvas();
+    QVERIFY(canvas->BusyMarkPoint(index_of(idle)).isNull());
+    const QPointF mark = canvas->BusyMarkPoint(index_of(busy));
+    QVERIFY(!mark.isNull());
+    const QImage image = view.Canvas()->grab().toImage();
+    QCOMPARE(image.pixelColor(mark.toPoint()), canvas->palette().color(QPalette::Text));
+    SaveScreenshot(&view, "flow_legend_1024.png");
   }
 
   void aHundredNodesKeepTheirNamesLegible() {

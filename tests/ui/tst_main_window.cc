@@ -497,7 +497,7 @@ class MainWindowTest : public QObject {
     TokenStore store(true);
     QTRY_VERIFY_WITH_TIMEOUT(store.backend() != TokenStore::Backend::kProbing, 5000);
     if (store.backend() == TokenStore::Backend::kMemory) {
-      QVERIFY(store.BackendDescription().contains("memory only"));
+      QVERIFY(store.BackendDescription().contains("this session only"));
     }
     TokenStore memory(false);
     QCOMPARE(memory.backend(), TokenStore::Backend::kMemory);

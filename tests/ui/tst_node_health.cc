@@ -10,6 +10,7 @@
 #include <QLineEdit>
 #include <QListView>
 #include <QProcess>
+#include <QStatusBar>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -22,6 +23,7 @@
 #include "ui/models/palette.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/token_dialog.h"
+#include "ui/shell/token_store.h"
 #include "ui/sources/live_source.h"
 #include "ui/views/overview_view.h"
 
@@ -249,9 +251,16 @@ class NodeHealthTest : public QObject {
     QCOMPARE(window.live_source()->Token(0), QString(kViewer));
     QTRY_VERIFY_WITH_TIMEOUT(state->Node(1).health == NodeHealth::kServing, 10000);
 
-    // Remove the first node: the second one stays watched, with its token, at index 0.
+    // Remove the first node: the second one stays watched, with its token, at index 0; the
+    // removed node's stored token goes too, and the status bar says so.
+    const QString first_address = AddressOf(*first);
+    QCOMPARE(window.token_store()->Token(first_address), QString(kViewer));
     window.SetCurrentNode(0);
     window.RemoveNodeAction()->trigger();
+    QVERIFY(window.token_store()->Token(first_address).isEmpty());
+    QCOMPARE(window.token_store()->Token(AddressOf(*second)), QString(kOperator));
+    QVERIFY2(window.statusBar()->currentMessage().contains("token was forgotten"),
+             qPrintable(window.statusBar()->currentMessage()));
     QCOMPARE(state->NodeCount(), 1);
     QCOMPARE(state->Node(0).admin_address, AddressOf(*second));
     QCOMPARE(window.overview_view()->Model()->rowCount(), 1);
@@ -266,6 +275,21 @@ class NodeHealthTest : public QObject {
     QCOMPARE(state->NodeCount(), 0);
     QVERIFY(!window.RemoveNodeAction()->isEnabled());
     window.live_source()->Stop();
+  }
+
+  void withoutAKeyringTheStatusBarSaysWhereTokensAreKept() {
+    // Offscreen CI has no secret service; where one answers, there is nothing to explain.
+    railyard::ui::TokenStore store(true);
+    QTRY_VERIFY_WITH_TIMEOUT(store.backend() != railyard::ui::TokenStore::Backend::kProbing, 5000);
+    if (store.backend() == railyard::ui::TokenStore::Backend::kKeyring) {
+      QSKIP("a keyring answered on this machine");
+    }
+    // Plain words in the status bar, once; the keyring library's own error only in the tooltip.
+    const QString text = store.BackendDescription();
+    QCOMPARE(text, QString("Tokens: this session only"));
+    const QString details = store.BackendDetails();
+    QVERIFY2(details.startsWith("Tokens you enter are kept in memory only"), qPrintable(details));
+    QVERIFY(details.contains("asked again in the next session"));
   }
 
   void addingAWatchedAddressNeverReplacesItsToken() {

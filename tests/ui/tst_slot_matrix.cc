@@ -446,6 +446,91 @@ class SlotMatrixTest : public QObject {
     view.Matrix()->setCurrentIndex(view.SortModel()->index(3, 0));
     QVERIFY(view.DetailTitle().startsWith("c-2:"));
   }
+
+  // A server only a client's pool names (no watched node has its address) had no column, so the
+  // client's slots there were nowhere. It gets one, named by its address and marked "not
+  // watched", until a node claims the address: then that node's column holds them, once.
+  void aServerOnlyAPoolNamesGetsAColumn() {
+    ClusterState state;
+    Window window(&state);
+    SlotMatrixModel& model = *window.view.Model();
+    const auto tester = Tester(&model);
+    const quint64 id = 0x77;
+    state.AddNode("10.0.0.1:7001", "backend-1");
+    state.AddNode("10.0.1.1:7001", "loadgen");
+    const QString unwatched = "10.0.0.9:7000";
+    auto server = [id](const std::string& name, const std::string& address,
+                       std::vector<uint32_t> slots) {
+      Telemetry t;
+      t.set_node(name);
+      t.set_role(railyard::admin::ROLE_SERVER);
+      t.set_state(railyard::admin::NODE_SERVING);
+      t.set_service_address(address);
+      for (uint32_t slot : slots) {
+        railyard::admin::SlotEntry* e = t.add_slots();
+        e->set_slot(slot);
+        e->set_client_id(id);
+        e->set_client_name("loadgen");
+        e->set_busy(slot == 1);
+      }
+      return std::make_shared<const Telemetry>(t);
+    };
+    // The client holds slot 0 on backend-1 (watched) and slots 1 and 3 on 10.0.0.9:7000.
+    Telemetry client = ClientProcess("loadgen", id, 1'750'000'000'000, 0, 0, 0);
+    railyard::admin::ClientPool* pool = client.mutable_pools(0);
+    for (const auto& [address, slot] : std::vector<std::pair<std::string, uint32_t>>{
+             {"10.0.0.1:7000", 0}, {unwatched.toStdString(), 1}, {unwatched.toStdString(), 3}}) {
+      railyard::admin::PoolEntry* e = pool->add_entries();
+      e->set_server(address);
+      e->set_slot(slot);
+      e->set_busy(slot == 1);
+      e->set_requests(10 + slot);
+    }
+    state.ApplyFrame({{0, server("backend-1", "10.0.0.1:7000", {0})},
+                      {1, std::make_shared<const Telemetry>(client)}},
+                     1'750'000'000'000);
+    QCOMPARE(model.columnCount(), SlotMatrixModel::kFirstServerColumn + 2);
+    // Before backend-1 in natural order ("10..." before "b...").
+    const int column = SlotMatrixModel::kFirstServerColumn;
+    QCOMPARE(model.ColumnOfServer(0), column + 1);
+    const int s = model.ServerOfColumn(column);
+    QVERIFY(s >= 0 && !model.IsWatched(s));
+    QCOMPARE(model.headerData(column, Qt::Horizontal).toString(), unwatched + "\nnot watched");
+    QCOMPARE(model.ServerMark(s), QString("not watched"));
+    const int row = model.RowOfClient(id);
+    QVERIFY(row >= 0);
+    QCOMPARE(model.rowCount(), 1);
+    QCOMPARE(model.index(row, column).data().toString(), QString("1 3"));
+    QVERIFY(model.index(row, column).data(Qt::ToolTipRole).toString().contains("not watched"));
+    QCOMPARE(model.Totals(s).in_use, 2);
+    QCOMPARE(model.Totals(s).busy, 1);
+    // The watched server's slot is counted from its slot table, once.
+    QCOMPARE(model.index(row, model.ColumnOfServer(0)).data().toString(), QString("0"));
+    QCOMPARE(model.client(row).connections, 3);
+    // The side panel lists the unwatched server by its address.
+    window.view.SelectClient(row);
+    QStringList servers;
+    const QAbstractItemModel* detail = window.view.Detail()->model();
+    for (int r = 0; r < detail->rowCount(); ++r) {
+      servers << detail->index(r, ClientDetailModel::kServer).data().toString();
+    }
+    QCOMPARE(servers, QStringList({"backend-1", unwatched, unwatched}));
+    window.view.Matrix()->scrollTo(model.index(row, column));
+    SaveScreenshot(&window.view, "slot_matrix_not_watched.png");
+
+    // A node at that address answers: its column replaces the unwatched one.
+    state.AddNode("10.0.0.9:7001", "backend-9");
+    state.ApplyFrame({{0, server("backend-1", "10.0.0.1:7000", {0})},
+                      {1, std::make_shared<const Telemetry>(client)},
+                      {2, server("backend-9", unwatched.toStdString(), {1, 3})}},
+                     1'750'000'001'000);
+    QCOMPARE(model.columnCount(), SlotMatrixModel::kFirstServerColumn + 2);
+    QCOMPARE(model.ColumnOfServer(0), column);
+    QCOMPARE(model.ColumnOfServer(2), column + 1);
+    QCOMPARE(model.headerData(column + 1, Qt::Horizontal).toString(), QString("backend-9"));
+    QCOMPARE(model.index(row, column + 1).data().toString(), QString("1 3"));
+    QCOMPARE(model.client(row).connections, 3);
+  }
 };
 
 QTEST_MAIN(SlotMatrixTest)

@@ -3,7 +3,6 @@
 #include <QAbstractItemModelTester>
 #include <QComboBox>
 #include <QImage>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
@@ -106,8 +105,7 @@ class StorageViewsTest : public QObject {
     QCOMPARE(model.Indexes().size(), 3);
     QCOMPARE(model.Indexes()[0].entries, quint64{250});
     QCOMPARE(model.Indexes()[2].entries, quint64{2000});
-    QCOMPARE(view.findChild<QProgressBar*>()->value(), 200);
-    QCOMPARE(view.findChild<QProgressBar*>()->maximum(), 500);
+    QCOMPARE(view.IndexStack()->MemoryText(), QString("memory  200 / 500"));
     QCOMPARE(timeline->rowCount(), int(model.Compactions().size()));
     QVERIFY(timeline->rowCount() >= 7);  // Seven flushes, some merging.
     QCOMPARE(timeline->columnCount(), 6);
@@ -467,9 +465,10 @@ class StorageViewsTest : public QObject {
     QCOMPARE(view.ErrorsPlot()->graph(0)->name(), QString("errors/s   now 0  mean 0  max 0"));
     // Latency: the mean and max of the samples with traffic; "now" has none.
     QCOMPARE(view.LatencyPlot()->graph(1)->name(),
-             QString("p99   now \u2013  mean 3.00  max 4.50"));
+             QString("p99   now \u2013  mean 3.00 ms  max 4.50 ms"));
+    // Below a millisecond in µs, not "0.25" (ms).
     QCOMPARE(view.LatencyPlot()->graph(0)->name(),
-             QString("p50   now \u2013  mean 0.25  max 0.25"));
+             QString("p50   now \u2013  mean 250 \u00b5s  max 250 \u00b5s"));
     SaveScreenshot(&view, "throughput_legend.png");
   }
 

@@ -315,6 +315,37 @@ class ThroughputViewTest : public QObject {
     QVERIFY(!crosshair->Shown());
   }
 
+  // A p50 of 40 µs printed with two decimals in ms read "0.04" (4 µs: "0.00"): the legend and the
+  // crosshair readout print latency in the unit that fits, as the axis does.
+  void latencyBelowAMillisecondIsPrintedInMicroseconds() {
+    ClusterState state;
+    state.AddNode("127.0.0.1:7000", "backend-1");
+    ThroughputView view(&state);
+    view.resize(1000, 640);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    for (int f = 0; f < 10; ++f) {
+      state.ApplyFrame({{0, Snapshot(uint64_t(f + 1), 100, 40, 2500), {}}}, kT0 + f * 1000);
+    }
+    QCustomPlot* latency = view.LatencyPlot();
+    QStringList names;
+    for (int g = 0; g < latency->graphCount(); ++g) names << latency->graph(g)->name();
+    const QString all = names.join('\n');
+    QVERIFY2(all.contains(QString("p50   now 40 \u00b5s  mean 40 \u00b5s  max 40 \u00b5s")),
+             qPrintable(all));
+    QVERIFY2(all.contains(QString("p99   now 2.50 ms  mean 2.50 ms  max 2.50 ms")),
+             qPrintable(all));
+    for (QCustomPlot* plot : {view.RatesPlot(), view.ErrorsPlot(), latency}) {
+      plot->replot(QCustomPlot::rpImmediateRefresh);
+    }
+    view.Crosshair()->MoveTo(double(kT0 + 5000) / 1000.0);
+    const QString text = view.Crosshair()->ReadoutText();
+    QVERIFY2(text.contains(QString("p50  40 \u00b5s")), qPrintable(text));
+    QVERIFY2(text.contains(QString("p99  2.50 ms")), qPrintable(text));
+    QVERIFY2(text.contains(QString("requests/s  100")), qPrintable(text));
+    SaveScreenshot(&view, "throughput_latency_units.png");
+  }
+
   void restartsAndLameDuckChangesAreMarked() {
     ClusterState state;
     state.AddNode("127.0.0.1:7000", "backend-1");

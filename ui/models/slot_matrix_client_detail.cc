@@ -77,7 +77,7 @@ QVariant ClientDetailModel::data(const QModelIndex& index, int role) const {
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
     case kServer:
-      return r.server < state_->NodeCount() ? state_->Node(r.server).name : QString();
+      return r.server < matrix_->ServerCount() ? matrix_->ServerName(r.server) : QString();
     case kSlot:
       return r.slot.slot;
     case kBusy:

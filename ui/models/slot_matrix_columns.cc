@@ -1,19 +1,27 @@
-// SlotMatrixModel: which nodes have a column, in which order, and how a server is marked.
+// SlotMatrixModel: which servers (nodes, and addresses only pools name) have a column, in which
+// order, and how a server is marked.
 #include "ui/models/slot_matrix_model.h"
 
 #include <algorithm>
+#include <type_traits>
 
 #include "ui/models/natural_order.h"
 
 namespace railyard::ui {
 
 bool SlotMatrixModel::ShowsServer(int server) const {
+  if (server >= nodes_) {
+    // Unwatched: while some pool holds a connection there and no node has claimed the address.
+    return totals_[size_t(server)].in_use > 0 &&
+           !watched_addresses_.contains(server_names_[server]);
+  }
   const NodeView& node = state_->Node(server);
   if (node.telemetry) return node.telemetry->role() != admin::ROLE_CLIENT;
   return node.health != NodeHealth::kConnecting;
 }
 
 QString SlotMatrixModel::ServerMark(int server) const {
+  if (server >= nodes_) return tr("not watched");
   const NodeHealth health = state_->Node(server).health;
   switch (health) {
     case NodeHealth::kConnecting:
@@ -93,28 +101,59 @@ int SlotMatrixModel::ServerOfColumn(int column) const {
 }
 
 void SlotMatrixModel::OnNodeAdded(int index) {
-  if (index < servers_) return;
+  if (index < nodes_) return;
   // Its column comes once it answers as a server (or fails): ArrangeColumns.
-  const int old_servers = servers_;
-  servers_ = index + 1;
-  std::vector<Cell> cells(static_cast<size_t>(ClientCount()) * static_cast<size_t>(servers_));
-  for (int row = 0; row < ClientCount(); ++row) {
-    for (int s = 0; s < old_servers; ++s) {
-      cells[size_t(row) * size_t(servers_) + size_t(s)] =
-          std::move(cells_[size_t(row) * size_t(old_servers) + size_t(s)]);
-    }
-  }
-  cells_ = std::move(cells);
-  column_seen_.resize(servers_, false);
-  server_names_.resize(servers_);
-  server_marks_.resize(servers_);
-  totals_.resize(static_cast<size_t>(servers_));
-  for (int s = old_servers; s < servers_; ++s) {
+  const int old_nodes = nodes_;
+  ResizeServers(index + 1, servers_ - nodes_);
+  for (int s = old_nodes; s < nodes_; ++s) {
     server_names_[s] = state_->Node(s).name;
     server_marks_[s] = ServerMark(s);
   }
-  column_of_server_.resize(servers_, -1);
   ArrangeColumns();
+}
+
+void SlotMatrixModel::ResizeServers(int nodes, int unwatched) {
+  const int old_nodes = nodes_;
+  const int old_servers = servers_;
+  const int servers = nodes + unwatched;
+  // Nodes keep their index; unwatched servers move up past the new nodes.
+  const auto moved = [old_nodes, shift = nodes - old_nodes](int s) {
+    return s < old_nodes ? s : s + shift;
+  };
+  std::vector<Cell> cells(static_cast<size_t>(ClientCount()) * static_cast<size_t>(servers));
+  for (int row = 0; row < ClientCount(); ++row) {
+    for (int s = 0; s < old_servers; ++s) {
+      cells[size_t(row) * size_t(servers) + size_t(moved(s))] =
+          std::move(cells_[CellIndex(row, s)]);
+    }
+  }
+  cells_ = std::move(cells);
+  const auto remap = [&](auto& v, const auto& fill) {
+    std::remove_reference_t<decltype(v)> out;
+    out.resize(servers, fill);
+    for (int s = 0; s < old_servers; ++s) out[moved(s)] = std::move(v[s]);
+    v = std::move(out);
+  };
+  remap(column_seen_, false);
+  remap(server_names_, QString());
+  remap(server_marks_, QString());
+  remap(totals_, ServerTotals{});
+  remap(column_of_server_, -1);
+  for (int& s : server_of_column_) s = moved(s);
+  for (auto& [row, server] : fading_) server = moved(server);
+  for (auto it = unwatched_.begin(); it != unwatched_.end(); ++it) *it = moved(*it);
+  nodes_ = nodes;
+  servers_ = servers;
+}
+
+int SlotMatrixModel::UnwatchedServerFor(const QString& address) {
+  if (auto it = unwatched_.constFind(address); it != unwatched_.constEnd()) return *it;
+  ResizeServers(nodes_, servers_ - nodes_ + 1);
+  const int server = servers_ - 1;
+  server_names_[server] = address;
+  server_marks_[server] = ServerMark(server);
+  unwatched_.insert(address, server);
+  return server;
 }
 
 }  // namespace railyard::ui

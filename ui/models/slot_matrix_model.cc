@@ -34,6 +34,10 @@ SlotMatrixModel::SlotMatrixModel(ClusterState* state, QObject* parent)
 
 void SlotMatrixModel::Rebuild() {
   servers_ = state_->NodeCount();
+  nodes_ = servers_;
+  unwatched_.clear();
+  pool_reports_.clear();
+  watched_addresses_.clear();
   clients_.clear();
   cells_.clear();
   rows_.clear();
@@ -122,10 +126,13 @@ void SlotMatrixModel::OnFrame(const QVector<int>& changed) {
   const qint64 now = state_->NowMs();
   ChangedCells box;
   row_dirty_.fill(false, ClientCount());
+  CollectWatchedAddresses();
+  pool_reports_changed_ = false;
   for (int server : changed) {
-    if (server < 0 || server >= servers_) continue;
+    if (server < 0 || server >= nodes_) continue;
     ApplyServer(server, now, box);
   }
+  ApplyUnwatched(now, box);
   RankDirtyRows(box);
   TouchFadingCells(now, box);
   if (!ForgetIdleClients() && !box.Empty()) {
@@ -161,6 +168,7 @@ void SlotMatrixModel::ApplyServer(int server, qint64 now, ChangedCells& box) {
   const bool live = node.telemetry && IsLive(node.health);
   for (auto it = scratch_.begin(); it != scratch_.end(); ++it) it->clear();
   if (live) CollectConnections(*node.telemetry, now, box);
+  ReadPoolReports(server, live ? node.telemetry.get() : nullptr);
   const bool first_fill = !column_seen_[server];
   if (live) column_seen_[server] = true;
   DiffColumn(server, first_fill, now, box);
@@ -190,6 +198,68 @@ void SlotMatrixModel::CollectConnections(const admin::Telemetry& telemetry, qint
       box.Touch(row, kFailuresColumn);
     }
     c.last_seen_ms = now;
+  }
+}
+
+void SlotMatrixModel::CollectWatchedAddresses() {
+  watched_addresses_.clear();
+  for (int n = 0; n < state_->NodeCount(); ++n) {
+    const NodeView& node = state_->Node(n);
+    watched_addresses_.insert(node.name);
+    if (node.telemetry && !node.telemetry->service_address().empty()) {
+      watched_addresses_.insert(QString::fromStdString(node.telemetry->service_address()));
+    }
+  }
+}
+
+void SlotMatrixModel::ReadPoolReports(int reporter, const admin::Telemetry* telemetry) {
+  // What this node reported before is replaced (or gone, if it is not live).
+  for (auto it = pool_reports_.begin(); it != pool_reports_.end();) {
+    if (it->reporter != reporter) {
+      ++it;
+      continue;
+    }
+    it = pool_reports_.erase(it);
+    pool_reports_changed_ = true;
+  }
+  if (!telemetry) return;
+  for (const admin::ClientPool& pool : telemetry->pools()) {
+    PoolReport report;
+    report.reporter = reporter;
+    for (const admin::PoolEntry& e : pool.entries()) {
+      // A watched server's slot table lists this connection already.
+      const QString address = QString::fromStdString(e.server());
+      if (address.isEmpty() || watched_addresses_.contains(address)) continue;
+      report.slots[address].push_back({e.slot(), e.busy(), e.requests(), 0});
+    }
+    if (report.slots.isEmpty()) continue;
+    pool_reports_.insert(pool.client_id(), std::move(report));
+    pool_reports_changed_ = true;
+  }
+}
+
+void SlotMatrixModel::ApplyUnwatched(qint64 now, ChangedCells& box) {
+  if (!pool_reports_changed_ && unwatched_.isEmpty()) return;
+  for (const PoolReport& report : std::as_const(pool_reports_)) {
+    for (auto it = report.slots.cbegin(); it != report.slots.cend(); ++it) {
+      UnwatchedServerFor(it.key());
+    }
+  }
+  for (auto u = unwatched_.cbegin(); u != unwatched_.cend(); ++u) {
+    const int server = u.value();
+    for (auto it = scratch_.begin(); it != scratch_.end(); ++it) it->clear();
+    // An address a node has claimed since is that node's column: its slot table counts.
+    if (!watched_addresses_.contains(u.key())) {
+      for (auto r = pool_reports_.cbegin(); r != pool_reports_.cend(); ++r) {
+        if (auto slots = r->slots.constFind(u.key()); slots != r->slots.cend()) {
+          for (const Slot& slot : *slots) scratch_[r.key()].push_back(slot);
+        }
+      }
+    }
+    const bool first_fill = !column_seen_[server];
+    column_seen_[server] = true;
+    DiffColumn(server, first_fill, now, box);
+    columns_dirty_ |= ShowsServer(server) != (ColumnOfServer(server) >= 0);
   }
 }
 

@@ -3,6 +3,7 @@
 #include <QAbstractTableModel>
 #include <QBrush>
 #include <QHash>
+#include <QSet>
 #include <QVarLengthArray>
 #include <QVector>
 
@@ -18,6 +19,10 @@ namespace railyard::ui {
 // node's column moves, as a layout change). A server is a node whose telemetry says server or
 // both; a client process (ROLE_CLIENT, e.g. `railyardctl load --admin-listen`) only adds its
 // pools to the rows, and a node not heard from yet gets its column once it answers or fails.
+// A server that only clients' pools name (no watched node answers for its address: neither its
+// name nor its service address) gets a column too, named by that address and marked "not
+// watched", filled from those pools; it goes when a node claims the address or no pool names it.
+// Server indices 0..NodeCount-1 are ClusterState's nodes, the unwatched servers follow.
 // A cell lists the slots the client holds on that server (as many as fit in kCellChars, else
 // their count, all of them in the tooltip); its background is the client's rank colour (RankColor:
 // the client's lowest slot brightest), and a cell whose slots changed (a swap, a lost server) is
@@ -29,8 +34,8 @@ namespace railyard::ui {
 //
 // Thread safety: GUI thread only, like ClusterState.
 //
-// Implemented in three files: slot_matrix_model.cc (frames), slot_matrix_columns.cc (which nodes
-// are columns, in which order) and slot_matrix_display.cc (what views read).
+// Implemented in three files: slot_matrix_model.cc (frames), slot_matrix_columns.cc (which
+// servers are columns, in which order) and slot_matrix_display.cc (what views read).
 class SlotMatrixModel : public QAbstractTableModel {
   Q_OBJECT
  public:
@@ -67,7 +72,7 @@ class SlotMatrixModel : public QAbstractTableModel {
     QString name;
     int pool_capacity = -1;  // From the client's own pool telemetry; -1: not reported.
     int pool_busy = -1;
-    int connections = 0;  // Slots held across all servers, from the slot tables.
+    int connections = 0;  // Slots held across all servers (slot tables; pools for unwatched ones).
     int busy = 0;
     qint64 last_seen_ms = 0;
     // Per second, from the client's own PoolCounters; -1: not reported (yet).
@@ -97,14 +102,20 @@ class SlotMatrixModel : public QAbstractTableModel {
   const Client& client(int row) const { return clients_[static_cast<size_t>(row)]; }
   int RowOfClient(quint64 id) const { return rows_.value(id, -1); }
   const Cell& cell(int row, int server) const { return cells_[CellIndex(row, server)]; }
+  // Nodes and unwatched servers (see the class comment).
   int ServerCount() const { return servers_; }
-  // Server (ClusterState node index) <-> column; -1 for a column that is not a server's, or a
-  // node that has none (a client process, a node not heard from yet).
+  // Whether `server` is a node, rather than a server only clients' pools name.
+  bool IsWatched(int server) const { return server < nodes_; }
+  // A node's name, or an unwatched server's address.
+  const QString& ServerName(int server) const { return server_names_[server]; }
+  // Server <-> column; -1 for a column that is not a server's, or a server that has none (a
+  // client process, a node not heard from yet, an address no pool names any more).
   int ColumnOfServer(int server) const { return column_of_server_[server]; }
   int ServerOfColumn(int column) const;
   const ServerTotals& Totals(int server) const { return totals_[server]; }
   // Why a server's column holds nothing new: "lame duck", "unreachable", "stale",
-  // "token refused"; empty while it serves (or starts).
+  // "token refused"; "not watched" for a server only pools name; empty while it serves (or
+  // starts).
   QString ServerMark(int server) const;
   // How the empty cells of a marked server are filled (the legend shows the same).
   static QBrush MarkedColumnBrush();
@@ -136,6 +147,18 @@ class SlotMatrixModel : public QAbstractTableModel {
   void TouchFadingCells(qint64 now, ChangedCells& box);
   void OnNodeAdded(int index);
   void Rebuild();
+  // Makes room for `nodes` node servers and `unwatched` others (each count at least what it was):
+  // new nodes' indices go before the unwatched servers, which move up, with their cells.
+  void ResizeServers(int nodes, int unwatched);
+  // The unwatched server for `address`, added (without a column yet) if new.
+  int UnwatchedServerFor(const QString& address);
+  // Every node's name and service address, which pool entries are matched against.
+  void CollectWatchedAddresses();
+  // A node's pools as it reported them (or nothing, when it is not live): what each client
+  // holds on servers no node answers for.
+  void ReadPoolReports(int reporter, const admin::Telemetry* telemetry);
+  // Fills the unwatched servers' columns from the pool reports.
+  void ApplyUnwatched(qint64 now, ChangedCells& box);
   // Whether node `server` has a column: a server (or both), or a node that failed before saying.
   bool ShowsServer(int server) const;
   // The servers shown, in natural name order, and setting that order (no signals).
@@ -152,6 +175,16 @@ class SlotMatrixModel : public QAbstractTableModel {
 
   ClusterState* const state_;
   int servers_ = 0;
+  int nodes_ = 0;  // Servers 0..nodes_-1 are nodes; nodes_..servers_-1 unwatched.
+  // What one client's pool holds on unwatched servers (by address), and the node that said so.
+  struct PoolReport {
+    int reporter = -1;
+    QHash<QString, QVarLengthArray<Slot, 2>> slots;
+  };
+  QHash<quint64, PoolReport> pool_reports_;
+  bool pool_reports_changed_ = false;  // This frame.
+  QSet<QString> watched_addresses_;    // As of this frame.
+  QHash<QString, int> unwatched_;      // Address -> server.
   std::vector<Client> clients_;
   std::vector<Cell> cells_;  // clients x servers, row-major.
   QHash<quint64, int> rows_;

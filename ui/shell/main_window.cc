@@ -484,7 +484,16 @@ void MainWindow::RemoveNode(int node_index) {
   // Open questions name nodes by index, which the removal shifts.
   for (TokenDialog* open : findChildren<TokenDialog*>()) open->reject();
   const int current = current_node_;
+  const QString name = state_->Node(node_index).name;
+  const QString address = state_->Node(node_index).admin_address;
   live_->RemoveNode(node_index);
+  // Its stored token goes with it; the status bar says so, since a keyring outlives the session.
+  const bool known = tokens_->Forget(address);
+  statusBar()->showMessage(tokens_->backend() == TokenStore::Backend::kKeyring
+                               ? tr("Removed %1; its token was deleted from the keyring").arg(name)
+                           : known ? tr("Removed %1; its token was forgotten").arg(name)
+                                   : tr("Removed %1").arg(name),
+                           10000);
   current_node_ = -1;  // The rebuild re-adds the nodes; select what was selected, if it stays.
   const int keep = current > node_index ? current - 1 : current == node_index ? 0 : current;
   SetCurrentNode(keep < state_->NodeCount() ? keep : state_->NodeCount() - 1);
@@ -758,6 +767,7 @@ void MainWindow::UpdateStatus() {
                                : ReadOnly()           ? tr("No token: telemetry only")
                                                       : tr("Actions need an operator token"));
   keyring_label_->setText(tokens_->BackendDescription());
+  keyring_label_->setToolTip(tokens_->BackendDetails());
   record_label_->setText(recorder_->Recording() ? tr("Recording %1 (%2 snapshots)")
                                                       .arg(QFileInfo(recorder_->Path()).fileName())
                                                       .arg(recorder_->SnapshotsQueued())

@@ -29,7 +29,23 @@ QString TokenStore::BackendDescription() const {
     case Backend::kKeyring:
       return tr("Tokens: system keyring");
     case Backend::kMemory:
-      return tr("Tokens: memory only, this session (%1)").arg(why_);
+      return tr("Tokens: this session only");
+  }
+  return {};
+}
+
+QString TokenStore::BackendDetails() const {
+  switch (backend_) {
+    case Backend::kProbing:
+      return tr("Asking the system keyring whether it can keep tokens");
+    case Backend::kKeyring:
+      return tr("Tokens you enter are kept in the system keyring for the next sessions");
+    case Backend::kMemory:
+      // The keyring library's own words ("Unknown error") mean nothing to an operator: say what
+      // follows from them first, and keep them last for whoever debugs the desktop.
+      return tr("Tokens you enter are kept in memory only, never written to disk, and asked "
+                "again in the next session (%1)")
+          .arg(why_);
   }
   return {};
 }
@@ -66,7 +82,7 @@ void TokenStore::Probe() {
     if (j->error() == QKeychain::NoError || j->error() == QKeychain::EntryNotFound) {
       SetBackend(Backend::kKeyring, {});
     } else {
-      SetBackend(Backend::kMemory, tr("no keyring service: %1").arg(j->errorString()));
+      SetBackend(Backend::kMemory, tr("no system keyring answered: %1").arg(j->errorString()));
     }
   });
   job->start();
@@ -80,6 +96,20 @@ void TokenStore::SetToken(const QString& address, const QString& token) {
   if (backend_ == Backend::kKeyring && !session_only_.contains(address)) {
     SaveToKeyring(address, token);
   }
+}
+
+bool TokenStore::Forget(const QString& address) {
+  const bool known = cache_.remove(address) > 0;
+  const bool session_only = session_only_.remove(address);
+  if (backend_ == Backend::kKeyring && !session_only) {
+    // Also when this session never read it: an earlier session may have saved one.
+    auto* job = new QKeychain::DeletePasswordJob(QLatin1String(kService), this);
+    job->setAutoDelete(true);
+    job->setInsecureFallback(false);
+    job->setKey(KeyFor(address));
+    job->start();
+  }
+  return known;
 }
 
 void TokenStore::KeepForSessionOnly(const QString& address) { session_only_.insert(address); }

@@ -11,7 +11,8 @@ namespace railyard::ui {
 // Admin tokens per node address. Kept in the system keyring through QtKeychain (service
 // "railyard"), never in QSettings or any plain file. Where no keyring service answers (no D-Bus
 // secret service, as on an offscreen CI machine) tokens live in memory for this session only,
-// and BackendDescription() says so for the status bar.
+// and BackendDescription() says so for the status bar in plain words (BackendDetails() keeps the
+// keyring's own error for a tooltip).
 //
 // Thread safety: GUI thread only.
 class TokenStore : public QObject {
@@ -24,12 +25,17 @@ class TokenStore : public QObject {
 
   Backend backend() const { return backend_; }
   QString BackendDescription() const;
+  // Why tokens are where they are, for the operator (and the keyring's error, if one).
+  QString BackendDetails() const;
 
   // The token known for `address` this session (empty if none).
   QString Token(const QString& address) const { return cache_.value(address); }
   bool HasAnyToken() const;
   // Keeps `token` for this session and, with a keyring, for the next ones too.
   void SetToken(const QString& address, const QString& token);
+  // Forgets the token for `address`: from memory and, with a keyring, from the keyring too (a
+  // node the operator removed must not leave its token behind). Returns whether one was known.
+  bool Forget(const QString& address);
   // Tokens for `address` stay in memory, never in the keyring (a demo's token, valid for one
   // run, must not be left behind).
   void KeepForSessionOnly(const QString& address);

@@ -4,7 +4,6 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QLocale>
-#include <QProgressBar>
 #include <QPushButton>
 #include <QScrollArea>
 #include <QSplitter>
@@ -27,10 +26,6 @@ CompactionView::CompactionView(ClusterState* state, QWidget* parent)
       tr("The node flushes its in-memory index when it is full, and merges it with each next-older "
          "index while the new index is at least that index's size (the compaction rule). The "
          "outlined indexes are the ones the next flush merges."));
-
-  memtable_ = new QProgressBar(this);
-  memtable_->setTextVisible(true);
-  memtable_->setToolTip(tr("The in-memory index: written to disk as a new index when full."));
 
   stack_ = new IndexStackWidget(this);
   auto* scroll = new QScrollArea(this);
@@ -74,12 +69,6 @@ CompactionView::CompactionView(ClusterState* state, QWidget* parent)
   auto* top_layout = new QVBoxLayout(top);
   top_layout->setContentsMargins(0, 0, 0, 0);
   top_layout->addWidget(title_);
-  memtable_row_ = new QWidget(top);
-  auto* mem_row = new QHBoxLayout(memtable_row_);
-  mem_row->setContentsMargins(0, 0, 0, 0);
-  mem_row->addWidget(new QLabel(tr("In memory:"), memtable_row_));
-  mem_row->addWidget(memtable_, 1);
-  top_layout->addWidget(memtable_row_);
   top_layout->addWidget(next_flush_);
   top_layout->addWidget(scroll, 1);
   top_layout->addWidget(cache_);
@@ -177,13 +166,11 @@ QString CompactionView::CacheText() const {
 
 void CompactionView::Refresh() {
   dirty_ = false;
-  const QLocale locale;
   title_->setText(Heading());
   const QString name = model_->NodeName();
   compact_all_->setText(name.isEmpty() ? tr("Compact all") : tr("Compact all of %1").arg(name));
-  // No telemetry: an explicit empty state, not an empty progress bar (which Qt animates as busy).
+  // No telemetry: an explicit empty state, not an empty in-memory index of 0 / 0.
   const bool has_data = model_->HasData();
-  memtable_row_->setVisible(has_data);
   next_flush_->setText(NextFlushText());
   next_flush_->setVisible(has_data);
   stack_->SetEmptyText(
@@ -192,12 +179,6 @@ void CompactionView::Refresh() {
           ? tr("Select a node to see its indexes.")
           : tr("No storage telemetry from %1 yet: its indexes appear with its first answer.")
                 .arg(name));
-  memtable_->setRange(0, int(std::clamp<quint64>(model_->MemtableCapacity(), 1, INT_MAX)));
-  memtable_->setValue(int(std::min<quint64>(model_->MemtableEntries(), INT_MAX)));
-  memtable_->setFormat(tr("%1 / %2 entries (%3%)")
-                           .arg(locale.toString(model_->MemtableEntries()),
-                                locale.toString(model_->MemtableCapacity()))
-                           .arg(model_->MemtableFill() * 100, 0, 'f', 0));
   stack_->SetData(model_->Indexes(), model_->MemtableEntries(), model_->MemtableCapacity());
   stack_->SetMarks(model_->RecentSets());
   stack_->SetNextFlush(model_->NextFlushInputs());

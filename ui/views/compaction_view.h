@@ -8,18 +8,17 @@
 #include "ui/views/index_stack_widget.h"
 
 class QLabel;
-class QProgressBar;
 class QPushButton;
 class QTableView;
 
 namespace railyard::ui {
 
 // Compaction sets of one node: its on-disk indexes as a stack of bars sized by entries (oldest at
-// the bottom) with the last few compaction sets drawn on it, the in-memory index's fill and the
-// set the next flush will merge, write amplification, and a timeline of the compaction sets it
-// ran. Without telemetry it says so and draws no figures. The user selects a run of adjacent
-// indexes (or none) and asks to compact them or all; the view only emits CompactRequested:
-// ActionController confirms, runs and audits.
+// the bottom) with the last few compaction sets drawn on it, the in-memory index's fill (drawn
+// there only, on the stack's top row) and the set the next flush will merge, write amplification,
+// and a timeline of the compaction sets it ran. Without telemetry it says so and draws no figures.
+// The user selects a run of adjacent indexes (or none) and asks to compact them or all; the view
+// only emits CompactRequested: ActionController confirms, runs and audits.
 //
 // Thread safety: GUI thread only.
 class CompactionView : public QWidget {
@@ -64,8 +63,6 @@ class CompactionView : public QWidget {
   CompactionModel* model_;
   QLabel* title_;
   QLabel* next_flush_;
-  QWidget* memtable_row_;
-  QProgressBar* memtable_;
   IndexStackWidget* stack_;
   QLabel* amplification_;
   QLabel* cache_;

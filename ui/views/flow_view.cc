@@ -11,10 +11,10 @@
 #include <array>
 #include <cmath>
 #include <numeric>
-#include <tuple>
 
 #include "ui/models/flow_model.h"
 #include "ui/models/palette.h"
+#include "ui/views/flow_legend.h"
 
 namespace railyard::ui {
 
@@ -58,88 +58,6 @@ QString RateText(double per_s) {
 }
 
 }  // namespace
-
-// What the colours and widths mean, with the rate of the thickest edge. Repaints only when that
-// text changes.
-class FlowLegend : public QWidget {
- public:
-  FlowLegend(FlowModel* model, QWidget* parent) : QWidget(parent), model_(model) {
-    setAccessibleName(tr("Flow legend"));
-    connect(model_, &FlowModel::Updated, this, [this] {
-      const QString max = RateText(model_->MaxEdgeRate());
-      if (max != max_text_) {
-        max_text_ = max;
-        setAccessibleDescription(Text());
-        update();
-      }
-    });
-    setFixedHeight(2 * fontMetrics().height() + 10);
-  }
-
-  QString Text() const {
-    return tr("Nodes by health; edges: width by requests/s (thickest %1), darkest on the "
-              "lowest slots, red with errors")
-        .arg(max_text_);
-  }
-
- protected:
-  void changeEvent(QEvent* event) override {
-    if (event->type() == QEvent::FontChange) setFixedHeight(2 * fontMetrics().height() + 10);
-    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange) update();
-    QWidget::changeEvent(event);
-  }
-
-  void paintEvent(QPaintEvent*) override {
-    QPainter p(this);
-    p.setRenderHint(QPainter::Antialiasing);
-    const QFontMetrics fm = fontMetrics();
-    const int line = fm.height();
-    double x = kMargin;
-    double y = 4;
-    // Node states.
-    for (NodeHealth h : {NodeHealth::kServing, NodeHealth::kLameDuck, NodeHealth::kStarting,
-                         NodeHealth::kUnreachable, NodeHealth::kTokenRefused, NodeHealth::kStale}) {
-      p.setPen(palette().color(QPalette::WindowText));
-      p.setBrush(HealthColor(h));
-      p.drawEllipse(QPointF(x + kDot, y + line / 2.0), kDot, kDot);
-      x += 2 * kDot + 4;
-      const QString name = NodeHealthName(h);
-      p.drawText(QPointF(x, y + fm.ascent()), name);
-      x += fm.horizontalAdvance(name) + 12;
-    }
-    p.setBrush(palette().color(QPalette::Base));
-    p.setPen(QPen(palette().color(QPalette::Mid), 1.5));
-    p.drawEllipse(QPointF(x + kDot, y + line / 2.0), kDot, kDot);
-    x += 2 * kDot + 4;
-    p.setPen(palette().color(QPalette::WindowText));
-    p.drawText(QPointF(x, y + fm.ascent()), tr("not watched"));
-    // Edges.
-    x = kMargin;
-    y += line + 2;
-    const double mid_y = y + line / 2.0;
-    FlowModel::Edge low, high, bad;
-    low.ranks = high.ranks = bad.ranks = 4;
-    high.rank = 3;
-    bad.error_share = 0.25;
-    for (const auto& [edge, width, style, label] :
-         {std::tuple{low, kMaxWidth, Qt::SolidLine, tr("lowest slot, thickest %1").arg(max_text_)},
-          std::tuple{high, kMinWidth + 1, Qt::SolidLine, tr("higher slot")},
-          std::tuple{bad, 4.0, Qt::SolidLine, tr("errors")},
-          std::tuple{high, 3.0, Qt::DashLine, tr("connection gone, fading")},
-          std::tuple{low, 1.0, Qt::DotLine, tr("idle connection")}}) {
-      p.setPen(QPen(FlowModel::EdgeColor(edge), width, style, Qt::FlatCap));
-      p.drawLine(QPointF(x, mid_y), QPointF(x + 28, mid_y));
-      x += 34;
-      p.setPen(palette().color(QPalette::WindowText));
-      p.drawText(QPointF(x, y + fm.ascent()), label);
-      x += fm.horizontalAdvance(label) + 16;
-    }
-  }
-
- private:
-  FlowModel* const model_;
-  QString max_text_ = RateText(0);
-};
 
 FlowCanvas::FlowCanvas(FlowModel* model, QWidget* parent) : QWidget(parent), model_(model) {
   setAccessibleName(tr("Request flow"));
@@ -239,6 +157,19 @@ void FlowCanvas::changeEvent(QEvent* event) {
   if (event->type() == QEvent::FontChange) Relayout();
   if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange) update();
   QWidget::changeEvent(event);
+}
+
+QPointF FlowCanvas::BusyMarkPoint(int edge) const {
+  if (edge < 0 || size_t(edge) >= model_->Edges().size()) return {};
+  const FlowModel::Edge& e = model_->Edges()[size_t(edge)];
+  const QPointF client = ClientPoint(e.client);
+  const QPointF server = ServerPoint(e.server);
+  if (e.busy <= 0 || e.slots.isEmpty() || client.isNull() || server.isNull()) return {};
+  const QPointF from = client + QPointF(kDot, 0);
+  const QPointF to = server - QPointF(kDot, 0);
+  // Near the server, where edges converge less than in the middle; on the line as drawn.
+  constexpr double kAt = 0.9;
+  return dense_ ? from + kAt * (to - from) : BezierAt(from, to, kAt);
 }
 
 int FlowCanvas::EdgeAt(const QPointF& pos) const {
@@ -363,7 +294,12 @@ void FlowCanvas::paintEvent(QPaintEvent* event) {
       p.drawPath(path);
     }
   }
+  // Busy connections: a mark near the server end of their edge, above every edge.
   p.setRenderHint(QPainter::Antialiasing);
+  for (int i : draw_order_) {
+    const QPointF at = BusyMarkPoint(i);
+    if (!at.isNull()) FlowLegend::PaintBusyMark(p, at, palette());
+  }
   const QFontMetrics fm = fontMetrics();
   const double ascent_shift = (fm.ascent() - fm.descent()) / 2.0;
   auto dot = [&](const QPointF& at, bool watched, NodeHealth health) {

@@ -16,8 +16,9 @@ class FlowLegend;
 // The request flow drawn with QPainter: clients in a column on the left, servers on the right,
 // both in natural name order with their names in full, each a dot in its health colour; one curve
 // per client -> server pair, as thick as its requests/s (relative to the busiest edge, which the
-// legend names) and coloured by its errors or by its slot (FlowModel::EdgeColor). Hovering a
-// curve or a node shows its figures.
+// legend names) and coloured by its errors or by its slot (FlowModel::EdgeColor); an edge whose
+// connections are busy has a mark near its server end. Hovering a curve or a node shows its
+// figures. FlowLegend (flow_legend.h) says what each mark means.
 //
 // Two columns rather than a ring: curves run one way and never cross a node, and the servers'
 // column reads as a ranking of load, top to bottom by name, with each server's rate beside it.
@@ -38,6 +39,9 @@ class FlowCanvas : public QWidget {
   // Where the view draws a server or client (model index); a null point when it is not drawn.
   QPointF ServerPoint(int server) const;
   QPointF ClientPoint(int client) const;
+  // Where the busy mark of edge `edge` (model index) is drawn: near its server end, for an edge
+  // with busy connections; a null point for none.
+  QPointF BusyMarkPoint(int edge) const;
   // The edge under `pos` (within a few pixels of its curve), or -1.
   int EdgeAt(const QPointF& pos) const;
   // What hovering at `pos` shows: a node's figures over its dot or name, else an edge's rate,
@@ -79,6 +83,7 @@ class FlowView : public QWidget {
 
   FlowModel* Model() const { return model_; }
   FlowCanvas* Canvas() const { return canvas_; }
+  FlowLegend* Legend() const { return legend_; }
 
  private:
   FlowModel* model_;

@@ -154,15 +154,18 @@ QSize IndexStackWidget::minimumSizeHint() const {
   return QSize(kLabelWidth + kGutterWidth + 100, 2 * kMargin + 3 * (kRowHeight + kGap));
 }
 
-void IndexStackWidget::PaintMemory(QPainter& p) {
+QString IndexStackWidget::MemoryText() const {
   const QLocale locale;
+  return tr("memory  %1 / %2")
+      .arg(locale.toString(memtable_entries_), locale.toString(memtable_capacity_));
+}
+
+void IndexStackWidget::PaintMemory(QPainter& p) {
   const QRect r = RowRect(-1);
   const QRect full = BarRect(-1);
   p.setPen(palette().color(QPalette::Text));
   p.drawText(QRect(r.left() + 2, r.top(), kLabelWidth - 8, r.height()),
-             Qt::AlignVCenter | Qt::AlignLeft,
-             tr("memory  %1 / %2")
-                 .arg(locale.toString(memtable_entries_), locale.toString(memtable_capacity_)));
+             Qt::AlignVCenter | Qt::AlignLeft, MemoryText());
   const double fill =
       memtable_capacity_ == 0 ? 0 : std::min(1.0, double(memtable_entries_) / memtable_capacity_);
   p.fillRect(QRect(full.left(), full.top(), int(full.width() * fill), full.height()), kMemoryColor);

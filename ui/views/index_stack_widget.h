@@ -41,6 +41,9 @@ class IndexStackWidget : public QWidget {
   QRect BarRect(int row) const;
   // A bar's figures (id, entries, bytes, age, Bloom pages, P(no)); empty for no bar.
   QString DescribeRow(int row) const;
+  // The in-memory index's row label: "memory  300 / 1,000" (entries / capacity). The stack is
+  // the one place the in-memory index is shown.
+  QString MemoryText() const;
   // The marks drawn now (their output on the stack).
   QVector<CompactionMark> DrawnMarks() const;
   quint64 HoveredId() const { return hovered_id_; }  // 0: none.

@@ -140,6 +140,12 @@ QVector<PlotCrosshair::Value> PlotCrosshair::Values() const {
   return out;
 }
 
+void PlotCrosshair::SetValueFormat(int plot, QString (*format)(double)) {
+  if (formats_.size() < plots_.size()) formats_.resize(plots_.size(), nullptr);
+  if (plot >= 0 && plot < formats_.size()) formats_[plot] = format;
+  Refresh();
+}
+
 QString PlotCrosshair::ReadoutText() const {
   const qint64 ms = qint64(std::llround(key_ * 1000.0));
   QStringList lines{QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("HH:mm:ss.zzz"))};
@@ -153,7 +159,9 @@ QString PlotCrosshair::ReadoutText() const {
         continue;
       }
       if (listed == 0) lines << plots_[p]->yAxis->label();
-      lines << QStringLiteral("  %1  %2").arg(v.name, Figure(v.value));
+      const auto format = formats_.value(p, nullptr);
+      lines << QStringLiteral("  %1  %2")
+                   .arg(v.name, format && !std::isnan(v.value) ? format(v.value) : Figure(v.value));
       ++listed;
     }
     if (more > 0) lines << tr("  \u2026 %n more", nullptr, more);

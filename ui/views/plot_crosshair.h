@@ -41,6 +41,9 @@ class PlotCrosshair : public QObject {
   // The values the readout lists, plot by plot, largest first within a plot.
   QVector<Value> Values() const;
   QString ReadoutText() const;
+  // How the readout prints plot `plot`'s values (LatencyText for a latency plot); the default
+  // prints a plain number with few digits.
+  void SetValueFormat(int plot, QString (*format)(double));
   // Recomputes the readout after the graphs changed (new samples), if it is shown.
   void Refresh();
 
@@ -55,6 +58,7 @@ class PlotCrosshair : public QObject {
 
   QVector<QCustomPlot*> plots_;
   QVector<QCPItemLine*> lines_;
+  QVector<QString (*)(double)> formats_;  // Per plot; null: Figure.
   QLabel* readout_;
   bool shown_ = false;
   double key_ = 0;

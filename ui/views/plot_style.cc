@@ -91,4 +91,15 @@ QCPRange DecadesAround(const QCPRange& positive) {
                   std::pow(10.0, std::ceil(std::log10(positive.upper * 1.2))));
 }
 
+QString LatencyText(double ms) {
+  if (std::isnan(ms)) return QStringLiteral("\u2013");
+  if (ms == 0) return QStringLiteral("0");
+  const double us = ms * 1000.0;
+  if (std::abs(us) < 999.5) {
+    return QStringLiteral("%1 \u00b5s").arg(us, 0, 'f', std::abs(us) < 9.95 ? 1 : 0);
+  }
+  const double a = std::abs(ms);
+  return QStringLiteral("%1 ms").arg(ms, 0, 'f', a >= 99.95 ? 0 : a >= 9.995 ? 1 : 2);
+}
+
 }  // namespace railyard::ui

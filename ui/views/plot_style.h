@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QColor>
+#include <QString>
 
 class QCustomPlot;
 class QCPRange;
@@ -19,5 +20,9 @@ bool VisibleValueRange(QCustomPlot* plot, QCPRange* range, bool positive_only = 
 // For a logarithmic axis: from the power of ten below `positive` (less 20%) to the one above it
 // (plus 20%), so every value has room and the axis shows labelled decades at both ends.
 QCPRange DecadesAround(const QCPRange& positive);
+// A latency given in ms, in the unit that fits it, as legends and readouts print it: "40 µs"
+// below a millisecond (a fixed "0.00 ms" would hide it), "1.25 ms", "23.4 ms", "120 ms" above;
+// a dash for NaN (nothing measured).
+QString LatencyText(double ms);
 
 }  // namespace railyard::ui

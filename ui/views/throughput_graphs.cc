@@ -32,8 +32,10 @@ QString Short(double v) {
 }
 
 // "p99   now 1.20  mean 1.00  max 3.40"; `values` in time order, NaN where nothing was measured
-// (latency without traffic), which the mean and max skip and "now" shows as a dash.
-QString LegendName(const QString& name, const QVector<double>& values) {
+// (latency without traffic), which the mean and max skip and "now" shows as a dash. Latency
+// lines print in the unit that fits (`format` LatencyText), rates with Short.
+QString LegendName(const QString& name, const QVector<double>& values,
+                   QString (*format)(double) = Short) {
   double sum = 0, max = 0;
   int measured = 0;
   for (double v : values) {
@@ -45,8 +47,8 @@ QString LegendName(const QString& name, const QVector<double>& values) {
   if (measured == 0) return name;
   const double now = values.back();
   return QStringLiteral("%1   now %2  mean %3  max %4")
-      .arg(name, std::isnan(now) ? QStringLiteral("\u2013") : Short(now),
-           Short(sum / double(measured)), Short(max));
+      .arg(name, std::isnan(now) ? QStringLiteral("\u2013") : format(now),
+           format(sum / double(measured)), format(max));
 }
 
 }  // namespace
@@ -189,7 +191,7 @@ void ThroughputGraphs::UpdateLegend(const QVector<ThroughputSample>& visible) {
     const QString base = style_ == Style::kAlone
                              ? QString::fromLatin1(kLines[i].alone)
                              : node_name_ + QString::fromLatin1(kLines[i].overlaid);
-    graphs_[i]->setName(LegendName(base, values[i]));
+    graphs_[i]->setName(LegendName(base, values[i], kLines[i].plot == 2 ? LatencyText : Short));
   }
 }
 

@@ -122,6 +122,7 @@ ThroughputView::ThroughputView(ClusterState* state, QWidget* parent)
   latency_notice_->hide();
   marks_ = std::make_unique<PlotEventMarks>(QVector<QCustomPlot*>{plots_[0], plots_[1], plots_[2]});
   crosshair_ = new PlotCrosshair({plots_[0], plots_[1], plots_[2]}, this);
+  crosshair_->SetValueFormat(2, LatencyText);
 
   connect(show_, &QComboBox::activated, this,
           [this](int index) { SetShow(Show(show_->itemData(index).toInt())); });

@@ -1,0 +1,66 @@
+#pragma once
+
+#include <QPalette>
+#include <QPointF>
+#include <QRect>
+#include <QString>
+#include <QVector>
+#include <QWidget>
+
+class QPainter;
+
+namespace railyard::ui {
+
+class FlowModel;
+
+// What the request flow's marks mean: node dots by health (and the ring of a server only pools
+// name), edge widths (with the rate of the thickest edge), colours and line styles, and the mark
+// of an edge with busy connections. Entries flow left to right and wrap onto as many rows as the
+// width needs, so a 1024 px window shows every one whole; the legend is as tall as its rows
+// (heightForWidth). Repaints only when the thickest edge's rate, as printed, changes.
+//
+// Thread safety: GUI thread only. `model` must outlive it.
+class FlowLegend : public QWidget {
+  Q_OBJECT
+ public:
+  FlowLegend(FlowModel* model, QWidget* parent);
+
+  // The legend in one sentence (its accessible description).
+  QString Text() const;
+  struct Entry {
+    QString label;
+    QRect rect;  // Swatch and label, as laid out at the current width.
+  };
+  QVector<Entry> Entries() const;
+
+  bool hasHeightForWidth() const override { return true; }
+  int heightForWidth(int width) const override;
+  QSize sizeHint() const override;
+  QSize minimumSizeHint() const override;
+
+  // The mark the canvas draws near the server end of an edge whose connections are busy (the
+  // legend draws the same).
+  static void PaintBusyMark(QPainter& p, const QPointF& at, const QPalette& palette);
+
+ protected:
+  void changeEvent(QEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+  void paintEvent(QPaintEvent* event) override;
+
+ private:
+  enum class Swatch { kHealth, kNotWatched, kEdge, kBusy };
+  struct Item {
+    Swatch swatch;
+    int detail;  // kHealth: the NodeHealth; kEdge: which sample edge.
+    QString label;
+  };
+  QVector<Item> Items() const;
+  // Each item's rectangle when the legend is `width` wide; edges start a row of their own.
+  QVector<QRect> Layout(const QVector<Item>& items, int width) const;
+  int SwatchWidth(Swatch swatch) const;
+
+  FlowModel* const model_;
+  QString max_text_;
+};
+
+}  // namespace railyard::ui
