@@ -96,6 +96,10 @@ enum class PolicyKind {
 
 struct PolicyOptions {
   PolicyKind kind = PolicyKind::kLowestSlot;
+  // Flow control: a backend never has more than this many attempts in flight from one client. The
+  // seed's 100, for policies chosen explicitly and for the simulator (whose scenarios set their
+  // own). A Boxcar connection carries one request, so a limit at or above a client's pool can never
+  // bind: rpc::Client's default policy sizes its limit from the pool instead (rpc/client.h).
   uint32_t max_active_per_backend = 100;
   uint64_t seed = 1;  // For every random choice the policy makes.
   // Least loaded: count recent errors as active requests (false reproduces the sinkhole).

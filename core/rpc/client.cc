@@ -39,12 +39,23 @@ struct CallState {
   std::vector<uint32_t> failed_servers;  // Retries go elsewhere first.
 };
 
+// The default policy's flow control, sized from the pool (see ClientOptions::policy): with one
+// request per connection a backend's active requests never exceed the client's connections to it,
+// so balance's default of 100 could never bind on a pool of 32.
+balance::PolicyOptions DefaultPolicyOptions(const ClientOptions& options) {
+  balance::PolicyOptions policy;
+  const size_t limit =
+      options.servers.size() <= 1 ? options.pool_size : std::max<size_t>(16, options.pool_size / 2);
+  policy.max_active_per_backend = static_cast<uint32_t>(std::max<size_t>(1, limit));
+  return policy;
+}
+
 std::shared_ptr<SelectionPolicy> MakeSelection(const ClientOptions& options) {
   if (options.balance) return std::make_shared<BalancedSelection>(*options.balance);
   if (options.policy) return options.policy;
   // Boxcar's lowest slot through core/balance, so the default has flow control and explains
   // itself in telemetry like every other policy.
-  return std::make_shared<BalancedSelection>(balance::PolicyOptions{});
+  return std::make_shared<BalancedSelection>(DefaultPolicyOptions(options));
 }
 
 uint64_t RandomNonZero() {

@@ -46,6 +46,12 @@ struct ClientOptions {
   size_t io_threads = 1;
   uint32_t max_frame_bytes = kDefaultMaxFrameBytes;
   // null (and no `balance`): balance::PolicyKind::kLowestSlot with flow control and telemetry.
+  // Its flow control lets one server have at most half the pool in flight (16 for the default 32,
+  // never fewer than 16), so a server whose requests pile up cannot tie up more than half of a
+  // full pool and the rest goes to the others, while a pool spread over three or more servers
+  // (about 11 connections each) stays under the limit in normal operation. A client made with one
+  // server (or none) has nowhere to divert to: its limit is the pool (a server added later keeps
+  // that). `balance` uses its own max_active_per_backend (100 unless set).
   // LowestSlotFastPath is the stateless fast path, for callers who want neither.
   std::shared_ptr<SelectionPolicy> policy;
   uint64_t seed = 0;  // For the acquirer's choices; 0: random.

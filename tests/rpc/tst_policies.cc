@@ -182,7 +182,7 @@ class PoliciesTest : public QObject {
     QVERIFY(snapshot.policy_state);
     QVERIFY(!snapshot.policy_state->backends.empty());
     for (const auto& backend : snapshot.policy_state->backends) {
-      QCOMPARE(backend.limit, 100u);  // The default per-backend active-request limit.
+      QCOMPARE(backend.limit, 16u);  // The default per-backend active-request limit.
       QCOMPARE(backend.active, 0u);
     }
     QCOMPARE(snapshot.subset.size(), size_t{2});

@@ -1,0 +1,104 @@
+// Boxcar's retry bounds, counted where the attempts land, on a real server: "the client disposes
+// of the associated connection and retries the request on the next best connection. The number of
+// retries that can happen is bounded in configuration ... This continues until the client finds a
+// connection to a live server, reaches its retry limit, or purges all connections in its pool.
+// The latter two conditions both result in the request failing outright."
+#include <QTest>
+#include <atomic>
+#include <memory>
+
+#include "tests/rpc/rpc_test_support.h"
+
+using namespace railyard::rpc;
+using namespace railyard::rpc::testing;
+
+namespace {
+
+constexpr char kUnavailableMethod[] = "test.Unavailable";
+
+// A server whose every answer is UNAVAILABLE, a retryable failure; `attempts` counts the requests
+// that reached it.
+struct UnavailableServer {
+  std::unique_ptr<Server> server;
+  std::shared_ptr<std::atomic<uint64_t>> attempts = std::make_shared<std::atomic<uint64_t>>(0);
+};
+
+UnavailableServer StartUnavailableServer() {
+  UnavailableServer result;
+  ServerOptions options;
+  options.name = "unavailable";
+  options.io_threads = 1;
+  result.server = std::make_unique<Server>(options);
+  result.server->RegisterHandler(
+      kUnavailableMethod,
+      [attempts = result.attempts](const CallContext&, std::string_view) {
+        attempts->fetch_add(1);
+        return Reply{{Code::kUnavailable, "not serving"}, {}};
+      },
+      Dispatch::kInline);
+  if (!result.server->Start().ok()) qFatal("server start");
+  return result;
+}
+
+}  // namespace
+
+class RetriesTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  // Enough pooled connections that the retry limit, not the pool, ends the call. The client-wide
+  // retry budget is off so that max_retries alone bounds it.
+  void callMakesAtMostMaxRetriesPlusOneAttempts() {
+    UnavailableServer server = StartUnavailableServer();
+    for (int max_retries : {0, 1, 3}) {
+      ClientOptions options = FastClientOptions({server.server->endpoint()}, 8);
+      options.max_retries = max_retries;
+      options.retry_budget.reset();
+      Client client(options);
+      QVERIFY(client.Start().ok());
+      QVERIFY(client.WaitForPool(8, std::chrono::seconds(5)));
+      const uint64_t before = server.attempts->load();
+      const CallResult result = client.Call(kUnavailableMethod, "x");
+      QCOMPARE(result.status.code(), Code::kUnavailable);
+      QCOMPARE(result.attempts, max_retries + 1);
+      QCOMPARE(server.attempts->load() - before, static_cast<uint64_t>(max_retries + 1));
+      QCOMPARE(client.Snapshot().counters.retries, static_cast<uint64_t>(max_retries));
+    }
+  }
+
+  // A pool of 3 connections to a server that fails every request, with room for 10 retries: each
+  // failed attempt disposes of its connection, the third leaves the pool empty, and the call fails
+  // then rather than waiting for the acquirer to reconnect. So does the next call, at once.
+  void purgedPoolFailsOutright() {
+    UnavailableServer server = StartUnavailableServer();
+    constexpr size_t kPool = 3;
+    ClientOptions options = FastClientOptions({server.server->endpoint()}, kPool);
+    options.max_retries = 10;
+    options.retry_budget.reset();
+    // One acquirer, which once the pool is full sleeps far longer than this test (Stop wakes it):
+    // nothing refills the pool while the call purges it.
+    options.refill_parallelism = 1;
+    options.acquirer_sleep_min = options.acquirer_sleep_max = std::chrono::minutes(10);
+    Client client(options);
+    QVERIFY(client.Start().ok());
+    QVERIFY(client.WaitForPool(kPool, std::chrono::seconds(5)));
+    // The acquirer's probe of the full pool was turned away: it is asleep.
+    QVERIFY(WaitUntil([&] { return client.Snapshot().counters.connects > kPool; }));
+
+    const CallResult result = client.Call(kUnavailableMethod, "x");
+    QCOMPARE(result.status.code(), Code::kUnavailable);
+    QCOMPARE(result.attempts, static_cast<int>(kPool));
+    QCOMPARE(server.attempts->load(), uint64_t{kPool});
+    QVERIFY2(result.status.message().find("no idle connection left") != std::string::npos,
+             result.status.message().c_str());
+    QVERIFY(client.Snapshot().entries.empty());
+
+    const CallResult next = client.Call(kUnavailableMethod, "x");
+    QCOMPARE(next.status.code(), Code::kUnavailable);
+    QCOMPARE(next.attempts, 0);
+    QCOMPARE(server.attempts->load(), uint64_t{kPool});
+  }
+};
+
+QTEST_GUILESS_MAIN(RetriesTest)
+#include "tst_retries.moc"
