@@ -7,12 +7,14 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <set>
 #include <thread>
 #include <vector>
 
 #include "core/base/random.h"
 #include "core/load/load_generator.h"
+#include "core/rpc/subset_membership.h"
 #include "tests/rpc/rpc_test_support.h"
 
 using namespace railyard;
@@ -165,6 +167,31 @@ class TestSubsetMembership : public QObject {
       load::LoadGenerator generator(options);
       QCOMPARE(generator.client().Snapshot().subset, balance::DeterministicSubset(index, 12, 3));
     }
+  }
+
+  // The clients of a dead backend each pick a stand-in outside their own subset, and not all the
+  // same one: its load spreads over the others, as the chapter asks of a failure.
+  void standInsForOneDeadServerSpreadOverTheOthers() {
+    constexpr uint32_t kDead = 5;
+    std::map<uint32_t, int> stand_ins;
+    for (uint64_t index = 0; index < 40; ++index) {
+      SubsetMembership membership(balance::SubsetMode::kDeterministic, 3, index, 0);
+      for (int i = 0; i < 12; ++i) membership.Add();
+      const std::vector<uint32_t> subset = membership.Subset();
+      if (std::count(subset.begin(), subset.end(), kDead) == 0) continue;
+      QVERIFY(membership.SetDown(kDead, true));
+      const std::vector<uint32_t> replacements = membership.Replacements();
+      QCOMPARE(replacements.size(), size_t{1});
+      QVERIFY(std::count(subset.begin(), subset.end(), replacements[0]) == 0);
+      QVERIFY(membership.Wanted(kDead));  // Still probed, to notice it is back.
+      ++stand_ins[replacements[0]];
+      QVERIFY(membership.SetDown(kDead, false));
+      QVERIFY(membership.Replacements().empty());
+    }
+    QCOMPARE(std::accumulate(stand_ins.begin(), stand_ins.end(), 0,
+                             [](int sum, const auto& entry) { return sum + entry.second; }),
+             10);  // 40 clients, four subsets per round: ten have server 5.
+    QVERIFY2(stand_ins.size() >= 4, qPrintable(QString("%1 stand-ins").arg(stand_ins.size())));
   }
 
   // A subset member that goes away is stood in for by a server outside the subset, and the
