@@ -58,8 +58,8 @@ struct ClientOptions {
   // is ignored. Unset: `policy`, or Boxcar's lowest slot from core/balance.
   std::optional<balance::PolicyOptions> balance;
   // Which servers the acquirer connects to at all (core/balance/subsetting.h), computed from
-  // client_index (deterministic) or the client id (random) over the servers not removed, and
-  // recomputed when servers are added or removed. While a member of the subset is down (its
+  // client_index (unset: the client id) over the servers not removed, and recomputed when
+  // servers are added or removed. While a member of the subset is down (its
   // connects keep failing), the acquirer also connects to one replacement outside the subset,
   // and drops it once the member accepts a connection again (core/rpc/subset_membership.h).
   balance::SubsetMode subset_mode = balance::SubsetMode::kNone;
