@@ -247,8 +247,9 @@ class TestSubsetMembership : public QObject {
     std::vector<GatedServer> servers;
     servers.push_back(StartGatedServer("a"));
     servers.push_back(StartGatedServer("b"));
-    Client client(
-        FastClientOptions({servers[0].server->endpoint(), servers[1].server->endpoint()}, 4));
+    const ClientOptions options =
+        FastClientOptions({servers[0].server->endpoint(), servers[1].server->endpoint()}, 4);
+    Client client(options);
     QVERIFY(client.Start().ok());
     QVERIFY(WaitUntil([&] {
       return client.Snapshot().entries.size() == 4 && PooledServers(client).size() == 2;
@@ -302,7 +303,11 @@ class TestSubsetMembership : public QObject {
       QCOMPARE(result.server, std::optional<uint32_t>(1));
     }
     QCOMPARE(servers[0].entered->load(), entered);
-    QCOMPARE(servers[0].server->counters().connections_accepted, accepted);
+    // Each acquirer may have been opening a connection to it when it was removed (refused at
+    // admission, then closed); none starts one after.
+    QVERIFY(servers[0].server->counters().connections_accepted - accepted <=
+            options.refill_parallelism);
+    QVERIFY(servers[0].server->SlotSnapshot().empty());
     QVERIFY(!explains_server_0());  // The balancer's telemetry no longer lists it.
     client.Stop();
   }
