@@ -119,6 +119,13 @@ CLI::App* AddDemoCommand(CLI::App& app, DemoOptions& o) {
   demo->add_option("--pool-size", o.cluster.pool_size, "Connections per client pool")
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
+  demo->add_option("--subset", o.subset,
+                   "How each client subsets the nodes: none, random or deterministic (the clients "
+                   "take indexes 0, 1, 2, ... in turn)")
+      ->check(CLI::IsMember({"none", "random", "deterministic"}))
+      ->capture_default_str();
+  demo->add_option("--subset-size", o.cluster.subset_size, "Nodes per client when subsetting")
+      ->check(CLI::Range(size_t{1}, size_t{16}));
   demo->add_option("--read-fraction", o.cluster.read_fraction, "Share of calls that are reads")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
@@ -137,7 +144,13 @@ CLI::App* AddDemoCommand(CLI::App& app, DemoOptions& o) {
   return demo;
 }
 
-int RunDemo(const DemoOptions& o) {
+int RunDemo(const DemoOptions& options) {
+  DemoOptions o = options;
+  o.cluster.subset_mode = *balance::ParseSubsetMode(o.subset);  // Checked by the flag.
+  if (o.cluster.subset_mode != balance::SubsetMode::kNone && o.cluster.subset_size == 0) {
+    std::fprintf(stderr, "railyardctl demo: --subset %s needs --subset-size N\n", o.subset.c_str());
+    return 2;
+  }
   load::DemoCluster demo;
   if (const rpc::Status status = demo.Start(o.cluster); !status.ok()) {
     std::fprintf(stderr, "railyardctl demo: %s\n", status.ToString().c_str());

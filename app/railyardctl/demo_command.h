@@ -1,5 +1,7 @@
 #pragma once
 
+#include <string>
+
 #include "core/load/demo_cluster.h"
 
 namespace CLI {
@@ -11,7 +13,8 @@ namespace railyard::ctl {
 struct DemoOptions {
   load::DemoClusterOptions cluster;  // The same cluster the console's --demo starts.
   int interval_ms = 1000;
-  int duration_s = 0;  // 0: until SIGINT or SIGTERM.
+  int duration_s = 0;           // 0: until SIGINT or SIGTERM.
+  std::string subset = "none";  // --subset: none, random or deterministic.
 };
 
 // Registers `railyardctl demo`; the returned subcommand is set when the user chose it.

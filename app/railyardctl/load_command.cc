@@ -260,6 +260,14 @@ bool ApplyBalancing(LoadCommandOptions* o) {
     std::fprintf(stderr, "railyardctl: --subset %s needs --subset-size N\n", o->subset.c_str());
     return false;
   }
+  if (o->client_index_given) o->load.client_index = o->client_index;
+  if (*subset == balance::SubsetMode::kDeterministic && !o->client_index_given) {
+    std::fprintf(stderr,
+                 "railyardctl: --subset deterministic needs --client-index N: give the load "
+                 "clients of these servers 0, 1, 2, ... in turn (without it each would take a "
+                 "random, uneven subset)\n");
+    return false;
+  }
   return true;
 }
 
@@ -452,6 +460,10 @@ CLI::App* AddLoadCommand(CLI::App& app, LoadCommandOptions& o) {
       ->capture_default_str();
   load->add_option("--subset-size", o.subset_size, "Servers per client when subsetting")
       ->check(CLI::Range(size_t{1}, size_t{100000}));
+  load->add_option("--client-index", o.client_index,
+                   "This client's position among the load clients of these servers (0, 1, 2, "
+                   "...): deterministic subsetting spreads consecutive indexes evenly, and needs "
+                   "one");
   load->add_flag("--verify", o.verify,
                  "Verifying mode: writes (puts and deletes) versioned documents to the updater, "
                  "remembers every acknowledged one, checks that reads carrying a write's position "
@@ -466,7 +478,10 @@ CLI::App* AddLoadCommand(CLI::App& app, LoadCommandOptions& o) {
       "The summary gives each node's reads and writes by role.\n"
       "Exit codes: 0 no call failed (with --verify: nothing lost, no stale read), 1 otherwise, "
       "2 usage, 4 unreachable.");
-  load->callback([load, &o] { o.duration_given = load->count("--duration-s") > 0; });
+  load->callback([load, &o] {
+    o.duration_given = load->count("--duration-s") > 0;
+    o.client_index_given = load->count("--client-index") > 0;
+  });
   return load;
 }
 

@@ -30,6 +30,8 @@ struct LoadCommandOptions {
   std::string policy = "lowest-slot";  // A core/balance policy name.
   std::string subset = "none";         // none, random or deterministic.
   size_t subset_size = 0;
+  uint64_t client_index = 0;  // --client-index, when client_index_given.
+  bool client_index_given = false;
   // Verifying load that remembers every acknowledged write, checks reads of them on every node
   // during the run, and reads them all back from every node after each outage and at the end (a
   // crash-loop's witness).

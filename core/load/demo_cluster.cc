@@ -148,6 +148,9 @@ rpc::Status DemoCluster::Start(const DemoClusterOptions& o) {
     load.distribution = KeyChooser::Distribution::kZipfian;
     load.client_name = "demo-client-" + std::to_string(i);
     load.seed = i + 1;
+    load.subset_mode = o.subset_mode;
+    load.subset_size = o.subset_size;
+    load.client_index = i;
     clients_.push_back(std::make_unique<LoadGenerator>(load));
     if (rpc::Status status = clients_.back()->Start(); !status.ok()) {
       Stop();

@@ -7,6 +7,7 @@
 #include <string_view>
 #include <vector>
 
+#include "core/balance/subsetting.h"
 #include "core/load/load_generator.h"
 #include "core/load/node_process.h"
 #include "core/rpc/status.h"
@@ -18,6 +19,10 @@ struct DemoClusterOptions {
   size_t clients = 3;
   size_t concurrency = 6;  // Calls in flight per client.
   size_t pool_size = 8;
+  // How each client subsets the nodes it reads from; the clients take indexes 0, 1, 2, ... in
+  // turn, so deterministic subsetting spreads them evenly.
+  balance::SubsetMode subset_mode = balance::SubsetMode::kNone;
+  size_t subset_size = 0;
   double read_fraction = 0.8;
   uint64_t keys = 200000;
   size_t memtable_entries = 20000;  // Small, so flushes and compactions happen while you watch.

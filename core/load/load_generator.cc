@@ -21,6 +21,7 @@ LoadGenerator::LoadGenerator(LoadOptions options, OpObserver observer)
   client.balance = options_.balance;
   client.subset_mode = options_.subset_mode;
   client.subset_size = options_.subset_size;
+  client.client_index = options_.client_index;
   client_ = std::make_unique<rpc::Client>(client);
   for (const rpc::Endpoint& server : options_.servers) server_names_.push_back(server.ToString());
   if (options_.updater) {

@@ -54,6 +54,9 @@ struct LoadOptions {
   std::optional<balance::PolicyOptions> balance;
   balance::SubsetMode subset_mode = balance::SubsetMode::kNone;
   size_t subset_size = 0;
+  // This generator's position among the clients of these servers (0, 1, 2, ...), for
+  // deterministic subsetting (rpc::ClientOptions::client_index).
+  std::optional<uint64_t> client_index;
 };
 
 // What one serving node answered this generator.

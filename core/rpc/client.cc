@@ -14,6 +14,7 @@
 #include "core/base/random.h"
 #include "core/rpc/balanced_selection.h"
 #include "core/rpc/client_connection.h"
+#include "core/rpc/subset_membership.h"
 #include "core/rpc/tls_context.h"
 #include "railyard/rpc.pb.h"
 
@@ -27,6 +28,10 @@ namespace {
 // Stream labels for base::MixSeed: each random consumer of a client gets its own stream.
 constexpr uint64_t kTieBreakStream = 1;
 constexpr uint64_t kAcquirerStream = 2;
+
+// Failed connects in a row, with nothing pooled to it, after which a subset member counts as down
+// and gets a replacement: two, so that one lost SYN does not churn a connection elsewhere.
+constexpr int kFailedConnectsBeforeReplacing = 2;
 
 struct CallState {
   std::string method;
@@ -76,7 +81,6 @@ struct Client::Impl final : internal::ConnectionObserver {
     Clock::time_point avoid_until{};
     int consecutive_failures = 0;
     uint32_t tie_break = 0;  // This client's random preference among servers on equal slots.
-    bool in_subset = true;   // The acquirer connects only to servers in this client's subset.
   };
 
   explicit Impl(ClientOptions opts)
@@ -84,7 +88,9 @@ struct Client::Impl final : internal::ConnectionObserver {
         policy(MakeSelection(options)),
         client_id(options.client_id ? options.client_id : RandomNonZero()),
         seed(options.seed ? options.seed : RandomNonZero()),
-        pool(options.pool_size) {
+        pool(options.pool_size),
+        membership(options.subset_mode, options.subset_size,
+                   options.client_index.value_or(client_id), seed) {
     if (options.retry_budget) retry_budget.emplace(*options.retry_budget);
   }
 
@@ -266,7 +272,7 @@ struct Client::Impl final : internal::ConnectionObserver {
     const Clock::time_point now = Clock::now();
     std::vector<uint32_t> candidates;
     for (uint32_t i = 0; i < servers.size(); ++i) {
-      if (servers[i].in_subset && servers[i].avoid_until <= now) {
+      if (membership.Wanted(i) && servers[i].avoid_until <= now) {
         candidates.push_back(i);
       }
     }
@@ -392,20 +398,31 @@ struct Client::Impl final : internal::ConnectionObserver {
     AvoidLocked(target, std::chrono::milliseconds(16 << exponent));
     if (server.consecutive_failures == 1) spdlog::warn("client: {}", failure.message());
     last_connect_failure = failure.message();
+    if (server.consecutive_failures >= kFailedConnectsBeforeReplacing && !PooledLocked(target)) {
+      membership.SetDown(target, true);  // Adds a replacement for a subset member.
+    }
+  }
+
+  bool PooledLocked(uint32_t server) const REQUIRES(mu) {
+    for (const SlotPool::Handle handle : pool.order()) {
+      if (pool.entry(handle).server == server) return true;
+    }
+    return false;
   }
 
   // Offers the open connection `conn` to `target` to the pool. Returns false if the pool
   // rejected it (the caller closes it); closes the idle connection it evicted, if any.
   bool Admit(uint32_t target, const std::shared_ptr<ClientConnection>& conn) {
+    MarkUp(target);
     SlotPool::Admission admission;
     std::shared_ptr<ClientConnection> evicted;
     {
       base::MutexLock lock(mu);
       servers[target].consecutive_failures = 0;
       ++counters.connects;
-      // AddServer may have moved the subset while this connection was opening; one to a server
-      // that left it would otherwise stay pooled for good (rejected: default Admission).
-      if (servers[target].in_subset) {
+      // The subset may have moved while this connection was opening; one to a server that left
+      // it would otherwise stay pooled for good (rejected: default Admission).
+      if (membership.Wanted(target)) {
         admission = pool.Offer(target, conn->slot(), servers[target].tie_break);
       }
       if (admission.kind == SlotPool::Admission::Kind::kRejected) return false;
@@ -421,6 +438,17 @@ struct Client::Impl final : internal::ConnectionObserver {
     }
     if (evicted) evicted->Close();
     return true;
+  }
+
+  // `target` accepted a connection: a subset member that is back releases its replacement,
+  // whose pooled connections go (busy ones when their request ends).
+  void MarkUp(uint32_t target) {
+    std::vector<std::shared_ptr<ClientConnection>> to_close;
+    {
+      base::MutexLock lock(mu);
+      if (membership.SetDown(target, false)) to_close = DropUnwantedLocked();
+    }
+    for (auto& conn : to_close) conn->Close();
   }
 
   struct LookupResult {
@@ -504,21 +532,14 @@ struct Client::Impl final : internal::ConnectionObserver {
     return entry;
   }
 
-  // Marks the servers of this client's subset, and takes pooled connections to servers that left
-  // it out of the pool; returns those to close now (busy ones close when their request ends).
-  std::vector<std::shared_ptr<ClientConnection>> RecomputeSubsetLocked() REQUIRES(mu) {
-    std::vector<bool> chosen(servers.size(), options.subset_mode == balance::SubsetMode::kNone);
-    if (options.subset_mode != balance::SubsetMode::kNone) {
-      for (balance::BackendId id : balance::ChooseSubset(
-               options.subset_mode, client_id, servers.size(), options.subset_size, seed)) {
-        chosen[id] = true;
-      }
-    }
-    for (size_t i = 0; i < servers.size(); ++i) servers[i].in_subset = chosen[i];
+  // Takes pooled connections to servers no longer wanted (out of the subset, a replacement no
+  // longer needed, removed) out of the pool; returns those to close now (busy ones close when
+  // their request ends, so calls in flight finish).
+  std::vector<std::shared_ptr<ClientConnection>> DropUnwantedLocked() REQUIRES(mu) {
     std::vector<std::shared_ptr<ClientConnection>> to_close;
     const std::vector<SlotPool::Handle> members = pool.order();
     for (const SlotPool::Handle handle : members) {
-      if (chosen[pool.entry(handle).server]) continue;
+      if (membership.Wanted(pool.entry(handle).server)) continue;
       std::shared_ptr<ClientConnection> conn = conns[handle];
       if (conn && DropLocked(conn)) to_close.push_back(std::move(conn));
     }
@@ -529,6 +550,7 @@ struct Client::Impl final : internal::ConnectionObserver {
     // Random tie-break ranks, distinct per client, so clients spread their equal-slot preferences.
     entry.tie_break = static_cast<uint32_t>(tie_break_rng());
     servers.push_back(std::move(entry));
+    membership.Add();
     return static_cast<uint32_t>(servers.size() - 1);
   }
 
@@ -560,6 +582,7 @@ struct Client::Impl final : internal::ConnectionObserver {
   std::vector<std::shared_ptr<ClientConnection>> conns GUARDED_BY(mu);    // Indexed by handle.
   std::vector<std::shared_ptr<ClientConnection>> opening GUARDED_BY(mu);  // Being opened.
   std::vector<ServerEntry> servers GUARDED_BY(mu);
+  SubsetMembership membership GUARDED_BY(mu);  // Which servers: by the same indices.
   ClientCounters counters GUARDED_BY(mu);
   std::string last_connect_failure GUARDED_BY(mu);
   std::optional<balance::RetryBudget> retry_budget GUARDED_BY(mu);
@@ -570,7 +593,6 @@ Client::Client(ClientOptions options) : impl_(std::make_unique<Impl>(std::move(o
   for (const Endpoint& server : impl_->options.servers) {
     impl_->AppendServerLocked(Impl::MakeServerEntry(server));
   }
-  impl_->RecomputeSubsetLocked();  // Nothing is pooled yet.
 }
 
 Client::~Client() { Stop(); }
@@ -585,6 +607,15 @@ Status Client::Start() {
   }
   if (m.options.subset_mode != balance::SubsetMode::kNone && m.options.subset_size == 0) {
     return {Code::kInvalidArgument, "subsetting needs a subset size of at least 1"};
+  }
+  // A random id would give each client a random subset: the uneven spread deterministic
+  // subsetting exists to avoid, silently. Refusing costs the operator one restart.
+  if (m.options.subset_mode == balance::SubsetMode::kDeterministic && !m.options.client_index &&
+      m.options.client_id == 0) {
+    return {Code::kInvalidArgument,
+            "deterministic subsetting needs this client's index (ClientOptions::client_index; "
+            "railyardctl load --client-index N): give the clients of these servers 0, 1, 2, ... "
+            "in turn, or they take random, uneven subsets"};
   }
   if (m.options.retry_budget && !(m.options.retry_budget->ratio >= 0)) {
     return {Code::kInvalidArgument, "retry_budget.ratio must be >= 0"};
@@ -672,10 +703,24 @@ uint32_t Client::AddServer(Endpoint server) {
   {
     base::MutexLock lock(impl_->mu);
     index = impl_->AppendServerLocked(Impl::MakeServerEntry(std::move(server)));
-    to_close = impl_->RecomputeSubsetLocked();
+    to_close = impl_->DropUnwantedLocked();
   }
   for (auto& conn : to_close) conn->Close();
   return index;
+}
+
+Status Client::RemoveServer(uint32_t index) {
+  std::vector<std::shared_ptr<ClientConnection>> to_close;
+  {
+    base::MutexLock lock(impl_->mu);
+    if (index >= impl_->servers.size() || impl_->membership.removed(index)) {
+      return {Code::kNotFound, "no server " + std::to_string(index) + " to remove"};
+    }
+    impl_->membership.Remove(index);
+    to_close = impl_->DropUnwantedLocked();
+  }
+  for (auto& conn : to_close) conn->Close();
+  return Status::Ok();
 }
 
 bool Client::WaitForPool(size_t connections, std::chrono::milliseconds timeout) const {
@@ -714,7 +759,19 @@ PoolSnapshot Client::Snapshot() const {
   }
   for (uint32_t i = 0; i < m.servers.size(); ++i) {
     snapshot.server_addresses.push_back(m.servers[i].address);
-    if (m.servers[i].in_subset) snapshot.subset.push_back(i);
+  }
+  snapshot.subset = m.membership.Subset();
+  snapshot.replacements = m.membership.Replacements();
+  // The policy never sees a removed server again (it has no connection left), but it remembers
+  // what it knew; telemetry shows only the servers the client still balances over.
+  if (snapshot.policy_state) {
+    std::vector<balance::BackendExplanation> kept;
+    for (balance::BackendExplanation& b : snapshot.policy_state->backends) {
+      if (b.backend >= m.membership.size() || !m.membership.removed(b.backend)) {
+        kept.push_back(std::move(b));
+      }
+    }
+    snapshot.policy_state->backends = std::move(kept);
   }
   return snapshot;
 }

@@ -41,6 +41,11 @@ struct ClientOptions {
   // How long to leave a server alone after it said it is draining.
   std::chrono::milliseconds lame_duck_avoid{1000};
   uint64_t client_id = 0;  // 0: a random id, stable for this Client's life.
+  // This client's position (0, 1, 2, ...) among the clients that share its server list, which
+  // deterministic subsetting needs to spread them evenly (the SRE chapter's consecutive client
+  // tasks). Unset: an explicit client_id serves as the index; with neither, Start refuses
+  // deterministic subsetting, since a random id would silently give random, uneven subsets.
+  std::optional<uint64_t> client_index;
   std::string client_name;
   std::string credentials;
   size_t io_threads = 1;
@@ -58,9 +63,11 @@ struct ClientOptions {
   // Set: servers are chosen by this core/balance policy (through BalancedSelection), and `policy`
   // is ignored. Unset: `policy`, or Boxcar's lowest slot from core/balance.
   std::optional<balance::PolicyOptions> balance;
-  // Which servers the acquirer connects to at all (core/balance/subsetting.h), computed from the
-  // client id and recomputed when servers are added. Deterministic subsetting spreads clients
-  // evenly only when they have consecutive client ids (0, 1, 2, ...).
+  // Which servers the acquirer connects to at all (core/balance/subsetting.h), computed from
+  // client_index (unset: the client id) over the servers not removed, and recomputed when
+  // servers are added or removed. While a member of the subset is down (its
+  // connects keep failing), the acquirer also connects to one replacement outside the subset,
+  // and drops it once the member accepts a connection again (core/rpc/subset_membership.h).
   balance::SubsetMode subset_mode = balance::SubsetMode::kNone;
   size_t subset_size = 0;  // 0: every server.
   // Retries across the client, bounded to a fraction of recent calls (each call is still bounded
@@ -124,7 +131,10 @@ struct PoolSnapshot {
   std::optional<balance::Explanation> policy_state;  // Backend ids are server indices.
   std::vector<std::string> server_addresses;         // Every server, by index.
   balance::SubsetMode subset_mode = balance::SubsetMode::kNone;
-  std::vector<uint32_t> subset;  // Server indices the acquirer connects to.
+  std::vector<uint32_t> subset;  // Server indices of this client's subset.
+  // Servers outside the subset standing in for a member that is down; the acquirer connects to
+  // the subset's members and these.
+  std::vector<uint32_t> replacements;
   // Why the latest failed connection attempt failed (e.g. a TLS refusal); empty if none failed.
   std::string last_connect_failure;
 };
@@ -170,6 +180,11 @@ class Client {
 
   // Adds a server to the list the acquirer connects to; returns its index. Never blocks on DNS.
   uint32_t AddServer(Endpoint server);
+  // Takes server `index` (as AddServer returned, or its position in ClientOptions::servers) out
+  // of the list, draining it: no new attempt picks it, calls in flight on it finish normally, and
+  // each of its pooled connections closes as soon as it is idle. Its index is never reused; the
+  // subset is recomputed over the servers left. NOT_FOUND for an unknown or removed index.
+  Status RemoveServer(uint32_t index);
 
   // Waits until the pool holds at least `connections` members; false on timeout.
   bool WaitForPool(size_t connections, std::chrono::milliseconds timeout) const;
