@@ -40,6 +40,10 @@ struct ClientOptions {
   size_t refill_parallelism = 4;
   // How long to leave a server alone after it said it is draining.
   std::chrono::milliseconds lame_duck_avoid{1000};
+  // A pooled connection that has heard nothing from its server for this long, with no request
+  // out, pings it; no answer within connect_timeout disposes of it (0: no health checks). So an
+  // idle client learns of a lame duck or a hung or vanished server before its next call.
+  std::chrono::milliseconds health_check_interval{1000};
   uint64_t client_id = 0;  // 0: a random id, stable for this Client's life.
   std::string client_name;
   std::string credentials;
