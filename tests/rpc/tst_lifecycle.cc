@@ -177,6 +177,24 @@ class LifecycleTest : public QObject {
     QCOMPARE(server.state(), ServerState::kStopped);
   }
 
+  void drainWaitsForQuietWithNothingInFlight() {
+    TestServer server = StartTestServer("quiet");
+    RawConnection connection(server.server->port());
+    QVERIFY(connection.Handshake(1));
+    // Nothing in flight, but a request may still be on its way from a client that has not heard.
+    auto drained = std::async(std::launch::async, [&] { server.server->Shutdown(600s, 600s); });
+    const auto cleanup = qScopeGuard([&] { server.server->Stop(); });
+    QVERIFY(WaitUntil([&] { return server.server->state() == ServerState::kLameDuck; }));
+    // Cannot be over before the quiet period (600 s); the drain used to end here at once.
+    QVERIFY(drained.wait_for(200ms) == std::future_status::timeout);
+    connection.SendFrame(EchoRequest(3));
+    const std::optional<wire::Response> response = NextResponse(connection);
+    QVERIFY(response);
+    QCOMPARE(response->code(), wire::OK);
+    server.server->Stop();
+    QVERIFY(drained.wait_for(30s) == std::future_status::ready);
+  }
+
   void idleClientAvoidsLameDuckAndHungServers() {
     ServerProcess hung("hung");
     TestServer duck = StartTestServer("duck");
