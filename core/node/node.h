@@ -45,6 +45,11 @@ struct NodeOptions {
 // takes writes and serves its queue to replicas (repl.Fetch); a replica follows one updater and
 // serves reads.
 //
+// Start-up (the SRE chapter's starting state): Open listens first, with the docservice saying
+// "starting" (telemetry: NODE_STARTING), then opens the store (WAL replay, indexes and Bloom
+// pages) and starts replication, and only then says "serving". Clients connect meanwhile and send
+// nothing until then.
+//
 // Thread safety: every method may be called from any thread.
 class Node {
  public:
@@ -75,6 +80,9 @@ class Node {
   std::unique_ptr<AdminService> admin_;
   std::atomic<uint64_t> sequence_{0};
   std::atomic<bool> shut_down_{false};
+  // Set once the store and replication are up; until then telemetry has neither and the admin
+  // commands that need the store are refused.
+  std::atomic<bool> ready_{false};
 };
 
 }  // namespace railyard::node
