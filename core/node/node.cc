@@ -65,6 +65,7 @@ rpc::Status Node::Open(NodeOptions options, std::unique_ptr<Node>* out) {
       admin_options, [raw] { return raw->Snapshot(); }, std::move(commands));
   if (rpc::Status s = node->server_->Start(); !s.ok()) return s;
   if (rpc::Status s = node->admin_->Start(); !s.ok()) return s;
+  if (o.on_starting) o.on_starting(*node);
 
   storage::Options storage_options = o.storage;
   storage_options.replica = o.replication.replica;

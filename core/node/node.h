@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,6 +17,8 @@
 #include "storage/docstore.h"
 
 namespace railyard::node {
+
+class Node;
 
 // Which part of the seeds' docstore this node plays.
 struct ReplicationOptions {
@@ -39,6 +42,8 @@ struct NodeOptions {
   std::optional<rpc::TlsServerOptions>
       tls;  // The docservice listener; admin.tls for the admin one.
   ReplicationOptions replication;
+  // Test hook: called inside Open once both listeners are up and before the store opens.
+  std::function<void(Node& starting)> on_starting;
 };
 
 // A railyard-node: the docstore served over Boxcar, with an admin service beside it. An updater
