@@ -178,6 +178,8 @@ void ServerSession::StartRequest(wire::Request& request) {
 }
 
 void ServerSession::AnswerPing(uint64_t id) {
+  if (pong_queued_) return;
+  pong_queued_ = true;
   Frame frame;
   wire::Pong* pong = frame.mutable_pong();
   pong->set_id(id);
@@ -274,6 +276,7 @@ void ServerSession::Send(const Frame& frame) {
 }
 
 void ServerSession::WriteNext() {
+  if (outbox_.empty()) pong_queued_ = false;
   if (outbox_.empty() || closed_) {
     writing_ = false;
     return;

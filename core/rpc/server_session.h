@@ -83,6 +83,10 @@ class ServerSession : public std::enable_shared_from_this<ServerSession> {
   FrameReadBuffers read_buffers_;
   std::deque<std::string> outbox_;
   bool writing_ = false;
+  // A pong is in outbox_ (cleared when the outbox drains). A client has one ping out at a time,
+  // so further pings meanwhile come only from a peer that does not read: they are dropped, which
+  // bounds what it can make us queue.
+  bool pong_queued_ = false;
 };
 
 }  // namespace railyard::rpc::internal

@@ -195,6 +195,29 @@ class LifecycleTest : public QObject {
     QVERIFY(drained.wait_for(30s) == std::future_status::ready);
   }
 
+  void pingIsAnsweredWithTheStateAndIsNoRequest() {
+    TestServer server = StartTestServer("pinged");
+    RawConnection connection(server.server->port());
+    QVERIFY(connection.Handshake(1));
+    wire::Frame ping;
+    ping.mutable_ping()->set_id(5);
+    connection.SendFrame(ping);
+    std::optional<wire::Frame> pong = connection.ReadFrame();
+    QVERIFY(pong && pong->has_pong());
+    QCOMPARE(pong->pong().id(), uint64_t{5});
+    QCOMPARE(pong->pong().state(), wire::SERVER_SERVING);
+    server.server->EnterLameDuck();
+    const std::optional<wire::Frame> pushed = connection.ReadFrame();
+    QVERIFY(pushed && pushed->has_state_change());
+    ping.mutable_ping()->set_id(6);
+    connection.SendFrame(ping);
+    pong = connection.ReadFrame();
+    QVERIFY(pong && pong->has_pong());
+    QCOMPARE(pong->pong().id(), uint64_t{6});
+    QCOMPARE(pong->pong().state(), wire::SERVER_LAME_DUCK);
+    QCOMPARE(server.server->counters().requests, uint64_t{0});
+  }
+
   void idleClientAvoidsLameDuckAndHungServers() {
     ServerProcess hung("hung");
     TestServer duck = StartTestServer("duck");
