@@ -135,6 +135,11 @@ struct PoolSnapshot {
 // returned as they are. ClientOptions::balance swaps the lowest-slot rule for a core/balance
 // policy, and subsetting limits which servers the pool connects to at all.
 //
+// Server states: a server that says it is starting gets one held connection and no request until
+// it says serving, when that connection joins the pool. One that says lame duck (pushed, or in
+// answer to an idle connection's health-check ping) is left for lame_duck_avoid; its connections
+// leave the pool, busy ones once their request is answered.
+//
 // Name resolution: neither the constructor nor AddServer looks a name up, so neither blocks on
 // DNS (an IP address needs no lookup). The acquirer resolves a server's host (asio's async_resolve,
 // whose system lookup runs on asio's own resolver thread) before its first connect to that server,
