@@ -12,6 +12,12 @@
 
 namespace railyard::node {
 
+namespace {
+rpc::Status NotReady() {
+  return {rpc::Code::kFailedPrecondition, "the node is starting (opening its store)"};
+}
+}  // namespace
+
 Node::Node(NodeOptions options) : options_(std::move(options)) {}
 
 Node::~Node() { Shutdown(std::chrono::milliseconds(0)); }
@@ -23,12 +29,8 @@ rpc::Status Node::Open(NodeOptions options, std::unique_ptr<Node>* out) {
   if (o.replication.replica && o.replication.follow.empty()) {
     return {rpc::Code::kInvalidArgument, "a replica needs the updater to follow (--follow)"};
   }
-  storage::Options storage_options = o.storage;
-  storage_options.replica = o.replication.replica;
-  if (storage::Status s = storage::DocStore::Open(storage_options, o.data_dir, &node->store_);
-      !s.ok()) {
-    return {rpc::Code::kInternal, "opening the store in " + o.data_dir + ": " + s.ToString()};
-  }
+  // Listen first, in the starting state: clients connect (and take their slots) while the store
+  // replays its WAL and loads its indexes and Bloom pages, then hear "serving" at once.
   rpc::ServerOptions server_options;
   server_options.host = o.host;
   server_options.port = o.port;
@@ -36,19 +38,8 @@ rpc::Status Node::Open(NodeOptions options, std::unique_ptr<Node>* out) {
   server_options.io_threads = o.io_threads;
   server_options.worker_threads = o.worker_threads;
   server_options.tls = o.tls;
+  server_options.serve_on_start = false;
   node->server_ = std::make_unique<rpc::Server>(server_options);
-  DocServiceOptions doc_options;
-  if (o.replication.replica) doc_options.replica_of = o.replication.follow;
-  RegisterDocService(*node->server_, *node->store_, node->stats_, doc_options);
-  if (!o.replication.replica) {
-    ReplicationSourceOptions source;
-    source.tokens = o.replication.tokens;
-    source.client_certificates_authenticate =
-        o.tls && !o.tls->client_ca_file.empty() && o.tls->require_client_cert;
-    source.corrupt_first_sends = o.replication.corrupt_first_sends;
-    node->source_ = std::make_unique<ReplicationSource>(source, *node->store_, o.name);
-    node->source_->Register(*node->server_, node->stats_);
-  }
 
   AdminOptions admin_options = o.admin;
   admin_options.name = o.name;
@@ -62,14 +53,41 @@ rpc::Status Node::Open(NodeOptions options, std::unique_ptr<Node>* out) {
     raw->server_->LeaveLameDuck();
     return rpc::Status::Ok();
   };
-  commands.compact = [raw](const std::vector<uint64_t>& indexes) { return raw->Compact(indexes); };
-  commands.flush = [raw] { return ToRpcStatus(raw->store_->Flush()); };
+  commands.compact = [raw](const std::vector<uint64_t>& indexes) {
+    if (!raw->ready_.load()) return NotReady();
+    return raw->Compact(indexes);
+  };
+  commands.flush = [raw] {
+    if (!raw->ready_.load()) return NotReady();
+    return ToRpcStatus(raw->store_->Flush());
+  };
   node->admin_ = std::make_unique<AdminService>(
       admin_options, [raw] { return raw->Snapshot(); }, std::move(commands));
-
   if (rpc::Status s = node->server_->Start(); !s.ok()) return s;
   if (rpc::Status s = node->admin_->Start(); !s.ok()) return s;
+  if (o.on_starting) o.on_starting(*node);
+
+  storage::Options storage_options = o.storage;
+  storage_options.replica = o.replication.replica;
+  if (storage::Status s = storage::DocStore::Open(storage_options, o.data_dir, &node->store_);
+      !s.ok()) {
+    return {rpc::Code::kInternal, "opening the store in " + o.data_dir + ": " + s.ToString()};
+  }
+  DocServiceOptions doc_options;
+  if (o.replication.replica) doc_options.replica_of = o.replication.follow;
+  RegisterDocService(*node->server_, *node->store_, node->stats_, doc_options);
+  if (!o.replication.replica) {
+    ReplicationSourceOptions source;
+    source.tokens = o.replication.tokens;
+    source.client_certificates_authenticate =
+        o.tls && !o.tls->client_ca_file.empty() && o.tls->require_client_cert;
+    source.corrupt_first_sends = o.replication.corrupt_first_sends;
+    node->source_ = std::make_unique<ReplicationSource>(source, *node->store_, o.name);
+    node->source_->Register(*node->server_, node->stats_);
+  }
   if (rpc::Status s = node->StartReplication(); !s.ok()) return s;
+  node->ready_ = true;
+  node->server_->MarkServing();
   *out = std::move(node);
   return rpc::Status::Ok();
 }
@@ -112,6 +130,7 @@ admin::Telemetry Node::Snapshot() {
   t.set_service_address(server_->endpoint().ToString());
   t.set_admin_address(admin_->endpoint().ToString());
   FillSlots(server_->SlotSnapshot(), &t);
+  if (!ready_.load()) return t;  // Starting: the store and replication are not there yet.
   FillStorage(store_->GetStats(), t.mutable_storage());
   FillThroughput(stats_, t.mutable_throughput());
   if (source_) source_->FillTelemetry(t.mutable_replication());
@@ -127,13 +146,15 @@ void Node::Shutdown(std::chrono::milliseconds grace) {
   if (shut_down_.exchange(true) || !server_) return;
   if (follower_) follower_->Stop();
   server_->Shutdown(grace);
-  if (storage::Status s = store_->Flush(); !s.ok()) {
-    spdlog::error("{}: flush on shutdown failed: {}", options_.name, s.ToString());
+  if (store_) {  // Null when Open failed before the store opened.
+    if (storage::Status s = store_->Flush(); !s.ok()) {
+      spdlog::error("{}: flush on shutdown failed: {}", options_.name, s.ToString());
+    }
+    if (storage::Status s = store_->Close(); !s.ok()) {
+      spdlog::error("{}: closing the store failed: {}", options_.name, s.ToString());
+    }
   }
-  if (storage::Status s = store_->Close(); !s.ok()) {
-    spdlog::error("{}: closing the store failed: {}", options_.name, s.ToString());
-  }
-  admin_->Stop();
+  if (admin_) admin_->Stop();
 }
 
 }  // namespace railyard::node

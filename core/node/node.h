@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -16,6 +17,8 @@
 #include "storage/docstore.h"
 
 namespace railyard::node {
+
+class Node;
 
 // Which part of the seeds' docstore this node plays.
 struct ReplicationOptions {
@@ -39,11 +42,18 @@ struct NodeOptions {
   std::optional<rpc::TlsServerOptions>
       tls;  // The docservice listener; admin.tls for the admin one.
   ReplicationOptions replication;
+  // Test hook: called inside Open once both listeners are up and before the store opens.
+  std::function<void(Node& starting)> on_starting;
 };
 
 // A railyard-node: the docstore served over Boxcar, with an admin service beside it. An updater
 // takes writes and serves its queue to replicas (repl.Fetch); a replica follows one updater and
 // serves reads.
+//
+// Start-up (the SRE chapter's starting state): Open listens first, with the docservice saying
+// "starting" (telemetry: NODE_STARTING), then opens the store (WAL replay, indexes and Bloom
+// pages) and starts replication, and only then says "serving". Clients connect meanwhile and send
+// nothing until then.
 //
 // Thread safety: every method may be called from any thread.
 class Node {
@@ -75,6 +85,9 @@ class Node {
   std::unique_ptr<AdminService> admin_;
   std::atomic<uint64_t> sequence_{0};
   std::atomic<bool> shut_down_{false};
+  // Set once the store and replication are up; until then telemetry has neither and the admin
+  // commands that need the store are refused.
+  std::atomic<bool> ready_{false};
 };
 
 }  // namespace railyard::node

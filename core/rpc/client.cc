@@ -81,6 +81,9 @@ struct Client::Impl final : internal::ConnectionObserver {
     Clock::time_point avoid_until{};
     int consecutive_failures = 0;
     uint32_t tie_break = 0;  // This client's random preference among servers on equal slots.
+    // A connection to a server that said it is starting: held (reading) but not pooled until the
+    // server says it is serving. While it is held the acquirer does not probe that server.
+    std::shared_ptr<ClientConnection> starting;
   };
 
   explicit Impl(ClientOptions opts)
@@ -209,10 +212,12 @@ struct Client::Impl final : internal::ConnectionObserver {
 
   void OnConnectionLost(const std::shared_ptr<ClientConnection>& conn) override {
     base::MutexLock lock(mu);
+    UnparkLocked(conn);
     DropLocked(conn);
   }
 
   void OnServerState(const std::shared_ptr<ClientConnection>& conn, ServerState state) override {
+    if (OnParkedState(conn, state)) return;
     bool close_now = false;
     {
       base::MutexLock lock(mu);
@@ -226,6 +231,28 @@ struct Client::Impl final : internal::ConnectionObserver {
     }
     // A busy connection finishes its request first; OnAttemptDone closes it then.
     if (close_now) conn->Close();
+  }
+
+  // A held starting connection hears its server's state: serving admits it to the pool, anything
+  // but starting lets it go. Returns false if `conn` is not held.
+  bool OnParkedState(const std::shared_ptr<ClientConnection>& conn, ServerState state) {
+    {
+      base::MutexLock lock(mu);
+      if (state == ServerState::kStarting || !UnparkLocked(conn)) {
+        return servers[conn->server()].starting == conn;
+      }
+      if (state == ServerState::kLameDuck) AvoidLocked(conn->server(), options.lame_duck_avoid);
+    }
+    if (state != ServerState::kServing || !Admit(conn->server(), conn)) conn->Close();
+    return true;
+  }
+
+  // Lets go of `conn` if it is the one held for its starting server; true if it was.
+  bool UnparkLocked(const std::shared_ptr<ClientConnection>& conn) REQUIRES(mu) {
+    std::shared_ptr<ClientConnection>& held = servers[conn->server()].starting;
+    if (held != conn) return false;
+    held.reset();
+    return true;
   }
 
   // Takes `conn` out of the pool. Returns true if it is idle and should be closed now.
@@ -251,6 +278,9 @@ struct Client::Impl final : internal::ConnectionObserver {
       for (auto& conn : conns) {
         if (conn) open.push_back(conn);
       }
+      for (const ServerEntry& server : servers) {
+        if (server.starting) open.push_back(server.starting);
+      }
       open.insert(open.end(), opening.begin(), opening.end());
     }
     for (auto& conn : open) conn->Close();
@@ -272,7 +302,7 @@ struct Client::Impl final : internal::ConnectionObserver {
     const Clock::time_point now = Clock::now();
     std::vector<uint32_t> candidates;
     for (uint32_t i = 0; i < servers.size(); ++i) {
-      if (membership.Wanted(i) && servers[i].avoid_until <= now) {
+      if (membership.Wanted(i) && servers[i].avoid_until <= now && !servers[i].starting) {
         candidates.push_back(i);
       }
     }
@@ -313,6 +343,10 @@ struct Client::Impl final : internal::ConnectionObserver {
       }
       const std::shared_ptr<ClientConnection> conn = co_await Probe(*target, hello);
       if (!conn) continue;  // Down or draining: Probe has set it aside for a while.
+      if (conn->server_state() == ServerState::kStarting) {
+        Park(*target, conn);
+        continue;
+      }
       if (!Admit(*target, conn)) {
         conn->Close();
         ++fruitless;
@@ -320,8 +354,21 @@ struct Client::Impl final : internal::ConnectionObserver {
         continue;
       }
       fruitless = 0;
-      conn->StartReading();
+      conn->StartReading(options.health_check_interval, options.connect_timeout);
     }
+  }
+
+  // Holds a connection to a starting server, reading, until it says serving (OnParkedState).
+  void Park(uint32_t target, const std::shared_ptr<ClientConnection>& conn) {
+    {
+      base::MutexLock lock(mu);
+      if (servers[target].starting || stopping.load()) {
+        conn->Close();  // Another acquirer holds one already; one per server is enough.
+        return;
+      }
+      servers[target].starting = conn;
+    }
+    conn->StartReading(options.health_check_interval, options.connect_timeout);
   }
 
   wire::Hello MakeHello() const {
@@ -718,6 +765,8 @@ Status Client::RemoveServer(uint32_t index) {
     }
     impl_->membership.Remove(index);
     to_close = impl_->DropUnwantedLocked();
+    // A connection held while the server starts would join the pool once it serves.
+    if (auto& held = impl_->servers[index].starting) to_close.push_back(std::move(held));
   }
   for (auto& conn : to_close) conn->Close();
   return Status::Ok();

@@ -40,6 +40,10 @@ struct ClientOptions {
   size_t refill_parallelism = 4;
   // How long to leave a server alone after it said it is draining.
   std::chrono::milliseconds lame_duck_avoid{1000};
+  // A pooled connection that has heard nothing from its server for this long, with no request
+  // out, pings it; no answer within connect_timeout disposes of it (0: no health checks). So an
+  // idle client learns of a lame duck or a hung or vanished server before its next call.
+  std::chrono::milliseconds health_check_interval{1000};
   uint64_t client_id = 0;  // 0: a random id, stable for this Client's life.
   // This client's position (0, 1, 2, ...) among the clients that share its server list, which
   // deterministic subsetting needs to spread them evenly (the SRE chapter's consecutive client
@@ -146,6 +150,11 @@ struct PoolSnapshot {
 // max_retries, the client-wide retry budget and the call's deadline; application errors are
 // returned as they are. ClientOptions::balance swaps the lowest-slot rule for a core/balance
 // policy, and subsetting limits which servers the pool connects to at all.
+//
+// Server states: a server that says it is starting gets one held connection and no request until
+// it says serving, when that connection joins the pool. One that says lame duck (pushed, or in
+// answer to an idle connection's health-check ping) is left for lame_duck_avoid; its connections
+// leave the pool, busy ones once their request is answered.
 //
 // Name resolution: neither the constructor nor AddServer looks a name up, so neither blocks on
 // DNS (an IP address needs no lookup). The acquirer resolves a server's host (asio's async_resolve,

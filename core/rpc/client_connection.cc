@@ -17,6 +17,7 @@ ClientConnection::ClientConnection(asio::any_io_executor strand, uint32_t server
       tls_server_name_(tls.server_name),
       tls_verify_peer_(tls.verify_peer),
       deadline_timer_(strand),
+      health_timer_(strand),
       server_(server),
       server_address_(std::move(server_address)),
       max_frame_bytes_(max_frame_bytes),
@@ -93,7 +94,58 @@ asio::awaitable<Status> ClientConnection::Open(asio::ip::tcp::endpoint target,
   co_return Status::Ok();
 }
 
-void ClientConnection::StartReading() { asio::co_spawn(strand_, ReadLoop(), asio::detached); }
+void ClientConnection::StartReading(std::chrono::milliseconds health_interval,
+                                    std::chrono::milliseconds health_timeout) {
+  asio::post(strand_, [self = shared_from_this(), health_interval, health_timeout] {
+    self->last_heard_ = Clock::now();
+    asio::co_spawn(self->strand_, self->ReadLoop(), asio::detached);
+    if (health_interval.count() > 0 && health_timeout.count() > 0) {
+      self->health_interval_ = health_interval;
+      self->health_timeout_ = health_timeout;
+      asio::co_spawn(self->strand_, self->HealthLoop(), asio::detached);
+    }
+  });
+}
+
+asio::awaitable<void> ClientConnection::HealthLoop() {
+  auto self = shared_from_this();
+  asio::error_code ignored;  // Cancelled only by Fail; the loop checks closed_.
+  Clock::time_point wake = last_heard_ + health_interval_;
+  while (!closed_) {
+    health_timer_.expires_at(wake);
+    co_await health_timer_.async_wait(redirect_error(use_awaitable, ignored));
+    if (closed_) co_return;
+    const Clock::time_point now = Clock::now();
+    if (pending_id_) {  // A request is out: its deadline watches the server.
+      wake = now + health_interval_;
+      continue;
+    }
+    if (now < last_heard_ + health_interval_) {  // Heard from the server meanwhile.
+      wake = last_heard_ + health_interval_;
+      continue;
+    }
+    const uint64_t id = next_ping_id_++;
+    ping_outstanding_ = id;
+    wire::Frame frame;
+    frame.mutable_ping()->set_id(id);
+    Enqueue(EncodeFrame(frame));
+    health_timer_.expires_after(health_timeout_);
+    co_await health_timer_.async_wait(redirect_error(use_awaitable, ignored));
+    if (closed_) co_return;
+    if (ping_outstanding_ == id) {
+      Fail({Code::kUnavailable, server_address_ + " did not answer a health check within " +
+                                    std::to_string(health_timeout_.count()) + " ms"});
+      co_return;
+    }
+    wake = std::max(last_heard_ + health_interval_, Clock::now());
+  }
+}
+
+void ClientConnection::OnStateHeard(ServerState state) {
+  if (state == server_state_) return;
+  server_state_ = state;
+  observer_->OnServerState(shared_from_this(), state);
+}
 
 asio::awaitable<void> ClientConnection::ReadLoop() {
   auto self = shared_from_this();
@@ -108,7 +160,12 @@ asio::awaitable<void> ClientConnection::ReadLoop() {
                                    : "connection to " + server_address_ + ": " + status.message()});
       co_return;
     }
+    last_heard_ = Clock::now();
     switch (frame.body_case()) {
+      case wire::Frame::kPong:
+        if (ping_outstanding_ == frame.pong().id()) ping_outstanding_.reset();
+        OnStateHeard(FromWire(frame.pong().state()));
+        break;
       case wire::Frame::kResponse:
         // A response to anything but the pending request is stale; it cannot happen while
         // timeouts close the connection, but is harmless to drop.
@@ -151,7 +208,6 @@ void ClientConnection::Send(uint64_t id, const std::string& method, const std::s
     }
     self->pending_id_ = id;
     self->pending_done_ = std::move(done);
-    self->write_buffer_ = std::move(bytes);
     if (deadline != Clock::time_point::max()) {
       self->deadline_timer_.expires_at(deadline);
       self->deadline_timer_.async_wait([self, id](const asio::error_code& ec) {
@@ -165,13 +221,29 @@ void ClientConnection::Send(uint64_t id, const std::string& method, const std::s
         self->Fail({Code::kCancelled, "deadline exceeded"});
       });
     }
-    self->transport_.AsyncWrite(
-        asio::buffer(self->write_buffer_), [self](const asio::error_code& ec, size_t) {
-          if (ec) {
-            self->Fail(
-                {Code::kUnavailable, "sending to " + self->server_address_ + ": " + ec.message()});
-          }
-        });
+    self->Enqueue(std::move(bytes));
+  });
+}
+
+void ClientConnection::Enqueue(std::string bytes) {
+  outbox_.push_back(std::move(bytes));
+  if (!writing_) WriteNext();
+}
+
+void ClientConnection::WriteNext() {
+  if (outbox_.empty() || closed_) {
+    writing_ = false;
+    return;
+  }
+  writing_ = true;
+  transport_.AsyncWrite(asio::buffer(outbox_.front()), [self = shared_from_this()](
+                                                           const asio::error_code& ec, size_t) {
+    self->outbox_.pop_front();
+    if (ec) {
+      self->Fail({Code::kUnavailable, "sending to " + self->server_address_ + ": " + ec.message()});
+      return;
+    }
+    self->WriteNext();
   });
 }
 
@@ -193,6 +265,7 @@ void ClientConnection::Fail(const Status& why) {
   if (closed_) return;
   closed_ = true;
   deadline_timer_.cancel();
+  health_timer_.cancel();
   transport_.Close();
   CompletePending(why, nullptr);
   observer_->OnConnectionLost(shared_from_this());

@@ -5,6 +5,7 @@
 #include <array>
 #include <asio.hpp>
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -45,6 +46,13 @@ using AttemptCallback = std::function<void(const Status& status, wire::Response*
 // Connects and handshakes, then keeps reading for as long as it lives so that a dead server or a
 // pushed state change is noticed even while the connection is idle. Carries one request at a time.
 //
+// Health checks: a connection that has heard nothing from its server for a health interval, and
+// has no request out, sends a Ping; the Pong carries the server's state (a change reaches the
+// observer as a push would), and no Pong within the health timeout fails the connection. So a
+// server that hangs, or whose host vanished without closing the TCP connection, is found by an
+// idle client before its next request rather than by that request's deadline. A ping is a few
+// bytes answered on the server's I/O thread, only on connections that are otherwise silent.
+//
 // Thread safety: Send and Close from any thread; Open before anything else; everything else on
 // the strand. The observer must outlive the connection's strand work.
 class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
@@ -57,8 +65,10 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   // within `timeout`.
   asio::awaitable<Status> Open(asio::ip::tcp::endpoint target, const wire::Hello& hello,
                                std::chrono::milliseconds timeout);
-  // Starts the read loop. REQUIRES: Open succeeded.
-  void StartReading();
+  // Starts the read loop, and health checks unless `health_interval` is 0. REQUIRES: Open
+  // succeeded.
+  void StartReading(std::chrono::milliseconds health_interval = {},
+                    std::chrono::milliseconds health_timeout = {});
   // Sends one request; `done` runs exactly once on the strand.
   void Send(uint64_t id, const std::string& method, const std::string& payload,
             std::chrono::steady_clock::time_point deadline, AttemptCallback done);
@@ -74,6 +84,11 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
 
  private:
   asio::awaitable<void> ReadLoop();
+  asio::awaitable<void> HealthLoop();
+  void OnStateHeard(ServerState state);
+  // Writes are queued: a ping may be going out when a request is sent.
+  void Enqueue(std::string bytes);
+  void WriteNext();
   void CompletePending(const Status& status, wire::Response* response);
   void Fail(const Status& why);
 
@@ -82,6 +97,12 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   std::string tls_server_name_;
   bool tls_verify_peer_ = true;
   asio::steady_timer deadline_timer_;
+  asio::steady_timer health_timer_;
+  std::chrono::milliseconds health_interval_{0};
+  std::chrono::milliseconds health_timeout_{0};
+  std::chrono::steady_clock::time_point last_heard_;  // Any frame from the server.
+  std::optional<uint64_t> ping_outstanding_;
+  uint64_t next_ping_id_ = 1;
   const uint32_t server_;
   const std::string server_address_;
   const uint32_t max_frame_bytes_;
@@ -94,7 +115,9 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   AttemptCallback pending_done_;
 
   FrameReadBuffers read_buffers_;
-  std::string write_buffer_;
+  std::string write_buffer_;  // The hello, written before the read loop starts.
+  std::deque<std::string> outbox_;
+  bool writing_ = false;
 };
 
 }  // namespace railyard::rpc::internal

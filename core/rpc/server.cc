@@ -180,7 +180,10 @@ Status Server::Start() {
                                     std::to_string(m.core.options.port) + ": " + ec.message()};
   }
   m.port = m.acceptor.local_endpoint().port();
-  m.core.state = ServerState::kServing;
+  if (m.core.options.serve_on_start) {
+    m.core.handlers_ready = true;
+    m.core.state = ServerState::kServing;
+  }
   asio::co_spawn(m.core.io, m.AcceptLoop(), asio::detached);
   size_t threads = m.core.options.io_threads;
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
@@ -194,8 +197,9 @@ Status Server::Start() {
     base::MutexLock lock(m.stop_mu);
     m.started = true;
   }
-  spdlog::info("server {} listening on {}:{} ({}, {} I/O threads)", m.name, m.core.options.host,
-               m.port, DescribeServerTls(m.core.options.tls), threads);
+  spdlog::info("server {} listening on {}:{} ({}, {} I/O threads){}", m.name, m.core.options.host,
+               m.port, DescribeServerTls(m.core.options.tls), threads,
+               m.core.options.serve_on_start ? "" : ", starting");
   return Status::Ok();
 }
 
@@ -205,33 +209,70 @@ Endpoint Server::endpoint() const { return {impl_->core.options.host, impl_->por
 
 const std::string& Server::name() const { return impl_->name; }
 
+void Server::MarkServing() {
+  ServerCore& core = impl_->core;
+  // Under the stop lock so that a concurrent Stop sees either starting or serving, never undoes.
+  base::MutexLock lock(impl_->stop_mu);
+  if (impl_->stopped) return;
+  core.handlers_ready = true;
+  ServerState expected = ServerState::kStarting;
+  if (!core.state.compare_exchange_strong(expected, ServerState::kServing)) return;
+  spdlog::info("server {} serving", impl_->name);
+  for (auto& session : core.Sessions()) session->PushState(ServerState::kServing);
+}
+
 void Server::EnterLameDuck() {
-  ServerState expected = ServerState::kServing;
-  if (!impl_->core.state.compare_exchange_strong(expected, ServerState::kLameDuck)) return;
+  ServerState state = impl_->core.state.load();
+  while (state == ServerState::kServing || state == ServerState::kStarting) {
+    if (impl_->core.state.compare_exchange_weak(state, ServerState::kLameDuck)) break;
+  }
+  if (state != ServerState::kServing && state != ServerState::kStarting) return;
   spdlog::info("server {} entering lame duck", impl_->name);
   for (auto& session : impl_->core.Sessions()) session->PushState(ServerState::kLameDuck);
 }
 
 void Server::LeaveLameDuck() {
+  ServerCore& core = impl_->core;
+  const ServerState back = core.handlers_ready ? ServerState::kServing : ServerState::kStarting;
   ServerState expected = ServerState::kLameDuck;
-  if (!impl_->core.state.compare_exchange_strong(expected, ServerState::kServing)) return;
+  if (!core.state.compare_exchange_strong(expected, back)) return;
   spdlog::info("server {} leaving lame duck", impl_->name);
-  for (auto& session : impl_->core.Sessions()) session->PushState(ServerState::kServing);
+  for (auto& session : core.Sessions()) session->PushState(back);
 }
 
 ServerState Server::state() const { return impl_->core.state.load(); }
 
-void Server::Shutdown(std::chrono::milliseconds grace) {
+void Server::Shutdown(std::chrono::milliseconds grace, std::chrono::milliseconds quiet) {
+  using Clock = std::chrono::steady_clock;
   EnterLameDuck();
   ServerCore& core = impl_->core;
+  const Clock::time_point began = Clock::now();
+  const Clock::time_point give_up = began + grace;
   {
     std::unique_lock lock(core.idle_mu);
-    const bool idle = core.idle_cv.wait_for(lock, grace, [&core] {
-      return core.in_flight.load() == 0 || core.state.load() == ServerState::kStopped;
-    });
-    if (!idle) {
-      spdlog::warn("server {}: grace period over with {} requests still in flight", impl_->name,
-                   core.in_flight.load());
+    for (;;) {
+      const Clock::time_point now = Clock::now();
+      if (core.state.load() == ServerState::kStopped) break;
+      // Quiet is counted from the later of the drain's start and the latest request's arrival.
+      const Clock::time_point last_request{Clock::duration(core.last_request_ns.load())};
+      const Clock::time_point quiet_until = std::max(began, last_request) + quiet;
+      const bool idle = core.in_flight.load() == 0;
+      if (idle && now >= quiet_until) {
+        spdlog::info(
+            "server {}: nothing in flight and no request for {} ms; stopping after {} ms "
+            "of a {} ms grace",
+            impl_->name, quiet.count(),
+            std::chrono::duration_cast<std::chrono::milliseconds>(now - began).count(),
+            grace.count());
+        break;
+      }
+      if (now >= give_up) {
+        spdlog::warn("server {}: grace period over with {} requests still in flight", impl_->name,
+                     core.in_flight.load());
+        break;
+      }
+      // Woken early when in_flight drops to zero (OnRequestFinished) or the server stops.
+      core.idle_cv.wait_until(lock, idle ? std::min(quiet_until, give_up) : give_up);
     }
   }
   Stop();

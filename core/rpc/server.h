@@ -38,7 +38,16 @@ struct ServerOptions {
   // Set: the listener speaks only TLS; the TLS handshake comes before the Boxcar hello and
   // counts within handshake_timeout.
   std::optional<TlsServerOptions> tls;
+  // false: Start() listens and handshakes in the starting state, so clients connect (and hold a
+  // slot) while the program initialises but send nothing until MarkServing(). Handlers may still
+  // be registered until then.
+  bool serve_on_start = true;
 };
+
+// How long a draining server waits, with nothing in flight, for a request sent before its client
+// heard of the lame duck: a few round trips on a LAN, and short enough that a drain ends in about
+// a second rather than after the whole grace.
+inline constexpr std::chrono::milliseconds kDefaultDrainQuiet{500};
 
 // What a handler knows about the call it serves.
 struct CallContext {
@@ -79,11 +88,17 @@ struct ServerCounters {
 // A Boxcar server: hands each new connection its lowest free slot and dispatches requests to
 // handlers registered by method name. One request at a time per connection.
 //
-// Lame duck: EnterLameDuck() pushes the new state to every client at once, lets in-flight requests
-// finish, answers new requests with LAME_DUCK (clients retry elsewhere) and new handshakes with
-// state lame duck.
+// Starting (ServerOptions::serve_on_start false): handshakes say "starting"; Boxcar clients keep
+// the connection and send nothing on it until MarkServing() pushes "serving". A request that comes
+// anyway is answered UNAVAILABLE (retryable) without reaching a handler.
 //
-// Thread safety: RegisterHandler before Start; everything else from any thread.
+// Lame duck (the SRE chapter's): EnterLameDuck() pushes the new state to every client at once.
+// Requests keep executing normally: those in flight, and those a client sent before it heard of
+// the lame duck. Only a connection whose handshake already said "lame duck" (so its client knew)
+// has new requests answered with LAME_DUCK (clients retry elsewhere).
+//
+// Thread safety: RegisterHandler before Start (or, with serve_on_start false, before
+// MarkServing); everything else from any thread.
 class Server {
  public:
   explicit Server(ServerOptions options);
@@ -91,7 +106,7 @@ class Server {
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;
 
-  // REQUIRES: Start() not called yet.
+  // REQUIRES: Start() not called yet, or serve_on_start is false and MarkServing() not called yet.
   void RegisterHandler(std::string method, Handler handler,
                        Dispatch dispatch = Dispatch::kWorkerPool);
 
@@ -102,12 +117,19 @@ class Server {
   Endpoint endpoint() const;
   const std::string& name() const;
 
+  // Starting -> serving, told to every client. After EnterLameDuck it only makes the handlers
+  // ready, so that LeaveLameDuck serves. No-op once stopped.
+  void MarkServing();
+  // From serving (or starting); pushed to every client.
   void EnterLameDuck();
+  // Back to serving (or to starting, if MarkServing has not been called yet).
   void LeaveLameDuck();
   ServerState state() const;
 
-  // Enters lame duck, waits up to `grace` for in-flight requests to finish, then stops.
-  void Shutdown(std::chrono::milliseconds grace);
+  // Enters lame duck, then stops after `grace`, or as soon as nothing is in flight and no request
+  // has arrived for `quiet` (every client has heard and gone elsewhere), whichever comes first.
+  void Shutdown(std::chrono::milliseconds grace,
+                std::chrono::milliseconds quiet = kDefaultDrainQuiet);
   // Closes every connection now. Idempotent.
   void Stop();
 

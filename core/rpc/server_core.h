@@ -41,6 +41,12 @@ struct ServerCore {
   std::unordered_map<std::string, HandlerEntry> handlers;  // Frozen once started.
   SlotTable slots;
   std::atomic<ServerState> state{ServerState::kStarting};
+  // Set once handlers are frozen (Start with serve_on_start, else MarkServing); until then a
+  // request never looks at `handlers`, which may still be growing.
+  std::atomic<bool> handlers_ready{false};
+  // When the latest request arrived (steady clock, ns since its epoch): a drain ends after a
+  // quiet period without one.
+  std::atomic<int64_t> last_request_ns{0};
 
   std::atomic<size_t> in_flight{0};
   std::atomic<uint64_t> connections_accepted{0};

@@ -48,6 +48,7 @@ void ServerSession::PushState(ServerState state) {
     Frame frame;
     frame.mutable_state_change()->set_state(ToWire(state));
     self->Send(frame);
+    if (state != ServerState::kLameDuck) self->client_knows_lame_duck_ = false;
   });
 }
 
@@ -77,11 +78,13 @@ asio::awaitable<void> ServerSession::Run() {
   };
   while (status.ok() && !closed_) {
     frame.Clear();
-    ArmTimer(core_.options.idle_timeout, "idle");
+    ArmIdleTimer();
     status = co_await transport_.ReadFrame(read_buffers_, core_.options.max_frame_bytes, frame,
                                            frame_started);
     if (!status.ok()) break;
-    if (frame.body_case() != Frame::kRequest) {
+    if (frame.body_case() == Frame::kPing) {
+      AnswerPing(frame.ping().id());
+    } else if (frame.body_case() != Frame::kRequest) {
       status = {Code::kProtocolError, "expected a request frame"};
     } else if (busy_) {
       status = {Code::kProtocolError, "second request while one is in flight"};
@@ -100,7 +103,9 @@ Status ServerSession::Handshake(const Frame& frame) {
   wire::Welcome* welcome = answer.mutable_welcome();
   welcome->set_protocol_version(kProtocolVersion);
   welcome->set_server_name(core_.options.name);
-  welcome->set_state(ToWire(core_.state.load()));
+  const ServerState state = core_.state.load();
+  welcome->set_state(ToWire(state));
+  client_knows_lame_duck_ = state == ServerState::kLameDuck;
   if (hello.protocol_version() != kProtocolVersion) {
     welcome->set_refusal("unsupported protocol version " +
                          std::to_string(hello.protocol_version()) + " (server speaks " +
@@ -111,6 +116,7 @@ Status ServerSession::Handshake(const Frame& frame) {
   client_id_ = hello.client_id();
   client_name_ = hello.client_name();
   slot_ = core_.slots.Allocate({client_id_, client_name_, peer_, activity_});
+  idle_from_ = Clock::now();
   welcome->set_slot(*slot_);
   Send(answer);
   return Status::Ok();
@@ -124,10 +130,15 @@ void ServerSession::StartRequest(wire::Request& request) {
   core_.requests.fetch_add(1, std::memory_order_relaxed);
   const Clock::time_point arrived = Clock::now();
   core_.request_rate.Add(arrived);
+  core_.last_request_ns = arrived.time_since_epoch().count();
 
   const uint64_t id = request.id();
-  if (core_.state.load() == ServerState::kLameDuck) {
+  if (client_knows_lame_duck_ && core_.state.load() == ServerState::kLameDuck) {
     FinishRequest(id, {{Code::kLameDuck, "server is draining"}, {}});
+    return;
+  }
+  if (!core_.handlers_ready.load()) {
+    FinishRequest(id, {{Code::kUnavailable, "server is starting"}, {}});
     return;
   }
   const auto it = core_.handlers.find(request.method());
@@ -166,9 +177,33 @@ void ServerSession::StartRequest(wire::Request& request) {
   });
 }
 
+void ServerSession::AnswerPing(uint64_t id) {
+  if (pong_queued_) return;
+  pong_queued_ = true;
+  Frame frame;
+  wire::Pong* pong = frame.mutable_pong();
+  pong->set_id(id);
+  pong->set_state(ToWire(core_.state.load()));
+  Send(frame);
+}
+
+void ServerSession::ArmIdleTimer() {
+  const std::chrono::milliseconds timeout = core_.options.idle_timeout;
+  if (timeout.count() <= 0) {
+    ArmTimer(timeout, "idle");
+    return;
+  }
+  // As ArmTimer, from the idle period's start: a ping between requests must not extend it.
+  read_timeout_ = timeout;
+  read_timeout_what_ = "idle";
+  read_deadline_ = idle_from_ + timeout;
+  if (!read_wait_pending_) WaitForReadDeadline();
+}
+
 void ServerSession::FinishRequest(uint64_t id, Reply reply) {
   busy_ = false;
-  ArmTimer(core_.options.idle_timeout, "idle");  // A fresh idle period from the answer.
+  idle_from_ = Clock::now();  // A fresh idle period from the answer.
+  ArmIdleTimer();
   activity_->busy.store(false, std::memory_order_relaxed);
   const bool error = !reply.status.ok();
   if (!closed_) {
@@ -241,6 +276,7 @@ void ServerSession::Send(const Frame& frame) {
 }
 
 void ServerSession::WriteNext() {
+  if (outbox_.empty()) pong_queued_ = false;
   if (outbox_.empty() || closed_) {
     writing_ = false;
     return;

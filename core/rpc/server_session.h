@@ -37,6 +37,9 @@ class ServerSession : public std::enable_shared_from_this<ServerSession> {
   asio::awaitable<void> Run();
   Status Handshake(const Frame& frame);
   void StartRequest(wire::Request& request);
+  void AnswerPing(uint64_t id);
+  // Arms the idle timeout from idle_from_.
+  void ArmIdleTimer();
   void FinishRequest(uint64_t id, Reply reply);
   void Send(const Frame& frame);
   void WriteNext();
@@ -71,10 +74,19 @@ class ServerSession : public std::enable_shared_from_this<ServerSession> {
   std::shared_ptr<SlotActivity> activity_ = std::make_shared<SlotActivity>();
   bool busy_ = false;
   bool closed_ = false;
+  // The client was told "lame duck" in its welcome and not "serving" since, so it sends a request
+  // here knowingly: that one is bounced. After a push it may not have read yet, requests execute.
+  bool client_knows_lame_duck_ = false;
+  // Start of the current idle period (handshake or last answer); a ping does not end it.
+  std::chrono::steady_clock::time_point idle_from_ = std::chrono::steady_clock::now();
 
   FrameReadBuffers read_buffers_;
   std::deque<std::string> outbox_;
   bool writing_ = false;
+  // A pong is in outbox_ (cleared when the outbox drains). A client has one ping out at a time,
+  // so further pings meanwhile come only from a peer that does not read: they are dropped, which
+  // bounds what it can make us queue.
+  bool pong_queued_ = false;
 };
 
 }  // namespace railyard::rpc::internal

@@ -10,7 +10,8 @@
 
 namespace railyard::sim::internal {
 
-// The attempt reaches its backend, which fails it, refuses it, ignores it, serves it or queues it.
+// The attempt reaches its backend, which fails it, ignores it, serves it or queues it. A lame duck
+// serves it too: it was sent before its client heard (the runtime's lame duck, after the chapter).
 void Engine::DeliverAttempt(uint32_t rid) {
   Request& r = requests_[rid];
   Backend& b = backends_[r.backend];
@@ -19,9 +20,6 @@ void Engine::DeliverAttempt(uint32_t rid) {
   if (b.down) {
     ++b.tick_errors;
     Respond(rid, Result::kError, false, rtt_);
-  } else if (b.lame) {
-    ++b.tick_rejections;
-    Respond(rid, Result::kRejected, true, rtt_);
   } else if (b.hang) {
     ScheduleTimeout(rid);
   } else if (b.flaky > 0 && b.rng.Bernoulli(b.flaky)) {

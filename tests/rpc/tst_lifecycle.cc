@@ -1,0 +1,254 @@
+// A server's life as the SRE chapter tells it: starting (connected to, sent nothing), serving,
+// lame duck (requests that race it still execute; the drain ends on quiet), and idle clients that
+// learn of a server's state or disappearance before their next call.
+#include <QProcess>
+#include <QScopeGuard>
+#include <QTest>
+#include <csignal>
+#include <future>
+#include <thread>
+
+#include "tests/rpc/rpc_test_support.h"
+
+using namespace railyard::rpc;
+using namespace railyard::rpc::testing;
+using namespace std::chrono_literals;
+
+namespace {
+
+wire::Frame EchoRequest(uint64_t id) {
+  wire::Frame frame;
+  frame.mutable_request()->set_id(id);
+  frame.mutable_request()->set_method(kEchoMethod);
+  frame.mutable_request()->set_payload("hi");
+  return frame;
+}
+
+// The next response on `connection`, skipping pushed state changes.
+std::optional<wire::Response> NextResponse(RawConnection& connection) {
+  for (int frames = 0; frames < 4; ++frames) {
+    std::optional<wire::Frame> frame = connection.ReadFrame();
+    if (!frame) return std::nullopt;
+    if (frame->has_response()) return frame->response();
+  }
+  return std::nullopt;
+}
+
+// An rpc_test_server child process, stopped by PID (SIGKILL) on destruction if still running.
+class ServerProcess {
+ public:
+  explicit ServerProcess(const QString& name) {
+    process_.start(RPC_TEST_SERVER, {"--name", name});
+    if (!process_.waitForStarted(5000)) return;
+    QByteArray out;
+    for (int i = 0; i < 50 && !out.contains('\n'); ++i) {
+      process_.waitForReadyRead(100);
+      out += process_.readAllStandardOutput();
+    }
+    const qsizetype at = out.indexOf("PORT ");
+    if (at >= 0) port_ = static_cast<uint16_t>(out.mid(at + 5).split('\n').front().toUInt());
+  }
+  ~ServerProcess() {
+    if (process_.state() == QProcess::NotRunning) return;
+    ::kill(static_cast<pid_t>(process_.processId()), SIGCONT);
+    process_.kill();
+    process_.waitForFinished(5000);
+  }
+  Endpoint endpoint() const { return {"127.0.0.1", port_}; }
+  pid_t pid() const { return static_cast<pid_t>(process_.processId()); }
+
+ private:
+  QProcess process_;
+  uint16_t port_ = 0;
+};
+
+}  // namespace
+
+class LifecycleTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void startingServerGetsNoRequestsUntilServing() {
+    TestServer serving = StartTestServer("serving");
+    ServerOptions options;
+    options.name = "starting";
+    options.io_threads = 1;
+    options.serve_on_start = false;
+    Server starting(options);
+    QVERIFY(starting.Start().ok());
+    QCOMPARE(starting.state(), ServerState::kStarting);
+    // Handlers may come after Start while starting, as the node registers its store's.
+    auto handled = std::make_shared<std::atomic<int>>(0);
+    starting.RegisterHandler(kEchoMethod, [handled](const CallContext&, std::string_view p) {
+      handled->fetch_add(1);
+      return Reply{Status::Ok(), std::string(p)};
+    });
+
+    Client client(FastClientOptions({serving.server->endpoint(), starting.endpoint()}, 4));
+    QVERIFY(client.Start().ok());
+    // The client connects to the starting server and holds the connection...
+    QVERIFY(WaitUntil([&] { return !starting.SlotSnapshot().empty(); }));
+    QVERIFY(client.WaitForPool(1, 5s));
+    // ...but sends it nothing: every call goes to the serving one, first time.
+    for (int i = 0; i < 20; ++i) {
+      const CallResult result = client.Call(kEchoMethod, "x");
+      QVERIFY2(result.status.ok(), result.status.ToString().c_str());
+      QCOMPARE(result.attempts, 1);
+      QCOMPARE(result.server, std::optional<uint32_t>(0));
+    }
+    QCOMPARE(starting.counters().requests, uint64_t{0});
+    QVERIFY(PooledSlots(client, 1).empty());
+
+    starting.MarkServing();
+    QCOMPARE(starting.state(), ServerState::kServing);
+    QVERIFY(WaitUntil([&] { return !PooledSlots(client, 1).empty(); }));
+    // With the other server draining, calls go to the newly serving one.
+    serving.server->EnterLameDuck();
+    QVERIFY(WaitUntil([&] { return PooledSlots(client, 0).empty(); }));
+    const CallResult result = client.Call(kEchoMethod, "y");
+    QVERIFY2(result.status.ok(), result.status.ToString().c_str());
+    QCOMPARE(result.server, std::optional<uint32_t>(1));
+    QCOMPARE(result.attempts, 1);
+    QCOMPARE(handled->load(), 1);
+    client.Stop();
+  }
+
+  void requestRacingLameDuckExecutes() {
+    TestServer server = StartTestServer("duck");
+    RawConnection connection(server.server->port());
+    QVERIFY(connection.Handshake(1));
+    server.server->EnterLameDuck();
+    // Sent without reading the push: the client has not heard of the lame duck yet.
+    connection.SendFrame(EchoRequest(7));
+    const std::optional<wire::Response> response = NextResponse(connection);
+    QVERIFY(response);
+    QCOMPARE(response->code(), wire::OK);
+    QCOMPARE(response->payload(), std::string("hi"));
+    QCOMPARE(server.handled->load(), uint64_t{1});
+  }
+
+  void drainEndsOnQuietBeforeTheGrace() {
+    ServerOptions options;
+    options.name = "drain";
+    options.io_threads = 1;
+    Server server(options);
+    std::promise<void> gate;
+    std::shared_future<void> opened = gate.get_future().share();
+    server.RegisterHandler("test.Hold", [opened](const CallContext&, std::string_view) {
+      opened.wait_for(20s);
+      return Reply{Status::Ok(), "released"};
+    });
+    auto handled = std::make_shared<std::atomic<int>>(0);
+    server.RegisterHandler(kEchoMethod, [handled](const CallContext&, std::string_view p) {
+      handled->fetch_add(1);
+      return Reply{Status::Ok(), std::string(p)};
+    });
+    QVERIFY(server.Start().ok());
+    RawConnection holder(server.port()), late(server.port());
+    QVERIFY(holder.Handshake(1) && late.Handshake(2));
+    wire::Frame hold;
+    hold.mutable_request()->set_id(1);
+    hold.mutable_request()->set_method("test.Hold");
+    holder.SendFrame(hold);
+    QVERIFY(WaitUntil([&] { return server.in_flight() == 1; }));
+
+    // A grace far longer than the test may run: only the quiet rule can end this drain.
+    auto drained = std::async(std::launch::async, [&] { server.Shutdown(600s, 50ms); });
+    bool released = false;
+    // On a failed check: release the handler and stop, so the drain's thread ends at once.
+    const auto cleanup = qScopeGuard([&] {
+      if (!released) gate.set_value();
+      server.Stop();
+    });
+    QVERIFY(WaitUntil([&] { return server.state() == ServerState::kLameDuck; }));
+    // A request that raced the drain executes, as the one in flight does.
+    late.SendFrame(EchoRequest(2));
+    const std::optional<wire::Response> raced = NextResponse(late);
+    QVERIFY(raced);
+    QCOMPARE(raced->code(), wire::OK);
+    QCOMPARE(handled->load(), 1);
+    QVERIFY(drained.wait_for(0s) == std::future_status::timeout);  // The held one is in flight.
+    gate.set_value();
+    released = true;
+    const std::optional<wire::Response> held = NextResponse(holder);
+    QVERIFY(held);
+    QCOMPARE(held->code(), wire::OK);
+    QVERIFY(drained.wait_for(30s) == std::future_status::ready);
+    QCOMPARE(server.state(), ServerState::kStopped);
+  }
+
+  void drainWaitsForQuietWithNothingInFlight() {
+    TestServer server = StartTestServer("quiet");
+    RawConnection connection(server.server->port());
+    QVERIFY(connection.Handshake(1));
+    // Nothing in flight, but a request may still be on its way from a client that has not heard.
+    auto drained = std::async(std::launch::async, [&] { server.server->Shutdown(600s, 600s); });
+    const auto cleanup = qScopeGuard([&] { server.server->Stop(); });
+    QVERIFY(WaitUntil([&] { return server.server->state() == ServerState::kLameDuck; }));
+    // Cannot be over before the quiet period (600 s); the drain used to end here at once.
+    QVERIFY(drained.wait_for(200ms) == std::future_status::timeout);
+    connection.SendFrame(EchoRequest(3));
+    const std::optional<wire::Response> response = NextResponse(connection);
+    QVERIFY(response);
+    QCOMPARE(response->code(), wire::OK);
+    server.server->Stop();
+    QVERIFY(drained.wait_for(30s) == std::future_status::ready);
+  }
+
+  void pingIsAnsweredWithTheStateAndIsNoRequest() {
+    TestServer server = StartTestServer("pinged");
+    RawConnection connection(server.server->port());
+    QVERIFY(connection.Handshake(1));
+    wire::Frame ping;
+    ping.mutable_ping()->set_id(5);
+    connection.SendFrame(ping);
+    std::optional<wire::Frame> pong = connection.ReadFrame();
+    QVERIFY(pong && pong->has_pong());
+    QCOMPARE(pong->pong().id(), uint64_t{5});
+    QCOMPARE(pong->pong().state(), wire::SERVER_SERVING);
+    server.server->EnterLameDuck();
+    const std::optional<wire::Frame> pushed = connection.ReadFrame();
+    QVERIFY(pushed && pushed->has_state_change());
+    ping.mutable_ping()->set_id(6);
+    connection.SendFrame(ping);
+    pong = connection.ReadFrame();
+    QVERIFY(pong && pong->has_pong());
+    QCOMPARE(pong->pong().id(), uint64_t{6});
+    QCOMPARE(pong->pong().state(), wire::SERVER_LAME_DUCK);
+    QCOMPARE(server.server->counters().requests, uint64_t{0});
+  }
+
+  void idleClientAvoidsLameDuckAndHungServers() {
+    ServerProcess hung("hung");
+    TestServer duck = StartTestServer("duck");
+    TestServer healthy = StartTestServer("healthy");
+    ClientOptions options = FastClientOptions(
+        {hung.endpoint(), duck.server->endpoint(), healthy.server->endpoint()}, 6);
+    options.health_check_interval = 50ms;
+    options.max_retries = 0;  // A call that needed a retry fails, so none can hide.
+    Client client(options);
+    QVERIFY(client.Start().ok());
+    QVERIFY(WaitUntil([&] {
+      return !PooledSlots(client, 0).empty() && !PooledSlots(client, 1).empty() &&
+             !PooledSlots(client, 2).empty();
+    }));
+
+    // The client is idle while one server drains and another stops answering without closing
+    // its connections (a hung process, or a host gone from the network).
+    duck.server->EnterLameDuck();
+    QCOMPARE(::kill(hung.pid(), SIGSTOP), 0);
+    QVERIFY(WaitUntil([&] { return PooledSlots(client, 0).empty(); }, 20s));
+    QVERIFY(WaitUntil([&] { return PooledSlots(client, 1).empty(); }));
+    for (int i = 0; i < 6; ++i) {
+      const CallResult result = client.Call(kEchoMethod, "x", 2s);
+      QVERIFY2(result.status.ok(), result.status.ToString().c_str());
+      QCOMPARE(result.attempts, 1);
+      QCOMPARE(result.server, std::optional<uint32_t>(2));
+    }
+    QCOMPARE(duck.handled->load(), uint64_t{0});
+    client.Stop();
+  }
+};
+
+QTEST_GUILESS_MAIN(LifecycleTest)
+#include "tst_lifecycle.moc"
