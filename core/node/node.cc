@@ -29,6 +29,12 @@ rpc::Status Node::Open(NodeOptions options, std::unique_ptr<Node>* out) {
       !s.ok()) {
     return {rpc::Code::kInternal, "opening the store in " + o.data_dir + ": " + s.ToString()};
   }
+  // What an acknowledged write survives depends on it, so operators see it in every log.
+  spdlog::info("{}: store in {} opened; sync {}{}", o.name, o.data_dir,
+               storage::SyncPolicyName(o.storage.sync),
+               o.storage.sync == storage::SyncPolicy::kInterval
+                   ? " every " + std::to_string(o.storage.sync_interval.count()) + " ms"
+                   : std::string());
   rpc::ServerOptions server_options;
   server_options.host = o.host;
   server_options.port = o.port;
