@@ -1,9 +1,12 @@
 #include "storage/fault_env.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 
 namespace railyard::storage {
 
@@ -45,12 +48,30 @@ bool FaultInjectingEnv::Match(Op op, const std::string& path, Fault* out) {
 
 int FaultInjectingEnv::Open(const std::string& path, int flags, int* fd) {
   if (Fault f; Match(Op::kOpen, path, &f)) return f.error;
-  return Env::Open(path, flags, fd);
+  MutexLock lock(&mu_);
+  if (!tracking_) {
+    lock.Unlock();
+    return Env::Open(path, flags, fd);
+  }
+  const bool creates = (flags & O_CREAT) != 0 && !Exists(path);
+  if (creates) TickLocked();
+  const int rc = Env::Open(path, flags, fd);
+  if (rc == 0 && creates) tracked_[path] = Tracked{};  // Neither bytes nor name durable yet.
+  if (rc == 0 && !creates) TrackedLocked(path);
+  return rc;
 }
 
 int FaultInjectingEnv::Write(const std::string& path, int fd, const char* data, size_t size,
                              size_t* written) {
   *written = 0;
+  {
+    // Written even after the power went out: unsynced, so LosePower cuts it off again.
+    MutexLock lock(&mu_);
+    if (tracking_) {
+      TrackedLocked(path);
+      TickLocked();
+    }
+  }
   size_t allowed = size;
   int error = 0;
   if (Fault f; Match(Op::kWrite, path, &f)) {
@@ -89,22 +110,198 @@ int FaultInjectingEnv::ReadAt(const std::string& path, int fd, uint64_t offset, 
 
 int FaultInjectingEnv::Sync(const std::string& path, int fd) {
   if (Fault f; Match(Op::kSync, path, &f)) return f.error;
-  return Env::Sync(path, fd);
+  MutexLock lock(&mu_);
+  if (!tracking_) {
+    lock.Unlock();
+    return Env::Sync(path, fd);
+  }
+  Tracked& file = TrackedLocked(path);
+  const uint64_t start = operations_ + 1;
+  if (TickLocked()) return 0;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return errno;
+  file.synced = static_cast<uint64_t>(st.st_size);
+  sync_starts_[path] = start;
+  return 0;
 }
 
 int FaultInjectingEnv::Truncate(const std::string& path, int fd, uint64_t size) {
   if (Fault f; Match(Op::kTruncate, path, &f)) return f.error;
-  return Env::Truncate(path, fd, size);
+  MutexLock lock(&mu_);
+  if (!tracking_) {
+    lock.Unlock();
+    return Env::Truncate(path, fd, size);
+  }
+  Tracked& file = TrackedLocked(path);
+  if (TickLocked()) return 0;
+  const int rc = Env::Truncate(path, fd, size);
+  if (rc == 0) file.synced = std::min(file.synced, size);
+  return rc;
 }
 
 int FaultInjectingEnv::Rename(const std::string& from, const std::string& to) {
   if (Fault f; Match(Op::kRename, from, &f)) return f.error;
-  return Env::Rename(from, to);
+  MutexLock lock(&mu_);
+  if (!tracking_) {
+    lock.Unlock();
+    return Env::Rename(from, to);
+  }
+  const Tracked moved = TrackedLocked(from);
+  if (TickLocked()) return 0;
+  PendingRename pending{from, to, moved.entry_durable, std::nullopt};
+  if (Exists(to)) {
+    const Tracked& old = TrackedLocked(to);
+    if (old.entry_durable) {
+      std::string contents;
+      if (const int rc = ReadPrefix(to, old.synced, &contents); rc != 0) return rc;
+      pending.replaced = std::move(contents);
+    }
+  }
+  if (const int rc = Env::Rename(from, to); rc != 0) return rc;
+  tracked_.erase(from);
+  tracked_[to] = Tracked{moved.synced, false};
+  renames_.push_back(std::move(pending));
+  return 0;
 }
 
 int FaultInjectingEnv::RemoveFile(const std::string& path) {
   if (Fault f; Match(Op::kRemove, path, &f)) return f.error;
-  return Env::RemoveFile(path);
+  MutexLock lock(&mu_);
+  if (!tracking_) {
+    lock.Unlock();
+    return Env::RemoveFile(path);
+  }
+  // Not modelled: a removal whose directory was not synced since could also be undone.
+  if (TickLocked()) return 0;
+  const int rc = Env::RemoveFile(path);
+  if (rc == 0) tracked_.erase(path);
+  return rc;
+}
+
+int FaultInjectingEnv::SyncDirectory(const std::string& directory) {
+  MutexLock lock(&mu_);
+  if (!tracking_) {
+    lock.Unlock();
+    return Env::SyncDirectory(directory);
+  }
+  if (TickLocked()) return 0;
+  const std::string dir = DirectoryOf(directory + "/x");
+  for (auto& [path, file] : tracked_) {
+    if (DirectoryOf(path) == dir) file.entry_durable = true;
+  }
+  std::erase_if(renames_, [&](const PendingRename& r) { return DirectoryOf(r.to) == dir; });
+  return 0;
+}
+
+// --- Power loss ---------------------------------------------------------------------------------
+
+void FaultInjectingEnv::TrackDurability() {
+  MutexLock lock(&mu_);
+  tracking_ = true;
+}
+
+void FaultInjectingEnv::CutPowerAfter(uint64_t operations) {
+  MutexLock lock(&mu_);
+  cut_at_ = operations_ + operations;
+}
+
+bool FaultInjectingEnv::power_cut() const {
+  MutexLock lock(&mu_);
+  return cut_;
+}
+
+uint64_t FaultInjectingEnv::operation_count() const {
+  MutexLock lock(&mu_);
+  return operations_;
+}
+
+uint64_t FaultInjectingEnv::LatestSyncStart(const std::string& path_contains) const {
+  MutexLock lock(&mu_);
+  uint64_t latest = 0;
+  for (const auto& [path, start] : sync_starts_) {
+    if (path.find(path_contains) != std::string::npos) latest = std::max(latest, start);
+  }
+  return latest;
+}
+
+bool FaultInjectingEnv::TickLocked() {
+  if (++operations_ >= cut_at_) cut_ = true;
+  return cut_;
+}
+
+FaultInjectingEnv::Tracked& FaultInjectingEnv::TrackedLocked(const std::string& path) {
+  auto it = tracked_.find(path);
+  if (it == tracked_.end()) {
+    // On disk before tracking began (or before the last power loss): durable as it is.
+    uint64_t size = 0;
+    if (Env::FileSize(path, &size) != 0) size = 0;
+    it = tracked_.emplace(path, Tracked{size, true}).first;
+  }
+  return it->second;
+}
+
+bool FaultInjectingEnv::Exists(const std::string& path) {
+  struct stat st {};
+  return ::stat(path.c_str(), &st) == 0;
+}
+
+std::string FaultInjectingEnv::DirectoryOf(const std::string& path) {
+  return std::filesystem::path(path).lexically_normal().parent_path().string();
+}
+
+int FaultInjectingEnv::ReadPrefix(const std::string& path, uint64_t length, std::string* out) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return errno;
+  out->assign(length, '\0');
+  const ssize_t n = ::pread(fd, out->data(), length, 0);
+  const int error = n < 0 ? errno : 0;
+  ::close(fd);
+  if (n >= 0) out->resize(static_cast<size_t>(n));
+  return error;
+}
+
+int FaultInjectingEnv::LosePower() {
+  MutexLock lock(&mu_);
+  int first_error = 0;
+  const auto note = [&first_error](int rc) {
+    if (first_error == 0 && rc != 0 && rc != ENOENT) first_error = rc;
+  };
+  // Renames the directory never made durable, newest first: the names go back to what they were.
+  for (auto it = renames_.rbegin(); it != renames_.rend(); ++it) {
+    if (Exists(it->to)) {
+      note(Env::Rename(it->to, it->from));
+      tracked_[it->from] = Tracked{tracked_[it->to].synced, it->from_durable};
+      tracked_.erase(it->to);
+    }
+    if (it->replaced) {
+      const int fd = ::open(it->to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+      if (fd < 0) {
+        note(errno);
+        continue;
+      }
+      if (::write(fd, it->replaced->data(), it->replaced->size()) !=
+          static_cast<ssize_t>(it->replaced->size())) {
+        note(errno == 0 ? EIO : errno);
+      }
+      ::close(fd);
+      tracked_[it->to] = Tracked{it->replaced->size(), true};
+    }
+  }
+  for (const auto& [path, file] : tracked_) {
+    uint64_t size = 0;
+    if (Env::FileSize(path, &size) != 0) continue;  // Gone already.
+    if (!file.entry_durable) {
+      note(Env::RemoveFile(path));
+    } else if (size > file.synced) {
+      if (::truncate(path.c_str(), static_cast<off_t>(file.synced)) != 0) note(errno);
+    }
+  }
+  tracked_.clear();
+  renames_.clear();
+  sync_starts_.clear();
+  cut_ = false;
+  cut_at_ = std::numeric_limits<uint64_t>::max();
+  return first_error;
 }
 
 int FaultInjectingEnv::ListDirectory(const std::string& directory,
