@@ -142,4 +142,9 @@ void Node::Shutdown(std::chrono::milliseconds grace) {
   admin_->Stop();
 }
 
+void Node::ReplaceAdminTokens(std::vector<std::string> viewer_tokens,
+                              std::vector<std::string> operator_tokens) {
+  admin_->ReplaceTokens(std::move(viewer_tokens), std::move(operator_tokens));
+}
+
 }  // namespace railyard::node
