@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <random>
 
 namespace railyard::storage {
 
@@ -260,8 +261,9 @@ int FaultInjectingEnv::ReadPrefix(const std::string& path, uint64_t length, std:
   return error;
 }
 
-int FaultInjectingEnv::LosePower() {
+int FaultInjectingEnv::LosePower(uint64_t torn_seed) {
   MutexLock lock(&mu_);
+  std::mt19937_64 torn(torn_seed);
   int first_error = 0;
   const auto note = [&first_error](int rc) {
     if (first_error == 0 && rc != 0 && rc != ENOENT) first_error = rc;
@@ -293,7 +295,8 @@ int FaultInjectingEnv::LosePower() {
     if (!file.entry_durable) {
       note(Env::RemoveFile(path));
     } else if (size > file.synced) {
-      if (::truncate(path.c_str(), static_cast<off_t>(file.synced)) != 0) note(errno);
+      const uint64_t kept = torn_seed == 0 ? 0 : torn() % (size - file.synced + 1);
+      if (::truncate(path.c_str(), static_cast<off_t>(file.synced + kept)) != 0) note(errno);
     }
   }
   tracked_.clear();

@@ -67,9 +67,11 @@ class FaultInjectingEnv final : public Env {
   uint64_t LatestSyncStart(const std::string& path_contains) const;
   // The power loss itself (the store must be closed): undoes renames whose directory was not
   // synced since, removes files whose directory entry is not durable and cuts every other file
-  // back to its synced length. Then the power is back, with everything on disk durable. Returns 0
-  // or the errno of the first file operation that failed.
-  int LosePower();
+  // back to its synced length. With a nonzero `torn_seed`, each file instead keeps a random part
+  // of its unsynced bytes (chosen from the seed), as a disk that wrote some of them before the
+  // power went. Then the power is back, with everything on disk durable. Returns 0 or the errno of
+  // the first file operation that failed.
+  int LosePower(uint64_t torn_seed = 0);
 
   int Open(const std::string& path, int flags, int* fd) override;
   int Write(const std::string& path, int fd, const char* data, size_t size,

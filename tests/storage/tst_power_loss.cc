@@ -202,7 +202,8 @@ class PowerLossTest : public QObject {
       }
       store.reset();  // Closes (its fsyncs count only if the power is still on).
       const uint64_t last_log_sync = env.LatestSyncStart(kWalPrefix);
-      QCOMPARE(env.LosePower(), 0);
+      // Every other round the disk wrote part of the unsynced bytes before the power went.
+      QCOMPARE(env.LosePower(round % 2 == 0 ? 0 : rng() | 1), 0);
 
       logs.Clear();
       const Status opened = DocStore::Open(options, path, &store);
