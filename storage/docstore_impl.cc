@@ -207,12 +207,22 @@ Status DocStoreImpl::Replay() {
     const WalOp op{id, EntryKind::kCorrupted, {}, {}};
     ApplyOps(std::span<const WalOp>(&op, 1));
   };
+  // A log takes records only once the one before it is fsynced whole (StartWal), so a crash while
+  // the log rotated leaves the previous one with a torn tail and only empty logs after it: the
+  // last log that holds any bytes is the one whose tail may be torn.
+  size_t last_written = logs.empty() ? 0 : logs.size() - 1;
+  while (last_written > 0) {
+    uint64_t size = 0;
+    const int error = env_->FileSize(PathFor(kWalPrefix, logs[last_written], kWalSuffix), &size);
+    if (error != 0 || size > 0) break;
+    --last_written;
+  }
   ReplayReport total;
   const uint64_t appended_before = appended_docs_.load();
   for (size_t i = 0; i < logs.size(); ++i) {
     ReplayReport report;
     const std::string path = PathFor(kWalPrefix, logs[i], kWalSuffix);
-    if (Status s = ReplayWal(path, i + 1 == logs.size(), options_, handlers, &report); !s.ok()) {
+    if (Status s = ReplayWal(path, i >= last_written, options_, handlers, &report); !s.ok()) {
       return s;
     }
     corruptions_.fetch_add(report.unidentified_damage);
