@@ -57,7 +57,11 @@ int FaultInjectingEnv::Open(const std::string& path, int flags, int* fd) {
   const bool creates = (flags & O_CREAT) != 0 && !Exists(path);
   if (creates) TickLocked();
   const int rc = Env::Open(path, flags, fd);
-  if (rc == 0 && creates) tracked_[path] = Tracked{};  // Neither bytes nor name durable yet.
+  if (rc == 0 && creates) {
+    Tracked file;  // Neither bytes nor name durable yet.
+    if (cut_) file.length_at_cut = 0;
+    tracked_[path] = file;
+  }
   if (rc == 0 && !creates) TrackedLocked(path);
   return rc;
 }
@@ -160,7 +164,7 @@ int FaultInjectingEnv::Rename(const std::string& from, const std::string& to) {
   }
   if (const int rc = Env::Rename(from, to); rc != 0) return rc;
   tracked_.erase(from);
-  tracked_[to] = Tracked{moved.synced, false};
+  tracked_[to] = Tracked{moved.synced, false, moved.length_at_cut};
   renames_.push_back(std::move(pending));
   return 0;
 }
@@ -226,7 +230,14 @@ uint64_t FaultInjectingEnv::LatestSyncStart(const std::string& path_contains) co
 }
 
 bool FaultInjectingEnv::TickLocked() {
-  if (++operations_ >= cut_at_) cut_ = true;
+  ++operations_;
+  if (!cut_ && operations_ >= cut_at_) {
+    cut_ = true;
+    for (auto& [path, file] : tracked_) {
+      uint64_t size = 0;
+      file.length_at_cut = Env::FileSize(path, &size) == 0 ? size : 0;
+    }
+  }
   return cut_;
 }
 
@@ -236,7 +247,9 @@ FaultInjectingEnv::Tracked& FaultInjectingEnv::TrackedLocked(const std::string& 
     // On disk before tracking began (or before the last power loss): durable as it is.
     uint64_t size = 0;
     if (Env::FileSize(path, &size) != 0) size = 0;
-    it = tracked_.emplace(path, Tracked{size, true}).first;
+    Tracked file{size, true};
+    if (cut_) file.length_at_cut = size;
+    it = tracked_.emplace(path, file).first;
   }
   return it->second;
 }
@@ -272,7 +285,8 @@ int FaultInjectingEnv::LosePower(uint64_t torn_seed) {
   for (auto it = renames_.rbegin(); it != renames_.rend(); ++it) {
     if (Exists(it->to)) {
       note(Env::Rename(it->to, it->from));
-      tracked_[it->from] = Tracked{tracked_[it->to].synced, it->from_durable};
+      const Tracked moved = tracked_[it->to];
+      tracked_[it->from] = Tracked{moved.synced, it->from_durable, moved.length_at_cut};
       tracked_.erase(it->to);
     }
     if (it->replaced) {
@@ -295,7 +309,9 @@ int FaultInjectingEnv::LosePower(uint64_t torn_seed) {
     if (!file.entry_durable) {
       note(Env::RemoveFile(path));
     } else if (size > file.synced) {
-      const uint64_t kept = torn_seed == 0 ? 0 : torn() % (size - file.synced + 1);
+      // Only bytes written before the power went can have reached the disk.
+      const uint64_t written = std::max(file.synced, std::min(size, file.length_at_cut));
+      const uint64_t kept = torn_seed == 0 ? 0 : torn() % (written - file.synced + 1);
       if (::truncate(path.c_str(), static_cast<off_t>(file.synced + kept)) != 0) note(errno);
     }
   }

@@ -107,6 +107,8 @@ class FaultInjectingEnv final : public Env {
   struct Tracked {
     uint64_t synced = 0;         // Bytes that survive a power loss.
     bool entry_durable = false;  // Its name survives a power loss.
+    // Its length when the power went: bytes written later never reached the disk.
+    uint64_t length_at_cut = std::numeric_limits<uint64_t>::max();
   };
   // A rename not yet made durable by a sync of its directory.
   struct PendingRename {
