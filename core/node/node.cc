@@ -25,6 +25,16 @@ rpc::Status Node::Open(NodeOptions options, std::unique_ptr<Node>* out) {
   }
   storage::Options storage_options = o.storage;
   storage_options.replica = o.replication.replica;
+  if (!storage_options.logger) {
+    // The store's warnings and its recovery line belong in the node's log, not bare on stderr.
+    storage_options.logger = [name = o.name](storage::LogLevel level, std::string_view message) {
+      const spdlog::level::level_enum spd = level == storage::LogLevel::kError ? spdlog::level::err
+                                            : level == storage::LogLevel::kWarning
+                                                ? spdlog::level::warn
+                                                : spdlog::level::info;
+      spdlog::log(spd, "{}: {}", name, message);
+    };
+  }
   if (storage::Status s = storage::DocStore::Open(storage_options, o.data_dir, &node->store_);
       !s.ok()) {
     return {rpc::Code::kInternal, "opening the store in " + o.data_dir + ": " + s.ToString()};
