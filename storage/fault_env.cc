@@ -176,11 +176,17 @@ int FaultInjectingEnv::RemoveFile(const std::string& path) {
     lock.Unlock();
     return Env::RemoveFile(path);
   }
-  // Not modelled: a removal whose directory was not synced since could also be undone.
+  const Tracked file = TrackedLocked(path);
   if (TickLocked()) return 0;
+  PendingRemoval removal{path, {}};
+  if (file.entry_durable) {
+    if (const int rc = ReadPrefix(path, file.synced, &removal.contents); rc != 0) return rc;
+  }
   const int rc = Env::RemoveFile(path);
-  if (rc == 0) tracked_.erase(path);
-  return rc;
+  if (rc != 0) return rc;
+  tracked_.erase(path);
+  if (file.entry_durable) removals_.push_back(std::move(removal));
+  return 0;
 }
 
 int FaultInjectingEnv::SyncDirectory(const std::string& directory) {
@@ -195,6 +201,7 @@ int FaultInjectingEnv::SyncDirectory(const std::string& directory) {
     if (DirectoryOf(path) == dir) file.entry_durable = true;
   }
   std::erase_if(renames_, [&](const PendingRename& r) { return DirectoryOf(r.to) == dir; });
+  std::erase_if(removals_, [&](const PendingRemoval& r) { return DirectoryOf(r.path) == dir; });
   return 0;
 }
 
@@ -274,6 +281,15 @@ int FaultInjectingEnv::ReadPrefix(const std::string& path, uint64_t length, std:
   return error;
 }
 
+int FaultInjectingEnv::WriteWhole(const std::string& path, const std::string& contents) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return errno;
+  const ssize_t n = ::write(fd, contents.data(), contents.size());
+  const int error = n == static_cast<ssize_t>(contents.size()) ? 0 : (n < 0 ? errno : EIO);
+  ::close(fd);
+  return error;
+}
+
 int FaultInjectingEnv::LosePower(uint64_t torn_seed) {
   MutexLock lock(&mu_);
   std::mt19937_64 torn(torn_seed);
@@ -290,16 +306,7 @@ int FaultInjectingEnv::LosePower(uint64_t torn_seed) {
       tracked_.erase(it->to);
     }
     if (it->replaced) {
-      const int fd = ::open(it->to.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-      if (fd < 0) {
-        note(errno);
-        continue;
-      }
-      if (::write(fd, it->replaced->data(), it->replaced->size()) !=
-          static_cast<ssize_t>(it->replaced->size())) {
-        note(errno == 0 ? EIO : errno);
-      }
-      ::close(fd);
+      note(WriteWhole(it->to, *it->replaced));
       tracked_[it->to] = Tracked{it->replaced->size(), true};
     }
   }
@@ -315,8 +322,14 @@ int FaultInjectingEnv::LosePower(uint64_t torn_seed) {
       if (::truncate(path.c_str(), static_cast<off_t>(file.synced + kept)) != 0) note(errno);
     }
   }
+  // Removed files whose directory never made the removal durable are back, as they were synced.
+  for (const PendingRemoval& removal : removals_) {
+    if (Exists(removal.path)) continue;
+    note(WriteWhole(removal.path, removal.contents));
+  }
   tracked_.clear();
   renames_.clear();
+  removals_.clear();
   sync_starts_.clear();
   cut_ = false;
   cut_at_ = std::numeric_limits<uint64_t>::max();

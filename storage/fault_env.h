@@ -49,9 +49,9 @@ class FaultInjectingEnv final : public Env {
   uint64_t faults_fired() const;
 
   // --- Power loss, as LevelDB's fault_injection_test models it. ---
-  // From now on the env tracks what is durable: a file's bytes up to its last Sync, and its
-  // directory entry once its directory was synced after the file was created or renamed. Files
-  // already on disk count as durable. Real fsyncs are skipped (nothing here must survive a real
+  // From now on the env tracks what is durable: a file's bytes up to its last Sync, and a
+  // creation, rename or removal once its directory was synced after it. Files already on disk
+  // count as durable. Real fsyncs are skipped (nothing here must survive a real
   // crash). Call before opening the store.
   void TrackDurability();
   // After `operations` more mutating operations (creating opens, writes, syncs, truncates, renames,
@@ -65,8 +65,9 @@ class FaultInjectingEnv final : public Env {
   // When the latest Sync of a file whose path contains `path_contains` started (by
   // operation_count), among those that completed before the power went out; 0 if none did.
   uint64_t LatestSyncStart(const std::string& path_contains) const;
-  // The power loss itself (the store must be closed): undoes renames whose directory was not
-  // synced since, removes files whose directory entry is not durable and cuts every other file
+  // The power loss itself (the store must be closed): undoes renames and removals whose directory
+  // was not synced since, removes files whose directory entry is not durable and cuts every other
+  // file
   // back to its synced length. With a nonzero `torn_seed`, each file instead keeps a random part
   // of its unsynced bytes (chosen from the seed), as a disk that wrote some of them before the
   // power went. Then the power is back, with everything on disk durable. Returns 0 or the errno of
@@ -116,6 +117,11 @@ class FaultInjectingEnv final : public Env {
     bool from_durable = false;            // `from`'s name was durable before the rename.
     std::optional<std::string> replaced;  // The durable contents `to` had before, if any.
   };
+  // A removal not yet made durable by a sync of its directory: the file comes back.
+  struct PendingRemoval {
+    std::string path;
+    std::string contents;  // Its durable bytes.
+  };
   // Counts a mutating operation; true if the power is (now) out.
   bool TickLocked() REQUIRES(mu_);
   // The record of `path`, created as durable (with its current size) if unknown.
@@ -124,6 +130,8 @@ class FaultInjectingEnv final : public Env {
   static std::string DirectoryOf(const std::string& path);
   // The first `length` bytes of `path` (fewer if it is shorter); 0 or an errno value.
   static int ReadPrefix(const std::string& path, uint64_t length, std::string* out);
+  // Replaces `path` with `contents`; 0 or an errno value.
+  static int WriteWhole(const std::string& path, const std::string& contents);
 
   mutable Mutex mu_;
   std::vector<Armed> faults_ GUARDED_BY(mu_);
@@ -137,6 +145,7 @@ class FaultInjectingEnv final : public Env {
   bool cut_ GUARDED_BY(mu_) = false;
   std::map<std::string, Tracked> tracked_ GUARDED_BY(mu_);
   std::vector<PendingRename> renames_ GUARDED_BY(mu_);
+  std::vector<PendingRemoval> removals_ GUARDED_BY(mu_);
   // Start clock of the completed syncs of each path.
   std::map<std::string, uint64_t> sync_starts_ GUARDED_BY(mu_);
 };

@@ -1,9 +1,9 @@
 // README's durability table under a machine crash: FaultInjectingEnv forgets every byte and every
-// directory entry that was not fsynced, as a power loss would (LevelDB's fault_injection_test is
-// the model), at many random points of a stream of writes, flushes and compactions. After each,
-// the store reopens, says what it recovered, and holds exactly the writes of some prefix of the
-// stream: never less than every write whose log was fsynced after it was acknowledged (every
-// write, under every-write), never a damaged document.
+// directory change (creation, rename, removal) that was not fsynced, as a power loss would
+// (LevelDB's fault_injection_test is the model), at many random points of a stream of writes,
+// flushes and compactions. After each, the store reopens, says what it recovered, and holds exactly
+// the writes of some prefix of the stream: never less than every write whose log was fsynced after
+// it was acknowledged (every write, under every-write), never a damaged document.
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -100,6 +100,9 @@ class PowerLossTest : public QObject {
       QFile old(dir.filePath("MANIFEST"));
       QVERIFY(old.open(QIODevice::WriteOnly));
       old.write("old");
+      QFile log(dir.filePath("old-log"));
+      QVERIFY(log.open(QIODevice::WriteOnly));
+      log.write("log");
     }
     FaultInjectingEnv env;
     env.TrackDurability();
@@ -118,6 +121,7 @@ class PowerLossTest : public QObject {
     QCOMPARE(env.Write(root + "/MANIFEST.tmp", tmp, "new", 3, &n), 0);
     QCOMPARE(env.Sync(root + "/MANIFEST.tmp", tmp), 0);
     QCOMPARE(env.Rename(root + "/MANIFEST.tmp", root + "/MANIFEST"), 0);
+    QCOMPARE(env.RemoveFile(root + "/old-log"), 0);  // Not durable without a directory sync.
     for (int fd : {a, b, tmp}) ::close(fd);
     QCOMPARE(ReadFile(dir.filePath("MANIFEST")), std::string("new"));
 
@@ -126,12 +130,14 @@ class PowerLossTest : public QObject {
     QVERIFY(!QFile::exists(dir.filePath("b")));
     QCOMPARE(ReadFile(dir.filePath("MANIFEST")), std::string("old"));  // The rename is undone.
     QVERIFY(!QFile::exists(dir.filePath("MANIFEST.tmp")));
+    QCOMPARE(ReadFile(dir.filePath("old-log")), std::string("log"));  // The removal is undone.
 
     // A directory sync makes a rename durable; writes after the cut are lost whatever follows.
     QCOMPARE(env.Open(root + "/MANIFEST.tmp", append, &tmp), 0);
     QCOMPARE(env.Write(root + "/MANIFEST.tmp", tmp, "new", 3, &n), 0);
     QCOMPARE(env.Sync(root + "/MANIFEST.tmp", tmp), 0);
     QCOMPARE(env.Rename(root + "/MANIFEST.tmp", root + "/MANIFEST"), 0);
+    QCOMPARE(env.RemoveFile(root + "/old-log"), 0);
     QCOMPARE(env.SyncDirectory(root), 0);
     QCOMPARE(env.Open(root + "/a", append, &a), 0);
     env.CutPowerAfter(1);
@@ -145,6 +151,7 @@ class PowerLossTest : public QObject {
     // Even a disk that kept some unsynced bytes cannot keep what was written after the cut.
     QCOMPARE(env.LosePower(/*torn_seed=*/1), 0);
     QCOMPARE(ReadFile(dir.filePath("MANIFEST")), std::string("new"));
+    QVERIFY(!QFile::exists(dir.filePath("old-log")));
     QCOMPARE(ReadFile(dir.filePath("a")), std::string("12345"));
   }
 
