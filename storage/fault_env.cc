@@ -187,6 +187,17 @@ int FaultInjectingEnv::RemoveFile(const std::string& path) {
   return 0;
 }
 
+int FaultInjectingEnv::ListDirectory(const std::string& directory,
+                                     std::vector<std::string>* names) {
+  if (Fault f; Match(Op::kList, directory, &f)) return f.error;
+  return Env::ListDirectory(directory, names);
+}
+
+int FaultInjectingEnv::LockFile(const std::string& path, int* lock) {
+  if (Fault f; Match(Op::kLock, path, &f)) return f.error;
+  return Env::LockFile(path, lock);
+}
+
 int FaultInjectingEnv::SyncDirectory(const std::string& directory) {
   MutexLock lock(&mu_);
   if (!tracking_) {

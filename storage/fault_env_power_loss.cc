@@ -140,15 +140,4 @@ int FaultInjectingEnv::LosePower(uint64_t torn_seed) {
   return first_error;
 }
 
-int FaultInjectingEnv::ListDirectory(const std::string& directory,
-                                     std::vector<std::string>* names) {
-  if (Fault f; Match(Op::kList, directory, &f)) return f.error;
-  return Env::ListDirectory(directory, names);
-}
-
-int FaultInjectingEnv::LockFile(const std::string& path, int* lock) {
-  if (Fault f; Match(Op::kLock, path, &f)) return f.error;
-  return Env::LockFile(path, lock);
-}
-
 }  // namespace railyard::storage
