@@ -179,8 +179,10 @@ Status DocStoreImpl::Replay() {
   const uint64_t wal_start = WalStart();
   std::erase_if(logs, [wal_start](uint64_t n) { return n < wal_start; });
   std::vector<WalOp> ops;
+  uint64_t documents = 0;
   ReplayHandlers handlers;
   handlers.on_record = [&](std::vector<ReplayedOp>& replayed) -> Status {
+    documents += replayed.size();
     ops.clear();
     bool first = true;
     for (ReplayedOp& op : replayed) {
@@ -205,15 +207,46 @@ Status DocStoreImpl::Replay() {
     const WalOp op{id, EntryKind::kCorrupted, {}, {}};
     ApplyOps(std::span<const WalOp>(&op, 1));
   };
+  // A log takes records only once the one before it is fsynced whole (StartWal), so a crash while
+  // the log rotated leaves the previous one with a torn tail and only empty logs after it: the
+  // last log that holds any bytes is the one whose tail may be torn.
+  size_t last_written = logs.empty() ? 0 : logs.size() - 1;
+  while (last_written > 0) {
+    uint64_t size = 0;
+    const int error = env_->FileSize(PathFor(kWalPrefix, logs[last_written], kWalSuffix), &size);
+    if (error != 0 || size > 0) break;
+    --last_written;
+  }
+  ReplayReport total;
+  const uint64_t appended_before = appended_docs_.load();
   for (size_t i = 0; i < logs.size(); ++i) {
     ReplayReport report;
     const std::string path = PathFor(kWalPrefix, logs[i], kWalSuffix);
-    if (Status s = ReplayWal(path, i + 1 == logs.size(), options_, handlers, &report); !s.ok()) {
+    if (Status s = ReplayWal(path, i >= last_written, options_, handlers, &report); !s.ok()) {
       return s;
     }
     corruptions_.fetch_add(report.unidentified_damage);
+    total.records += report.records;
+    total.damaged_records += report.damaged_records;
+    total.unidentified_damage += report.unidentified_damage;
+    total.truncated_bytes += report.truncated_bytes;
   }
+  LogRecovery(logs.size(), total, documents, appended_docs_.load() - appended_before);
   return MemEntries() == 0 ? Status::Ok() : FlushDuringReplay();
+}
+
+void DocStoreImpl::LogRecovery(size_t logs, const ReplayReport& total, uint64_t documents,
+                               uint64_t rewritten) {
+  // One line on every open, so an operator can always tell what a restart brought back.
+  std::string line = "recovery of " + directory_ + ": replayed " + std::to_string(total.records) +
+                     " log records (" + std::to_string(documents) + " changes) from " +
+                     std::to_string(logs) + " write-ahead logs; " + std::to_string(rewritten) +
+                     " documents written again to the segment log; " +
+                     std::to_string(total.truncated_bytes) + " torn bytes cut off";
+  const uint64_t damaged = total.damaged_records + total.unidentified_damage;
+  line += damaged == 0 ? "; no damage"
+                       : "; " + std::to_string(damaged) + " damaged records (see the errors above)";
+  LogTo(options_, damaged == 0 ? LogLevel::kInfo : LogLevel::kWarning, line);
 }
 
 Status DocStoreImpl::FlushDuringReplay() {
@@ -815,14 +848,15 @@ void DocStoreImpl::SyncLoop() {
     }
     if (bg_stop_) break;
     bg.Unlock();
-    std::shared_ptr<File> file;
+    Status synced;
     {
+      // Held across the fsync, so a log rotation (which takes this lock to switch files) waits
+      // for it: a sync that starts after a write was acknowledged is then always of that write's
+      // log or a newer one, never of a log it replaced.
       MutexLock lock(&wal_sync_mu_);
-      file = wal_sync_file_;
+      if (wal_sync_file_) synced = wal_sync_file_->Sync();
     }
-    if (file) {
-      if (Status s = file->Sync(); !s.ok()) RecordSyncFailure(s);
-    }
+    if (!synced.ok()) RecordSyncFailure(synced);
     bg.Lock();
   }
 }

@@ -81,6 +81,8 @@ class DocStoreImpl final : public DocStore {
   Status LoadState() REQUIRES(change_mu_);
   Status OpenIndex(uint64_t number, std::shared_ptr<DiskIndex>* out);
   Status Replay() EXCLUDES(change_mu_, mem_mu_);
+  // The line that says what Replay found: records, documents, torn bytes, damage.
+  void LogRecovery(size_t logs, const ReplayReport& total, uint64_t documents, uint64_t rewritten);
   Status ApplyOps(std::span<const WalOp> ops) EXCLUDES(change_mu_, mem_mu_);
   Status FlushDuringReplay() EXCLUDES(change_mu_, mem_mu_);
 

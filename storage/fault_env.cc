@@ -1,6 +1,8 @@
 #include "storage/fault_env.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -45,12 +47,34 @@ bool FaultInjectingEnv::Match(Op op, const std::string& path, Fault* out) {
 
 int FaultInjectingEnv::Open(const std::string& path, int flags, int* fd) {
   if (Fault f; Match(Op::kOpen, path, &f)) return f.error;
-  return Env::Open(path, flags, fd);
+  MutexLock lock(&mu_);
+  if (!tracking_) {
+    lock.Unlock();
+    return Env::Open(path, flags, fd);
+  }
+  const bool creates = (flags & O_CREAT) != 0 && !Exists(path);
+  if (creates) TickLocked();
+  const int rc = Env::Open(path, flags, fd);
+  if (rc == 0 && creates) {
+    Tracked file;  // Neither bytes nor name durable yet.
+    if (cut_) file.length_at_cut = 0;
+    tracked_[path] = file;
+  }
+  if (rc == 0 && !creates) TrackedLocked(path);
+  return rc;
 }
 
 int FaultInjectingEnv::Write(const std::string& path, int fd, const char* data, size_t size,
                              size_t* written) {
   *written = 0;
+  {
+    // Written even after the power went out: unsynced, so LosePower cuts it off again.
+    MutexLock lock(&mu_);
+    if (tracking_) {
+      TrackedLocked(path);
+      TickLocked();
+    }
+  }
   size_t allowed = size;
   int error = 0;
   if (Fault f; Match(Op::kWrite, path, &f)) {
@@ -89,22 +113,78 @@ int FaultInjectingEnv::ReadAt(const std::string& path, int fd, uint64_t offset, 
 
 int FaultInjectingEnv::Sync(const std::string& path, int fd) {
   if (Fault f; Match(Op::kSync, path, &f)) return f.error;
-  return Env::Sync(path, fd);
+  MutexLock lock(&mu_);
+  if (!tracking_) {
+    lock.Unlock();
+    return Env::Sync(path, fd);
+  }
+  Tracked& file = TrackedLocked(path);
+  const uint64_t start = operations_ + 1;
+  if (TickLocked()) return 0;
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) return errno;
+  file.synced = static_cast<uint64_t>(st.st_size);
+  sync_starts_[path] = start;
+  return 0;
 }
 
 int FaultInjectingEnv::Truncate(const std::string& path, int fd, uint64_t size) {
   if (Fault f; Match(Op::kTruncate, path, &f)) return f.error;
-  return Env::Truncate(path, fd, size);
+  MutexLock lock(&mu_);
+  if (!tracking_) {
+    lock.Unlock();
+    return Env::Truncate(path, fd, size);
+  }
+  Tracked& file = TrackedLocked(path);
+  if (TickLocked()) return 0;
+  const int rc = Env::Truncate(path, fd, size);
+  if (rc == 0) file.synced = std::min(file.synced, size);
+  return rc;
 }
 
 int FaultInjectingEnv::Rename(const std::string& from, const std::string& to) {
   if (Fault f; Match(Op::kRename, from, &f)) return f.error;
-  return Env::Rename(from, to);
+  MutexLock lock(&mu_);
+  if (!tracking_) {
+    lock.Unlock();
+    return Env::Rename(from, to);
+  }
+  const Tracked moved = TrackedLocked(from);
+  if (TickLocked()) return 0;
+  PendingRename pending{from, to, moved.entry_durable, std::nullopt};
+  if (Exists(to)) {
+    const Tracked& old = TrackedLocked(to);
+    if (old.entry_durable) {
+      std::string contents;
+      if (const int rc = ReadPrefix(to, old.synced, &contents); rc != 0) return rc;
+      pending.replaced = std::move(contents);
+    }
+  }
+  if (const int rc = Env::Rename(from, to); rc != 0) return rc;
+  tracked_.erase(from);
+  tracked_[to] = Tracked{moved.synced, false, moved.length_at_cut};
+  renames_.push_back(std::move(pending));
+  return 0;
 }
 
 int FaultInjectingEnv::RemoveFile(const std::string& path) {
   if (Fault f; Match(Op::kRemove, path, &f)) return f.error;
-  return Env::RemoveFile(path);
+  MutexLock lock(&mu_);
+  if (!tracking_) {
+    lock.Unlock();
+    return Env::RemoveFile(path);
+  }
+  const Tracked file = TrackedLocked(path);
+  if (TickLocked()) return 0;
+  PendingRemoval removal{path, {}};
+  if (file.entry_durable) {
+    if (const int rc = ReadPrefix(path, file.synced, &removal.contents); rc != 0) return rc;
+  }
+  const int rc = Env::RemoveFile(path);
+  if (rc != 0) return rc;
+  tracked_.erase(path);
+  if (file.entry_durable) removals_.push_back(std::move(removal));
+  return 0;
 }
 
 int FaultInjectingEnv::ListDirectory(const std::string& directory,
@@ -116,6 +196,22 @@ int FaultInjectingEnv::ListDirectory(const std::string& directory,
 int FaultInjectingEnv::LockFile(const std::string& path, int* lock) {
   if (Fault f; Match(Op::kLock, path, &f)) return f.error;
   return Env::LockFile(path, lock);
+}
+
+int FaultInjectingEnv::SyncDirectory(const std::string& directory) {
+  MutexLock lock(&mu_);
+  if (!tracking_) {
+    lock.Unlock();
+    return Env::SyncDirectory(directory);
+  }
+  if (TickLocked()) return 0;
+  const std::string dir = DirectoryOf(directory + "/x");
+  for (auto& [path, file] : tracked_) {
+    if (DirectoryOf(path) == dir) file.entry_durable = true;
+  }
+  std::erase_if(renames_, [&](const PendingRename& r) { return DirectoryOf(r.to) == dir; });
+  std::erase_if(removals_, [&](const PendingRemoval& r) { return DirectoryOf(r.path) == dir; });
+  return 0;
 }
 
 int FaultInjectingEnv::Map(const std::string& path, int fd, size_t length, const char** data) {

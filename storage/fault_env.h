@@ -4,6 +4,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +48,32 @@ class FaultInjectingEnv final : public Env {
 
   uint64_t faults_fired() const;
 
+  // --- Power loss, as LevelDB's fault_injection_test models it. ---
+  // From now on the env tracks what is durable: a file's bytes up to its last Sync, and a
+  // creation, rename or removal once its directory was synced after it. Files already on disk
+  // count as durable. Real fsyncs are skipped (nothing here must survive a real
+  // crash). Call before opening the store.
+  void TrackDurability();
+  // After `operations` more mutating operations (creating opens, writes, syncs, truncates, renames,
+  // removals, directory syncs) the power goes out: from that one on, nothing becomes durable any
+  // more, and truncates, renames and removals are not done (but report success), so the process
+  // carries on unaware, as a dying machine's would until it stops.
+  void CutPowerAfter(uint64_t operations);
+  bool power_cut() const;
+  // Mutating operations so far: a clock for "did this sync start after that acknowledgement?".
+  uint64_t operation_count() const;
+  // When the latest Sync of a file whose path contains `path_contains` started (by
+  // operation_count), among those that completed before the power went out; 0 if none did.
+  uint64_t LatestSyncStart(const std::string& path_contains) const;
+  // The power loss itself (the store must be closed): undoes renames and removals whose directory
+  // was not synced since, removes files whose directory entry is not durable and cuts every other
+  // file
+  // back to its synced length. With a nonzero `torn_seed`, each file instead keeps a random part
+  // of its unsynced bytes (chosen from the seed), as a disk that wrote some of them before the
+  // power went. Then the power is back, with everything on disk durable. Returns 0 or the errno of
+  // the first file operation that failed.
+  int LosePower(uint64_t torn_seed = 0);
+
   int Open(const std::string& path, int flags, int* fd) override;
   int Write(const std::string& path, int fd, const char* data, size_t size,
             size_t* written) override;
@@ -60,6 +88,7 @@ class FaultInjectingEnv final : public Env {
   // Matched against the directory's path.
   int ListDirectory(const std::string& directory, std::vector<std::string>* names) override;
   int LockFile(const std::string& path, int* lock) override;
+  int SyncDirectory(const std::string& directory) override;
 
  private:
   struct Armed {
@@ -75,11 +104,50 @@ class FaultInjectingEnv final : public Env {
   // The fault to apply to this operation, if any (counts it as fired).
   bool Match(Op op, const std::string& path, Fault* out) EXCLUDES(mu_);
 
+  // A file the power-loss model knows about.
+  struct Tracked {
+    uint64_t synced = 0;         // Bytes that survive a power loss.
+    bool entry_durable = false;  // Its name survives a power loss.
+    // Its length when the power went: bytes written later never reached the disk.
+    uint64_t length_at_cut = std::numeric_limits<uint64_t>::max();
+  };
+  // A rename not yet made durable by a sync of its directory.
+  struct PendingRename {
+    std::string from, to;
+    bool from_durable = false;            // `from`'s name was durable before the rename.
+    std::optional<std::string> replaced;  // The durable contents `to` had before, if any.
+  };
+  // A removal not yet made durable by a sync of its directory: the file comes back.
+  struct PendingRemoval {
+    std::string path;
+    std::string contents;  // Its durable bytes.
+  };
+  // Counts a mutating operation; true if the power is (now) out.
+  bool TickLocked() REQUIRES(mu_);
+  // The record of `path`, created as durable (with its current size) if unknown.
+  Tracked& TrackedLocked(const std::string& path) REQUIRES(mu_);
+  static bool Exists(const std::string& path);
+  static std::string DirectoryOf(const std::string& path);
+  // The first `length` bytes of `path` (fewer if it is shorter); 0 or an errno value.
+  static int ReadPrefix(const std::string& path, uint64_t length, std::string* out);
+  // Replaces `path` with `contents`; 0 or an errno value.
+  static int WriteWhole(const std::string& path, const std::string& contents);
+
   mutable Mutex mu_;
   std::vector<Armed> faults_ GUARDED_BY(mu_);
   uint64_t space_left_ GUARDED_BY(mu_) = std::numeric_limits<uint64_t>::max();
   std::vector<Mapping> mappings_ GUARDED_BY(mu_);
   uint64_t fired_ GUARDED_BY(mu_) = 0;
+
+  bool tracking_ GUARDED_BY(mu_) = false;
+  uint64_t operations_ GUARDED_BY(mu_) = 0;
+  uint64_t cut_at_ GUARDED_BY(mu_) = std::numeric_limits<uint64_t>::max();
+  bool cut_ GUARDED_BY(mu_) = false;
+  std::map<std::string, Tracked> tracked_ GUARDED_BY(mu_);
+  std::vector<PendingRename> renames_ GUARDED_BY(mu_);
+  std::vector<PendingRemoval> removals_ GUARDED_BY(mu_);
+  // Start clock of the completed syncs of each path.
+  std::map<std::string, uint64_t> sync_starts_ GUARDED_BY(mu_);
 };
 
 }  // namespace railyard::storage

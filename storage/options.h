@@ -16,6 +16,19 @@ enum class SyncPolicy {
   kEveryWrite,  // fsync'ed before it is acknowledged: survives a machine crash.
 };
 
+// "none", "interval" or "every-write", as configs and logs spell it.
+constexpr const char* SyncPolicyName(SyncPolicy policy) {
+  switch (policy) {
+    case SyncPolicy::kNone:
+      return "none";
+    case SyncPolicy::kInterval:
+      return "interval";
+    case SyncPolicy::kEveryWrite:
+      return "every-write";
+  }
+  return "?";
+}
+
 enum class LogLevel { kInfo, kWarning, kError };
 using Logger = std::function<void(LogLevel level, std::string_view message)>;
 
@@ -30,7 +43,8 @@ struct Options {
   // A segment file is closed and a new one started past this size.
   uint64_t segment_bytes = 256ull << 20;
 
-  SyncPolicy sync = SyncPolicy::kNone;
+  // The default README's "Operating safely" documents: a machine crash loses at most one interval.
+  SyncPolicy sync = SyncPolicy::kInterval;
   std::chrono::milliseconds sync_interval{100};
 
   // Bloom filters: about this false-positive rate, split into pages of this size; the pager keeps

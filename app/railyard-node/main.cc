@@ -8,8 +8,10 @@
 #include <optional>
 
 #include "app/parse_command_line.h"
+#include "app/railyard-node/hangup.h"
 #include "core/node/config.h"
 #include "core/node/node.h"
+#include "core/node/token_reload.h"
 #include "core/rpc/signals.h"
 
 namespace {
@@ -175,6 +177,10 @@ int Serve(const railyard::config::NodeConfig& config, const NodeFlags& flags) {
     spdlog::error("{}", s.ToString());
     return 1;
   }
+  // SIGHUP reloads the admin token files (and never stops the node), from before it says LISTEN.
+  railyard::node::TokenReloader reloader(config, *node, options.admin.viewer_tokens,
+                                         options.admin.operator_tokens);
+  HangupHandler hangup([&reloader] { reloader.Reload(); });
   spdlog::info("node {} ({}) serving {} ({}) from {}; admin on {} ({})", options.name,
                options.replication.replica ? "replica of " + options.replication.follow
                                            : std::string("updater"),

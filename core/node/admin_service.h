@@ -53,6 +53,11 @@ class AdminService {
   rpc::Status Start();
   void Stop();
   rpc::Endpoint endpoint() const { return server_.endpoint(); }
+  // New token lists (a reload); requests checked from now on see them.
+  void ReplaceTokens(std::vector<std::string> viewer_tokens,
+                     std::vector<std::string> operator_tokens) {
+    auth_.Replace(std::move(viewer_tokens), std::move(operator_tokens));
+  }
 
  private:
   rpc::Reply Handle(const std::string& method, const rpc::CallContext& call,
@@ -67,7 +72,7 @@ class AdminService {
   admin::Telemetry TelemetryWithCommands();
 
   const AdminOptions options_;
-  const TokenAuthenticator auth_;
+  TokenAuthenticator auth_;
   AuthThrottle throttle_;
   const std::function<admin::Telemetry()> telemetry_;
   const AdminCommands commands_;

@@ -26,15 +26,35 @@ bool ConstantTimeEquals(std::string_view a, std::string_view b) {
 }
 
 TokenAuthenticator::TokenAuthenticator(std::vector<std::string> viewer_tokens,
-                                       std::vector<std::string> operator_tokens)
-    : viewers_(std::move(viewer_tokens)), operators_(std::move(operator_tokens)) {}
+                                       std::vector<std::string> operator_tokens) {
+  Replace(std::move(viewer_tokens), std::move(operator_tokens));
+}
+
+void TokenAuthenticator::Replace(std::vector<std::string> viewer_tokens,
+                                 std::vector<std::string> operator_tokens) {
+  auto next =
+      std::make_shared<const Tokens>(Tokens{std::move(viewer_tokens), std::move(operator_tokens)});
+  base::MutexLock lock(mu_);
+  tokens_ = std::move(next);
+}
+
+std::shared_ptr<const TokenAuthenticator::Tokens> TokenAuthenticator::Current() const {
+  base::MutexLock lock(mu_);
+  return tokens_;
+}
+
+bool TokenAuthenticator::configured() const {
+  const std::shared_ptr<const Tokens> tokens = Current();
+  return !tokens->viewers.empty() || !tokens->operators.empty();
+}
 
 AdminRole TokenAuthenticator::RoleOf(std::string_view token) const {
   if (token.empty()) return AdminRole::kNone;
+  const std::shared_ptr<const Tokens> tokens = Current();
   // Check every token so the time taken does not reveal which list matched.
   bool is_operator = false, is_viewer = false;
-  for (const std::string& t : operators_) is_operator |= ConstantTimeEquals(t, token);
-  for (const std::string& t : viewers_) is_viewer |= ConstantTimeEquals(t, token);
+  for (const std::string& t : tokens->operators) is_operator |= ConstantTimeEquals(t, token);
+  for (const std::string& t : tokens->viewers) is_viewer |= ConstantTimeEquals(t, token);
   if (is_operator) return AdminRole::kOperator;
   if (is_viewer) return AdminRole::kViewer;
   return AdminRole::kNone;

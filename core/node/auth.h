@@ -1,8 +1,11 @@
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "core/base/mutex.h"
 
 namespace railyard::node {
 
@@ -12,18 +15,26 @@ std::string_view AdminRoleName(AdminRole role);
 // Who may use the admin service: viewers read telemetry; operators may also run commands.
 // Tokens are compared in constant time and never logged.
 //
-// Thread safety: immutable after construction.
+// Thread safety: every method may be called from any thread; Replace (a reload on SIGHUP) takes
+// effect for the requests checked after it.
 class TokenAuthenticator {
  public:
   TokenAuthenticator(std::vector<std::string> viewer_tokens,
                      std::vector<std::string> operator_tokens);
   AdminRole RoleOf(std::string_view token) const;
   // With no tokens configured at all, the admin service is open to viewers only.
-  bool configured() const { return !viewers_.empty() || !operators_.empty(); }
+  bool configured() const;
+  void Replace(std::vector<std::string> viewer_tokens, std::vector<std::string> operator_tokens);
 
  private:
-  std::vector<std::string> viewers_;
-  std::vector<std::string> operators_;
+  struct Tokens {
+    std::vector<std::string> viewers;
+    std::vector<std::string> operators;
+  };
+  std::shared_ptr<const Tokens> Current() const;
+
+  mutable base::Mutex mu_;
+  std::shared_ptr<const Tokens> tokens_ GUARDED_BY(mu_);
 };
 
 // True if `a` and `b` are equal, taking time that depends only on their lengths.

@@ -92,9 +92,9 @@ rpc::Status NodeOptionsFrom(const config::NodeConfig& c, NodeOptions* o) {
   o->io_threads = c.io_threads();
   o->worker_threads = c.worker_threads();
   const config::StorageConfig& st = c.storage();
-  if (st.sync().empty() || st.sync() == "none") {
+  if (st.sync() == "none") {
     o->storage.sync = storage::SyncPolicy::kNone;
-  } else if (st.sync() == "interval") {
+  } else if (st.sync().empty() || st.sync() == "interval") {
     o->storage.sync = storage::SyncPolicy::kInterval;
   } else if (st.sync() == "every-write") {
     o->storage.sync = storage::SyncPolicy::kEveryWrite;

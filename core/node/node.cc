@@ -69,10 +69,26 @@ rpc::Status Node::Open(NodeOptions options, std::unique_ptr<Node>* out) {
 
   storage::Options storage_options = o.storage;
   storage_options.replica = o.replication.replica;
+  if (!storage_options.logger) {
+    // The store's warnings and its recovery line belong in the node's log, not bare on stderr.
+    storage_options.logger = [name = o.name](storage::LogLevel level, std::string_view message) {
+      const spdlog::level::level_enum spd = level == storage::LogLevel::kError ? spdlog::level::err
+                                            : level == storage::LogLevel::kWarning
+                                                ? spdlog::level::warn
+                                                : spdlog::level::info;
+      spdlog::log(spd, "{}: {}", name, message);
+    };
+  }
   if (storage::Status s = storage::DocStore::Open(storage_options, o.data_dir, &node->store_);
       !s.ok()) {
     return {rpc::Code::kInternal, "opening the store in " + o.data_dir + ": " + s.ToString()};
   }
+  // What an acknowledged write survives depends on it, so operators see it in every log.
+  spdlog::info("{}: store in {} opened; sync {}{}", o.name, o.data_dir,
+               storage::SyncPolicyName(o.storage.sync),
+               o.storage.sync == storage::SyncPolicy::kInterval
+                   ? " every " + std::to_string(o.storage.sync_interval.count()) + " ms"
+                   : std::string());
   DocServiceOptions doc_options;
   if (o.replication.replica) doc_options.replica_of = o.replication.follow;
   RegisterDocService(*node->server_, *node->store_, node->stats_, doc_options);
@@ -155,6 +171,11 @@ void Node::Shutdown(std::chrono::milliseconds grace) {
     }
   }
   if (admin_) admin_->Stop();
+}
+
+void Node::ReplaceAdminTokens(std::vector<std::string> viewer_tokens,
+                              std::vector<std::string> operator_tokens) {
+  admin_->ReplaceTokens(std::move(viewer_tokens), std::move(operator_tokens));
 }
 
 }  // namespace railyard::node

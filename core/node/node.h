@@ -69,6 +69,9 @@ class Node {
   rpc::Endpoint endpoint() const { return server_->endpoint(); }
   rpc::Endpoint admin_endpoint() const { return admin_->endpoint(); }
   admin::Telemetry Snapshot();
+  // The admin service's tokens from now on (a reload on SIGHUP; see token_reload.h).
+  void ReplaceAdminTokens(std::vector<std::string> viewer_tokens,
+                          std::vector<std::string> operator_tokens);
 
  private:
   explicit Node(NodeOptions options);

@@ -4,6 +4,7 @@
 
 #include "core/cluster/cluster_file.h"
 #include "core/node/config.h"
+#include "storage/options.h"
 
 using namespace railyard;
 
@@ -44,6 +45,25 @@ class ConfigTest : public QObject {
     QVERIFY(o.storage.sync == storage::SyncPolicy::kEveryWrite);
     QCOMPARE(o.storage.memtable_entries, size_t{500});
     QCOMPARE(o.admin.operator_tokens, (std::vector<std::string>{"op-1", "op-2"}));
+  }
+
+  // README's "Operating safely" promises `interval` by default: the engine's options, the node
+  // config without a sync setting, and the README table itself must agree.
+  void defaultSyncIsTheDocumentedOne() {
+    QVERIFY(storage::Options().sync == storage::SyncPolicy::kInterval);
+    config::NodeConfig c;
+    c.set_data_dir("/tmp/x");
+    node::NodeOptions o;
+    QVERIFY(node::NodeOptionsFrom(c, &o).ok());
+    QCOMPARE(std::string(storage::SyncPolicyName(o.storage.sync)), std::string("interval"));
+    QFile readme(RESOURCES "/../README.md");
+    QVERIFY(readme.open(QIODevice::ReadOnly));
+    const QString text = QString::fromUtf8(readme.readAll());
+    const qsizetype section = text.indexOf("## Operating safely");
+    QVERIFY(section >= 0);
+    // The table row that names the default.
+    const qsizetype row = text.indexOf("| `interval` (default) |", section);
+    QVERIFY2(row >= 0, "README's durability table no longer marks interval as the default");
   }
 
   void mistakesAreExplained() {

@@ -51,6 +51,17 @@ class NodePartsTest : public QObject {
     QVERIFY(!TokenAuthenticator({}, {}).configured());
   }
 
+  // A reload (SIGHUP) replaces both lists for every later check.
+  void replacedTokensTakeEffect() {
+    TokenAuthenticator auth({"view-1"}, {"op-1"});
+    auth.Replace({"view-2"}, {});
+    QCOMPARE(auth.RoleOf("view-1"), AdminRole::kNone);
+    QCOMPARE(auth.RoleOf("op-1"), AdminRole::kNone);
+    QCOMPARE(auth.RoleOf("view-2"), AdminRole::kViewer);
+    auth.Replace({}, {});
+    QVERIFY(!auth.configured());
+  }
+
   void methodStatsCountAndTime() {
     MethodStats stats;
     for (int i = 0; i < 100; ++i) {

@@ -1,0 +1,46 @@
+#include "core/node/token_reload.h"
+
+#include <spdlog/spdlog.h>
+
+#include "core/cluster/text_files.h"
+
+namespace railyard::node {
+
+TokenReloader::TokenReloader(config::NodeConfig config, Node& node,
+                             std::vector<std::string> viewer_tokens,
+                             std::vector<std::string> operator_tokens)
+    : config_(std::move(config)),
+      node_(node),
+      viewers_(std::move(viewer_tokens)),
+      operators_(std::move(operator_tokens)) {}
+
+void TokenReloader::Reload() {
+  ReloadRole("viewer", config_.viewer_tokens(), config_.viewer_token_file(), &viewers_);
+  ReloadRole("operator", config_.operator_tokens(), config_.operator_token_file(), &operators_);
+  node_.ReplaceAdminTokens(viewers_, operators_);
+  const bool tls = !config_.tls().cert_file().empty() || !config_.admin_tls().cert_file().empty();
+  spdlog::info(
+      "SIGHUP: {}replication tokens and storage settings are read at start-up only; "
+      "restart the node to change them",
+      tls ? "TLS certificates and keys, " : "");
+}
+
+void TokenReloader::ReloadRole(const char* role,
+                               const google::protobuf::RepeatedPtrField<std::string>& inline_tokens,
+                               const std::string& file, std::vector<std::string>* current) {
+  if (file.empty()) return;  // Only inline tokens, which cannot have changed.
+  std::vector<std::string> tokens(inline_tokens.begin(), inline_tokens.end());
+  const size_t inline_count = tokens.size();
+  if (rpc::Status s = cluster::ReadTokenFile(file, &tokens); !s.ok()) {
+    spdlog::warn("SIGHUP: kept the previous {} tokens: {}", role, s.message());
+    return;
+  }
+  if (tokens.size() == inline_count) {
+    spdlog::warn("SIGHUP: kept the previous {} tokens: {} holds no token", role, file);
+    return;
+  }
+  spdlog::info("SIGHUP: reloaded {} tokens from {} ({} in all)", role, file, tokens.size());
+  *current = std::move(tokens);
+}
+
+}  // namespace railyard::node
