@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "core/balance/active_counts.h"
+#include "core/balance/observed_cost.h"
 #include "core/balance/policy.h"
 
 namespace railyard::balance {
@@ -22,7 +23,11 @@ class LowestSlotPolicy final : public Policy {
   Explanation Explain(Time now) const override;
 
  private:
+  double Cost(BackendId backend, Time now) const;
+
+  uint32_t choices_;
   ActiveCounts active_;
+  ObservedCost observed_;
   std::vector<size_t> eligible_;
 };
 
