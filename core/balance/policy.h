@@ -87,7 +87,7 @@ class Policy {
 };
 
 enum class PolicyKind {
-  kLowestSlot,   // Boxcar: the lowest idle slot (the default).
+  kLowestSlot,   // Boxcar: the lowest idle slot, the best two compared by cost (the default).
   kRoundRobin,   // Each backend in turn.
   kLeastLoaded,  // Fewest active requests, counting recent errors as active.
   kWeighted,     // Weighted round robin from load reports.
