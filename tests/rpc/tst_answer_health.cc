@@ -98,6 +98,30 @@ class TestAnswerHealth : public QObject {
     QVERIFY(to_healthy > 0);
   }
 
+  // A wrong token gets the same answer from every server: replacing the connection would only
+  // churn (and hand a guesser fresh connections).
+  void unauthenticatedAnswersKeepTheConnection() {
+    ServerOptions options;
+    options.name = "refuses";
+    options.io_threads = 1;
+    Server server(options);
+    server.RegisterHandler(kWorkMethod, [](const CallContext&, std::string_view) {
+      return Reply{{Code::kUnauthenticated, "bad token"}, {}};
+    });
+    QVERIFY(server.Start().ok());
+    Client client(FastClientOptions({server.endpoint()}, 1));
+    QVERIFY(client.Start().ok());
+    QVERIFY(client.WaitForPool(1, std::chrono::seconds(5)));
+    for (int i = 0; i < 10; ++i) {
+      const CallResult result = client.Call(kWorkMethod, "x", std::chrono::seconds(5));
+      QCOMPARE(result.status.code(), Code::kUnauthenticated);
+      QCOMPARE(result.attempts, 1);
+    }
+    const PoolSnapshot snapshot = client.Snapshot();
+    QCOMPARE(snapshot.entries.size(), size_t{1});
+    QCOMPARE(snapshot.entries.front().requests, uint64_t{10});
+  }
+
   void applicationErrorsKeepTheConnection() {
     TestServer server = StartTestServer("app-errors");
     Client client(FastClientOptions({server.server->endpoint()}, 1));
