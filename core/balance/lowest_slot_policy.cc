@@ -5,13 +5,6 @@
 #include "core/balance/explain.h"
 
 namespace railyard::balance {
-namespace {
-
-// A worse slot must be clearly cheaper to win: a backend whose penalty has faded to the average
-// wins its better slot back from a slightly faster one, and noise does not reorder Boxcar's slots.
-constexpr double kClearlyCheaper = 0.8;
-
-}  // namespace
 
 LowestSlotPolicy::LowestSlotPolicy(const PolicyOptions& options)
     : choices_(std::max<uint32_t>(1, options.slot_choices)),
@@ -39,7 +32,7 @@ std::optional<size_t> LowestSlotPolicy::Pick(std::span<const Candidate> candidat
   for (size_t k = 1; k < compared; ++k) {
     const size_t i = eligible_[k];
     const double cost = Cost(candidates[i].backend, now);
-    if (cost < best_cost * kClearlyCheaper) {
+    if (cost < best_cost) {
       best = i;
       best_cost = cost;
     }

@@ -78,20 +78,24 @@ class LowestSlotTest : public QObject {
     QCOMPARE(Picked(*errors, now), BackendId{1});
   }
 
+  // A penalty fades towards the all-backends average once the backend is left alone, so it wins
+  // its better slot back from a peer slower than that average.
   void aPenaltyFadesOnceTheBackendIsLeftAlone() {
     auto policy = Make(2);
     Time now = 1s;
     for (int i = 0; i < 20; ++i) {
       now += 10ms;
-      Answer(*policy, 0, Result::kSuccess, 20ms, now);
-      Answer(*policy, 1, Result::kSuccess, 5ms, now);
+      Answer(*policy, 0, Result::kSuccess, 100ms, now);
+      Answer(*policy, 1, Result::kSuccess, 20ms, now);
+      Answer(*policy, 2, Result::kSuccess, 1ms, now);
     }
     QCOMPARE(Picked(*policy, now), BackendId{1});
-    // Backend 1 keeps answering; backend 0 gets no samples and its excess latency halves each
-    // second, so it wins back the pick by its better slot.
+    // Backends 1 and 2 keep answering (average about 10 ms); backend 0 gets no samples and its
+    // excess over the average halves every second.
     for (int i = 0; i < 100; ++i) {
       now += 100ms;
-      Answer(*policy, 1, Result::kSuccess, 5ms, now);
+      Answer(*policy, 1, Result::kSuccess, 20ms, now);
+      Answer(*policy, 2, Result::kSuccess, 1ms, now);
     }
     QCOMPARE(Picked(*policy, now), BackendId{0});
   }
