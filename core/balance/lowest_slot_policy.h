@@ -3,14 +3,20 @@
 #include <vector>
 
 #include "core/balance/active_counts.h"
+#include "core/balance/observed_cost.h"
 #include "core/balance/policy.h"
 
 namespace railyard::balance {
 
-// Boxcar: the candidate whose best idle connection has the lowest server slot, so the Nth
-// concurrent request rides the Nth best connection and slow servers shed load on their own. The
-// same rule as rpc::LowestSlotFastPath (the client's stateless fast path), here with flow control
-// so the simulator and the client's policy seam can run it like any other.
+// Boxcar's lowest slot, made to notice what its answers say. Of the `slot_choices` backends with
+// the best idle slots (2 by default), it takes the one with the lowest observed cost: moving
+// average latency x (1 + its active attempts + its recent errors), lowest slot on a tie. Plain
+// Boxcar (slot_choices 1) sheds load from a slow server only while that server's connections stay
+// busy; at low concurrency its idle low-slot connection keeps drawing every client's first
+// request (contention, machine diversity, a hung or 50x slower backend). Comparing only the best
+// slots keeps Boxcar's concentration of requests on few connections; counting recent errors is the
+// SRE chapter's guard against a sinkhole. Uses nothing the servers do not already send.
+// With slot_choices 1 it is the same rule as rpc::LowestSlotFastPath, with flow control.
 class LowestSlotPolicy final : public Policy {
  public:
   explicit LowestSlotPolicy(const PolicyOptions& options);
@@ -22,7 +28,11 @@ class LowestSlotPolicy final : public Policy {
   Explanation Explain(Time now) const override;
 
  private:
+  double Cost(BackendId backend, Time now) const;
+
+  uint32_t choices_;
   ActiveCounts active_;
+  ObservedCost observed_;
   std::vector<size_t> eligible_;
 };
 

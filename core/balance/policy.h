@@ -87,7 +87,7 @@ class Policy {
 };
 
 enum class PolicyKind {
-  kLowestSlot,   // Boxcar: the lowest idle slot (the default).
+  kLowestSlot,   // Boxcar: the lowest idle slot, the best two compared by cost (the default).
   kRoundRobin,   // Each backend in turn.
   kLeastLoaded,  // Fewest active requests, counting recent errors as active.
   kWeighted,     // Weighted round robin from load reports.
@@ -102,6 +102,11 @@ struct PolicyOptions {
   // bind: rpc::Client's default policy sizes its limit from the pool instead (rpc/client.h).
   uint32_t max_active_per_backend = 100;
   uint64_t seed = 1;  // For every random choice the policy makes.
+  // Lowest slot: how many of the best-slot backends it compares by what it saw of their answers
+  // (latency, errors, its own active attempts); 1 is plain Boxcar. A seen penalty fades with
+  // `latency_fade_half_life` once the backend is no longer chosen.
+  uint32_t slot_choices = 2;
+  Duration latency_fade_half_life = std::chrono::seconds(1);
   // Least loaded: count recent errors as active requests (false reproduces the sinkhole).
   bool count_errors_as_active = true;
   Duration error_half_life = std::chrono::seconds(5);

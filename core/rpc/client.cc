@@ -14,6 +14,7 @@
 #include "core/base/random.h"
 #include "core/rpc/balanced_selection.h"
 #include "core/rpc/client_connection.h"
+#include "core/rpc/failing_answer.h"
 #include "core/rpc/subset_membership.h"
 #include "core/rpc/tls_context.h"
 #include "railyard/rpc.pb.h"
@@ -152,7 +153,10 @@ struct Client::Impl final : internal::ConnectionObserver {
     const bool retryable = IsRetryable(status.code());
     // A connection whose request failed in transport or timed out cannot be trusted with another;
     // one to a replica that is only behind (BEHIND) is healthy and stays pooled.
-    const bool dispose = (retryable && status.code() != Code::kBehind) || !transport.ok();
+    // Nor can one whose answers keep failing (a sinkhole, balance::AnswerHealth); the answer
+    // itself still goes to the caller as it is.
+    const bool sick = transport.ok() && conn->answers.Record(AnswerHealthResult(status.code()));
+    const bool dispose = (retryable && status.code() != Code::kBehind) || !transport.ok() || sick;
     bool close_now = false;
     {
       base::MutexLock lock(mu);

@@ -11,6 +11,7 @@
 #include <optional>
 #include <string>
 
+#include "core/balance/answer_health.h"
 #include "core/rpc/frame.h"
 #include "core/rpc/frame_io.h"
 #include "core/rpc/server.h"
@@ -81,6 +82,9 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   ServerState server_state() const { return server_state_; }
   // Set by the owner under its pool lock once the connection joins the pool.
   SlotPool::Handle handle = 0;
+  // The owner's count of failing answers (a sinkhole); touched only by the attempt callback, and
+  // the connection carries one request at a time.
+  balance::AnswerHealth answers;
 
  private:
   asio::awaitable<void> ReadLoop();

@@ -46,8 +46,9 @@ class SelectionPolicy {
 };
 
 // Boxcar: always the idle connection with the lowest server slot, so the Nth concurrent request
-// uses the Nth best connection. The same rule as balance::LowestSlotPolicy (the client's default),
-// kept here as a stateless fast path: one find-first-set over the pool's idle bitmap under the
+// uses the Nth best connection. Plain Boxcar (balance::LowestSlotPolicy, the client's default,
+// also compares the two best slots by observed latency and errors), kept here as a stateless fast
+// path: one find-first-set over the pool's idle bitmap under the
 // pool lock, with no candidate list, no second lock and no per-server state, and so also no
 // per-backend active limit and nothing to explain in telemetry. Set it as ClientOptions::policy
 // where a pool is small enough that the limit cannot bind and a pick must cost nothing.

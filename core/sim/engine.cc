@@ -68,6 +68,7 @@ void Engine::SetupClient(const ClientGroup& g, uint32_t index) {
   po.max_active_per_backend = scenario_.max_active;
   po.seed = base::MixSeed(seed_, kStreamPolicy, index);
   po.count_errors_as_active = count_errors_;
+  if (options_.slot_choices) po.slot_choices = *options_.slot_choices;
   c.policy = balance::MakePolicy(po);
   balance::RetryBudget::Options bo;
   bo.ratio = g.retry_budget;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/balance/answer_health.h"
 #include "core/balance/policy.h"
 #include "core/balance/retry_budget.h"
 #include "core/base/latency_histogram.h"
@@ -86,6 +87,7 @@ struct Conn {
   bool in_pool = false;
   bool retiring = false;  // Out of the pool; close when its request ends.
   uint64_t requests = 0;
+  balance::AnswerHealth answers;  // As rpc::Client: disposed of when its answers keep failing.
 };
 
 struct Request {

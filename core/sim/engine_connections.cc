@@ -7,13 +7,18 @@
 namespace railyard::sim::internal {
 
 uint32_t Engine::NewConn() {
+  uint32_t id = 0;
   if (free_conns_.empty()) {
     conns_.emplace_back();
-    return static_cast<uint32_t>(conns_.size() - 1);
+    id = static_cast<uint32_t>(conns_.size() - 1);
+  } else {
+    id = free_conns_.back();
+    free_conns_.pop_back();
+    conns_[id] = Conn{};
   }
-  const uint32_t id = free_conns_.back();
-  free_conns_.pop_back();
-  conns_[id] = Conn{};
+  if (options_.failed_answers_limit) {
+    conns_[id].answers = balance::AnswerHealth(*options_.failed_answers_limit);
+  }
   return id;
 }
 

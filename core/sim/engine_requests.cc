@@ -139,7 +139,9 @@ void Engine::FinishAttempt(uint32_t rid, Result result, bool has_load, balance::
   k.request = kNone;
   const bool success = result == Result::kSuccess;
   if (result == Result::kRejected) c.avoid_until[r.backend] = now_ + kLameDuckAvoid;
-  if ((!success && !keep_conn) || k.retiring || !k.open) {
+  // Like rpc::Client: an error answer keeps the connection until its answers keep failing.
+  const bool sick = k.answers.Record(result);
+  if ((!success && (!keep_conn || sick)) || k.retiring || !k.open) {
     CloseConn(conn);
   }
   if (success) {

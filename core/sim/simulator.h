@@ -19,6 +19,12 @@ struct SimOptions {
   std::optional<uint64_t> seed;                // Default: the scenario's.
   std::optional<Duration> duration;            // Default: the scenario's.
   std::optional<bool> count_errors_as_active;  // Default: the scenario's.
+  // Lowest slot: how many best-slot backends it compares (balance::PolicyOptions::slot_choices);
+  // 1 is plain Boxcar. Default: the policy's.
+  std::optional<uint32_t> slot_choices;
+  // Failing answers in a row after which a client disposes of a connection
+  // (balance::AnswerHealth); 0 never, as a client without the rule would. Default: rpc::Client's.
+  std::optional<uint32_t> failed_answers_limit;
   // When set, one admin::Telemetry snapshot per live backend (with the second's latency) and one
   // of all client pools (node "clients") at virtual time 0 and every simulated second go here,
   // plus the scenario's events; times are start_unix_ms + virtual time, so the recording's span
