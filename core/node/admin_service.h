@@ -53,6 +53,8 @@ class AdminService {
   rpc::Status Start();
   void Stop();
   rpc::Endpoint endpoint() const { return server_.endpoint(); }
+  // Reads its TLS files again for new connections (a reload; see rpc::Server::ReloadTls).
+  rpc::Status ReloadTls() { return server_.ReloadTls(); }
   // New token lists (a reload); requests checked from now on see them.
   void ReplaceTokens(std::vector<std::string> viewer_tokens,
                      std::vector<std::string> operator_tokens) {

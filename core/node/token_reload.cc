@@ -18,11 +18,17 @@ void TokenReloader::Reload() {
   ReloadRole("viewer", config_.viewer_tokens(), config_.viewer_token_file(), &viewers_);
   ReloadRole("operator", config_.operator_tokens(), config_.operator_token_file(), &operators_);
   node_.ReplaceAdminTokens(viewers_, operators_);
-  const bool tls = !config_.tls().cert_file().empty() || !config_.admin_tls().cert_file().empty();
+  for (const auto& [listener, status] : node_.ReloadTls()) {
+    if (status.ok()) {
+      spdlog::info("SIGHUP: reloaded the {} listener's TLS certificate and key", listener);
+    } else {
+      spdlog::warn("SIGHUP: the {} listener keeps its TLS certificate: {}", listener,
+                   status.message());
+    }
+  }
   spdlog::info(
-      "SIGHUP: {}replication tokens and storage settings are read at start-up only; "
-      "restart the node to change them",
-      tls ? "TLS certificates and keys, " : "");
+      "SIGHUP: replication tokens and storage settings are read at start-up only; restart the "
+      "node to change them");
 }
 
 void TokenReloader::ReloadRole(const char* role,

@@ -8,11 +8,12 @@
 
 namespace railyard::node {
 
-// What a running node reloads on SIGHUP: its admin token files. Each file is read again; one that
-// cannot be read, or holds no token, is refused and its role keeps the tokens it had (an empty
-// file is more likely a half-written edit than a wish to lock every operator out), with a warning
-// that says why. Settings read only at start-up (TLS certificates and keys, replication tokens,
-// storage) are named in the log as needing a restart.
+// What a running node reloads on SIGHUP: its admin token files and its listeners' TLS files. Each
+// token file is read again; one that cannot be read, or holds no token, is refused and its role
+// keeps the tokens it had (an empty file is more likely a half-written edit than a wish to lock
+// every operator out), with a warning that says why. A listener whose new certificate, key or CA
+// cannot be used keeps its old ones, with a warning. Settings read only at start-up (replication
+// tokens, storage) are named in the log as needing a restart.
 //
 // Thread safety: Reload from one thread at a time (the SIGHUP handler's); the node may serve
 // meanwhile.

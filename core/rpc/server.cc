@@ -20,6 +20,16 @@ size_t WorkerCount(const ServerOptions& o) { return o.worker_threads ? o.worker_
 ServerCore::ServerCore(ServerOptions opts)
     : options(std::move(opts)), workers(WorkerCount(options)) {}
 
+std::shared_ptr<asio::ssl::context> ServerCore::TlsContext() const {
+  base::MutexLock lock(tls_mu_);
+  return tls_context_;
+}
+
+void ServerCore::SetTlsContext(std::shared_ptr<asio::ssl::context> context) {
+  base::MutexLock lock(tls_mu_);
+  tls_context_ = std::move(context);
+}
+
 size_t ServerCore::session_count() {
   base::MutexLock lock(sessions_mu_);
   return sessions_.size();
@@ -117,8 +127,8 @@ struct Server::Impl {
   // Tells a connection over the limit why it is refused (the client reports the reason), then
   // closes it; bounded by the handshake timeout so a peer that never reads cannot keep it.
   asio::awaitable<void> RefuseConnection(asio::ip::tcp::socket socket) {
-    Transport transport = core.tls_context ? Transport(std::move(socket), *core.tls_context)
-                                           : Transport(std::move(socket));
+    const std::shared_ptr<asio::ssl::context> tls = core.TlsContext();
+    Transport transport = tls ? Transport(std::move(socket), *tls) : Transport(std::move(socket));
     Frame frame;
     wire::Welcome* welcome = frame.mutable_welcome();
     welcome->set_protocol_version(kProtocolVersion);
@@ -162,10 +172,11 @@ void Server::RegisterHandler(std::string method, Handler handler, Dispatch dispa
 Status Server::Start() {
   Impl& m = *impl_;
   if (m.core.options.tls) {
-    if (Status s = internal::MakeServerTlsContext(*m.core.options.tls, &m.core.tls_context);
-        !s.ok()) {
+    std::unique_ptr<asio::ssl::context> tls;
+    if (Status s = internal::MakeServerTlsContext(*m.core.options.tls, &tls); !s.ok()) {
       return {s.code(), "server " + m.name + ": " + s.message()};
     }
+    m.core.SetTlsContext(std::move(tls));
   }
   asio::error_code ec;
   const asio::ip::address address = asio::ip::make_address(m.core.options.host, ec);
@@ -238,6 +249,21 @@ void Server::LeaveLameDuck() {
   if (!core.state.compare_exchange_strong(expected, back)) return;
   spdlog::info("server {} leaving lame duck", impl_->name);
   for (auto& session : core.Sessions()) session->PushState(back);
+}
+
+Status Server::ReloadTls() {
+  ServerCore& core = impl_->core;
+  if (!core.options.tls || !core.TlsContext()) {
+    return {Code::kFailedPrecondition, "server " + impl_->name + " has no TLS to reload"};
+  }
+  std::unique_ptr<asio::ssl::context> tls;
+  if (Status s = internal::MakeServerTlsContext(*core.options.tls, &tls); !s.ok()) {
+    return {s.code(), "server " + impl_->name + ": " + s.message() + "; keeping the loaded one"};
+  }
+  core.SetTlsContext(std::move(tls));
+  spdlog::info("server {}: TLS certificate and key reloaded from {}", impl_->name,
+               core.options.tls->cert_file);
+  return Status::Ok();
 }
 
 ServerState Server::state() const { return impl_->core.state.load(); }

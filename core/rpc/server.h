@@ -124,6 +124,11 @@ class Server {
   void EnterLameDuck();
   // Back to serving (or to starting, if MarkServing has not been called yet).
   void LeaveLameDuck();
+  // Reads the certificate, key and client CA files of ServerOptions::tls again (an operator
+  // replaced them) for the connections accepted from now on; those open keep theirs. On an error
+  // (naming the file) the server keeps what it had. FAILED_PRECONDITION on a plain listener or
+  // before Start.
+  Status ReloadTls();
   ServerState state() const;
 
   // Enters lame duck, then stops after `grace`, or as soon as nothing is in flight and no request

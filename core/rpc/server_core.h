@@ -65,10 +65,14 @@ struct ServerCore {
 
   size_t session_count() EXCLUDES(sessions_mu_);
 
-  // Set by Server::Start when options.tls is; read-only afterwards.
-  std::unique_ptr<asio::ssl::context> tls_context;
+  // The TLS context new connections take; null for a plain listener. Server::Start sets it and
+  // Server::ReloadTls replaces it; a connection keeps the one it was accepted with.
+  std::shared_ptr<asio::ssl::context> TlsContext() const EXCLUDES(tls_mu_);
+  void SetTlsContext(std::shared_ptr<asio::ssl::context> context) EXCLUDES(tls_mu_);
 
  private:
+  mutable base::Mutex tls_mu_;
+  std::shared_ptr<asio::ssl::context> tls_context_ GUARDED_BY(tls_mu_);
   base::Mutex sessions_mu_;
   std::unordered_map<ServerSession*, std::weak_ptr<ServerSession>> sessions_
       GUARDED_BY(sessions_mu_);

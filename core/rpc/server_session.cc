@@ -14,8 +14,9 @@ using Clock = std::chrono::steady_clock;
 ServerSession::ServerSession(ServerCore& core, asio::ip::tcp::socket socket)
     : core_(core),
       strand_(socket.get_executor()),
-      transport_(core.tls_context ? Transport(std::move(socket), *core.tls_context)
-                                  : Transport(std::move(socket))),
+      tls_context_(core.TlsContext()),
+      transport_(tls_context_ ? Transport(std::move(socket), *tls_context_)
+                              : Transport(std::move(socket))),
       handshake_timer_(strand_),
       read_timer_(strand_) {
   asio::error_code ec;

@@ -55,6 +55,9 @@ class ServerSession : public std::enable_shared_from_this<ServerSession> {
 
   ServerCore& core_;
   asio::any_io_executor strand_;
+  // The TLS context this connection was accepted with (null: plain); declared before transport_,
+  // which uses it, so it outlives it even when a reload replaces the server's.
+  std::shared_ptr<asio::ssl::context> tls_context_;
   Transport transport_;
   asio::steady_timer handshake_timer_;
   asio::steady_timer read_timer_;  // Idle between requests, then frame completion.

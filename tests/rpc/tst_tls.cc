@@ -2,6 +2,7 @@
 // as over plain TCP; a peer that speaks the wrong protocol, an untrusted or misnamed server, or a
 // client without an acceptable certificate is refused with a clear error and the server stays
 // healthy; bad files fail Start() naming the file; timeouts and the connection limit still hold.
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 #include <asio/ssl.hpp>
@@ -338,6 +339,46 @@ class TlsTest : public QObject {
     half.cert_file = files_.client_cert;
     Client c(TlsClient(*server, 1, half));
     QCOMPARE(c.Start().code(), Code::kInvalidArgument);
+  }
+
+  void reloadTlsServesNewFilesToNewConnectionsAndKeepsOldOnesOnError() {
+    // The server's files at fixed paths, as an operator keeps them; first the rogue (untrusted)
+    // certificate, then the CA-signed one copied over it.
+    const QString cert = dir_.filePath("live-cert.pem"), key = dir_.filePath("live-key.pem");
+    auto install = [](const std::string& from, const QString& to) {
+      QFile::remove(to);
+      return QFile::copy(QString::fromStdString(from), to);
+    };
+    QVERIFY(install(files_.rogue_server_cert, cert) && install(files_.rogue_server_key, key));
+    Status started;
+    auto server = StartServer(ServerFiles(cert.toStdString(), key.toStdString()), &started);
+    QVERIFY2(started.ok(), started.ToString().c_str());
+    QVERIFY(RawTls(server->port(), files_.ca_cert).Handshake());  // Untrusted: refused.
+
+    QVERIFY(install(files_.server_cert, cert) && install(files_.server_key, key));
+    QVERIFY(RawTls(server->port(), files_.ca_cert).Handshake());  // Not read again yet.
+    QVERIFY(server->ReloadTls().ok());
+    RawTls after(server->port(), files_.ca_cert);
+    QVERIFY(!after.Handshake());  // New connections get the new certificate.
+    QVERIFY(after.Hello().has_value());
+    Client client(TlsClient(*server, 1, ClientTls(files_.ca_cert)));
+    QVERIFY(client.Start().ok());
+    QVERIFY(client.WaitForPool(1, milliseconds(10000)));
+    QVERIFY(client.Call(kEchoMethod, "after the reload").status.ok());
+
+    // A key that does not fit is refused, naming the file; the server keeps serving what it had.
+    QVERIFY(install(files_.client_key, key));
+    const Status refused = server->ReloadTls();
+    QCOMPARE(refused.code(), Code::kInvalidArgument);
+    QVERIFY2(refused.message().find("does not match") != std::string::npos &&
+                 refused.message().find("keeping the loaded one") != std::string::npos,
+             refused.message().c_str());
+    QVERIFY(!RawTls(server->port(), files_.ca_cert).Handshake());
+    QVERIFY(client.Call(kEchoMethod, "still served").status.ok());
+
+    // A plain listener has nothing to reload.
+    auto plain = StartServer(std::nullopt, &started);
+    QCOMPARE(plain->ReloadTls().code(), Code::kFailedPrecondition);
   }
 
   void aSilentPeerIsCutWithinTheHandshakeTimeoutWithoutASlot() {
