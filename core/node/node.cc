@@ -101,9 +101,10 @@ rpc::Status Node::Open(NodeOptions options, std::unique_ptr<Node>* out) {
     node->source_ = std::make_unique<ReplicationSource>(source, *node->store_, o.name);
     node->source_->Register(*node->server_, node->stats_);
   }
+  node->ready_ = true;  // The store is open: its figures and commands are available.
   if (rpc::Status s = node->StartReplication(); !s.ok()) return s;
-  node->ready_ = true;
-  node->server_->MarkServing();
+  // A replica serves once its follower has caught up (StartReplication).
+  if (!o.replication.replica) node->server_->MarkServing();
   *out = std::move(node);
   return rpc::Status::Ok();
 }
@@ -117,6 +118,19 @@ rpc::Status Node::StartReplication() {
   follower.tls = r.follow_tls;
   follower.name = options_.name;
   follower.address = server_->endpoint().ToString();
+  follower.ready_anyway_after = r.serve_unreachable_after;
+  follower.on_ready = [this](bool caught_up) {
+    if (caught_up) {
+      spdlog::info("{}: caught up with {}; serving", options_.name, options_.replication.follow);
+    } else {
+      spdlog::warn(
+          "{}: not caught up with {} (unreachable for {} ms, or replication stopped); serving "
+          "what this replica has (reads that carry a newer position are answered BEHIND)",
+          options_.name, options_.replication.follow,
+          options_.replication.serve_unreachable_after.count());
+    }
+    server_->MarkServing();
+  };
   follower_ = std::make_unique<ReplicaFollower>(std::move(follower), *store_);
   return follower_->Start();
 }
@@ -171,6 +185,13 @@ void Node::Shutdown(std::chrono::milliseconds grace) {
     }
   }
   if (admin_) admin_->Stop();
+}
+
+std::vector<std::pair<std::string, rpc::Status>> Node::ReloadTls() {
+  std::vector<std::pair<std::string, rpc::Status>> results;
+  if (options_.tls) results.emplace_back("service", server_->ReloadTls());
+  if (options_.admin.tls) results.emplace_back("admin", admin_->ReloadTls());
+  return results;
 }
 
 void Node::ReplaceAdminTokens(std::vector<std::string> viewer_tokens,

@@ -6,6 +6,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/base/method_stats.h"
@@ -27,6 +28,10 @@ struct ReplicationOptions {
   // Updater: the tokens followers must present. Replica: the first is the one it presents.
   std::vector<std::string> tokens;
   std::optional<rpc::TlsClientOptions> follow_tls;
+  // A replica stays starting (clients send it nothing) until it first reaches its updater's head;
+  // if it cannot reach the updater for this long, or replication stops on an error, it serves
+  // what it has instead (reads carrying a newer position are answered BEHIND, retried elsewhere).
+  std::chrono::milliseconds serve_unreachable_after{10000};
   int corrupt_first_sends = 0;  // Test fault hook (ReplicationSourceOptions).
 };
 
@@ -69,6 +74,11 @@ class Node {
   rpc::Endpoint endpoint() const { return server_->endpoint(); }
   rpc::Endpoint admin_endpoint() const { return admin_->endpoint(); }
   admin::Telemetry Snapshot();
+  // Reads the TLS certificate, key and client CA files of both listeners again (a reload on
+  // SIGHUP): connections accepted from now on use them, open ones keep theirs. A listener whose
+  // files cannot be used keeps what it had. Returns a line per listener with TLS, for the log:
+  // ok, or why not.
+  std::vector<std::pair<std::string, rpc::Status>> ReloadTls();
   // The admin service's tokens from now on (a reload on SIGHUP; see token_reload.h).
   void ReplaceAdminTokens(std::vector<std::string> viewer_tokens,
                           std::vector<std::string> operator_tokens);

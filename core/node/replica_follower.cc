@@ -67,9 +67,11 @@ void ReplicaFollower::Stop() {
 
 void ReplicaFollower::Run() {
   // The first fetch waits for a connection rather than reporting the updater down at once.
+  answered_at_ = Clock::now();
   client_->WaitForPool(1, std::chrono::seconds(2));
   while (!stop_.load()) {
     const std::chrono::milliseconds pause = FetchOnce();
+    ReportReadiness();
     if (pause.count() == 0) continue;
     base::MutexLock lock(stop_mu_);
     const Clock::time_point until = Clock::now() + pause;
@@ -166,6 +168,32 @@ std::chrono::milliseconds ReplicaFollower::FetchOnce() {
                  apply_rate_.PerSecond(now));
   }
   return std::chrono::milliseconds(0);
+}
+
+void ReplicaFollower::ReportReadiness() {
+  if (ready_reported_ || !options_.on_ready || stop_.load()) return;
+  admin::ReplicaState state;
+  uint64_t head = 0;
+  {
+    base::MutexLock lock(mu_);
+    state = state_;
+    head = head_;
+  }
+  const Clock::time_point now = Clock::now();
+  const bool answering = state == admin::REPLICA_CATCHING_UP || state == admin::REPLICA_TAILING;
+  if (answering) answered_at_ = now;
+  // At the head, and indexed that far (the store indexes what it received on its own thread).
+  const bool caught_up =
+      state == admin::REPLICA_TAILING &&
+      store_.WaitForApplied(
+          head, now + std::min(options_.ready_anyway_after, std::chrono::milliseconds(2000)));
+  // Stopped on an error that retrying cannot fix: waiting would change nothing.
+  const bool stopped = state == admin::REPLICA_STOPPED;
+  if (!caught_up && !stopped && (answering || now - answered_at_ < options_.ready_anyway_after)) {
+    return;
+  }
+  ready_reported_ = true;
+  options_.on_ready(caught_up);
 }
 
 std::chrono::milliseconds ReplicaFollower::OnFailure(admin::ReplicaState state,

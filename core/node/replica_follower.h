@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,6 +29,12 @@ struct FollowerOptions {
   std::chrono::milliseconds retry_min{100};
   std::chrono::milliseconds retry_max{2000};
   std::chrono::milliseconds progress_log_interval{5000};
+  // Called once, from the follower's thread: with true when it first reaches the updater's head
+  // (and has indexed that far); with false once it has not reached the updater for
+  // ready_anyway_after (from the start or from its last answer), or at once when replication
+  // stopped on an error that retrying cannot fix. Unset: never called.
+  std::function<void(bool caught_up)> on_ready;
+  std::chrono::milliseconds ready_anyway_after{10000};
 };
 
 // A replica's follower: one thread that fetches the updater's queue from where the local store
@@ -54,6 +61,8 @@ class ReplicaFollower {
   std::chrono::milliseconds OnFailure(admin::ReplicaState state, const std::string& error)
       EXCLUDES(mu_);
   void LogProgress() EXCLUDES(mu_);
+  // Calls options_.on_ready once it is time (see FollowerOptions).
+  void ReportReadiness() EXCLUDES(mu_);
 
   const FollowerOptions options_;
   storage::DocStore& store_;
@@ -63,6 +72,9 @@ class ReplicaFollower {
   base::Mutex stop_mu_;
   base::CondVar stop_cv_;
   base::DecayingRate apply_rate_{std::chrono::seconds(2)};
+  // The follower thread's own: whether on_ready was called, and when the updater last answered.
+  bool ready_reported_ = false;
+  std::chrono::steady_clock::time_point answered_at_;
 
   base::Mutex mu_;
   admin::ReplicaState state_ GUARDED_BY(mu_) = admin::REPLICA_DISCONNECTED;

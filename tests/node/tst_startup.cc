@@ -1,8 +1,10 @@
 // A node's start-up order, as the SRE chapter's starting state has it: the docservice listens and
 // says "starting" (telemetry NODE_STARTING) while the store opens; a client connected then holds
-// its connection, sends nothing, and uses it once the node serves.
+// its connection, sends nothing, and uses it once the node serves. A replica stays starting until
+// it has caught up with its updater, or until it has not reached it for a while.
 #include <QTemporaryDir>
 #include <QTest>
+#include <asio.hpp>
 #include <thread>
 
 #include "core/node/node.h"
@@ -19,6 +21,22 @@ bool WaitUntil(const std::function<bool()>& condition) {
     std::this_thread::sleep_for(2ms);
   }
   return condition();
+}
+
+node::NodeOptions Small(const std::string& name, const QString& dir) {
+  node::NodeOptions options;
+  options.name = name;
+  options.data_dir = dir.toStdString();
+  options.io_threads = 1;
+  options.worker_threads = 2;
+  return options;
+}
+
+// A loopback port nothing listens on (bound by the OS, then let go).
+uint16_t ClosedPort() {
+  asio::io_context io;
+  asio::ip::tcp::acceptor acceptor(io, {asio::ip::make_address("127.0.0.1"), 0});
+  return acceptor.local_endpoint().port();
 }
 
 }  // namespace
@@ -62,6 +80,50 @@ class StartupTest : public QObject {
     QCOMPARE(node->server().counters().requests, uint64_t{1});
     client->Stop();
     node->Shutdown(0ms);
+  }
+
+  void aReplicaServesOnlyOnceItHasCaughtUp() {
+    QTemporaryDir updater_dir, replica_dir;
+    node::NodeOptions updater_options = Small("updater", updater_dir.path());
+    updater_options.replication.tokens = {"repl-token"};
+    std::unique_ptr<node::Node> updater;
+    QVERIFY(node::Node::Open(updater_options, &updater).ok());
+    // Several fetches' worth, so the replica is some time behind when it starts.
+    const std::string doc(200, 'd');
+    for (uint64_t id = 1; id <= 30000; ++id) QVERIFY(updater->store().Put(id, doc).ok());
+
+    node::NodeOptions replica_options = Small("replica", replica_dir.path());
+    replica_options.replication.replica = true;
+    replica_options.replication.follow = updater->endpoint().ToString();
+    replica_options.replication.tokens = {"repl-token"};
+    std::unique_ptr<node::Node> replica;
+    QVERIFY(node::Node::Open(replica_options, &replica).ok());
+    // The first time it says serving, it is at the updater's head with every document.
+    admin::Telemetry seen;
+    QVERIFY(WaitUntil([&] {
+      seen = replica->Snapshot();
+      return seen.state() == admin::NODE_SERVING;
+    }));
+    QCOMPARE(seen.replication().state(), admin::REPLICA_TAILING);
+    // Indexed up to the updater's head, not only received.
+    QVERIFY(seen.replication().head_position() > 0);
+    QVERIFY(seen.replication().applied_position() >= seen.replication().head_position());
+    replica->Shutdown(0ms);
+    updater->Shutdown(0ms);
+  }
+
+  void aReplicaThatCannotReachItsUpdaterServesWhatItHasAfterALimit() {
+    QTemporaryDir dir;
+    node::NodeOptions options = Small("lonely", dir.path());
+    options.replication.replica = true;
+    options.replication.follow = "127.0.0.1:" + std::to_string(ClosedPort());
+    options.replication.serve_unreachable_after = 300ms;
+    std::unique_ptr<node::Node> replica;
+    QVERIFY(node::Node::Open(options, &replica).ok());
+    QCOMPARE(replica->Snapshot().state(), admin::NODE_STARTING);
+    QVERIFY(WaitUntil([&] { return replica->Snapshot().state() == admin::NODE_SERVING; }));
+    QCOMPARE(replica->Snapshot().replication().state(), admin::REPLICA_DISCONNECTED);
+    replica->Shutdown(0ms);
   }
 };
 
