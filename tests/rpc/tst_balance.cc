@@ -22,9 +22,9 @@ constexpr uint64_t kWarmUp = 40;
 constexpr uint64_t kCounted = 400;
 
 // Half-speed server's requests over the full-speed one's, for one client with `balance` (nullopt:
-// the client's default, Boxcar's lowest slot) keeping half its pool busy: 4 calls in flight on 8
-// connections, slots 0 to 3 on each server. With idle connections to both servers on every pick,
-// the selection rule alone decides where each request goes.
+// the client's default, lowest slot comparing the two best slots' cost) keeping half its pool busy:
+// 4 calls in flight on 8 connections, slots 0 to 3 on each server. With idle connections to both
+// servers on every pick, the selection rule alone decides where each request goes.
 double HalfSpeedShare(std::optional<PolicyOptions> balance) {
   // Service times long enough to dwarf the per-request CPU cost even under sanitizers or a busy
   // machine: the servers' speed, not the CPU, must be what limits them.
@@ -68,9 +68,20 @@ class BalanceTest : public QObject {
 
  private Q_SLOTS:
   void halfSpeedServerGetsAboutHalfTheRequests() {
-    const double ratio = HalfSpeedShare(std::nullopt);
+    // The seed's rule alone: plain lowest slot, without the default's cost comparison.
+    PolicyOptions plain;
+    plain.kind = PolicyKind::kLowestSlot;
+    plain.slot_choices = 1;
+    const double ratio = HalfSpeedShare(plain);
     // A wide band: the seed promises "half, on average", not an exact split.
     QVERIFY2(ratio > 0.3 && ratio < 0.7, qPrintable(QString("ratio %1").arg(ratio)));
+  }
+
+  // The default also compares the two best slots' observed cost, so it moves more than the
+  // seed's half away from the slow server (about a sixth here), never less.
+  void theDefaultGivesTheHalfSpeedServerLessThanHalf() {
+    const double ratio = HalfSpeedShare(std::nullopt);
+    QVERIFY2(ratio < 0.5, qPrintable(QString("ratio %1").arg(ratio)));
   }
 
   // The same load under round robin: each server in turn, whatever its speed. It shows that the
