@@ -6,42 +6,13 @@
 
 #include "core/load/closed_loop_load.h"
 #include "tests/rpc/rpc_test_support.h"
+#include "tests/rpc/test_server_process.h"
 
 using namespace railyard::rpc;
 using namespace railyard::rpc::testing;
 using railyard::load::ClosedLoopLoad;
 
 namespace {
-
-// An rpc_test_server child process; killed on destruction if still running.
-class ServerProcess {
- public:
-  explicit ServerProcess(const QString& name, int service_us = 0, int grace_ms = 2000) {
-    process_.start(RPC_TEST_SERVER, {"--name", name, "--service-us", QString::number(service_us),
-                                     "--grace-ms", QString::number(grace_ms)});
-    if (!process_.waitForStarted(5000)) return;
-    QByteArray out;
-    for (int i = 0; i < 50 && !out.contains('\n'); ++i) {
-      process_.waitForReadyRead(100);
-      out += process_.readAllStandardOutput();
-    }
-    const qsizetype at = out.indexOf("PORT ");
-    if (at >= 0) port_ = static_cast<uint16_t>(out.mid(at + 5).split('\n').front().toUInt());
-  }
-  ~ServerProcess() {
-    if (process_.state() != QProcess::NotRunning) {
-      process_.kill();
-      process_.waitForFinished(5000);
-    }
-  }
-  uint16_t port() const { return port_; }
-  Endpoint endpoint() const { return {"127.0.0.1", port_}; }
-  QProcess& process() { return process_; }
-
- private:
-  QProcess process_;
-  uint16_t port_ = 0;
-};
 
 std::string FailureSummary(const std::vector<std::unique_ptr<ClosedLoopLoad>>& loads) {
   std::string out;

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "tests/rpc/rpc_test_support.h"
+#include "tests/rpc/test_server_process.h"
 
 using namespace railyard::rpc;
 using namespace railyard::rpc::testing;
@@ -33,34 +34,6 @@ std::optional<wire::Response> NextResponse(RawConnection& connection) {
   }
   return std::nullopt;
 }
-
-// An rpc_test_server child process, stopped by PID (SIGKILL) on destruction if still running.
-class ServerProcess {
- public:
-  explicit ServerProcess(const QString& name) {
-    process_.start(RPC_TEST_SERVER, {"--name", name});
-    if (!process_.waitForStarted(5000)) return;
-    QByteArray out;
-    for (int i = 0; i < 50 && !out.contains('\n'); ++i) {
-      process_.waitForReadyRead(100);
-      out += process_.readAllStandardOutput();
-    }
-    const qsizetype at = out.indexOf("PORT ");
-    if (at >= 0) port_ = static_cast<uint16_t>(out.mid(at + 5).split('\n').front().toUInt());
-  }
-  ~ServerProcess() {
-    if (process_.state() == QProcess::NotRunning) return;
-    ::kill(static_cast<pid_t>(process_.processId()), SIGCONT);
-    process_.kill();
-    process_.waitForFinished(5000);
-  }
-  Endpoint endpoint() const { return {"127.0.0.1", port_}; }
-  pid_t pid() const { return static_cast<pid_t>(process_.processId()); }
-
- private:
-  QProcess process_;
-  uint16_t port_ = 0;
-};
 
 }  // namespace
 

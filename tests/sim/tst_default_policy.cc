@@ -13,6 +13,7 @@
 
 #include "core/sim/scenario.h"
 #include "core/sim/simulator.h"
+#include "tests/sim/sim_test_support.h"
 #include "tests/support/test_depth.h"
 
 using railyard::balance::PolicyKind;
@@ -33,15 +34,7 @@ constexpr PolicyKind kOthers[] = {PolicyKind::kRoundRobin, PolicyKind::kLeastLoa
                                   PolicyKind::kWeighted, PolicyKind::kAdaptive};
 
 Scenario Load(const QString& path) {
-  QFile file(path);
-  if (!file.open(QIODevice::ReadOnly)) qFatal("cannot open %s", qPrintable(path));
-  const std::string text = file.readAll().toStdString();
-  railyard::sim::ParseError error;
-  Scenario s;
-  if (!railyard::sim::ParseScenario(text, &s, &error)) {
-    qFatal("%s: %s", qPrintable(path), error.ToString().c_str());
-  }
-  return s;
+  return railyard::sim::testing::LoadShipped(path.toStdString());
 }
 
 // The same story in 1/factor of the time. The network's round trip is not a time of the story.
@@ -59,11 +52,7 @@ Scenario Compressed(Scenario s, int factor) {
 }
 
 SimResult Run(const Scenario& s, PolicyKind policy, SimOptions options = {}) {
-  options.policy = policy;
-  SimResult r;
-  std::string error;
-  if (!railyard::sim::Simulate(s, options, &r, &error)) qFatal("simulate: %s", error.c_str());
-  return r;
+  return railyard::sim::testing::RunPolicy(s, policy, options);
 }
 
 // Empty when the default meets the bar in `s`; otherwise what it missed, with the figures.

@@ -10,6 +10,7 @@
 #include "core/sim/report.h"
 #include "core/sim/scenario.h"
 #include "core/sim/simulator.h"
+#include "tests/sim/sim_test_support.h"
 #include "tests/support/test_depth.h"
 
 using railyard::balance::PolicyKind;
@@ -28,20 +29,10 @@ Scenario Parse(const std::string& text) {
   return s;
 }
 
-Scenario Load(const char* file) {
-  Scenario s;
-  std::string error;
-  const std::string path = std::string(RAILYARD_SCENARIOS_DIR) + "/" + file;
-  if (!railyard::sim::LoadScenarioFile(path, &s, &error)) qFatal("%s", error.c_str());
-  return s;
-}
+Scenario Load(const char* file) { return railyard::sim::testing::LoadShipped(file); }
 
 SimResult Run(const Scenario& s, PolicyKind policy, SimOptions options = {}) {
-  options.policy = policy;
-  SimResult r;
-  std::string error;
-  if (!railyard::sim::Simulate(s, options, &r, &error)) qFatal("simulate: %s", error.c_str());
-  return r;
+  return railyard::sim::testing::RunPolicy(s, policy, options);
 }
 
 // A run of `full` simulated seconds, a fifth of it under a sanitizer.

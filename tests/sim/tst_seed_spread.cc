@@ -12,6 +12,7 @@
 
 #include "core/sim/scenario.h"
 #include "core/sim/simulator.h"
+#include "tests/sim/sim_test_support.h"
 
 using railyard::balance::PolicyKind;
 using railyard::sim::Scenario;
@@ -20,13 +21,7 @@ using railyard::sim::SimResult;
 
 namespace {
 
-Scenario Load(const char* file) {
-  Scenario s;
-  std::string error;
-  const std::string path = std::string(RAILYARD_SCENARIOS_DIR) + "/" + file;
-  if (!railyard::sim::LoadScenarioFile(path, &s, &error)) qFatal("%s", error.c_str());
-  return s;
-}
+Scenario Load(const char* file) { return railyard::sim::testing::LoadShipped(file); }
 
 struct Spread {
   double over_mean = 0;   // Most utilized backend over the mean (SimResult::load_spread).
@@ -35,11 +30,8 @@ struct Spread {
 
 Spread Run(const Scenario& scenario, PolicyKind policy) {
   SimOptions options;
-  options.policy = policy;
   options.duration = std::chrono::seconds(10);
-  SimResult r;
-  std::string error;
-  if (!railyard::sim::Simulate(scenario, options, &r, &error)) qFatal("%s", error.c_str());
+  const SimResult r = railyard::sim::testing::RunPolicy(scenario, policy, options);
   // Every request served: the spread is of work done, not of work refused.
   if (r.success_rate < 0.999) qFatal("%s: success %.4f", r.policy.c_str(), r.success_rate);
   double least = 1e9, most = 0;

@@ -1,0 +1,51 @@
+#pragma once
+
+// An rpc_test_server child process (tests/rpc/rpc_test_server_main.cc), for tests that need a
+// server they can SIGKILL, SIGSTOP or SIGTERM. The test target defines RPC_TEST_SERVER (its path).
+
+#include <QProcess>
+#include <QString>
+#include <csignal>
+#include <cstdint>
+
+#include "core/rpc/endpoint.h"
+
+namespace railyard::rpc::testing {
+
+// Started in the constructor (port() is 0 if it did not start and say its port within 5 s);
+// stopped by its PID on destruction if still running: woken first (SIGCONT) in case a test
+// stopped it, then SIGKILLed.
+class ServerProcess {
+ public:
+  explicit ServerProcess(const QString& name, int service_us = 0, int grace_ms = 2000) {
+    process_.start(RPC_TEST_SERVER, {"--name", name, "--service-us", QString::number(service_us),
+                                     "--grace-ms", QString::number(grace_ms)});
+    if (!process_.waitForStarted(5000)) return;
+    QByteArray out;
+    for (int i = 0; i < 50 && !out.contains('\n'); ++i) {
+      process_.waitForReadyRead(100);
+      out += process_.readAllStandardOutput();
+    }
+    const qsizetype at = out.indexOf("PORT ");
+    if (at >= 0) port_ = static_cast<uint16_t>(out.mid(at + 5).split('\n').front().toUInt());
+  }
+  ~ServerProcess() {
+    if (process_.state() == QProcess::NotRunning) return;
+    ::kill(static_cast<pid_t>(process_.processId()), SIGCONT);
+    process_.kill();
+    process_.waitForFinished(5000);
+  }
+  ServerProcess(const ServerProcess&) = delete;
+  ServerProcess& operator=(const ServerProcess&) = delete;
+
+  uint16_t port() const { return port_; }
+  Endpoint endpoint() const { return {"127.0.0.1", port_}; }
+  pid_t pid() const { return static_cast<pid_t>(process_.processId()); }
+  QProcess& process() { return process_; }
+
+ private:
+  QProcess process_;
+  uint16_t port_ = 0;
+};
+
+}  // namespace railyard::rpc::testing
