@@ -65,7 +65,7 @@ ThroughputGraphs::ThroughputGraphs(QCustomPlot* const* plots, Style style, const
   Rename();
   // Overlaid, the view lists only some nodes: each removal re-lays the legend out, so a new set
   // waits to be chosen rather than being added and removed again.
-  in_legend_ = false;
+  in_legend_ = errors_in_legend_ = false;
   if (style_ == Style::kAlone) SetInLegend(true);
 }
 
@@ -164,11 +164,13 @@ void ThroughputGraphs::UpdateVisibility() {
   p50()->setVisible(all);
 }
 
-void ThroughputGraphs::SetInLegend(bool in) {
-  if (in == in_legend_) return;
+void ThroughputGraphs::SetInLegend(bool in, bool errors_in) {
+  errors_in = in && errors_in;
+  if (in == in_legend_ && errors_in == errors_in_legend_) return;
   in_legend_ = in;
+  errors_in_legend_ = errors_in;
   for (int i = 0; i < 5; ++i) {
-    const bool listed = style_ == Style::kAlone || (i != 2 && i != 3);
+    const bool listed = style_ == Style::kAlone || (i != 2 && i != 3 && (i != 1 || errors_in));
     if (in && listed) {
       CachedLegendItem::AddTo(graphs_[i]);
     } else {

@@ -45,7 +45,11 @@ class ThroughputGraphs {
   const QString& NodeName() const { return node_name_; }
   // Each legend entry reads its current, mean and max over `visible` (oldest first).
   void UpdateLegend(const QVector<ThroughputSample>& visible);
-  void SetInLegend(bool in);
+  // In the legends or not; overlaid, the errors/s entry only when `errors_in` too (the errors
+  // chart is often short, and a node without errors has nothing to say there).
+  void SetInLegend(bool in, bool errors_in = true);
+  // Whether any sample drawn had errors.
+  bool HadErrors() const { return had_errors_; }
   bool InLegend() const { return in_legend_; }
   // Thicker lines for the node selected elsewhere in the console.
   void SetEmphasis(bool emphasis);
@@ -78,6 +82,7 @@ class ThroughputGraphs {
   QColor color_;
   bool emphasis_ = false;
   bool in_legend_ = true;
+  bool errors_in_legend_ = true;
   bool crowded_ = false;
   bool had_errors_ = false;  // Among the samples drawn.
   QCPGraph* graphs_[5];

@@ -2,6 +2,7 @@
 
 #include <QComboBox>
 #include <QFileDialog>
+#include <QFontMetrics>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QMessageBox>
@@ -42,6 +43,19 @@ QColor OverlayColor(int node) {
     default:
       return base;
   }
+}
+
+// Legend rows that fit whole in `plot`'s chart, one kept free for the selected node.
+int LegendRowsFitting(const QCustomPlot* plot) {
+  const QCPLegend* legend = plot->legend;
+  // An entry's own height where there is one (its text, icon and margins), else the font's.
+  const QCPLayoutElement* entry = legend->itemCount() > 0 ? legend->item(0) : nullptr;
+  const int row =
+      (entry ? entry->minimumOuterSizeHint().height()
+             : std::max(QFontMetrics(legend->font()).height() + 4, legend->iconSize().height())) +
+      legend->rowSpacing();
+  const int margins = legend->margins().top() + legend->margins().bottom() + 12;
+  return (plot->axisRect()->height() - margins) / std::max(row, 1) - 1;
 }
 
 }  // namespace
@@ -357,13 +371,16 @@ void ThroughputView::UpdateLegends() {
     return;
   }
   // Overlaid: the busiest nodes, and the selected one, have legend entries. Who is listed is
-  // decided again only every kLegendRerankMs (or on a new node, selection or jump back in time):
-  // rows that swap at 10 Hz cannot be read, and each swap re-lays the legend out.
+  // decided again only every kLegendRerankMs (or on a new node, selection, chart height or jump
+  // back in time): rows that swap at 10 Hz cannot be read, and each swap re-lays the legend out.
   qint64 newest = -1;
   for (const auto& set : sets_) newest = std::max(newest, set->DrawnUntilMs());
+  const int rows = LegendNodes();
   const bool rerank = ranked_sets_ != sets_.size() || ranked_selected_ != selected_node_ ||
-                      newest < ranked_at_ms_ || newest - ranked_at_ms_ >= kLegendRerankMs;
+                      ranked_rows_ != rows || newest < ranked_at_ms_ ||
+                      newest - ranked_at_ms_ >= kLegendRerankMs;
   if (rerank) {
+    ranked_rows_ = rows;
     ranked_sets_ = sets_.size();
     ranked_selected_ = selected_node_;
     ranked_at_ms_ = newest;
@@ -375,14 +392,24 @@ void ThroughputView::UpdateLegends() {
     };
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return now(a) > now(b); });
+    // The errors chart lists, of those, the nodes that had errors, as many as fit.
+    int error_rows = std::max(LegendRowsFitting(plots_[1]), 1);
     for (size_t rank = 0; rank < order.size(); ++rank) {
       const size_t i = order[rank];
-      sets_[i]->SetInLegend(rank < size_t(kMaxLegendNodes) || sources_[i] == selected_node_);
+      const bool listed = rank < size_t(rows) || sources_[i] == selected_node_;
+      const bool errors = listed && sets_[i]->HadErrors() && error_rows > 0;
+      if (errors) --error_rows;
+      sets_[i]->SetInLegend(listed, errors);
     }
   }
   for (size_t i = 0; i < sets_.size(); ++i) {
     if (sets_[i]->InLegend()) sets_[i]->UpdateLegend(model_->Samples(sources_[i], from, to));
   }
+}
+
+int ThroughputView::LegendNodes() const {
+  const int rows = std::min(LegendRowsFitting(plots_[0]), LegendRowsFitting(plots_[2]));
+  return std::clamp(rows, 1, kMaxLegendNodes);
 }
 
 void ThroughputView::SyncRanges(const QCPRange& range) {

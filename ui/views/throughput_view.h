@@ -92,6 +92,10 @@ class ThroughputView : public QWidget {
   bool ExportCsv(const QString& path, QString* error) const;
 
   ThroughputModel* Model() const { return model_; }
+  // Overlaid, how many of the busiest nodes the legends list: kMaxLegendNodes, or fewer when the
+  // requests and latency charts are too short to show that many rows whole (the selected node
+  // is listed besides). The errors chart lists those of them that had errors, as many as fit.
+  int LegendNodes() const;
   QCustomPlot* RatesPlot() const { return plots_[0]; }
   QString Title() const;
   QCustomPlot* ErrorsPlot() const { return plots_[1]; }
@@ -159,6 +163,7 @@ class ThroughputView : public QWidget {
   int replot_requests_ = 0;
   // The overlaid legend's last ranking: over how many sets, for which selection, at what time.
   size_t ranked_sets_ = 0;
+  int ranked_rows_ = 0;
   int ranked_selected_ = ThroughputModel::kCluster;
   qint64 ranked_at_ms_ = -1;
 };
