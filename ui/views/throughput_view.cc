@@ -368,6 +368,7 @@ void ThroughputView::UpdateLegends() {
     for (size_t i = 0; i < sets_.size(); ++i) {
       sets_[i]->UpdateLegend(model_->Samples(sources_[i], from, to));
     }
+    for (QCustomPlot* plot : plots_) plot->legend->setVisible(true);
     return;
   }
   // Overlaid: the busiest nodes, and the selected one, have legend entries. Who is listed is
@@ -401,6 +402,8 @@ void ThroughputView::UpdateLegends() {
       if (errors) --error_rows;
       sets_[i]->SetInLegend(listed, errors);
     }
+    // No entry (no listed node had errors): no empty box either.
+    for (QCustomPlot* plot : plots_) plot->legend->setVisible(plot->legend->itemCount() > 0);
   }
   for (size_t i = 0; i < sets_.size(); ++i) {
     if (sets_[i]->InLegend()) sets_[i]->UpdateLegend(model_->Samples(sources_[i], from, to));
