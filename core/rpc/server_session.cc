@@ -298,9 +298,10 @@ void ServerSession::CloseNow(const Status& why) {
   if (closed_) return;
   closed_ = true;
   if (why.code() == Code::kProtocolError) {
-    core_.protocol_errors.fetch_add(1, std::memory_order_relaxed);
+    // Logged before counted: whoever sees the counter move can rely on the line being there.
     spdlog::warn("closing connection from {}{}: {}", peer_,
                  slot_ ? " (slot " + std::to_string(*slot_) + ")" : std::string(), why.message());
+    core_.protocol_errors.fetch_add(1, std::memory_order_release);
   }
   handshake_timer_.cancel();
   read_timer_.cancel();
