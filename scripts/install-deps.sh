@@ -16,6 +16,12 @@ packages=(
   clang libclang-rt-14-dev
   # Peers for the side-by-side benchmarks.
   libgrpc++-dev protobuf-compiler-grpc libleveldb-dev librocksdb-dev libkyotocabinet-dev
+  # The node's readiness, watchdog and journald fields; systemd-analyze checks the unit.
+  libsystemd-dev systemd
+  # promtool checks /metrics and the alert rules; a real Prometheus scrapes a node in a slow test.
+  prometheus
+  # The packages: built with dpkg-deb, checked with lintian, man pages from --help.
+  dpkg-dev fakeroot lintian help2man bash-completion
 )
 
 missing=()
