@@ -43,6 +43,7 @@ void OnSignal(int) { g_stop = true; }
 struct ConsoleFlags {
   bool demo = false;
   std::string cluster_file, token_file, recording, screenshot, window_size;
+  std::string recording_argument;  // `railyard FILE`: what a file manager's double-click runs.
   std::vector<std::string> nodes, compare;
   cluster::TlsFlags tls;
   bool read_only = false;
@@ -71,6 +72,9 @@ void AddFlags(CLI::App& app, ConsoleFlags& f) {
                  "Name the admin certificates must carry (default: the node's host)");
   app.add_option("--recording", f.recording, "Replay a recording instead of watching live")
       ->check(CLI::ExistingFile);
+  app.add_option("recording", f.recording_argument, "A recording to replay, as --recording")
+      ->check(CLI::ExistingFile)
+      ->excludes("--recording");
   app.add_flag("--read-only", f.read_only, "Disable every action, whatever the tokens");
   app.add_option("--screenshot", f.screenshot,
                  "Write screenshots of the window here (without a display: every 3 s; default "
@@ -88,7 +92,7 @@ void AddFlags(CLI::App& app, ConsoleFlags& f) {
   app.add_option("--compare", f.compare,
                  "Compare two recordings side by side on one time axis (opens only that window)")
       ->expected(2)
-      ->excludes("--demo", "--cluster", "--node", "--recording");
+      ->excludes("--demo", "--cluster", "--node", "--recording", "recording");
 }
 
 constexpr int kUsageError = 2;  // Every usage or launch error (README: exit codes).
@@ -282,6 +286,7 @@ int main(int argc, char** argv) {
     usage_error =
         QString::fromStdString(e.what()) + QStringLiteral(" (railyard --help lists the flags)");
   }
+  if (!f.recording_argument.empty()) f.recording = f.recording_argument;
   if (usage_error.isEmpty() && !f.recording.empty() &&
       (f.demo || !f.cluster_file.empty() || !f.nodes.empty())) {
     usage_error = QStringLiteral(

@@ -130,6 +130,23 @@ class RailyardAppTest : public QObject {
     }
   }
 
+  // `railyard FILE`, as the desktop entry's `Exec=railyard %f` runs it on a double-click, replays
+  // the recording as --recording does; both at once is a usage error.
+  void aBareFileArgumentReplaysIt() {
+    QTemporaryDir dir;
+    const QString copy = dir.filePath("small.rec");
+    QVERIFY(QFile::copy(QStringLiteral(RAILYARD_TEST_DATA "/console_small.rec"), copy));
+    QProcess process;
+    process.start(RAILYARD,
+                  {copy, "--quit-after-s", "1", "--screenshot", dir.filePath("replay.png")});
+    QVERIFY(process.waitForFinished(30000));
+    QVERIFY2(process.exitCode() == 0, qPrintable(process.readAllStandardError()));
+    QVERIFY(process.readAllStandardOutput().contains("3 nodes:"));
+    process.start(RAILYARD, {copy, "--recording", copy, "--quit-after-s", "1"});
+    QVERIFY(process.waitForFinished(30000));
+    QCOMPARE(process.exitCode(), 2);
+  }
+
   void replaysARecordingOffscreen() {
     QTemporaryDir dir;
     const QString copy = dir.filePath("small.rec");
