@@ -26,6 +26,7 @@ run() {
   local built=$SECONDS junit="$PWD/build/$preset/ctest-junit.xml" status=0
   rm -f "$junit"
   ctest --preset "$preset" --output-junit "$junit" || status=$?
+  [ "$preset" != release ] || ctest --test-dir build/release -L package --output-on-failure || status=$?  # The .debs.
   summary+=("$preset: $((SECONDS - start)) s (build $((built - start)) s, tests $((SECONDS - built)) s)$([ $status -eq 0 ] || echo ', FAILED')")
   if [ -f "$junit" ]; then
     summary+=("$(scripts/stage_report.py "build/$preset" "$junit" || true)")
