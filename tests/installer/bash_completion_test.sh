@@ -38,7 +38,7 @@ expect_all() {
   local word
   while read -r word; do
     [ -n "$word" ] || continue
-    grep -qxF -- "$word" <<<"$3" || fail "$1: $word not offered (offered: $(echo $3))"
+    grep -qxF -- "$word" <<<"$3" || fail "$1: $word not offered (offered: ${3//$'\n'/ })"
   done <<<"$2"
 }
 

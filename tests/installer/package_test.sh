@@ -176,7 +176,7 @@ check "railyard user removed" grep -q '^railyard:' "$root/etc/passwd"
 others=(librailyard-dev)
 if $console; then others+=(railyard-console); fi
 dpkg_root -P "${others[@]}"
-left=$(cd "$root" && find usr lib etc/railyard -type f 2>/dev/null || true)
+left=$(cd "$root" && { find usr lib etc/railyard -type f 2>/dev/null || true; })
 [ -z "$left" ] || fail "files left after purging everything: $left"
 
 echo "PASS"
