@@ -100,6 +100,11 @@ if $console; then
   mime=$root/usr/share/mime/packages/railyard.xml
   check "MIME type" grep -q 'type="application/x-railyard-recording"' "$mime"
   check "MIME glob" grep -q 'pattern="\*.rec"' "$mime"
+  # shared-mime-info takes it (in a copy: the database it writes is not the package's).
+  cp -r "$root/usr/share/mime" "$tmp/mime"
+  update-mime-database "$tmp/mime"
+  check "update-mime-database has no *.rec glob" \
+    grep -qx '[0-9]*:application/x-railyard-recording:\*\.rec' "$tmp/mime/globs2"
   check "scalable icon" test -s "$root/usr/share/icons/hicolor/scalable/apps/railyard.svg"
   check "PNG icon" cmp -n 8 <(printf '\x89PNG\r\n\x1a\n') \
     "$root/usr/share/icons/hicolor/256x256/apps/railyard.png"
