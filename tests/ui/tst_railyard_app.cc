@@ -130,18 +130,29 @@ class RailyardAppTest : public QObject {
     }
   }
 
-  // `railyard FILE`, as the desktop entry's `Exec=railyard %f` runs it on a double-click, replays
-  // the recording as --recording does; both at once is a usage error.
+  // `railyard FILE`, as the desktop entry's `Exec=railyard %f` runs it on a double-click, opens
+  // the recording as --recording does (a damaged one is refused as such); both at once is a usage
+  // error.
   void aBareFileArgumentReplaysIt() {
     QTemporaryDir dir;
     const QString copy = dir.filePath("small.rec");
     QVERIFY(QFile::copy(QStringLiteral(RAILYARD_TEST_DATA "/console_small.rec"), copy));
+    QFile whole(copy);
+    QVERIFY(whole.open(QIODevice::ReadOnly));
+    QFile cut(dir.filePath("truncated.rec"));
+    QVERIFY(cut.open(QIODevice::WriteOnly));
+    cut.write(whole.readAll().left(whole.size() / 3));
+    cut.close();
     QProcess process;
     process.start(RAILYARD,
                   {copy, "--quit-after-s", "1", "--screenshot", dir.filePath("replay.png")});
     QVERIFY(process.waitForFinished(30000));
     QVERIFY2(process.exitCode() == 0, qPrintable(process.readAllStandardError()));
-    QVERIFY(process.readAllStandardOutput().contains("3 nodes:"));
+    process.start(RAILYARD, {cut.fileName(), "--quit-after-s", "1"});
+    QVERIFY(process.waitForFinished(30000));
+    QCOMPARE(process.exitCode(), 2);
+    QVERIFY(process.readAllStandardError().contains(
+        "truncated.rec is a damaged or incomplete recording"));
     process.start(RAILYARD, {copy, "--recording", copy, "--quit-after-s", "1"});
     QVERIFY(process.waitForFinished(30000));
     QCOMPARE(process.exitCode(), 2);
