@@ -11,6 +11,14 @@
 //    "disk_bytes":...,"peak_rss_bytes":...,"errors":0}
 // (fields: see bench/kv_run.h). Progress and diagnostics go to stderr.
 //
+// --repeat N runs the engines interleaved N times (A B C, A B C, ...) in directories <engine>.<r>;
+// each result line then carries "repeat":r (1-based), and after the last repetition come summary
+// lines (median, min, max of each figure; ratios to docstore as medians of per-repetition ratios:
+// see bench/kv_repeat.h) on stdout and the same as a table on stderr.
+//
+// --absent-share s makes each read, with probability s, one for a key never written, which must
+// be found absent (see bench/kv_workload.h).
+//
 // Exit status: 0 when every engine ran and had no errors; 1 otherwise (an engine that failed to
 // open prints no line; the others still run); CLI11's codes for bad flags.
 #include <unistd.h>
@@ -28,6 +36,7 @@
 
 #include "bench/kv_child_process.h"
 #include "bench/kv_engine.h"
+#include "bench/kv_repeat.h"
 #include "bench/kv_run.h"
 #include "bench/kv_shuffle.h"
 
@@ -43,6 +52,8 @@ struct Flags {
   bool keep = false;
   uint64_t seed = 1;
   double timeout_s = 4 * 3600;
+  size_t repeat = 1;
+  double absent_share = 0;
   // Hidden: set by the parent for the child process that runs one engine.
   std::string run_engine;
   std::string run_dir;
@@ -97,8 +108,10 @@ std::string ResultLine(const std::string& output, const std::string& engine) {
   return result;
 }
 
-// Runs one engine in a child process in `directory` and prints its line. True if it ran cleanly.
-bool RunEngineProcess(const std::string& engine, const fs::path& directory, const Flags& flags) {
+// Runs one engine in a child process in `directory` and prints its line (with "repeat" when
+// repeat > 0), also kept in *result. True if it ran cleanly.
+bool RunEngineProcess(const std::string& engine, const fs::path& directory, const Flags& flags,
+                      size_t repeat = 0, std::string* result = nullptr) {
   std::error_code ec;
   if (fs::exists(directory, ec) || ec) {
     std::fprintf(stderr,
@@ -115,10 +128,20 @@ bool RunEngineProcess(const std::string& engine, const fs::path& directory, cons
   std::fprintf(stderr, "kv_bench: %s: starting in %s\n", engine.c_str(), directory.c_str());
   const auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
       std::chrono::duration<double>(flags.timeout_s));
-  const ChildResult child = RunSelf({"--run-engine", engine, "--run-dir", directory.string(), "--n",
-                                     std::to_string(flags.n), "--seed", std::to_string(flags.seed)},
-                                    timeout);
-  const std::string line = ResultLine(child.output, engine);
+  std::vector<std::string> args = {"--run-engine", engine,
+                                   "--run-dir",    directory.string(),
+                                   "--n",          std::to_string(flags.n),
+                                   "--seed",       std::to_string(flags.seed)};
+  if (flags.absent_share > 0) {
+    args.insert(args.end(), {"--absent-share", std::to_string(flags.absent_share)});
+  }
+  const ChildResult child = RunSelf(args, timeout);
+  std::string line = ResultLine(child.output, engine);
+  if (!line.empty() && repeat > 0) {
+    // After the engine's name, so the line still starts as every result line does.
+    line.insert(line.find("\"n\":"), "\"repeat\":" + std::to_string(repeat) + ",");
+  }
+  if (result) *result = line;
   if (!line.empty()) {
     std::printf("%s\n", line.c_str());
     std::fflush(stdout);
@@ -181,15 +204,32 @@ int RunAll(const Flags& flags) {
   for (const std::string& engine : flags.engines) {
     engine_list += (engine_list.empty() ? "" : ",") + engine;
   }
-  std::fprintf(stderr, "kv_bench: n=%" PRIu64 " seed=%" PRIu64 " engines=%s dir=%s\n", flags.n,
-               flags.seed, engine_list.c_str(), base.c_str());
+  std::fprintf(
+      stderr, "kv_bench: n=%" PRIu64 " seed=%" PRIu64 " engines=%s dir=%s repeat=%zu absent=%.3f\n",
+      flags.n, flags.seed, engine_list.c_str(), base.c_str(), flags.repeat, flags.absent_share);
   if (!EngineBuilt("docstore")) {
     std::fprintf(stderr, "kv_bench: note: built without docstore (no railyard_storage target)\n");
   }
 
   bool all_ok = true;
-  for (const std::string& engine : flags.engines) {
-    all_ok = RunEngineProcess(engine, base / engine, flags) && all_ok;
+  if (flags.repeat == 1) {
+    for (const std::string& engine : flags.engines) {
+      all_ok = RunEngineProcess(engine, base / engine, flags) && all_ok;
+    }
+  } else {
+    RepeatSummary summary;
+    for (size_t r = 1; r <= flags.repeat; ++r) {
+      for (const std::string& engine : flags.engines) {
+        std::string line;
+        const fs::path directory = base / (engine + "." + std::to_string(r));
+        all_ok = RunEngineProcess(engine, directory, flags, r, &line) && all_ok;
+        if (!line.empty()) summary.Add(r - 1, line);
+      }
+    }
+    std::printf("%s", summary.JsonLines().c_str());
+    std::fflush(stdout);
+    std::fprintf(stderr, "kv_bench: %zu interleaved repetitions, %s", flags.repeat,
+                 summary.Table().c_str());
   }
 
   std::error_code ec;
@@ -236,6 +276,15 @@ int main(int argc, char** argv) {
   app.add_option("--timeout-s", flags.timeout_s, "Seconds each engine may take before it is killed")
       ->check(CLI::Range(1.0, 30.0 * 86400))
       ->capture_default_str();
+  app.add_option("--repeat", flags.repeat,
+                 "Run the engines interleaved this many times and add the median and spread of "
+                 "each figure, and of each ratio to docstore")
+      ->check(CLI::Range(size_t{1}, size_t{1000}))
+      ->capture_default_str();
+  app.add_option("--absent-share", flags.absent_share,
+                 "Share of the reads that ask for a key never written (each checked absent)")
+      ->check(CLI::Range(0.0, 1.0))
+      ->capture_default_str();
   app.add_option("--run-engine", flags.run_engine)->group("");
   app.add_option("--run-dir", flags.run_dir)->group("");
   CLI11_PARSE(app, argc, argv);
@@ -247,7 +296,8 @@ int main(int argc, char** argv) {
     if (flags.run_dir.empty()) {
       return app.exit(CLI::RequiredError("--run-dir"));
     }
-    return bench::RunEngine({flags.run_engine, flags.run_dir, flags.n, flags.seed});
+    return bench::RunEngine(
+        {flags.run_engine, flags.run_dir, flags.n, flags.seed, flags.absent_share});
   }
   if (flags.engines.empty()) {
     return app.exit(CLI::ValidationError("--engines", "no engine to run"));

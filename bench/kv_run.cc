@@ -105,10 +105,10 @@ Clock::duration WriteAll(KvEngine& engine, const Workload& workload, const std::
   return timed;
 }
 
-// All n reads, each checked against the value written; returns the time spent in the engine's
-// read calls.
+// All n reads, each checked against the value written (or checked absent); returns the time spent
+// in the engine's read calls.
 Clock::duration ReadAll(KvEngine& engine, const Workload& workload, const std::string& name,
-                        ErrorCounter& errors) {
+                        ErrorCounter& errors, uint64_t* absent_reads) {
   std::vector<uint64_t> keys(kChunk);
   std::vector<std::string> values(kChunk);
   std::vector<ReadOutcome> outcomes(kChunk);
@@ -128,7 +128,12 @@ Clock::duration ReadAll(KvEngine& engine, const Workload& workload, const std::s
     }
     timed += Clock::now() - begin;
     for (size_t j = 0; j < count; ++j) {
-      if (outcomes[j] == ReadOutcome::kNotFound) {
+      if (workload.ReadAbsent(start + j)) {
+        ++*absent_reads;
+        if (outcomes[j] == ReadOutcome::kFound) {
+          errors.Add("get " + KeyText(keys[j]) + ": found a key that was never written");
+        }
+      } else if (outcomes[j] == ReadOutcome::kNotFound) {
         errors.Add("get " + KeyText(keys[j]) + ": not found");
       } else if (outcomes[j] == ReadOutcome::kFound) {
         FillValue(keys[j], expected);
@@ -190,15 +195,22 @@ int RunEngine(const EngineRun& run) {
   }
   std::fprintf(stderr, "kv_bench: %s: %s\n", name.c_str(), engine->Describe().c_str());
 
-  const Workload workload(run.n, run.seed);
+  const Workload workload(run.n, run.seed, run.absent_share);
   ErrorCounter errors(name);
   const double write_s = Seconds(WriteAll(*engine, workload, name, errors));
   std::fprintf(stderr, "kv_bench: %s: %" PRIu64 " writes in %.3f s\n", name.c_str(), run.n,
                write_s);
-  const double read_s = Seconds(ReadAll(*engine, workload, name, errors));
+  uint64_t absent_reads = 0;
+  const double read_s = Seconds(ReadAll(*engine, workload, name, errors, &absent_reads));
   std::fprintf(stderr, "kv_bench: %s: %" PRIu64 " reads in %.3f s\n", name.c_str(), run.n, read_s);
 
-  const std::string extra = engine->ExtraJsonFields();
+  std::string extra = engine->ExtraJsonFields();
+  if (run.absent_share > 0) {
+    char absent[96];
+    std::snprintf(absent, sizeof(absent), ",\"absent_share\":%.3f,\"absent_reads\":%" PRIu64,
+                  run.absent_share, absent_reads);
+    extra = absent + extra;
+  }
   if (!engine->Close(&error)) errors.Add("close: " + error);
   engine.reset();
   error.clear();

@@ -10,6 +10,7 @@ struct EngineRun {
   std::string directory;  // Exists and is empty; the engine keeps all its files in it.
   uint64_t n = 0;
   uint64_t seed = 0;
+  double absent_share = 0;  // See Workload.
 };
 
 // Runs the whole benchmark for one engine in this process: opens it, does the workload's n writes
@@ -20,7 +21,9 @@ struct EngineRun {
 // checking what was read happen between timed chunks); disk_bytes is the size of the files in the
 // directory after Close; peak_rss_bytes is this process's peak RSS (so run one engine per
 // process). errors counts failed calls, reads that found nothing and reads that returned a
-// different value. Progress and error details go to stderr.
+// different value; with an absent share, reads of never-written keys that found something count as
+// errors too, and the line adds "absent_share" and "absent_reads". Progress and error details go to
+// stderr.
 //
 // Returns 0 if the line was printed with no errors, 1 otherwise (no line if the engine failed to
 // open).

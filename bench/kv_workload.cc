@@ -1,12 +1,14 @@
 #include "bench/kv_workload.h"
 
+#include <cmath>
+
 #include "bench/kv_mix.h"
 
 namespace railyard::bench {
 namespace {
 
 // Independent streams derived from the one --seed: the keys, the write order, the read order.
-enum Stream : uint64_t { kKeys = 1, kWriteOrder = 2, kReadOrder = 3 };
+enum Stream : uint64_t { kKeys = 1, kWriteOrder = 2, kReadOrder = 3, kAbsentReads = 4 };
 
 uint64_t StreamSeed(uint64_t seed, Stream stream) { return Mix64(Mix64(seed) ^ stream); }
 
@@ -15,12 +17,20 @@ constexpr uint64_t kValueSalt = 0x6a09e667f3bcc909ull;
 
 }  // namespace
 
-Workload::Workload(uint64_t n, uint64_t seed)
+Workload::Workload(uint64_t n, uint64_t seed, double absent_share)
     : key_offset_(StreamSeed(seed, kKeys)),
+      absent_seed_(StreamSeed(seed, kAbsentReads)),
+      absent_below_(absent_share <= 0 ? 0 : static_cast<uint64_t>(std::ldexp(absent_share, 64))),
+      all_absent_(absent_share >= 1),
       write_order_(n, StreamSeed(seed, kWriteOrder)),
       read_order_(n, StreamSeed(seed, kReadOrder)) {}
 
-// Adding a constant modulo 2^64 and Mix64 are both bijections.
+bool Workload::ReadAbsent(uint64_t i) const {
+  return all_absent_ || Mix64(i + absent_seed_) < absent_below_;
+}
+
+// Adding a constant modulo 2^64 and Mix64 are both bijections: keys of indexes in [n, 2n), read
+// as absent keys, are never among the written ones (indexes in [0, n)).
 uint64_t Workload::KeyOf(uint64_t index) const { return Mix64(index + key_offset_); }
 
 static_assert(kValueBytes % 8 == 0, "FillValue writes whole 64-bit words");

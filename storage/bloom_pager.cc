@@ -27,6 +27,18 @@ BloomAnswer PagedFilter::MayContain(uint64_t id) {
   return BloomAnswer::kNo;
 }
 
+void PagedFilter::RecordSearch(uint64_t id, BloomAnswer answer, bool found) {
+  searches_.fetch_add(1, std::memory_order_relaxed);
+  if (answer == BloomAnswer::kMaybe) {
+    if (!found) false_positives_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  if (answer != BloomAnswer::kNotResident) return;
+  Page& page = pages_[BloomPageOf(file_->shape(), id)];
+  page.unanswered.fetch_add(1, std::memory_order_relaxed);
+  if (!found) page.unanswered_absent.fetch_add(1, std::memory_order_relaxed);
+}
+
 bool PagedFilter::Page::resident() const {
   MutexLock lock(&mu);
   return !bits.empty();
@@ -97,13 +109,39 @@ void BloomPager::Remove(const PagedFilter* filter) {
   }
 }
 
-double BloomPager::PageNo(const PagedFilter& filter, const PagedFilter::Page& page) const {
-  const uint64_t answered = page.answered.load(std::memory_order_relaxed);
-  if (answered >= options_.bloom_min_lookups_for_measured_rate) {
-    return static_cast<double>(page.nos.load(std::memory_order_relaxed)) /
-           static_cast<double>(answered);
+BloomPager::NoCount BloomPager::PageNoCount(const PagedFilter::Page& page) const {
+  // A search that did not find the id is a "no" the page would have given, unless the key was one
+  // of its false positives.
+  const double would_say_no = 1.0 - options_.bloom_false_positive_rate;
+  NoCount count;
+  count.lookups = static_cast<double>(page.answered.load(std::memory_order_relaxed) +
+                                      page.unanswered.load(std::memory_order_relaxed));
+  count.nos =
+      static_cast<double>(page.nos.load(std::memory_order_relaxed)) +
+      static_cast<double>(page.unanswered_absent.load(std::memory_order_relaxed)) * would_say_no;
+  return count;
+}
+
+double BloomPager::FilterNo(const PagedFilter& filter) const {
+  NoCount total;
+  const uint32_t count = filter.file().shape().page_count;
+  for (uint32_t p = 0; p < count; ++p) {
+    const NoCount page = PageNoCount(filter.pages_[p]);
+    total.lookups += page.lookups;
+    total.nos += page.nos;
+  }
+  if (total.lookups >= options_.bloom_min_lookups_for_measured_rate && total.lookups > 0) {
+    return total.nos / total.lookups;
   }
   return filter.size_rule_p_no();
+}
+
+double BloomPager::PageNo(const PagedFilter::Page& page, double filter_no) const {
+  const NoCount count = PageNoCount(page);
+  if (count.lookups >= options_.bloom_min_lookups_for_measured_rate && count.lookups > 0) {
+    return count.nos / count.lookups;
+  }
+  return filter_no;
 }
 
 void BloomPager::Rerank() {
@@ -131,14 +169,16 @@ void BloomPager::Rerank() {
   std::vector<Candidate> candidates;
   for (const auto& filter : filters) {
     const uint32_t count = filter->file().shape().page_count;
+    const double filter_no = FilterNo(*filter);
     for (uint32_t p = 0; p < count; ++p) {
       PagedFilter::Page& page = filter->pages_[p];
       page.recent = page.recent * decay + page.requests.exchange(0, std::memory_order_relaxed);
-      const double p_no = PageNo(*filter, page);
+      const double p_no = PageNo(page, filter_no);
       candidates.push_back({page.recent * p_no, p_no, filter.get(), p});
     }
   }
-  // Most useful first; with no traffic yet, the pages most likely to say no.
+  // Most useful first; with no traffic yet, the pages most likely to say no. Pages with no recent
+  // requests still fill whatever budget the busy ones leave free.
   std::sort(candidates.begin(), candidates.end(), [](const Candidate& a, const Candidate& b) {
     return a.usefulness != b.usefulness ? a.usefulness > b.usefulness : a.p_no > b.p_no;
   });
@@ -173,13 +213,14 @@ std::vector<BloomPageStats> BloomPager::PageStats() const {
   std::vector<BloomPageStats> out;
   for (const auto& filter : filters) {
     const uint32_t count = filter->file().shape().page_count;
+    const double filter_no = FilterNo(*filter);
     for (uint32_t p = 0; p < count; ++p) {
       const PagedFilter::Page& page = filter->pages_[p];
       BloomPageStats stats;
       stats.index = filter->index_number();
       stats.page = p;
       stats.recent_requests = page.recent;
-      stats.p_no = PageNo(*filter, page);
+      stats.p_no = PageNo(page, filter_no);
       stats.usefulness = stats.recent_requests * stats.p_no;
       stats.resident = page.resident();
       out.push_back(stats);

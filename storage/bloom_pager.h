@@ -4,9 +4,28 @@
 // memory.
 //
 // usefulness(page) = requests to the page in about the last Options::bloom_usefulness_window x
-// the probability that the page answers "no". That probability comes from the seed's size rule
-// (1 - the index's share of the keys in it and all older indexes) until the page has answered
-// enough lookups to use its measured "no" rate. A page that is not resident answers "maybe".
+// the probability that the page answers "no" (P(no)), as in the docstore seed.
+//
+// P(no) is measured, with the seed's size rule (1 - the index's share of the keys in it and all
+// older indexes) as the prior. The size rule assumes every key asked for exists, and gives the
+// oldest index P(no) = 0; with absent keys in the workload, every absent read reaches the oldest
+// index and its filter would say "no". A page that is not resident cannot answer, so it would never
+// be measured and never loaded. It does not have to answer to be measured: a read that passes a
+// non-resident page searches the index anyway, and when the index does not hold the key, the page
+// would have said "no" (unless it gave one of its false positives, at the filter's design rate).
+// So each page counts both what it answered while resident and the outcome of the searches made
+// while it was not, at no extra I/O; no page is ever read on the read path (the seed: paging a
+// filter in for a lookup costs more than searching the index). A page's P(no) is then, in order:
+//   - its own rate, once it has seen Options::bloom_min_lookups_for_measured_rate lookups;
+//   - else its filter's rate over all its pages, once the filter has seen that many (keys are
+//     spread over pages by a hash, so pages differ in how often they are asked, hardly in how often
+//     the key is absent; this lets a large index be measured after as many lookups as a small one);
+//   - else the size rule.
+// Budget: pages are taken most useful first (ties: highest P(no)) while they fit, so free budget
+// goes to every page that can say "no" at all, before ranking matters; a page with P(no) = 0 is
+// never kept. Resident bytes never exceed Options::bloom_memory_budget. The counts are cumulative:
+// a workload that changes its share of absent keys moves P(no) at the rate new lookups outweigh
+// old ones.
 
 #include <atomic>
 #include <cstdint>
@@ -34,9 +53,13 @@ class PagedFilter {
   PagedFilter(uint64_t index_number, std::shared_ptr<BloomFile> file);
 
   BloomAnswer MayContain(uint64_t id);
-  // The filter said maybe and the index did not have the id.
-  void RecordFalsePositive() { false_positives_.fetch_add(1, std::memory_order_relaxed); }
+  // The index was searched for `id` after MayContain(id) returned `answer` (kMaybe or
+  // kNotResident), and `found` says whether it held the id: a false positive, or a measurement of
+  // a page that is not resident.
+  void RecordSearch(uint64_t id, BloomAnswer answer, bool found);
   double measured_false_positive_rate() const;
+  // Lookups that searched the index: the filter said "maybe" or its page was not resident.
+  uint64_t index_searches() const { return searches_.load(std::memory_order_relaxed); }
   // The size rule's P(no), set by the store whenever the set of indexes changes.
   void set_size_rule_p_no(double p) { size_rule_p_no_.store(p, std::memory_order_relaxed); }
   double size_rule_p_no() const { return size_rule_p_no_.load(std::memory_order_relaxed); }
@@ -50,6 +73,8 @@ class PagedFilter {
     std::atomic<uint32_t> requests{0};  // Since the last re-rank.
     std::atomic<uint64_t> answered{0};  // Lookups answered while resident.
     std::atomic<uint64_t> nos{0};
+    std::atomic<uint64_t> unanswered{0};         // Searches made while not resident.
+    std::atomic<uint64_t> unanswered_absent{0};  // Of those, the index did not hold the id.
     mutable Mutex mu;
     std::vector<uint8_t> bits GUARDED_BY(mu);  // Empty: not resident.
     // Used under the pager's rerank_mu_ (which the analysis cannot name from here).
@@ -66,6 +91,7 @@ class PagedFilter {
   std::atomic<double> size_rule_p_no_{1.0};
   std::atomic<uint64_t> false_positives_{0};
   std::atomic<uint64_t> nos_{0};
+  std::atomic<uint64_t> searches_{0};
 };
 
 // Ranks every page of every filter and keeps the most useful resident within the memory budget.
@@ -89,7 +115,16 @@ class BloomPager {
   std::vector<BloomPageStats> PageStats() const EXCLUDES(rerank_mu_, mu_);
 
  private:
-  double PageNo(const PagedFilter& filter, const PagedFilter::Page& page) const;
+  // Lookups and (expected) "no" answers of one page, or summed over a filter.
+  struct NoCount {
+    double lookups = 0;
+    double nos = 0;
+  };
+  NoCount PageNoCount(const PagedFilter::Page& page) const;
+  // The filter's P(no) when a page has too few lookups of its own: measured over all its pages, or
+  // the size rule.
+  double FilterNo(const PagedFilter& filter) const;
+  double PageNo(const PagedFilter::Page& page, double filter_no) const;
   void Run() EXCLUDES(mu_);
 
   const Options& options_;

@@ -749,11 +749,11 @@ Status DocStoreImpl::Get(uint64_t id, std::string* doc) {
         corruptions_.fetch_add(1);
         return s;
       }
+      index->filter->RecordSearch(id, answer, found);
       if (found) {
         value = found_value;
         break;
       }
-      if (answer == BloomAnswer::kMaybe) index->filter->RecordFalsePositive();
     }
   }
   if (!value || value->kind == EntryKind::kDelete) return Status::NotFound();
@@ -780,6 +780,7 @@ Stats DocStoreImpl::GetStats() {
     is.bloom_pages = index->filter->file().shape().page_count;
     is.measured_false_positive_rate = index->filter->measured_false_positive_rate();
     is.p_no = index->filter->size_rule_p_no();
+    is.index_searches = index->filter->index_searches();
     stats.indexes.push_back(is);
   }
   {

@@ -19,6 +19,9 @@ struct IndexStats {
   double measured_false_positive_rate = 0;
   // 1 - this index's share of the keys in it and all older indexes (the seed's size rule).
   double p_no = 0;
+  // Lookups that searched this index because its filter said "maybe" or its page was not
+  // resident (a "no" spares the search).
+  uint64_t index_searches = 0;
 };
 
 struct CompactionStats {

@@ -156,6 +156,125 @@ class BloomTest : public QObject {
     QCOMPARE(max_oldest, 0.0);
     QVERIFY(max_other > 0);
   }
+
+  // With the budget full, measurements made while pages were not resident decide: a filter the
+  // size rule rates 0 but whose index never holds the keys asked for displaces one the size rule
+  // rates 0.9 but whose index always does.
+  void searchesMeasurePagesThatAreNotResident() {
+    QTemporaryDir dir;
+    Options options = SmallOptions(2000);
+    options.bloom_memory_budget = 512;  // One page.
+    options.bloom_rerank_interval = std::chrono::hours(1);
+    options.bloom_min_lookups_for_measured_rate = 100;
+    BloomPager pager(options);
+    std::vector<std::shared_ptr<PagedFilter>> filters;
+    for (uint64_t index = 1; index <= 2; ++index) {
+      BloomBuilder builder(BloomShape{512, 1, 6});
+      for (uint64_t id = 0; id < 100; ++id) builder.Add(id);
+      const std::string path = dir.filePath(QString("i%1.bloom").arg(index)).toStdString();
+      QVERIFY(builder.WriteTo(Env::Default(), path).ok());
+      std::shared_ptr<BloomFile> file;
+      QVERIFY(BloomFile::Open(Env::Default(), path, &file).ok());
+      filters.push_back(std::make_shared<PagedFilter>(index, file));
+      pager.Add(filters.back());
+    }
+    filters[0]->set_size_rule_p_no(0.0);  // The oldest, by the size rule.
+    filters[1]->set_size_rule_p_no(0.9);
+    pager.Rerank();
+    auto resident = [&](uint64_t index) {
+      for (const BloomPageStats& page : pager.PageStats()) {
+        if (page.index == index) return page.resident;
+      }
+      return false;
+    };
+    QVERIFY(resident(2) && !resident(1));
+    // Index 1 is asked only for keys it does not hold, index 2 only for keys it holds.
+    for (uint64_t id = 1000; id < 1200; ++id) {
+      QCOMPARE(filters[0]->MayContain(id), BloomAnswer::kNotResident);
+      filters[0]->RecordSearch(id, BloomAnswer::kNotResident, false);
+    }
+    for (uint64_t id = 0; id < 100; ++id) {
+      const BloomAnswer answer = filters[1]->MayContain(id);
+      QCOMPARE(answer, BloomAnswer::kMaybe);
+      filters[1]->RecordSearch(id, answer, true);
+    }
+    pager.Rerank();
+    QVERIFY(resident(1) && !resident(2));
+    QVERIFY(pager.resident_bytes() <= options.bloom_memory_budget);
+    for (const BloomPageStats& page : pager.PageStats()) {
+      // "No" unless one of the 2% false positives the filter is designed for.
+      if (page.index == 1) QCOMPARE(page.p_no, 0.98);
+      if (page.index == 2) QCOMPARE(page.p_no, 0.0);
+    }
+    QCOMPARE(filters[0]->index_searches(), uint64_t{200});
+    // Resident now, index 1's page answers for itself.
+    uint64_t nos = 0;
+    for (uint64_t id = 2000; id < 2100; ++id) nos += filters[0]->MayContain(id) == BloomAnswer::kNo;
+    QVERIFY(nos > 90);
+  }
+
+  // The report, reproduced: a uniform workload where 40% of reads ask for absent keys. The
+  // size rule gives the oldest index P(no) = 0, which holds only when every key asked for exists;
+  // here every absent read reaches the oldest index. With the budget nearly all free, the pager
+  // must learn that the oldest index's pages say "no", keep them resident, and so spare absent
+  // reads that index's search.
+  void absentReadsTeachThePagerThatTheOldestIndexSaysNo() {
+    QTemporaryDir dir;
+    Options options = SmallOptions(1000);
+    options.bloom_rerank_interval = std::chrono::milliseconds(20);
+    auto store = OpenOrDie(options, dir.path().toStdString());
+    constexpr uint64_t kKeys = 7000;  // Indexes of 4000, 2000 and 1000 keys.
+    for (uint64_t id = 0; id < kKeys; ++id) QVERIFY(store->Put(id, DocFor(id)).ok());
+    QVERIFY(store->Flush().ok());
+    Stats stats = store->GetStats();
+    QCOMPARE(stats.indexes.size(), size_t{3});
+    const uint64_t oldest = stats.indexes.back().id;
+    QCOMPARE(stats.indexes.back().p_no, 0.0);
+
+    auto oldest_resident = [&](const Stats& s) {
+      bool any = false;
+      for (const BloomPageStats& page : s.bloom_pages) {
+        if (page.index != oldest) continue;
+        if (!page.resident) return false;
+        any = true;
+      }
+      return any;
+    };
+    // Reads in rounds until the oldest index's pages are resident (bounded: 100 rounds).
+    std::string doc;
+    uint64_t absent_id = 1'000'000'000;
+    int round = 0;
+    for (; round < 100 && !oldest_resident(stats); ++round) {
+      for (uint64_t i = 0; i < 500; ++i) {
+        if (i % 5 < 2) {
+          QVERIFY(store->Get(absent_id++, &doc).IsNotFound());
+        } else {
+          const uint64_t id = (round * 500 + i) * 7 % kKeys;
+          QVERIFY(store->Get(id, &doc).ok());
+          QCOMPARE(doc, DocFor(id));
+        }
+      }
+      QTest::qWait(30);
+      stats = store->GetStats();
+    }
+    qInfo("oldest index resident after %d rounds; %llu of %llu budget bytes resident", round,
+          static_cast<unsigned long long>(stats.bloom_resident_bytes),
+          static_cast<unsigned long long>(stats.bloom_budget_bytes));
+    QVERIFY(oldest_resident(stats));
+    QVERIFY(stats.bloom_resident_bytes <= stats.bloom_budget_bytes);
+    for (const BloomPageStats& page : stats.bloom_pages) {
+      // Reads reaching the oldest index: the absent ones, and the present ones it holds (4000 of
+      // 7000): about 0.4 / (0.4 + 0.6 * 4/7) = 54% of them are absent from it.
+      if (page.index == oldest) QVERIFY2(page.p_no > 0.3, qPrintable(QString::number(page.p_no)));
+    }
+    // Absent reads now skip the oldest index's search, but for the filter's false positives (2%).
+    const uint64_t searches_before = stats.indexes.back().index_searches;
+    for (int i = 0; i < 1000; ++i) QVERIFY(store->Get(absent_id++, &doc).IsNotFound());
+    const uint64_t searches = store->GetStats().indexes.back().index_searches - searches_before;
+    qInfo("oldest index searched by %llu of 1000 absent reads",
+          static_cast<unsigned long long>(searches));
+    QVERIFY(searches < 100);
+  }
 };
 
 QTEST_GUILESS_MAIN(BloomTest)

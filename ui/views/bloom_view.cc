@@ -207,12 +207,14 @@ void BloomView::Refresh() {
   cutoff_line_->start->setCoords(-0.15, cutoff);
   cutoff_line_->end->setCoords(1.15, cutoff);
 
-  // Rows labelled with the index and its P(no): how often its pages can save a read.
+  // Rows labelled with the index and its size-rule P(no), the prior; each page's measured P(no) is
+  // in its tooltip and in its colour.
   QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
   const int step = std::max(1, rows / 24);  // Keep labels legible with many indexes.
   for (int r = 0; r < rows; r += step) {
-    ticker->addTick(
-        r, tr("#%1  P(no) %2").arg(model_->Row(r).index).arg(model_->Row(r).p_no, 0, 'f', 2));
+    ticker->addTick(r, tr("#%1  size rule P(no) %2")
+                           .arg(model_->Row(r).index)
+                           .arg(model_->Row(r).p_no, 0, 'f', 2));
   }
   plot_->yAxis->setTicker(ticker);
   plot_->yAxis->setRange(-0.5, std::max(1, rows) - 0.5);
