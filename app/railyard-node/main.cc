@@ -9,10 +9,12 @@
 
 #include "app/parse_command_line.h"
 #include "app/railyard-node/hangup.h"
+#include "app/railyard-node/serve_loop.h"
+#include "app/railyard-node/systemd_notify.h"
 #include "core/node/config.h"
 #include "core/node/node.h"
 #include "core/node/token_reload.h"
-#include "core/rpc/signals.h"
+#include "core/rpc/tls.h"
 
 namespace {
 
@@ -180,21 +182,27 @@ int Serve(const railyard::config::NodeConfig& config, const NodeFlags& flags) {
   // SIGHUP reloads the admin token files (and never stops the node), from before it says LISTEN.
   railyard::node::TokenReloader reloader(config, *node, options.admin.viewer_tokens,
                                          options.admin.operator_tokens);
-  HangupHandler hangup([&reloader] { reloader.Reload(); });
+  SystemdNotifier notifier;
+  HangupHandler hangup([&reloader, &notifier] {
+    notifier.Reloading();
+    reloader.Reload();
+    notifier.Reloaded();
+  });
   spdlog::info("node {} ({}) serving {} ({}) from {}; admin on {} ({})", options.name,
                options.replication.replica ? "replica of " + options.replication.follow
                                            : std::string("updater"),
                node->endpoint().ToString(), railyard::rpc::DescribeServerTls(options.tls),
                options.data_dir, node->admin_endpoint().ToString(),
                railyard::rpc::DescribeServerTls(options.admin.tls));
+  const auto grace =
+      std::chrono::milliseconds(config.grace_ms() ? config.grace_ms() : kDefaultGraceMs);
+  ServeLoop loop(*node, grace, notifier);
   // Machine-readable for scripts and tests that started us with port 0.
   std::printf("LISTEN %s ADMIN %s\n", node->endpoint().ToString().c_str(),
               node->admin_endpoint().ToString().c_str());
   std::fflush(stdout);
 
-  const auto grace =
-      std::chrono::milliseconds(config.grace_ms() ? config.grace_ms() : kDefaultGraceMs);
-  railyard::rpc::ServeUntilSignalled(node->server(), grace);
+  loop.Run();
   node->Shutdown(std::chrono::milliseconds(0));  // Server already drained: flush and close.
   spdlog::info("node {} stopped cleanly", options.name);
   return 0;
