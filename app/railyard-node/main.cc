@@ -11,6 +11,7 @@
 #include "app/railyard-node/check_config.h"
 #include "app/railyard-node/effective_settings.h"
 #include "app/railyard-node/hangup.h"
+#include "app/railyard-node/journal_sink.h"
 #include "app/railyard-node/serve_loop.h"
 #include "app/railyard-node/systemd_notify.h"
 #include "core/node/config.h"
@@ -20,9 +21,15 @@
 
 namespace {
 
-// Logs with levels to stderr and, if asked, to a file as well.
-bool SetUpLogging(const std::string& level, const std::string& file) {
-  std::vector<spdlog::sink_ptr> sinks{std::make_shared<spdlog::sinks::stderr_color_sink_mt>()};
+// Logs with levels to stderr, or to journald when stderr goes there anyway (under systemd) or
+// `journal` asks for it, and, if asked, to a file as well.
+bool SetUpLogging(const std::string& level, const std::string& file, bool journal) {
+  std::vector<spdlog::sink_ptr> sinks;
+  if (journal || StderrIsJournal()) {
+    sinks.push_back(std::make_shared<JournalSink>());
+  } else {
+    sinks.push_back(std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
+  }
   if (!file.empty()) {
     try {
       sinks.push_back(std::make_shared<spdlog::sinks::basic_file_sink_mt>(file));
@@ -76,6 +83,7 @@ struct NodeFlags {
   std::optional<uint64_t> doc_cache_mb;
   int fault_corrupt_sends = 0;
   bool check_config = false;
+  bool log_journal = false;
 };
 
 void AddNodeFlags(CLI::App& app, NodeFlags& f) {
@@ -113,6 +121,9 @@ void AddNodeFlags(CLI::App& app, NodeFlags& f) {
                  "Lame-duck grace period on SIGTERM (default 30000); the drain ends sooner once "
                  "nothing is in flight and no request came for 500 ms");
   app.add_option("--log-file", f.log_file, "Also write logs here");
+  app.add_flag("--log-journal", f.log_journal,
+               "Log to journald (with priorities and fields) instead of stderr; the default when "
+               "stderr is the journal");
   app.add_flag("--check-config", f.check_config,
                "Check the config (with the other flags applied) and exit: 0 usable, 1 not; binds "
                "nothing. Run it as the service's user to check its permissions");
@@ -256,6 +267,6 @@ int main(int argc, char** argv) {
   if (flags.check_config) return CheckConfig(flags);
   railyard::config::NodeConfig config;
   if (!MakeConfig(flags, &config)) return 2;
-  if (!SetUpLogging(config.log_level(), config.log_file())) return 2;
+  if (!SetUpLogging(config.log_level(), config.log_file(), flags.log_journal)) return 2;
   return Serve(config, flags);
 }

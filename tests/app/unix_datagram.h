@@ -13,7 +13,7 @@
 class UnixDatagram {
  public:
   // Binds at `path` (shorter than sun_path); ok() tells whether it worked.
-  explicit UnixDatagram(const QByteArray& path) {
+  explicit UnixDatagram(const QByteArray& path) : path_(path) {
     fd_ = ::socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0);
     sockaddr_un address{};
     address.sun_family = AF_UNIX;
@@ -24,8 +24,10 @@ class UnixDatagram {
     const int buffer = 1 << 20;
     ::setsockopt(fd_, SOL_SOCKET, SO_RCVBUF, &buffer, sizeof(buffer));
   }
+  // Closes the socket and removes its file, so the path can be bound again.
   ~UnixDatagram() {
     if (fd_ >= 0) ::close(fd_);
+    if (bound_) ::unlink(path_.constData());
   }
   UnixDatagram(const UnixDatagram&) = delete;
   UnixDatagram& operator=(const UnixDatagram&) = delete;
@@ -42,6 +44,7 @@ class UnixDatagram {
   }
 
  private:
+  const QByteArray path_;
   int fd_ = -1;
   bool bound_ = false;
 };
