@@ -4,10 +4,12 @@
 // protocol: a datagram socket named by NOTIFY_SOCKET.
 #include <signal.h>
 
+#include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
+#include <asio.hpp>
 
 #include "core/cluster/admin_client.h"
 #include "core/rpc/client.h"
@@ -28,6 +30,46 @@ QByteArray WaitFor(UnixDatagram& socket, const QByteArray& what, QList<QByteArra
     if (message.contains(what)) return message;
   }
   return {};
+}
+
+// Starts railyard-node with `args`, telling it to notify `socket`; reads its LISTEN line.
+struct NodeProcess {
+  QProcess process;
+  uint16_t service_port = 0, admin_port = 0;
+
+  bool Start(const QStringList& args, const QByteArray& socket) {
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.remove("NOTIFY_SOCKET");
+    if (!socket.isEmpty()) env.insert("NOTIFY_SOCKET", socket);
+    process.setProcessEnvironment(env);
+    process.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    process.start(RAILYARD_NODE, args + QStringList{"--listen", "127.0.0.1:0"});
+    if (!process.waitForStarted(5000) || !process.waitForReadyRead(15000)) return false;
+    const QRegularExpressionMatch m =
+        QRegularExpression(R"(LISTEN 127\.0\.0\.1:(\d+) ADMIN 127\.0\.0\.1:(\d+))")
+            .match(QString::fromUtf8(process.readLine()));
+    service_port = uint16_t(m.captured(1).toUInt());
+    admin_port = uint16_t(m.captured(2).toUInt());
+    return m.hasMatch();
+  }
+  ~NodeProcess() {
+    if (process.state() == QProcess::NotRunning) return;
+    ::kill(pid_t(process.processId()), SIGKILL);
+    process.waitForFinished(5000);
+  }
+  admin::Telemetry Telemetry() const {
+    cluster::AdminClient admin({"127.0.0.1", admin_port}, "", "tst_node_notify");
+    admin::Telemetry telemetry;
+    if (admin.Connect(5s).ok()) admin.Telemetry(&telemetry);
+    return telemetry;
+  }
+};
+
+// A loopback port nothing listens on (bound by the OS, then let go).
+uint16_t ClosedPort() {
+  asio::io_context io;
+  asio::ip::tcp::acceptor acceptor(io, {asio::ip::make_address("127.0.0.1"), 0});
+  return acceptor.local_endpoint().port();
 }
 
 }  // namespace
@@ -98,6 +140,53 @@ class NodeNotifyTest : public QObject {
     QVERIFY(node.waitForFinished(20000));
     QCOMPARE(node.exitStatus(), QProcess::NormalExit);
     QCOMPARE(node.exitCode(), 0);
+  }
+
+  // A replica is ready once it has caught up with its updater, not when it listens.
+  void aReplicaIsReadyOnceCaughtUp() {
+    QTemporaryDir dir;
+    QFile token(dir.filePath("replication.token"));
+    QVERIFY(token.open(QIODevice::WriteOnly));
+    token.write("notify-replication-token\n");
+    token.close();
+    NodeProcess updater;
+    QVERIFY(updater.Start(
+        {"--data-dir", dir.filePath("updater"), "--replication-token-file", token.fileName()}, {}));
+    const QByteArray path = dir.filePath("notify").toUtf8();
+    UnixDatagram systemd(path);
+    QVERIFY(systemd.ok());
+    NodeProcess replica;
+    QVERIFY(replica.Start({"--data-dir", dir.filePath("replica"), "--role", "replica", "--follow",
+                           QString("127.0.0.1:%1").arg(updater.service_port),
+                           "--replication-token-file", token.fileName()},
+                          path));
+    QList<QByteArray> seen;
+    QVERIFY2(!WaitFor(systemd, "READY=1", &seen).isEmpty(), qPrintable(seen.join(" | ")));
+    const admin::Telemetry telemetry = replica.Telemetry();
+    QCOMPARE(telemetry.state(), admin::NODE_SERVING);
+    QCOMPARE(telemetry.replication().state(), admin::REPLICA_TAILING);  // Caught up.
+  }
+
+  // One that cannot reach its updater says it is starting, and not READY=1.
+  void aReplicaThatCannotCatchUpSaysStarting() {
+    QTemporaryDir dir;
+    QFile token(dir.filePath("replication.token"));
+    QVERIFY(token.open(QIODevice::WriteOnly));
+    token.write("notify-replication-token\n");
+    token.close();
+    const QByteArray path = dir.filePath("notify").toUtf8();
+    UnixDatagram systemd(path);
+    QVERIFY(systemd.ok());
+    NodeProcess replica;
+    QVERIFY(replica.Start(
+        {"--data-dir", dir.filePath("replica"), "--role", "replica", "--follow",
+         QString("127.0.0.1:%1").arg(ClosedPort()), "--replication-token-file", token.fileName()},
+        path));
+    QList<QByteArray> seen;
+    const QByteArray first = WaitFor(systemd, "STATUS=", &seen);
+    QVERIFY2(first.startsWith("STATUS=starting"), first.constData());
+    QVERIFY(!first.contains("READY=1"));
+    QCOMPARE(replica.Telemetry().state(), admin::NODE_STARTING);
   }
 
   // Without NOTIFY_SOCKET it sends nothing (and starts and stops as before).
