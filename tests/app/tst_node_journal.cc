@@ -211,6 +211,30 @@ class NodeJournalTest : public QObject {
     QVERIFY2(error, qPrintable(Dump(entries)));
     QCOMPARE(error->value("PRIORITY"), QByteArray("3"));
   }
+
+  // Outside systemd (JOURNAL_STREAM names another stream, no flag): today's text on stderr, and
+  // nothing for journald.
+  void elsewhereLinesStayOnStderr() {
+    UnixDatagram journal(QDir(journal_dir_).filePath("socket").toUtf8());
+    QVERIFY(journal.ok());
+    QProcess node;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("JOURNAL_STREAM", "1:1");
+    QFile plain(dir_.filePath("plain-file"));  // Where the store cannot be.
+    QVERIFY(plain.open(QIODevice::WriteOnly));
+    plain.close();
+    node.setProcessEnvironment(env);
+    node.start("unshare", InJournalNamespace(journal_dir_, {RAILYARD_NODE, "--data-dir",
+                                                            dir_.filePath("plain-file") + "/data",
+                                                            "--listen", "127.0.0.1:0"}));
+    QVERIFY(node.waitForStarted(5000));
+    const QList<Entry> entries = Collect(journal, node);
+    QCOMPARE(node.state(), QProcess::NotRunning);
+    QCOMPARE(node.exitCode(), 1);
+    QVERIFY2(entries.isEmpty(), qPrintable(Dump(entries)));
+    const QString err = QString::fromUtf8(node.readAllStandardError());
+    QVERIFY2(err.contains("[railyard-node] [error] INTERNAL: opening the store"), qPrintable(err));
+  }
 };
 
 QTEST_GUILESS_MAIN(NodeJournalTest)
