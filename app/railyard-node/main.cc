@@ -8,17 +8,28 @@
 #include <optional>
 
 #include "app/parse_command_line.h"
+#include "app/railyard-node/check_config.h"
+#include "app/railyard-node/effective_settings.h"
 #include "app/railyard-node/hangup.h"
+#include "app/railyard-node/journal_sink.h"
+#include "app/railyard-node/serve_loop.h"
+#include "app/railyard-node/systemd_notify.h"
 #include "core/node/config.h"
 #include "core/node/node.h"
 #include "core/node/token_reload.h"
-#include "core/rpc/signals.h"
+#include "core/rpc/tls.h"
 
 namespace {
 
-// Logs with levels to stderr and, if asked, to a file as well.
-bool SetUpLogging(const std::string& level, const std::string& file) {
-  std::vector<spdlog::sink_ptr> sinks{std::make_shared<spdlog::sinks::stderr_color_sink_mt>()};
+// Logs with levels to stderr, or to journald when stderr goes there anyway (under systemd) or
+// `journal` asks for it, and, if asked, to a file as well.
+bool SetUpLogging(const std::string& level, const std::string& file, bool journal) {
+  std::vector<spdlog::sink_ptr> sinks;
+  if (journal || StderrIsJournal()) {
+    sinks.push_back(std::make_shared<JournalSink>());
+  } else {
+    sinks.push_back(std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
+  }
   if (!file.empty()) {
     try {
       sinks.push_back(std::make_shared<spdlog::sinks::basic_file_sink_mt>(file));
@@ -71,6 +82,8 @@ struct NodeFlags {
   std::string follow_tls_ca, follow_tls_cert, follow_tls_key;
   std::optional<uint64_t> doc_cache_mb;
   int fault_corrupt_sends = 0;
+  bool check_config = false;
+  bool log_journal = false;
 };
 
 void AddNodeFlags(CLI::App& app, NodeFlags& f) {
@@ -108,6 +121,12 @@ void AddNodeFlags(CLI::App& app, NodeFlags& f) {
                  "Lame-duck grace period on SIGTERM (default 30000); the drain ends sooner once "
                  "nothing is in flight and no request came for 500 ms");
   app.add_option("--log-file", f.log_file, "Also write logs here");
+  app.add_flag("--log-journal", f.log_journal,
+               "Log to journald (with priorities and fields) instead of stderr; the default when "
+               "stderr is the journal");
+  app.add_flag("--check-config", f.check_config,
+               "Check the config (with the other flags applied) and exit: 0 usable, 1 not; binds "
+               "nothing. Run it as the service's user to check its permissions");
   app.add_option("--log-level", f.log_level, "trace, debug, info, warn, error")
       ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "off"}));
 }
@@ -158,6 +177,34 @@ bool MakeConfig(const NodeFlags& flags, railyard::config::NodeConfig* config) {
   return true;
 }
 
+// --check-config: every problem on its own line, then a one-line verdict. Returns the exit code.
+int CheckConfig(const NodeFlags& flags) {
+  const std::string what =
+      flags.config_path.empty() ? std::string("the flags") : "config " + flags.config_path;
+  railyard::config::NodeConfig config;
+  std::vector<std::string> problems;
+  if (!flags.config_path.empty()) {
+    if (railyard::rpc::Status s = railyard::node::LoadNodeConfig(flags.config_path, &config);
+        !s.ok()) {
+      problems.push_back(s.message());  // Names the line and column.
+    }
+  }
+  if (problems.empty()) {
+    ApplyFlags(flags, &config);
+    problems = ConfigProblems(config);
+  }
+  for (const std::string& problem : problems) {
+    std::fprintf(stderr, "railyard-node: %s\n", problem.c_str());
+  }
+  if (problems.empty()) {
+    std::fprintf(stderr, "railyard-node: %s: OK\n", what.c_str());
+    return 0;
+  }
+  std::fprintf(stderr, "railyard-node: %s: FAILED (%zu problem%s)\n", what.c_str(), problems.size(),
+               problems.size() == 1 ? "" : "s");
+  return 1;
+}
+
 // The SRE chapter's rule of thumb is 10 s to 150 s, by client complexity. Railyard's calls are
 // single requests (5 s default deadline; an updater's repl.Fetch waits at most 2 s), so 30 s
 // covers the slowest typical one several times. It costs nothing when clients behave: the drain
@@ -172,6 +219,9 @@ int Serve(const railyard::config::NodeConfig& config, const NodeFlags& flags) {
     return 2;
   }
   options.replication.corrupt_first_sends = flags.fault_corrupt_sends;
+  const auto grace =
+      std::chrono::milliseconds(config.grace_ms() ? config.grace_ms() : kDefaultGraceMs);
+  spdlog::info("{}", DescribeEffectiveSettings(options, config, grace));
   std::unique_ptr<railyard::node::Node> node;
   if (railyard::rpc::Status s = railyard::node::Node::Open(options, &node); !s.ok()) {
     spdlog::error("{}", s.ToString());
@@ -180,21 +230,25 @@ int Serve(const railyard::config::NodeConfig& config, const NodeFlags& flags) {
   // SIGHUP reloads the admin token files (and never stops the node), from before it says LISTEN.
   railyard::node::TokenReloader reloader(config, *node, options.admin.viewer_tokens,
                                          options.admin.operator_tokens);
-  HangupHandler hangup([&reloader] { reloader.Reload(); });
+  SystemdNotifier notifier;
+  HangupHandler hangup([&reloader, &notifier] {
+    notifier.Reloading();
+    reloader.Reload();
+    notifier.Reloaded();
+  });
   spdlog::info("node {} ({}) serving {} ({}) from {}; admin on {} ({})", options.name,
                options.replication.replica ? "replica of " + options.replication.follow
                                            : std::string("updater"),
                node->endpoint().ToString(), railyard::rpc::DescribeServerTls(options.tls),
                options.data_dir, node->admin_endpoint().ToString(),
                railyard::rpc::DescribeServerTls(options.admin.tls));
+  ServeLoop loop(*node, grace, notifier);
   // Machine-readable for scripts and tests that started us with port 0.
   std::printf("LISTEN %s ADMIN %s\n", node->endpoint().ToString().c_str(),
               node->admin_endpoint().ToString().c_str());
   std::fflush(stdout);
 
-  const auto grace =
-      std::chrono::milliseconds(config.grace_ms() ? config.grace_ms() : kDefaultGraceMs);
-  railyard::rpc::ServeUntilSignalled(node->server(), grace);
+  loop.Run();
   node->Shutdown(std::chrono::milliseconds(0));  // Server already drained: flush and close.
   spdlog::info("node {} stopped cleanly", options.name);
   return 0;
@@ -210,8 +264,9 @@ int main(int argc, char** argv) {
   AddNodeFlags(app, flags);
   if (auto exit_code = railyard::app::ParseCommandLine(app, argc, argv)) return *exit_code;
 
+  if (flags.check_config) return CheckConfig(flags);
   railyard::config::NodeConfig config;
   if (!MakeConfig(flags, &config)) return 2;
-  if (!SetUpLogging(config.log_level(), config.log_file())) return 2;
+  if (!SetUpLogging(config.log_level(), config.log_file(), flags.log_journal)) return 2;
   return Serve(config, flags);
 }

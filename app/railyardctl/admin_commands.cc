@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <cstdlib>
 
+#include "app/railyardctl/drain_wait.h"
 #include "app/railyardctl/json_line.h"
 #include "core/cluster/admin_client.h"
 #include "core/cluster/replication_names.h"
@@ -161,8 +162,21 @@ std::vector<CLI::App*> AddAdminCommands(CLI::App& app, AdminTarget& target) {
       command->add_option("--index", target.indexes,
                           "On-disk index to merge (repeatable, adjacent)");
     }
-    command->footer(
-        "Exit codes: 0 ok, 1 failed on a node, 2 usage, 3 token refused, 4 node unreachable.");
+    std::string exit_codes =
+        "Exit codes: 0 ok, 1 failed on a node, 2 usage, 3 token refused, 4 node unreachable";
+    if (std::string(spec.name) == "drain") {
+      command->add_flag("--wait", target.wait,
+                        "Then wait until every node has no requests in flight and no client slots "
+                        "held (for rolling restarts), printing progress");
+      command
+          ->add_option("--timeout", target.timeout,
+                       "With --wait: give up after this long (e.g. 60s, 500ms, 2m; default 60s)")
+          ->check([](const std::string& text) {
+            return ParseTimeout(text) ? std::string() : "not a duration: " + text;
+          });
+      exit_codes += ", 5 not drained before --timeout";
+    }
+    command->footer(exit_codes + ".");
     commands.push_back(command);
   }
   return commands;
@@ -173,6 +187,7 @@ int RunAdminCommand(const std::string& command, const AdminTarget& target) {
   if (int rc = ResolveAccess(target, &access); rc != kExitOk) return rc;
   const std::optional<cluster::AdminCommand> action = cluster::ParseAdminCommand(command);
   int worst = kExitOk;
+  std::vector<const cluster::NodeTarget*> drained;  // For --wait: those that took the drain.
   const bool json = target.json && !action;
   if (!action && !json) PrintStatusHeader();
   for (const cluster::NodeTarget& n : access.nodes) {
@@ -190,12 +205,24 @@ int RunAdminCommand(const std::string& command, const AdminTarget& target) {
       admin::AdminResponse response;
       s = client.Run(*action, target.indexes, &response);
       if (s.ok()) std::printf("%s: %s\n", n.name.c_str(), response.message().c_str());
+      if (s.ok() && target.wait && *action == cluster::AdminCommand::kDrain) drained.push_back(&n);
     }
     if (!s.ok()) {
       std::fprintf(stderr, "railyardctl: %s: %s\n", n.name.c_str(), s.ToString().c_str());
       if (json) PrintErrorJson(n.name, s);
       worst = std::max(worst, ExitFor(s));
     }
+  }
+  // Every node was drained at once above; now one deadline for them all.
+  const auto deadline = std::chrono::steady_clock::now() + *ParseTimeout(target.timeout);
+  for (const cluster::NodeTarget* n : drained) {
+    std::fflush(stdout);
+    cluster::AdminClient client(n->admin, access.token, "railyardctl", access.tls);
+    rpc::Status s = client.Connect(std::chrono::seconds(2));
+    const int rc = s.ok() ? WaitUntilDrained(client, n->name, deadline) : ExitFor(s);
+    if (!s.ok())
+      std::fprintf(stderr, "railyardctl: %s: %s\n", n->name.c_str(), s.ToString().c_str());
+    worst = std::max(worst, rc);
   }
   return worst;
 }

@@ -25,6 +25,8 @@ struct AdminTarget {
   cluster::AccessRequest access;
   std::vector<uint64_t> indexes;  // compact only
   bool json = false;              // One JSON object per node and line instead of a table.
+  bool wait = false;              // drain only: until no slots are held (drain_wait.h).
+  std::string timeout = "60s";    // drain --wait only: give up after this (exit 5).
 };
 
 // Resolves the target; prints the problem and returns kExitUsage if it cannot be.

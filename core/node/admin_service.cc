@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "core/cluster/admin_methods.h"
+#include "core/node/log_fields.h"
 
 namespace railyard::node {
 
@@ -144,8 +145,18 @@ void AdminService::RecordCommand(const std::string& method, const admin::AdminRe
   for (uint64_t index : request.indexes()) {
     detail += (detail.empty() ? " indexes " : ",") + std::to_string(index);
   }
-  spdlog::info("audit: {} by {} ({}){} on {} -> {}", method, who, AdminRoleName(role), detail,
-               options_.name, result.ToString());
+  {
+    // The same facts as fields of their own, for journald (app/railyard-node/journal_sink.h).
+    const ScopedLogFields fields(
+        {{"RAILYARD_AUDIT_ACTION", method},
+         {"RAILYARD_AUDIT_PEER", who},
+         {"RAILYARD_AUDIT_ROLE", std::string(AdminRoleName(role))},
+         {"RAILYARD_AUDIT_DETAIL", detail.empty() ? detail : detail.substr(1)},
+         {"RAILYARD_AUDIT_NODE", options_.name},
+         {"RAILYARD_AUDIT_RESULT", result.ToString()}});
+    spdlog::info("audit: {} by {} ({}){} on {} -> {}", method, who, AdminRoleName(role), detail,
+                 options_.name, result.ToString());
+  }
   admin::CommandEvent event;
   event.set_unix_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
                         std::chrono::system_clock::now().time_since_epoch())

@@ -1,0 +1,123 @@
+// `railyard-node --check-config` (like `nginx -t`): a one-line verdict and exit 0 for a usable
+// config, exit 1 naming each problem otherwise (parse errors with line and column, bad values,
+// unreadable token and key files, a data directory that cannot be written), binding nothing. And
+// the settings a node runs with, logged at start-up without any token.
+#include <signal.h>
+
+#include <QFile>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+#include <asio.hpp>
+
+namespace {
+
+struct Result {
+  int code = -1;
+  QString err;
+};
+
+Result CheckConfig(const QStringList& args) {
+  QProcess process;
+  process.start(RAILYARD_NODE, QStringList{"--check-config"} + args);
+  Result r;
+  if (!process.waitForFinished(20000)) {
+    ::kill(pid_t(process.processId()), SIGKILL);
+    process.waitForFinished(5000);
+    return r;
+  }
+  r.code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+  r.err = QString::fromUtf8(process.readAllStandardError());
+  return r;
+}
+
+void Write(const QString& path, const QByteArray& text) {
+  QFile file(path);
+  QVERIFY(file.open(QIODevice::WriteOnly));
+  file.write(text);
+}
+
+}  // namespace
+
+class NodeCheckConfigTest : public QObject {
+  Q_OBJECT
+
+  QTemporaryDir dir_;
+
+ private Q_SLOTS:
+  void usableConfigIsOkAndNothingIsBound() {
+    // The port is taken: a check that bound it would fail.
+    asio::io_context io;
+    asio::ip::tcp::acceptor taken(io, {asio::ip::make_address("127.0.0.1"), 0});
+    const QString port = QString::number(taken.local_endpoint().port());
+    Write(dir_.filePath("viewer.tokens"), "a-viewer-token\n");
+    const QString config = dir_.filePath("ok.textproto");
+    Write(config, QString("data_dir: \"%1\"\nlisten: \"127.0.0.1:%2\"\nviewer_token_file: "
+                          "\"%3\"\nstorage { sync: \"every-write\" }\n")
+                      .arg(dir_.filePath("data"), port, dir_.filePath("viewer.tokens"))
+                      .toUtf8());
+    const Result r = CheckConfig({"--config", config});
+    QVERIFY2(r.code == 0, qPrintable(r.err));
+    QCOMPARE(r.err.trimmed(), "railyard-node: config " + config + ": OK");
+    QVERIFY(!QFile::exists(dir_.filePath("data")));  // Checked, not made.
+  }
+
+  void problemsAreNamedAndExitWithOne_data() {
+    QTest::addColumn<QByteArray>("text");
+    QTest::addColumn<QStringList>("says");
+    const QByteArray data = "data_dir: \"" + dir_.filePath("data").toUtf8() + "\"\n";
+    QTest::newRow("parse error") << data + "listen: 7000\n" << QStringList{"line 2, column"};
+    QTest::newRow("bad value") << data + "storage { sync: \"sometimes\" }\n"
+                               << QStringList{"storage.sync must be"};
+    QTest::newRow("unreadable token file")
+        << data + "operator_token_file: \"" + dir_.filePath("missing.tokens").toUtf8() + "\"\n"
+        << QStringList{"missing.tokens"};
+    QTest::newRow("unreadable key file")
+        << data + "tls { cert_file: \"" + dir_.path().toUtf8() + "\" key_file: \"" +
+               dir_.filePath("missing.key").toUtf8() + "\" }\n"
+        << QStringList{"tls.cert_file " + dir_.path() + " cannot be read",
+                       "tls.key_file " + dir_.filePath("missing.key") + " cannot be read"};
+    QTest::newRow("data dir not writable")
+        << "data_dir: \"" + dir_.filePath("plain-file/data").toUtf8() + "\"\n"
+        << QStringList{"plain-file is not a directory"};
+  }
+
+  void problemsAreNamedAndExitWithOne() {
+    QFETCH(QByteArray, text);
+    QFETCH(QStringList, says);
+    Write(dir_.filePath("plain-file"), "not a directory");
+    const QString config = dir_.filePath("bad.textproto");
+    Write(config, text);
+    const Result r = CheckConfig({"--config", config});
+    QVERIFY2(r.code == 1, qPrintable(QString("exit %1: %2").arg(r.code).arg(r.err)));
+    for (const QString& what : says) QVERIFY2(r.err.contains(what), qPrintable(r.err));
+    QVERIFY2(r.err.trimmed().split('\n').last().contains(": FAILED ("), qPrintable(r.err));
+  }
+
+  void nodeLogsItsEffectiveSettingsWithoutTokens() {
+    Write(dir_.filePath("secret.tokens"), "the-secret-viewer-token\n");
+    QProcess node;
+    node.start(RAILYARD_NODE,
+               {"--data-dir", dir_.filePath("settings-data"), "--listen", "127.0.0.1:0", "--sync",
+                "every-write", "--viewer-token-file", dir_.filePath("secret.tokens")});
+    QVERIFY(node.waitForStarted(5000));
+    QVERIFY(node.waitForReadyRead(10000));
+    QVERIFY(node.readLine().startsWith("LISTEN "));
+    ::kill(pid_t(node.processId()), SIGTERM);
+    QVERIFY(node.waitForFinished(20000));
+    const QString log = QString::fromUtf8(node.readAllStandardError());
+    QVERIFY2(log.contains("settings: name node; listen 127.0.0.1:0 (plain TCP); admin "),
+             qPrintable(log));
+    for (const QString& part :
+         {"data_dir " + dir_.filePath("settings-data"), QString("sync every-write"),
+          QString("role updater"),
+          "viewer tokens: file " + dir_.filePath("secret.tokens") + " (1 token)",
+          QString("operator tokens: none"), QString("grace 30000 ms")}) {
+      QVERIFY2(log.contains(part), qPrintable(part + " not in:\n" + log));
+    }
+    QVERIFY(!log.contains("the-secret-viewer-token"));
+  }
+};
+
+QTEST_GUILESS_MAIN(NodeCheckConfigTest)
+#include "tst_node_check_config.moc"
