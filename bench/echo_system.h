@@ -43,5 +43,7 @@ enum class RailyardSelection { kDefault, kFastPath };
 std::unique_ptr<EchoSystem> MakeRailyardEcho(ClosedLoop& loop, std::string payload,
                                              RailyardSelection selection);
 std::unique_ptr<EchoSystem> MakeGrpcEcho(ClosedLoop& loop, std::string payload);
+// The physical limit: length-prefixed frames over plain asio, nothing else (bench/raw_echo.cc).
+std::unique_ptr<EchoSystem> MakeRawEcho(ClosedLoop& loop, std::string payload);
 
 }  // namespace railyard::bench

@@ -1,12 +1,18 @@
-// rpc_bench: unary echo of a 64-byte payload on loopback, Boxcar ("railyard") against gRPC's
-// callback API ("grpc"), under closed-loop load at several concurrencies in one run.
+// rpc_bench: unary echo of a 64-byte payload on loopback, Boxcar ("railyard", also spelt
+// "boxcar") against gRPC's callback API ("grpc") and against "raw" (length-prefixed frames over
+// plain asio: the least a request/response can cost here), under closed-loop load at several
+// concurrencies in one run.
 //
-// stdout: one JSON object per (system, concurrency), in run order, e.g.
-//   {"bench":"rpc_bench","system":"railyard","concurrency":16,"requests_per_s":...,"p50_us":...,
-//    "p99_us":...,"requests":...,"errors":...,"duration_s":...}
+// stdout: one JSON object per (system, concurrency, repetition), in run order, e.g.
+//   {"bench":"rpc_bench","system":"railyard","concurrency":16,"repetition":0,"requests_per_s":...,
+//    "p50_us":...,"p99_us":...,"requests":...,"errors":...,"duration_s":...}
 // requests counts successful calls that ended inside the measured window (requests_per_s is that
 // over duration_s; p50_us and p99_us are their latencies); errors counts failed calls over the
-// whole run, warm-up and drain included. Progress and diagnostics go to stderr.
+// whole run, warm-up and drain included. Then one summary object per (system, concurrency)
+// ("summary":"median": median, min and max over the repetitions, and ratios to raw and gRPC as
+// medians of per-repetition ratios; see bench/rpc_repetitions.h), and the same as a table on
+// stderr. Repetitions interleave the systems (raw, railyard, grpc, raw, railyard, grpc, ...), so
+// a ratio compares runs that saw the same machine. Progress and diagnostics go to stderr.
 //
 // Exit status: 0 when every run started, drained and had no errors; 1 otherwise. A run with errors
 // still prints its line; a run that failed to start, or whose calls did not end in time after the
@@ -24,6 +30,7 @@
 #include "bench/closed_loop.h"
 #include "bench/echo_system.h"
 #include "bench/latency_summary.h"
+#include "bench/rpc_repetitions.h"
 
 namespace railyard::bench {
 namespace {
@@ -33,7 +40,8 @@ constexpr size_t kPayloadBytes = 64;
 struct Flags {
   double duration_s = 5;
   std::vector<size_t> concurrencies{1, 16, 64};
-  std::vector<std::string> systems{"railyard", "grpc"};
+  std::vector<std::string> systems{"raw", "railyard", "grpc"};
+  int repeat = 1;
 };
 
 // A fifth of the measured time, within [50 ms, 1 s]: enough for connections, caches and the
@@ -50,28 +58,35 @@ std::string MakePayload() {
 }
 
 std::unique_ptr<EchoSystem> MakeSystem(const std::string& name, ClosedLoop& loop) {
-  if (name == "railyard") return MakeRailyardEcho(loop, MakePayload(), RailyardSelection::kDefault);
+  if (name == "raw") return MakeRawEcho(loop, MakePayload());
+  if (name == "railyard" || name == "boxcar")
+    return MakeRailyardEcho(loop, MakePayload(), RailyardSelection::kDefault);
   if (name == "railyard-fastpath") {
     return MakeRailyardEcho(loop, MakePayload(), RailyardSelection::kFastPath);
   }
   return MakeGrpcEcho(loop, MakePayload());
 }
 
-void PrintJsonLine(const std::string& system, size_t concurrency, LoopResult& result) {
+RunFigures PrintJsonLine(const std::string& system, size_t concurrency, int repetition,
+                         LoopResult& result) {
   const LatencySummary latency = Summarize(result.latencies_ns);
   const double rate =
       result.duration_s > 0 ? static_cast<double>(result.requests) / result.duration_s : 0;
   std::printf(
-      "{\"bench\":\"rpc_bench\",\"system\":\"%s\",\"concurrency\":%zu,\"requests_per_s\":%.1f,"
-      "\"p50_us\":%.1f,\"p99_us\":%.1f,\"requests\":%llu,\"errors\":%llu,\"duration_s\":%.3f}\n",
-      system.c_str(), concurrency, rate, latency.p50_us, latency.p99_us,
+      "{\"bench\":\"rpc_bench\",\"system\":\"%s\",\"concurrency\":%zu,\"repetition\":%d,"
+      "\"requests_per_s\":%.1f,\"p50_us\":%.1f,\"p99_us\":%.1f,\"requests\":%llu,\"errors\":%llu,"
+      "\"duration_s\":%.3f}\n",
+      system.c_str(), concurrency, repetition, rate, latency.p50_us, latency.p99_us,
       static_cast<unsigned long long>(result.requests),
       static_cast<unsigned long long>(result.errors), result.duration_s);
   std::fflush(stdout);
+  return {system, concurrency, repetition, rate, latency.p50_us, latency.p99_us};
 }
 
-// Runs one system at one concurrency and prints its line. Returns false if the run failed.
-bool RunOne(const std::string& system_name, size_t concurrency, const Flags& flags) {
+// Runs one system at one concurrency, prints its line and adds its figures to `repetitions`.
+// Returns false if the run failed.
+bool RunOne(const std::string& system_name, size_t concurrency, int repetition, const Flags& flags,
+            RpcRepetitions& repetitions) {
   LoopOptions options;
   options.concurrency = concurrency;
   options.duration = std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -104,7 +119,7 @@ bool RunOne(const std::string& system_name, size_t concurrency, const Flags& fla
                  std::chrono::duration<double>(options.drain_timeout).count());
     return false;
   }
-  PrintJsonLine(system_name, concurrency, result);
+  repetitions.Add(PrintJsonLine(system_name, concurrency, repetition, result));
   if (result.errors > 0) {
     std::fprintf(stderr, "rpc_bench: %s, concurrency %zu: %llu calls failed\n", system_name.c_str(),
                  concurrency, static_cast<unsigned long long>(result.errors));
@@ -119,21 +134,27 @@ bool RunOne(const std::string& system_name, size_t concurrency, const Flags& fla
 int main(int argc, char** argv) {
   using railyard::bench::Flags;
   Flags flags;
-  CLI::App app{"rpc_bench: unary echo on loopback, Boxcar (railyard) against gRPC, as JSON lines"};
+  CLI::App app{
+      "rpc_bench: unary echo on loopback, Boxcar (railyard) against gRPC and raw frames, as JSON "
+      "lines"};
   app.add_option("--duration-s", flags.duration_s,
                  "Measured seconds per system and concurrency (fractions allowed)")
       ->check(CLI::Range(0.001, 3600.0))
       ->capture_default_str();
-  app.add_option("--concurrency", flags.concurrencies,
+  app.add_option("--concurrency,--callers", flags.concurrencies,
                  "Comma-separated numbers of requests kept outstanding")
       ->delimiter(',')
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
   app.add_option("--systems", flags.systems,
-                 "Comma-separated systems to run: railyard, railyard-fastpath (the stateless "
-                 "lowest-slot policy), grpc")
+                 "Comma-separated systems to run: raw (length-prefixed frames over plain asio), "
+                 "railyard (or boxcar), railyard-fastpath (the stateless lowest-slot policy), grpc")
       ->delimiter(',')
-      ->check(CLI::IsMember({"railyard", "railyard-fastpath", "grpc"}))
+      ->check(CLI::IsMember({"raw", "railyard", "boxcar", "railyard-fastpath", "grpc"}))
+      ->capture_default_str();
+  app.add_option("--repeat", flags.repeat,
+                 "Repetitions; each runs every system at every concurrency, interleaved")
+      ->check(CLI::Range(1, 1000))
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 
@@ -142,10 +163,16 @@ int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::warn);
 
   bool all_ok = true;
-  for (const size_t concurrency : flags.concurrencies) {
-    for (const std::string& system : flags.systems) {
-      all_ok = railyard::bench::RunOne(system, concurrency, flags) && all_ok;
+  railyard::bench::RpcRepetitions repetitions;
+  for (int repetition = 0; repetition < flags.repeat; ++repetition) {
+    for (const size_t concurrency : flags.concurrencies) {
+      for (const std::string& system : flags.systems) {
+        all_ok =
+            railyard::bench::RunOne(system, concurrency, repetition, flags, repetitions) && all_ok;
+      }
     }
   }
+  repetitions.PrintJsonSummary(stdout);
+  repetitions.PrintTable(stderr);
   return all_ok ? 0 : 1;
 }

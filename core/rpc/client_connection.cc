@@ -128,7 +128,7 @@ asio::awaitable<void> ClientConnection::HealthLoop() {
     ping_outstanding_ = id;
     wire::Frame frame;
     frame.mutable_ping()->set_id(id);
-    Enqueue(EncodeFrame(frame));
+    Enqueue(frame);
     health_timer_.expires_after(health_timeout_);
     co_await health_timer_.async_wait(redirect_error(use_awaitable, ignored));
     if (closed_) co_return;
@@ -151,7 +151,7 @@ asio::awaitable<void> ClientConnection::ReadLoop() {
   auto self = shared_from_this();
   wire::Frame frame;
   while (!closed_) {
-    frame.Clear();
+    // Not cleared here: parsing reuses the previous response's message (ParseFrameBody).
     const Status status = co_await transport_.ReadFrame(read_buffers_, max_frame_bytes_, frame);
     if (!status.ok()) {
       Fail(
@@ -187,58 +187,82 @@ asio::awaitable<void> ClientConnection::ReadLoop() {
 
 void ClientConnection::Send(uint64_t id, const std::string& method, const std::string& payload,
                             Clock::time_point deadline, AttemptCallback done) {
-  // Encode on the caller's thread so the strand only does I/O.
-  wire::Frame frame;
-  wire::Request* request = frame.mutable_request();
-  request->set_id(id);
-  request->set_method(method);
-  if (deadline != Clock::time_point::max()) {
-    const auto left =
-        std::chrono::duration_cast<std::chrono::microseconds>(deadline - Clock::now());
-    request->set_timeout_us(static_cast<uint64_t>(std::max<int64_t>(1, left.count())));
-  }
-  request->set_payload(payload);
-  std::string bytes = EncodeFrame(frame);
-
-  asio::post(strand_, [self = shared_from_this(), id, deadline, bytes = std::move(bytes),
-                       done = std::move(done)]() mutable {
+  // Dispatched, not posted: a caller on the client's I/O thread (a callback issuing the next
+  // call) sends at once instead of queueing behind every other handler.
+  asio::dispatch(strand_, [self = shared_from_this(), id, &method, &payload, deadline,
+                           done = std::move(done)]() mutable {
     if (self->closed_) {
-      done({Code::kUnavailable, "connection to " + self->server_address_ + " is closed"}, nullptr);
+      // Posted, so that `done` never runs inside Send, where the caller may hold a lock.
+      asio::post(self->strand_, [self, done = std::move(done)] {
+        done({Code::kUnavailable, "connection to " + self->server_address_ + " is closed"},
+             nullptr);
+      });
       return;
     }
     self->pending_id_ = id;
+    self->pending_deadline_ = deadline;
     self->pending_done_ = std::move(done);
+    self->WatchDeadline();
+    wire::Request* request = self->request_frame_.mutable_request();
+    request->set_id(id);
+    request->set_method(method);
+    request->set_timeout_us(0);
     if (deadline != Clock::time_point::max()) {
-      self->deadline_timer_.expires_at(deadline);
-      self->deadline_timer_.async_wait([self, id](const asio::error_code& ec) {
-        if (ec || self->pending_id_ != id) return;
-        // The server may still be working on it; this connection cannot carry another request
-        // until it answers, so it goes.
-        self->CompletePending(
-            {Code::kDeadlineExceeded,
-             "no response from " + self->server_address_ + " before the deadline"},
-            nullptr);
-        self->Fail({Code::kCancelled, "deadline exceeded"});
-      });
+      const auto left =
+          std::chrono::duration_cast<std::chrono::microseconds>(deadline - Clock::now());
+      request->set_timeout_us(static_cast<uint64_t>(std::max<int64_t>(1, left.count())));
     }
-    self->Enqueue(std::move(bytes));
+    request->set_payload(payload);
+    self->Enqueue(self->request_frame_);
+    // A large payload's copy is not kept for the connection's life.
+    if (request->payload().capacity() > FrameOutbox::kKeptBytes) {
+      std::string().swap(*request->mutable_payload());
+    }
   });
 }
 
-void ClientConnection::Enqueue(std::string bytes) {
-  outbox_.push_back(std::move(bytes));
-  if (!writing_) WriteNext();
+void ClientConnection::WatchDeadline() {
+  if (pending_deadline_ == Clock::time_point::max()) return;
+  // One wait at a time, moved only when a request's deadline comes before it: with the same
+  // timeout on every call, a request schedules no timer work at all (the wait, when it fires,
+  // looks at the request pending then).
+  if (deadline_wait_pending_ && deadline_timer_.expiry() <= pending_deadline_) return;
+  deadline_wait_pending_ = true;
+  const uint64_t generation = ++deadline_wait_generation_;
+  deadline_timer_.expires_at(pending_deadline_);
+  deadline_timer_.async_wait([self = shared_from_this(), generation](const asio::error_code& ec) {
+    self->OnDeadlineTimer(ec, generation);
+  });
+}
+
+void ClientConnection::OnDeadlineTimer(const asio::error_code& ec, uint64_t generation) {
+  if (generation != deadline_wait_generation_) return;  // A later wait took over.
+  deadline_wait_pending_ = false;
+  if (ec || closed_ || !pending_id_) return;
+  if (Clock::now() < pending_deadline_) {  // Another request since: watch its deadline.
+    WatchDeadline();
+    return;
+  }
+  // The server may still be working on it; this connection cannot carry another request until
+  // it answers, so it goes.
+  CompletePending(
+      {Code::kDeadlineExceeded, "no response from " + server_address_ + " before the deadline"},
+      nullptr);
+  Fail({Code::kCancelled, "deadline exceeded"});
+}
+
+void ClientConnection::Enqueue(const wire::Frame& frame) {
+  outbox_.Append(frame);
+  WriteNext();
 }
 
 void ClientConnection::WriteNext() {
-  if (outbox_.empty() || closed_) {
-    writing_ = false;
-    return;
-  }
-  writing_ = true;
-  transport_.AsyncWrite(asio::buffer(outbox_.front()), [self = shared_from_this()](
-                                                           const asio::error_code& ec, size_t) {
-    self->outbox_.pop_front();
+  if (closed_) return;
+  const std::string* batch = outbox_.StartBatch();
+  if (!batch) return;  // Being written, or nothing queued.
+  transport_.AsyncWrite(asio::buffer(*batch), [self = shared_from_this()](
+                                                  const asio::error_code& ec, size_t) {
+    self->outbox_.FinishBatch();
     if (ec) {
       self->Fail({Code::kUnavailable, "sending to " + self->server_address_ + ": " + ec.message()});
       return;

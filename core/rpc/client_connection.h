@@ -5,7 +5,6 @@
 #include <array>
 #include <asio.hpp>
 #include <chrono>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -14,6 +13,7 @@
 #include "core/balance/answer_health.h"
 #include "core/rpc/frame.h"
 #include "core/rpc/frame_io.h"
+#include "core/rpc/frame_outbox.h"
 #include "core/rpc/server.h"
 #include "core/rpc/slot_pool.h"
 #include "core/rpc/transport.h"
@@ -70,7 +70,10 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   // succeeded.
   void StartReading(std::chrono::milliseconds health_interval = {},
                     std::chrono::milliseconds health_timeout = {});
-  // Sends one request; `done` runs exactly once on the strand.
+  // Sends one request; `done` runs exactly once on the strand, never inside Send. Called on the
+  // client's I/O thread (a callback issuing the next call), it writes at once; from elsewhere it
+  // is queued to the strand. `method` and `payload` are read on the strand: they must stay valid
+  // until `done` has run (the Client keeps them in the call's state, which `done` holds).
   void Send(uint64_t id, const std::string& method, const std::string& payload,
             std::chrono::steady_clock::time_point deadline, AttemptCallback done);
   void Close();
@@ -91,8 +94,11 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   asio::awaitable<void> HealthLoop();
   void OnStateHeard(ServerState state);
   // Writes are queued: a ping may be going out when a request is sent.
-  void Enqueue(std::string bytes);
+  void Enqueue(const wire::Frame& frame);
   void WriteNext();
+  // Keeps one timer wait at or before the pending request's deadline (see Send).
+  void WatchDeadline();
+  void OnDeadlineTimer(const asio::error_code& ec, uint64_t generation);
   void CompletePending(const Status& status, wire::Response* response);
   void Fail(const Status& why);
 
@@ -116,12 +122,19 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   ServerState server_state_ = ServerState::kStarting;
   bool closed_ = false;
   std::optional<uint64_t> pending_id_;
+  std::chrono::steady_clock::time_point pending_deadline_ =
+      std::chrono::steady_clock::time_point::max();
   AttemptCallback pending_done_;
+  bool deadline_wait_pending_ = false;
+  // Bumped by every wait started: a superseded wait that had already expired still runs its
+  // handler, which must then do nothing.
+  uint64_t deadline_wait_generation_ = 0;
 
   FrameReadBuffers read_buffers_;
   std::string write_buffer_;  // The hello, written before the read loop starts.
-  std::deque<std::string> outbox_;
-  bool writing_ = false;
+  FrameOutbox outbox_;
+  // Reused for every request, so its message and strings are not allocated again each time.
+  wire::Frame request_frame_;
 };
 
 }  // namespace railyard::rpc::internal

@@ -1,5 +1,7 @@
 #include "core/rpc/frame.h"
 
+#include <google/protobuf/io/coded_stream.h>
+
 #include "railyard/rpc.pb.h"
 
 namespace railyard::rpc {
@@ -36,8 +38,48 @@ std::string EncodeFrame(const Frame& frame) {
   return out;
 }
 
+namespace {
+
+// Whether the body starts with `field` of Frame (length-delimited, as every body is).
+bool StartsWithField(const char* data, size_t size, int field) {
+  return size > 0 && static_cast<unsigned char>(data[0]) == ((field << 3) | 2);
+}
+
+// Clears `out` but keeps its request or response, emptied, when the next body is one too, so
+// that parsing fills their existing storage instead of freeing and allocating them. Returns
+// whether it kept one (then the body must be merged, not parsed: parsing would clear it again).
+bool ClearKeepingBody(const char* data, size_t size, Frame& out) {
+  if (out.has_request() && StartsWithField(data, size, Frame::kRequestFieldNumber)) {
+    wire::Request* kept = out.release_request();
+    out.Clear();
+    kept->Clear();
+    out.set_allocated_request(kept);
+    return true;
+  }
+  if (out.has_response() && StartsWithField(data, size, Frame::kResponseFieldNumber)) {
+    wire::Response* kept = out.release_response();
+    out.Clear();
+    kept->Clear();
+    out.set_allocated_response(kept);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace
+
 Status ParseFrameBody(const char* data, size_t size, Frame& out) {
-  if (!out.ParseFromArray(data, static_cast<int>(size))) {
+  bool parsed;
+  if (ClearKeepingBody(data, size, out)) {
+    // The body starts with the kept field, so the result is what parsing would give: every other
+    // field of `out` is clear and the first field sets the same oneof member.
+    google::protobuf::io::CodedInputStream input(reinterpret_cast<const uint8_t*>(data),
+                                                 static_cast<int>(size));
+    parsed = out.MergeFromCodedStream(&input) && input.ConsumedEntireMessage();
+  } else {
+    parsed = out.ParseFromArray(data, static_cast<int>(size));
+  }
+  if (!parsed) {
     return {Code::kProtocolError, "malformed frame body (" + std::to_string(size) + " bytes)"};
   }
   if (out.body_case() == wire::Frame::BODY_NOT_SET) {

@@ -28,8 +28,10 @@ Status CheckFrameLength(uint32_t body_bytes, uint32_t max_frame_bytes);
 void AppendEncodedFrame(const Frame& frame, std::string& out);
 std::string EncodeFrame(const Frame& frame);
 
-// Parses a body whose length already passed CheckFrameLength. An empty frame (no body set) is
-// malformed: every legal frame carries exactly one body.
+// Parses a body whose length already passed CheckFrameLength into `out`, replacing what it held
+// (a request or response in `out` is reused for a body of the same kind, so reading a stream of
+// them into one Frame allocates no messages). An empty frame (no body set) is malformed: every
+// legal frame carries exactly one body.
 Status ParseFrameBody(const char* data, size_t size, Frame& out);
 
 }  // namespace railyard::rpc

@@ -78,7 +78,7 @@ asio::awaitable<void> ServerSession::Run() {
     ArmTimer(core_.options.frame_timeout, "a slow frame");
   };
   while (status.ok() && !closed_) {
-    frame.Clear();
+    // Not cleared here: parsing reuses the previous request's message (ParseFrameBody).
     ArmIdleTimer();
     status = co_await transport_.ReadFrame(read_buffers_, core_.options.max_frame_bytes, frame,
                                            frame_started);
@@ -208,18 +208,22 @@ void ServerSession::FinishRequest(uint64_t id, Reply reply) {
   activity_->busy.store(false, std::memory_order_relaxed);
   const bool error = !reply.status.ok();
   if (!closed_) {
-    Frame frame;
-    wire::Response* response = frame.mutable_response();
+    wire::Response* response = reply_frame_.mutable_response();
     response->set_id(id);
     response->set_code(static_cast<wire::StatusCode>(reply.status.code()));
-    if (error) response->set_error_message(reply.status.message());
+    if (error) {
+      response->set_error_message(reply.status.message());
+    } else {
+      response->clear_error_message();
+    }
     response->set_payload(std::move(reply.payload));
     const LoadReport load = core_.Load();
     wire::LoadReport* wire_load = response->mutable_load();
     wire_load->set_utilization(load.utilization);
     wire_load->set_requests_per_s(load.requests_per_s);
     wire_load->set_errors_per_s(load.errors_per_s);
-    Send(frame);
+    Send(reply_frame_);
+    std::string().swap(*response->mutable_payload());  // The handler's string goes now.
   }
   core_.OnRequestFinished(error);
 }
@@ -270,22 +274,18 @@ void ServerSession::OnReadTimer(const asio::error_code& ec, uint64_t generation)
 }
 
 void ServerSession::Send(const Frame& frame) {
-  std::string bytes;
-  AppendEncodedFrame(frame, bytes);
-  outbox_.push_back(std::move(bytes));
-  if (!writing_) WriteNext();
+  outbox_.Append(frame);
+  WriteNext();
 }
 
 void ServerSession::WriteNext() {
   if (outbox_.empty()) pong_queued_ = false;
-  if (outbox_.empty() || closed_) {
-    writing_ = false;
-    return;
-  }
-  writing_ = true;
-  transport_.AsyncWrite(asio::buffer(outbox_.front()),
+  if (closed_) return;
+  const std::string* batch = outbox_.StartBatch();
+  if (!batch) return;  // Being written, or nothing queued.
+  transport_.AsyncWrite(asio::buffer(*batch),
                         [self = shared_from_this()](const asio::error_code& ec, size_t) {
-                          self->outbox_.pop_front();
+                          self->outbox_.FinishBatch();
                           if (ec) {
                             self->CloseNow(Status::Ok());
                             return;

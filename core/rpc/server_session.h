@@ -5,12 +5,12 @@
 #include <array>
 #include <asio.hpp>
 #include <chrono>
-#include <deque>
 #include <memory>
 #include <optional>
 #include <string>
 
 #include "core/rpc/frame_io.h"
+#include "core/rpc/frame_outbox.h"
 #include "core/rpc/server_core.h"
 #include "core/rpc/transport.h"
 #include "railyard/rpc.pb.h"
@@ -84,8 +84,9 @@ class ServerSession : public std::enable_shared_from_this<ServerSession> {
   std::chrono::steady_clock::time_point idle_from_ = std::chrono::steady_clock::now();
 
   FrameReadBuffers read_buffers_;
-  std::deque<std::string> outbox_;
-  bool writing_ = false;
+  FrameOutbox outbox_;
+  // Reused for every response, so its messages are not allocated again each time.
+  Frame reply_frame_;
   // A pong is in outbox_ (cleared when the outbox drains). A client has one ping out at a time,
   // so further pings meanwhile come only from a peer that does not read: they are dropped, which
   // bounds what it can make us queue.
