@@ -241,4 +241,8 @@ void Node::ReplaceAdminTokens(std::vector<std::string> viewer_tokens,
   admin_->ReplaceTokens(std::move(viewer_tokens), std::move(operator_tokens));
 }
 
+void Node::ReplaceMetricsTokens(std::vector<std::string> tokens) {
+  if (monitoring_) monitoring_->ReplaceTokens(std::move(tokens));
+}
+
 }  // namespace railyard::node

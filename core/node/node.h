@@ -87,6 +87,8 @@ class Node {
   // The admin service's tokens from now on (a reload on SIGHUP; see token_reload.h).
   void ReplaceAdminTokens(std::vector<std::string> viewer_tokens,
                           std::vector<std::string> operator_tokens);
+  // The metrics listener's bearer tokens from now on (a reload on SIGHUP); nothing without one.
+  void ReplaceMetricsTokens(std::vector<std::string> tokens);
 
  private:
   explicit Node(NodeOptions options);

@@ -11,6 +11,7 @@
 #include "core/http/http_message.h"
 #include "core/node/config.h"
 #include "core/node/node.h"
+#include "core/node/token_reload.h"
 #include "core/rpc/client.h"
 #include "railyard/docservice.pb.h"
 #include "tests/rpc/tls_test_certs.h"
@@ -173,6 +174,37 @@ class MonitoringTest : public QObject {
     QCOMPARE(right.status, 200);
     QVERIFY(right.body.find("railyard_node_info") != std::string::npos);
     QCOMPARE(Get(*node, "/healthz").status, 200);  // Health checks need no token.
+  }
+
+  void sighupReloadsTheMetricsTokenFile() {
+    QTemporaryDir dir;
+    const QString file = dir.filePath("metrics.tokens");
+    auto write = [&](const char* text) {
+      QFile f(file);
+      QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+      f.write(text);
+    };
+    write("old-secret\n");
+    config::NodeConfig c;
+    c.set_data_dir(dir.filePath("data").toStdString());
+    c.set_metrics_listen("127.0.0.1:0");
+    c.set_metrics_token_file(file.toStdString());
+    node::NodeOptions options;
+    QVERIFY(node::NodeOptionsFrom(c, &options).ok());
+    std::unique_ptr<node::Node> node;
+    QVERIFY(node::Node::Open(options, &node).ok());
+    node::TokenReloader reloader(c, *node, {}, {});
+    QCOMPARE(Get(*node, "/metrics", "Authorization: Bearer old-secret\r\n").status, 200);
+
+    write("new-secret\n");
+    reloader.Reload();
+    QCOMPARE(Get(*node, "/metrics", "Authorization: Bearer new-secret\r\n").status, 200);
+    QCOMPARE(Get(*node, "/metrics", "Authorization: Bearer old-secret\r\n").status, 401);
+
+    write("");  // A half-written edit: the node keeps the tokens it had.
+    reloader.Reload();
+    QCOMPARE(Get(*node, "/metrics", "Authorization: Bearer new-secret\r\n").status, 200);
+    QCOMPARE(Get(*node, "/metrics").status, 401);
   }
 
   void tlsWhenConfigured() {
