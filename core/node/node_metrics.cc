@@ -139,6 +139,18 @@ void Storage(const admin::StorageStats& s, PrometheusText& out) {
   out.Single("railyard_storage_corruptions_total", "counter",
              "Damaged blocks, records or files the store detected (checksums, formats).",
              D(s.corruptions_seen()));
+  out.Single("railyard_storage_flushes_total", "counter",
+             "In-memory indexes written to disk (merged with older indexes or not).",
+             D(s.flushes()));
+  out.Single("railyard_storage_compactions_total", "counter",
+             "Index writes that merged at least one on-disk index.", D(s.compactions_done()));
+  out.Single("railyard_storage_compacted_bytes_total", "counter",
+             "Bytes of index files those merges wrote.", D(s.bytes_compacted()));
+  out.Single("railyard_storage_wal_bytes", "gauge", "Bytes in the current write-ahead log.",
+             D(s.wal_bytes()));
+  out.Single("railyard_storage_bloom_negatives_total", "counter",
+             "Lookups a Bloom page answered \"no\", sparing a read of its index.",
+             D(s.bloom_negatives()));
   out.Single("railyard_storage_bloom_budget_bytes", "gauge",
              "Memory allowed for resident Bloom pages.", D(s.bloom_budget_bytes()));
   out.Single("railyard_storage_bloom_resident_bytes", "gauge",

@@ -7,6 +7,7 @@
 #include <QTest>
 #include <map>
 #include <sstream>
+#include <thread>
 
 #include "core/http/http_message.h"
 #include "core/node/config.h"
@@ -130,6 +131,40 @@ class MonitoringTest : public QObject {
     QVERIFY(s.at("process_resident_memory_bytes") > 0);
     QVERIFY(s.at("process_open_fds") > 0);
     QVERIFY(s.at("railyard_data_dir_free_bytes") > 0);
+  }
+
+  void storageCountersMoveWithFlushesCompactionsAndBloomAnswers() {
+    QTemporaryDir dir;
+    std::unique_ptr<node::Node> node;
+    QVERIFY(node::Node::Open(Small(dir.path()), &node).ok());
+    storage::DocStore& store = node->store();
+    // Two equal flushes (the second merges the first), then a smaller one beside them: the
+    // oldest index's Bloom pages never answer "no" (the size rule), the newer one's can.
+    uint64_t next_id = 1;
+    for (const uint64_t count : {10, 10, 5}) {
+      for (uint64_t i = 0; i < count; ++i) QVERIFY(store.Put(next_id++, "doc").ok());
+      QVERIFY(store.Flush().ok());
+    }
+    // The pager loads Bloom pages on its own thread; a page not loaded answers "maybe".
+    bool loaded = false;
+    for (int i = 0; i < 1000 && !loaded; ++i) {  // At most about 10 s.
+      loaded = store.GetStats().bloom_resident_bytes > 0;
+      if (!loaded) std::this_thread::sleep_for(10ms);
+    }
+    QVERIFY(loaded);
+    std::string doc;
+    for (uint64_t id = 5000; id < 5020; ++id) QVERIFY(store.Get(id, &doc).IsNotFound());
+    const storage::Stats stats = store.GetStats();
+    const std::map<std::string, double> s = Samples(Get(*node, "/metrics").body);
+    QCOMPARE(s.at("railyard_storage_flushes_total"), 3.0);
+    QCOMPARE(s.at("railyard_storage_compactions_total"), double(stats.compactions_done));
+    QVERIFY(stats.compactions_done >= 1);
+    QCOMPARE(s.at("railyard_storage_compacted_bytes_total"), double(stats.bytes_compacted));
+    QVERIFY(stats.bytes_compacted > 0);
+    QCOMPARE(s.at("railyard_storage_bloom_negatives_total"), double(stats.bloom_negatives));
+    QVERIFY(stats.bloom_negatives > 0);
+    QCOMPARE(s.at("railyard_storage_wal_bytes"), double(stats.wal_bytes));
+    QCOMPARE(s.at("railyard_storage_indexes"), double(stats.indexes.size()));
   }
 
   void readyzFollowsStartingServingAndLameDuck() {
