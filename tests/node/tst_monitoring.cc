@@ -84,6 +84,13 @@ void Traffic(rpc::Client& client, int puts, int gets) {
   }
 }
 
+// A loopback port nothing listens on (bound by the OS, then let go).
+uint16_t ClosedPort() {
+  asio::io_context io;
+  asio::ip::tcp::acceptor acceptor(io, {asio::ip::make_address("127.0.0.1"), 0});
+  return acceptor.local_endpoint().port();
+}
+
 }  // namespace
 
 class MonitoringTest : public QObject {
@@ -193,6 +200,87 @@ class MonitoringTest : public QObject {
              1.0);
     node->server().LeaveLameDuck();
     QCOMPARE(Get(*node, "/readyz").status, 200);
+  }
+
+  void aReplicaIsNotReadyUntilItReachesItsUpdater() {
+    QTemporaryDir dir;
+    node::NodeOptions options = Small(dir.path());
+    options.replication.replica = true;
+    options.replication.follow = "127.0.0.1:" + std::to_string(ClosedPort());
+    options.replication.tokens = {"repl-token"};
+    options.replication.serve_unreachable_after = 600s;  // Held in starting for this test.
+    std::unique_ptr<node::Node> replica;
+    QVERIFY(node::Node::Open(options, &replica).ok());
+    const testing::HttpAnswer ready = Get(*replica, "/readyz");
+    QCOMPARE(ready.status, 503);
+    QVERIFY2(ready.body.find("catching up") != std::string::npos, ready.body.c_str());
+    QCOMPARE(Samples(Get(*replica, "/metrics").body).at("railyard_node_state{state=\"starting\"}"),
+             1.0);
+  }
+
+  void replicationLagAndTheFollowersPoolAreExposedOnBothSides() {
+    QTemporaryDir updater_dir, replica_dir;
+    node::NodeOptions updater_options = Small(updater_dir.path());
+    updater_options.name = "updater";
+    updater_options.storage.seal_after = 20ms;  // As railyard-node's default.
+    updater_options.replication.tokens = {"repl-token"};
+    std::unique_ptr<node::Node> updater;
+    QVERIFY(node::Node::Open(updater_options, &updater).ok());
+    for (uint64_t id = 1; id <= 100; ++id) QVERIFY(updater->store().Put(id, "doc").ok());
+    bool sealed = false;  // The open block is sealed (visible to replicas) shortly after.
+    for (int i = 0; i < 1000 && !sealed; ++i) {
+      sealed = updater->Snapshot().replication().head_position() > 0;
+      if (!sealed) std::this_thread::sleep_for(10ms);
+    }
+    QVERIFY(sealed);
+
+    node::NodeOptions replica_options = Small(replica_dir.path());
+    replica_options.name = "replica";
+    replica_options.replication.replica = true;
+    replica_options.replication.follow = updater->endpoint().ToString();
+    replica_options.replication.tokens = {"repl-token"};
+    std::unique_ptr<node::Node> replica;
+    QVERIFY(node::Node::Open(replica_options, &replica).ok());
+    bool ready = false;
+    for (int i = 0; i < 1000 && !ready; ++i) {  // At most about 10 s.
+      ready = Get(*replica, "/readyz").status == 200;
+      if (!ready) std::this_thread::sleep_for(10ms);
+    }
+    QVERIFY(ready);
+
+    // Its lag is as of its last fetch: the one that brought the documents counts them, the next
+    // (at the head, within the 2 s long poll) says 0.
+    std::string text;
+    bool caught_up = false;
+    for (int i = 0; i < 1000 && !caught_up; ++i) {  // At most about 10 s.
+      text = Get(*replica, "/metrics").body;
+      caught_up = Samples(text).at("railyard_replication_lag_records") == 0;
+      if (!caught_up) std::this_thread::sleep_for(10ms);
+    }
+    QVERIFY(caught_up);
+    const auto [code, said] = Promtool(text);
+    QVERIFY2(code == 0 && said.trimmed().isEmpty(), qPrintable(said));
+    const std::map<std::string, double> r = Samples(text);
+    QCOMPARE(r.at("railyard_replication_state{state=\"REPLICA_TAILING\"}"), 1.0);
+    QCOMPARE(r.at("railyard_replication_lag_bytes"), 0.0);
+    QVERIFY(r.at("railyard_replication_applied_position") > 0);
+    const admin::Telemetry t = replica->Snapshot();
+    QCOMPARE(t.pools_size(), 1);
+    const std::string client = t.pools(0).client_name();
+    QCOMPARE(r.at("railyard_client_pool_capacity{client=\"" + client + "\"}"),
+             double(t.pools(0).capacity()));
+    QVERIFY(r.at("railyard_client_requests_total{client=\"" + client + "\"}") > 0);
+
+    // The updater knows its replica (by name) once the replica has fetched.
+    bool known = false;
+    for (int i = 0; i < 1000 && !known; ++i) {
+      known = Samples(Get(*updater, "/metrics").body)
+                  .count("railyard_replica_lag_records{replica=\"replica\"}") == 1;
+      if (!known) std::this_thread::sleep_for(10ms);
+    }
+    QVERIFY(known);
+    replica->Shutdown(0ms);
+    updater->Shutdown(0ms);
   }
 
   void bearerTokenGuardsMetrics() {
