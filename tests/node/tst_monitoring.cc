@@ -279,6 +279,8 @@ class MonitoringTest : public QObject {
       if (!known) std::this_thread::sleep_for(10ms);
     }
     QVERIFY(known);
+    const auto [updater_code, updater_said] = Promtool(Get(*updater, "/metrics").body);
+    QVERIFY2(updater_code == 0 && updater_said.trimmed().isEmpty(), qPrintable(updater_said));
     replica->Shutdown(0ms);
     updater->Shutdown(0ms);
   }
