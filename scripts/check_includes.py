@@ -19,15 +19,16 @@ RULES = {
     "core/base": [],
     "core/balance": ["core/base"],
     "core/rpc": ["core/balance", "core/base", "railyard"],
+    "core/http": ["core/rpc", "core/base"],
     "core/trace": ["core/base", "railyard"],
     "core/sim": ["core/balance", "core/trace", "core/base"],
     "core/cluster": ["core/rpc", "core/balance", "core/base", "railyard"],
-    "core/node": ["core/cluster", "core/rpc", "core/balance", "core/base", "storage", "railyard"],
+    "core/node": ["core/cluster", "core/http", "core/rpc", "core/balance", "core/base", "storage", "railyard"],
     "core/load": ["core/cluster", "core/rpc", "core/balance", "core/base", "railyard"],
     # The console reaches nodes through core/cluster only: no core/node, core/load or storage.
     "ui": ["core/cluster", "core/rpc", "core/trace", "core/sim", "core/balance", "core/base",
            "railyard"],
-    "app": ["ui", "core/load", "core/node", "core/cluster", "core/rpc", "core/trace", "core/sim",
+    "app": ["ui", "core/load", "core/node", "core/cluster", "core/http", "core/rpc", "core/trace", "core/sim",
             "core/balance", "core/base", "storage", "railyard"],
 }
 # Single headers a folder may include although its rule does not allow their folder: pure,

@@ -345,6 +345,7 @@ Status DocStoreImpl::LogAndIndex(std::span<const WalOp> ops) {
 
 Status DocStoreImpl::LogOps(std::span<const WalOp> ops) {
   if (Status s = wal_.Append(ops); !s.ok()) return s;
+  wal_bytes_.store(wal_.bytes(), std::memory_order_relaxed);
   if (options_.sync == SyncPolicy::kEveryWrite) {
     if (Status s = wal_.Sync(); !s.ok()) {
       RecordSyncFailure(s);
@@ -420,6 +421,7 @@ Status DocStoreImpl::StartWal() {
     }
   }
   wal_ = std::move(next);
+  wal_bytes_.store(wal_.bytes(), std::memory_order_relaxed);
   MutexLock lock(&wal_sync_mu_);
   wal_sync_file_ = std::move(sync_file);
   return Status::Ok();
@@ -582,6 +584,11 @@ Status DocStoreImpl::InstallIndex(const std::vector<std::shared_ptr<DiskIndex>>&
   record.duration = std::chrono::duration_cast<std::chrono::microseconds>(Clock::now() - start);
   record.manual = manual;
   record.finished = std::chrono::system_clock::now();
+  if (from_memory) ++flushes_;
+  if (!inputs.empty()) {
+    ++compactions_;
+    bytes_compacted_ += record.bytes_written;
+  }
   history_.push_back(std::move(record));
   if (history_.size() > kHistoryLimit) history_.pop_front();
   return Status::Ok();
@@ -742,7 +749,10 @@ Status DocStoreImpl::Get(uint64_t id, std::string* doc) {
     const std::shared_ptr<const IndexSet> set = CurrentSet();
     for (const auto& index : set->indexes) {
       const BloomAnswer answer = index->filter->MayContain(id);
-      if (answer == BloomAnswer::kNo) continue;
+      if (answer == BloomAnswer::kNo) {
+        bloom_negatives_.fetch_add(1, std::memory_order_relaxed);
+        continue;
+      }
       bool found = false;
       IndexValue found_value;
       if (Status s = index->file->Find(id, &found, &found_value); !s.ok()) {
@@ -787,6 +797,9 @@ Stats DocStoreImpl::GetStats() {
     MutexLock change(&change_mu_);
     stats.compactions.assign(history_.begin(), history_.end());
     stats.index_entry_writes = manifest_.index_entry_writes;
+    stats.flushes = flushes_;
+    stats.compactions_done = compactions_;
+    stats.bytes_compacted = bytes_compacted_;
   }
   {
     ReaderLock mem(&mem_mu_);
@@ -811,6 +824,8 @@ Stats DocStoreImpl::GetStats() {
                                            (1.0 - stats.dead_byte_share));
   stats.corruptions_seen = corruptions_.load();
   stats.cache = cache_.GetStats();
+  stats.bloom_negatives = bloom_negatives_.load(std::memory_order_relaxed);
+  stats.wal_bytes = wal_bytes_.load(std::memory_order_relaxed);
   return stats;
 }
 

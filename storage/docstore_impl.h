@@ -165,6 +165,9 @@ class DocStoreImpl final : public DocStore {
   Mutex change_mu_ ACQUIRED_AFTER(write_mu_);
   Manifest manifest_ GUARDED_BY(change_mu_);
   std::deque<CompactionStats> history_ GUARDED_BY(change_mu_);
+  uint64_t flushes_ GUARDED_BY(change_mu_) = 0;
+  uint64_t compactions_ GUARDED_BY(change_mu_) = 0;
+  uint64_t bytes_compacted_ GUARDED_BY(change_mu_) = 0;
 
   mutable SharedMutex mem_mu_ ACQUIRED_AFTER(change_mu_);
   std::unique_ptr<MemTable> mem_ GUARDED_BY(mem_mu_) PT_GUARDED_BY(mem_mu_);
@@ -201,6 +204,8 @@ class DocStoreImpl final : public DocStore {
   std::atomic<uint64_t> corruptions_{0};
   std::atomic<uint64_t> appended_docs_{0};
   std::atomic<uint64_t> dead_docs_{0};
+  std::atomic<uint64_t> bloom_negatives_{0};
+  std::atomic<uint64_t> wal_bytes_{0};  // wal_.bytes(), readable without write_mu_.
 };
 
 }  // namespace railyard::storage

@@ -71,6 +71,12 @@ struct Stats {
   double dead_byte_share = 0;
   uint64_t corruptions_seen = 0;
   DocCacheStats cache;
+  // Since open, for monitoring (Prometheus counters; `compactions` above is a bounded history).
+  uint64_t flushes = 0;           // In-memory indexes written to disk (merged or not).
+  uint64_t compactions_done = 0;  // Index writes that merged at least one on-disk index.
+  uint64_t bytes_compacted = 0;   // Bytes those merges wrote.
+  uint64_t bloom_negatives = 0;   // Lookups a Bloom page answered "no" (the index was skipped).
+  uint64_t wal_bytes = 0;         // Bytes in the current write-ahead log.
 };
 
 }  // namespace railyard::storage

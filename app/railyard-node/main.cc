@@ -80,6 +80,8 @@ struct NodeFlags {
   TlsFlags tls, admin_tls;
   std::string role, follow, replication_token_file;
   std::string follow_tls_ca, follow_tls_cert, follow_tls_key;
+  std::string metrics_listen, metrics_token_file;
+  TlsFlags metrics_tls;
   std::optional<uint64_t> doc_cache_mb;
   int fault_corrupt_sends = 0;
   bool check_config = false;
@@ -114,6 +116,11 @@ void AddNodeFlags(CLI::App& app, NodeFlags& f) {
                  "...presenting this client certificate (PEM; replaces the token where the "
                  "updater requires certificates)");
   app.add_option("--follow-tls-key", f.follow_tls_key, "...and its key (PEM)");
+  app.add_option("--metrics-listen", f.metrics_listen,
+                 "HTTP address host:port for /metrics, /healthz and /readyz (default: off)");
+  AddTlsFlags(app, "--metrics-tls", "Metrics", f.metrics_tls);
+  app.add_option("--metrics-token-file", f.metrics_token_file,
+                 "Bearer tokens /metrics requires, one per line");
   app.add_option("--doc-cache-mb", f.doc_cache_mb, "Document cache size (default 64; 0: off)");
   // Tests only: damages the first N replication replies in transit (the replica must refetch).
   app.add_option("--fault-corrupt-sends", f.fault_corrupt_sends)->group("");
@@ -154,6 +161,12 @@ void ApplyFlags(const NodeFlags& f, railyard::config::NodeConfig* config) {
   if (!f.follow_tls_ca.empty()) config->mutable_follow_tls()->set_ca_file(f.follow_tls_ca);
   if (!f.follow_tls_cert.empty()) config->mutable_follow_tls()->set_cert_file(f.follow_tls_cert);
   if (!f.follow_tls_key.empty()) config->mutable_follow_tls()->set_key_file(f.follow_tls_key);
+  if (!f.metrics_listen.empty()) config->set_metrics_listen(f.metrics_listen);
+  if (!f.metrics_tls.cert.empty() || !f.metrics_tls.key.empty() ||
+      !f.metrics_tls.client_ca.empty()) {
+    ApplyTlsFlags(f.metrics_tls, config->mutable_metrics_tls());
+  }
+  if (!f.metrics_token_file.empty()) config->set_metrics_token_file(f.metrics_token_file);
   if (f.doc_cache_mb) config->mutable_storage()->set_doc_cache_bytes(*f.doc_cache_mb << 20);
   if (!f.log_file.empty()) config->set_log_file(f.log_file);
   if (!f.log_level.empty()) config->set_log_level(f.log_level);
@@ -246,6 +259,9 @@ int Serve(const railyard::config::NodeConfig& config, const NodeFlags& flags) {
   // Machine-readable for scripts and tests that started us with port 0.
   std::printf("LISTEN %s ADMIN %s\n", node->endpoint().ToString().c_str(),
               node->admin_endpoint().ToString().c_str());
+  if (const auto metrics = node->monitoring_endpoint()) {
+    std::printf("METRICS %s\n", metrics->ToString().c_str());
+  }
   std::fflush(stdout);
 
   loop.Run();

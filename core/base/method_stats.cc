@@ -1,10 +1,17 @@
 #include "core/base/method_stats.h"
 
+#include <algorithm>
+
 namespace railyard::base {
 
 using Clock = std::chrono::steady_clock;
 
-void MethodStats::Record(const std::string& method, std::chrono::nanoseconds latency, bool error) {
+void MethodStats::Record(const std::string& method, std::chrono::nanoseconds latency, bool error,
+                         StatusCode code) {
+  const double seconds = std::chrono::duration<double>(latency).count();
+  const size_t bucket = static_cast<size_t>(
+      std::lower_bound(kLatencyBoundsSeconds.begin(), kLatencyBoundsSeconds.end(), seconds) -
+      kLatencyBoundsSeconds.begin());
   const Clock::time_point now = Clock::now();
   const int64_t epoch =
       std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()) / kWindowLength;
@@ -21,6 +28,22 @@ void MethodStats::Record(const std::string& method, std::chrono::nanoseconds lat
   Window& window = m.windows[static_cast<size_t>(epoch % kWindows)];
   if (window.epoch != epoch) window = Window{epoch, {}};
   window.latencies.Add(latency);
+  ++m.totals.codes[code];
+  ++m.totals.buckets[bucket];
+  m.totals.latency_sum_seconds += std::max(0.0, seconds);
+}
+
+std::vector<MethodStats::Totals> MethodStats::AllTotals() const {
+  base::MutexLock lock(mu_);
+  std::vector<Totals> out;
+  for (const auto& [name, m] : methods_) {
+    Totals t = m.totals;
+    t.method = name;
+    t.requests = m.requests;
+    t.errors = m.errors;
+    out.push_back(std::move(t));
+  }
+  return out;
 }
 
 void MethodStats::RecordRejection() { rejections_.Add(Clock::now()); }

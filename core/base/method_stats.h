@@ -10,6 +10,7 @@
 #include "core/base/decaying_rate.h"
 #include "core/base/latency_histogram.h"
 #include "core/base/mutex.h"
+#include "core/base/status.h"
 
 namespace railyard::base {
 
@@ -32,10 +33,31 @@ class MethodStats {
     double max_us = 0;
   };
 
-  void Record(const std::string& method, std::chrono::nanoseconds latency, bool error);
+  // Cumulative figures of one method since start, for Prometheus (which wants counters and
+  // histogram buckets it can rate and aggregate, not percentiles over a window): answers by
+  // status code and latencies in fixed buckets (upper bounds kLatencyBoundsSeconds, then +Inf).
+  static constexpr std::array<double, 15> kLatencyBoundsSeconds{
+      0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
+      0.025,   0.05,   0.1,     0.25,   0.5,   1,      2.5};
+  struct Totals {
+    std::string method;
+    uint64_t requests = 0;  // The same figures as Summary's.
+    uint64_t errors = 0;
+    std::map<StatusCode, uint64_t> codes;  // Every answer by its status code; sums to requests.
+    // buckets[i]: requests that took at most kLatencyBoundsSeconds[i] and more than the bound
+    // before; the last one counts the rest (not cumulative: Prometheus' `le` sums are the
+    // exposition's business).
+    std::array<uint64_t, kLatencyBoundsSeconds.size() + 1> buckets{};
+    double latency_sum_seconds = 0;
+  };
+
+  // `code`: the answer's status (an error or not is the caller's call: NOT_FOUND is an answer).
+  void Record(const std::string& method, std::chrono::nanoseconds latency, bool error,
+              StatusCode code = StatusCode::kOk);
   // Counts a call refused before it reached a handler (pool exhausted, draining).
   void RecordRejection();
   std::vector<Summary> Summaries() const;
+  std::vector<Totals> AllTotals() const;
   // Every method together (`method` empty): counts, rates and percentiles over the same window.
   Summary Overall() const;
   double requests_per_s() const;
@@ -56,6 +78,7 @@ class MethodStats {
     DecayingRate request_rate;
     DecayingRate error_rate;
     std::array<Window, kWindows> windows;
+    Totals totals;
   };
 
   // The window's latencies of one method, merged into `into`.

@@ -79,6 +79,26 @@ rpc::Status ReplicationFrom(const config::NodeConfig& c, ReplicationOptions* r) 
   return rpc::Status::Ok();
 }
 
+rpc::Status MonitoringFrom(const config::NodeConfig& c, std::optional<MonitoringOptions>* out) {
+  out->reset();
+  if (c.metrics_listen().empty()) {
+    if (c.has_metrics_tls() || !c.metrics_token_file().empty()) {
+      return {rpc::Code::kInvalidArgument,
+              "metrics_tls and metrics_token_file need metrics_listen (--metrics-listen)"};
+    }
+    return rpc::Status::Ok();
+  }
+  MonitoringOptions m;
+  if (rpc::Status s = ParseListen(c.metrics_listen(), "metrics_listen", &m.host, &m.port);
+      !s.ok()) {
+    return s;
+  }
+  if (rpc::Status s = TlsOptionsFrom(c.metrics_tls(), "metrics_tls", &m.tls); !s.ok()) return s;
+  if (rpc::Status s = cluster::ReadTokenFile(c.metrics_token_file(), &m.tokens); !s.ok()) return s;
+  *out = std::move(m);
+  return rpc::Status::Ok();
+}
+
 }  // namespace
 
 rpc::Status NodeOptionsFrom(const config::NodeConfig& c, NodeOptions* o) {
@@ -121,7 +141,7 @@ rpc::Status NodeOptionsFrom(const config::NodeConfig& c, NodeOptions* o) {
   if (rpc::Status s = ReplicationFrom(c, &o->replication); !s.ok()) return s;
   if (rpc::Status s = TlsOptionsFrom(c.tls(), "tls", &o->tls); !s.ok()) return s;
   if (rpc::Status s = TlsOptionsFrom(c.admin_tls(), "admin_tls", &o->admin.tls); !s.ok()) return s;
-  return rpc::Status::Ok();
+  return MonitoringFrom(c, &o->monitoring);
 }
 
 }  // namespace railyard::node

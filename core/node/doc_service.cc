@@ -46,7 +46,7 @@ rpc::Handler Timed(base::MethodStats& stats, const char* method, Body body) {
     // A missing document is an answer, not a failure of the service; nor is a replica behind.
     const bool error = !reply.status.ok() && reply.status.code() != rpc::Code::kNotFound &&
                        reply.status.code() != rpc::Code::kBehind;
-    stats.Record(method, Clock::now() - start, error);
+    stats.Record(method, Clock::now() - start, error, reply.status.code());
     return reply;
   };
 }
@@ -118,11 +118,11 @@ void RegisterDocService(rpc::Server& server, storage::DocStore& store, base::Met
         rpc::Code::kFailedPrecondition,
         "this node is a replica of " + options.replica_of + "; send writes to the updater there"};
     for (const char* method : {"doc.Put", "doc.Delete"}) {
-      server.RegisterHandler(method,
-                             [&stats, method, refusal](const rpc::CallContext&, std::string_view) {
-                               stats.Record(method, std::chrono::nanoseconds(0), true);
-                               return rpc::Reply{refusal, {}};
-                             });
+      server.RegisterHandler(
+          method, [&stats, method, refusal](const rpc::CallContext&, std::string_view) {
+            stats.Record(method, std::chrono::nanoseconds(0), true, refusal.code());
+            return rpc::Reply{refusal, {}};
+          });
     }
     return;
   }

@@ -4,6 +4,7 @@
 
 #include "core/cluster/replication_names.h"
 #include "core/node/doc_service.h"
+#include "core/node/node_metrics.h"
 #include "core/node/telemetry.h"
 
 #ifndef RAILYARD_VERSION
@@ -65,6 +66,14 @@ rpc::Status Node::Open(NodeOptions options, std::unique_ptr<Node>* out) {
       admin_options, [raw] { return raw->Snapshot(); }, std::move(commands));
   if (rpc::Status s = node->server_->Start(); !s.ok()) return s;
   if (rpc::Status s = node->admin_->Start(); !s.ok()) return s;
+  if (o.monitoring) {
+    MonitoringOptions monitoring = *o.monitoring;
+    monitoring.name = o.name;
+    node->monitoring_ = std::make_unique<MonitoringListener>(
+        std::move(monitoring), MonitoringSource{[raw] { return raw->RenderMetrics(); },
+                                                [raw] { return raw->NotReadyReason(); }});
+    if (rpc::Status s = node->monitoring_->Start(); !s.ok()) return s;
+  }
   if (o.on_starting) o.on_starting(*node);
 
   storage::Options storage_options = o.storage;
@@ -172,10 +181,40 @@ admin::Telemetry Node::Snapshot() {
   return t;
 }
 
+std::optional<rpc::Endpoint> Node::monitoring_endpoint() const {
+  if (!monitoring_) return std::nullopt;
+  return monitoring_->endpoint();
+}
+
+std::string Node::RenderMetrics() {
+  NodeMetricsInput input;
+  input.telemetry = Snapshot();
+  input.methods = stats_.AllTotals();
+  input.process = ReadProcessFigures();
+  input.disk = ReadDiskFigures(options_.data_dir);
+  return RenderNodeMetrics(input);
+}
+
+std::string Node::NotReadyReason() {
+  switch (server_->state()) {
+    case rpc::ServerState::kServing:
+      return {};
+    case rpc::ServerState::kStarting:
+      if (!ready_.load()) return "starting: opening the store";
+      return "starting: catching up with the updater " + options_.replication.follow;
+    case rpc::ServerState::kLameDuck:
+      return "lame duck: draining before it stops";
+    default:
+      return "stopping";
+  }
+}
+
 void Node::Shutdown(std::chrono::milliseconds grace) {
   if (shut_down_.exchange(true) || !server_) return;
   if (follower_) follower_->Stop();
   server_->Shutdown(grace);
+  // Its /metrics reads the store: stopped before the store closes. /readyz said 503 meanwhile.
+  if (monitoring_) monitoring_->Stop();
   if (store_) {  // Null when Open failed before the store opened.
     if (storage::Status s = store_->Flush(); !s.ok()) {
       spdlog::error("{}: flush on shutdown failed: {}", options_.name, s.ToString());
@@ -191,12 +230,19 @@ std::vector<std::pair<std::string, rpc::Status>> Node::ReloadTls() {
   std::vector<std::pair<std::string, rpc::Status>> results;
   if (options_.tls) results.emplace_back("service", server_->ReloadTls());
   if (options_.admin.tls) results.emplace_back("admin", admin_->ReloadTls());
+  if (monitoring_ && options_.monitoring->tls) {
+    results.emplace_back("metrics", monitoring_->ReloadTls());
+  }
   return results;
 }
 
 void Node::ReplaceAdminTokens(std::vector<std::string> viewer_tokens,
                               std::vector<std::string> operator_tokens) {
   admin_->ReplaceTokens(std::move(viewer_tokens), std::move(operator_tokens));
+}
+
+void Node::ReplaceMetricsTokens(std::vector<std::string> tokens) {
+  if (monitoring_) monitoring_->ReplaceTokens(std::move(tokens));
 }
 
 }  // namespace railyard::node

@@ -11,6 +11,7 @@
 
 #include "core/base/method_stats.h"
 #include "core/node/admin_service.h"
+#include "core/node/monitoring_listener.h"
 #include "core/node/replica_follower.h"
 #include "core/node/replication_source.h"
 #include "core/rpc/server.h"
@@ -47,6 +48,8 @@ struct NodeOptions {
   std::optional<rpc::TlsServerOptions>
       tls;  // The docservice listener; admin.tls for the admin one.
   ReplicationOptions replication;
+  // Set: the HTTP listener for Prometheus and health checks (/metrics, /healthz, /readyz).
+  std::optional<MonitoringOptions> monitoring;
   // Test hook: called inside Open once both listeners are up and before the store opens.
   std::function<void(Node& starting)> on_starting;
 };
@@ -73,6 +76,8 @@ class Node {
   storage::DocStore& store() { return *store_; }
   rpc::Endpoint endpoint() const { return server_->endpoint(); }
   rpc::Endpoint admin_endpoint() const { return admin_->endpoint(); }
+  // Nullopt when the node has no monitoring listener.
+  std::optional<rpc::Endpoint> monitoring_endpoint() const;
   admin::Telemetry Snapshot();
   // Reads the TLS certificate, key and client CA files of both listeners again (a reload on
   // SIGHUP): connections accepted from now on use them, open ones keep theirs. A listener whose
@@ -82,12 +87,17 @@ class Node {
   // The admin service's tokens from now on (a reload on SIGHUP; see token_reload.h).
   void ReplaceAdminTokens(std::vector<std::string> viewer_tokens,
                           std::vector<std::string> operator_tokens);
+  // The metrics listener's bearer tokens from now on (a reload on SIGHUP); nothing without one.
+  void ReplaceMetricsTokens(std::vector<std::string> tokens);
 
  private:
   explicit Node(NodeOptions options);
   rpc::Status Compact(const std::vector<uint64_t>& indexes);
 
   rpc::Status StartReplication();
+  // The monitoring listener's questions: the /metrics page, and why /readyz says not ready.
+  std::string RenderMetrics();
+  std::string NotReadyReason();
 
   const NodeOptions options_;
   std::unique_ptr<storage::DocStore> store_;
@@ -96,6 +106,7 @@ class Node {
   base::MethodStats stats_;
   std::unique_ptr<rpc::Server> server_;
   std::unique_ptr<AdminService> admin_;
+  std::unique_ptr<MonitoringListener> monitoring_;
   std::atomic<uint64_t> sequence_{0};
   std::atomic<bool> shut_down_{false};
   // Set once the store and replication are up; until then telemetry has neither and the admin

@@ -43,13 +43,13 @@ ReplicationSource::ReplicationSource(ReplicationSourceOptions options, storage::
       corrupt_left_(options_.corrupt_first_sends) {}
 
 void ReplicationSource::Register(rpc::Server& server, base::MethodStats& stats) {
-  server.RegisterHandler("repl.Fetch",
-                         [this, &stats](const rpc::CallContext& call, std::string_view payload) {
-                           const Clock::time_point start = Clock::now();
-                           rpc::Reply reply = Fetch(call, payload);
-                           stats.Record("repl.Fetch", Clock::now() - start, !reply.status.ok());
-                           return reply;
-                         });
+  server.RegisterHandler(
+      "repl.Fetch", [this, &stats](const rpc::CallContext& call, std::string_view payload) {
+        const Clock::time_point start = Clock::now();
+        rpc::Reply reply = Fetch(call, payload);
+        stats.Record("repl.Fetch", Clock::now() - start, !reply.status.ok(), reply.status.code());
+        return reply;
+      });
 }
 
 rpc::Status ReplicationSource::Authorize(const rpc::CallContext& call, const std::string& token,

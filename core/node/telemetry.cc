@@ -70,6 +70,11 @@ void FillStorage(const storage::Stats& stats, admin::StorageStats* out) {
   out->set_segment_bytes(stats.segment_bytes);
   out->set_dead_byte_share(stats.dead_byte_share);
   out->set_corruptions_seen(stats.corruptions_seen);
+  out->set_flushes(stats.flushes);
+  out->set_compactions_done(stats.compactions_done);
+  out->set_bytes_compacted(stats.bytes_compacted);
+  out->set_bloom_negatives(stats.bloom_negatives);
+  out->set_wal_bytes(stats.wal_bytes);
 }
 
 void FillThroughput(const base::MethodStats& stats, admin::Throughput* out) {

@@ -18,6 +18,12 @@ void TokenReloader::Reload() {
   ReloadRole("viewer", config_.viewer_tokens(), config_.viewer_token_file(), &viewers_);
   ReloadRole("operator", config_.operator_tokens(), config_.operator_token_file(), &operators_);
   node_.ReplaceAdminTokens(viewers_, operators_);
+  // The metrics listener's bearer tokens: replaced only when the file was read well, since this
+  // reloader does not hold the ones the node started with.
+  if (std::vector<std::string> metrics;
+      ReloadRole("metrics", {}, config_.metrics_token_file(), &metrics)) {
+    node_.ReplaceMetricsTokens(std::move(metrics));
+  }
   for (const auto& [listener, status] : node_.ReloadTls()) {
     if (status.ok()) {
       spdlog::info("SIGHUP: reloaded the {} listener's TLS certificate and key", listener);
@@ -31,22 +37,23 @@ void TokenReloader::Reload() {
       "node to change them");
 }
 
-void TokenReloader::ReloadRole(const char* role,
+bool TokenReloader::ReloadRole(const char* role,
                                const google::protobuf::RepeatedPtrField<std::string>& inline_tokens,
                                const std::string& file, std::vector<std::string>* current) {
-  if (file.empty()) return;  // Only inline tokens, which cannot have changed.
+  if (file.empty()) return false;  // Only inline tokens, which cannot have changed.
   std::vector<std::string> tokens(inline_tokens.begin(), inline_tokens.end());
   const size_t inline_count = tokens.size();
   if (rpc::Status s = cluster::ReadTokenFile(file, &tokens); !s.ok()) {
     spdlog::warn("SIGHUP: kept the previous {} tokens: {}", role, s.message());
-    return;
+    return false;
   }
   if (tokens.size() == inline_count) {
     spdlog::warn("SIGHUP: kept the previous {} tokens: {} holds no token", role, file);
-    return;
+    return false;
   }
   spdlog::info("SIGHUP: reloaded {} tokens from {} ({} in all)", role, file, tokens.size());
   *current = std::move(tokens);
+  return true;
 }
 
 }  // namespace railyard::node

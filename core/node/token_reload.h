@@ -8,12 +8,12 @@
 
 namespace railyard::node {
 
-// What a running node reloads on SIGHUP: its admin token files and its listeners' TLS files. Each
-// token file is read again; one that cannot be read, or holds no token, is refused and its role
-// keeps the tokens it had (an empty file is more likely a half-written edit than a wish to lock
-// every operator out), with a warning that says why. A listener whose new certificate, key or CA
-// cannot be used keeps its old ones, with a warning. Settings read only at start-up (replication
-// tokens, storage) are named in the log as needing a restart.
+// What a running node reloads on SIGHUP: its admin token files, its metrics token file and its
+// listeners' TLS files. Each token file is read again; one that cannot be read, or holds no token,
+// is refused and its role keeps the tokens it had (an empty file is more likely a half-written edit
+// than a wish to lock every operator out), with a warning that says why. A listener whose new
+// certificate, key or CA cannot be used keeps its old ones, with a warning. Settings read only at
+// start-up (replication tokens, storage) are named in the log as needing a restart.
 //
 // Thread safety: Reload from one thread at a time (the SIGHUP handler's); the node may serve
 // meanwhile.
@@ -27,8 +27,9 @@ class TokenReloader {
   void Reload();
 
  private:
-  // Reads one role's tokens again (its inline tokens and its file) into `current`, or keeps them.
-  void ReloadRole(const char* role,
+  // Reads one role's tokens again (its inline tokens and its file) into `current` and returns
+  // true, or keeps them and returns false.
+  bool ReloadRole(const char* role,
                   const google::protobuf::RepeatedPtrField<std::string>& inline_tokens,
                   const std::string& file, std::vector<std::string>* current);
 
