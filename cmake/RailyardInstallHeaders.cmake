@@ -23,12 +23,14 @@ while(todo)
   endforeach()
 endwhile()
 
-file(REMOVE_RECURSE ${RAILYARD_STAGING_DIR})
+# A folder of its own, since installs may run at once (a test's, and cpack's).
+string(RANDOM LENGTH 12 staging_name)
+set(staging ${RAILYARD_STAGING_DIR}/${staging_name})
 foreach(header IN LISTS found)
   file(READ ${RAILYARD_SOURCE_DIR}/${header} text)
   string(REGEX REPLACE "#include \"(storage|core)/" "#include \"railyard/\\1/" text "${text}")
-  file(WRITE ${RAILYARD_STAGING_DIR}/railyard/${header} "${text}")
+  file(WRITE ${staging}/railyard/${header} "${text}")
 endforeach()
 # file(INSTALL) adds DESTDIR and records the files in install_manifest.txt, as install() would.
-file(INSTALL ${RAILYARD_STAGING_DIR}/railyard
-  DESTINATION ${CMAKE_INSTALL_PREFIX}/${RAILYARD_INCLUDE_DESTINATION})
+file(INSTALL ${staging}/railyard DESTINATION ${CMAKE_INSTALL_PREFIX}/${RAILYARD_INCLUDE_DESTINATION})
+file(REMOVE_RECURSE ${staging})
