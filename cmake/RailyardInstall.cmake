@@ -29,7 +29,7 @@ install(FILES ${PROJECT_BINARY_DIR}/include/railyard/version.h
 # (cmake/RailyardInstallHeaders.cmake), so a new include cannot be left out. In the tree they
 # include each other as "storage/..." and "core/..."; installed, as "railyard/storage/...", so that
 # only include/ is on the search path and nothing collides in /usr/include.
-set(railyard_public_headers storage/docstore.h core/rpc/client.h core/rpc/server.h)
+set(railyard_public_headers storage/docstore.h core/rpc/client.h core/rpc/server.h core/rpc/signals.h)
 install(CODE "
   set(RAILYARD_SOURCE_DIR \"${PROJECT_SOURCE_DIR}\")
   set(RAILYARD_PUBLIC_HEADERS \"${railyard_public_headers}\")
