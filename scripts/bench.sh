@@ -102,7 +102,12 @@ PY
 
 # The benchmarks' owners add flags (kv_bench and rpc_bench `--repeat N`, rpc_bench's `raw`
 # system); use them where the binary has them, so this script works before and after.
-has_flag() { "$bin/$1" --help 2>&1 | grep -q -- "$2"; }
+# (The help is read whole: `| grep -q` could end the pipe early and, under pipefail, fail.)
+has_flag() {
+  local help
+  help=$("$bin/$1" --help 2>&1 || true)
+  [[ "$help" == *"$2"* ]]
+}
 
 args_for() {
   local name=$1
