@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Configures and builds one CMake preset (default: release) after making sure the packages are installed.
+#   scripts/build.sh [PRESET [TARGET...]]   the preset's targets, or only TARGET... and what they need
 # RAILYARD_WERROR=ON in the environment makes Railyard's own warnings errors (scripts/test.sh sets it).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=${1:-release}
+targets=("${@:2}")
 scripts/install-deps.sh
 # ccache (when CMake found it): paths below the checkout are hashed relative to it, so a fresh clone
 # elsewhere on the same machine reuses what an earlier one compiled.
 export CCACHE_BASEDIR="$PWD" CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-8G}
 start=$SECONDS
 cmake --preset "$preset" -DRAILYARD_WERROR="${RAILYARD_WERROR:-OFF}"
-cmake --build --preset "$preset" -j "$(nproc)"
+cmake --build --preset "$preset" -j "$(nproc)" ${targets[@]+--target "${targets[@]}"}
 echo "build.sh: $preset built in $((SECONDS - start)) s"

@@ -16,6 +16,7 @@ packages=(
   clang libclang-rt-14-dev
   # Peers for the side-by-side benchmarks.
   libgrpc++-dev protobuf-compiler-grpc libleveldb-dev librocksdb-dev libkyotocabinet-dev
+  gnuplot-nox  # scripts/bench.sh draws the kv and rpc comparisons as PNG.
   # The node's readiness, watchdog and journald fields; systemd-analyze checks the unit.
   libsystemd-dev systemd
   # promtool checks /metrics and the alert rules; a real Prometheus scrapes a node in a slow test.
