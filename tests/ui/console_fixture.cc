@@ -61,6 +61,11 @@ std::vector<uint32_t> GeneratedCluster::SlotsOf(int client, int node, int frame)
 }
 
 admin::Telemetry GeneratedCluster::Telemetry(int node, int frame, bool lame_duck) const {
+  return Telemetry(node, frame, lame_duck, Assignment(frame));
+}
+
+admin::Telemetry GeneratedCluster::Telemetry(
+    int node, int frame, bool lame_duck, const std::vector<std::vector<int>>& assignment) const {
   admin::Telemetry t;
   const int64_t now = TimeOf(frame);
   t.set_sequence(static_cast<uint64_t>(frame) + 1);
@@ -74,7 +79,6 @@ admin::Telemetry GeneratedCluster::Telemetry(int node, int frame, bool lame_duck
   t.set_admin_address("10.0." + std::to_string(node / 250) + "." + std::to_string(node % 250) +
                       ":7001");
   // The slot table: one slot per client connected, lowest first.
-  const std::vector<std::vector<int>> assignment = Assignment(frame);
   const std::vector<int>& served = assignment[static_cast<size_t>(node)];
   for (size_t slot = 0; slot < served.size(); ++slot) {
     const int c = served[slot];
@@ -178,10 +182,11 @@ trace::Status WriteGeneratedRecording(const std::string& path, const GeneratedCl
   if (trace::Status s = trace::RecordingWriter::Create(path, options, &writer); !s.ok()) return s;
   const int drain_at = frames / 3, undrain_at = 2 * frames / 3, compact_at = frames / 2;
   for (int f = 0; f < frames; ++f) {
+    const std::vector<std::vector<int>> assignment = cluster.Assignment(f);
     for (int n = 0; n < cluster.nodes; ++n) {
       const bool lame = n == 1 && f >= drain_at && f < undrain_at;
-      if (trace::Status s =
-              writer->AppendSnapshot(GeneratedCluster::NodeName(n), cluster.Telemetry(n, f, lame));
+      if (trace::Status s = writer->AppendSnapshot(GeneratedCluster::NodeName(n),
+                                                   cluster.Telemetry(n, f, lame, assignment));
           !s.ok()) {
         return s;
       }
