@@ -20,6 +20,10 @@ std::string GeneratedCluster::ClientName(int client) {
   return name;
 }
 
+std::string GeneratedCluster::ServiceAddress(int node) {
+  return "10.0." + std::to_string(node / 250) + "." + std::to_string(node % 250) + ":7000";
+}
+
 std::vector<int> GeneratedCluster::ServersOf(int client, int frame) const {
   // A spread-out subset, like deterministic subsetting, then slow drift: each swap moves one
   // client's first connection to the next server.
@@ -74,8 +78,7 @@ admin::Telemetry GeneratedCluster::Telemetry(
   t.set_version("0.1.0");
   t.set_role(admin::ROLE_BOTH);
   t.set_state(lame_duck ? admin::NODE_LAME_DUCK : admin::NODE_SERVING);
-  t.set_service_address("10.0." + std::to_string(node / 250) + "." + std::to_string(node % 250) +
-                        ":7000");
+  t.set_service_address(ServiceAddress(node));
   t.set_admin_address("10.0." + std::to_string(node / 250) + "." + std::to_string(node % 250) +
                       ":7001");
   // The slot table: one slot per client connected, lowest first.
@@ -102,7 +105,9 @@ admin::Telemetry GeneratedCluster::Telemetry(
     for (size_t k = 0; k < servers.size(); ++k) {
       admin::PoolEntry* e = pool->add_entries();
       e->set_server_index(static_cast<uint32_t>(servers[k]));
-      e->set_server("10.0.0." + std::to_string(servers[k]) + ":7000");
+      // The server's own service address, so every pooled server is a watched node's column
+      // (beyond 250 nodes too).
+      e->set_server(ServiceAddress(servers[k]));
       const std::vector<uint32_t> slot = SlotIn(assignment[static_cast<size_t>(servers[k])], c);
       e->set_slot(slot.empty() ? 0 : slot[0]);
       e->set_busy((c + frame + servers[k]) % 3 == 0);
