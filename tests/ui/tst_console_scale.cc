@@ -11,10 +11,12 @@
 
 #include "tests/ui/console_fixture.h"
 #include "ui/models/cluster_state.h"
+#include "ui/models/overview_model.h"
 #include "ui/models/slot_matrix_model.h"
 #include "ui/shell/column_fit.h"
 
 using railyard::ui::ClusterState;
+using railyard::ui::OverviewModel;
 using railyard::ui::SlotMatrixModel;
 using railyard::ui::testing::GeneratedCluster;
 
@@ -105,6 +107,32 @@ class ConsoleScaleTest : public QObject {
     QVERIFY2(model.display_reads < 3L * kRows * kColumns,
              qPrintable(QString("%1 reads of the text").arg(model.display_reads)));
     QVERIFY(table.columnWidth(0) >= QFontMetrics(table.font()).horizontalAdvance(widest));
+  }
+
+  // Between frames 1 and 2 of the generated cluster only each node's request rate moves: the
+  // overview signals that column for the 300 rows, and nothing else (it signalled every row
+  // whole, so the table repainted every visible cell each frame); the text is the new one.
+  void overviewSignalsOnlyTheCellsWhoseTextChanged() {
+    const GeneratedCluster g = LargeCluster();
+    ClusterState state;
+    OverviewModel model(&state);
+    ApplyGenerated(&state, g, 1);
+    const QString before = model.index(7, OverviewModel::kRequests).data().toString();
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    ApplyGenerated(&state, g, 2);
+    QVERIFY(changed.count() >= 1);
+    int rows = 0;
+    for (const QList<QVariant>& signal : changed) {
+      const auto top_left = signal[0].value<QModelIndex>();
+      const auto bottom_right = signal[1].value<QModelIndex>();
+      QCOMPARE(top_left.column(), int(OverviewModel::kRequests));
+      QCOMPARE(bottom_right.column(), int(OverviewModel::kRequests));
+      rows += bottom_right.row() - top_left.row() + 1;
+    }
+    QCOMPARE(rows, 300);
+    const QString after = model.index(7, OverviewModel::kRequests).data().toString();
+    QVERIFY(after != before);
+    QCOMPARE(after, QString::number(g.Telemetry(7, 2).throughput().requests_per_s(), 'f', 0));
   }
 
   // Busy flags flip on most connections every frame; the cells show slots and ranks, which a
