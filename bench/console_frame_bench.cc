@@ -230,8 +230,16 @@ int main(int argc, char** argv) {
       const double rss = ResidentMiB();
       peak_rss = std::max(peak_rss, rss);
       if (i + 1 <= soak_frames / 2) half_rss = rss;
-      std::printf("{\"bench\":\"console_memory\",\"t_s\":%d,\"rss_mib\":%.1f}\n", (i + 1) / hz,
-                  rss);
+      // The frames since the last sample too: a cost that grows with history shows here.
+      const auto interval = static_cast<std::ptrdiff_t>(rss_every_s * hz);
+      const Distribution recent =
+          Summarize(std::vector<double>(total.end() - interval, total.end()));
+      const Distribution recent_apply =
+          Summarize(std::vector<double>(apply.end() - interval, apply.end()));
+      std::printf(
+          "{\"bench\":\"console_memory\",\"t_s\":%d,\"rss_mib\":%.1f,\"p50_ms\":%.3f,"
+          "\"p99_ms\":%.3f,\"apply_p50_ms\":%.3f}\n",
+          (i + 1) / hz, rss, recent.p50, recent.p99, recent_apply.p50);
       std::fflush(stdout);
     }
   }
