@@ -13,11 +13,14 @@
 #include "ui/models/cluster_state.h"
 #include "ui/models/overview_model.h"
 #include "ui/models/slot_matrix_model.h"
+#include "ui/models/slot_matrix_sort.h"
 #include "ui/shell/column_fit.h"
+#include "ui/views/slot_matrix_view.h"
 
 using railyard::ui::ClusterState;
 using railyard::ui::OverviewModel;
 using railyard::ui::SlotMatrixModel;
+using railyard::ui::SlotMatrixView;
 using railyard::ui::testing::GeneratedCluster;
 
 namespace {
@@ -133,6 +136,44 @@ class ConsoleScaleTest : public QObject {
     const QString after = model.index(7, OverviewModel::kRequests).data().toString();
     QVERIFY(after != before);
     QCOMPARE(after, QString::number(g.Telemetry(7, 2).throughput().requests_per_s(), 'f', 0));
+  }
+
+  // The 300 x 300 matrix scrolled to its far corner (the last server, and the last client holding a
+  // connection there) shows that cell with its slot under the right headers: what a view that
+  // paints only visible cells must still get right at the edges.
+  void slotMatrixFarCornerShowsTheRightCell() {
+    const GeneratedCluster g = LargeCluster();
+    ClusterState state;
+    SlotMatrixView view(&state);
+    view.resize(1200, 800);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    ApplyGenerated(&state, g, 1);
+    QCoreApplication::processEvents();
+    const int server = g.nodes - 1;
+    int client = g.clients - 1;
+    while (client >= 0 && g.SlotsOf(client, server, 1).empty()) --client;
+    QVERIFY(client > g.clients / 2);
+    QTableView* matrix = view.Matrix();
+    QAbstractItemModel* shown = matrix->model();
+    const QModelIndex source =
+        view.Model()->index(view.Model()->RowOfClient(GeneratedCluster::ClientId(client)),
+                            view.Model()->ColumnOfServer(server));
+    const QModelIndex cell = view.SortModel()->mapFromSource(source);
+    QCOMPARE(cell.column(), shown->columnCount() - 1);
+    matrix->scrollTo(cell);
+    QCoreApplication::processEvents();
+    const QRect rect = matrix->visualRect(cell);
+    QVERIFY(matrix->viewport()->rect().contains(rect.center()));
+    QCOMPARE(matrix->indexAt(rect.center()), cell);
+    QCOMPARE(shown->headerData(cell.column(), Qt::Horizontal).toString(),
+             QString::fromStdString(g.NodeName(server)));
+    QCOMPARE(shown->headerData(cell.row(), Qt::Vertical).toString(),
+             QString::fromStdString(g.ClientName(client)));
+    const QVariantList listed = cell.data(SlotMatrixModel::kSlotsRole).toList();
+    QCOMPARE(listed.size(), 1);
+    QCOMPARE(listed[0].toUInt(), g.SlotsOf(client, server, 1).at(0));
+    QVERIFY(!cell.data(Qt::DisplayRole).toString().isEmpty());
   }
 
   // Busy flags flip on most connections every frame; the cells show slots and ranks, which a

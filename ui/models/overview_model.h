@@ -12,7 +12,8 @@ namespace railyard::ui {
 //
 // Per frame it emits dataChanged for the cells whose text changed in rows whose telemetry
 // changed (whole rows where the name, health or kind moved, and the age column of rows whose
-// shown age, in whole seconds, changed), so 300 nodes at 10 Hz repaint only what changed.
+// shown age, in whole seconds, changed), so 300 nodes at 10 Hz repaint only what changed. A
+// proxy sorting by a figure re-sorts a row when the figure's text changes.
 // Qt::DisplayRole gives text (the state column says why a node is not live: "token refused",
 // "unreachable: <reason>", "stale since 12:03:04"), kSortRole a number (or the name's
 // NaturalSortKey, so backend-2 sorts before backend-10) to sort by, Qt::DecorationRole on the name
