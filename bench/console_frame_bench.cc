@@ -4,6 +4,12 @@
 // -> every model -> a MainWindow shown offscreen, once per tab, and prints the distribution of
 // update+paint time per frame (ClusterState::ApplyFrame with all models, then the repaint of
 // what is visible, by processing the posted update requests) as JSON lines.
+//
+// --soak-seconds N then keeps feeding generated frames (the same cluster, continuing in time) for
+// N seconds of cluster time straight into ClusterState, switching tab every 10 s, and samples the
+// process's resident memory (/proc/self/statm) every --rss-every-s: a synthetic long replay that
+// shows whether memory flattens (a 10-minute 300-node recording would be gigabytes of SQLite).
+#include <unistd.h>
 #include <CLI/CLI.hpp>
 #include <QApplication>
 #include <QDir>
@@ -12,6 +18,7 @@
 #include <QTemporaryDir>
 #include <algorithm>
 #include <cstdio>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,19 +47,56 @@ Distribution Summarize(std::vector<double> ms) {
   return d;
 }
 
+void PrintDistribution(const char* bench, const QString& tab, int nodes, int clients, int hz,
+                       const std::vector<double>& total, const std::vector<double>& apply,
+                       const std::vector<double>& paint, const std::vector<double>& read,
+                       int snapshots) {
+  const Distribution t = Summarize(total), a = Summarize(apply), p = Summarize(paint),
+                     r = Summarize(read);
+  std::printf(
+      "{\"bench\":\"%s\",\"tab\":\"%s\",\"nodes\":%d,\"clients\":%d,\"hz\":%d,"
+      "\"frames\":%zu,\"snapshots_per_frame\":%.1f,\"p50_ms\":%.3f,\"p90_ms\":%.3f,"
+      "\"p99_ms\":%.3f,\"max_ms\":%.3f,\"apply_p50_ms\":%.3f,\"apply_p99_ms\":%.3f,"
+      "\"paint_p50_ms\":%.3f,\"paint_p99_ms\":%.3f,\"read_p50_ms\":%.3f,\"read_p99_ms\":%.3f}\n",
+      bench, qPrintable(tab), nodes, clients, hz, total.size(),
+      double(snapshots) / double(std::max<size_t>(1, total.size())), t.p50, t.p90, t.p99, t.max,
+      a.p50, a.p99, p.p50, p.p99, r.p50, r.p99);
+  std::fflush(stdout);
+}
+
+// Resident memory of this process in MiB, from /proc/self/statm (its second field, in pages).
+double ResidentMiB() {
+  FILE* f = std::fopen("/proc/self/statm", "r");
+  if (!f) return -1;
+  unsigned long size = 0, resident = 0;
+  const int read = std::fscanf(f, "%lu %lu", &size, &resident);
+  std::fclose(f);
+  if (read != 2) return -1;
+  return double(resident) * double(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   CLI::App app{"console_frame_bench: GUI-thread update+paint time per telemetry frame"};
-  int nodes = 100, clients = 200, seconds = 20, hz = 10;
-  std::string tabs_option = "Overview,Slots,Flow,Compaction,Bloom,Throughput";
+  int nodes = 100, clients = 200, seconds = 20, hz = 10, pool_size = 8;
+  int soak_seconds = 0, rss_every_s = 5;
+  std::string tabs_option = "Overview,Slots,Flow,Compaction,Bloom,Throughput,Replication";
   app.add_option("--nodes", nodes, "Nodes in the generated cluster")->capture_default_str();
   app.add_option("--clients", clients, "Clients in the generated cluster")->capture_default_str();
   app.add_option("--seconds", seconds, "Length of the recording")->capture_default_str();
   app.add_option("--hz", hz, "Telemetry frames per second")->capture_default_str();
   app.add_option("--tabs", tabs_option, "Tabs to measure, comma-separated")->capture_default_str();
+  app.add_option("--pool-size", pool_size, "Connections per client, each to another server")
+      ->capture_default_str();
+  app.add_option("--soak-seconds", soak_seconds,
+                 "Then feed this many seconds of further frames, sampling resident memory")
+      ->capture_default_str();
+  app.add_option("--rss-every-s", rss_every_s, "Cluster seconds between memory samples")
+      ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
-  if (nodes < 1 || clients < 0 || seconds < 1 || hz < 1 || hz > 100) {
+  if (nodes < 1 || clients < 0 || seconds < 1 || hz < 1 || hz > 100 || pool_size < 1 ||
+      soak_seconds < 0 || rss_every_s < 1) {
     std::fprintf(stderr, "console_frame_bench: bad arguments\n");
     return 2;
   }
@@ -65,6 +109,7 @@ int main(int argc, char** argv) {
   cluster.nodes = nodes;
   cluster.clients = clients;
   cluster.frame_ms = 1000 / hz;
+  cluster.pool_size = pool_size;
   const int frames = seconds * hz;
   QElapsedTimer generate;
   generate.start();
@@ -124,17 +169,8 @@ int main(int argc, char** argv) {
       snapshots += replay->LastFrameSnapshots();
     }
     all_frames.insert(all_frames.end(), total.begin(), total.end());
-    const Distribution t = Summarize(total), a = Summarize(apply), p = Summarize(paint),
-                       r = Summarize(read);
-    std::printf(
-        "{\"bench\":\"console_frame\",\"tab\":\"%s\",\"nodes\":%d,\"clients\":%d,\"hz\":%d,"
-        "\"frames\":%zu,\"snapshots_per_frame\":%.1f,\"p50_ms\":%.3f,\"p90_ms\":%.3f,"
-        "\"p99_ms\":%.3f,\"max_ms\":%.3f,\"apply_p50_ms\":%.3f,\"apply_p99_ms\":%.3f,"
-        "\"paint_p50_ms\":%.3f,\"paint_p99_ms\":%.3f,\"read_p50_ms\":%.3f,\"read_p99_ms\":%.3f}\n",
-        qPrintable(tab.trimmed()), nodes, clients, hz, total.size(),
-        double(snapshots) / double(std::max<size_t>(1, total.size())), t.p50, t.p90, t.p99, t.max,
-        a.p50, a.p99, p.p50, p.p99, r.p50, r.p99);
-    std::fflush(stdout);
+    PrintDistribution("console_frame", tab.trimmed(), nodes, clients, hz, total, apply, paint, read,
+                      snapshots);
   }
   const Distribution d = Summarize(all_frames);
   std::printf(
@@ -143,5 +179,75 @@ int main(int argc, char** argv) {
       "\"bar_p99_ms\":16,\"meets_bar\":%s}\n",
       nodes, clients, hz, all_frames.size(), d.p50, d.p90, d.p99, d.max,
       d.p99 < 16.0 ? "true" : "false");
+  std::fflush(stdout);
+  if (soak_seconds == 0) return 0;
+
+  // The soak: frames after the recording's last, straight into ClusterState.
+  railyard::ui::ClusterState* state = window.State();
+  std::vector<int> node_index(static_cast<size_t>(nodes));
+  for (int n = 0; n < nodes; ++n) {
+    node_index[static_cast<size_t>(n)] =
+        state->IndexOfName(QString::fromStdString(cluster.NodeName(n)));
+  }
+  const QStringList soak_tabs = QString::fromStdString(tabs_option).split(',');
+  const int soak_frames = soak_seconds * hz;
+  std::vector<double> total, apply, paint, read;
+  double start_rss = ResidentMiB(), peak_rss = start_rss, half_rss = start_rss;
+  std::printf("{\"bench\":\"console_memory\",\"t_s\":0,\"rss_mib\":%.1f}\n", start_rss);
+  std::vector<railyard::ui::ClusterState::Update> updates;
+  for (int i = 0; i < soak_frames; ++i) {
+    const int f = frames + i;
+    if (i % (10 * hz) == 0) {
+      const int tab = (i / (10 * hz)) % static_cast<int>(soak_tabs.size());
+      window.Tabs()->setCurrentIndex(window.TabIndex(soak_tabs[tab].trimmed()));
+      QCoreApplication::processEvents();
+    }
+    QElapsedTimer generate_frame;
+    generate_frame.start();
+    const std::vector<std::vector<int>> assignment = cluster.Assignment(f);
+    updates.clear();
+    for (int n = 0; n < nodes; ++n) {
+      railyard::ui::ClusterState::Update u;
+      u.node = node_index[static_cast<size_t>(n)];
+      u.telemetry = std::make_shared<const railyard::admin::Telemetry>(
+          cluster.Telemetry(n, f, false, assignment));
+      updates.push_back(std::move(u));
+    }
+    read.push_back(double(generate_frame.nsecsElapsed()) / 1e6);
+    QElapsedTimer step;
+    step.start();
+    state->ApplyFrame(updates, cluster.TimeOf(f));
+    const double apply_ms = double(step.nsecsElapsed()) / 1e6;
+    QElapsedTimer repaint;
+    repaint.start();
+    QCoreApplication::processEvents();
+    QCoreApplication::processEvents();
+    const double paint_ms = double(repaint.nsecsElapsed()) / 1e6;
+    total.push_back(apply_ms + paint_ms);
+    apply.push_back(apply_ms);
+    paint.push_back(paint_ms);
+    if ((i + 1) % (rss_every_s * hz) == 0) {
+      const double rss = ResidentMiB();
+      peak_rss = std::max(peak_rss, rss);
+      if (i + 1 <= soak_frames / 2) half_rss = rss;
+      // The frames since the last sample too: a cost that grows with history shows here.
+      const auto interval = static_cast<std::ptrdiff_t>(rss_every_s * hz);
+      const Distribution recent =
+          Summarize(std::vector<double>(total.end() - interval, total.end()));
+      const Distribution recent_apply =
+          Summarize(std::vector<double>(apply.end() - interval, apply.end()));
+      std::printf(
+          "{\"bench\":\"console_memory\",\"t_s\":%d,\"rss_mib\":%.1f,\"p50_ms\":%.3f,"
+          "\"p99_ms\":%.3f,\"apply_p50_ms\":%.3f}\n",
+          (i + 1) / hz, rss, recent.p50, recent.p99, recent_apply.p50);
+      std::fflush(stdout);
+    }
+  }
+  PrintDistribution("console_soak", QStringLiteral("rotating"), nodes, clients, hz, total, apply,
+                    paint, read, nodes * soak_frames);
+  std::printf(
+      "{\"bench\":\"console_memory\",\"seconds\":%d,\"start_rss_mib\":%.1f,"
+      "\"half_rss_mib\":%.1f,\"peak_rss_mib\":%.1f,\"end_rss_mib\":%.1f}\n",
+      soak_seconds, start_rss, half_rss, peak_rss, ResidentMiB());
   return 0;
 }

@@ -91,3 +91,7 @@ railyard_add_qtest(tst_ui_console_habits SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_c
 target_compile_definitions(tst_ui_console_habits PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}"
   RAILYARD_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data" RAILYARDCTL="$<TARGET_FILE:railyardctl>")
 add_dependencies(tst_ui_console_habits railyardctl)
+
+# The console at 300 nodes x 300 clients: what keeps frames, seeks and long replays cheap.
+railyard_add_qtest(tst_ui_console_scale SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_console_scale.cc
+  LIBS railyard_ui railyard_ui_console_fixture TIMEOUT 60)

@@ -20,6 +20,10 @@ std::string GeneratedCluster::ClientName(int client) {
   return name;
 }
 
+std::string GeneratedCluster::ServiceAddress(int node) {
+  return "10.0." + std::to_string(node / 250) + "." + std::to_string(node % 250) + ":7000";
+}
+
 std::vector<int> GeneratedCluster::ServersOf(int client, int frame) const {
   // A spread-out subset, like deterministic subsetting, then slow drift: each swap moves one
   // client's first connection to the next server.
@@ -61,6 +65,11 @@ std::vector<uint32_t> GeneratedCluster::SlotsOf(int client, int node, int frame)
 }
 
 admin::Telemetry GeneratedCluster::Telemetry(int node, int frame, bool lame_duck) const {
+  return Telemetry(node, frame, lame_duck, Assignment(frame));
+}
+
+admin::Telemetry GeneratedCluster::Telemetry(
+    int node, int frame, bool lame_duck, const std::vector<std::vector<int>>& assignment) const {
   admin::Telemetry t;
   const int64_t now = TimeOf(frame);
   t.set_sequence(static_cast<uint64_t>(frame) + 1);
@@ -69,12 +78,10 @@ admin::Telemetry GeneratedCluster::Telemetry(int node, int frame, bool lame_duck
   t.set_version("0.1.0");
   t.set_role(admin::ROLE_BOTH);
   t.set_state(lame_duck ? admin::NODE_LAME_DUCK : admin::NODE_SERVING);
-  t.set_service_address("10.0." + std::to_string(node / 250) + "." + std::to_string(node % 250) +
-                        ":7000");
+  t.set_service_address(ServiceAddress(node));
   t.set_admin_address("10.0." + std::to_string(node / 250) + "." + std::to_string(node % 250) +
                       ":7001");
   // The slot table: one slot per client connected, lowest first.
-  const std::vector<std::vector<int>> assignment = Assignment(frame);
   const std::vector<int>& served = assignment[static_cast<size_t>(node)];
   for (size_t slot = 0; slot < served.size(); ++slot) {
     const int c = served[slot];
@@ -98,7 +105,9 @@ admin::Telemetry GeneratedCluster::Telemetry(int node, int frame, bool lame_duck
     for (size_t k = 0; k < servers.size(); ++k) {
       admin::PoolEntry* e = pool->add_entries();
       e->set_server_index(static_cast<uint32_t>(servers[k]));
-      e->set_server("10.0.0." + std::to_string(servers[k]) + ":7000");
+      // The server's own service address, so every pooled server is a watched node's column
+      // (beyond 250 nodes too).
+      e->set_server(ServiceAddress(servers[k]));
       const std::vector<uint32_t> slot = SlotIn(assignment[static_cast<size_t>(servers[k])], c);
       e->set_slot(slot.empty() ? 0 : slot[0]);
       e->set_busy((c + frame + servers[k]) % 3 == 0);
@@ -178,10 +187,11 @@ trace::Status WriteGeneratedRecording(const std::string& path, const GeneratedCl
   if (trace::Status s = trace::RecordingWriter::Create(path, options, &writer); !s.ok()) return s;
   const int drain_at = frames / 3, undrain_at = 2 * frames / 3, compact_at = frames / 2;
   for (int f = 0; f < frames; ++f) {
+    const std::vector<std::vector<int>> assignment = cluster.Assignment(f);
     for (int n = 0; n < cluster.nodes; ++n) {
       const bool lame = n == 1 && f >= drain_at && f < undrain_at;
-      if (trace::Status s =
-              writer->AppendSnapshot(GeneratedCluster::NodeName(n), cluster.Telemetry(n, f, lame));
+      if (trace::Status s = writer->AppendSnapshot(GeneratedCluster::NodeName(n),
+                                                   cluster.Telemetry(n, f, lame, assignment));
           !s.ok()) {
         return s;
       }

@@ -23,8 +23,9 @@ struct GeneratedCluster {
   int frame_ms = 100;  // 10 Hz.
   int bloom_pages_per_index = 8;
 
-  static std::string NodeName(int node);      // "n000", "n001", ...
-  static std::string ClientName(int client);  // "client-000", ...
+  static std::string NodeName(int node);        // "n000", "n001", ...
+  static std::string ClientName(int client);    // "client-000", ...
+  static std::string ServiceAddress(int node);  // "10.0.0.0:7000", ..., "10.0.1.0:7000" (250)
   static uint64_t ClientId(int client) { return 0x1000 + static_cast<uint64_t>(client); }
 
   // The servers client `client` holds a connection to at `frame`, in the client's pool order.
@@ -36,6 +37,10 @@ struct GeneratedCluster {
   std::vector<uint32_t> SlotsOf(int client, int node, int frame) const;
   // Node `node`'s telemetry at `frame`. `lame_duck` marks the node as draining.
   admin::Telemetry Telemetry(int node, int frame, bool lame_duck = false) const;
+  // The same, with `assignment` = Assignment(frame) computed once for every node of the frame
+  // (what makes a long 300-node run cheap to generate).
+  admin::Telemetry Telemetry(int node, int frame, bool lame_duck,
+                             const std::vector<std::vector<int>>& assignment) const;
   int64_t TimeOf(int frame) const { return start_unix_ms + int64_t(frame) * frame_ms; }
 };
 

@@ -16,6 +16,8 @@ OverviewModel::OverviewModel(ClusterState* state, QObject* parent)
   rows_ = state_->NodeCount();
   shown_age_s_.fill(-1, rows_);
   shown_identity_.fill({QString(), -1}, rows_);
+  shown_kind_.fill(-1, rows_);
+  shown_text_.fill(QString(), rows_ * kColumnCount);
   connect(state_, &ClusterState::FrameApplied, this, &OverviewModel::OnFrame);
   connect(state_, &ClusterState::NodeAdded, this, &OverviewModel::OnNodeAdded);
   connect(state_, &ClusterState::NodesReset, this, &OverviewModel::OnReset);
@@ -284,21 +286,35 @@ QVariant OverviewModel::headerData(int section, Qt::Orientation orientation, int
 }
 
 void OverviewModel::OnFrame(const QVector<int>& changed) {
-  // Changed rows in full (the name column only if the name or health moved); for the others
-  // only the age cell, when its text moves on.
+  // Changed rows: in full where the name, health or kind (client or server, which sets the row's
+  // font) moved; else only the cells whose text moved, as one signal per column and run of rows,
+  // so a view repaints the figures that changed rather than every visible cell of every row.
+  // For all rows the age cell, when its text moves on.
   QVector<bool> full(rows_, false);
   QVector<bool> identity(rows_, false);
+  QVector<quint8> cell_changed(rows_ * kColumnCount, 0);
   for (int row : changed) {
     if (row < 0 || row >= rows_ || row >= state_->NodeCount()) continue;
-    full[row] = true;
     const NodeView& node = state_->Node(row);
     const QPair<QString, int> shown(node.name, static_cast<int>(node.health));
+    const int kind = node.telemetry ? (ServesRequests(*node.telemetry) ? 1 : 2) : 0;
     if (shown_identity_[row] != shown) {
       shown_identity_[row] = shown;
       identity[row] = true;
     }
+    if (identity[row] || shown_kind_[row] != kind) {
+      shown_kind_[row] = kind;
+      full[row] = true;
+    }
+    for (int column = kState; column < kColumnCount; ++column) {
+      if (column == kAge) continue;  // Below, for every row.
+      QString text = data(index(row, column), Qt::DisplayRole).toString();
+      QString& before = shown_text_[row * kColumnCount + column];
+      if (text == before) continue;
+      before = std::move(text);
+      cell_changed[row * kColumnCount + column] = 1;
+    }
   }
-  const qint64 now = state_->NowMs();
   int first = -1;
   bool with_name = false;
   for (int row = 0; row <= rows_; ++row) {
@@ -312,6 +328,18 @@ void OverviewModel::OnFrame(const QVector<int>& changed) {
       with_name = false;
     }
   }
+  for (int column = kState; column < kColumnCount; ++column) {
+    first = -1;
+    for (int row = 0; row <= rows_; ++row) {
+      const bool in = row < rows_ && !full[row] && cell_changed[row * kColumnCount + column];
+      if (in && first < 0) first = row;
+      if (!in && first >= 0) {
+        Q_EMIT dataChanged(index(first, column), index(row - 1, column));
+        first = -1;
+      }
+    }
+  }
+  const qint64 now = state_->NowMs();
   for (int row = 0; row < rows_ && row < state_->NodeCount(); ++row) {
     const NodeView& node = state_->Node(row);
     const qint64 age_s = node.updated_ms > 0 ? (now - node.updated_ms) / 1000 : -1;
@@ -327,6 +355,8 @@ void OverviewModel::OnNodeAdded(int index) {
   rows_ = index + 1;
   shown_age_s_.resize(rows_, -1);
   shown_identity_.resize(rows_, {QString(), -1});
+  shown_kind_.resize(rows_, -1);
+  shown_text_.resize(rows_ * kColumnCount);
   endInsertRows();
 }
 
@@ -335,6 +365,8 @@ void OverviewModel::OnReset() {
   rows_ = state_->NodeCount();
   shown_age_s_.fill(-1, rows_);
   shown_identity_.fill({QString(), -1}, rows_);
+  shown_kind_.fill(-1, rows_);
+  shown_text_.fill(QString(), rows_ * kColumnCount);
   endResetModel();
 }
 

@@ -10,14 +10,16 @@ namespace railyard::ui {
 
 // One row per node of the cluster: the overview table that has to fit 100 nodes.
 //
-// Per frame it emits dataChanged for the rows whose telemetry or health changed (and for the
-// age column of rows whose shown age, in whole seconds, changed), so 100 nodes at 10 Hz cost
-// only what changed. Qt::DisplayRole gives text (the state column says why a node is not live:
-// "token refused", "unreachable: <reason>", "stale since 12:03:04"), kSortRole a number (or the
-// name's NaturalSortKey, so backend-2 sorts before backend-10) to sort by, Qt::DecorationRole on
-// the name and state columns the health colour, Qt::ToolTipRole the node's address, state, reason
-// and since when, and Qt::ForegroundRole greys the last-known figures of a node that is not live.
-// kLag sorts replicas by lag in documents, after updaters (-1) and nodes without a role (-2).
+// Per frame it emits dataChanged for the cells whose text changed in rows whose telemetry
+// changed (whole rows where the name, health or kind moved, and the age column of rows whose
+// shown age, in whole seconds, changed), so 300 nodes at 10 Hz repaint only what changed. A
+// proxy sorting by a figure re-sorts a row when the figure's text changes.
+// Qt::DisplayRole gives text (the state column says why a node is not live: "token refused",
+// "unreachable: <reason>", "stale since 12:03:04"), kSortRole a number (or the name's
+// NaturalSortKey, so backend-2 sorts before backend-10) to sort by, Qt::DecorationRole on the name
+// and state columns the health colour, Qt::ToolTipRole the node's address, state, reason and since
+// when, and Qt::ForegroundRole greys the last-known figures of a node that is not live. kLag sorts
+// replicas by lag in documents, after updaters (-1) and nodes without a role (-2).
 //
 // A client process (role client: `railyardctl load --admin-listen`, the demo's clients) is a row
 // of its own kind, in italics: its rate, errors, rejections and retries are the calls it made
@@ -95,6 +97,11 @@ class OverviewModel : public QAbstractTableModel {
   // Per row: the name and health last shown. The name column (which the node list and the node
   // selector show) is signalled only when they change, so those widgets repaint only then.
   QVector<QPair<QString, int>> shown_identity_;
+  // Per row: client (2), server (1) or unknown (0) as last shown; -1 never. Sets the row's font.
+  QVector<int> shown_kind_;
+  // Per row and column (row * kColumnCount + column): the text last shown, so a frame signals
+  // only the cells whose text moved.
+  QVector<QString> shown_text_;
 };
 
 // Sorting by kSortRole and filtering by a name substring and a health.

@@ -53,24 +53,45 @@ void SlotMatrixModel::Rebuild() {
   SetServerOrder(ServerColumnsInOrder());
 }
 
-// The bounding box of the cells a frame changed, so one dataChanged covers them all.
+// What a frame changed, for as few and as small dataChanged signals as cover it: the clients'
+// figures (the columns before the servers') as one bounding box, and the server cells as the rows
+// whose ranks moved, the columns whose marks changed and single cells (a moved or fading slot).
+// A bounding box of those too would span the whole matrix whenever two changes lie far apart
+// (they do at 300 x 300), and repaint every visible cell each frame.
 struct SlotMatrixModel::ChangedCells {
-  int top = INT_MAX;
-  int bottom = -1;
-  int left = INT_MAX;
-  int right = -1;
+  struct Box {
+    int top = INT_MAX;
+    int bottom = -1;
+    int left = INT_MAX;
+    int right = -1;
+    void Touch(int row, int column) {
+      top = std::min(top, row);
+      bottom = std::max(bottom, row);
+      left = std::min(left, column);
+      right = std::max(right, column);
+    }
+    bool Empty() const { return bottom < 0; }
+  };
+  Box figures;
+  QVector<int> rows;
+  QVector<int> columns;
+  QVector<QPair<int, int>> cells;  // (row, column)
 
   void Touch(int row, int column) {
-    top = std::min(top, row);
-    bottom = std::max(bottom, row);
-    left = std::min(left, column);
-    right = std::max(right, column);
+    if (column < kFirstServerColumn) {
+      figures.Touch(row, column);
+    } else {
+      cells.push_back({row, column});
+    }
   }
-  bool Empty() const { return bottom < 0; }
+  void TouchRow(int row) { rows.push_back(row); }
+  void TouchColumn(int column) { columns.push_back(column); }
   // Rows at or after `row` moved down by one.
   void RowInserted(int row) {
-    if (!Empty() && top >= row) ++top;
-    if (bottom >= row) ++bottom;
+    if (!figures.Empty() && figures.top >= row) ++figures.top;
+    if (figures.bottom >= row) ++figures.bottom;
+    for (int& r : rows) r += r >= row ? 1 : 0;
+    for (auto& cell : cells) cell.first += cell.first >= row ? 1 : 0;
   }
 };
 
@@ -94,7 +115,7 @@ int SlotMatrixModel::RowFor(quint64 id, const std::string& name, ChangedCells& b
   const auto first_cell = static_cast<std::ptrdiff_t>(row) * servers_;
   cells_.insert(cells_.begin() + first_cell, static_cast<size_t>(servers_), Cell{});
   for (int r = row; r < ClientCount(); ++r) rows_.insert(clients_[static_cast<size_t>(r)].id, r);
-  row_dirty_.insert(row, false);
+  row_dirty_.insert(row, kClean);
   for (auto& [fading_row, server] : fading_) fading_row += fading_row >= row ? 1 : 0;
   box.RowInserted(row);
   endInsertRows();
@@ -125,7 +146,7 @@ void SlotMatrixModel::RankRow(int row) {
 void SlotMatrixModel::OnFrame(const QVector<int>& changed) {
   const qint64 now = state_->NowMs();
   ChangedCells box;
-  row_dirty_.fill(false, ClientCount());
+  row_dirty_.fill(kClean, ClientCount());
   CollectWatchedAddresses();
   pool_reports_changed_ = false;
   for (int server : changed) {
@@ -135,14 +156,52 @@ void SlotMatrixModel::OnFrame(const QVector<int>& changed) {
   ApplyUnwatched(now, box);
   RankDirtyRows(box);
   TouchFadingCells(now, box);
-  if (!ForgetIdleClients() && !box.Empty()) {
-    Q_EMIT dataChanged(index(box.top, box.left), index(box.bottom, box.right));
-  }
+  if (!ForgetIdleClients()) EmitChanged(box);
   if (columns_dirty_) {
     columns_dirty_ = false;
     ArrangeColumns();
   }
   Q_EMIT Updated();
+}
+
+void SlotMatrixModel::EmitChanged(ChangedCells& box) {
+  if (!box.figures.Empty()) {
+    Q_EMIT dataChanged(index(box.figures.top, box.figures.left),
+                       index(box.figures.bottom, box.figures.right));
+  }
+  const int last = columnCount() - 1;
+  if (last < kFirstServerColumn || ClientCount() == 0) return;
+  if (box.rows.size() + box.columns.size() + box.cells.size() > kMaxSeparateChanges) {
+    ChangedCells::Box all;
+    for (int row : box.rows) {
+      all.Touch(row, kFirstServerColumn);
+      all.Touch(row, last);
+    }
+    for (int column : box.columns) {
+      all.Touch(0, column);
+      all.Touch(ClientCount() - 1, column);
+    }
+    for (const auto& [row, column] : box.cells) all.Touch(row, column);
+    Q_EMIT dataChanged(index(all.top, all.left), index(all.bottom, all.right));
+    return;
+  }
+  std::sort(box.rows.begin(), box.rows.end());
+  box.rows.erase(std::unique(box.rows.begin(), box.rows.end()), box.rows.end());
+  for (int row : box.rows) Q_EMIT dataChanged(index(row, kFirstServerColumn), index(row, last));
+  std::sort(box.columns.begin(), box.columns.end());
+  box.columns.erase(std::unique(box.columns.begin(), box.columns.end()), box.columns.end());
+  for (int column : box.columns) {
+    Q_EMIT dataChanged(index(0, column), index(ClientCount() - 1, column));
+  }
+  std::sort(box.cells.begin(), box.cells.end());
+  box.cells.erase(std::unique(box.cells.begin(), box.cells.end()), box.cells.end());
+  for (const auto& [row, column] : box.cells) {
+    if (std::binary_search(box.rows.begin(), box.rows.end(), row) ||
+        std::binary_search(box.columns.begin(), box.columns.end(), column)) {
+      continue;
+    }
+    Q_EMIT dataChanged(index(row, column), index(row, column));
+  }
 }
 
 void SlotMatrixModel::ApplyServer(int server, qint64 now, ChangedCells& box) {
@@ -155,10 +214,7 @@ void SlotMatrixModel::ApplyServer(int server, qint64 now, ChangedCells& box) {
     if (server_marks_[server] != mark) {
       server_marks_[server] = mark;
       // Its empty cells change their hatching.
-      if (column >= 0 && ClientCount() > 0) {
-        box.Touch(0, column);
-        box.Touch(ClientCount() - 1, column);
-      }
+      if (column >= 0) box.TouchColumn(column);
     }
     if (column >= 0) Q_EMIT headerDataChanged(Qt::Horizontal, column, column);
   }
@@ -166,7 +222,7 @@ void SlotMatrixModel::ApplyServer(int server, qint64 now, ChangedCells& box) {
   columns_dirty_ |= ShowsServer(server) != (column >= 0);
   // An unreachable or stale server holds nothing: its clients lost those connections.
   const bool live = node.telemetry && IsLive(node.health);
-  for (auto it = scratch_.begin(); it != scratch_.end(); ++it) it->clear();
+  scratch_.clear();
   if (live) CollectConnections(*node.telemetry, now, box);
   ReadPoolReports(server, live ? node.telemetry.get() : nullptr);
   const bool first_fill = !column_seen_[server];
@@ -179,8 +235,8 @@ void SlotMatrixModel::CollectConnections(const admin::Telemetry& telemetry, qint
   for (const admin::SlotEntry& e : telemetry.slots()) {
     const int row = RowFor(e.client_id(), e.client_name(), box);
     clients_[static_cast<size_t>(row)].last_seen_ms = now;
-    scratch_[e.client_id()].push_back(
-        {e.slot(), e.busy(), e.requests(), e.connected_since_unix_ms()});
+    scratch_.push_back(
+        {e.client_id(), {e.slot(), e.busy(), e.requests(), e.connected_since_unix_ms()}});
   }
   for (const admin::ClientPool& pool : telemetry.pools()) {
     const int row = RowFor(pool.client_id(), pool.client_name(), box);
@@ -247,12 +303,12 @@ void SlotMatrixModel::ApplyUnwatched(qint64 now, ChangedCells& box) {
   }
   for (auto u = unwatched_.cbegin(); u != unwatched_.cend(); ++u) {
     const int server = u.value();
-    for (auto it = scratch_.begin(); it != scratch_.end(); ++it) it->clear();
+    scratch_.clear();
     // An address a node has claimed since is that node's column: its slot table counts.
     if (!watched_addresses_.contains(u.key())) {
       for (auto r = pool_reports_.cbegin(); r != pool_reports_.cend(); ++r) {
         if (auto slots = r->slots.constFind(u.key()); slots != r->slots.cend()) {
-          for (const Slot& slot : *slots) scratch_[r.key()].push_back(slot);
+          for (const Slot& slot : *slots) scratch_.push_back({r.key(), slot});
         }
       }
     }
@@ -290,13 +346,22 @@ void SlotMatrixModel::DiffColumn(int server, bool first_fill, qint64 now, Change
   ServerTotals& totals = totals_[server];
   totals = {};
   const int column = ColumnOfServer(server);
+  // The server's connections by row, then slot: one walk down the column, no lookup per row.
+  fresh_.clear();
+  for (const auto& [id, slot] : scratch_) {
+    if (const int row = rows_.value(id, -1); row >= 0) fresh_.push_back({row, slot});
+  }
+  std::sort(fresh_.begin(), fresh_.end(), [](const auto& a, const auto& b) {
+    return a.first != b.first ? a.first < b.first : a.second.slot < b.second.slot;
+  });
+  size_t next = 0;
+  QVarLengthArray<Slot, 2> fresh;
   for (int row = 0; row < ClientCount(); ++row) {
     Cell& cell = cells_[CellIndex(row, server)];
-    auto found = scratch_.find(clients_[static_cast<size_t>(row)].id);
-    QVarLengthArray<Slot, 2> empty;
-    QVarLengthArray<Slot, 2>& fresh = found != scratch_.end() ? *found : empty;
-    std::sort(fresh.begin(), fresh.end(),
-              [](const Slot& a, const Slot& b) { return a.slot < b.slot; });
+    fresh.clear();
+    for (; next < fresh_.size() && fresh_[next].first == row; ++next) {
+      fresh.push_back(fresh_[next].second);
+    }
     if (fresh.isEmpty() && cell.slots.isEmpty()) continue;
     const bool moved = !SameSlots(fresh, cell.slots);
     bool busy_changed = false;
@@ -316,10 +381,10 @@ void SlotMatrixModel::DiffColumn(int server, bool first_fill, qint64 now, Change
         cell.changed_ms = now;
         fading_.push_back({row, server});
       }
-      row_dirty_[row] = true;
+      row_dirty_[row] = kSlotsMoved;
       if (column >= 0) box.Touch(row, column);
     } else if (busy_changed) {
-      row_dirty_[row] = true;  // Busy count.
+      row_dirty_[row] = std::max(row_dirty_[row], kBusyChanged);  // Busy count only.
     }
   }
 }
@@ -328,9 +393,10 @@ void SlotMatrixModel::RankDirtyRows(ChangedCells& box) {
   for (int row = 0; row < ClientCount(); ++row) {
     if (!row_dirty_[row]) continue;
     RankRow(row);
-    // Ranks of its other cells may have moved, and the derived pool figures.
+    // The derived pool figures; and where slots moved, the ranks (colours) of its other cells.
     box.Touch(row, kPoolColumn);
-    box.Touch(row, columnCount() - 1);  // The whole row.
+    box.Touch(row, kBusyColumn);
+    if (row_dirty_[row] == kSlotsMoved) box.TouchRow(row);
   }
 }
 

@@ -6,6 +6,8 @@
 #include <QSet>
 #include <QVarLengthArray>
 #include <QVector>
+#include <utility>
+#include <vector>
 
 #include "ui/models/cluster_state.h"
 
@@ -29,8 +31,9 @@ namespace railyard::ui {
 // highlighted for kHighlightMs of cluster time, fading. A drained or down server's column says
 // so in its header (ServerMark) and hatches its empty cells.
 //
-// Per frame it recomputes only the columns of changed nodes and emits one dataChanged over the
-// bounding box of the cells that changed or are fading, so a view repaints once per frame.
+// Per frame it recomputes only the columns of changed nodes and signals only what changed: the
+// client figures' box, the rows whose ranks moved, single moved or fading cells (a view repaints
+// those, once per frame; a busy flag changes the busy column, not the row's cells).
 //
 // Thread safety: GUI thread only, like ClusterState.
 //
@@ -137,7 +140,7 @@ class SlotMatrixModel : public QAbstractTableModel {
   int RowFor(quint64 id, const std::string& name, ChangedCells& box);
   // A frame, in steps: for each changed server, its header, the connections its telemetry
   // reports, and its column's cells against them; then the ranks of rows that changed, the
-  // fading highlights, and one dataChanged over the bounding box of all that (ChangedCells).
+  // fading highlights, and the dataChanged signals for all that (ChangedCells, EmitChanged).
   void OnFrame(const QVector<int>& changed);
   void ApplyServer(int server, qint64 now, ChangedCells& box);
   // Fills scratch_ with each client's slots on this server; pool figures go to the clients.
@@ -145,6 +148,10 @@ class SlotMatrixModel : public QAbstractTableModel {
   void DiffColumn(int server, bool first_fill, qint64 now, ChangedCells& box);
   void RankDirtyRows(ChangedCells& box);
   void TouchFadingCells(qint64 now, ChangedCells& box);
+  // Signals what `box` holds: one dataChanged per changed row, column and cell, or one over
+  // their bounding box when there are more than kMaxSeparateChanges of them.
+  void EmitChanged(ChangedCells& box);
+  static constexpr int kMaxSeparateChanges = 64;
   void OnNodeAdded(int index);
   void Rebuild();
   // Makes room for `nodes` node servers and `unwatched` others (each count at least what it was):
@@ -196,9 +203,13 @@ class SlotMatrixModel : public QAbstractTableModel {
   QVector<int> column_of_server_;
   bool columns_dirty_ = false;       // This frame: arrange the columns again at its end.
   QVector<QPair<int, int>> fading_;  // Cells (row, server) still highlighted.
-  // Per frame scratch, kept to avoid allocations.
-  QHash<quint64, QVarLengthArray<Slot, 2>> scratch_;
-  QVector<bool> row_dirty_;
+  // Per frame scratch, kept to avoid allocations: one server's connections by client id, then
+  // by row.
+  std::vector<std::pair<quint64, Slot>> scratch_;
+  std::vector<std::pair<int, Slot>> fresh_;
+  // Per row, this frame: kClean, kBusyChanged (its busy count only) or kSlotsMoved (its ranks).
+  static constexpr quint8 kClean = 0, kBusyChanged = 1, kSlotsMoved = 2;
+  QVector<quint8> row_dirty_;
 };
 
 }  // namespace railyard::ui

@@ -41,10 +41,12 @@ class ColumnFitter : public QObject {
     refit_.setInterval(0);
     connect(&refit_, &QTimer::timeout, this, &ColumnFitter::Fit);
     if (QAbstractItemModel* model = table->model()) {
+      // Rows arrive one insertion at a time (a replay seek re-adds every node): each only marks
+      // the contents for measuring, which the next fit does once for all of them.
       for (auto signal : {&QAbstractItemModel::rowsInserted, &QAbstractItemModel::rowsRemoved}) {
-        connect(model, signal, this, [this] { Remeasure(); });
+        connect(model, signal, this, [this] { RemeasureSoon(); });
       }
-      connect(model, &QAbstractItemModel::modelReset, this, [this] { Remeasure(); });
+      connect(model, &QAbstractItemModel::modelReset, this, [this] { RemeasureSoon(); });
       connect(model, &QAbstractItemModel::columnsInserted, this, [this] { Reset(); });
       connect(model, &QAbstractItemModel::columnsRemoved, this, [this] { Reset(); });
     }
@@ -73,7 +75,18 @@ class ColumnFitter : public QObject {
     Remeasure();
   }
 
+  void RemeasureSoon() {
+    remeasure_ = true;
+    refit_.start();
+  }
+
   void Remeasure() {
+    Measure();
+    refit_.start();
+  }
+
+  void Measure() {
+    remeasure_ = false;
     const QHeaderView* header = table_->horizontalHeader();
     // QTableView hides sizeHintForColumn; QAbstractItemView offers it.
     const QAbstractItemView* view = table_;
@@ -87,10 +100,10 @@ class ColumnFitter : public QObject {
       }
       if (measured_[c]) preferred_[c] = std::max(header->sectionSizeHint(c), contents_[c]);
     }
-    refit_.start();
   }
 
   void Fit() {
+    if (remeasure_) Measure();
     QHeaderView* header = table_->horizontalHeader();
     QVector<int> visible;
     for (int c = 0; c < preferred_.size(); ++c) {
@@ -157,6 +170,7 @@ class ColumnFitter : public QObject {
   QVector<bool> measured_;  // Sized to contents by the view: measured again when rows change.
   QVector<bool> dragged_;   // Sized by the user: that width stands.
   QTimer refit_;
+  bool remeasure_ = false;  // Rows came or went since the contents were last measured.
   bool fitting_ = false;
 };
 

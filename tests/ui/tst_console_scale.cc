@@ -1,0 +1,250 @@
+// The console at 300 nodes x 300 clients (issue 17): what keeps a frame, a seek and a long replay
+// cheap, tested as behaviour (what is measured, signalled, kept or shown), never as a timing.
+#include <QFontMetrics>
+#include <QHeaderView>
+#include <QSignalSpy>
+#include <QStandardItemModel>
+#include <QTableView>
+#include <QTest>
+#include <memory>
+#include <vector>
+
+#include "tests/ui/console_fixture.h"
+#include "ui/models/cluster_state.h"
+#include "ui/models/overview_model.h"
+#include "ui/models/slot_matrix_model.h"
+#include "ui/models/slot_matrix_sort.h"
+#include "ui/shell/column_fit.h"
+#include "ui/views/slot_matrix_view.h"
+
+using railyard::ui::ClusterState;
+using railyard::ui::OverviewModel;
+using railyard::ui::SlotMatrixModel;
+using railyard::ui::SlotMatrixView;
+using railyard::ui::testing::GeneratedCluster;
+
+namespace {
+
+// The issue's scale: 300 nodes, 300 clients, each with a pool of 8 across the servers.
+GeneratedCluster LargeCluster() {
+  GeneratedCluster g;
+  g.nodes = 300;
+  g.clients = 300;
+  return g;
+}
+
+// Declares the cluster's nodes (first time) and applies frame `frame` of all of them.
+void ApplyGenerated(ClusterState* state, const GeneratedCluster& g, int frame) {
+  if (state->NodeCount() == 0) {
+    for (int n = 0; n < g.nodes; ++n) {
+      state->AddNode(QString("10.9.%1.%2:7001").arg(n / 250).arg(n % 250),
+                     QString::fromStdString(g.NodeName(n)));
+    }
+  }
+  const std::vector<std::vector<int>> assignment = g.Assignment(frame);
+  std::vector<ClusterState::Update> updates;
+  for (int n = 0; n < g.nodes; ++n) {
+    updates.push_back({n, std::make_shared<const railyard::admin::Telemetry>(
+                              g.Telemetry(n, frame, false, assignment))});
+  }
+  state->ApplyFrame(updates, g.TimeOf(frame));
+}
+
+// The server cells (row, column) some dataChanged signal in `spy` covers.
+int ServerCellsSignalled(const QSignalSpy& spy, int* outside_row = nullptr, int row = -1) {
+  int cells = 0;
+  for (const QList<QVariant>& signal : spy) {
+    const auto top_left = signal[0].value<QModelIndex>();
+    const auto bottom_right = signal[1].value<QModelIndex>();
+    const int left = std::max(top_left.column(), int(SlotMatrixModel::kFirstServerColumn));
+    if (bottom_right.column() < left) continue;
+    const int count =
+        (bottom_right.row() - top_left.row() + 1) * (bottom_right.column() - left + 1);
+    cells += count;
+    if (outside_row && (top_left.row() != row || bottom_right.row() != row)) *outside_row += count;
+  }
+  return cells;
+}
+
+// A real item model that counts how often a view asks for its text.
+class CountingModel : public QStandardItemModel {
+ public:
+  using QStandardItemModel::QStandardItemModel;
+  QVariant data(const QModelIndex& index, int role) const override {
+    if (role == Qt::DisplayRole) ++display_reads;
+    return QStandardItemModel::data(index, role);
+  }
+  mutable long display_reads = 0;
+};
+
+}  // namespace
+
+class ConsoleScaleTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  // A replay seek re-adds every node, one row insertion each: the fitted table measures its
+  // contents once for the lot (the first row's insertion and the last's), not once per row, which
+  // read 300 x 300 / 2 cells per column at 300 nodes. The widest name, added last, still counts.
+  void columnFitMeasuresRowsAddedTogetherOnce() {
+    constexpr int kRows = 200, kColumns = 3;
+    CountingModel model(0, kColumns);
+    QTableView table;
+    table.setModel(&model);
+    table.resize(900, 300);
+    railyard::ui::FitColumnsToWidth(&table);
+    table.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&table));
+    model.display_reads = 0;
+    const QString widest = QStringLiteral("a-node-name-much-wider-than-the-others");
+    for (int r = 0; r < kRows; ++r) {
+      QList<QStandardItem*> row;
+      for (int c = 0; c < kColumns; ++c) {
+        row.append(new QStandardItem(r + 1 == kRows && c == 0 ? widest : QString("n%1").arg(r)));
+      }
+      model.appendRow(row);
+    }
+    QCoreApplication::processEvents();
+    QCoreApplication::processEvents();
+    // Once: kRows x kColumns reads to measure, and the visible rows painted (fewer).
+    QVERIFY2(model.display_reads < 3L * kRows * kColumns,
+             qPrintable(QString("%1 reads of the text").arg(model.display_reads)));
+    QVERIFY(table.columnWidth(0) >= QFontMetrics(table.font()).horizontalAdvance(widest));
+  }
+
+  // Between frames 1 and 2 of the generated cluster only each node's request rate moves: the
+  // overview signals that column for the 300 rows, and nothing else (it signalled every row
+  // whole, so the table repainted every visible cell each frame); the text is the new one.
+  void overviewSignalsOnlyTheCellsWhoseTextChanged() {
+    const GeneratedCluster g = LargeCluster();
+    ClusterState state;
+    OverviewModel model(&state);
+    ApplyGenerated(&state, g, 1);
+    const QString before = model.index(7, OverviewModel::kRequests).data().toString();
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    ApplyGenerated(&state, g, 2);
+    QVERIFY(changed.count() >= 1);
+    int rows = 0;
+    for (const QList<QVariant>& signal : changed) {
+      const auto top_left = signal[0].value<QModelIndex>();
+      const auto bottom_right = signal[1].value<QModelIndex>();
+      QCOMPARE(top_left.column(), int(OverviewModel::kRequests));
+      QCOMPARE(bottom_right.column(), int(OverviewModel::kRequests));
+      rows += bottom_right.row() - top_left.row() + 1;
+    }
+    QCOMPARE(rows, 300);
+    const QString after = model.index(7, OverviewModel::kRequests).data().toString();
+    QVERIFY(after != before);
+    QCOMPARE(after, QString::number(g.Telemetry(7, 2).throughput().requests_per_s(), 'f', 0));
+  }
+
+  // The 300 x 300 matrix scrolled to its far corner (the last server, and the last client holding a
+  // connection there) shows that cell with its slot under the right headers: what a view that
+  // paints only visible cells must still get right at the edges.
+  void slotMatrixFarCornerShowsTheRightCell() {
+    const GeneratedCluster g = LargeCluster();
+    ClusterState state;
+    SlotMatrixView view(&state);
+    view.resize(1200, 800);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    ApplyGenerated(&state, g, 1);
+    QCoreApplication::processEvents();
+    const int server = g.nodes - 1;
+    int client = g.clients - 1;
+    while (client >= 0 && g.SlotsOf(client, server, 1).empty()) --client;
+    QVERIFY(client > g.clients / 2);
+    QTableView* matrix = view.Matrix();
+    QAbstractItemModel* shown = matrix->model();
+    const QModelIndex source =
+        view.Model()->index(view.Model()->RowOfClient(GeneratedCluster::ClientId(client)),
+                            view.Model()->ColumnOfServer(server));
+    const QModelIndex cell = view.SortModel()->mapFromSource(source);
+    QCOMPARE(cell.column(), shown->columnCount() - 1);
+    matrix->scrollTo(cell);
+    QCoreApplication::processEvents();
+    const QRect rect = matrix->visualRect(cell);
+    QVERIFY(matrix->viewport()->rect().contains(rect.center()));
+    QCOMPARE(matrix->indexAt(rect.center()), cell);
+    QCOMPARE(shown->headerData(cell.column(), Qt::Horizontal).toString(),
+             QString::fromStdString(g.NodeName(server)));
+    QCOMPARE(shown->headerData(cell.row(), Qt::Vertical).toString(),
+             QString::fromStdString(g.ClientName(client)));
+    const QVariantList listed = cell.data(SlotMatrixModel::kSlotsRole).toList();
+    QCOMPARE(listed.size(), 1);
+    QCOMPARE(listed[0].toUInt(), g.SlotsOf(client, server, 1).at(0));
+    QVERIFY(!cell.data(Qt::DisplayRole).toString().isEmpty());
+  }
+
+  // Busy flags flip on most connections every frame; the cells show slots and ranks, which a
+  // busy flag does not change: such a frame signals the client figures, no server cell (it
+  // signalled every row whole, repainting the whole visible matrix each frame).
+  void slotMatrixBusyOnlyFrameSignalsFiguresNotCells() {
+    const GeneratedCluster g = LargeCluster();
+    ClusterState state;
+    SlotMatrixModel model(&state);
+    ApplyGenerated(&state, g, 1);
+    QCOMPARE(model.ClientCount(), 300);
+    QCOMPARE(model.columnCount(), SlotMatrixModel::kFirstServerColumn + 300);
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    ApplyGenerated(&state, g, 2);  // No swap until frame 10: only busy flags and counters move.
+    QVERIFY(changed.count() >= 1);
+    QCOMPARE(ServerCellsSignalled(changed), 0);
+    const QModelIndex busy = model.index(0, SlotMatrixModel::kBusyColumn);
+    bool busy_signalled = false;
+    for (const QList<QVariant>& signal : changed) {
+      busy_signalled |= signal[0].value<QModelIndex>().column() <= busy.column() &&
+                        signal[1].value<QModelIndex>().column() >= busy.column() &&
+                        signal[0].value<QModelIndex>().row() == 0;
+    }
+    QVERIFY(busy_signalled);
+  }
+
+  // At frame 10 client 0 moves its first connection, which shifts the slots of the clients after
+  // it on the two servers: exactly those clients' rows are signalled (their ranks may move), and
+  // no cell of any other row, though the changes lie far apart in the matrix.
+  void slotMatrixSwapSignalsOnlyTheRowsWhoseSlotsMoved() {
+    const GeneratedCluster g = LargeCluster();
+    ClusterState state;
+    SlotMatrixModel model(&state);
+    ApplyGenerated(&state, g, 9);
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    ApplyGenerated(&state, g, 10);
+    QVERIFY(g.ServersOf(0, 9) != g.ServersOf(0, 10));
+    // Clients whose slot on some server differs between the frames.
+    const auto before = g.Assignment(9), after = g.Assignment(10);
+    std::vector<bool> moved(static_cast<size_t>(g.clients), false);
+    for (int s = 0; s < g.nodes; ++s) {
+      const auto& a = before[size_t(s)];
+      const auto& b = after[size_t(s)];
+      for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+        if (i < a.size() && (i >= b.size() || b[i] != a[i])) moved[size_t(a[i])] = true;
+        if (i < b.size() && (i >= a.size() || a[i] != b[i])) moved[size_t(b[i])] = true;
+      }
+    }
+    std::vector<bool> row_signalled(static_cast<size_t>(model.ClientCount()), false);
+    for (const QList<QVariant>& signal : changed) {
+      const auto top_left = signal[0].value<QModelIndex>();
+      const auto bottom_right = signal[1].value<QModelIndex>();
+      if (bottom_right.column() < SlotMatrixModel::kFirstServerColumn) continue;
+      QCOMPARE(top_left.row(), bottom_right.row());  // Rows and cells, never a box of rows.
+      row_signalled[size_t(top_left.row())] = true;
+    }
+    int moved_count = 0;
+    for (int c = 0; c < g.clients; ++c) {
+      const int row = model.RowOfClient(GeneratedCluster::ClientId(c));
+      QCOMPARE(bool(row_signalled[size_t(row)]), bool(moved[size_t(c)]));
+      moved_count += moved[size_t(c)] ? 1 : 0;
+    }
+    QVERIFY(moved_count >= 1 && moved_count < g.clients / 4);
+    // The cell client 0 moved to holds its slot there, highlighted.
+    const int to = g.ServersOf(0, 10)[0];
+    const QModelIndex cell =
+        model.index(model.RowOfClient(GeneratedCluster::ClientId(0)), model.ColumnOfServer(to));
+    QCOMPARE(cell.data(SlotMatrixModel::kSlotsRole).toList().size(), 1);
+    QVERIFY(cell.data(SlotMatrixModel::kHighlightedRole).toBool());
+  }
+};
+
+QTEST_MAIN(ConsoleScaleTest)
+#include "tst_console_scale.moc"
