@@ -60,6 +60,9 @@ class Progress {
     last_report_ = now;
     std::fprintf(stderr, "kv_bench: %s: %s %" PRIu64 "/%" PRIu64 " (%.0f%%)\n", engine_.c_str(),
                  phase_, done, total_, 100.0 * static_cast<double>(done) / total_);
+    std::printf("%.*s\"phase\":\"%s\",\"done\":%" PRIu64 "}\n",
+                static_cast<int>(kProgressPrefix.size()), kProgressPrefix.data(), phase_, done);
+    std::fflush(stdout);
   }
 
  private:
