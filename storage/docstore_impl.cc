@@ -414,7 +414,7 @@ Status DocStoreImpl::StartWal() {
   if (Status s = SyncDirectory(env_, directory_); !s.ok()) return s;
   if (wal_.is_open()) {
     // The old log must be complete on disk before the new one takes over.
-    if (Status s = wal_.Sync(); !s.ok()) {
+    if (Status s = wal_.Finish(); !s.ok()) {
       RecordSyncFailure(s);
       return SyncFailure();
     }
@@ -870,7 +870,7 @@ Status DocStoreImpl::Close() {
     // Written blocks need no replay; the log is made durable whatever the policy.
     result = segments_.Seal();
     if (wal_.is_open()) {
-      if (Status s = wal_.Sync(); result.ok()) result = s;
+      if (Status s = wal_.Finish(); result.ok()) result = s;
     }
   }
   {
