@@ -14,6 +14,7 @@
 // Exit status: 0 when every engine ran and had no errors; 1 otherwise (an engine that failed to
 // open prints no line; the others still run); CLI11's codes for bad flags.
 #include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -338,6 +339,8 @@ int main(int argc, char** argv) {
     if (flags.run_dir.empty()) {
       return app.exit(CLI::RequiredError("--run-dir"));
     }
+    // Ends with kv_bench: a child left running would hold its cgroup and its directory.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (!flags.run_cgroup_procs.empty()) {
       std::string error;
       if (!bench::JoinMemoryCgroup(flags.run_cgroup_procs, &error)) {
