@@ -28,7 +28,8 @@ struct EngineRun {
 //
 // Every few seconds it also prints how far it got, on stdout, for the parent (kv_bench.cc) to
 // report an engine stopped at its time limit:
-//   {"bench":"kv_bench_progress","phase":"write"|"read","done":...}
+//   {"bench":"kv_bench_progress","phase":"write"|"read","done":...,"phase_wall_s":...}
+// (read-phase lines add "write_s", the finished write phase's figure).
 int RunEngine(const EngineRun& run);
 
 inline constexpr std::string_view kProgressPrefix = "{\"bench\":\"kv_bench_progress\",";
