@@ -21,6 +21,8 @@
 //
 // Exit status: 0 when every engine ran and had no errors; 1 otherwise (an engine that failed to
 // open prints no line; the others still run); CLI11's codes for bad flags.
+#include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -36,6 +38,7 @@
 
 #include "bench/kv_child_process.h"
 #include "bench/kv_engine.h"
+#include "bench/kv_memory_cgroup.h"
 #include "bench/kv_repeat.h"
 #include "bench/kv_run.h"
 #include "bench/kv_shuffle.h"
@@ -54,9 +57,12 @@ struct Flags {
   double timeout_s = 4 * 3600;
   size_t repeat = 1;
   double absent_share = 0;
+  uint64_t memory_limit_mb = 0;  // 0: no limit.
+  double time_limit_s = 0;       // 0: none; else an engine still running then is stopped.
   // Hidden: set by the parent for the child process that runs one engine.
   std::string run_engine;
   std::string run_dir;
+  std::string run_cgroup_procs;
 };
 
 constexpr const char* kFooter = R"(Engines (none syncs per write):
@@ -89,8 +95,10 @@ std::string CheckEngine(const std::string& name) {
   return {};
 }
 
-// The line the child printed for `engine`; other output goes to stderr.
-std::string ResultLine(const std::string& output, const std::string& engine) {
+// The line the child printed for `engine`; its last progress line (kv_run.h) goes to
+// *last_progress; other output goes to stderr.
+std::string ResultLine(const std::string& output, const std::string& engine,
+                       std::string* last_progress) {
   const std::string prefix = "{\"bench\":\"kv_bench\",\"engine\":\"" + engine + "\",";
   std::string result;
   size_t start = 0;
@@ -100,12 +108,59 @@ std::string ResultLine(const std::string& output, const std::string& engine) {
     const std::string line = output.substr(start, end - start);
     if (result.empty() && line.starts_with(prefix) && line.ends_with("}")) {
       result = line;
+    } else if (line.starts_with(kProgressPrefix)) {
+      *last_progress = line;
     } else if (!line.empty()) {
       std::fprintf(stderr, "kv_bench: %s: unexpected output: %s\n", engine.c_str(), line.c_str());
     }
     start = end + 1;
   }
   return result;
+}
+
+// What the memory limit and the time limit did to one engine's child.
+struct LimitReport {
+  std::string json_fields;  // Appended to its result line.
+  bool stopped_at_time_limit = false;
+};
+
+// Says on stderr (and, for an engine stopped at --time-limit-s, as a "kv_bench_unfinished" JSON
+// line on stdout) what the limits did: the cgroup's peak and OOM kills, how far it got.
+LimitReport ReportLimits(const std::string& engine, const Flags& flags, const MemoryCgroup& cgroup,
+                         const ChildResult& child, const std::string& progress, bool time_limited) {
+  LimitReport report;
+  std::string limit_fields;
+  if (flags.memory_limit_mb > 0) {
+    const uint64_t peak = cgroup.PeakBytes();
+    const uint64_t oom_kills = cgroup.OomKills();
+    limit_fields = ",\"memory_limit_mb\":" + std::to_string(flags.memory_limit_mb) +
+                   ",\"cgroup_peak_bytes\":" + std::to_string(peak);
+    std::fprintf(stderr, "kv_bench: %s: memory limit %" PRIu64 " MB: peak %.1f MB charged\n",
+                 engine.c_str(), flags.memory_limit_mb, static_cast<double>(peak) / (1 << 20));
+    const bool killed = child.started && !child.exited && child.signal == SIGKILL;
+    if (oom_kills > 0 || (killed && !child.timed_out)) {
+      std::fprintf(stderr,
+                   "kv_bench: %s: killed by its memory limit of %" PRIu64 " MB (%" PRIu64
+                   " OOM kills in its cgroup)\n",
+                   engine.c_str(), flags.memory_limit_mb, oom_kills);
+    }
+  }
+  report.json_fields = limit_fields;
+  if (time_limited && child.timed_out) {
+    report.stopped_at_time_limit = true;
+    // The child's last progress line: {"bench":"kv_bench_progress",...,"phase":..,"done":..}.
+    const std::string how_far =
+        progress.size() > kProgressPrefix.size()
+            ? progress.substr(kProgressPrefix.size(), progress.size() - kProgressPrefix.size() - 1)
+            : "\"phase\":\"open\",\"done\":0";
+    std::fprintf(stderr, "kv_bench: %s: did not finish in %.0f s (at %s)\n", engine.c_str(),
+                 flags.time_limit_s, how_far.c_str());
+    std::printf("{\"bench\":\"kv_bench_unfinished\",\"engine\":\"%s\",\"n\":%" PRIu64
+                ",\"time_limit_s\":%.0f,%s%s}\n",
+                engine.c_str(), flags.n, flags.time_limit_s, how_far.c_str(), limit_fields.c_str());
+    std::fflush(stdout);
+  }
+  return report;
 }
 
 // Runs one engine in a child process in `directory` and prints its line (with "repeat" when
@@ -126,28 +181,44 @@ bool RunEngineProcess(const std::string& engine, const fs::path& directory, cons
     return false;
   }
   std::fprintf(stderr, "kv_bench: %s: starting in %s\n", engine.c_str(), directory.c_str());
+  const bool time_limited = flags.time_limit_s > 0 && flags.time_limit_s < flags.timeout_s;
   const auto timeout = std::chrono::duration_cast<std::chrono::milliseconds>(
-      std::chrono::duration<double>(flags.timeout_s));
-  std::vector<std::string> args = {"--run-engine", engine,
-                                   "--run-dir",    directory.string(),
-                                   "--n",          std::to_string(flags.n),
-                                   "--seed",       std::to_string(flags.seed)};
+      std::chrono::duration<double>(time_limited ? flags.time_limit_s : flags.timeout_s));
+  std::vector<std::string> args{"--run-engine", engine,
+                                "--run-dir",    directory.string(),
+                                "--n",          std::to_string(flags.n),
+                                "--seed",       std::to_string(flags.seed)};
   if (flags.absent_share > 0) {
     args.insert(args.end(), {"--absent-share", std::to_string(flags.absent_share)});
   }
+  MemoryCgroup cgroup;
+  if (flags.memory_limit_mb > 0) {
+    std::string error;
+    const std::string name = "kv_bench-" + std::to_string(getpid()) + "-" + engine;
+    if (!cgroup.Create(name, flags.memory_limit_mb << 20, &error)) {
+      std::fprintf(stderr, "kv_bench: %s: %s\n", engine.c_str(), error.c_str());
+      return false;
+    }
+    args.insert(args.end(), {"--run-cgroup-procs", cgroup.procs_path()});
+  }
   const ChildResult child = RunSelf(args, timeout);
-  std::string line = ResultLine(child.output, engine);
+  std::string progress;
+  std::string line = ResultLine(child.output, engine, &progress);
+  const LimitReport limit = ReportLimits(engine, flags, cgroup, child, progress, time_limited);
   if (!line.empty() && repeat > 0) {
     // After the engine's name, so the line still starts as every result line does.
     line.insert(line.find("\"n\":"), "\"repeat\":" + std::to_string(repeat) + ",");
   }
-  if (result) *result = line;
   if (!line.empty()) {
+    line.insert(line.size() - 1, limit.json_fields);
     std::printf("%s\n", line.c_str());
     std::fflush(stdout);
   }
+  if (result) *result = line;
   bool ok = true;
-  if (!child.ok()) {
+  if (limit.stopped_at_time_limit) {
+    // Reported above as not finished: what --time-limit-s asks for, not an error.
+  } else if (!child.ok()) {
     std::fprintf(stderr, "kv_bench: %s: its process %s%s\n", engine.c_str(),
                  child.Describe().c_str(),
                  child.timed_out ? " (see --timeout-s)"
@@ -207,6 +278,16 @@ int RunAll(const Flags& flags) {
   std::fprintf(
       stderr, "kv_bench: n=%" PRIu64 " seed=%" PRIu64 " engines=%s dir=%s repeat=%zu absent=%.3f\n",
       flags.n, flags.seed, engine_list.c_str(), base.c_str(), flags.repeat, flags.absent_share);
+  if (flags.memory_limit_mb > 0) {
+    // Fail at once, clearly, rather than once per engine.
+    MemoryCgroup probe;
+    std::string error;
+    if (!probe.Create("kv_bench-" + std::to_string(getpid()) + "-probe",
+                      flags.memory_limit_mb << 20, &error)) {
+      std::fprintf(stderr, "kv_bench: --memory-limit-mb: %s\n", error.c_str());
+      return kNoMemoryCgroupExit;
+    }
+  }
   if (!EngineBuilt("docstore")) {
     std::fprintf(stderr, "kv_bench: note: built without docstore (no railyard_storage target)\n");
   }
@@ -285,7 +366,16 @@ int main(int argc, char** argv) {
                  "Share of the reads that ask for a key never written (each checked absent)")
       ->check(CLI::Range(0.0, 1.0))
       ->capture_default_str();
+  app.add_option("--memory-limit-mb", flags.memory_limit_mb,
+                 "Run each engine in a memory cgroup limited to this many MB (page cache "
+                 "included), as the seed's 512 MB table; exit status 3 if no cgroup can be made")
+      ->check(CLI::Range(uint64_t{1}, uint64_t{1} << 30));
+  app.add_option("--time-limit-s", flags.time_limit_s,
+                 "Stop an engine still running after this many seconds and report it as not "
+                 "finished, with how far it got (a kv_bench_unfinished line), not as an error")
+      ->check(CLI::Range(1.0, 30.0 * 86400));
   app.add_option("--run-engine", flags.run_engine)->group("");
+  app.add_option("--run-cgroup-procs", flags.run_cgroup_procs)->group("");
   app.add_option("--run-dir", flags.run_dir)->group("");
   CLI11_PARSE(app, argc, argv);
 
@@ -295,6 +385,15 @@ int main(int argc, char** argv) {
     }
     if (flags.run_dir.empty()) {
       return app.exit(CLI::RequiredError("--run-dir"));
+    }
+    // Ends with kv_bench: a child left running would hold its cgroup and its directory.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (!flags.run_cgroup_procs.empty()) {
+      std::string error;
+      if (!bench::JoinMemoryCgroup(flags.run_cgroup_procs, &error)) {
+        std::fprintf(stderr, "kv_bench: %s: %s\n", flags.run_engine.c_str(), error.c_str());
+        return 1;
+      }
     }
     return bench::RunEngine(
         {flags.run_engine, flags.run_dir, flags.n, flags.seed, flags.absent_share});

@@ -48,11 +48,20 @@ class ErrorCounter {
   uint64_t count_ = 0;
 };
 
+double Seconds(Clock::duration duration) { return std::chrono::duration<double>(duration).count(); }
+
 // Reports done/total on stderr at most every kProgressInterval.
 class Progress {
  public:
-  Progress(const std::string& engine, const char* phase, uint64_t total)
-      : engine_(engine), phase_(phase), total_(total), last_report_(Clock::now()) {}
+  // `extra_json` (`,"name":value` pairs) goes into each progress line on stdout.
+  Progress(const std::string& engine, const char* phase, uint64_t total,
+           std::string extra_json = {})
+      : engine_(engine),
+        phase_(phase),
+        total_(total),
+        extra_json_(std::move(extra_json)),
+        started_(Clock::now()),
+        last_report_(started_) {}
 
   void Update(uint64_t done) {
     const Clock::time_point now = Clock::now();
@@ -60,12 +69,19 @@ class Progress {
     last_report_ = now;
     std::fprintf(stderr, "kv_bench: %s: %s %" PRIu64 "/%" PRIu64 " (%.0f%%)\n", engine_.c_str(),
                  phase_, done, total_, 100.0 * static_cast<double>(done) / total_);
+    // phase_wall_s: since the phase began, untimed work included (for a rate when stopped).
+    std::printf("%.*s\"phase\":\"%s\",\"done\":%" PRIu64 ",\"phase_wall_s\":%.1f%s}\n",
+                static_cast<int>(kProgressPrefix.size()), kProgressPrefix.data(), phase_, done,
+                Seconds(now - started_), extra_json_.c_str());
+    std::fflush(stdout);
   }
 
  private:
   const std::string& engine_;
   const char* phase_;
   uint64_t total_;
+  std::string extra_json_;
+  Clock::time_point started_;
   Clock::time_point last_report_;
 };
 
@@ -74,8 +90,6 @@ std::string KeyText(uint64_t key) {
   std::snprintf(text, sizeof(text), "%016" PRIx64, key);
   return text;
 }
-
-double Seconds(Clock::duration duration) { return std::chrono::duration<double>(duration).count(); }
 
 // All n writes; returns the time spent in the engine's write calls.
 Clock::duration WriteAll(KvEngine& engine, const Workload& workload, const std::string& name,
@@ -108,13 +122,15 @@ Clock::duration WriteAll(KvEngine& engine, const Workload& workload, const std::
 // All n reads, each checked against the value written (or checked absent); returns the time spent
 // in the engine's read calls.
 Clock::duration ReadAll(KvEngine& engine, const Workload& workload, const std::string& name,
-                        ErrorCounter& errors, uint64_t* absent_reads) {
+                        ErrorCounter& errors, double write_s, uint64_t* absent_reads) {
   std::vector<uint64_t> keys(kChunk);
   std::vector<std::string> values(kChunk);
   std::vector<ReadOutcome> outcomes(kChunk);
   char expected[kValueBytes];
   std::string error;
-  Progress progress(name, "read", workload.n());
+  char write_field[64];
+  std::snprintf(write_field, sizeof(write_field), ",\"write_s\":%.3f", write_s);
+  Progress progress(name, "read", workload.n(), write_field);
   Clock::duration timed{0};
   for (uint64_t start = 0; start < workload.n(); start += kChunk) {
     const size_t count = static_cast<size_t>(std::min<uint64_t>(kChunk, workload.n() - start));
@@ -201,7 +217,7 @@ int RunEngine(const EngineRun& run) {
   std::fprintf(stderr, "kv_bench: %s: %" PRIu64 " writes in %.3f s\n", name.c_str(), run.n,
                write_s);
   uint64_t absent_reads = 0;
-  const double read_s = Seconds(ReadAll(*engine, workload, name, errors, &absent_reads));
+  const double read_s = Seconds(ReadAll(*engine, workload, name, errors, write_s, &absent_reads));
   std::fprintf(stderr, "kv_bench: %s: %" PRIu64 " reads in %.3f s\n", name.c_str(), run.n, read_s);
 
   std::string extra = engine->ExtraJsonFields();

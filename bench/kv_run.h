@@ -2,6 +2,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 
 namespace railyard::bench {
 
@@ -27,6 +28,13 @@ struct EngineRun {
 //
 // Returns 0 if the line was printed with no errors, 1 otherwise (no line if the engine failed to
 // open).
+//
+// Every few seconds it also prints how far it got, on stdout, for the parent (kv_bench.cc) to
+// report an engine stopped at its time limit:
+//   {"bench":"kv_bench_progress","phase":"write"|"read","done":...,"phase_wall_s":...}
+// (read-phase lines add "write_s", the finished write phase's figure).
 int RunEngine(const EngineRun& run);
+
+inline constexpr std::string_view kProgressPrefix = "{\"bench\":\"kv_bench_progress\",";
 
 }  // namespace railyard::bench

@@ -279,13 +279,14 @@ Status DocStoreImpl::ApplyOps(std::span<const WalOp> ops) {
 // --- Writes -------------------------------------------------------------------------------------
 
 Status DocStoreImpl::Put(uint64_t id, std::string_view doc) {
-  std::vector<WalOp> ops{{id, EntryKind::kPut, {}, doc}};
-  return WriteOps(ops, nullptr);
+  // On the stack: a single write allocates nothing here.
+  WalOp op{id, EntryKind::kPut, {}, doc};
+  return WriteOps(std::span<WalOp>(&op, 1), nullptr);
 }
 
 Status DocStoreImpl::Delete(uint64_t id) {
-  std::vector<WalOp> ops{{id, EntryKind::kDelete, {}, {}}};
-  return WriteOps(ops, nullptr);
+  WalOp op{id, EntryKind::kDelete, {}, {}};
+  return WriteOps(std::span<WalOp>(&op, 1), nullptr);
 }
 
 Status DocStoreImpl::Write(const WriteBatch& batch) { return Write(batch, nullptr); }
@@ -309,7 +310,7 @@ Status DocStoreImpl::WritableLocked() {
   return Status::Ok();
 }
 
-Status DocStoreImpl::WriteOps(std::vector<WalOp>& ops, uint64_t* position) {
+Status DocStoreImpl::WriteOps(std::span<WalOp> ops, uint64_t* position) {
   if (options_.replica) {
     return Status::InvalidArgument(
         "this store is a replica: it takes changes only from its updater's queue");
@@ -415,7 +416,7 @@ Status DocStoreImpl::StartWal() {
   if (Status s = SyncDirectory(env_, directory_); !s.ok()) return s;
   if (wal_.is_open()) {
     // The old log must be complete on disk before the new one takes over.
-    if (Status s = wal_.Sync(); !s.ok()) {
+    if (Status s = wal_.Finish(); !s.ok()) {
       RecordSyncFailure(s);
       return SyncFailure();
     }
@@ -886,7 +887,7 @@ Status DocStoreImpl::Close() {
     // Written blocks need no replay; the log is made durable whatever the policy.
     result = segments_.Seal();
     if (wal_.is_open()) {
-      if (Status s = wal_.Sync(); result.ok()) result = s;
+      if (Status s = wal_.Finish(); result.ok()) result = s;
     }
   }
   {

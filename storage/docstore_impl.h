@@ -88,7 +88,7 @@ class DocStoreImpl final : public DocStore {
 
   // Appends the ops to the segment log (one block), the WAL and the memtable. `position`, if given,
   // receives the queue position that holds them all.
-  Status WriteOps(std::vector<WalOp>& ops, uint64_t* position) EXCLUDES(write_mu_);
+  Status WriteOps(std::span<WalOp> ops, uint64_t* position) EXCLUDES(write_mu_);
   // Refuses writes the store cannot take now (closed, failed log sync).
   Status WritableLocked() REQUIRES(write_mu_) EXCLUDES(wal_sync_mu_);
   // Logs `ops` (already placed in the segment log, or about to be) and indexes them.

@@ -13,6 +13,7 @@
 
 #include "storage/file.h"
 #include "storage/index_entry.h"
+#include "storage/verified_marks.h"
 
 namespace railyard::storage {
 
@@ -54,7 +55,8 @@ class IndexFile {
   IndexFile(const IndexFile&) = delete;
   IndexFile& operator=(const IndexFile&) = delete;
 
-  // Sets *found and, when found, *value. Corruption names the file and page.
+  // Sets *found and, when found, *value. Corruption names the file and page. A page's checksum is
+  // verified on its first lookup in each VerifiedMarks period, not on every lookup.
   Status Find(uint64_t id, bool* found, IndexValue* value) const;
 
   uint64_t number() const { return number_; }
@@ -92,6 +94,8 @@ class IndexFile {
   uint64_t entries_ = 0;
   std::chrono::system_clock::time_point created_;
   std::vector<uint64_t> fences_;
+  // Pages whose checksum a lookup verified recently (verified_marks.h); merges verify every page.
+  std::unique_ptr<VerifiedMarks> verified_;
 };
 
 }  // namespace railyard::storage

@@ -102,14 +102,16 @@ Status ParseBlockHeader(const char* data, size_t size, BlockHeader* header) {
 }
 
 Status DecodeBlock(const char* data, size_t size, std::string* scratch, std::string_view* raw,
-                   BlockHeader* parsed) {
+                   BlockHeader* parsed, bool verify_checksum) {
   BlockHeader local;
   BlockHeader& header = parsed ? *parsed : local;
   if (Status s = ParseBlockHeader(data, size, &header); !s.ok()) return s;
   if (size < header.total_bytes()) return Status::Corruption("block truncated");
   const char* payload = data + kBlockHeaderBytes;
-  const uint64_t sum = Checksum64(data, 16) ^ Checksum64(payload, header.stored_len);
-  if (sum != header.checksum) return Status::Corruption("block checksum mismatch");
+  if (verify_checksum) {
+    const uint64_t sum = Checksum64(data, 16) ^ Checksum64(payload, header.stored_len);
+    if (sum != header.checksum) return Status::Corruption("block checksum mismatch");
+  }
   if (!header.compressed) {
     *raw = std::string_view(payload, header.stored_len);
     return Status::Ok();

@@ -63,9 +63,11 @@ Status ParseBlockHeader(const char* data, size_t size, BlockHeader* header);
 
 // Verifies a whole stored block (header + payload) and points *raw at its raw payload: into `data`
 // itself when stored uncompressed, else into `scratch`, which receives the decompressed bytes.
-// `header`, if given, receives the parsed header.
+// `header`, if given, receives the parsed header. With `verify_checksum` false the checksum is
+// not computed (the caller verified this block recently: verified_marks.h); the header and the
+// lengths are still checked.
 Status DecodeBlock(const char* data, size_t size, std::string* scratch, std::string_view* raw,
-                   BlockHeader* header = nullptr);
+                   BlockHeader* header = nullptr, bool verify_checksum = true);
 
 // One entry of a decoded block.
 struct BlockEntry {

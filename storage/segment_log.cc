@@ -19,6 +19,9 @@ namespace {
 // Reads a block with one pread in the common case: header plus a generous guess at its size.
 constexpr size_t kFirstRead = 16 * 1024;
 
+// Granularity of a segment's verified marks: about one block per slot at the default block size.
+constexpr size_t kMarkSlotBytes = 4096;
+
 int64_t NowUnixMicros() {
   return std::chrono::duration_cast<std::chrono::microseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -53,6 +56,7 @@ Status SegmentLog::Map(const std::string& path, size_t length,
     }
     mapping->length = length;
   }
+  mapping->verified = std::make_unique<VerifiedMarks>(length / kMarkSlotBytes + 1);
   *out = std::move(mapping);
   return Status::Ok();
 }
@@ -319,13 +323,17 @@ Status SegmentLog::ReadEntry(const DocAddress& address, uint64_t id, std::string
   thread_local std::string scratch;
   std::string_view raw;
   BlockHeader header;
-  if (Status s = DecodeBlock(block, available, &scratch, &raw, &header); !s.ok()) {
+  const size_t mark_slot = address.block_offset / kMarkSlotBytes;
+  const bool verified = mapping->verified->Verified(mark_slot, address.block_offset);
+  if (Status s = DecodeBlock(block, available, &scratch, &raw, &header, !verified); !s.ok()) {
     return corrupt(s.message());
   }
   BlockEntry entry;
   if (Status s = EntryFromRawBlock(raw, header.tombstones, address.index, id, &entry); !s.ok()) {
     return corrupt(s.message());
   }
+  // Marked only once the entry was found whole: a damaged block is verified (and fails) every time.
+  if (!verified) mapping->verified->MarkVerified(mark_slot, address.block_offset);
   doc->assign(entry.doc);
   *kind = entry.kind;
   return Status::Ok();

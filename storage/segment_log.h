@@ -18,6 +18,7 @@
 #include "storage/options.h"
 #include "storage/queue.h"
 #include "storage/segment_block.h"
+#include "storage/verified_marks.h"
 
 namespace railyard::storage {
 
@@ -72,7 +73,8 @@ class SegmentLog {
   // next segment (closing the current one). Never splits or rolls segments on its own.
   Status AppendBlocks(LogPosition at, std::string_view blocks) EXCLUDES(mu_);
 
-  // Loads the document at `address`, which must hold `id` (not a deletion).
+  // Loads the document at `address`, which must hold `id` (not a deletion). A block's checksum
+  // is verified on its first read in each VerifiedMarks period, not on every read.
   Status Read(const DocAddress& address, uint64_t id, std::string* doc) const EXCLUDES(mu_);
   // True if a written, intact block at `address` holds an entry of `id` and `kind` there.
   bool Holds(const DocAddress& address, uint64_t id, EntryKind kind) const EXCLUDES(mu_);
@@ -101,6 +103,8 @@ class SegmentLog {
     const char* data = nullptr;
     size_t length = 0;
     std::string path;
+    // Blocks a read verified recently, slotted by offset / 4 KiB and keyed by their offset.
+    std::unique_ptr<VerifiedMarks> verified;
   };
   Status Map(const std::string& path, size_t length, std::shared_ptr<Mapping>* out) const;
   Status OpenForReading(uint32_t segment, uint64_t size, size_t map_length) REQUIRES(mu_);

@@ -1,7 +1,14 @@
 #include "storage/wal.h"
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <optional>
+#include <utility>
 
 #include "storage/coding.h"
 #include "storage/log.h"
@@ -84,6 +91,10 @@ bool AllRecordsIntact(std::string_view data) {
   std::vector<ReplayedOp> ops;
   size_t pos = 0;
   while (pos < data.size()) {
+    if (std::all_of(data.begin() + static_cast<std::ptrdiff_t>(pos), data.end(),
+                    [](char c) { return c == 0; })) {
+      return true;  // A mapped writer's unused space.
+    }
     const std::optional<Located> rec = HeaderAt(data, pos);
     if (!rec || data.size() - pos < rec->total()) return false;
     const size_t body_at = pos + HeaderBytes(rec->count);
@@ -96,9 +107,83 @@ bool AllRecordsIntact(std::string_view data) {
 }  // namespace
 
 Status WalWriter::Create(Env* env, const std::string& path, uint64_t number, WalWriter* out) {
-  if (Status s = File::Open(env, path, File::Mode::kAppend, true, &out->file_); !s.ok()) return s;
+  *out = WalWriter();
   out->number_ = number;
+  if (env == Env::Default()) {
+    if (Status s = File::Open(env, path, File::Mode::kReadWrite, true, &out->file_); !s.ok()) {
+      return s;
+    }
+    if (Status s = out->file_.Size(&out->bytes_); !s.ok()) return s;
+    if (out->MapWindow(out->bytes_).ok()) return Status::Ok();
+    out->file_.Close();  // No fallocate or mmap here: write(2) it is.
+  }
+  if (Status s = File::Open(env, path, File::Mode::kAppend, true, &out->file_); !s.ok()) return s;
   return out->file_.Size(&out->bytes_);
+}
+
+WalWriter::~WalWriter() { Unmap(); }
+
+WalWriter::WalWriter(WalWriter&& other) noexcept { *this = std::move(other); }
+
+WalWriter& WalWriter::operator=(WalWriter&& other) noexcept {
+  if (this == &other) return *this;
+  Unmap();
+  file_ = std::move(other.file_);
+  broken_ = std::move(other.broken_);
+  number_ = other.number_;
+  bytes_ = other.bytes_;
+  buffer_ = std::move(other.buffer_);
+  window_ = std::exchange(other.window_, nullptr);
+  window_start_ = other.window_start_;
+  return *this;
+}
+
+Status WalWriter::MapWindow(uint64_t at) {
+  const uint64_t start = at / kMapWindowBytes * kMapWindowBytes;
+  if (window_ != nullptr) {
+    munmap(window_, kMapWindowBytes);
+    window_ = nullptr;
+  }
+  // Blocks reserved up front, so a full disk is an error here rather than a SIGBUS on a store.
+  if (const int error = posix_fallocate(file_.fd(), static_cast<off_t>(start), kMapWindowBytes);
+      error != 0) {
+    return ErrnoStatus("fallocate " + file_.path(), error);
+  }
+  void* mapped = mmap(nullptr, kMapWindowBytes, PROT_READ | PROT_WRITE, MAP_SHARED, file_.fd(),
+                      static_cast<off_t>(start));
+  if (mapped == MAP_FAILED) return ErrnoStatus("mmap " + file_.path(), errno);
+  window_ = static_cast<char*>(mapped);
+  window_start_ = start;
+  return Status::Ok();
+}
+
+Status WalWriter::Unmap() {
+  if (window_ == nullptr) return Status::Ok();
+  munmap(window_, kMapWindowBytes);
+  window_ = nullptr;
+  return file_.Truncate(bytes_);
+}
+
+Status WalWriter::Finish() {
+  if (Status s = Unmap(); !s.ok()) return s;
+  return file_.Sync();
+}
+
+Status WalWriter::AppendMapped(std::string_view record) {
+  size_t done = 0;
+  while (done < record.size()) {
+    const uint64_t at = bytes_ + done;
+    if (at >= window_start_ + kMapWindowBytes) {
+      // A failure leaves the bytes so far past bytes_: the next record overwrites them, and a
+      // crash first leaves them as a torn tail.
+      if (Status s = MapWindow(at); !s.ok()) return s;
+    }
+    const size_t n = std::min<uint64_t>(window_start_ + kMapWindowBytes - at, record.size() - done);
+    std::memcpy(window_ + (at - window_start_), record.data() + done, n);
+    done += n;
+  }
+  bytes_ += record.size();
+  return Status::Ok();
 }
 
 Status WalWriter::Append(std::span<const WalOp> ops) {
@@ -124,6 +209,7 @@ Status WalWriter::Append(std::span<const WalOp> ops) {
   EncodeFixed32(buffer_.data() + 8, static_cast<uint32_t>(body_len));
   EncodeFixed32(buffer_.data() + body_start - 4, Checksum32(buffer_.data(), body_start - 4));
   PutFixed64(buffer_, Checksum64(buffer_.data() + body_start, body_len));
+  if (window_ != nullptr) return AppendMapped(buffer_);
   if (Status s = file_.Append(buffer_); !s.ok()) {
     // Cut a partial record off so the next one is not appended behind garbage; if that fails
     // too, later records would land behind it, so refuse them until a reopen recovers.
@@ -167,6 +253,11 @@ class LogScan {
 
   Status Run() {
     while (pos_ < data_.size() && !done_) {
+      if (ZerosFrom(pos_)) {
+        // Space a mapped writer reserved and never used (the process ended before Finish).
+        unused_at_ = pos_;
+        break;
+      }
       const std::optional<Located> rec = HeaderAt(data_, pos_);
       if (Status s = rec ? AtHeader(*rec) : AtDamage(); !s.ok()) return s;
     }
@@ -174,16 +265,23 @@ class LogScan {
   }
   // Where the torn tail to cut off starts, if there is one.
   std::optional<size_t> truncate_at() const { return truncate_at_; }
+  // Where a tail of zeros (reserved, unused) starts, if there is one and nothing was torn.
+  std::optional<size_t> unused_at() const { return unused_at_; }
 
  private:
+  bool ZerosFrom(size_t from) const {
+    return std::all_of(data_.begin() + static_cast<std::ptrdiff_t>(from), data_.end(),
+                       [](char c) { return c == 0; });
+  }
+
   // A record whose header is intact starts at pos_.
   Status AtHeader(const Located& rec) {
     if (data_.size() - pos_ < rec.total()) return TornTail();  // Runs past the end: mid-write.
     const size_t body_at = pos_ + HeaderBytes(rec.count);
     if (DecodeBody(data_.substr(body_at, rec.body_len + 8), rec.count, &ops_)) {
       if (Status s = Deliver(); !s.ok()) return s;
-    } else if (last_ && pos_ + rec.total() == data_.size()) {
-      return TornTail();  // A damaged final record: torn, never acknowledged.
+    } else if (last_ && ZerosFrom(pos_ + rec.total())) {
+      return TornTail();  // A damaged final record (maybe before unused space): torn.
     } else {
       ++report_->damaged_records;
       const char* ids = data_.data() + pos_ + kFixedHeaderBytes;
@@ -250,6 +348,7 @@ class LogScan {
   size_t pos_ = 0;
   bool done_ = false;
   std::optional<size_t> truncate_at_;
+  std::optional<size_t> unused_at_;
 };
 
 Status TruncateTornTail(const std::string& path, const Options& options, uint64_t size,
@@ -273,6 +372,13 @@ Status ReplayWal(const std::string& path, bool last, const Options& options,
   if (Status s = ReadLog(path, options, &contents); !s.ok()) return s;
   LogScan scan(contents, path, last, options, handlers, report);
   if (Status s = scan.Run(); !s.ok()) return s;
+  if (scan.unused_at() && !scan.truncate_at()) {
+    File file;
+    Status s = File::Open(EnvOf(options), path, File::Mode::kReadWrite, false, &file);
+    if (s.ok()) s = file.Truncate(*scan.unused_at());
+    if (s.ok()) s = file.Sync();
+    return s;
+  }
   if (!scan.truncate_at()) return Status::Ok();
   return TruncateTornTail(path, options, contents.size(), *scan.truncate_at(), report);
 }

@@ -1,20 +1,23 @@
-// A child process for the crash test: opens a store with sync-every-write and writes until it is
-// killed, printing "BEGIN id gen" before each write and "ACK id gen" once it is acknowledged.
+// A child process for the crash test: opens a store with sync-every-write (or, given "none",
+// SyncPolicy::kNone) and writes until it is killed, printing "BEGIN id gen" before each write and
+// "ACK id gen" once it is acknowledged.
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <random>
 #include <string>
 
 #include "tests/storage/storage_test_support.h"
 
 int main(int argc, char** argv) {
-  if (argc != 4) {
-    std::fprintf(stderr, "usage: %s DIR ROUND MEMTABLE_ENTRIES\n", argv[0]);
+  if (argc != 4 && !(argc == 5 && std::strcmp(argv[4], "none") == 0)) {
+    std::fprintf(stderr, "usage: %s DIR ROUND MEMTABLE_ENTRIES [none]\n", argv[0]);
     return 2;
   }
   using namespace railyard::storage;
   Options options = testing::SmallOptions(std::strtoull(argv[3], nullptr, 10));
-  options.sync = SyncPolicy::kEveryWrite;
+  // "none": SyncPolicy::kNone, whose promise (survives a crash of the process) a SIGKILL tests.
+  options.sync = argc == 5 ? SyncPolicy::kNone : SyncPolicy::kEveryWrite;
   const uint32_t round = static_cast<uint32_t>(std::strtoul(argv[2], nullptr, 10));
   std::unique_ptr<DocStore> store;
   if (Status s = DocStore::Open(options, argv[1], &store); !s.ok()) {

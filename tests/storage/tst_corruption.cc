@@ -7,6 +7,7 @@
 #include <QTest>
 
 #include "storage/filenames.h"
+#include "storage/verified_marks.h"
 #include "tests/storage/storage_test_support.h"
 
 using namespace railyard::storage;
@@ -169,6 +170,21 @@ class CorruptionTest : public QObject {
     // it is never half a document.
     const Status last = store->Get(49, &doc);
     QVERIFY(last.IsNotFound() || (last.ok() && doc == DocFor(49)));
+  }
+
+  // Readers skip a unit's checksum only when the same unit (slot and key) passed it in this
+  // period: never a fresh slot, another block sharing the slot, or a slot out of range.
+  void verifiedMarksRememberOnlyWhatWasMarked() {
+    VerifiedMarks marks(4);
+    QVERIFY(!marks.Verified(1, 4096));
+    marks.MarkVerified(1, 4096);
+    QVERIFY(marks.Verified(1, 4096));
+    QVERIFY(!marks.Verified(1, 4100));  // Another block in the same 4 KiB slot.
+    QVERIFY(!marks.Verified(0, 4096));
+    marks.MarkVerified(1, 4100);  // The slot now remembers only the later block.
+    QVERIFY(!marks.Verified(1, 4096));
+    marks.MarkVerified(9, 0);  // Out of range: ignored.
+    QVERIFY(!marks.Verified(9, 0));
   }
 
   void damagedManifestIsAClearError() {
