@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Fails if clang-format (with the repository's .clang-format) would change any tracked C++ file.
+# Fails if clang-format (with the repository's .clang-format) would change any tracked C++ file,
+# or if a tracked source file has no SPDX-License-Identifier line near its top.
 # scripts/test.sh runs it first; `clang-format -i FILE...` applies the format.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,4 +15,14 @@ if ! clang-format --dry-run -Werror "${files[@]}" 2>"$report"; then
   grep -o '^[^:]*\.\(cc\|h\)' "$report" | sort -u | sed 's/^/  needs clang-format: /'
   exit 1
 fi
-echo "check-format: ${#files[@]} files formatted"
+# Every source file says its license in its first lines (LICENSE; README "License").
+mapfile -t sources < <(git ls-files '*.cc' '*.h' '*.proto' '*.sh' '*.py' 'CMakeLists.txt' '*.cmake' '*.cmake.in')
+unlicensed=()
+for f in "${sources[@]}"; do
+  head -n 3 "$f" | grep -q 'SPDX-License-Identifier:' || unlicensed+=("$f")
+done
+if [ ${#unlicensed[@]} -gt 0 ]; then
+  printf '  no SPDX-License-Identifier line in its first 3 lines: %s\n' "${unlicensed[@]}"
+  exit 1
+fi
+echo "check-format: ${#files[@]} files formatted, ${#sources[@]} files with an SPDX line"

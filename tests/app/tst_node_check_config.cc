@@ -10,25 +10,14 @@
 #include <QTest>
 #include <asio.hpp>
 
+#include "tests/support/run_program.h"
+
 namespace {
 
-struct Result {
-  int code = -1;
-  QString err;
-};
+using Result = railyard::testing::ProgramResult;
 
 Result CheckConfig(const QStringList& args) {
-  QProcess process;
-  process.start(RAILYARD_NODE, QStringList{"--check-config"} + args);
-  Result r;
-  if (!process.waitForFinished(20000)) {
-    ::kill(pid_t(process.processId()), SIGKILL);
-    process.waitForFinished(5000);
-    return r;
-  }
-  r.code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-  r.err = QString::fromUtf8(process.readAllStandardError());
-  return r;
+  return railyard::testing::RunProgram(RAILYARD_NODE, QStringList{"--check-config"} + args);
 }
 
 void Write(const QString& path, const QByteArray& text) {

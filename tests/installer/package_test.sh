@@ -73,7 +73,9 @@ for binary in railyard-node railyardctl; do
 done
 for file in lib/systemd/system/railyard-node.service usr/lib/sysusers.d/railyard.conf \
   usr/share/bash-completion/completions/railyardctl usr/share/doc/railyard-node/README.md \
-  usr/share/doc/railyard-node/examples/railyard-node.textproto; do
+  usr/share/doc/railyard-node/examples/railyard-node.textproto \
+  usr/share/railyard/monitoring/railyard-dashboard.json \
+  usr/share/railyard/monitoring/railyard-alerts.yml; do
   check "missing /$file" test -s "$root/$file"
 done
 pages=(railyard-node railyardctl)
@@ -134,7 +136,7 @@ check "unit not enabled" test -L "$root/etc/systemd/system/multi-user.target.wan
 step "the default config starts a node that takes the package's tokens"
 # Addresses and data folder moved into the test's own; the rest is the installed conffile.
 "$root/usr/bin/railyard-node" --config "$root/etc/railyard/node.textproto" --data-dir "$tmp/data" \
-  --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 \
+  --listen 127.0.0.1:0 --admin-listen 127.0.0.1:0 --metrics-listen 127.0.0.1:0 \
   --viewer-token-file "$root/etc/railyard/viewer.tokens" \
   --operator-token-file "$root/etc/railyard/operator.tokens" >"$tmp/node.out" 2>"$tmp/node.err" &
 node_pid=$!
@@ -147,6 +149,7 @@ grep -q ' serving ' "$tmp/node.err" || { cat "$tmp/node.err"; fail "the node did
 admin=$(sed -n 's/^LISTEN .* ADMIN //p' "$tmp/node.out")
 "$root/usr/bin/railyardctl" status -n "$admin" --token-file "$root/etc/railyard/viewer.tokens" \
   >"$tmp/status.out" 2>&1 || { cat "$tmp/status.out"; fail "railyardctl status with the viewer token"; }
+check "the default config's metrics listener did not start" grep -q '^METRICS 127.0.0.1:' "$tmp/node.out"
 kill -TERM "$node_pid"
 status=0
 wait "$node_pid" || status=$?

@@ -7,26 +7,14 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "tests/support/run_program.h"
+
 namespace {
 
-struct Result {
-  int code = -1;
-  QString out, err;
-};
+using Result = railyard::testing::ProgramResult;
 
 Result Run(const QString& program, const QStringList& args) {
-  QProcess process;
-  process.start(program, args);
-  Result r;
-  if (!process.waitForFinished(60000)) {
-    process.kill();
-    process.waitForFinished(5000);
-    return r;
-  }
-  r.code = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
-  r.out = QString::fromUtf8(process.readAllStandardOutput());
-  r.err = QString::fromUtf8(process.readAllStandardError());
-  return r;
+  return railyard::testing::RunProgram(program, args, 60000);
 }
 
 // systemd-analyze rates exposure from 0.0 to 10.0 and takes the threshold in tenths: 20 is 2.0,
