@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Command-line parsing shared by railyardctl and railyard-node: the exit codes README promises

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // admin_poll_bench: what telemetry costs a node. One node under closed-loop docservice load;
 // alternating windows without and with one caller polling admin.Telemetry at --poll-hz (10 by
 // default). One JSON line per window, then a summary with the throughput loss.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // console_frame_bench: the console's GUI-thread cost per telemetry frame. Generates a recording
 // of a large cluster (default 100 nodes, 200 clients, 10 Hz, with slot tables, pools, storage
 // and throughput), replays it frame by frame at full speed through ReplaySource -> ClusterState

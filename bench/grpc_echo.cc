@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The gRPC side of rpc_bench: an EchoService on gRPC's callback API, called through one channel
 // with the callback stub.
 //

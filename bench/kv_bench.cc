@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kv_bench: the docstore seed's benchmark. N writes of an 8-byte random key and a 96-byte value in
 // random order, then all N keys read back in a different random order, every read checked against
 // the value written. Engines side by side in one run: docstore (ours), LevelDB, RocksDB, Kyoto

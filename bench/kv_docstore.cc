@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kv_bench adapter for Railyard's docstore (storage/docstore.h): the key is the document id;
 // Options defaults except sync = SyncPolicy::kNone (each write reaches the OS, none is fsync'ed).
 #include <memory>

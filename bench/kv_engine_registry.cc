@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which engines kv_bench knows and which of them this binary was built with.
 #include <algorithm>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kv_bench adapter for Kyoto Cabinet's TreeDB (its file B+ tree) with default tuning, opened
 // without OAUTOSYNC or OAUTOTRAN: no sync per write.
 #include <kchashdb.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kv_bench adapter for LevelDB: default options plus a 10 bits/key Bloom filter; default
 // WriteOptions (no sync) and ReadOptions.
 #include <leveldb/db.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // kv_bench's memory limit: a memory cgroup around one engine's child process, as the docstore

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // kv_bench --repeat N: the engines run interleaved (A B C, A B C, ...) so that a slow spell of a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kv_bench adapter for RocksDB: default options, except a block-based table with a 10 bits/key
 // Bloom filter; default WriteOptions (no sync) and ReadOptions.
 #include <rocksdb/db.h>

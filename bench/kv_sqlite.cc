@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kv_bench adapter for SQLite: one table (id INTEGER PRIMARY KEY, v BLOB) used through prepared
 // statements.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // pool_bench: acquire + release of the lowest idle member of rpc::SlotPool, each under a
 // std::mutex as rpc::Client does it, for pools of 8, 64 and 512 members.
 //

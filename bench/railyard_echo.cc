@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Boxcar side of rpc_bench: rpc::Server with an inline echo handler and one rpc::Client.
 #include <spdlog/spdlog.h>
 

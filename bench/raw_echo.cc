@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The "raw" side of rpc_bench: the least a length-prefixed request/response can cost over the same
 // kind of loopback connections, as the physical limit Boxcar is measured against. Plain asio with
 // completion handlers (no coroutines), no protobuf, no pool, no selection, no deadline timer, no

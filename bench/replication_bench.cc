@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // replication_bench: the docstore queue replicated (issue 13), with real railyard-node processes on
 // loopback.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // rpc_bench: unary echo of a 64-byte payload on loopback, Boxcar ("railyard", also spelt
 // "boxcar") against gRPC's callback API ("grpc") and against "raw" (length-prefixed frames over
 // plain asio: the least a request/response can cost here), under closed-loop load at several

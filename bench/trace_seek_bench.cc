@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // trace_seek_bench: Seek in a recording of `--nodes` nodes reporting at 1 Hz for `--seconds`
 // (default: the requirement's one hour of 20 nodes, 72,000 snapshots of about 1.5 KB). Writes
 // the recording with tests/trace's fixture, opens it with a fresh reader, then times `--seeks`

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Install rules (COMPONENT dev) for the libraries a service owner embeds: the docstore engine
 # (Railyard::storage) and the Boxcar runtime (Railyard::rpc, with base, balance, proto and asio
 # under it), their public headers under include/railyard/, a CMake package (find_package(Railyard))

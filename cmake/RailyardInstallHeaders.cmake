@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Runs at install time (cmake/RailyardInstall.cmake): installs RAILYARD_PUBLIC_HEADERS and every
 # header they include, transitively, from RAILYARD_SOURCE_DIR into <prefix>/include/railyard/,
 # with their includes of each other rewritten from "storage/x.h" to "railyard/storage/x.h" (and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # Prints a help2man include section with each railyardctl subcommand's --help: man-subcommands.sh
 # PATH_TO_RAILYARDCTL > railyardctl.h2m (installer/CMakeLists.txt runs it for the man page).
 set -e

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the benchmarks (-O2, build/bench), runs every one, writes one JSON-lines file and redraws the kv and rpc plots in docs/.
 set -euo pipefail
 cd "$(dirname "$0")/.."

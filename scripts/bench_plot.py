@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Draws the kv and rpc comparisons of one scripts/bench.sh results file as PNG (with gnuplot).
 
     scripts/bench_plot.py RESULTS.jsonl OUT_DIR    writes OUT_DIR/bench-kv.png and bench-rpc.png

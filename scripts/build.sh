@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Configures and builds one CMake preset (default: release) after making sure the packages are installed.
 #   scripts/build.sh [PRESET [TARGET...]]   the preset's targets, or only TARGET... and what they need
 # RAILYARD_WERROR=ON in the environment makes Railyard's own warnings errors (scripts/test.sh sets it).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fails if clang-format (with the repository's .clang-format) would change any tracked C++ file,
 # or if a tracked source file has no SPDX-License-Identifier line near its top.
 # scripts/test.sh runs it first; `clang-format -i FILE...` applies the format.

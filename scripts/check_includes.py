@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks the include rules of docs/architecture.md ("Folders, and who may include whom").
 
     scripts/check_includes.py [REPO_ROOT]

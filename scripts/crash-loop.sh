@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Kills a railyard-node with SIGKILL under a verifying load, N rounds (default 20), and prints what was checked and lost.
 set -euo pipefail
 cd "$(dirname "$0")/.."

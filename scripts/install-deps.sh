@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs every Debian 12 package Railyard builds, tests and benchmarks with; skips what is already there.
 set -euo pipefail
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds release and runs the soak: 64 clients on 3 nodes with drains, restarts and compactions, then checks slots, descriptors and memory.
 set -euo pipefail
 cd "$(dirname "$0")/.."

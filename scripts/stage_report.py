@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Prints a test stage's slowest tests, each with the share of its timeout it used.
 
     scripts/stage_report.py BUILD_DIR JUNIT_XML [--top N]

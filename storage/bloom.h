@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Internal to storage/: a Bloom filter split into fixed-size pages, one page per key, so a lookup

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Internal to storage/: Bloom filter pages and the pager that keeps the most useful of them in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Internal to storage/: fixed-width little-endian encoding, the byte order of every on-disk format.

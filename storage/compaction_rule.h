@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The seed's compaction rule as a pure function, so the engine and anything that predicts it

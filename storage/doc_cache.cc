@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "storage/doc_cache.h"
 
 #include "storage/hash.h"

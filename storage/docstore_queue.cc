@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The DocStore's side of replication: positions, the updater's reads of its queue, a replica's
 // application of fetched blocks, and sealing open blocks so replicas see lone writes promptly.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "storage/fault_env.h"
 
 #include <fcntl.h>

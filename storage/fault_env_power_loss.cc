@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FaultInjectingEnv's power-loss model (fault_env.h): what is durable, the cut, and the loss.
 #include "storage/fault_env.h"
 

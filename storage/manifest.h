@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Internal to storage/: MANIFEST, the store's table of contents, replaced atomically on every

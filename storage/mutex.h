@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Internal to storage/: mutexes the thread-safety analysis understands (thread_annotations.h),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The docstore queue as replication sees it (docs/formats.md, "Replication").

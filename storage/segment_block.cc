@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "storage/segment_block.h"
 
 #include <lz4.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The segment log's side of replication: reading whole blocks for a follower, placing a follower's
 // blocks, and positions across segments (docs/formats.md, "Replication").
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Clang's thread-safety annotations, as LevelDB (port/thread_annotations.h) and Abseil spell them.

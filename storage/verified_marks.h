@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Internal to storage/: which units of an immutable, memory-mapped file (index pages, segment

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Internal to storage/: the write-ahead log of the in-memory index (format in docs/formats.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "app/railyard-node/effective_settings.h"
 
 #include "core/rpc/tls.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // railyard-node: serves the docstore over Boxcar, with an admin service beside it.
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // railyard: the desktop console. Watches live clusters (or a recording), drains and compacts,
 // records and replays. Without a display it runs offscreen, writing screenshots and a one-line
 // summary each second, so `railyard --demo` is useful over ssh and in CI. Every usage or launch

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "app/railyardctl/drain_wait.h"
 
 #include <cstdio>

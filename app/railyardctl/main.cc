@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // railyardctl: the command-line side of Railyard.
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>

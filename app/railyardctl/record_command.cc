@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "app/railyardctl/record_command.h"
 
 #include <unistd.h>

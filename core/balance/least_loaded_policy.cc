@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/balance/least_loaded_policy.h"
 
 #include "core/balance/explain.h"

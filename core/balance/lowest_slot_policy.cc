@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/balance/lowest_slot_policy.h"
 
 #include <algorithm>

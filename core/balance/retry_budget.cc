@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/balance/retry_budget.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Clang's thread-safety annotations, as LevelDB and Abseil spell them. Clang checks them with

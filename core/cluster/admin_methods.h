@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The admin service's method names on the wire (the typed AdminClient and the node's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/cluster/cluster_file.h"
 
 #include "core/cluster/text_files.h"

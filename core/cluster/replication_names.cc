@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/cluster/replication_names.h"
 
 namespace railyard::cluster {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The words railyardctl, the console and the node's logs use for replication states and roles,

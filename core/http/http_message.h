@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Parsing an HTTP/1.x request head and writing a response: the byte-level half of HttpServer,

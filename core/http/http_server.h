@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A small HTTP/1.1 listener for monitoring: Prometheus scrapes, load-balancer health checks, curl.

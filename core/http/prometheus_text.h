@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Writing the Prometheus text exposition format, version 0.0.4: a family's HELP and TYPE lines

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/load/closed_loop_load.h"
 
 #include <thread>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/load/demo_cluster.h"
 
 #include <sys/stat.h>

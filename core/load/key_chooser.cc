@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/load/key_chooser.h"
 
 #include <algorithm>

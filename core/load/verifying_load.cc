@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/load/verifying_load.h"
 
 #include <algorithm>

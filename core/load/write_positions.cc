@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/load/write_positions.h"
 
 #include "core/base/random.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/node/admin_service.h"
 
 #include <spdlog/spdlog.h>

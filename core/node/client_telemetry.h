@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A client process's telemetry and the admin service that serves it: what `railyardctl load

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/node/doc_service.h"
 
 #include "railyard/docservice.pb.h"

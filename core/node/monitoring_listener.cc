@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/node/monitoring_listener.h"
 
 #include <spdlog/spdlog.h>

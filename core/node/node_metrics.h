@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A node's /metrics page: the figures of its admin.Telemetry snapshot (the same numbers the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/node/replication_source.h"
 
 #include <spdlog/spdlog.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/rpc/frame_outbox.h"
 
 namespace railyard::rpc::internal {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/rpc/slot_table.h"
 
 #include <cassert>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/rpc/subset_membership.h"
 
 #include "core/base/random.h"

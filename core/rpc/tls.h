@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // TLS settings for a Boxcar listener or client (PEM files, TLS 1.2 or newer).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/rpc/wire_convert.h"
 
 namespace railyard::rpc::internal {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The engine: setup from the scenario, and the event loop.
 
 #include "core/sim/engine.h"

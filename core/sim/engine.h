@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // INTERNAL to core/sim: the simulator's engine, shared by its .cc files (engine.cc: setup and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The simulated backends: service, queueing, faults, and the scenario's actions on them.
 
 #include "core/sim/engine.h"

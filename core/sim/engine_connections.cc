@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Connections and each client's acquirer: connects, the pool in slot order, replacements.
 
 #include "core/sim/engine.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The client side of a request: arrival, each attempt's pick, the answer or timeout, retries.
 
 #include "core/sim/engine.h"

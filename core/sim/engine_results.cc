@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a run leaves behind: per-second samples, the recording, and the SimResult.
 
 #include "core/sim/engine.h"

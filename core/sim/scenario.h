@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A scenario: the clients, the backends and what happens to them over time, as an operator writes

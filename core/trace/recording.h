@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A recording is one SQLite file holding what a cluster did: telemetry snapshots of its

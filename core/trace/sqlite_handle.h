@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Internal to core/trace: owning wrappers for a SQLite connection and its prepared statements.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "core/trace/telemetry_recorder.h"
 
 #include "core/trace/recording.h"

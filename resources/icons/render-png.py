@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Renders railyard.svg to the 256 px railyard.png beside it (librsvg and cairo through ctypes).
 import ctypes
 import os

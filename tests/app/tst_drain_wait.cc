@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `railyardctl drain --wait` for rolling restarts: it drains the node, then returns 0 once no
 // client holds a slot there (so no request is in flight), printing progress meanwhile; with
 // clients that stay, it gives up at --timeout with exit 5. The clients here say hello and then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // railyardctl load's subsetting flags: deterministic subsetting without --client-index is a usage
 // error that names the flag, since each client would otherwise take a random, uneven subset.
 #include <QProcess>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `railyardctl load --admin-listen` as a console sees it, with real processes: its telemetry
 // carries the client's own figures (rate, POOL_EXHAUSTED rejections, client-seen latency) under
 // a real load on a real node, and its admin service takes tokens as a node's does: the token

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `railyard-node --check-config` (like `nginx -t`): a one-line verdict and exit 0 for a usable
 // config, exit 1 naming each problem otherwise (parse errors with line and column, bad values,
 // unreadable token and key files, a data directory that cannot be written), binding nothing. And

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // railyard-node logging to journald: each line with its priority (so `journalctl -p warning`
 // shows warnings and errors), and audit lines with RAILYARD_AUDIT_* fields of their own. It logs
 // there when stderr is the journal (JOURNAL_STREAM names stderr's device and inode) or when

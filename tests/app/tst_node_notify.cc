@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // railyard-node as a Type=notify service: it says READY=1 once it serves (not merely listens),
 // pings the watchdog from its main loop, brackets a SIGHUP reload with RELOADING=1 and READY=1,
 // says STOPPING=1 when SIGTERM starts the drain, and exits 0. The test is systemd's side of the

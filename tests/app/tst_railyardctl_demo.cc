@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Quick start's main job: `railyardctl demo` runs, balances, prints, and stops cleanly.
 #include <QProcess>
 #include <QRegularExpression>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A unix datagram socket bound at a path, standing in for systemd's notify socket or journald's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The sinkhole rule on its own: which answers count, and when a connection is judged sick.
 #include <QTest>
 

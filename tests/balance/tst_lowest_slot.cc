@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lowest slot made smarter, driven directly: of its two best slots it takes the backend whose
 // answers have been faster and error-free, and a penalty fades once the backend is left alone.
 #include <QTest>

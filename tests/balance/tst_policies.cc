@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Each balancing policy's logic, driven directly through Pick and Finish in virtual time.
 #include <QTest>
 #include <chrono>

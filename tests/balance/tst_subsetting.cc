@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Subsetting reproduces the SRE chapter's figures: random subsets load backends unevenly,
 // deterministic subsets evenly.
 #include <QTest>

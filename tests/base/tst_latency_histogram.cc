@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // base::LatencyHistogram: every percentile it reports is within 2% of the exact one.
 #include <QTest>
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // MethodStats' cumulative totals, which /metrics exposes as Prometheus counters and histogram
 // buckets: each answer is counted under its status code and once in the bucket whose bound is
 // the first not below its latency (a latency equal to a bound belongs to that bound's bucket).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // kv_bench --repeat and --absent-share: the aggregation of repetitions (medians, spreads, ratios as
 // medians of per-repetition ratios), the absent-key reads of the workload, and (when KV_BENCH
 // names the binary, as the `bench`-labelled ctest entry does) a real interleaved run.

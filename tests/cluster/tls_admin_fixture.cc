@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/cluster/tls_admin_fixture.h"
 
 namespace railyard::testing {

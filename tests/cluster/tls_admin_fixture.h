@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // An admin service whose listener requires TLS with a client certificate, answering telemetry

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The one telemetry poller: a round reports every node it has news of (a snapshot, or why not),
 // backs an unreachable node off, takes a new token without disturbing the others, pauses a node
 // whose token is refused (where asked to) until it gets a token, and Cancel releases a round that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The cluster-access layer over TLS: the telemetry poller, `railyardctl watch` and `record` reach
 // an admin service that requires a client certificate, honour a cluster file's admin_tls, and
 // say why (not just "unreachable") when the CA does not match. Plus the access rules themselves.

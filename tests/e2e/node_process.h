@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A railyard-node child process for end-to-end tests: started on loopback (ports chosen by the OS

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // What Linux's /proc says about another process: its open descriptors and its resident memory.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Helpers for the replication end-to-end tests: an updater and its replicas as railyard-node

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A 3-node cluster of real railyard-node processes on loopback, load from a Boxcar client, and
 // railyardctl as operators run it: drain, SIGKILL and restart, compaction, tokens.
 #include <QJsonArray>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The crash loop: a railyard-node under `railyardctl load --verify` is killed with SIGKILL at
 // random moments and restarted on the same ports, round after round; after each restart the load
 // reads back every document it was ever told was written. Nothing may be lost.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Slow: a real Prometheus (Debian's binary) on loopback scrapes a node under load every second
 // with a bearer token from a credentials file; once the load stops, the series it stored, read
 // back through its HTTP API (/api/v1/query), equal exactly what the node's telemetry shows.

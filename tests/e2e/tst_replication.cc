@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Replication with real railyard-node processes on loopback: an updater and its replicas under a
 // writer that puts, overwrites and deletes, readers on every node that carry their writes'
 // positions, the updater killed and restarted, writes and followers that must be refused, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Replication when things break, with real railyard-node processes on loopback: a replica
 // SIGKILLed under load and restarted on its data, a byte flipped in transit, a damaged block in the
 // updater's own segment, and an empty replica joining a large store.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The soak run: 64 client connections (4 `railyardctl load` processes with pools of 16) against 3
 // railyard-node processes on loopback for RAILYARD_SOAK_SECONDS (default 60), while a seeded chaos
 // loop drains and undrains nodes, kills them (SIGKILL) or stops them (SIGTERM) and restarts them on

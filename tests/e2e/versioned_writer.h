@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A writer thread for consistency tests: it puts, overwrites and deletes keys [0, keys) through

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A Bloom filter file: footer, layout, page checksums, and a probe of every page read.
 //
 // The footer carries an xxh3 checksum that random bytes never match, so before writing the input

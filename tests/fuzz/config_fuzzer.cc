@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Node and cluster configuration files (protobuf text format) and the options built from them.
 #include "core/cluster/cluster_file.h"
 #include "core/node/config.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Frame decoding as the server and client see it: a 4-byte length checked against the limit,
 // then the protobuf body; a hello read as the handshake reads it.
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The monitoring listener's request-head parser, which reads whatever a network peer sends: it
 // must never crash or read out of bounds, and what it accepts is a GET-able path.
 #include <string_view>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An on-disk index file: footer, fences, page checksums, lookups and a full scan.
 #include <memory>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The MANIFEST text a store reads at open.
 #include <string>
 

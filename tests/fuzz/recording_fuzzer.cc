@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A recording file from anywhere: not SQLite, SQLite but not a recording, or a recording with
 // damaged rows. Every read path must answer with a Status, never crash.
 #include <memory>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Runs a fuzz target's entry point over files, without libFuzzer: the seed corpus and every crash
 // ever found run this way in the default test suite (and under ASan), with any compiler.
 #include <sys/resource.h>

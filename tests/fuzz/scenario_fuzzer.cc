@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Simulator scenario files, which operators write by hand: any text parses or is refused with a
 // line number, and whatever parses formats back to text that parses again.
 #include <string_view>

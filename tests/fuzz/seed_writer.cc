@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes the seed corpora under tests/fuzz/corpus/ from the real encoders, so the fuzzers start
 // from valid inputs of every kind. Run by hand after a format change:
 //   build/release/bin/fuzz_seed_writer tests/fuzz/corpus resources

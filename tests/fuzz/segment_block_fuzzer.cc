@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A segment block read back from disk (or received from an updater): header, checksum, lz4
 // payload, entry offsets, tombstone bitmap.
 #include <string>

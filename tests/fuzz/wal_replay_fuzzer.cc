@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Recovery reading a write-ahead log of any shape: intact, torn, damaged in the middle.
 #include <vector>
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs the dev component of BUILD_DIR into a temporary prefix, then builds and runs
 # CONSUMER_DIR's program against it twice: as a CMake project (find_package(Railyard 0.1)) and as
 # one file compiled with `pkg-config --cflags --libs railyard`. Also compiles every installed

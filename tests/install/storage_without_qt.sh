@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Configures the source tree with the console and the tests off and builds railyard_storage in a
 # temporary folder, then checks that nothing looked for Qt (no Qt6*_DIR in the cache).
 #   storage_without_qt.sh SOURCE_DIR WORK_PARENT [CMAKE_ARGS...]

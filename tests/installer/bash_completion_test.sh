@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # installer/railyardctl.bash-completion against the built railyardctl: TAB after `railyardctl`
 # offers every subcommand its --help lists, TAB after `railyardctl SUB --` every flag of
 # `railyardctl SUB --help`, and flags that take a file or one of a few words complete those.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the .debs (cpack), runs lintian (errors fail), then installs, reinstalls, removes and purges
 # them in a scratch root with dpkg --root and chrootless maintainer scripts, checking what each step
 # leaves: files, the railyard user, owners and modes, tokens, the conffile, the enabled unit, and a

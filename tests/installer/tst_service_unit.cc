@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // installer/railyard-node.service: systemd accepts it as it is (no unknown keys, no bad values)
 // and rates its hardening well, so a regression in either fails here rather than on a server.
 #include <QDir>

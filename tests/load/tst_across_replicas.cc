@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The load tools against an updater and two replicas (the demo cluster's real railyard-node
 // processes, without its load clients): `railyardctl load --verify` writes to the updater, reads
 // over all three and finds nothing lost or stale; afterwards every node holds exactly the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The demo cluster runs real railyard-node processes: they come up on OS-chosen loopback ports,
 // answer over their admin services, serve the load clients, and are gone (with their folder)
 // after Stop. The first is the updater and the others its replicas (with a replication token of

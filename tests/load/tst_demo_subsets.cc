@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The demo's load clients take consecutive indexes, so deterministic subsetting spreads them
 // evenly over the nodes as the SRE chapter's rounds do: with one node per client and as many
 // clients as nodes, each node is the subset of exactly one client (real railyard-node processes).

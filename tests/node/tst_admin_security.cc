@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Token guessing is slowed down: after a few wrong tokens a host is locked out for a growing time,
 // during which even the right token is refused; a success clears the record. Tokens never reach
 // the log, and the admin listener says in its startup line whether it is loopback only.

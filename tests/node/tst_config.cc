@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Node and cluster configuration files: the shipped samples parse, mistakes get clear errors.
 #include <QTemporaryDir>
 #include <QTest>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A node whose disk fills up refuses writes with a clear status, keeps serving reads, and takes
 // writes again once space comes back: the docstore under a FaultInjectingEnv, served over Boxcar
 // on loopback.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The node's HTTP listener for Prometheus and health checks: /metrics passes Prometheus' own
 // `promtool check metrics`, its counters are the numbers telemetry shows, /readyz follows the
 // node's state (starting, serving, lame duck), a bearer token guards /metrics when configured,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // resources/monitoring/: the alerting rules pass `promtool check rules` and their unit tests
 // (`promtool test rules`, which prove each alert fires on the series it is for), the dashboard is
 // valid JSON with a $node variable, and every series the rules and dashboard query is one a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The node's building blocks: key choosers, tokens and per-method stats.
 #include <QTest>
 #include <map>

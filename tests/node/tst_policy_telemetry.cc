@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A load client's balancing policy state travels through the admin service's telemetry, as
 // railyardctl load serves it: weights, limits, success rates and the subset, per server.
 #include <QTemporaryDir>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A node's start-up order, as the SRE chapter's starting state has it: the docservice listens and
 // says "starting" (telemetry NODE_STARTING) while the store opens; a client connected then holds
 // its connection, sends nothing, and uses it once the node serves. A replica stays starting until

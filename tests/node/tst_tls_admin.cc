@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TLS on the node's listeners: the config's TLS blocks become listener options (with clear errors
 // for half-filled ones), a node opened with them serves its docservice and admin service only
 // over TLS, and AdminClient reaches a mutual-TLS admin service with the CA and a certificate.

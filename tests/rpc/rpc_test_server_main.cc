@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A Boxcar server process for tests: serves the test methods on 127.0.0.1, prints "PORT <n>" on
 // stdout once listening, and drains on SIGTERM like a production server.
 #include <spdlog/sinks/stdout_color_sinks.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Helpers for the rpc tests: real servers on 127.0.0.1 with OS-chosen ports, fast-converging

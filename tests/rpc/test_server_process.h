@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // An rpc_test_server child process (tests/rpc/rpc_test_server_main.cc), for tests that need a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/rpc/tls_test_certs.h"
 
 #include <openssl/evp.h>

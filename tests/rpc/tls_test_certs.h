@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Self-signed certificates made at test time with OpenSSL, so no test depends on files that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Boxcar's remedy for a sinkhole on real servers: a connection whose answers keep failing is
 // disposed of and later calls go to another server; application errors never cost a connection.
 #include <QTest>

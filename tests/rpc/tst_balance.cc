@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Boxcar's load shifting: "servers that are running at half speed will receive half as many
 // requests, on average". The lowest-slot rule does that on its own: each request takes the idle
 // connection with the lowest slot, so a connection whose answer came back soon is the one reused,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Boxcar seed's figures 1 to 8, played with real servers and clients on 127.0.0.1.
 #include <QTest>
 #include <set>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A client's own figures (PoolSnapshot::throughput): rates of calls, failures, POOL_EXHAUSTED
 // rejections and retries, and client-seen latency, under real calls to a real server on
 // 127.0.0.1. Rates decay but never reach zero within a test, so "> 0" holds however slow the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Losing and draining servers under load: no request fails, traffic moves, pools refill.
 #include <QProcess>
 #include <QTest>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Flow control with the client's defaults, on real servers: a server whose requests pile up gets
 // no more than the default policy's per-backend limit (half the pool: 16 of the default 32) from
 // one client, and the rest go to the others ("clients will avoid that backend, and the workload

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Fail-fast and bad input: pool exhaustion, application errors, deadlines, and malformed,
 // oversized or truncated frames that must close only the offending connection.
 #include <spdlog/sinks/ringbuffer_sink.h>

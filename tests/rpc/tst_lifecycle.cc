@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A server's life as the SRE chapter tells it: starting (connected to, sent nothing), serving,
 // lame duck (requests that race it still execute; the drain ends on quiet), and idle clients that
 // learn of a server's state or disappearance before their next call.

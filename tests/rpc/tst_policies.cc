@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The real client with core/balance policies, subsetting and the retry budget, against real
 // servers on loopback.
 #include <QTest>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Server names are resolved by the client's acquirer, not its constructor: a name that does not
 // resolve is reported like a failed connect and retried, and a name that does is connected to.
 //

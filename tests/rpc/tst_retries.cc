@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Boxcar's retry bounds, counted where the attempts land, on a real server: "the client disposes
 // of the associated connection and retries the request on the next best connection. The number of
 // retries that can happen is bounded in configuration ... This continues until the client finds a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The server survives peers that misbehave slowly or in numbers: a peer that never says hello, one
 // that goes silent after it, one that trickles a frame, a request that outlives its deadline in the
 // queue, and a flood of connections past the limit. Each is cut off, answered or refused with a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The client pool's ordering, admission and retirement rules, without I/O.
 #include <QTest>
 #include <random>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Server slots under connect/disconnect churn: always the lowest free, never shared, reclaimed at
 // once. Real server on 127.0.0.1, raw connections.
 #include <QTest>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Which servers a real client connects to: deterministic subsetting by client index, a
 // replacement for a subset member that is down, and RemoveServer draining a server. Servers are
 // real, on 127.0.0.1 with OS-chosen ports.

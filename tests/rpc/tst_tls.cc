@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TLS on Boxcar listeners and clients, with certificates made at test time: calls and slots work
 // as over plain TCP; a peer that speaks the wrong protocol, an untrusted or misnamed server, or a
 // client without an acceptable certificate is refused with a clear error and the server stays

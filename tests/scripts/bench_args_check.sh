@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # scripts/bench.sh refuses what it cannot run before it builds or runs anything: an unknown
 # benchmark or argument exits 2 with a message; --help exits 0 and names every benchmark.
 #   bench_args_check.sh SOURCE_DIR

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # scripts/bench_plot.py on a results file with known figures: both PNGs are drawn, the tables show
 # the medians of repeated runs and the ratios the targets are set in, and lines it cannot use
 # (another benchmark, a failed run, a line that is not JSON) change nothing.

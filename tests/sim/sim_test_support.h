@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // What the simulator's tests share: a shipped scenario loaded by name, and one run of it. Both

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The default policy against the best other one, scenario by scenario (the bar of
 // docs/policies.md): success rate at least as good, p99 within 10% of the best, p99.9 within 2x.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The seeds' figures, reproduced by the simulator with the real balance policies: Boxcar's
 // half-speed server, the adaptive balancer's 50% node, least loaded's sinkhole, and the SRE
 // chapter's deterministic subsetting; plus determinism for a seed. Under a sanitizer the runs are

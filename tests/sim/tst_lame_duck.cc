@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The simulator's lame duck follows the runtime's (and the SRE chapter's): attempts that reach a
 // draining backend before their clients heard of it are served, not refused, so a drain costs no
 // retry.

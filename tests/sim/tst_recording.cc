@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A simulated run written as a recording opens with core/trace's reader and holds what the
 // console needs: one snapshot per live backend and one of the client pools per simulated second.
 #include <QTemporaryDir>

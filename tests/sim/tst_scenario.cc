@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The scenario format: every shipped sample parses, mistakes are reported with their line, the
 // canonical form reads back to the same scenario, and garbage never crashes the parser.
 #include <QDir>

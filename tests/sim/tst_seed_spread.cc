@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The SRE chapter's spread figures in simulation, with the real balance policies. The chapter:
 // round robin "can result in a spread of up to 2x in CPU consumption from the least to the most
 // loaded task" through "varying query cost and machine diversity"; least loaded "performing about

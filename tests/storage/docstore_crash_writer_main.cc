@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A child process for the crash test: opens a store with sync-every-write (or, given "none",
 // SyncPolicy::kNone) and writes until it is killed, printing "BEGIN id gen" before each write and
 // "ACK id gen" once it is acknowledged.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/storage/storage_test_support.h"
 
 #include <stdexcept>

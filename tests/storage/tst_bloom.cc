@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Paged Bloom filters: the false-positive rate, and the pager's choice of resident pages.
 #include <QTemporaryDir>
 #include <QTest>

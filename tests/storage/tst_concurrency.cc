@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Many readers and writers at once, while flushes and compactions run underneath: every read
 // returns an intact document of the right id, never older than one the same reader saw before.
 #include <QTemporaryDir>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Damaged files: a flipped byte in a segment block, an index page or a log record gives a clear
 // corruption error for the documents it affects, never wrong data, and every other document is
 // still served.

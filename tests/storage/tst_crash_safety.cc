@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Crash safety: a writer with sync-every-write is killed with SIGKILL at random moments; after
 // every reopen each acknowledged write reads back exactly.
 #include <QDir>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The docstore's contract: newest value wins across the in-memory index, every on-disk index,
 // overwrites and deletes, before and after flushes, compactions and reopening; and the seed's
 // compaction arithmetic.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The disk misbehaving, through FaultInjectingEnv: a failed or torn write, a failed fsync, a full
 // disk, a corrupted read, a failed lock, unlink or directory listing. Each time the caller gets a
 // clear error, no acknowledged write is lost, nothing wrong is ever returned as data, and the store

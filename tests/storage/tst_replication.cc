@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The docstore's side of replication: a replica's store applying an updater's queue ends up with
 // the same documents (deletions included) and byte-identical segment files, across segments,
 // flushes and reopening; damaged blocks are never applied; batches share a block; lone writes are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The docstore seed's Bloom example, on a real store: "the in-memory index contains 12.5% of the
 // jobs, the newest on-disk index contains 12.5%, the next on-disk index contains 25%, and the
 // oldest index contains 50% ... If the in-memory index doesn't contain the job, then there's

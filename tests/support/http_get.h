@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A blocking HTTP/1.1 exchange for tests (plain or TLS), bounded by socket timeouts: the test

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Runs a program to its end for a test, bounded in time: its exit code and both outputs.

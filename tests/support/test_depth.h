@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // How deep a test may go in this build. Under a sanitizer (tests/CMakeLists.txt defines

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // QtTest check for the trace tests: fails the test with the Status's text unless it is ok.

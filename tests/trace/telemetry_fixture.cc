@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/trace/telemetry_fixture.h"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Recordings for the trace tests and for bench/trace_seek_bench: realistic telemetry derived from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A child process for the crash-safety test: creates a recording and appends snapshots until it
 // is killed, printing "READY" once the recording exists and "ROW n" after the n-th append
 // returned. Snapshot n is of node NodeName(n % 3) at testing::kKillWriterBaseMs + n.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Crash safety: a writer committing every 100 ms is killed with SIGKILL; the recording opens
 // cleanly, holds an unbroken prefix of what was appended, including every row appended well
 // over a commit interval before the kill, and can be appended to again.

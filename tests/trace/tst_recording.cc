@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Recordings: what is written reads back identically and in playback order, writes are batched
 // into commits as configured, and files that are not recordings, or rows that do not parse, give
 // clear errors.

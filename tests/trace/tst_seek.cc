@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Seek: for any time, each node's latest snapshot at or before it, in a small recording with
 // hand-picked edge cases and in the hour-long 20-node recording of the seek requirement (whose
 // speed bench/trace_seek_bench measures; tests never time anything).

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The console's data path and cluster-wide views: ClusterState, the overview and slot models,
 # live polling against real nodes, replay and recording, the main window, and the app itself.
 add_library(railyard_ui_console_fixture STATIC ${CMAKE_CURRENT_LIST_DIR}/console_fixture.cc)

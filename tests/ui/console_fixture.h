@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Generated cluster telemetry for the console's model tests and bench/console_frame_bench: a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A real railyard node in this process (docstore, docservice, admin service on 127.0.0.1 with
 // OS-chosen ports) with a Boxcar load generator keeping it busy: what the console's window tests

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Writes tests/data/console_small.rec: 3 s of a real local cluster (3 nodes, 2 load clients) at
 // 10 Hz, with node1 drained at 1 s and undrained at 2 s and node0 flushed at 1.5 s. Run by hand
 // when the telemetry format changes: make_console_recording OUT.rec

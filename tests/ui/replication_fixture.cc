@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/ui/replication_fixture.h"
 
 #include <memory>

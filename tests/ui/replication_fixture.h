@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Generated replication telemetry for the console's replication tests: one updater and two

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Per-node storage and throughput: models, views and actions against real nodes on loopback.
 add_library(railyard_ui_storage_test_support STATIC ${CMAKE_CURRENT_LIST_DIR}/storage_test_node.cc)
 set_target_properties(railyard_ui_storage_test_support PROPERTIES AUTOMOC OFF)

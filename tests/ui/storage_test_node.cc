@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "tests/ui/storage_test_node.h"
 
 #include <QCoreApplication>

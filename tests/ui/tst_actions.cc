@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Operator actions against a real node on loopback: drain, undrain, flush, compact (all and a
 // selected run), refusal with a viewer token, read-only mode, confirmation, and the audit log.
 #include <QAbstractItemModelTester>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Bloom view's reading aids (issue 14, item 5; bug B16): one colour scale per session that
 // only grows and is shared by all nodes, empty and all-zero states in words, the eviction cut-off
 // on the colour bar and in words, a legend that covers no data, and why a page is not resident.

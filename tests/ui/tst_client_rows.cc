@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Clients as rows of their own: a watched client's calls never add to the cluster's served
 // requests (bug B8; a real node under a real load client, then generated frames), the Overview
 // gives a client row its own figures

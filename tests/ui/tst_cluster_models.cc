@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The overview and slot-matrix models against generated telemetry (every expected value
 // recomputed from the generator) and against a recording of a real cluster (tests/data).
 #include <QAbstractItemModelTester>

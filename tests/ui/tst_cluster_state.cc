@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ClusterState: the contract between sources and models (batches, unreachable, stale, clock,
 // starting and token refused with since when, removing a node).
 #include <QDateTime>

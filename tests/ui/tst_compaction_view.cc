@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The compaction view's reading aids (issue 14, item 5; bugs B16, B18): the heading names the
 // node, rows keep their place, past sets are drawn on the stack, the next flush's set is the one
 // the engine then merges (on a real node), "while watched" survives node switches, and a node

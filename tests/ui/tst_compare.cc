@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The compare window and its series: two real recordings from `railyardctl sim --record` of one
 // scenario under two policies, read back independently with trace::RecordingReader to check what
 // the window shows; and the errors it shows for files that are not recordings.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The console's habits against a real node on loopback: the start page and its recent list, the
 // demo's addresses and token (checked with a real railyardctl), launch errors in plain words and
 // in a dialog, Add node asking before it ends a replay, PNG and CSV export from every tab, the

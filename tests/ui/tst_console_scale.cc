@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The console at 300 nodes x 300 clients (issue 17): what keeps a frame, a seek and a long replay
 // cheap, tested as behaviour (what is measured, signalled, kept or shown), never as a timing.
 #include <QFontMetrics>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The request-flow model and view: edge rates against the request counters of generated
 // telemetry (pools and slot tables), a drained server's edges fading while the others rise,
 // lowest-slot and error colouring, a replay seek that rebuilds the same picture, a screenshot of

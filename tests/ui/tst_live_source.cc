@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LiveSource against a real node on 127.0.0.1: telemetry arrives through the worker thread;
 // a stopped node turns unreachable without blocking the GUI thread and comes back when it is
 // restarted on the same port; a wrong token is refused (and announced); Stop() drops batches in

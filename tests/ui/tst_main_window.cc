@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The main window against a real node on loopback (with a load client, so slot tables fill):
 // every tab renders and is saved as a screenshot under the build folder; node selection, read-only
 // mode, recording, cluster files, replay, and tokens that never reach the settings.

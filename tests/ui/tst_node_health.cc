@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Node health that explains itself, against real nodes on loopback: a refused token shows as
 // "token refused" with the reason, stops polling (the node logs one refusal, never a lockout, and
 // railyardctl with the right token from this host keeps working) and asks for another token,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The console binary as the Quick start runs it: `railyard --demo` offscreen starts its cluster,
 // prints a summary each second, writes a non-empty screenshot and quits when told.
 #include <QFileInfo>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ReplaySource: positions after seeks, speed as cluster time per timer tick, events and jumps,
 // the timeline's controls; Recorder: what it writes reads back, with the console's actions.
 #include <QAbstractItemModelTester>

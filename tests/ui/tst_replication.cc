@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The replication view (table and lag plot), the overview's role and lag columns and the
 // compaction view's document-cache line, from a generated cluster of one updater and two
 // replicas: frames applied as live polling applies them, then the same frames recorded through

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The replication view against real nodes on 127.0.0.1: an updater and a replica that follows it
 // (in-process railyard nodes), polled by LiveSource; the console's Recorder writes what it saw,
 // and the recording replays into the same view.

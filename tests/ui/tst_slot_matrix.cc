@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Slots tab: the matrix view, its side panel, totals, marks and sorting, against generated
 // telemetry (every expected value recomputed from the generator) and a generated recording
 // replayed, in an offscreen window the size of a laptop screen.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The compaction, Bloom and throughput models: against telemetry from a real node on loopback
 // (flushes and compactions caused by real puts) and against generated telemetry with known
 // figures.

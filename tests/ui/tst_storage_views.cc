@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The compaction, Bloom and throughput views, built offscreen against telemetry from a real node
 // on loopback; each writes a screenshot for people to look at.
 #include <QAbstractItemModelTester>

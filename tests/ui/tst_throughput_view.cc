@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The throughput view's time context, offscreen, on generated telemetry frames: each node
 // overlaid, the shared crosshair readout, restart and lame-duck marks, the log latency axis, the
 // aligned time axes and where the time window lies (B15); each writes a screenshot.

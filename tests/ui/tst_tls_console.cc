@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The console against an admin service that requires TLS with a client certificate: with the
 // --tls flags (MainWindow::Options::tls) or a cluster file's admin_tls it watches the node and
 // acts on it over TLS; with a CA that does not match, the node is unreachable and says why.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Small pieces the console's widget tests share. Header-only; SaveScreenshot exists where the test
 // target defines SCREENSHOT_DIR (tests/ui/*.cmake). Tests link railyard_ui.

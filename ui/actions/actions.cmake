@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Operator actions (drain, undrain, flush, compact) and the console's audit log.
 target_sources(railyard_ui PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/audit_log.h

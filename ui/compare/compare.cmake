@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Comparing two recordings on one time axis: their series loaded whole on a loader thread, the
 # summary with B/A ratios, the CSV export, the stacked plots and the compare window.
 target_sources(railyard_ui PRIVATE

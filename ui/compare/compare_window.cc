@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui/compare/compare_window.h"
 
 #include <QComboBox>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui/compare/recording_loader.h"
 
 #include "ui/support/gui_thread.h"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Cluster-wide state and the overview, slot-allocation and request-flow models.
 target_sources(railyard_ui_models PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/cluster_state.cc

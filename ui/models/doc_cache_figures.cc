@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui/models/doc_cache_figures.h"
 
 namespace railyard::ui {

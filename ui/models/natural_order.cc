@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui/models/natural_order.h"
 
 namespace railyard::ui {

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Replication: the updater and replica table, and each replica's lag over time.
 target_sources(railyard_ui_models PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/replication_model.h

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SlotMatrixModel: which servers (nodes, and addresses only pools name) have a column, in which
 // order, and how a server is marked.
 #include "ui/models/slot_matrix_model.h"

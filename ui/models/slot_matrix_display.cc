@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SlotMatrixModel: what the views read (cells, headers, figures); frames are applied in
 // slot_matrix_model.cc, columns arranged in slot_matrix_columns.cc.
 #include "ui/models/slot_matrix_model.h"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Per-node storage and throughput models: compaction sets, the document cache, Bloom pages,
 # throughput series.
 target_sources(railyard_ui_models PRIVATE

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The main window, its start page, help dialogs and tab keys, the connect, token and demo
 # dialogs, launch error boxes, view export, column fitting, recent files and the token store.
 target_sources(railyard_ui PRIVATE

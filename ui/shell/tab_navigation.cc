@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui/shell/tab_navigation.h"
 
 #include <QAction>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Where telemetry comes from: live polling on a worker thread, replay of a recording, and the
 # recorder that writes one.
 target_sources(railyard_ui PRIVATE

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui/views/cached_legend_item.h"
 
 #include <QTransform>

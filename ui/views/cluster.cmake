@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Cluster-wide views: the overview table, the slot matrix, the request flow, and the replay
 # timeline.
 target_sources(railyard_ui PRIVATE

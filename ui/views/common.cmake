@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Styling shared by every plot and view.
 target_sources(railyard_ui PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/plot_style.cc

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "ui/views/plot_style.h"
 
 #include "ui/views/qcustomplot_include.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Include QCustomPlot through this header. Railyard builds with QT_NO_KEYWORDS (Qt's `signals`,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Per-node storage and throughput views: compaction sets, Bloom pages, live throughput.
 target_sources(railyard_ui PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/index_stack_widget.h

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A service owner's program, built only from the installed tree (tests/install/consumer.sh): a
 // Boxcar server and client on 127.0.0.1 exchange one call, then the docstore engine puts a
 // document, reads it, closes, reopens and reads it again. Exits 0 only if all of that worked.
