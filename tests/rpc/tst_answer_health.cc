@@ -65,7 +65,11 @@ class TestAnswerHealth : public QObject {
     QVERIFY(client.Start().ok());
     // The pool fills from random servers; the acquirer's probes then bring in the sinkhole's slot
     // 0.
-    QVERIFY(WaitUntil([&] { return PooledSlots(client, 0) == std::vector<uint32_t>{0}; }));
+    // Both connections, each after its own handshake: the healthy one may complete last.
+    QVERIFY(WaitUntil([&] {
+      return PooledSlots(client, 0) == std::vector<uint32_t>{0} &&
+             PooledSlots(client, 1).size() == 1;
+    }));
     const std::vector<uint32_t> healthy_slots = PooledSlots(client, 1);
     QCOMPARE(healthy_slots.size(), size_t{1});
     QVERIFY(healthy_slots.front() >= 1);
