@@ -40,11 +40,14 @@ class EchoSystem {
 // flow control and telemetry) or the stateless LowestSlotFastPath.
 enum class RailyardSelection { kDefault, kFastPath };
 
-// `loop` must outlive the returned system.
+// `loop` must outlive the returned system. `client_threads`: the client's I/O threads (raw and
+// Boxcar alike, so that raw stays the limit for the same shape; gRPC manages its own).
 std::unique_ptr<EchoSystem> MakeRailyardEcho(ClosedLoop& loop, std::string payload,
-                                             RailyardSelection selection);
+                                             RailyardSelection selection,
+                                             size_t client_threads = 1);
 std::unique_ptr<EchoSystem> MakeGrpcEcho(ClosedLoop& loop, std::string payload);
 // The physical limit: length-prefixed frames over plain asio, nothing else (bench/raw_echo.cc).
-std::unique_ptr<EchoSystem> MakeRawEcho(ClosedLoop& loop, std::string payload);
+std::unique_ptr<EchoSystem> MakeRawEcho(ClosedLoop& loop, std::string payload,
+                                        size_t client_threads = 1);
 
 }  // namespace railyard::bench

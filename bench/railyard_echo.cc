@@ -19,8 +19,12 @@ constexpr int kFailuresToLog = 5;
 
 class RailyardEcho final : public EchoSystem {
  public:
-  RailyardEcho(ClosedLoop& loop, std::string payload, RailyardSelection selection)
-      : loop_(loop), payload_(std::move(payload)), selection_(selection) {}
+  RailyardEcho(ClosedLoop& loop, std::string payload, RailyardSelection selection,
+               size_t client_threads)
+      : loop_(loop),
+        payload_(std::move(payload)),
+        selection_(selection),
+        client_threads_(std::max<size_t>(1, client_threads)) {}
   ~RailyardEcho() override { Stop(); }
 
   rpc::Status Start(size_t concurrency) override {
@@ -43,7 +47,7 @@ class RailyardEcho final : public EchoSystem {
     rpc::ClientOptions client_options;
     client_options.servers = {server_->endpoint()};
     client_options.pool_size = std::max(concurrency, kMinPoolSize);
-    client_options.io_threads = 1;
+    client_options.io_threads = client_threads_;
     client_options.client_name = "rpc-bench";
     client_options.default_timeout = kCallTimeout;
     if (selection_ == RailyardSelection::kFastPath) {
@@ -79,8 +83,8 @@ class RailyardEcho final : public EchoSystem {
 
   std::string Describe() const override {
     return "server: " + std::to_string(server_threads_) +
-           " I/O threads, inline echo handler; client: 1 I/O thread, pool of " +
-           std::to_string(pool_size_) + " connections, " +
+           " I/O threads, inline echo handler; client: " + std::to_string(client_threads_) +
+           " I/O thread(s), pool of " + std::to_string(pool_size_) + " connections, " +
            (selection_ == RailyardSelection::kFastPath ? "stateless lowest-slot fast path"
                                                        : "default policy (lowest slot, balance)");
   }
@@ -100,6 +104,7 @@ class RailyardEcho final : public EchoSystem {
   ClosedLoop& loop_;
   const std::string payload_;
   const RailyardSelection selection_;
+  const size_t client_threads_;
   std::unique_ptr<rpc::Server> server_;
   std::unique_ptr<rpc::Client> client_;
   size_t server_threads_ = 0;
@@ -110,8 +115,8 @@ class RailyardEcho final : public EchoSystem {
 }  // namespace
 
 std::unique_ptr<EchoSystem> MakeRailyardEcho(ClosedLoop& loop, std::string payload,
-                                             RailyardSelection selection) {
-  return std::make_unique<RailyardEcho>(loop, std::move(payload), selection);
+                                             RailyardSelection selection, size_t client_threads) {
+  return std::make_unique<RailyardEcho>(loop, std::move(payload), selection, client_threads);
 }
 
 }  // namespace railyard::bench

@@ -6,8 +6,9 @@
 // server echoing the frame's bytes as they came.
 //
 // Threads as Boxcar's in rpc_bench: the server runs one I/O thread per core, each connection on
-// its own strand; the client runs one I/O thread, and a caller whose request ended on it issues the
-// next one inline there.
+// its own strand; the client runs `client_threads` I/O threads on one io_context (a connection has
+// one operation out at a time, so its handlers never overlap), and a caller whose request ended on
+// one issues the next one inline there.
 #include <algorithm>
 #include <array>
 #include <asio.hpp>
@@ -80,7 +81,10 @@ class RawSession : public std::enable_shared_from_this<RawSession> {
 
 class RawEcho final : public EchoSystem {
  public:
-  RawEcho(ClosedLoop& loop, std::string payload) : loop_(loop), payload_(std::move(payload)) {}
+  RawEcho(ClosedLoop& loop, std::string payload, size_t client_threads)
+      : loop_(loop),
+        payload_(std::move(payload)),
+        client_threads_(std::max<size_t>(1, client_threads)) {}
   ~RawEcho() override { Stop(); }
 
   rpc::Status Start(size_t concurrency) override {
@@ -111,7 +115,9 @@ class RawEcho final : public EchoSystem {
       if (ec) return {rpc::Code::kUnavailable, "raw client: connecting: " + ec.message()};
     }
     client_work_.emplace(client_io_.get_executor());
-    client_thread_ = std::thread([this] { client_io_.run(); });
+    for (size_t i = 0; i < client_threads_; ++i) {
+      client_threads_list_.emplace_back([this] { client_io_.run(); });
+    }
     return rpc::Status::Ok();
   }
 
@@ -149,7 +155,8 @@ class RawEcho final : public EchoSystem {
     }
     client_work_.reset();
     client_io_.stop();
-    if (client_thread_.joinable()) client_thread_.join();
+    for (std::thread& thread : client_threads_list_) thread.join();
+    client_threads_list_.clear();
     asio::post(server_io_, [this] {
       asio::error_code ignored;
       acceptor_.close(ignored);
@@ -162,8 +169,9 @@ class RawEcho final : public EchoSystem {
 
   std::string Describe() const override {
     return "server: " + std::to_string(server_threads_) +
-           " I/O threads, a strand per connection, echoing frames; client: 1 I/O thread, one "
-           "connection per caller; no protobuf, pool, deadline or counters";
+           " I/O threads, a strand per connection, echoing frames; client: " +
+           std::to_string(client_threads_) +
+           " I/O thread(s), one connection per caller; no protobuf, pool, deadline or counters";
   }
 
  private:
@@ -221,17 +229,19 @@ class RawEcho final : public EchoSystem {
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> server_work_;
   std::optional<asio::executor_work_guard<asio::io_context::executor_type>> client_work_;
   std::vector<std::thread> server_threads_list_;
-  std::thread client_thread_;
+  std::vector<std::thread> client_threads_list_;
   std::vector<std::unique_ptr<Connection>> connections_;
   std::atomic<int64_t> in_flight_{0};
+  const size_t client_threads_;
   size_t server_threads_ = 0;
   bool stopped_ = false;
 };
 
 }  // namespace
 
-std::unique_ptr<EchoSystem> MakeRawEcho(ClosedLoop& loop, std::string payload) {
-  return std::make_unique<RawEcho>(loop, std::move(payload));
+std::unique_ptr<EchoSystem> MakeRawEcho(ClosedLoop& loop, std::string payload,
+                                        size_t client_threads) {
+  return std::make_unique<RawEcho>(loop, std::move(payload), client_threads);
 }
 
 }  // namespace railyard::bench

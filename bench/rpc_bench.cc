@@ -43,6 +43,7 @@ struct Flags {
   std::vector<size_t> concurrencies{1, 16, 64};
   std::vector<std::string> systems{"raw", "railyard", "grpc"};
   int repeat = 1;
+  size_t client_threads = 1;
 };
 
 // A fifth of the measured time, within [50 ms, 1 s]: enough for connections, caches and the
@@ -58,12 +59,13 @@ std::string MakePayload() {
   return payload;
 }
 
-std::unique_ptr<EchoSystem> MakeSystem(const std::string& name, ClosedLoop& loop) {
-  if (name == "raw") return MakeRawEcho(loop, MakePayload());
+std::unique_ptr<EchoSystem> MakeSystem(const std::string& name, ClosedLoop& loop,
+                                       size_t client_threads) {
+  if (name == "raw") return MakeRawEcho(loop, MakePayload(), client_threads);
   if (name == "railyard" || name == "boxcar")
-    return MakeRailyardEcho(loop, MakePayload(), RailyardSelection::kDefault);
+    return MakeRailyardEcho(loop, MakePayload(), RailyardSelection::kDefault, client_threads);
   if (name == "railyard-fastpath") {
-    return MakeRailyardEcho(loop, MakePayload(), RailyardSelection::kFastPath);
+    return MakeRailyardEcho(loop, MakePayload(), RailyardSelection::kFastPath, client_threads);
   }
   return MakeGrpcEcho(loop, MakePayload());
 }
@@ -96,7 +98,7 @@ bool RunOne(const std::string& system_name, size_t concurrency, int repetition, 
   options.drain_timeout = kCallTimeout + std::chrono::seconds(2);
   // Declared before the system so that it outlives every callback the system makes.
   ClosedLoop loop(options);
-  std::unique_ptr<EchoSystem> system = MakeSystem(system_name, loop);
+  std::unique_ptr<EchoSystem> system = MakeSystem(system_name, loop, flags.client_threads);
 
   std::fprintf(stderr, "rpc_bench: %s, concurrency %zu: starting\n", system_name.c_str(),
                concurrency);
@@ -156,6 +158,11 @@ int main(int argc, char** argv) {
   app.add_option("--repeat", flags.repeat,
                  "Repetitions; each runs every system at every concurrency, interleaved")
       ->check(CLI::Range(1, 1000))
+      ->capture_default_str();
+  app.add_option("--client-threads", flags.client_threads,
+                 "I/O threads of the raw and Boxcar clients (gRPC manages its own); the server "
+                 "runs one per core")
+      ->check(CLI::Range(1, 64))
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
 

@@ -2,10 +2,35 @@
 #include "core/base/method_stats.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace railyard::base {
 
 using Clock = std::chrono::steady_clock;
+
+namespace {
+
+// As DecayingRate's default: a time constant of 1 s is a half life of ln 2 seconds.
+constexpr double kRateTauSeconds = 1.0;
+
+std::chrono::nanoseconds RateHalfLife() {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(
+      std::chrono::duration<double, std::milli>(1000.0 * kRateTauSeconds * std::log(2.0)));
+}
+
+DecayingCount::Time Since(Clock::time_point now) {
+  return std::chrono::duration_cast<DecayingCount::Time>(now.time_since_epoch());
+}
+
+}  // namespace
+
+MethodStats::Rate::Rate() : events_(RateHalfLife()) {}
+
+void MethodStats::Rate::Add(Clock::time_point now) { events_.Add(1, Since(now)); }
+
+double MethodStats::Rate::PerSecond(Clock::time_point now) const {
+  return events_.Value(Since(now)) / kRateTauSeconds;
+}
 
 void MethodStats::Record(const std::string& method, std::chrono::nanoseconds latency, bool error,
                          StatusCode code) {
@@ -16,9 +41,9 @@ void MethodStats::Record(const std::string& method, std::chrono::nanoseconds lat
   const Clock::time_point now = Clock::now();
   const int64_t epoch =
       std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()) / kWindowLength;
+  base::MutexLock lock(mu_);
   all_requests_.Add(now);
   if (error) all_errors_.Add(now);
-  base::MutexLock lock(mu_);
   PerMethod& m = methods_[method];
   ++m.requests;
   m.request_rate.Add(now);
@@ -78,10 +103,10 @@ MethodStats::Summary MethodStats::Overall() const {
   const int64_t epoch =
       std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()) / kWindowLength;
   Summary s;
-  s.requests_per_s = all_requests_.PerSecond(now);
-  s.errors_per_s = all_errors_.PerSecond(now);
   LatencyHistogram merged;
   base::MutexLock lock(mu_);
+  s.requests_per_s = all_requests_.PerSecond(now);
+  s.errors_per_s = all_errors_.PerSecond(now);
   for (const auto& [name, m] : methods_) {
     s.requests += m.requests;
     s.errors += m.errors;
@@ -100,8 +125,17 @@ void MethodStats::MergeRecent(const PerMethod& m, int64_t epoch, LatencyHistogra
   }
 }
 
-double MethodStats::requests_per_s() const { return all_requests_.PerSecond(Clock::now()); }
-double MethodStats::errors_per_s() const { return all_errors_.PerSecond(Clock::now()); }
+double MethodStats::requests_per_s() const {
+  const Clock::time_point now = Clock::now();
+  base::MutexLock lock(mu_);
+  return all_requests_.PerSecond(now);
+}
+
+double MethodStats::errors_per_s() const {
+  const Clock::time_point now = Clock::now();
+  base::MutexLock lock(mu_);
+  return all_errors_.PerSecond(now);
+}
 double MethodStats::rejections_per_s() const { return rejections_.PerSecond(Clock::now()); }
 
 }  // namespace railyard::base

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/decaying_count.h"
 #include "core/base/decaying_rate.h"
 #include "core/base/latency_histogram.h"
 #include "core/base/mutex.h"
@@ -73,11 +74,22 @@ class MethodStats {
     int64_t epoch = -1;  // Which 10-second period this window holds.
     LatencyHistogram latencies;
   };
+  // A DecayingRate (time constant 1 s) without its own lock: mu_ covers these, so that Record
+  // takes one lock rather than one per rate.
+  class Rate {
+   public:
+    Rate();
+    void Add(std::chrono::steady_clock::time_point now);
+    double PerSecond(std::chrono::steady_clock::time_point now) const;
+
+   private:
+    DecayingCount events_;
+  };
   struct PerMethod {
     uint64_t requests = 0;
     uint64_t errors = 0;
-    DecayingRate request_rate;
-    DecayingRate error_rate;
+    Rate request_rate;
+    Rate error_rate;
     std::array<Window, kWindows> windows;
     Totals totals;
   };
@@ -87,8 +99,8 @@ class MethodStats {
 
   mutable base::Mutex mu_;
   std::map<std::string, PerMethod> methods_ GUARDED_BY(mu_);
-  DecayingRate all_requests_;
-  DecayingRate all_errors_;
+  Rate all_requests_ GUARDED_BY(mu_);
+  Rate all_errors_ GUARDED_BY(mu_);
   DecayingRate rejections_;
 };
 

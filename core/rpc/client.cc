@@ -35,17 +35,6 @@ constexpr uint64_t kAcquirerStream = 2;
 // and gets a replacement: two, so that one lost SYN does not churn a connection elsewhere.
 constexpr int kFailedConnectsBeforeReplacing = 2;
 
-struct CallState {
-  std::string method;
-  std::string payload;
-  CallCallback done;
-  Clock::time_point started;
-  Clock::time_point deadline;
-  int attempts = 0;
-  Status last_failure;
-  std::vector<uint32_t> failed_servers;  // Retries go elsewhere first.
-};
-
 // The default policy's flow control, sized from the pool (see ClientOptions::policy): with one
 // request per connection a backend's active requests never exceed the client's connections to it,
 // so balance's default of 100 could never bind on a pool of 32.
@@ -101,11 +90,36 @@ struct Client::Impl final : internal::ConnectionObserver {
 
   // --- Calls -------------------------------------------------------------------------------
 
-  void Attempt(const std::shared_ptr<CallState>& call) {
+  // One call, from AsyncCall to its callback: owned by whoever acts on it next (the connection
+  // carrying its attempt, or the client between attempts), so an attempt allocates nothing.
+  struct Call final : internal::PendingAttempt {
+    Impl* client = nullptr;
+    std::string method;
+    std::string payload;
+    CallCallback done;
+    Clock::time_point started;
+    Clock::time_point deadline;
+    Clock::time_point attempt_started;
+    int attempts = 0;
+    Status last_failure;
+    std::vector<uint32_t> failed_servers;  // Retries go elsewhere first.
+
+    void OnAttemptDone(std::unique_ptr<PendingAttempt> self, ClientConnection& conn,
+                       const Status& status, wire::Response* response) override {
+      client->OnAttemptDone(std::unique_ptr<Call>(static_cast<Call*>(self.release())), conn, status,
+                            response);
+    }
+  };
+
+  void Attempt(std::unique_ptr<Call> call) {
     std::shared_ptr<ClientConnection> conn;
     Status refusal;
     {
       base::MutexLock lock(mu);
+      if (call->attempts == 0) {  // Counted here to take the pool lock once per attempt.
+        ++counters.requests;
+        if (retry_budget) retry_budget->RecordRequest(BalanceNow());
+      }
       if (const auto handle = policy->Pick(pool, call->failed_servers)) {
         conn = conns[*handle];
       } else if (call->attempts > 0) {
@@ -125,26 +139,26 @@ struct Client::Impl final : internal::ConnectionObserver {
       }
     }
     if (!conn) {
-      Finish(call, {std::move(refusal), {}, call->attempts, std::nullopt});
+      const int attempts = call->attempts;
+      Finish(std::move(call), {std::move(refusal), {}, attempts, std::nullopt});
       return;
     }
-    ++call->attempts;
+    Call& c = *call;
+    ++c.attempts;
+    c.attempt_started = Clock::now();
     const uint64_t id = next_request_id.fetch_add(1, std::memory_order_relaxed);
-    conn->Send(
-        id, call->method, call->payload, call->deadline,
-        [this, call, conn, start = Clock::now()](const Status& status, wire::Response* response) {
-          OnAttemptDone(call, conn, start, status, response);
-        });
+    conn->Send(id, c.method, c.payload, c.deadline, std::move(call));
   }
 
-  void OnAttemptDone(const std::shared_ptr<CallState>& call,
-                     const std::shared_ptr<ClientConnection>& conn, Clock::time_point start,
-                     const Status& transport, wire::Response* response) {
+  // `conn` stays alive for the call (its strand's work holds it), even once out of conns.
+  void OnAttemptDone(std::unique_ptr<Call> call, ClientConnection& conn, const Status& transport,
+                     wire::Response* response) {
     Status status = transport;
     if (transport.ok()) {
       status = Status(static_cast<Code>(response->code()), response->error_message());
     }
-    AttemptOutcome outcome{conn->server(), status.code(), Clock::now() - start, std::nullopt};
+    AttemptOutcome outcome{conn.server(), status.code(), Clock::now() - call->attempt_started,
+                           std::nullopt};
     if (response && response->has_load()) {
       outcome.load = LoadReport{response->load().utilization(), response->load().requests_per_s(),
                                 response->load().errors_per_s()};
@@ -156,21 +170,21 @@ struct Client::Impl final : internal::ConnectionObserver {
     // one to a replica that is only behind (BEHIND) is healthy and stays pooled.
     // Nor can one whose answers keep failing (a sinkhole, balance::AnswerHealth); the answer
     // itself still goes to the caller as it is.
-    const bool sick = transport.ok() && conn->answers.Record(AnswerHealthResult(status.code()));
+    const bool sick = transport.ok() && conn.answers.Record(AnswerHealthResult(status.code()));
     const bool dispose = (retryable && status.code() != Code::kBehind) || !transport.ok() || sick;
     bool close_now = false;
     {
       base::MutexLock lock(mu);
-      const SlotPool::Handle handle = conn->handle;
+      const SlotPool::Handle handle = conn.handle;
       const bool was_retired = pool.Release(handle);
       if (!was_retired && dispose) pool.Remove(handle);
-      if ((was_retired || dispose) && conns[handle] == conn) {
+      if ((was_retired || dispose) && conns[handle].get() == &conn) {
         conns[handle].reset();
         close_now = true;
       }
-      if (status.code() == Code::kLameDuck) AvoidLocked(conn->server(), options.lame_duck_avoid);
+      if (status.code() == Code::kLameDuck) AvoidLocked(conn.server(), options.lame_duck_avoid);
     }
-    if (close_now) conn->Close();
+    if (close_now) conn.Close();
 
     if (retryable && call->attempts <= options.max_retries && Clock::now() < call->deadline &&
         !stopping.load()) {
@@ -183,18 +197,25 @@ struct Client::Impl final : internal::ConnectionObserver {
       if (allowed) {
         retry_rate.Add(Clock::now());
         call->last_failure = status;
-        call->failed_servers.push_back(conn->server());
-        Attempt(call);
+        call->failed_servers.push_back(conn.server());
+        Attempt(std::move(call));
         return;
       }
       status = Status(status.code(), status.message() + "; not retried: retry budget exhausted");
     }
-    CallResult result{std::move(status), {}, call->attempts, conn->server()};
-    if (response && result.status.ok()) result.payload = std::move(*response->mutable_payload());
-    Finish(call, std::move(result));
+    CallResult result{std::move(status), {}, call->attempts, conn.server()};
+    if (response && result.status.ok()) {
+      result.payload.swap(*response->mutable_payload());
+      // The request's payload buffer, no longer needed, becomes the connection's for the next
+      // response to parse into (instead of allocating one per response); a large one is not kept.
+      if (call->payload.capacity() <= internal::FrameReadBuffers::kKeptBytes) {
+        response->mutable_payload()->swap(call->payload);
+      }
+    }
+    Finish(std::move(call), std::move(result));
   }
 
-  void Finish(const std::shared_ptr<CallState>& call, CallResult&& result) {
+  void Finish(std::unique_ptr<Call> call, CallResult&& result) {
     const Code code = result.status.code();
     if (code == Code::kPoolExhausted && result.attempts == 0) {
       call_stats.RecordRejection();
@@ -206,7 +227,10 @@ struct Client::Impl final : internal::ConnectionObserver {
       base::MutexLock lock(mu);
       ++counters.failures;
     }
-    call->done(std::move(result));
+    // The call goes before its callback runs, which may well start the next one.
+    CallCallback done = std::move(call->done);
+    call.reset();
+    done(std::move(result));
     if (calls_in_flight.fetch_sub(1) == 1) {
       base::MutexLock lock(mu);
       calls_cv.NotifyAll();
@@ -724,19 +748,15 @@ void Client::AsyncCall(std::string method, std::string payload, CallCallback don
     done({{Code::kCancelled, "client is not running"}, {}, 0, std::nullopt});
     return;
   }
-  auto call = std::make_shared<CallState>();
+  auto call = std::make_unique<Impl::Call>();
+  call->client = &m;
   call->method = std::move(method);
   call->payload = std::move(payload);
   call->done = std::move(done);
   call->started = Clock::now();
   call->deadline = call->started + (timeout.count() > 0 ? timeout : m.options.default_timeout);
   m.calls_in_flight.fetch_add(1);
-  {
-    base::MutexLock lock(m.mu);
-    ++m.counters.requests;
-    if (m.retry_budget) m.retry_budget->RecordRequest(BalanceNow());
-  }
-  m.Attempt(call);
+  m.Attempt(std::move(call));
 }
 
 CallResult Client::Call(std::string method, std::string payload,

@@ -187,16 +187,18 @@ asio::awaitable<void> ClientConnection::ReadLoop() {
 }
 
 void ClientConnection::Send(uint64_t id, const std::string& method, const std::string& payload,
-                            Clock::time_point deadline, AttemptCallback done) {
+                            Clock::time_point deadline, std::unique_ptr<PendingAttempt> done) {
   // Dispatched, not posted: a caller on the client's I/O thread (a callback issuing the next
   // call) sends at once instead of queueing behind every other handler.
   asio::dispatch(strand_, [self = shared_from_this(), id, &method, &payload, deadline,
                            done = std::move(done)]() mutable {
     if (self->closed_) {
       // Posted, so that `done` never runs inside Send, where the caller may hold a lock.
-      asio::post(self->strand_, [self, done = std::move(done)] {
-        done({Code::kUnavailable, "connection to " + self->server_address_ + " is closed"},
-             nullptr);
+      asio::post(self->strand_, [self, done = std::move(done)]() mutable {
+        PendingAttempt& attempt = *done;
+        attempt.OnAttemptDone(
+            std::move(done), *self,
+            {Code::kUnavailable, "connection to " + self->server_address_ + " is closed"}, nullptr);
       });
       return;
     }
@@ -281,9 +283,9 @@ void ClientConnection::Close() {
 void ClientConnection::CompletePending(const Status& status, wire::Response* response) {
   if (!pending_id_) return;
   pending_id_.reset();
-  AttemptCallback done = std::move(pending_done_);
-  pending_done_ = nullptr;
-  done(status, response);
+  std::unique_ptr<PendingAttempt> done = std::move(pending_done_);
+  PendingAttempt& attempt = *done;
+  attempt.OnAttemptDone(std::move(done), *this, status, response);
 }
 
 void ClientConnection::Fail(const Status& why) {

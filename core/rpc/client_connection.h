@@ -42,8 +42,18 @@ struct ConnectionTls {
   bool verify_peer = true;
 };
 
-// Outcome of one attempt: status and, when a response arrived, the response itself.
-using AttemptCallback = std::function<void(const Status& status, wire::Response* response)>;
+// What waits for one request's outcome: the owner derives its per-call state from this, so that
+// sending a request allocates no callback of its own. The connection owns it while the request is
+// out and hands it back when the outcome is known (or drops it, if the connection goes first).
+class PendingAttempt {
+ public:
+  virtual ~PendingAttempt() = default;
+  // The outcome: status and, when a response arrived, the response itself (valid during the call
+  // only; the owner may take its strings). Runs on `connection`'s strand, which stays alive for
+  // the call; `self` is this object, owned by the callee from here on.
+  virtual void OnAttemptDone(std::unique_ptr<PendingAttempt> self, ClientConnection& connection,
+                             const Status& status, wire::Response* response) = 0;
+};
 
 // Connects and handshakes, then keeps reading for as long as it lives so that a dead server or a
 // pushed state change is noticed even while the connection is idle. Carries one request at a time.
@@ -71,12 +81,12 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   // succeeded.
   void StartReading(std::chrono::milliseconds health_interval = {},
                     std::chrono::milliseconds health_timeout = {});
-  // Sends one request; `done` runs exactly once on the strand, never inside Send. Called on the
-  // client's I/O thread (a callback issuing the next call), it writes at once; from elsewhere it
-  // is queued to the strand. `method` and `payload` are read on the strand: they must stay valid
-  // until `done` has run (the Client keeps them in the call's state, which `done` holds).
+  // Sends one request; `done->OnAttemptDone` runs exactly once on the strand, never inside Send.
+  // Called on the client's I/O thread (a callback issuing the next call), it writes at once; from
+  // elsewhere it is queued to the strand. `method` and `payload` are read on the strand: they must
+  // stay valid for as long as `done` lives (the Client keeps them in `done`, its call's state).
   void Send(uint64_t id, const std::string& method, const std::string& payload,
-            std::chrono::steady_clock::time_point deadline, AttemptCallback done);
+            std::chrono::steady_clock::time_point deadline, std::unique_ptr<PendingAttempt> done);
   void Close();
 
   const asio::any_io_executor& executor() const { return strand_; }
@@ -125,7 +135,7 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   std::optional<uint64_t> pending_id_;
   std::chrono::steady_clock::time_point pending_deadline_ =
       std::chrono::steady_clock::time_point::max();
-  AttemptCallback pending_done_;
+  std::unique_ptr<PendingAttempt> pending_done_;
   bool deadline_wait_pending_ = false;
   // Bumped by every wait started: a superseded wait that had already expired still runs its
   // handler, which must then do nothing.
