@@ -473,6 +473,40 @@ class StorageViewsTest : public QObject {
     SaveScreenshot(&view, "throughput_legend.png");
   }
 
+  // Over 16 minutes at 2 Hz the model downsamples what is older than 3 minutes; the plot drawn
+  // frame by frame holds the same points (not 16 minutes at full resolution), the old spike
+  // included.
+  void throughputPlotsHoldWhatTheModelKeeps() {
+    ClusterState state;
+    const int node = state.AddNode("127.0.0.1:7000");
+    ThroughputView view(&state);
+    view.resize(800, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.SetNode(node);
+    QVERIFY(view.SetWindowMinutes(15));
+    const qint64 t0 = 1700000000000;
+    const int frames = 16 * 60 * 2;
+    const int spike = 4 * 60 * 2 + 1;
+    for (int f = 0; f < frames; ++f) {
+      auto t = std::make_shared<admin::Telemetry>();
+      t->set_state(admin::NODE_SERVING);
+      t->mutable_throughput()->set_requests_per_s(f == spike ? 9000 : 100 + f % 3);
+      state.ApplyFrame({{node, t, {}}}, t0 + f * 500);
+    }
+    const ThroughputModel::Series& series = view.Model()->series(node);
+    QVERIFY(series.size() < size_t(frames) * 9 / 10);
+    QCOMPARE(view.DrawnSamples(), int(series.size()));
+    const QCPGraphDataContainer& drawn = *view.RatesPlot()->graph(0)->data();
+    double highest = 0;
+    for (size_t i = 0; i < series.size(); ++i) {
+      QCOMPARE(drawn.at(int(i))->key, double(series[i].t_ms) / 1000.0);
+      QCOMPARE(drawn.at(int(i))->value, series[i].requests_per_s);
+      highest = std::max(highest, drawn.at(int(i))->value);
+    }
+    QCOMPARE(highest, 9000.0);
+  }
+
   void throughputViewAtTenHertzAppendsOnlyNewSamples() {
     // Generated telemetry for 20 nodes at 10 Hz for two minutes of cluster time.
     ClusterState state;

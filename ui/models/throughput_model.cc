@@ -109,8 +109,7 @@ ThroughputSample ThroughputModel::SampleOf(const admin::Telemetry& telemetry, qi
 
 void ThroughputModel::Append(Series& series, const ThroughputSample& sample) {
   if (!series.empty() && sample.t_ms < series.back().t_ms) series.clear();  // Seek backwards.
-  series.push_back(sample);
-  while (!series.empty() && series.front().t_ms < sample.t_ms - kMaxWindowMs) series.pop_front();
+  series.push_back(sample);  // Drops what is older than the window.
 }
 
 void ThroughputModel::CollectEvents(int node, const admin::Telemetry& telemetry) {
@@ -163,7 +162,11 @@ bool ThroughputModel::AddSamples(const QVector<int>& changed) {
     CollectStateEvents(node, last_seen_.value(node).get(), *view.telemetry, view.updated_ms);
     last_seen_.insert(node, view.telemetry);
     auto it = nodes_.find(node);
-    if (it == nodes_.end()) it = nodes_.insert(node, Series(kMaxSamples));
+    if (it == nodes_.end()) {
+      // Phases 100 ms apart: 20 nodes downsample in each frame at 10 Hz, not all in one.
+      const qint64 phase = (node % 20) * (ThroughputSeries::kBucketMs / 20);
+      it = nodes_.insert(node, Series(kMaxWindowMs, phase));
+    }
     Append(it.value(), SampleOf(*view.telemetry, view.updated_ms));
     CollectEvents(node, *view.telemetry);
   }
