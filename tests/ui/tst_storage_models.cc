@@ -7,6 +7,9 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
+#include <QThreadPool>
+#include <atomic>
 
 #include "core/trace/recording_reader.h"
 #include "core/trace/recording_writer.h"
@@ -138,6 +141,30 @@ class StorageModelsTest : public QObject {
     QVERIFY2(model.series(node).size() <= 1820 + 3 * 362,
              qPrintable(QString::number(model.series(node).size())));
     QVERIFY(model.series(ThroughputModel::kCluster).size() <= 1820 + 3 * 362);
+  }
+
+  // The snapshot a node's new one replaces is freed off the GUI thread (at 300 nodes that is a
+  // third of the models' work per frame), and only after the new one is held.
+  void replacedSnapshotsAreFreedOffTheGuiThread() {
+    ClusterState state;
+    ThroughputModel model(&state);
+    const int node = state.AddNode("127.0.0.1:9000");
+    std::atomic<QThread*> freed_on{nullptr};
+    std::shared_ptr<admin::Telemetry> first(new admin::Telemetry, [&freed_on](admin::Telemetry* t) {
+      freed_on = QThread::currentThread();
+      delete t;
+    });
+    first->set_node("n");
+    first->set_unix_ms(1000);
+    first->set_state(admin::NODE_SERVING);
+    std::weak_ptr<admin::Telemetry> watch = first;
+    Apply(state, node, std::move(first), 1000);
+    Apply(state, node, MakeTelemetry("n", 1100), 1100);
+    QVERIFY(QThreadPool::globalInstance()->waitForDone(10000));
+    QVERIFY(watch.expired());
+    QVERIFY(freed_on.load() != nullptr);
+    QVERIFY(freed_on.load() != QThread::currentThread());
+    QCOMPARE(model.series(node).size(), size_t{2});
   }
 
   void ringBufferKeepsTheNewestInOrder() {
