@@ -18,6 +18,7 @@
 #include "ui/views/compaction_view.h"
 #include "ui/views/index_stack_widget.h"
 #include "ui/views/qcustomplot_include.h"
+#include "ui/views/throughput_graphs.h"
 #include "ui/views/throughput_view.h"
 
 using namespace railyard;
@@ -26,6 +27,18 @@ using railyard::ui::testing::StorageTestNode;
 using railyard::ui::testing::WaitFor;
 
 using railyard::ui::testing::SaveScreenshot;
+
+namespace {
+
+// A graph's data as stored, spare room included (QCPDataContainer keeps it protected).
+struct StoragePeek : QCPGraphDataContainer {
+  static constexpr auto kData = &StoragePeek::mData;
+};
+const QVector<QCPGraphData>& Storage(const QCPGraphDataContainer& data) {
+  return data.*StoragePeek::kData;
+}
+
+}  // namespace
 namespace {
 
 // 3000 + 250 distinct ids with a 500-entry in-memory index, flushed: the seed's rule leaves three
@@ -505,6 +518,34 @@ class StorageViewsTest : public QObject {
       highest = std::max(highest, drawn.at(int(i))->value);
     }
     QCOMPARE(highest, 9000.0);
+    // Its storage stays near its points, not several times them (QCustomPlot's own squeeze
+    // leaves up to 1.5x spare in front and 5x behind).
+    for (QCustomPlot* plot : {view.RatesPlot(), view.LatencyPlot()}) {
+      const QCPGraphDataContainer& data = *plot->graph(0)->data();
+      QVERIFY2(Storage(data).capacity() <= qsizetype(data.size()) * 9 / 4 + 64,
+               qPrintable(QString("%1 for %2").arg(Storage(data).capacity()).arg(data.size())));
+    }
+  }
+
+  // 25 minutes at 2 Hz drawn sample by sample: a graph's storage stays near the points it
+  // shows, where QCustomPlot's own squeeze let it reach several times them.
+  void throughputGraphsStorageStaysNearTheirPoints() {
+    QCustomPlot plots[3];
+    QCustomPlot* const pointers[3] = {&plots[0], &plots[1], &plots[2]};
+    ThroughputGraphs graphs(pointers, ThroughputGraphs::Style::kAlone, QString(), QColor());
+    ThroughputSeries series(ThroughputModel::kMaxWindowMs);
+    const qint64 t0 = 1700000000000;
+    qsizetype worst = 0;
+    for (int f = 0; f < 25 * 60 * 2; ++f) {
+      series.push_back({t0 + qint64(f) * 500, 100.0 + f % 7, 0, 0, 200, 900});
+      graphs.Append(series);
+      const QCPGraphDataContainer& data = *graphs.requests()->data();
+      if (f > 15 * 60 * 2) {
+        worst = std::max(worst, Storage(data).capacity() * 100 / std::max(1, data.size()));
+      }
+    }
+    QCOMPARE(graphs.DrawnSamples(), int(series.size()));
+    QVERIFY2(worst <= 225 + 5, qPrintable(QString("%1% of the points").arg(worst)));
   }
 
   void throughputViewAtTenHertzAppendsOnlyNewSamples() {

@@ -94,6 +94,7 @@ class ThroughputGraphs {
   QCPGraph* graphs_[5];
   qint64 first_ms_ = -1;
   qint64 drawn_until_ms_ = -1;
+  int removed_since_squeeze_ = 0;  // Points dropped from the front since the last squeeze.
   // The series' DownsampledBeforeMs when last drawn.
   qint64 downsampled_before_ms_ = std::numeric_limits<qint64>::min();
 };
