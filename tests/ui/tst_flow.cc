@@ -8,6 +8,7 @@
 #include <QImage>
 #include <QProcess>
 #include <QScrollArea>
+#include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
 #include <map>
@@ -383,6 +384,57 @@ class FlowTest : public QObject {
     QVERIFY(qFuzzyCompare(e->error_share, 0.4));
     QCOMPARE(model.FindEdge("client-1", "backend-2")->error_share, -1.0);
     QVERIFY(model.EdgeText(*e).contains("errors 40.0%"));
+  }
+
+  // A hidden Flow tab's model signals nothing per frame; shown again, it presents what a model
+  // shown all along presents (rates, slots, order), though load changed and a server drained
+  // meanwhile.
+  void aHiddenFlowCatchesUpWhenShown() {
+    ClusterState state;
+    FlowModel always(&state), hidden(&state);
+    HandCluster cluster;
+    cluster.Declare(&state);
+    cluster.Apply(&state);
+    auto per_frame = [&cluster](int c, int s) {
+      return quint64(c * s * (cluster.frame > 30 ? 3 : 1));
+    };
+    for (int f = 0; f < 10; ++f) cluster.Step(&state, per_frame);
+    hidden.SetActive(false);
+    QSignalSpy updated(&hidden, &FlowModel::Updated);
+    for (int f = 0; f < 60; ++f) {
+      if (f == 40) cluster.drained.insert(2);
+      cluster.Step(&state, per_frame);
+    }
+    QCOMPARE(updated.count(), 0);
+    hidden.SetActive(true);
+    QCOMPARE(updated.count(), 1);
+    const auto picture = Picture(always);
+    QVERIFY(picture.size() >= 15);
+    QCOMPARE(Picture(hidden), picture);
+    for (int s = 1; s <= cluster.servers; ++s)
+      QCOMPARE(ServerRate(hidden, s), ServerRate(always, s));
+    QCOMPARE(RateOf(hidden, 3, 4), 3 * 4 * 3 * 10.0);
+    auto names = [](const FlowModel& model, bool servers) {
+      QStringList out;
+      for (int i : servers ? model.ServerOrder() : model.ClientOrder()) {
+        out << (servers ? model.Servers()[size_t(i)].name : model.Clients()[size_t(i)].name);
+      }
+      return out;
+    };
+    QCOMPARE(names(hidden, true), names(always, true));
+    QCOMPARE(names(hidden, false), names(always, false));
+  }
+
+  // The view switches its model off while hidden (another tab shown) and on when shown.
+  void theViewPausesItsModelWhileHidden() {
+    ClusterState state;
+    FlowView view(&state);
+    view.show();
+    QVERIFY(view.Model()->Active());
+    view.hide();
+    QVERIFY(!view.Model()->Active());
+    view.show();
+    QVERIFY(view.Model()->Active());
   }
 
   void aReplaySeekRebuildsThePicture() {

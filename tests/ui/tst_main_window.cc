@@ -146,6 +146,8 @@ class MainWindowTest : public QObject {
     QVERIFY2(window.AddNode(address_, kOperator, &error), qPrintable(error));
     window.show();
     QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
+    // A hidden tab's model waits to be shown (SlotMatrixModel::SetActive).
+    window.Tabs()->setCurrentIndex(window.TabIndex("Slots"));
     QTRY_VERIFY_WITH_TIMEOUT(
         window.slot_matrix_view()->Model()->RowOfClient(loaded_.load->client().client_id()) >= 0,
         10000);

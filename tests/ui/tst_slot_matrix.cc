@@ -7,6 +7,7 @@
 #include <QDir>
 #include <QHeaderView>
 #include <QImage>
+#include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -451,6 +452,99 @@ class SlotMatrixTest : public QObject {
   // A server only a client's pool names (no watched node has its address) had no column, so the
   // client's slots there were nowhere. It gets one, named by its address and marked "not
   // watched", until a node claims the address: then that node's column holds them, once.
+  // A hidden Slots tab's model does no per-frame work and signals nothing; shown again, it
+  // presents what a model shown all along presents: slots, ranks, marks, client rates.
+  void aHiddenMatrixCatchesUpWhenShown() {
+    GeneratedCluster g;
+    g.nodes = 12;
+    g.clients = 30;
+    g.pool_size = 4;
+    g.frames_per_swap = 3;
+    ClusterState state;
+    SlotMatrixModel always(&state), hidden(&state);
+    const auto tester = Tester(&hidden);
+    ApplyGenerated(&state, g, 0);
+    const int load = state.AddNode("127.0.0.1:9100");
+    // A client process whose retries grow faster and faster: a rate averaged over the hidden
+    // frames would differ from the last interval's.
+    auto frame = [&](int f, const std::set<int>& lame) {
+      ApplyGenerated(&state, g, f, lame);
+      const uint64_t n = uint64_t(f);
+      state.ApplyFrame({{load, std::make_shared<const Telemetry>(
+                                   ClientProcess("load", 0x77, g.TimeOf(f), n * n * 10, n, 0))}},
+                       g.TimeOf(f) + 1);
+    };
+    for (int f = 1; f < 5; ++f) frame(f, {});
+    hidden.SetActive(false);
+    QSignalSpy changed(&hidden, &QAbstractItemModel::dataChanged);
+    QSignalSpy headers(&hidden, &QAbstractItemModel::headerDataChanged);
+    QSignalSpy updated(&hidden, &SlotMatrixModel::Updated);
+    QSignalSpy always_changed(&always, &QAbstractItemModel::dataChanged);
+    // 40 frames: connections swap, node 3 drains from frame 20.
+    for (int f = 5; f < 45; ++f) frame(f, f >= 20 ? std::set<int>{3} : std::set<int>{});
+    QVERIFY(always_changed.count() > 40);
+    QCOMPARE(changed.count(), 0);
+    QCOMPARE(headers.count(), 0);
+    QCOMPARE(updated.count(), 0);
+    hidden.SetActive(true);
+    QVERIFY(changed.count() > 0);
+    QCOMPARE(updated.count(), 1);
+    QCOMPARE(hidden.rowCount(), always.rowCount());
+    QCOMPARE(hidden.columnCount(), always.columnCount());
+    const int marked = always.ColumnOfServer(3);
+    QVERIFY(marked >= 0);
+    QCOMPARE(hidden.headerData(marked, Qt::Horizontal, SlotMatrixModel::kServerMarkRole),
+             QVariant(QString("lame duck")));
+    for (int c = 0; c < always.columnCount(); ++c) {
+      for (int role :
+           {int(Qt::DisplayRole), int(Qt::ToolTipRole), int(SlotMatrixModel::kServerMarkRole)}) {
+        QCOMPARE(hidden.headerData(c, Qt::Horizontal, role),
+                 always.headerData(c, Qt::Horizontal, role));
+      }
+    }
+    int cells = 0;
+    for (int r = 0; r < always.rowCount(); ++r) {
+      QCOMPARE(hidden.headerData(r, Qt::Vertical), always.headerData(r, Qt::Vertical));
+      for (int c = 0; c < always.columnCount(); ++c) {
+        // The background is the rank's colour (a highlight aside: see SetActive).
+        for (int role :
+             {int(Qt::DisplayRole), int(Qt::ToolTipRole), int(SlotMatrixModel::kSlotsRole)}) {
+          QCOMPARE(hidden.index(r, c).data(role), always.index(r, c).data(role));
+        }
+        if (!hidden.index(r, c).data(SlotMatrixModel::kHighlightedRole).toBool() &&
+            !always.index(r, c).data(SlotMatrixModel::kHighlightedRole).toBool()) {
+          QCOMPARE(hidden.index(r, c).data(Qt::BackgroundRole),
+                   always.index(r, c).data(Qt::BackgroundRole));
+        }
+        cells += hidden.index(r, c).data().isValid() ? 1 : 0;
+      }
+    }
+    QVERIFY(cells > g.clients * 2);
+    // The client's rate is the last interval's: (44² - 43²) * 10 per 100 ms.
+    const int row = hidden.RowOfClient(0x77);
+    QVERIFY(row >= 0);
+    QCOMPARE(hidden.index(row, SlotMatrixModel::kRetriesColumn).data().toString(), QString("8700"));
+  }
+
+  // The view switches its model off while hidden (another tab shown) and on when shown.
+  void theViewPausesItsModelWhileHidden() {
+    GeneratedCluster g;
+    g.nodes = 4;
+    g.clients = 6;
+    ClusterState state;
+    Window window(&state);
+    QVERIFY(window.view.Model()->Active());
+    window.view.hide();
+    QVERIFY(!window.view.Model()->Active());
+    QSignalSpy changed(window.view.Model(), &QAbstractItemModel::dataChanged);
+    for (int f = 0; f < 5; ++f) ApplyGenerated(&state, g, f);
+    QCOMPARE(changed.count(), 0);
+    QCOMPARE(window.view.Model()->rowCount(), 0);  // Nothing applied yet.
+    window.view.show();
+    QVERIFY(window.view.Model()->Active());
+    QCOMPARE(window.view.Model()->rowCount(), g.clients);
+  }
+
   void aServerOnlyAPoolNamesGetsAColumn() {
     ClusterState state;
     Window window(&state);

@@ -7,6 +7,9 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QThread>
+#include <QThreadPool>
+#include <atomic>
 
 #include "core/trace/recording_reader.h"
 #include "core/trace/recording_writer.h"
@@ -70,6 +73,100 @@ class StorageModelsTest : public QObject {
   Q_OBJECT
 
  private Q_SLOTS:
+  // 30 minutes at 10 Hz: the newest 3 minutes at full resolution, the rest of the 15-minute
+  // window at most 3 samples per 2 s bucket; a one-sample spike 13 minutes old is still there,
+  // with its time, and the bucket's mean beside it.
+  void throughputSeriesStayBoundedAndKeepOldSpikes() {
+    ThroughputSeries series(ThroughputModel::kMaxWindowMs);
+    const qint64 t0 = 1'750'000'000'000;
+    const int frames = 30 * 60 * 10;
+    const int spike = frames - 13 * 60 * 10 + 3;  // Mid-bucket, 13 minutes before the end.
+    size_t most = 0;
+    for (int f = 0; f < frames; ++f) {
+      ThroughputSample s;
+      s.t_ms = t0 + qint64(f) * 100;
+      s.requests_per_s = f == spike ? 5000 : 100 + f % 7;
+      s.p50_us = 200;
+      s.p99_us = f == spike ? 90000 : 900;
+      series.push_back(s);
+      most = std::max(most, series.size());
+    }
+    const qint64 last = t0 + qint64(frames - 1) * 100;
+    QCOMPARE(series.back().t_ms, last);
+    QVERIFY(series.front().t_ms >= last - ThroughputModel::kMaxWindowMs);
+    QVERIFY(series.front().t_ms < last - ThroughputModel::kMaxWindowMs + 2000);
+    // 1800 full-resolution samples (and the rest of their bucket) and 3 per bucket for the other
+    // 12 minutes: under 2910, where a series of every sample held 9000.
+    QVERIFY2(most <= 1820 + 3 * 362, qPrintable(QString::number(most)));
+    QVERIFY(most <= ThroughputSeries::Capacity(ThroughputModel::kMaxWindowMs));
+    size_t fine = 0, spikes = 0;
+    for (size_t i = 0; i < series.size(); ++i) {
+      if (i > 0) QVERIFY(series[i].t_ms >= series[i - 1].t_ms);  // Still in time order.
+      if (series[i].t_ms > last - ThroughputSeries::kFullResolutionMs) ++fine;
+      if (series[i].requests_per_s == 5000) {
+        ++spikes;
+        QCOMPARE(series[i].t_ms, t0 + qint64(spike) * 100);
+        QCOMPARE(series[i].p99_us, 90000.0);
+        // The bucket's mean is beside it: (19 ordinary samples + the spike) / 20.
+        bool mean = false;
+        for (size_t j = i - 2; j <= i + 2; ++j) {
+          mean |= series[j].requests_per_s > 300 && series[j].requests_per_s < 400;
+        }
+        QVERIFY(mean);
+      }
+    }
+    QCOMPARE(fine, size_t{1800});  // The last 3 minutes at 10 Hz, all of them.
+    QCOMPARE(spikes, size_t{1});
+    QVERIFY(series.DownsampledBeforeMs() <= last - ThroughputSeries::kFullResolutionMs + 2000);
+
+    // Polling at 50 Hz does not raise the bound.
+    ThroughputSeries fast(ThroughputModel::kMaxWindowMs);
+    for (int f = 0; f < 20 * 60 * 50; ++f) {
+      fast.push_back({t0 + qint64(f) * 20, 100, 0, 0, 200, 900});
+      QVERIFY(fast.size() <= ThroughputSeries::Capacity(ThroughputModel::kMaxWindowMs));
+    }
+  }
+
+  // The model's node series follow the same bound over 20 minutes of frames.
+  void throughputModelSeriesAreBounded() {
+    ClusterState state;
+    ThroughputModel model(&state);
+    const int node = state.AddNode("127.0.0.1:9000");
+    const qint64 t0 = 1'750'000'000'000;
+    for (int f = 0; f < 20 * 60 * 10; ++f) {
+      TelemetryPtr t = MakeTelemetry("n", t0 + qint64(f) * 100);
+      t->mutable_throughput()->set_requests_per_s(100 + f % 5);
+      Apply(state, node, t, t0 + qint64(f) * 100);
+    }
+    QVERIFY2(model.series(node).size() <= 1820 + 3 * 362,
+             qPrintable(QString::number(model.series(node).size())));
+    QVERIFY(model.series(ThroughputModel::kCluster).size() <= 1820 + 3 * 362);
+  }
+
+  // The snapshot a node's new one replaces is freed off the GUI thread (at 300 nodes that is a
+  // third of the models' work per frame), and only after the new one is held.
+  void replacedSnapshotsAreFreedOffTheGuiThread() {
+    ClusterState state;
+    ThroughputModel model(&state);
+    const int node = state.AddNode("127.0.0.1:9000");
+    std::atomic<QThread*> freed_on{nullptr};
+    std::shared_ptr<admin::Telemetry> first(new admin::Telemetry, [&freed_on](admin::Telemetry* t) {
+      freed_on = QThread::currentThread();
+      delete t;
+    });
+    first->set_node("n");
+    first->set_unix_ms(1000);
+    first->set_state(admin::NODE_SERVING);
+    std::weak_ptr<admin::Telemetry> watch = first;
+    Apply(state, node, std::move(first), 1000);
+    Apply(state, node, MakeTelemetry("n", 1100), 1100);
+    QVERIFY(QThreadPool::globalInstance()->waitForDone(10000));
+    QVERIFY(watch.expired());
+    QVERIFY(freed_on.load() != nullptr);
+    QVERIFY(freed_on.load() != QThread::currentThread());
+    QCOMPARE(model.series(node).size(), size_t{2});
+  }
+
   void ringBufferKeepsTheNewestInOrder() {
     RingBuffer<int> ring(5);
     for (int i = 0; i < 3; ++i) ring.push_back(i);

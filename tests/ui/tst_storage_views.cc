@@ -18,6 +18,7 @@
 #include "ui/views/compaction_view.h"
 #include "ui/views/index_stack_widget.h"
 #include "ui/views/qcustomplot_include.h"
+#include "ui/views/throughput_graphs.h"
 #include "ui/views/throughput_view.h"
 
 using namespace railyard;
@@ -26,6 +27,18 @@ using railyard::ui::testing::StorageTestNode;
 using railyard::ui::testing::WaitFor;
 
 using railyard::ui::testing::SaveScreenshot;
+
+namespace {
+
+// A graph's data as stored, spare room included (QCPDataContainer keeps it protected).
+struct StoragePeek : QCPGraphDataContainer {
+  static constexpr auto kData = &StoragePeek::mData;
+};
+const QVector<QCPGraphData>& Storage(const QCPGraphDataContainer& data) {
+  return data.*StoragePeek::kData;
+}
+
+}  // namespace
 namespace {
 
 // 3000 + 250 distinct ids with a 500-entry in-memory index, flushed: the seed's rule leaves three
@@ -471,6 +484,68 @@ class StorageViewsTest : public QObject {
     QCOMPARE(view.LatencyPlot()->graph(0)->name(),
              QString("p50   now \u2013  mean 250 \u00b5s  max 250 \u00b5s"));
     SaveScreenshot(&view, "throughput_legend.png");
+  }
+
+  // Over 16 minutes at 2 Hz the model downsamples what is older than 3 minutes; the plot drawn
+  // frame by frame holds the same points (not 16 minutes at full resolution), the old spike
+  // included.
+  void throughputPlotsHoldWhatTheModelKeeps() {
+    ClusterState state;
+    const int node = state.AddNode("127.0.0.1:7000");
+    ThroughputView view(&state);
+    view.resize(800, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    view.SetNode(node);
+    QVERIFY(view.SetWindowMinutes(15));
+    const qint64 t0 = 1700000000000;
+    const int frames = 16 * 60 * 2;
+    const int spike = 4 * 60 * 2 + 1;
+    for (int f = 0; f < frames; ++f) {
+      auto t = std::make_shared<admin::Telemetry>();
+      t->set_state(admin::NODE_SERVING);
+      t->mutable_throughput()->set_requests_per_s(f == spike ? 9000 : 100 + f % 3);
+      state.ApplyFrame({{node, t, {}}}, t0 + f * 500);
+    }
+    const ThroughputModel::Series& series = view.Model()->series(node);
+    QVERIFY(series.size() < size_t(frames) * 9 / 10);
+    QCOMPARE(view.DrawnSamples(), int(series.size()));
+    const QCPGraphDataContainer& drawn = *view.RatesPlot()->graph(0)->data();
+    double highest = 0;
+    for (size_t i = 0; i < series.size(); ++i) {
+      QCOMPARE(drawn.at(int(i))->key, double(series[i].t_ms) / 1000.0);
+      QCOMPARE(drawn.at(int(i))->value, series[i].requests_per_s);
+      highest = std::max(highest, drawn.at(int(i))->value);
+    }
+    QCOMPARE(highest, 9000.0);
+    // Its storage stays near its points, not several times them (QCustomPlot's own squeeze
+    // leaves up to 1.5x spare in front and 5x behind).
+    for (QCustomPlot* plot : {view.RatesPlot(), view.LatencyPlot()}) {
+      const QCPGraphDataContainer& data = *plot->graph(0)->data();
+      QVERIFY2(Storage(data).capacity() <= qsizetype(data.size()) * 9 / 4 + 64,
+               qPrintable(QString("%1 for %2").arg(Storage(data).capacity()).arg(data.size())));
+    }
+  }
+
+  // 25 minutes at 2 Hz drawn sample by sample: a graph's storage stays near the points it
+  // shows, where QCustomPlot's own squeeze let it reach several times them.
+  void throughputGraphsStorageStaysNearTheirPoints() {
+    QCustomPlot plots[3];
+    QCustomPlot* const pointers[3] = {&plots[0], &plots[1], &plots[2]};
+    ThroughputGraphs graphs(pointers, ThroughputGraphs::Style::kAlone, QString(), QColor());
+    ThroughputSeries series(ThroughputModel::kMaxWindowMs);
+    const qint64 t0 = 1700000000000;
+    qsizetype worst = 0;
+    for (int f = 0; f < 25 * 60 * 2; ++f) {
+      series.push_back({t0 + qint64(f) * 500, 100.0 + f % 7, 0, 0, 200, 900});
+      graphs.Append(series);
+      const QCPGraphDataContainer& data = *graphs.requests()->data();
+      if (f > 15 * 60 * 2) {
+        worst = std::max(worst, Storage(data).capacity() * 100 / std::max(1, data.size()));
+      }
+    }
+    QCOMPARE(graphs.DrawnSamples(), int(series.size()));
+    QVERIFY2(worst <= 225 + 5, qPrintable(QString("%1% of the points").arg(worst)));
   }
 
   void throughputViewAtTenHertzAppendsOnlyNewSamples() {

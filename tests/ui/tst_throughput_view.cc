@@ -448,6 +448,34 @@ class ThroughputViewTest : public QObject {
   }
 
   // The window starts at the first sample and grows until it is the chosen width.
+  // Following, the rates axis grows at once for a spike, and shrinks again within
+  // kLegendRerankMs once the spike has left the 1-minute window (the fit scans only new points
+  // between full scans).
+  void theRatesAxisFollowsASpikeInAndOut() {
+    ClusterState state;
+    const int node = state.AddNode("127.0.0.1:7000");
+    ThroughputView view(&state);
+    view.resize(800, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(view.SetWindowMinutes(1));
+    const int spike = 100;
+    int f = 0;
+    auto frame = [&] {
+      state.ApplyFrame({{node, Snapshot(uint64_t(f + 1), f == spike ? 5000 : 100, 200, 900), {}}},
+                       kT0 + qint64(f) * 100);
+      ++f;
+    };
+    while (f <= spike) frame();
+    QCOMPARE(view.RatesPlot()->yAxis->range().upper, 5000 * 1.1);
+    // The spike leaves the window 60 s later; the axis shrinks at most 5 s after that.
+    const int gone = spike + 600 + 1 + int(ThroughputView::kLegendRerankMs / 100);
+    while (f <= spike + 600) frame();
+    QVERIFY(view.RatesPlot()->yAxis->range().upper > 1000);  // Still in the window.
+    while (f <= gone) frame();
+    QCOMPARE(view.RatesPlot()->yAxis->range().upper, 100 * 1.1);
+  }
+
   void theWindowGrowsFromTheFirstSample() {
     ClusterState state;
     state.AddNode("127.0.0.1:7000", "backend-1");

@@ -465,10 +465,33 @@ void FlowModel::OnFrame(const QVector<int>& changed, bool history) {
     ReadPools(node, telemetry);
   }
   CloseSides();
+  if (!active_) {
+    // What nobody sees: only often enough that forgotten clients do not pile up.
+    if (now < summarized_ms_ || now - summarized_ms_ >= kInactiveSummaryMs) {
+      Summarize(now);
+      ForgetIdle(now);
+      summarized_ms_ = now;
+    }
+    return;
+  }
   Summarize(now);
   ForgetIdle(now);  // Keeps the figures of what stays.
   SortOrder();
   if (!history) Q_EMIT Updated();
+}
+
+void FlowModel::SetActive(bool active) {
+  if (active == active_) return;
+  active_ = active;
+  if (!active_) {
+    summarized_ms_ = state_->NowMs();
+    return;
+  }
+  const qint64 now = state_->NowMs();
+  Summarize(now);
+  ForgetIdle(now);
+  SortOrder();
+  Q_EMIT Updated();
 }
 
 }  // namespace railyard::ui

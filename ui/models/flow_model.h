@@ -103,6 +103,15 @@ class FlowModel : public QObject {
   QString EdgeText(const Edge& edge) const;
   QString NodeText(bool server, int index) const;
 
+  // Whether a view shows the model (true until told otherwise). An inactive model keeps reading
+  // every report (the rates need each connection's counters in every snapshot) but derives the
+  // figures only every kInactiveSummaryMs (so idle clients are still forgotten) and signals
+  // nothing; SetActive(true) derives them for now and signals Updated, showing what an active
+  // model would show.
+  void SetActive(bool active);
+  bool Active() const { return active_; }
+  static constexpr qint64 kInactiveSummaryMs = 5000;
+
  Q_SIGNALS:
   void Updated();
 
@@ -188,6 +197,8 @@ class FlowModel : public QObject {
   quint64 stamp_ = 0;
   int layout_version_ = 0;
   bool order_dirty_ = true;
+  bool active_ = true;
+  qint64 summarized_ms_ = 0;  // Cluster time of the last Summarize while inactive.
 };
 
 }  // namespace railyard::ui

@@ -43,6 +43,8 @@ void SlotMatrixModel::Rebuild() {
   cells_.clear();
   rows_.clear();
   fading_.clear();
+  pending_.clear();
+  is_pending_.clear();
   column_seen_.fill(false, servers_);
   server_names_.resize(servers_);
   server_marks_.resize(servers_);
@@ -144,7 +146,42 @@ void SlotMatrixModel::RankRow(int row) {
   }
 }
 
+void SlotMatrixModel::SetActive(bool active) {
+  if (active == active_) return;
+  active_ = active;
+  if (!active_) return;
+  QVector<int> changed;
+  changed.swap(pending_);
+  is_pending_.fill(false);
+  catching_up_ = true;
+  OnFrame(changed);
+  catching_up_ = false;
+}
+
+void SlotMatrixModel::KeepRates(const QVector<int>& changed) {
+  for (int server : changed) {
+    if (server < 0 || server >= nodes_) continue;
+    if (is_pending_.size() < nodes_) is_pending_.resize(nodes_);
+    if (!is_pending_[server]) {
+      is_pending_[server] = true;
+      pending_.push_back(server);
+    }
+    const NodeView& node = state_->Node(server);
+    if (!node.telemetry || !IsLive(node.health)) continue;
+    for (const admin::ClientPool& pool : node.telemetry->pools()) {
+      const int row = rows_.value(pool.client_id(), -1);
+      if (row >= 0) {
+        UpdateRates(clients_[static_cast<size_t>(row)], pool.counters(), node.telemetry->unix_ms());
+      }
+    }
+  }
+}
+
 void SlotMatrixModel::OnFrame(const QVector<int>& changed) {
+  if (!active_) {
+    KeepRates(changed);
+    return;
+  }
   const qint64 now = state_->NowMs();
   ChangedCells box;
   row_dirty_.fill(kClean, ClientCount());
@@ -166,6 +203,13 @@ void SlotMatrixModel::OnFrame(const QVector<int>& changed) {
 }
 
 void SlotMatrixModel::EmitChanged(ChangedCells& box) {
+  if (catching_up_) {
+    // Whatever changed while inactive (the rates included): everything, once.
+    if (ClientCount() > 0) {
+      Q_EMIT dataChanged(index(0, 0), index(ClientCount() - 1, columnCount() - 1));
+    }
+    return;
+  }
   if (!box.figures.Empty()) {
     Q_EMIT dataChanged(index(box.figures.top, box.figures.left),
                        index(box.figures.bottom, box.figures.right));
@@ -378,7 +422,7 @@ void SlotMatrixModel::DiffColumn(int server, bool first_fill, qint64 now, Change
       totals.highest = std::max(totals.highest, static_cast<int>(s.slot));
     }
     if (moved) {
-      if (!first_fill) {
+      if (!first_fill && !catching_up_) {
         cell.changed_ms = now;
         fading_.push_back({row, server});
       }

@@ -127,6 +127,15 @@ class SlotMatrixModel : public QAbstractTableModel {
   int PoolSize(int row) const;
   int BusyCount(int row) const;
 
+  // Whether a view shows the model (true until told otherwise). An inactive model's frame only
+  // notes which servers changed and keeps the clients' rates (they need every snapshot), and
+  // signals nothing: a hidden Slots tab costs next to nothing at 300 x 300. SetActive(true)
+  // applies what changed since as one frame and signals the whole matrix as changed, so the
+  // matrix shows what it would have shown had it been active all along, except that the cells
+  // that moved meanwhile are not highlighted (when they moved is not known).
+  void SetActive(bool active);
+  bool Active() const { return active_; }
+
  Q_SIGNALS:
   // After a frame was applied (the detail model follows it).
   void Updated();
@@ -178,6 +187,8 @@ class SlotMatrixModel : public QAbstractTableModel {
   void SortServers();
   // The client's rates from its pool counters at `at_ms`; true if what it shows changed.
   static bool UpdateRates(Client& c, const admin::PoolCounters& counters, qint64 at_ms);
+  // An inactive model's frame: the rates of known clients from the changed nodes' pools.
+  void KeepRates(const QVector<int>& changed);
   void RankRow(int row);
   bool ForgetIdleClients();
 
@@ -211,6 +222,10 @@ class SlotMatrixModel : public QAbstractTableModel {
   // Per row, this frame: kClean, kBusyChanged (its busy count only) or kSlotsMoved (its ranks).
   static constexpr quint8 kClean = 0, kBusyChanged = 1, kSlotsMoved = 2;
   QVector<quint8> row_dirty_;
+  bool active_ = true;
+  bool catching_up_ = false;  // The frame SetActive(true) applies.
+  QVector<int> pending_;      // Servers changed while inactive, once each.
+  QVector<bool> is_pending_;  // By server (nodes only).
 };
 
 }  // namespace railyard::ui

@@ -8,18 +8,9 @@
 #include <memory>
 
 #include "ui/models/cluster_state.h"
-#include "ui/models/ring_buffer.h"
+#include "ui/models/throughput_series.h"
 
 namespace railyard::ui {
-
-struct ThroughputSample {
-  qint64 t_ms = 0;  // Cluster clock.
-  double requests_per_s = 0;
-  double errors_per_s = 0;
-  double rejections_per_s = 0;
-  double p50_us = 0;
-  double p99_us = 0;
-};
 
 // A command a node reports having run (Telemetry.recent_commands: drain, undrain, compact,
 // flush), or a change the console saw in its telemetry: kRestart (its snapshot sequence went back
@@ -45,10 +36,11 @@ struct ThroughputEvent {
 // request-weighted mean of the nodes' p50 and its p99 the largest node p99, i.e. the worst node's
 // tail.
 //
-// Each series keeps 15 minutes (the widest window) and at most kMaxSamples samples. A sample
-// older than the newest in its series (a replay seek backwards) restarts that series. A replay
-// seek plays the recorded history of the current window through ClusterState's history frames
-// (see ClusterState::RequestHistoryMs), so the series hold it right after the seek.
+// Each series keeps 15 minutes (the widest window), the last 3 at full resolution and the older
+// ones downsampled (ThroughputSeries: a spike stays, memory is bounded at any polling rate). A
+// sample older than the newest in its series (a replay seek backwards) restarts that series. A
+// replay seek plays the recorded history of the current window through ClusterState's history
+// frames (see ClusterState::RequestHistoryMs), so the series hold it right after the seek.
 //
 // The commands each node reports are collected once each (a node repeats its recent ones in
 // every snapshot), live and in replay alike since recordings keep whole snapshots; so are the
@@ -62,8 +54,7 @@ class ThroughputModel : public QObject {
  public:
   static constexpr int kCluster = -1;
   static constexpr qint64 kMaxWindowMs = 15 * 60 * 1000;
-  static constexpr size_t kMaxSamples = 15 * 60 * 20;  // 15 minutes at 20 Hz.
-  using Series = RingBuffer<ThroughputSample>;
+  using Series = ThroughputSeries;
 
   explicit ThroughputModel(ClusterState* state, QObject* parent = nullptr);
 
@@ -113,13 +104,13 @@ class ThroughputModel : public QObject {
   ClusterState* state_;
   int window_minutes_ = 5;
   qint64 latest_ms_ = 0;
-  Series cluster_{kMaxSamples};
+  Series cluster_{kMaxWindowMs};
   QHash<int, Series> nodes_;
   // The telemetry each node's last sample used (held, so its address cannot be reused).
   QHash<int, std::shared_ptr<const admin::Telemetry>> last_seen_;
   // Samples from history frames that SamplesAdded has not told of yet.
   bool unannounced_ = false;
-  Series empty_{1};
+  Series empty_{0};
   QVector<ThroughputEvent> events_;  // In time order.
   quint64 events_revision_ = 0;
 };

@@ -360,4 +360,10 @@ FlowView::FlowView(ClusterState* state, QWidget* parent)
   layout->addWidget(scroll_, 1);
 }
 
+void FlowView::setVisible(bool visible) {
+  if (visible) model_->SetActive(true);
+  QWidget::setVisible(visible);
+  if (!visible) model_->SetActive(false);
+}
+
 }  // namespace railyard::ui

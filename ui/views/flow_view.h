@@ -86,6 +86,10 @@ class FlowView : public QWidget {
   FlowCanvas* Canvas() const { return canvas_; }
   FlowLegend* Legend() const { return legend_; }
 
+  // Hidden (another tab shown), the model skips its per-frame work; shown again, it catches up
+  // before the first paint (see the model's SetActive).
+  void setVisible(bool visible) override;
+
  private:
   FlowModel* model_;
   FlowLegend* legend_;

@@ -71,11 +71,15 @@ QColor SeriesColor(int n) {
 }
 
 bool VisibleValueRange(QCustomPlot* plot, QCPRange* range, bool positive_only) {
+  return ValueRangeIn(plot, plot->xAxis->range(), range, positive_only);
+}
+
+bool ValueRangeIn(QCustomPlot* plot, const QCPRange& keys, QCPRange* range, bool positive_only) {
   bool found = false;
   for (int g = 0; g < plot->graphCount(); ++g) {
     bool ok = false;
-    const QCPRange r = plot->graph(g)->getValueRange(
-        ok, positive_only ? QCP::sdPositive : QCP::sdBoth, plot->xAxis->range());
+    const QCPRange r =
+        plot->graph(g)->getValueRange(ok, positive_only ? QCP::sdPositive : QCP::sdBoth, keys);
     if (!ok) continue;
     if (found) {
       range->expand(r);

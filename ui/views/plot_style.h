@@ -18,6 +18,9 @@ QColor SeriesColor(int n);
 // The range of every graph's values within the plot's current x range; false if none
 // has any. `positive_only` counts only values above zero (for a logarithmic axis).
 bool VisibleValueRange(QCustomPlot* plot, QCPRange* range, bool positive_only = false);
+// The same within `keys` instead of the plot's x range.
+bool ValueRangeIn(QCustomPlot* plot, const QCPRange& keys, QCPRange* range,
+                  bool positive_only = false);
 // For a logarithmic axis: from the power of ten below `positive` (less 20%) to the one above it
 // (plus 20%), so every value has room and the axis shows labelled decades at both ends.
 QCPRange DecadesAround(const QCPRange& positive);

@@ -70,6 +70,12 @@ SlotMatrixView::SlotMatrixView(ClusterState* state, QWidget* parent)
   FitDetailColumns();
 }
 
+void SlotMatrixView::setVisible(bool visible) {
+  if (visible) model_->SetActive(true);
+  QWidget::setVisible(visible);
+  if (!visible) model_->SetActive(false);
+}
+
 QWidget* SlotMatrixView::BuildMatrixSide() {
   matrix_->setModel(sort_);
   matrix_->setItemDelegate(new KeepColoursDelegate(matrix_));

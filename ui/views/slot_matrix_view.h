@@ -41,6 +41,10 @@ class SlotMatrixView : public QWidget {
   QString DetailTitle() const;
   QTableView* Detail() const { return detail_view_; }
 
+  // Hidden (another tab shown), the model skips its per-frame work; shown again, it catches up
+  // before the first paint (see the model's SetActive).
+  void setVisible(bool visible) override;
+
  private:
   QWidget* BuildMatrixSide();
   QWidget* BuildDetailSide();

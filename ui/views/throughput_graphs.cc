@@ -59,7 +59,8 @@ ThroughputGraphs::ThroughputGraphs(QCustomPlot* const* plots, Style style, const
     : style_(style), node_name_(node_name), color_(color) {
   for (int i = 0; i < 5; ++i) {
     QCPGraph* graph = plots[kLines[i].plot]->addGraph();
-    graph->setAdaptiveSampling(true);  // 15 minutes at 10 Hz stays cheap to draw.
+    graph->setAdaptiveSampling(true);      // 15 minutes at 10 Hz stays cheap to draw.
+    graph->data()->setAutoSqueeze(false);  // Append squeezes (see there).
     graphs_[i] = graph;
   }
   Restyle();
@@ -82,6 +83,10 @@ double ThroughputGraphs::LatencyMs(const ThroughputSample& sample, double us) {
 void ThroughputGraphs::Append(const ThroughputModel::Series& series) {
   if (series.empty()) return;
   if (series.back().t_ms < drawn_until_ms_) Clear();  // The series restarted: redraw.
+  if (drawn_until_ms_ >= 0 && series.DownsampledBeforeMs() > downsampled_before_ms_) {
+    Redraw(series, downsampled_before_ms_, series.DownsampledBeforeMs());
+  }
+  downsampled_before_ms_ = series.DownsampledBeforeMs();
   // Walk back to the first sample not drawn yet; usually one per frame.
   size_t first = series.size();
   while (first > 0 && series[first - 1].t_ms > drawn_until_ms_) --first;
@@ -98,16 +103,57 @@ void ThroughputGraphs::Append(const ThroughputModel::Series& series) {
   drawn_until_ms_ = series.back().t_ms;
   UpdateVisibility();
   const double oldest = double(drawn_until_ms_ - ThroughputModel::kMaxWindowMs) / 1000.0;
+  const int before = requests()->data()->size();
   for (QCPGraph* g : graphs_) g->data()->removeBefore(oldest);
+  // QCustomPlot keeps what removeBefore drops as spare room in front (up to 1.5x the points, and
+  // up to 5x behind), so a full window's graph held several times its points and grew in steps
+  // for minutes after the window was full. Compacting after every quarter of the points
+  // dropped holds it under about 2.25x, for a copy of each point about four times in its life.
+  removed_since_squeeze_ += before - requests()->data()->size();
+  if (removed_since_squeeze_ > requests()->data()->size() / 4 + 64) {
+    for (QCPGraph* g : graphs_) g->data()->squeeze(true, true);
+    removed_since_squeeze_ = 0;
+  }
   first_ms_ = requests()->data()->isEmpty()
                   ? -1
                   : qint64(std::llround(requests()->data()->constBegin()->key * 1000.0));
+}
+
+void ThroughputGraphs::Redraw(const ThroughputModel::Series& series, qint64 from_ms, qint64 to_ms) {
+  const double from_key = from_ms == std::numeric_limits<qint64>::min()
+                              ? -std::numeric_limits<double>::infinity()
+                              : double(from_ms) / 1000.0;
+  // remove() takes both ends; keys are whole milliseconds.
+  const double to_key = double(to_ms - 1) / 1000.0;
+  for (QCPGraph* g : graphs_) g->data()->remove(from_key, to_key);
+  size_t first = 0, last = series.size();
+  while (first < last) {  // The first sample at or after from_ms.
+    const size_t mid = (first + last) / 2;
+    if (series[mid].t_ms < from_ms) {
+      first = mid + 1;
+    } else {
+      last = mid;
+    }
+  }
+  QVector<double> keys, values[5];
+  for (size_t i = first; i < series.size() && series[i].t_ms < to_ms; ++i) {
+    const ThroughputSample& s = series[i];
+    keys << double(s.t_ms) / 1000.0;
+    values[0] << s.requests_per_s;
+    values[1] << s.errors_per_s;
+    values[2] << s.rejections_per_s;
+    values[3] << LatencyMs(s, s.p50_us);
+    values[4] << LatencyMs(s, s.p99_us);
+  }
+  if (keys.isEmpty()) return;
+  for (int i = 0; i < 5; ++i) graphs_[i]->addData(keys, values[i], true);
 }
 
 void ThroughputGraphs::Clear() {
   for (QCPGraph* g : graphs_) g->data()->clear();
   first_ms_ = -1;
   drawn_until_ms_ = -1;
+  downsampled_before_ms_ = std::numeric_limits<qint64>::min();
   had_errors_ = false;
 }
 

@@ -4,6 +4,7 @@
 #include <QColor>
 #include <QString>
 #include <QVector>
+#include <limits>
 
 #include "ui/models/throughput_model.h"
 
@@ -22,7 +23,9 @@ namespace railyard::ui {
 // dashed and left out of the legends, and names beginning with the node's.
 //
 // Append draws only the samples newer than those drawn, so 100 nodes at 10 Hz stay cheap, and
-// redraws from scratch when the series restarted (a replay seek backwards).
+// redraws from scratch when the series restarted (a replay seek backwards), and redraws the span
+// the series downsampled since (so the plots hold as many points as the model, not 15 minutes at
+// full resolution).
 //
 // Thread safety: GUI thread only. Removes its graphs from the plots when destroyed; the plots must
 // outlive it.
@@ -77,6 +80,8 @@ class ThroughputGraphs {
   void Rename();
   void Restyle();
   void UpdateVisibility();
+  // Replaces what is drawn in [from_ms, to_ms) by the series' samples there (downsampled since).
+  void Redraw(const ThroughputModel::Series& series, qint64 from_ms, qint64 to_ms);
 
   Style style_;
   QString node_name_;
@@ -89,6 +94,9 @@ class ThroughputGraphs {
   QCPGraph* graphs_[5];
   qint64 first_ms_ = -1;
   qint64 drawn_until_ms_ = -1;
+  int removed_since_squeeze_ = 0;  // Points dropped from the front since the last squeeze.
+  // The series' DownsampledBeforeMs when last drawn.
+  qint64 downsampled_before_ms_ = std::numeric_limits<qint64>::min();
 };
 
 }  // namespace railyard::ui

@@ -3,6 +3,7 @@
 
 #include <QVector>
 #include <QWidget>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -167,6 +168,17 @@ class ThroughputView : public QWidget {
   int ranked_rows_ = 0;
   int ranked_selected_ = ThroughputModel::kCluster;
   qint64 ranked_at_ms_ = -1;
+  // FitValueAxes' value range of each plot between full scans, and what it covered.
+  struct ValueFit {  // A QCPRange's ends (its header is not included here).
+    bool found = false;
+    double lower = 0;
+    double upper = 0;
+  };
+  ValueFit value_fits_[3];
+  double fitted_from_key_ = 0;
+  double fitted_to_key_ = std::numeric_limits<double>::quiet_NaN();  // NaN: scan all next.
+  double full_fit_key_ = 0;
+  size_t fitted_sets_ = 0;
 };
 
 }  // namespace railyard::ui

@@ -1,0 +1,105 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ui/models/throughput_series.h"
+
+#include <algorithm>
+#include <array>
+#include <climits>
+
+namespace railyard::ui {
+
+ThroughputSeries::ThroughputSeries(qint64 window_ms, qint64 phase_ms)
+    : window_ms_(window_ms),
+      phase_ms_(((phase_ms % kBucketMs) + kBucketMs) % kBucketMs),
+      coarse_(Capacity(window_ms) - kMaxFineSamples),
+      fine_(kMaxFineSamples),
+      downsampled_before_ms_(LLONG_MIN) {}
+
+size_t ThroughputSeries::Capacity(qint64 window_ms) {
+  // Three per bucket, and two more buckets for the partial ones at the ends.
+  const qint64 coarse_ms = std::max<qint64>(0, window_ms - kFullResolutionMs);
+  return 3 * size_t(coarse_ms / kBucketMs + 2) + kMaxFineSamples;
+}
+
+qint64 ThroughputSeries::BucketStart(qint64 t_ms) const {
+  const qint64 shifted = t_ms - phase_ms_;
+  const qint64 floor = shifted / kBucketMs - (shifted % kBucketMs < 0 ? 1 : 0);
+  return floor * kBucketMs + phase_ms_;
+}
+
+void ThroughputSeries::push_back(const ThroughputSample& sample) {
+  // Whole buckets that left the full-resolution span (or that make room) are downsampled.
+  while (!fine_.empty()) {
+    const qint64 end = BucketStart(fine_.front().t_ms) + kBucketMs;
+    if (end > sample.t_ms - kFullResolutionMs && fine_.size() < fine_.capacity()) break;
+    DownsampleOldestBucket();
+  }
+  fine_.push_back(sample);
+  const qint64 oldest = sample.t_ms - window_ms_;
+  while (!coarse_.empty() && coarse_.front().t_ms < oldest) coarse_.pop_front();
+  if (coarse_.empty()) {
+    while (!fine_.empty() && fine_.front().t_ms < oldest) fine_.pop_front();
+  }
+}
+
+void ThroughputSeries::clear() {
+  coarse_.clear();
+  fine_.clear();
+  downsampled_before_ms_ = LLONG_MIN;
+}
+
+void ThroughputSeries::DownsampleOldestBucket() {
+  const qint64 end = BucketStart(fine_.front().t_ms) + kBucketMs;
+  size_t n = 0;
+  while (n < fine_.size() && fine_[n].t_ms < end) ++n;
+  downsampled_before_ms_ = end;
+  if (n <= 3) {
+    for (size_t i = 0; i < n; ++i) coarse_.push_back(fine_[i]);
+  } else {
+    ThroughputSample lo = fine_[0], hi = fine_[0], mean;
+    size_t lo_at = 0, hi_at = 0;
+    // Latency only where it was measured (traffic and a figure), as the plots draw it.
+    double p50_sum = 0, p99_sum = 0;
+    int measured = 0;
+    bool any_latency = false;
+    for (size_t i = 0; i < n; ++i) {
+      const ThroughputSample& s = fine_[i];
+      if (s.requests_per_s < fine_[lo_at].requests_per_s) lo_at = i;
+      if (s.requests_per_s > fine_[hi_at].requests_per_s) hi_at = i;
+      lo.errors_per_s = std::min(lo.errors_per_s, s.errors_per_s);
+      hi.errors_per_s = std::max(hi.errors_per_s, s.errors_per_s);
+      lo.rejections_per_s = std::min(lo.rejections_per_s, s.rejections_per_s);
+      hi.rejections_per_s = std::max(hi.rejections_per_s, s.rejections_per_s);
+      mean.requests_per_s += s.requests_per_s;
+      mean.errors_per_s += s.errors_per_s;
+      mean.rejections_per_s += s.rejections_per_s;
+      if (s.requests_per_s > 0 && s.p50_us > 0 && s.p99_us > 0) {
+        lo.p50_us = any_latency ? std::min(lo.p50_us, s.p50_us) : s.p50_us;
+        hi.p50_us = any_latency ? std::max(hi.p50_us, s.p50_us) : s.p50_us;
+        lo.p99_us = any_latency ? std::min(lo.p99_us, s.p99_us) : s.p99_us;
+        hi.p99_us = any_latency ? std::max(hi.p99_us, s.p99_us) : s.p99_us;
+        p50_sum += s.p50_us;
+        p99_sum += s.p99_us;
+        ++measured;
+        any_latency = true;
+      }
+    }
+    if (!any_latency) lo.p50_us = hi.p50_us = lo.p99_us = hi.p99_us = 0;
+    lo.t_ms = fine_[lo_at].t_ms;
+    lo.requests_per_s = fine_[lo_at].requests_per_s;
+    hi.t_ms = fine_[hi_at].t_ms;
+    hi.requests_per_s = fine_[hi_at].requests_per_s;
+    mean.t_ms = fine_[n / 2].t_ms;
+    mean.requests_per_s /= double(n);
+    mean.errors_per_s /= double(n);
+    mean.rejections_per_s /= double(n);
+    mean.p50_us = measured > 0 ? p50_sum / measured : 0;
+    mean.p99_us = measured > 0 ? p99_sum / measured : 0;
+    std::array<ThroughputSample, 3> kept = {lo, mean, hi};
+    std::stable_sort(kept.begin(), kept.end(),
+                     [](const auto& a, const auto& b) { return a.t_ms < b.t_ms; });
+    for (const ThroughputSample& s : kept) coarse_.push_back(s);
+  }
+  for (size_t i = 0; i < n; ++i) fine_.pop_front();
+}
+
+}  // namespace railyard::ui

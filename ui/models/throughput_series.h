@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <QtGlobal>
+#include <cstddef>
+
+#include "ui/models/ring_buffer.h"
+
+namespace railyard::ui {
+
+struct ThroughputSample {
+  qint64 t_ms = 0;  // Cluster clock.
+  double requests_per_s = 0;
+  double errors_per_s = 0;
+  double rejections_per_s = 0;
+  double p50_us = 0;
+  double p99_us = 0;
+};
+
+// One node's (or the cluster's) throughput samples, oldest first, in bounded memory: the newest
+// kFullResolutionMs as they came, older ones downsampled to at most three samples per kBucketMs
+// (the bucket's lowest, mean and highest of each figure, the lowest and highest at the times of
+// the bucket's lowest and highest request rate), so a spike stays visible however old it is. A
+// 15-minute window at 10 Hz keeps about 2900 samples instead of 9000.
+//
+// Buckets are aligned to multiples of kBucketMs shifted by `phase_ms`, so series given different
+// phases compact in different frames (a view that redraws what was compacted spreads the work).
+//
+// It reads like a standard container (push_back, size, operator[]...), as RingBuffer does.
+//
+// Thread safety: none; the owner serialises access.
+class ThroughputSeries {
+ public:
+  static constexpr qint64 kFullResolutionMs = 3 * 60 * 1000;
+  static constexpr qint64 kBucketMs = 2000;
+  // Full resolution at up to 20 Hz; faster, the oldest are downsampled sooner.
+  static constexpr size_t kMaxFineSamples = kFullResolutionMs / 50;
+
+  // Keeps samples no older than `window_ms` before the newest.
+  explicit ThroughputSeries(qint64 window_ms = 15 * 60 * 1000, qint64 phase_ms = 0);
+
+  // REQUIRES: sample.t_ms >= back().t_ms (the owner clears the series on a seek backwards).
+  void push_back(const ThroughputSample& sample);
+  void clear();
+
+  size_t size() const { return coarse_.size() + fine_.size(); }
+  bool empty() const { return size() == 0; }
+  // i = 0 is the oldest sample. REQUIRES: i < size().
+  const ThroughputSample& operator[](size_t i) const {
+    return i < coarse_.size() ? coarse_[i] : fine_[i - coarse_.size()];
+  }
+  const ThroughputSample& front() const { return (*this)[0]; }
+  const ThroughputSample& back() const { return (*this)[size() - 1]; }
+
+  // Samples older than this are downsampled ones (LLONG_MIN: none yet). It only grows until
+  // clear(): a reader that drew the samples before it redraws [what it last saw, this).
+  qint64 DownsampledBeforeMs() const { return downsampled_before_ms_; }
+  // Most samples it can hold: the memory bound.
+  static size_t Capacity(qint64 window_ms);
+
+ private:
+  // The start of the bucket holding t_ms.
+  qint64 BucketStart(qint64 t_ms) const;
+  // Replaces the oldest full-resolution bucket by its downsampled samples.
+  void DownsampleOldestBucket();
+
+  qint64 window_ms_;
+  qint64 phase_ms_;
+  RingBuffer<ThroughputSample> coarse_;
+  RingBuffer<ThroughputSample> fine_;
+  qint64 downsampled_before_ms_;
+};
+
+}  // namespace railyard::ui
