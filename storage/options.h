@@ -60,6 +60,15 @@ struct Options {
   // Lookups a page must have seen before its measured "no" rate replaces the size rule.
   uint32_t bloom_min_lookups_for_measured_rate = 1000;
 
+  // On-disk indexes are copied into the process's memory, newest first, while their pages fit in
+  // this budget, so that under memory pressure a lookup's index page stays resident ahead of the
+  // page cache's document blocks; an index that does not fit stays memory-mapped (and is copied
+  // later if a flush or compaction frees room). This memory is bounded by the budget at all
+  // times, compactions included (an index is copied only once all its pages fit beside the
+  // copies still held). About 20 bytes per key on disk: 10M keys take about 200 MB. 0: every index
+  // stays mapped.
+  size_t index_memory_budget = 256ull << 20;
+
   // A writer that finds both the in-memory index full and the previous one still being written
   // waits at most this long, then fails with Busy. Waits are counted in the stats.
   std::chrono::milliseconds max_write_stall{std::chrono::seconds(30)};
