@@ -87,7 +87,8 @@ Status DocStoreImpl::OpenIndex(uint64_t number, std::shared_ptr<DiskIndex>* out)
       !s.ok()) {
     return s;
   }
-  index->filter = std::make_shared<PagedFilter>(number, std::move(bloom));
+  index->filter = std::make_shared<PagedFilter>(number, std::move(bloom),
+                                                options_.bloom_min_lookups_for_measured_rate);
   *out = std::move(index);
   return Status::Ok();
 }
@@ -844,6 +845,7 @@ Stats DocStoreImpl::GetStats() {
   stats.wal_bytes = wal_bytes_.load(std::memory_order_relaxed);
   stats.index_memory_budget_bytes = index_memory_->budget();
   stats.index_memory_bytes = index_memory_->used();
+  stats.segment_reads_advised = segments_.advised_reads();
   return stats;
 }
 

@@ -84,6 +84,9 @@ struct Stats {
   // replaced them), never more than the budget (Options::index_memory_budget).
   uint64_t index_memory_bytes = 0;
   uint64_t index_memory_budget_bytes = 0;
+  // Segment-log reads that asked for their block's pages up front, as reads were waiting on the
+  // disk (storage/block_prefetch.h).
+  uint64_t segment_reads_advised = 0;
 };
 
 }  // namespace railyard::storage
