@@ -25,7 +25,7 @@ class BlockPrefetchPolicy {
  public:
   // Far above a read from the page cache, below one from the disk.
   static constexpr std::chrono::microseconds kSlowRead{25};
-  static constexpr uint32_t kAdvisedReads = 512;
+  static constexpr uint32_t kAdvisedReads = 64;
 
   // Whether this read should advise its block's pages first.
   bool ShouldAdvise() {
