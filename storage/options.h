@@ -57,7 +57,9 @@ struct Options {
   std::chrono::milliseconds bloom_usefulness_window{std::chrono::seconds(60)};
   // How often pages are re-ranked (in the background, never on the read path).
   std::chrono::milliseconds bloom_rerank_interval{std::chrono::seconds(1)};
-  // Lookups a page must have seen before its measured "no" rate replaces the size rule.
+  // Lookups a page must have seen before its measured "no" rate replaces the size rule. Also the
+  // window the rate is measured over: a page's latest this-many to twice-this-many lookups, so the
+  // ranking follows a changed workload within twice this many lookups per page (bloom_pager.h).
   uint32_t bloom_min_lookups_for_measured_rate = 1000;
 
   // On-disk indexes are copied into the process's memory, newest first, while their pages fit in
