@@ -69,7 +69,9 @@ class DocStoreEngine final : public KvEngine {
            ",\"indexes\":" + std::to_string(stats.indexes.size()) +
            ",\"index_entry_writes\":" + std::to_string(stats.index_entry_writes) +
            ",\"write_stalls\":" + std::to_string(stats.write_stalls) +
-           ",\"index_searches\":" + std::to_string(index_searches);
+           ",\"index_searches\":" + std::to_string(index_searches) +
+           ",\"index_memory_bytes\":" + std::to_string(stats.index_memory_bytes) +
+           ",\"segment_reads_advised\":" + std::to_string(stats.segment_reads_advised);
   }
 
   std::string Describe() const override {

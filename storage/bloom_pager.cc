@@ -6,10 +6,18 @@
 
 namespace railyard::storage {
 
-PagedFilter::PagedFilter(uint64_t index_number, std::shared_ptr<BloomFile> file)
+PagedFilter::PagedFilter(uint64_t index_number, std::shared_ptr<BloomFile> file,
+                         uint32_t window_lookups)
     : index_number_(index_number),
       file_(std::move(file)),
+      window_lookups_(std::max<uint32_t>(1, window_lookups)),
       pages_(new Page[file_->shape().page_count]) {}
+
+void PagedFilter::Page::EndWindowIfFull(uint64_t window) {
+  if (current.lookups() < window) return;
+  last = current;
+  current = Window{};
+}
 
 BloomAnswer PagedFilter::MayContain(uint64_t id) {
   const BloomShape& shape = file_->shape();
@@ -20,10 +28,11 @@ BloomAnswer PagedFilter::MayContain(uint64_t id) {
     MutexLock lock(&page.mu);
     if (page.bits.empty()) return BloomAnswer::kNotResident;
     maybe = PageMayContain(shape, page.bits.data(), id);
+    ++page.current.answered;
+    if (!maybe) ++page.current.nos;
+    page.EndWindowIfFull(window_lookups_);
   }
-  page.answered.fetch_add(1, std::memory_order_relaxed);
   if (maybe) return BloomAnswer::kMaybe;
-  page.nos.fetch_add(1, std::memory_order_relaxed);
   nos_.fetch_add(1, std::memory_order_relaxed);
   return BloomAnswer::kNo;
 }
@@ -36,8 +45,10 @@ void PagedFilter::RecordSearch(uint64_t id, BloomAnswer answer, bool found) {
   }
   if (answer != BloomAnswer::kNotResident) return;
   Page& page = pages_[BloomPageOf(file_->shape(), id)];
-  page.unanswered.fetch_add(1, std::memory_order_relaxed);
-  if (!found) page.unanswered_absent.fetch_add(1, std::memory_order_relaxed);
+  MutexLock lock(&page.mu);
+  ++page.current.unanswered;
+  if (!found) ++page.current.unanswered_absent;
+  page.EndWindowIfFull(window_lookups_);
 }
 
 bool PagedFilter::Page::resident() const {
@@ -114,12 +125,16 @@ BloomPager::NoCount BloomPager::PageNoCount(const PagedFilter::Page& page) const
   // A search that did not find the id is a "no" the page would have given, unless the key was one
   // of its false positives.
   const double would_say_no = 1.0 - options_.bloom_false_positive_rate;
+  uint64_t lookups, nos, unanswered_absent;
+  {
+    MutexLock lock(&page.mu);
+    lookups = page.current.lookups() + page.last.lookups();
+    nos = page.current.nos + page.last.nos;
+    unanswered_absent = page.current.unanswered_absent + page.last.unanswered_absent;
+  }
   NoCount count;
-  count.lookups = static_cast<double>(page.answered.load(std::memory_order_relaxed) +
-                                      page.unanswered.load(std::memory_order_relaxed));
-  count.nos =
-      static_cast<double>(page.nos.load(std::memory_order_relaxed)) +
-      static_cast<double>(page.unanswered_absent.load(std::memory_order_relaxed)) * would_say_no;
+  count.lookups = static_cast<double>(lookups);
+  count.nos = static_cast<double>(nos) + static_cast<double>(unanswered_absent) * would_say_no;
   return count;
 }
 

@@ -24,9 +24,14 @@
 //   - else the size rule.
 // Budget: pages are taken most useful first (ties: highest P(no)) while they fit, so free budget
 // goes to every page that can say "no" at all, before ranking matters; a page with P(no) = 0 is
-// never kept. Resident bytes never exceed Options::bloom_memory_budget. The counts are cumulative:
-// a workload that changes its share of absent keys moves P(no) at the rate new lookups outweigh
-// old ones.
+// never kept. Resident bytes never exceed Options::bloom_memory_budget.
+// The counts forget: each page counts in two windows of W lookups
+// (Options::bloom_min_lookups_for_measured_rate), the current one and the last full one; when the
+// current one fills, it becomes the last and a new one starts. So a page's own rate always rests
+// on its latest W to 2W lookups, and when the share of absent keys changes, a page's P(no) is
+// measured on the new workload alone once the page has seen 2W lookups since the change; the next
+// re-rank acts on it. (With cumulative counts, a page that said "no" for a long time stayed ranked
+// on its past for about as many lookups again.) The filter's rate sums its pages' windows.
 
 #include <atomic>
 #include <cstdint>
@@ -51,7 +56,9 @@ enum class BloomAnswer { kNo, kMaybe, kNotResident };
 // also do, but GCC 12's implementation is invisible to ThreadSanitizer and costs a lock anyway.)
 class PagedFilter {
  public:
-  PagedFilter(uint64_t index_number, std::shared_ptr<BloomFile> file);
+  // `window_lookups`: W above (0 counts as 1).
+  PagedFilter(uint64_t index_number, std::shared_ptr<BloomFile> file,
+              uint32_t window_lookups = 1000);
 
   BloomAnswer MayContain(uint64_t id);
   // The index was searched for `id` after MayContain(id) returned `answer` (kMaybe or
@@ -70,24 +77,33 @@ class PagedFilter {
 
  private:
   friend class BloomPager;
+  // What a page saw over one window of lookups.
+  struct Window {
+    uint64_t answered = 0;  // Lookups answered while resident.
+    uint64_t nos = 0;
+    uint64_t unanswered = 0;         // Searches made while not resident.
+    uint64_t unanswered_absent = 0;  // Of those, the index did not hold the id.
+    uint64_t lookups() const { return answered + unanswered; }
+  };
   struct Page {
     std::atomic<uint32_t> requests{0};  // Since the last re-rank.
-    std::atomic<uint64_t> answered{0};  // Lookups answered while resident.
-    std::atomic<uint64_t> nos{0};
-    std::atomic<uint64_t> unanswered{0};         // Searches made while not resident.
-    std::atomic<uint64_t> unanswered_absent{0};  // Of those, the index did not hold the id.
     mutable Mutex mu;
     std::vector<uint8_t> bits GUARDED_BY(mu);  // Empty: not resident.
+    Window current GUARDED_BY(mu);
+    Window last GUARDED_BY(mu);  // The last full window.
     // Used under the pager's rerank_mu_ (which the analysis cannot name from here).
     double recent = 0;
 
     bool resident() const EXCLUDES(mu);
     void Load(std::vector<uint8_t> page_bits) EXCLUDES(mu);  // Copied before the lock is taken.
     bool Evict() EXCLUDES(mu);                               // True if it was resident.
+    // After a lookup was counted in `current`: starts a new window once it holds `window`.
+    void EndWindowIfFull(uint64_t window) REQUIRES(mu);
   };
 
   const uint64_t index_number_;
   const std::shared_ptr<BloomFile> file_;
+  const uint64_t window_lookups_;
   std::unique_ptr<Page[]> pages_;
   std::atomic<double> size_rule_p_no_{1.0};
   std::atomic<uint64_t> false_positives_{0};

@@ -39,6 +39,7 @@ DocStoreImpl::DocStoreImpl(const Options& options, std::string directory)
       directory_(std::move(directory)),
       segments_(directory_, options_),
       pager_(options_),
+      index_memory_(std::make_shared<IndexMemoryBudget>(options_.index_memory_budget)),
       cache_(options_.doc_cache_bytes) {}
 
 DocStoreImpl::~DocStoreImpl() { Close(); }
@@ -86,7 +87,8 @@ Status DocStoreImpl::OpenIndex(uint64_t number, std::shared_ptr<DiskIndex>* out)
       !s.ok()) {
     return s;
   }
-  index->filter = std::make_shared<PagedFilter>(number, std::move(bloom));
+  index->filter = std::make_shared<PagedFilter>(number, std::move(bloom),
+                                                options_.bloom_min_lookups_for_measured_rate);
   *out = std::move(index);
   return Status::Ok();
 }
@@ -115,6 +117,7 @@ Status DocStoreImpl::Init() {
       return s;
   }
   RemoveOldWals(wal_number);
+  LoadIndexesIntoMemory();
 
   PublishApplied();
   pager_.Start();
@@ -702,13 +705,24 @@ Status DocStoreImpl::WaitForBackground(std::chrono::milliseconds timeout) {
 
 Status DocStoreImpl::CompactAll() {
   if (Status s = Flush(); !s.ok()) return s;
-  MutexLock change(&change_mu_);
-  const std::shared_ptr<const IndexSet> set = CurrentSet();
-  if (set->indexes.empty()) return Status::Ok();
-  return InstallIndex(set->indexes, nullptr, 0, nullptr, true);
+  Status s;
+  {
+    MutexLock change(&change_mu_);
+    const std::shared_ptr<const IndexSet> set = CurrentSet();
+    if (set->indexes.empty()) return Status::Ok();
+    s = InstallIndex(set->indexes, nullptr, 0, nullptr, true);
+  }
+  LoadIndexesIntoMemory();  // Once the inputs' copies are freed.
+  return s;
 }
 
 Status DocStoreImpl::CompactIndexes(const std::vector<uint64_t>& index_ids) {
+  const Status s = CompactIndexesNow(index_ids);
+  LoadIndexesIntoMemory();  // Once the inputs' copies are freed.
+  return s;
+}
+
+Status DocStoreImpl::CompactIndexesNow(const std::vector<uint64_t>& index_ids) {
   if (index_ids.empty()) return Status::InvalidArgument("no indexes named");
   MutexLock change(&change_mu_);
   const std::shared_ptr<const IndexSet> set = CurrentSet();
@@ -793,6 +807,7 @@ Stats DocStoreImpl::GetStats() {
     is.measured_false_positive_rate = index->filter->measured_false_positive_rate();
     is.p_no = index->filter->size_rule_p_no();
     is.index_searches = index->filter->index_searches();
+    is.in_memory = index->file->in_memory();
     stats.indexes.push_back(is);
   }
   {
@@ -828,19 +843,54 @@ Stats DocStoreImpl::GetStats() {
   stats.cache = cache_.GetStats();
   stats.bloom_negatives = bloom_negatives_.load(std::memory_order_relaxed);
   stats.wal_bytes = wal_bytes_.load(std::memory_order_relaxed);
+  stats.index_memory_budget_bytes = index_memory_->budget();
+  stats.index_memory_bytes = index_memory_->used();
+  stats.segment_reads_advised = segments_.advised_reads();
   return stats;
 }
 
 // --- Background work and shutdown ---------------------------------------------------------------
 
+void DocStoreImpl::LoadIndexesIntoMemory() {
+  const std::shared_ptr<const IndexSet> set = CurrentSet();
+  uint64_t held = 0;  // By this set's copies.
+  bool retry = false;
+  for (const auto& index : set->indexes) {
+    const uint64_t bytes = index->file->page_bytes();
+    if (index->file->LoadIntoMemory(index_memory_)) {
+      held += bytes;
+    } else if (held + bytes <= index_memory_->budget()) {
+      retry = true;  // Replaced indexes still hold the room.
+    }
+  }
+  if (retry) {
+    MutexLock bg(&bg_mu_);
+    index_load_due_ = true;
+  }
+}
+
 void DocStoreImpl::BackgroundLoop() {
   MutexLock bg(&bg_mu_);
   while (!bg_stop_) {
-    while (!bg_stop_ && !pending_.has_value()) bg_cv_.Wait(bg_mu_);
+    while (!bg_stop_ && !pending_.has_value()) {
+      if (!index_load_due_) {
+        bg_cv_.Wait(bg_mu_);
+        continue;
+      }
+      const Clock::time_point retry = Clock::now() + std::chrono::seconds(1);
+      while (!bg_stop_ && !pending_.has_value() && bg_cv_.WaitUntil(bg_mu_, retry)) {
+      }
+      if (bg_stop_ || pending_.has_value()) continue;
+      index_load_due_ = false;
+      bg.Unlock();
+      LoadIndexesIntoMemory();
+      bg.Lock();
+    }
     if (bg_stop_) break;
     const Frozen job = *pending_;
     bg.Unlock();
     const Status s = FlushFrozen(job);
+    if (s.ok()) LoadIndexesIntoMemory();  // Before Flush() returns, once the inputs are freed.
     bg.Lock();
     if (s.ok()) {
       pending_.reset();

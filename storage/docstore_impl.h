@@ -137,6 +137,12 @@ class DocStoreImpl final : public DocStore {
   void DeleteFile(const std::string& path);
   void RemoveOldWals(uint64_t keep_from);
 
+  // Copies the current indexes into memory, newest first, while Options::index_memory_budget has
+  // room (index_memory.h). If one is left mapped that would fit once the copies of replaced indexes
+  // still held by readers are freed, the background thread tries again a second later.
+  void LoadIndexesIntoMemory() EXCLUDES(set_mu_, bg_mu_);
+  Status CompactIndexesNow(const std::vector<uint64_t>& index_ids) EXCLUDES(change_mu_);
+
   void BackgroundLoop() EXCLUDES(bg_mu_);
   void SyncLoop() EXCLUDES(bg_mu_, wal_sync_mu_);
   Status WaitForBackground(std::chrono::milliseconds timeout) EXCLUDES(bg_mu_);
@@ -182,8 +188,10 @@ class DocStoreImpl final : public DocStore {
   std::optional<Frozen> pending_ GUARDED_BY(bg_mu_);  // Waiting for or under flush.
   bool bg_stop_ GUARDED_BY(bg_mu_) = false;
   Status bg_error_ GUARDED_BY(bg_mu_);
+  bool index_load_due_ GUARDED_BY(bg_mu_) = false;  // LoadIndexesIntoMemory again soon.
   std::thread bg_thread_;
   std::thread sync_thread_;
+  const std::shared_ptr<IndexMemoryBudget> index_memory_;
 
   DocCache cache_;
 

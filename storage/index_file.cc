@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "storage/index_file.h"
 
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -89,12 +90,13 @@ Status IndexFile::Open(Env* env, const std::string& path, uint64_t number,
   index->number_ = number;
   if (Status s = file.Size(&index->size_); !s.ok()) return s;
   if (index->size_ < kFooterBytes + 8) return Status::Corruption(path + ": too short for an index");
-  if (const int error = env->Map(path, file.fd(), index->size_, &index->data_); error != 0) {
+  if (const int error = env->Map(path, file.fd(), index->size_, &index->mapped_); error != 0) {
     return ErrnoStatus("mmap " + path, error);
   }
   index->env_ = env;
+  index->data_.store(index->mapped_, std::memory_order_release);
 
-  const char* footer = index->data_ + index->size_ - kFooterBytes;
+  const char* footer = index->mapped_ + index->size_ - kFooterBytes;
   if (DecodeFixed64(footer) != kIndexMagic ||
       Checksum64(footer, kFooterBytes - 8) != DecodeFixed64(footer + kFooterBytes - 8)) {
     return Status::Corruption(path + ": index footer damaged");
@@ -111,7 +113,7 @@ Status IndexFile::Open(Env* env, const std::string& path, uint64_t number,
       index->entries_ > index->page_count_ * kEntriesPerPage) {
     return Status::Corruption(path + ": index layout does not match its size");
   }
-  const char* fences = index->data_ + index->page_count_ * kIndexPageBytes;
+  const char* fences = index->mapped_ + index->page_count_ * kIndexPageBytes;
   if (Checksum64(fences, fences_bytes) != DecodeFixed64(fences + fences_bytes)) {
     return Status::Corruption(path + ": index fence table damaged");
   }
@@ -119,12 +121,38 @@ Status IndexFile::Open(Env* env, const std::string& path, uint64_t number,
   for (uint64_t i = 0; i < index->page_count_; ++i)
     index->fences_[i] = DecodeFixed64(fences + 8 * i);
   index->verified_ = std::make_unique<VerifiedMarks>(index->page_count_);
+  index->file_ = std::move(file);
   *out = std::move(index);
   return Status::Ok();
 }
 
 IndexFile::~IndexFile() {
-  if (data_) env_->Unmap(data_, size_);
+  {
+    MutexLock lock(&load_mu_);
+    if (budget_) budget_->Release(page_bytes());
+  }
+  if (mapped_) env_->Unmap(mapped_, size_);
+}
+
+bool IndexFile::LoadIntoMemory(const std::shared_ptr<IndexMemoryBudget>& budget) {
+  MutexLock lock(&load_mu_);
+  if (copy_) return true;
+  const uint64_t bytes = page_bytes();
+  if (bytes == 0 || !budget->TryReserve(bytes)) return false;
+  auto copy = std::make_unique_for_overwrite<char[]>(bytes);
+  size_t got = 0;
+  if (!file_.ReadAt(0, bytes, copy.get(), &got).ok() || got != bytes) {
+    budget->Release(bytes);
+    return false;
+  }
+  copy_ = std::move(copy);
+  budget_ = budget;
+  data_.store(copy_.get(), std::memory_order_release);
+  // The copy replaces the file's pages: leave the page cache to the segment log. Lookups that
+  // still read the mapping fault their page back in. Advice only, so failures do not matter.
+  ::madvise(const_cast<char*>(mapped_), bytes, MADV_DONTNEED);
+  ::posix_fadvise(file_.fd(), 0, static_cast<off_t>(bytes), POSIX_FADV_DONTNEED);
+  return true;
 }
 
 IndexEntry IndexFile::DecodeEntry(const char* p) {
@@ -137,8 +165,8 @@ IndexEntry IndexFile::DecodeEntry(const char* p) {
   return e;
 }
 
-Status IndexFile::CheckPage(uint64_t page, uint32_t* count) const {
-  const char* p = data_ + page * kIndexPageBytes;
+Status IndexFile::CheckPage(const char* data, uint64_t page, uint32_t* count) const {
+  const char* p = data + page * kIndexPageBytes;
   if (Checksum64(p, kIndexPageBytes - 8) != DecodeFixed64(p + kIndexPageBytes - 8)) {
     return Status::Corruption(path_ + ": page " + std::to_string(page) + " checksum mismatch");
   }
@@ -155,11 +183,12 @@ Status IndexFile::Find(uint64_t id, bool* found, IndexValue* value) const {
   if (after == fences_.begin()) return Status::Ok();
   const uint64_t page = static_cast<uint64_t>(after - fences_.begin()) - 1;
   uint32_t count = 0;
-  const char* base = data_ + page * kIndexPageBytes;
+  const char* data = data_.load(std::memory_order_acquire);
+  const char* base = data + page * kIndexPageBytes;
   if (verified_->Verified(page, 0)) {
     count = DecodeFixed16(base + kTrailerAt);  // Checked along with the checksum.
   } else {
-    if (Status s = CheckPage(page, &count); !s.ok()) return s;
+    if (Status s = CheckPage(data, page, &count); !s.ok()) return s;
     verified_->MarkVerified(page, 0);
   }
   uint32_t lo = 0, hi = count;
@@ -186,12 +215,14 @@ Status IndexFile::Cursor::Next(IndexEntry* entry, bool* done) {
       return Status::Ok();
     }
     if (!page_loaded_) {
-      if (Status s = file_.CheckPage(page_, &page_count_entries_); !s.ok()) return s;
+      const char* data = file_.data_.load(std::memory_order_acquire);
+      if (Status s = file_.CheckPage(data, page_, &page_count_entries_); !s.ok()) return s;
       page_loaded_ = true;
       in_page_ = 0;
     }
     if (in_page_ < page_count_entries_) {
-      *entry = DecodeEntry(file_.data_ + page_ * kIndexPageBytes + in_page_ * kIndexEntryBytes);
+      const char* data = file_.data_.load(std::memory_order_acquire);
+      *entry = DecodeEntry(data + page_ * kIndexPageBytes + in_page_ * kIndexEntryBytes);
       ++in_page_;
       *done = false;
       return Status::Ok();

@@ -6,6 +6,7 @@
 // Fixed-size entries in 4 KiB pages, each page checksummed; the first id of every page is kept in
 // a fence array at the end of the file so a lookup touches exactly one page.
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <memory>
@@ -14,6 +15,8 @@
 
 #include "storage/file.h"
 #include "storage/index_entry.h"
+#include "storage/index_memory.h"
+#include "storage/mutex.h"
 #include "storage/verified_marks.h"
 
 namespace railyard::storage {
@@ -44,10 +47,12 @@ class IndexFileWriter {
   uint64_t bytes_ = 0;
 };
 
-// A read-only, memory-mapped index file.
+// A read-only index file: memory-mapped, and once LoadIntoMemory succeeds, read from a copy of its
+// pages in the process's own memory (index_memory.h says why).
 //
-// Thread safety: all methods may be called concurrently. A compaction unlinks a replaced file's
-// name at once; readers still holding it keep their mapping.
+// Thread safety: all methods may be called concurrently; lookups running while the copy is made go
+// on reading the mapping, which stays until the file is destroyed. A compaction unlinks a replaced
+// file's name at once; readers still holding it keep their mapping and copy.
 class IndexFile {
  public:
   static Status Open(Env* env, const std::string& path, uint64_t number,
@@ -57,8 +62,18 @@ class IndexFile {
   IndexFile& operator=(const IndexFile&) = delete;
 
   // Sets *found and, when found, *value. Corruption names the file and page. A page's checksum is
-  // verified on its first lookup in each VerifiedMarks period, not on every lookup.
+  // verified on its first lookup in each VerifiedMarks period, not on every lookup (on the copy
+  // once there is one: damage that reaches the disk after the copy was read is never seen).
   Status Find(uint64_t id, bool* found, IndexValue* value) const;
+
+  // Copies the index's pages into memory taken from `budget`, which the file gives back when it is
+  // destroyed, and drops the file's pages from the page cache. False, and nothing taken, if the
+  // pages do not fit in what is left of the budget or the file cannot be read (lookups then go on
+  // using the mapping). True at once if the copy exists already.
+  bool LoadIntoMemory(const std::shared_ptr<IndexMemoryBudget>& budget) EXCLUDES(load_mu_);
+  bool in_memory() const { return data_.load(std::memory_order_acquire) != mapped_; }
+  // What LoadIntoMemory takes from the budget: the pages, not the fence array (already in memory).
+  uint64_t page_bytes() const { return page_count_ * kIndexPageBytes; }
 
   uint64_t number() const { return number_; }
   uint64_t entries() const { return entries_; }
@@ -83,13 +98,19 @@ class IndexFile {
 
  private:
   IndexFile() = default;
-  Status CheckPage(uint64_t page, uint32_t* count) const;
+  Status CheckPage(const char* data, uint64_t page, uint32_t* count) const;
   static IndexEntry DecodeEntry(const char* p);
 
   std::string path_;
   uint64_t number_ = 0;
   Env* env_ = nullptr;
-  const char* data_ = nullptr;
+  File file_;                     // For reading the copy.
+  const char* mapped_ = nullptr;  // The mapping, kept for the file's life.
+  std::atomic<const char*> data_{
+      nullptr};  // What lookups read: the mapping, or the copy once it is made.
+  Mutex load_mu_;
+  std::unique_ptr<char[]> copy_ GUARDED_BY(load_mu_);
+  std::shared_ptr<IndexMemoryBudget> budget_ GUARDED_BY(load_mu_);  // Holds page_bytes() of it.
   uint64_t size_ = 0;
   uint64_t page_count_ = 0;
   uint64_t entries_ = 0;

@@ -57,8 +57,19 @@ struct Options {
   std::chrono::milliseconds bloom_usefulness_window{std::chrono::seconds(60)};
   // How often pages are re-ranked (in the background, never on the read path).
   std::chrono::milliseconds bloom_rerank_interval{std::chrono::seconds(1)};
-  // Lookups a page must have seen before its measured "no" rate replaces the size rule.
+  // Lookups a page must have seen before its measured "no" rate replaces the size rule. Also the
+  // window the rate is measured over: a page's latest this-many to twice-this-many lookups, so the
+  // ranking follows a changed workload within twice this many lookups per page (bloom_pager.h).
   uint32_t bloom_min_lookups_for_measured_rate = 1000;
+
+  // On-disk indexes are copied into the process's memory, newest first, while their pages fit in
+  // this budget, so that under memory pressure a lookup's index page stays resident ahead of the
+  // page cache's document blocks; an index that does not fit stays memory-mapped (and is copied
+  // later if a flush or compaction frees room). This memory is bounded by the budget at all
+  // times, compactions included (an index is copied only once all its pages fit beside the
+  // copies still held). About 20 bytes per key on disk: 10M keys take about 200 MB. 0: every index
+  // stays mapped.
+  size_t index_memory_budget = 256ull << 20;
 
   // A writer that finds both the in-memory index full and the previous one still being written
   // waits at most this long, then fails with Busy. Waits are counted in the stats.

@@ -13,6 +13,7 @@
 #include <string>
 #include <string_view>
 
+#include "storage/block_prefetch.h"
 #include "storage/file.h"
 #include "storage/index_entry.h"
 #include "storage/mutex.h"
@@ -81,6 +82,8 @@ class SegmentLog {
   bool Holds(const DocAddress& address, uint64_t id, EntryKind kind) const EXCLUDES(mu_);
 
   uint64_t stored_bytes() const EXCLUDES(mu_);
+  // Reads that asked for their block's pages before touching them (block_prefetch.h).
+  uint64_t advised_reads() const { return advised_reads_.load(std::memory_order_relaxed); }
 
  private:
   std::string SegmentPath(uint32_t segment) const;
@@ -144,6 +147,9 @@ class SegmentLog {
   static constexpr size_t kMaxMarks = 1 << 16;
   // A follower's lag in entries is counted block by block over at most this many blocks.
   static constexpr size_t kLagBlocksCounted = 1024;
+
+  mutable BlockPrefetchPolicy prefetch_;
+  mutable std::atomic<uint64_t> advised_reads_{0};
 
   std::atomic<uint64_t> end_position_{0};
   Mutex end_mu_ ACQUIRED_AFTER(mu_);

@@ -23,6 +23,8 @@ struct IndexStats {
   // Lookups that searched this index because its filter said "maybe" or its page was not
   // resident (a "no" spares the search).
   uint64_t index_searches = 0;
+  // Its pages are read from a copy in memory (Options::index_memory_budget), not the mapped file.
+  bool in_memory = false;
 };
 
 struct CompactionStats {
@@ -78,6 +80,13 @@ struct Stats {
   uint64_t bytes_compacted = 0;   // Bytes those merges wrote.
   uint64_t bloom_negatives = 0;   // Lookups a Bloom page answered "no" (the index was skipped).
   uint64_t wal_bytes = 0;         // Bytes in the current write-ahead log.
+  // Index pages copied into memory (including indexes a reader still holds after a compaction
+  // replaced them), never more than the budget (Options::index_memory_budget).
+  uint64_t index_memory_bytes = 0;
+  uint64_t index_memory_budget_bytes = 0;
+  // Segment-log reads that asked for their block's pages up front, as reads were waiting on the
+  // disk (storage/block_prefetch.h).
+  uint64_t segment_reads_advised = 0;
 };
 
 }  // namespace railyard::storage

@@ -214,6 +214,70 @@ class BloomTest : public QObject {
     QVERIFY(nos > 90);
   }
 
+  // The counts forget (bloom_pager.h): after the workload changes, a page's P(no) is measured on
+  // the new workload alone within 2W of its lookups (W = bloom_min_lookups_for_measured_rate), and
+  // the re-rank follows. With cumulative counts, a long first phase kept the first ranking.
+  void pagerFollowsAChangedWorkloadWithinTwoWindows() {
+    QTemporaryDir dir;
+    Options options = SmallOptions(2000);
+    options.bloom_memory_budget = 512;  // One page.
+    options.bloom_rerank_interval = std::chrono::hours(1);
+    constexpr uint32_t kWindow = 100;
+    options.bloom_min_lookups_for_measured_rate = kWindow;
+    BloomPager pager(options);
+    std::vector<std::shared_ptr<PagedFilter>> filters;
+    for (uint64_t index = 1; index <= 2; ++index) {
+      BloomBuilder builder(BloomShape{512, 1, 6});
+      for (uint64_t id = 0; id < 100; ++id) builder.Add(id);
+      const std::string path = dir.filePath(QString("i%1.bloom").arg(index)).toStdString();
+      QVERIFY(builder.WriteTo(Env::Default(), path).ok());
+      std::shared_ptr<BloomFile> file;
+      QVERIFY(BloomFile::Open(Env::Default(), path, &file).ok());
+      filters.push_back(std::make_shared<PagedFilter>(index, file, kWindow));
+      pager.Add(filters.back());
+    }
+    // One lookup: the index was searched after `filter` answered (or could not), as a read does.
+    auto lookup = [](PagedFilter& filter, uint64_t id, bool held) {
+      const BloomAnswer answer = filter.MayContain(id);
+      if (answer != BloomAnswer::kNo) filter.RecordSearch(id, answer, held);
+    };
+    auto resident = [&](uint64_t index) {
+      for (const BloomPageStats& page : pager.PageStats()) {
+        if (page.index == index) return page.resident;
+      }
+      return false;
+    };
+    auto p_no = [&](uint64_t index) {
+      for (const BloomPageStats& page : pager.PageStats()) {
+        if (page.index == index) return page.p_no;
+      }
+      return -1.0;
+    };
+    // A long first phase: index 1 is asked only for keys it does not hold, index 2 only for keys
+    // it holds. Re-ranked along the way, so index 1 answers for itself once resident.
+    uint64_t absent = 1000;
+    for (int round = 0; round < 20; ++round) {
+      for (int i = 0; i < 100; ++i) {
+        lookup(*filters[0], absent++, false);
+        lookup(*filters[1], static_cast<uint64_t>(i), true);
+      }
+      pager.Rerank();
+    }
+    QVERIFY(resident(1) && !resident(2));
+    // The workload turns around: index 1 now holds every key it is asked for, index 2 none.
+    for (uint32_t i = 0; i < 2 * kWindow; ++i) {
+      lookup(*filters[0], i % 100, true);
+      lookup(*filters[1], absent++, false);
+    }
+    pager.Rerank();
+    qInfo("after %u lookups each: P(no) of index 1 %.3f, of index 2 %.3f", 2 * kWindow, p_no(1),
+          p_no(2));
+    QCOMPARE(p_no(1), 0.0);   // Only its last 2W lookups count, all for keys it holds.
+    QCOMPARE(p_no(2), 0.98);  // "No" but for the filter's design false-positive rate.
+    QVERIFY(resident(2) && !resident(1));
+    QVERIFY(pager.resident_bytes() <= options.bloom_memory_budget);
+  }
+
   // The report, reproduced: a uniform workload where 40% of reads ask for absent keys. The
   // size rule gives the oldest index P(no) = 0, which holds only when every key asked for exists;
   // here every absent read reaches the oldest index. With the budget nearly all free, the pager
