@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstddef>
 
 #include "storage/coding.h"
 
@@ -139,7 +140,9 @@ bool IndexFile::LoadIntoMemory(const std::shared_ptr<IndexMemoryBudget>& budget)
   if (copy_) return true;
   const uint64_t bytes = page_bytes();
   if (bytes == 0 || !budget->TryReserve(bytes)) return false;
-  auto copy = std::make_unique_for_overwrite<char[]>(bytes);
+  // Huge pages: a lookup probes the copy at random (storage/huge_page_memory.h).
+  std::unique_ptr<char[], FreeHugePageMemory> copy(
+      static_cast<char*>(AllocateHugePageAdvised(bytes, alignof(std::max_align_t))));
   size_t got = 0;
   if (!file_.ReadAt(0, bytes, copy.get(), &got).ok() || got != bytes) {
     budget->Release(bytes);

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "storage/file.h"
+#include "storage/huge_page_memory.h"
 #include "storage/index_entry.h"
 #include "storage/index_memory.h"
 #include "storage/mutex.h"
@@ -109,7 +110,7 @@ class IndexFile {
   std::atomic<const char*> data_{
       nullptr};  // What lookups read: the mapping, or the copy once it is made.
   Mutex load_mu_;
-  std::unique_ptr<char[]> copy_ GUARDED_BY(load_mu_);
+  std::unique_ptr<char[], FreeHugePageMemory> copy_ GUARDED_BY(load_mu_);  // Huge-page advised.
   std::shared_ptr<IndexMemoryBudget> budget_ GUARDED_BY(load_mu_);  // Holds page_bytes() of it.
   uint64_t size_ = 0;
   uint64_t page_count_ = 0;

@@ -1,44 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "storage/memtable.h"
 
-#include <sys/mman.h>
-
 #include <algorithm>
 #include <bit>
-#include <cstdlib>
 #include <memory>
-#include <new>
 #include <type_traits>
 
 #include "storage/hash.h"
+#include "storage/huge_page_memory.h"
 
 namespace railyard::storage {
 
-namespace {
-
-constexpr size_t kHugePageBytes = size_t{2} << 20;
-
-}  // namespace
-
 void MemTable::FreeSlots::operator()(Slot* slots) const {
   static_assert(std::is_trivially_destructible_v<Slot>, "slots are freed without destruction");
-  std::free(slots);
+  FreeHugePageMemory()(slots);
 }
 
 MemTable::MemTable(size_t capacity) : capacity_(std::max<size_t>(1, capacity)) {
   const size_t slots = std::bit_ceil(2 * capacity_);
   mask_ = slots - 1;
-  // Huge-page aligned so that the kernel can back it with huge pages; small tables keep the
-  // default alignment (a huge page for a test's 16 slots would be waste).
-  const size_t bytes = slots * sizeof(Slot);
-  const bool huge = bytes >= kHugePageBytes;
-  const size_t alignment = huge ? kHugePageBytes : alignof(Slot);
-  const size_t rounded = (bytes + alignment - 1) / alignment * alignment;
-  void* memory = std::aligned_alloc(alignment, rounded);
-  if (memory == nullptr) throw std::bad_alloc();
-#ifdef MADV_HUGEPAGE
-  if (huge) madvise(memory, rounded, MADV_HUGEPAGE);  // Advice only: a refusal changes nothing.
-#endif
+  void* memory = AllocateHugePageAdvised(slots * sizeof(Slot), alignof(Slot));
   slots_.reset(static_cast<Slot*>(memory));
   std::uninitialized_value_construct_n(slots_.get(), slots);
 }

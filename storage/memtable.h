@@ -16,9 +16,9 @@ namespace railyard::storage {
 // updates in a cache miss or two, no allocation after construction. Sorted only once, when it is
 // written to disk. Each slot holds its id and value together (an empty slot has kind 0), so a
 // probe touches one cache line rather than one per array (profiled: the probe was 10% of the
-// seed's benchmark, nearly all of it cache misses). The slots sit in memory the kernel may back
-// with transparent huge pages (MADV_HUGEPAGE), so a random probe into the tens of megabytes of a
-// full-size table costs one cache miss rather than a cache miss plus a page-table walk.
+// seed's benchmark, nearly all of it cache misses). The slots sit in huge-page-advised memory
+// (storage/huge_page_memory.h): a random probe into a full-size table's tens of megabytes costs
+// one cache miss rather than a cache miss plus a page-table walk.
 //
 // Thread safety: none; the store guards it with a reader-writer lock.
 class MemTable {

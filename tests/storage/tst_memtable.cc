@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "storage/huge_page_memory.h"
 #include "storage/memtable.h"
 #include "storage/options.h"
 
@@ -102,6 +103,17 @@ class TestMemTable : public QObject {
     const int eligible = HugePageEligible(table.slot_memory());
     if (eligible < 0) QSKIP("this kernel's smaps has no THPeligible line");
     QCOMPARE(eligible, 1);
+  }
+
+  // The index copies take their memory from the same place (IndexFile::LoadIntoMemory).
+  void largeAllocationsAreHugePageAlignedSmallOnesAreNot() {
+    const std::unique_ptr<void, FreeHugePageMemory> large(
+        AllocateHugePageAdvised(3 * kHugePageBytes + 1, 16));
+    QCOMPARE(reinterpret_cast<uintptr_t>(large.get()) % kHugePageBytes, uintptr_t{0});
+    const std::unique_ptr<void, FreeHugePageMemory> small(AllocateHugePageAdvised(100, 64));
+    QCOMPARE(reinterpret_cast<uintptr_t>(small.get()) % 64, uintptr_t{0});
+    const std::string mode = HugePageMode();
+    if (mode == "always" || mode == "madvise") QCOMPARE(HugePageEligible(large.get()), 1);
   }
 };
 
