@@ -352,12 +352,20 @@ class LogScan {
   std::optional<size_t> unused_at_;
 };
 
-Status TruncateTornTail(const std::string& path, const Options& options, uint64_t size,
+Status TruncateTornTail(const std::string& path, const Options& options, std::string_view contents,
                         uint64_t offset, ReplayReport* report) {
-  report->truncated_bytes = size - offset;
-  LogTo(options, LogLevel::kWarning,
-        "truncating torn tail of " + path + ": " + std::to_string(report->truncated_bytes) +
-            " bytes after offset " + std::to_string(offset));
+  // A mapped writer reserves zeros past its last record: only the bytes before them were torn,
+  // and an operator reading "torn bytes" should see the size of the cut record, not the reserve.
+  const uint64_t written_end =
+      std::max<uint64_t>(offset, contents.find_last_not_of('\0') + 1);  // npos + 1 == 0
+  report->truncated_bytes = written_end - offset;
+  std::string line = "truncating torn tail of " + path + ": " +
+                     std::to_string(report->truncated_bytes) + " bytes after offset " +
+                     std::to_string(offset);
+  if (contents.size() > written_end) {
+    line += " (and " + std::to_string(contents.size() - written_end) + " bytes of unused reserve)";
+  }
+  LogTo(options, LogLevel::kWarning, line);
   File file;
   Status s = File::Open(EnvOf(options), path, File::Mode::kReadWrite, false, &file);
   if (s.ok()) s = file.Truncate(offset);
@@ -381,7 +389,7 @@ Status ReplayWal(const std::string& path, bool last, const Options& options,
     return s;
   }
   if (!scan.truncate_at()) return Status::Ok();
-  return TruncateTornTail(path, options, contents.size(), *scan.truncate_at(), report);
+  return TruncateTornTail(path, options, contents, *scan.truncate_at(), report);
 }
 
 }  // namespace railyard::storage

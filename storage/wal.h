@@ -97,7 +97,8 @@ struct ReplayReport {
   uint64_t records = 0;
   uint64_t damaged_records = 0;      // Ids known, marked corrupted.
   uint64_t unidentified_damage = 0;  // Damaged stretches whose ids could not be recovered.
-  uint64_t truncated_bytes = 0;      // Torn tail removed.
+  uint64_t truncated_bytes =
+      0;  // Torn tail removed (a mapped writer's unused reserve not counted).
 };
 
 // Replays one log file. When `last` is true, an incomplete or damaged final record is a torn tail

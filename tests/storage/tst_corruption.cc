@@ -9,6 +9,7 @@
 
 #include "storage/filenames.h"
 #include "storage/verified_marks.h"
+#include "storage/wal.h"
 #include "tests/storage/storage_test_support.h"
 
 using namespace railyard::storage;
@@ -171,6 +172,38 @@ class CorruptionTest : public QObject {
     // it is never half a document.
     const Status last = store->Get(49, &doc);
     QVERIFY(last.IsNotFound() || (last.ok() && doc == DocFor(49)));
+  }
+
+  // A process killed while copying a record into its mapped log leaves that record cut short and
+  // the reserve of zeros after it: only the record's own bytes are reported as torn.
+  void aTornRecordBeforeTheReserveCountsOnlyItsOwnBytes() {
+    QTemporaryDir dir;
+    const Options options = SmallOptions(10000);
+    {
+      auto store = OpenOrDie(options, dir.path().toStdString());
+      for (uint64_t id = 0; id < 50; ++id) QVERIFY(store->Put(id, DocFor(id)).ok());
+    }
+    const QString log = OnlyFile(dir, "wal-*.log");
+    QFile file(log);
+    QVERIFY(file.resize(file.size() - 10));
+    const qint64 cut_size = file.size();
+    QVERIFY(file.resize(WalWriter::kMapWindowBytes));  // Zeros, as a mapped writer reserves.
+    QStringList warnings;
+    Options logging = options;
+    logging.logger = [&warnings](LogLevel level, std::string_view message) {
+      if (level == LogLevel::kWarning)
+        warnings << QString::fromUtf8(message.data(), message.size());
+    };
+    auto store = OpenOrDie(logging, dir.path().toStdString());
+    const qint64 record_bytes = 12 + 8 + 4 + 23 + static_cast<qint64>(DocFor(49).size()) + 8;
+    const QString expected = QString(": %1 bytes after offset %2 (and %3 bytes of unused reserve)")
+                                 .arg(record_bytes - 10)
+                                 .arg(cut_size - (record_bytes - 10))
+                                 .arg(WalWriter::kMapWindowBytes - cut_size);
+    QVERIFY2(warnings.join('\n').contains(expected), qPrintable(warnings.join('\n')));
+    std::string doc;
+    for (uint64_t id = 0; id < 49; ++id) QVERIFY(store->Get(id, &doc).ok());
+    QVERIFY(store->Get(49, &doc).IsNotFound());
   }
 
   // Readers skip a unit's checksum only when the same unit (slot and key) passed it in this

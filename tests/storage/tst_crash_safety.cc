@@ -5,6 +5,7 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 #include <map>
@@ -99,8 +100,10 @@ class CrashSafetyTest : public QObject {
 
   // SyncPolicy::kNone promises that an acknowledged write survives a crash of the process. A
   // writer killed with SIGKILL leaves reserved space after its log's last record; the reopen finds
-  // every acknowledged write and cuts that space off without calling it torn or damaged.
-  void killedNoSyncWriterLosesNothingAndLeavesNoTornTail() {
+  // every acknowledged write and cuts that space off without calling it damaged. The kill may land
+  // while the next, unacknowledged record is being copied into the mapping: that record, and only
+  // that much, may be cut off as a torn tail.
+  void killedNoSyncWriterLosesNothingAndCutsAtMostTheUnacknowledgedRecord() {
     QTemporaryDir dir;
     QProcess child;
     // A memtable larger than anything written: every write is still only in the log.
@@ -117,9 +120,19 @@ class CrashSafetyTest : public QObject {
     QVERIFY(child.waitForFinished(5000));
     output += child.readAllStandardOutput();
     std::map<uint64_t, uint32_t> acked;
+    bool in_flight = false;  // A write begun and never acknowledged.
+    uint64_t in_flight_id = 0;
     for (const QByteArray& line : output.split('\n')) {
       const QList<QByteArray> parts = line.split(' ');
-      if (parts.size() == 3 && parts[0] == "ACK") acked[parts[1].toULongLong()] = parts[2].toUInt();
+      if (parts.size() != 3) continue;
+      if (parts[0] == "BEGIN") {
+        in_flight = true;
+        in_flight_id = parts[1].toULongLong();
+      }
+      if (parts[0] == "ACK") {
+        acked[parts[1].toULongLong()] = parts[2].toUInt();
+        in_flight = false;
+      }
     }
     QVERIFY(!acked.empty());
 
@@ -130,8 +143,18 @@ class CrashSafetyTest : public QObject {
     };
     auto store = OpenOrDie(options, dir.path().toStdString());
     const QString all = messages.join('\n');
-    QVERIFY2(!all.contains("torn tail") && !all.contains("damaged"), qPrintable(all));
-    QVERIFY2(all.contains(" 0 torn bytes cut off; no damage"), qPrintable(all));
+    QVERIFY2(!all.contains("damaged") && all.contains("; no damage"), qPrintable(all));
+    const QRegularExpressionMatch torn =
+        QRegularExpression(" (\\d+) torn bytes cut off").match(all);
+    QVERIFY2(torn.hasMatch(), qPrintable(all));
+    const qulonglong torn_bytes = torn.captured(1).toULongLong();
+    if (torn_bytes > 0) {
+      // Only the record begun last and never acknowledged can be torn, and the reserve after it
+      // is not counted as torn.
+      QVERIFY2(in_flight, qPrintable(all));
+      const size_t record_bytes = 12 + 8 + 4 + 23 + DocFor(in_flight_id).size() + 8;
+      QVERIFY2(torn_bytes < record_bytes, qPrintable(all));
+    }
     std::string doc;
     for (const auto& [id, generation] : acked) {
       QVERIFY2(store->Get(id, &doc).ok(), qPrintable(QString("id %1").arg(id)));
