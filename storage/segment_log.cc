@@ -343,7 +343,9 @@ Status SegmentLog::ReadEntry(const DocAddress& address, uint64_t id, std::string
     AdviseWillNeed(block, std::min(available, options_.block_bytes + kBlockSlack));
     advised_reads_.fetch_add(1, std::memory_order_relaxed);
   }
-  const auto touch_start = std::chrono::steady_clock::now();
+  const bool timed = BlockPrefetchPolicy::ShouldTime();
+  const auto touch_start =
+      timed ? std::chrono::steady_clock::now() : std::chrono::steady_clock::time_point{};
   if (Status s = DecodeBlock(block, available, &scratch, &raw, &header, !verified); !s.ok()) {
     return corrupt(s.message());
   }
@@ -351,7 +353,7 @@ Status SegmentLog::ReadEntry(const DocAddress& address, uint64_t id, std::string
   if (Status s = EntryFromRawBlock(raw, header.tombstones, address.index, id, &entry); !s.ok()) {
     return corrupt(s.message());
   }
-  prefetch_.Observe(std::chrono::steady_clock::now() - touch_start);
+  if (timed) prefetch_.Observe(std::chrono::steady_clock::now() - touch_start);
   // Marked only once the entry was found whole: a damaged block is verified (and fails) every time.
   if (!verified) mapping->verified->MarkVerified(mark_slot, address.block_offset);
   doc->assign(entry.doc);

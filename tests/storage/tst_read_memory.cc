@@ -8,6 +8,8 @@
 #include <QTest>
 #include <chrono>
 
+#include <thread>
+
 #include "storage/block_prefetch.h"
 #include "tests/storage/storage_test_support.h"
 
@@ -161,6 +163,23 @@ class ReadMemoryTest : public QObject {
     uint32_t advised = 0;
     while (advised < 10 * BlockPrefetchPolicy::kAdvisedReads && policy.ShouldAdvise()) ++advised;
     QCOMPARE(advised, BlockPrefetchPolicy::kAdvisedReads);
+  }
+
+  // One read in kTimedEvery on a thread is timed, on every thread alike, so an advised run of
+  // kAdvisedReads reads holds several timed ones that can extend it.
+  void oneReadInSixteenIsTimedOnEachThread() {
+    static_assert(BlockPrefetchPolicy::kAdvisedReads >= 2 * BlockPrefetchPolicy::kTimedEvery);
+    auto count_timed = [] {
+      uint32_t timed = 0;
+      for (uint32_t i = 0; i < 10 * BlockPrefetchPolicy::kTimedEvery; ++i) {
+        timed += BlockPrefetchPolicy::ShouldTime() ? 1 : 0;
+      }
+      return timed;
+    };
+    QCOMPARE(count_timed(), 10u);
+    uint32_t other_thread = 0;
+    std::thread([&] { other_thread = count_timed(); }).join();
+    QCOMPARE(other_thread, 10u);
   }
 };
 
