@@ -4,7 +4,8 @@
 // Internal to storage/: one sorted on-disk index (format in docs/formats.md).
 //
 // Fixed-size entries in 4 KiB pages, each page checksummed; the first id of every page is kept in
-// a fence array at the end of the file so a lookup touches exactly one page.
+// a fence array at the end of the file so a lookup touches exactly one page (fence_lookup.h finds
+// it), and within the page an interpolated guess lands next to the id (ids are spread evenly).
 
 #include <atomic>
 #include <chrono>
@@ -13,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "storage/fence_lookup.h"
 #include "storage/file.h"
 #include "storage/huge_page_memory.h"
 #include "storage/index_entry.h"
@@ -116,7 +118,7 @@ class IndexFile {
   uint64_t page_count_ = 0;
   uint64_t entries_ = 0;
   std::chrono::system_clock::time_point created_;
-  std::vector<uint64_t> fences_;
+  FenceLookup fences_;
   // Pages whose checksum a lookup verified recently (verified_marks.h); merges verify every page.
   std::unique_ptr<VerifiedMarks> verified_;
 };
