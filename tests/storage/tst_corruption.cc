@@ -56,6 +56,20 @@ ReadOutcome ReadAll(DocStore& store, uint64_t n, uint32_t generation = 0) {
   return outcome;
 }
 
+// Writes documents 0..49 into a store in `dir` and cuts the last 10 bytes off its one write-ahead
+// log: the last record is cut short. Returns the log's path (empty on failure).
+QString FiftyLoggedDocsWithTheLastCutShort(const QTemporaryDir& dir, const Options& options) {
+  {
+    auto store = OpenOrDie(options, dir.path().toStdString());
+    for (uint64_t id = 0; id < 50; ++id) {
+      if (!store->Put(id, DocFor(id)).ok()) return {};
+    }
+  }
+  const QString log = OnlyFile(dir, "wal-*.log");
+  QFile file(log);
+  return file.resize(file.size() - 10) ? log : QString();
+}
+
 }  // namespace
 
 class CorruptionTest : public QObject {
@@ -149,13 +163,8 @@ class CorruptionTest : public QObject {
   void tornLogTailIsTruncatedWithAWarning() {
     QTemporaryDir dir;
     const Options options = SmallOptions(10000);
-    {
-      auto store = OpenOrDie(options, dir.path().toStdString());
-      for (uint64_t id = 0; id < 50; ++id) QVERIFY(store->Put(id, DocFor(id)).ok());
-    }
-    const QString log = OnlyFile(dir, "wal-*.log");
-    QFile file(log);
-    QVERIFY(file.resize(file.size() - 10));  // The last record is cut short.
+    QFile file(FiftyLoggedDocsWithTheLastCutShort(dir, options));
+    QVERIFY(file.exists());
     bool warned = false;
     Options logging = options;
     logging.logger = [&warned](LogLevel level, std::string_view message) {
@@ -179,13 +188,8 @@ class CorruptionTest : public QObject {
   void aTornRecordBeforeTheReserveCountsOnlyItsOwnBytes() {
     QTemporaryDir dir;
     const Options options = SmallOptions(10000);
-    {
-      auto store = OpenOrDie(options, dir.path().toStdString());
-      for (uint64_t id = 0; id < 50; ++id) QVERIFY(store->Put(id, DocFor(id)).ok());
-    }
-    const QString log = OnlyFile(dir, "wal-*.log");
-    QFile file(log);
-    QVERIFY(file.resize(file.size() - 10));
+    QFile file(FiftyLoggedDocsWithTheLastCutShort(dir, options));
+    QVERIFY(file.exists());
     const qint64 cut_size = file.size();
     QVERIFY(file.resize(WalWriter::kMapWindowBytes));  // Zeros, as a mapped writer reserves.
     QStringList warnings;
