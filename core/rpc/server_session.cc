@@ -94,7 +94,11 @@ asio::awaitable<void> ServerSession::Run() {
       StartRequest(*frame.mutable_request());
     }
   }
-  CloseNow(status);
+  if (refused_) {
+    CloseAfterSending(status);
+  } else {
+    CloseNow(status);
+  }
 }
 
 Status ServerSession::Handshake(const Frame& frame) {
@@ -113,6 +117,7 @@ Status ServerSession::Handshake(const Frame& frame) {
                          std::to_string(hello.protocol_version()) + " (server speaks " +
                          std::to_string(kProtocolVersion) + ")");
     Send(answer);
+    refused_ = true;
     return {Code::kProtocolError, welcome->refusal()};
   }
   client_id_ = hello.client_id();
@@ -280,7 +285,10 @@ void ServerSession::Send(const Frame& frame) {
 }
 
 void ServerSession::WriteNext() {
-  if (outbox_.empty()) pong_queued_ = false;
+  if (outbox_.empty()) {
+    pong_queued_ = false;
+    if (close_after_sending_) CloseNow(*close_after_sending_);
+  }
   if (closed_) return;
   const std::string* batch = outbox_.StartBatch();
   if (!batch) return;  // Being written, or nothing queued.
@@ -288,11 +296,24 @@ void ServerSession::WriteNext() {
                         [self = shared_from_this()](const asio::error_code& ec, size_t) {
                           self->outbox_.FinishBatch();
                           if (ec) {
-                            self->CloseNow(Status::Ok());
+                            self->CloseNow(self->close_after_sending_.value_or(Status::Ok()));
                             return;
                           }
                           self->WriteNext();
                         });
+}
+
+void ServerSession::CloseAfterSending(const Status& why) {
+  if (closed_) return;
+  close_after_sending_ = why;
+  if (outbox_.empty()) {
+    CloseNow(why);
+    return;
+  }
+  handshake_timer_.expires_after(core_.options.handshake_timeout);
+  handshake_timer_.async_wait([self = shared_from_this()](const asio::error_code& ec) {
+    if (!ec && !self->closed_) self->CloseNow(*self->close_after_sending_);
+  });
 }
 
 void ServerSession::CloseNow(const Status& why) {

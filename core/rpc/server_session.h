@@ -45,6 +45,10 @@ class ServerSession : public std::enable_shared_from_this<ServerSession> {
   void Send(const Frame& frame);
   void WriteNext();
   void CloseNow(const Status& why);
+  // Closes once everything queued has been written, so the peer can read why (a refusal in the
+  // welcome): closing at once may discard a write still under way. A peer that does not read is
+  // closed after the handshake timeout.
+  void CloseAfterSending(const Status& why);
   // Closes the connection if `timeout` passes before the next ArmTimer (0: disarms). Costs one
   // clock read: the asio wait is only started when none is pending (see WaitForReadDeadline).
   void ArmTimer(std::chrono::milliseconds timeout, const char* what);
@@ -78,6 +82,8 @@ class ServerSession : public std::enable_shared_from_this<ServerSession> {
   std::shared_ptr<SlotActivity> activity_ = std::make_shared<SlotActivity>();
   bool busy_ = false;
   bool closed_ = false;
+  bool refused_ = false;                       // The welcome carries a refusal.
+  std::optional<Status> close_after_sending_;  // Set by CloseAfterSending.
   // The client was told "lame duck" in its welcome and not "serving" since, so it sends a request
   // here knowingly: that one is bounced. After a push it may not have read yet, requests execute.
   bool client_knows_lame_duck_ = false;
