@@ -376,8 +376,9 @@ class RawUringEcho final : public EchoSystem {
     std::memcpy(request_.data() + kHeaderBytes, payload_.data(), payload_.size());
 
     const size_t server_threads = std::max(1u, std::thread::hardware_concurrency());
-    for (size_t i = 0; i < server_threads; ++i)
+    for (size_t i = 0; i < server_threads; ++i) {
       servers_.push_back(std::make_unique<ServerThread>());
+    }
     for (size_t i = 0; i < std::max<size_t>(1, client_thread_count_); ++i) {
       clients_.push_back(std::make_unique<ClientThread>(loop_, request_));
     }
