@@ -2,7 +2,8 @@
 // rpc_bench: unary echo of a 64-byte payload on loopback, Boxcar ("railyard", also spelt
 // "boxcar") against gRPC's callback API ("grpc") and against "raw" (length-prefixed frames over
 // plain asio: the least a request/response can cost here), under closed-loop load at several
-// concurrencies in one run.
+// concurrencies in one run. "raw-uring" is raw's frames and connections driven by io_uring
+// (bench/raw_uring_echo.cc), in builds where liburing was found.
 //
 // stdout: one JSON object per (system, concurrency, repetition), in run order, e.g.
 //   {"bench":"rpc_bench","system":"railyard","concurrency":16,"repetition":0,"requests_per_s":...,
@@ -32,6 +33,9 @@
 #include "bench/echo_system.h"
 #include "bench/latency_summary.h"
 #include "bench/rpc_repetitions.h"
+#ifdef RAILYARD_RPC_BENCH_HAS_URING
+#include "bench/raw_uring_echo.h"
+#endif
 
 namespace railyard::bench {
 namespace {
@@ -59,9 +63,19 @@ std::string MakePayload() {
   return payload;
 }
 
+#ifdef RAILYARD_RPC_BENCH_HAS_URING
+constexpr bool kHasRawUring = true;
+#else
+constexpr bool kHasRawUring = false;
+#endif
+
+// Only where kHasRawUring for "raw-uring".
 std::unique_ptr<EchoSystem> MakeSystem(const std::string& name, ClosedLoop& loop,
                                        size_t client_threads) {
   if (name == "raw") return MakeRawEcho(loop, MakePayload(), client_threads);
+#ifdef RAILYARD_RPC_BENCH_HAS_URING
+  if (name == "raw-uring") return MakeRawUringEcho(loop, MakePayload(), client_threads);
+#endif
   if (name == "railyard" || name == "boxcar")
     return MakeRailyardEcho(loop, MakePayload(), RailyardSelection::kDefault, client_threads);
   if (name == "railyard-fastpath") {
@@ -151,9 +165,11 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--systems", flags.systems,
                  "Comma-separated systems to run: raw (length-prefixed frames over plain asio), "
-                 "railyard (or boxcar), railyard-fastpath (the stateless lowest-slot policy), grpc")
+                 "raw-uring (the same driven by io_uring, if built with liburing), railyard (or "
+                 "boxcar), railyard-fastpath (the stateless lowest-slot policy), grpc")
       ->delimiter(',')
-      ->check(CLI::IsMember({"raw", "railyard", "boxcar", "railyard-fastpath", "grpc"}))
+      ->check(
+          CLI::IsMember({"raw", "raw-uring", "railyard", "boxcar", "railyard-fastpath", "grpc"}))
       ->capture_default_str();
   app.add_option("--repeat", flags.repeat,
                  "Repetitions; each runs every system at every concurrency, interleaved")
@@ -165,6 +181,13 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
+  if (!railyard::bench::kHasRawUring &&
+      std::find(flags.systems.begin(), flags.systems.end(), "raw-uring") != flags.systems.end()) {
+    std::fprintf(stderr,
+                 "rpc_bench: raw-uring is not in this build: it needs liburing, which pkg-config "
+                 "did not find when the benchmarks were configured (Debian: liburing-dev)\n");
+    return 1;
+  }
 
   // The runtime logs through spdlog; keep stdout for the JSON lines.
   spdlog::set_default_logger(spdlog::stderr_color_mt("rpc_bench"));
