@@ -102,6 +102,12 @@ class IndexFile {
  private:
   IndexFile() = default;
   Status CheckPage(const char* data, uint64_t page, uint32_t* count) const;
+  // The writer fills every page but the last (Open checks the entry count agrees).
+  uint32_t EntriesIn(uint64_t page) const {
+    return page + 1 < page_count_
+               ? static_cast<uint32_t>(kEntriesPerPage)
+               : static_cast<uint32_t>(entries_ - (page_count_ - 1) * kEntriesPerPage);
+  }
   static IndexEntry DecodeEntry(const char* p);
 
   std::string path_;

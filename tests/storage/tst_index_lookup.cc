@@ -2,6 +2,7 @@
 // Finding an id in an on-disk index: the fence table (storage/fence_lookup.h) and the search
 // within a page give exactly what a plain binary search gives, for ids spread evenly, dense,
 // bunched up or at the ends of the 64-bit range.
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
@@ -10,6 +11,7 @@
 #include <set>
 #include <vector>
 
+#include "storage/coding.h"
 #include "storage/env.h"
 #include "storage/fence_lookup.h"
 #include "storage/index_file.h"
@@ -126,6 +128,36 @@ class IndexLookupTest : public QObject {
         QCOMPARE(value.address.block_offset, static_cast<uint32_t>(id >> 32));
       }
     }
+  }
+
+  // Every page but the last is full, so a lookup takes a page's entry count from the layout; a
+  // page whose own count says otherwise is damaged, even with a checksum that matches.
+  void aPageWhoseCountDisagreesWithTheLayoutIsDamaged() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("index.idx").toStdString();
+    IndexFileWriter writer;
+    QVERIFY(writer.Open(Env::Default(), path).ok());
+    for (uint64_t id = 1; id <= 300; ++id) QVERIFY(writer.Add({id, {}}).ok());  // Two pages.
+    QVERIFY(writer.Finish(std::chrono::system_clock::now()).ok());
+    {
+      QFile file(QString::fromStdString(path));
+      QVERIFY(file.open(QIODevice::ReadWrite));
+      QByteArray page = file.read(kIndexPageBytes);
+      const size_t trailer = kEntriesPerPage * kIndexEntryBytes;
+      page[static_cast<qsizetype>(trailer)] = static_cast<char>(kEntriesPerPage - 1);
+      EncodeFixed64(page.data() + kIndexPageBytes - 8,
+                    Checksum64(page.constData(), kIndexPageBytes - 8));
+      QVERIFY(file.seek(0));
+      QCOMPARE(file.write(page), qint64{kIndexPageBytes});
+    }
+    std::shared_ptr<IndexFile> index;
+    QVERIFY(IndexFile::Open(Env::Default(), path, 1, &index).ok());
+    bool found = false;
+    IndexValue value;
+    const Status s = index->Find(10, &found, &value);
+    QVERIFY2(s.IsCorruption(), s.ToString().c_str());
+    QVERIFY(s.message().find("entry count damaged") != std::string::npos);
+    QVERIFY(index->Find(250, &found, &value).ok() && found);  // The other page is intact.
   }
 };
 
