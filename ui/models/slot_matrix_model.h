@@ -219,6 +219,11 @@ class SlotMatrixModel : public QAbstractTableModel {
   // by row.
   std::vector<std::pair<quint64, Slot>> scratch_;
   std::vector<std::pair<int, Slot>> fresh_;
+  std::vector<int> visit_;
+  // By server: the clients (ids, which row insertions do not move) whose cells in its column
+  // held slots after its last diff. A diff compares only those rows and the ones its new
+  // connections are on, not the whole column (300 rows at 300 x 300, 16 of them held).
+  QVector<QVector<quint64>> occupied_;
   // Per row, this frame: kClean, kBusyChanged (its busy count only) or kSlotsMoved (its ranks).
   static constexpr quint8 kClean = 0, kBusyChanged = 1, kSlotsMoved = 2;
   QVector<quint8> row_dirty_;
