@@ -39,6 +39,7 @@ void SlotMatrixModel::Rebuild() {
   unwatched_.clear();
   pool_reports_.clear();
   watched_addresses_.clear();
+  watched_address_bytes_.clear();
   clients_.clear();
   cells_.clear();
   occupied_ = QVector<QVector<quint64>>(servers_);
@@ -305,11 +306,14 @@ void SlotMatrixModel::CollectConnections(const admin::Telemetry& telemetry, qint
 
 void SlotMatrixModel::CollectWatchedAddresses() {
   watched_addresses_.clear();
+  watched_address_bytes_.clear();
   for (int n = 0; n < state_->NodeCount(); ++n) {
     const NodeView& node = state_->Node(n);
     watched_addresses_.insert(node.name);
+    watched_address_bytes_.insert(node.name.toStdString());
     if (node.telemetry && !node.telemetry->service_address().empty()) {
       watched_addresses_.insert(QString::fromStdString(node.telemetry->service_address()));
+      watched_address_bytes_.insert(node.telemetry->service_address());
     }
   }
 }
@@ -330,6 +334,7 @@ void SlotMatrixModel::ReadPoolReports(int reporter, const admin::Telemetry* tele
     report.reporter = reporter;
     for (const admin::PoolEntry& e : pool.entries()) {
       // A watched server's slot table lists this connection already.
+      if (e.server().empty() || watched_address_bytes_.count(e.server()) > 0) continue;
       const QString address = QString::fromStdString(e.server());
       if (address.isEmpty() || watched_addresses_.contains(address)) continue;
       report.slots[address].push_back({e.slot(), e.busy(), e.requests(), 0});
