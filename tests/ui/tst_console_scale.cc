@@ -78,12 +78,86 @@ class CountingModel : public QStandardItemModel {
   mutable long display_reads = 0;
 };
 
+// Everything the slot matrix shows of each client and of each server with a column, highlights
+// aside (a model that saw only the last frame highlights nothing).
+QStringList MatrixContents(const SlotMatrixModel& model) {
+  QStringList out;
+  for (int row = 0; row < model.ClientCount(); ++row) {
+    const SlotMatrixModel::Client& c = model.client(row);
+    out << QString("client %1: %2 connections, %3 busy").arg(c.id).arg(c.connections).arg(c.busy);
+    for (int s = 0; s < model.ServerCount(); ++s) {
+      const SlotMatrixModel::Cell& cell = model.cell(row, s);
+      if (cell.slots.isEmpty()) continue;
+      QString slots;
+      for (const SlotMatrixModel::Slot& slot : cell.slots) {
+        slots += QString(" %1%2").arg(slot.slot).arg(slot.busy ? "*" : "");
+      }
+      out << QString("  %1:%2 rank %3").arg(model.ServerName(s), slots).arg(cell.rank);
+    }
+  }
+  for (int s = 0; s < model.ServerCount(); ++s) {
+    // A server only pools named early keeps its (empty) place without a column.
+    if (model.ColumnOfServer(s) < 0) continue;
+    const SlotMatrixModel::ServerTotals& t = model.Totals(s);
+    out << QString("%1: %2 in use, %3 busy, highest %4")
+               .arg(model.ServerName(s))
+               .arg(t.in_use)
+               .arg(t.busy)
+               .arg(t.highest);
+  }
+  return out;
+}
+
 }  // namespace
 
 class ConsoleScaleTest : public QObject {
   Q_OBJECT
 
  private Q_SLOTS:
+  // The matrix compares, per changed server, only the rows its connections are on and were on,
+  // and keeps each client's busy count by what flipped: after frames with swaps, clients first
+  // seen part way (rows inserted between others), a server draining and busy flags flipping, it
+  // holds what a model shown only the last frame builds from scratch.
+  void slotMatrixKeptFrameByFrameEqualsOneBuiltFromTheLastFrame() {
+    GeneratedCluster g;
+    g.nodes = 40;
+    g.clients = 60;
+    g.pool_size = 4;
+    g.frames_per_swap = 3;
+    ClusterState state;
+    for (int n = 0; n < g.nodes; ++n) {
+      state.AddNode(QString("10.9.0.%1:7001").arg(n), QString::fromStdString(g.NodeName(n)));
+    }
+    SlotMatrixModel kept(&state);
+    auto apply = [&](int frame, int reporting) {
+      const std::vector<std::vector<int>> assignment = g.Assignment(frame);
+      std::vector<ClusterState::Update> updates;
+      for (int n = 0; n < reporting; ++n) {
+        const bool draining = n == 7 && frame >= 12 && frame < 20;
+        updates.push_back({n, std::make_shared<const railyard::admin::Telemetry>(
+                                  g.Telemetry(n, frame, draining, assignment))});
+      }
+      state.ApplyFrame(updates, g.TimeOf(frame));
+    };
+    // The first frames from three servers only: their clients first.
+    for (int frame = 1; frame <= 4; ++frame) apply(frame, 3);
+    const int first_rows = kept.ClientCount();
+    for (int frame = 5; frame <= 30; ++frame) apply(frame, g.nodes);
+    QVERIFY(first_rows > 0 && kept.ClientCount() > first_rows);
+    SlotMatrixModel fresh(&state);
+    apply(31, g.nodes);
+    const QStringList expected = MatrixContents(fresh);
+    QVERIFY(expected.size() > g.clients + g.nodes);
+    const QStringList got = MatrixContents(kept);
+    for (const QString& line : got) {
+      if (!expected.contains(line)) qWarning("only kept: %s", qPrintable(line));
+    }
+    for (const QString& line : expected) {
+      if (!got.contains(line)) qWarning("only fresh: %s", qPrintable(line));
+    }
+    QCOMPARE(got, expected);
+  }
+
   // A replay seek re-adds every node, one row insertion each: the fitted table measures its
   // contents once for the lot (the first row's insertion and the last's), not once per row, which
   // read 300 x 300 / 2 cells per column at 300 nodes. The widest name, added last, still counts.

@@ -6,11 +6,14 @@
 // with a real Boxcar client, one drained.
 #include <QDir>
 #include <QImage>
+#include <QPainter>
 #include <QProcess>
 #include <QScrollArea>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
+#include <cmath>
 #include <map>
 #include <set>
 
@@ -24,9 +27,11 @@
 #include "ui/sources/replay_source.h"
 #include "ui/views/flow_legend.h"
 #include "ui/views/flow_view.h"
+#include "ui/views/sprite_cache.h"
 
 using railyard::admin::Telemetry;
 using railyard::ui::ClusterState;
+using railyard::ui::FlowLegend;
 using railyard::ui::FlowModel;
 using railyard::ui::FlowView;
 using railyard::ui::NodeHealth;
@@ -153,6 +158,28 @@ std::map<std::pair<QString, QString>, std::pair<double, QVector<quint32>>> Pictu
         e.rate, QVector<quint32>(e.slots.begin(), e.slots.end())};
   }
   return out;
+}
+
+// The largest difference of any colour channel between two images of the same size, and where.
+int LargestDifference(const QImage& a, const QImage& b, QPoint* where = nullptr) {
+  int largest = 0;
+  for (int y = 0; y < a.height(); ++y) {
+    for (int x = 0; x < a.width(); ++x) {
+      const QColor p = a.pixelColor(x, y), q = b.pixelColor(x, y);
+      const int d = std::max({std::abs(p.red() - q.red()), std::abs(p.green() - q.green()),
+                              std::abs(p.blue() - q.blue()), std::abs(p.alpha() - q.alpha())});
+      if (d > largest) {
+        largest = d;
+        if (where) *where = QPoint(x, y);
+      }
+    }
+  }
+  return largest;
+}
+
+// The flow canvas as painted now, whole (grab paints it afresh).
+QImage CanvasImage(const FlowView& view) {
+  return view.Canvas()->grab().toImage().convertToFormat(QImage::Format_ARGB32_Premultiplied);
 }
 
 }  // namespace
@@ -591,6 +618,188 @@ class FlowTest : public QObject {
     const QImage image = view.Canvas()->grab().toImage();
     QCOMPARE(image.pixelColor(mark.toPoint()), canvas->palette().color(QPalette::Text));
     SaveScreenshot(&view, "flow_legend_1024.png");
+  }
+
+  // Busy marks and node dots are copied from sprites drawn once per quarter-pixel phase: each copy
+  // must be the mark QPainter draws directly there, to within that rounding (an eighth of a pixel
+  // at most each way, a quarter of the contrast at the rim), at any fraction of a pixel. Drawn at
+  // the whole pixel instead (the phase ignored), the rims differ by half the contrast.
+  void spritesMatchTheMarksDrawnDirectly() {
+    QPalette palette;
+    palette.setColor(QPalette::Base, QColor(0xfa, 0xfa, 0xf0));
+    palette.setColor(QPalette::Text, QColor(0x10, 0x10, 0x30));
+    const QColor background(0x60, 0xa0, 0x40);  // An edge under the mark.
+    railyard::ui::SpriteCache sprites;
+    int largest = 0;
+    for (double fx : {0.0, 0.1, 0.25, 0.37, 0.5, 0.62, 0.8, 0.99}) {
+      for (double fy : {0.0, 0.2, 0.45, 0.75, 0.9}) {
+        const QPointF at(10 + fx, 12 + fy);
+        QImage direct(24, 24, QImage::Format_ARGB32_Premultiplied);
+        direct.fill(background);
+        QImage copied = direct;
+        {
+          QPainter p(&direct);
+          p.setRenderHint(QPainter::Antialiasing);
+          FlowLegend::PaintBusyMark(p, at, palette);
+        }
+        {
+          QPainter p(&copied);
+          p.setRenderHint(QPainter::Antialiasing);
+          sprites.Draw(p, at, 7, 3.5 + 0.75, [&palette](QPainter& sp, const QPointF& c) {
+            FlowLegend::PaintBusyMark(sp, c, palette);
+          });
+        }
+        QPoint where;
+        const int difference = LargestDifference(direct, copied, &where);
+        QVERIFY2(difference <= 64, qPrintable(QString("at (%1, %2): %3 at pixel (%4, %5)")
+                                                  .arg(at.x())
+                                                  .arg(at.y())
+                                                  .arg(difference)
+                                                  .arg(where.x())
+                                                  .arg(where.y())));
+        largest = std::max(largest, difference);
+        // The middle is the mark's colour, as the legend promises.
+        QCOMPARE(copied.pixelColor(at.toPoint()), palette.color(QPalette::Text));
+      }
+    }
+    // Positions on whole and quarter pixels draw exactly (but for the blend's 8-bit rounding).
+    QVERIFY(sprites.Size() == 16);
+    QImage direct(24, 24, QImage::Format_ARGB32_Premultiplied), copied(24, 24, direct.format());
+    direct.fill(background);
+    copied.fill(background);
+    {
+      QPainter p(&direct);
+      p.setRenderHint(QPainter::Antialiasing);
+      FlowLegend::PaintBusyMark(p, QPointF(11.25, 12.5), palette);
+      QPainter q(&copied);
+      q.setRenderHint(QPainter::Antialiasing);
+      sprites.Draw(q, QPointF(11.25, 12.5), 7, 4.25, [&palette](QPainter& sp, const QPointF& c) {
+        FlowLegend::PaintBusyMark(sp, c, palette);
+      });
+    }
+    QVERIFY2(LargestDifference(direct, copied) <= 2,
+             qPrintable(QString("largest difference at other phases: %1").arg(largest)));
+  }
+
+  // The canvas keeps images of what a frame rarely changes (the names, the dots and marks): after
+  // a resize, a node added, a server drained, a palette and a font change, a long-lived canvas
+  // shows exactly what a new one on the same state shows, and it changed.
+  void cachedPartsAreRedrawnWhenWhatTheyShowChanges() {
+    ClusterState state;
+    FlowView kept(&state);
+    kept.resize(900, 500);
+    kept.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&kept));
+    HandCluster cluster;
+    cluster.Declare(&state);
+    cluster.Apply(&state);
+    auto per_frame = [](int c, int s) { return quint64(10 * c + s); };
+    for (int f = 0; f < 10; ++f) cluster.Step(&state, per_frame);
+    // A new canvas on the same model has no images kept from before.
+    auto matches_new_view = [&](const char* what) {
+      QCoreApplication::processEvents();
+      railyard::ui::FlowCanvas fresh(kept.Model());
+      fresh.setPalette(kept.palette());  // As set on the view (a child's own is not "set").
+      fresh.setFont(kept.font());
+      fresh.resize(kept.Canvas()->size());
+      const QImage expected =
+          fresh.grab().toImage().convertToFormat(QImage::Format_ARGB32_Premultiplied);
+      const QImage got = CanvasImage(kept);
+      if (got != expected) {
+        QPoint where;
+        const int difference = LargestDifference(got, expected, &where);
+        qWarning("%s: the kept canvas differs from a new one by %d at (%d, %d)", what, difference,
+                 where.x(), where.y());
+        return false;
+      }
+      return true;
+    };
+    QImage before = CanvasImage(kept);
+    QVERIFY(matches_new_view("at first"));
+
+    kept.resize(700, 420);
+    QVERIFY(matches_new_view("resized"));
+    QVERIFY(CanvasImage(kept) != before);
+    before = CanvasImage(kept);
+
+    // A sixth client and a fifth server (re-laid out: every row moves).
+    cluster.clients = 6;
+    cluster.servers = 5;
+    state.AddNode("10.9.0.5:7001", HandCluster::Server(5));
+    for (int f = 0; f < 3; ++f) cluster.Step(&state, per_frame);
+    QVERIFY(matches_new_view("a node added"));
+    QVERIFY(CanvasImage(kept) != before);
+    before = CanvasImage(kept);
+
+    // backend-3 drains: its dot turns the lame-duck colour, nothing else moves.
+    cluster.drained.insert(3);
+    cluster.Step(&state, per_frame);
+    QVERIFY(matches_new_view("a server drained"));
+    QVERIFY(CanvasImage(kept) != before);
+    before = CanvasImage(kept);
+
+    QPalette dark = kept.palette();
+    dark.setColor(QPalette::Base, QColor(0x20, 0x20, 0x24));
+    dark.setColor(QPalette::Text, QColor(0xf0, 0xf0, 0xe0));
+    dark.setColor(QPalette::Mid, QColor(0x80, 0x80, 0x90));
+    dark.setColor(QPalette::PlaceholderText, QColor(0xa0, 0xa0, 0xa0));
+    kept.setPalette(dark);
+    QVERIFY(matches_new_view("a palette change"));
+    QVERIFY(CanvasImage(kept) != before);
+    before = CanvasImage(kept);
+
+    QFont bigger = kept.font();
+    bigger.setPointSizeF(bigger.pointSizeF() * 1.5);
+    kept.setFont(bigger);
+    QVERIFY(matches_new_view("a font change"));
+    QVERIFY(CanvasImage(kept) != before);
+  }
+
+  // The names are copied from an image of their column: it must hold what drawing each name
+  // there draws (the old way, and the one that must not change).
+  void theNamesAreTheTextDrawnInPlace() {
+    ClusterState state;
+    FlowView view(&state);
+    view.resize(900, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    HandCluster cluster;
+    cluster.Declare(&state);
+    cluster.Apply(&state);
+    for (int f = 0; f < 10; ++f) cluster.Step(&state, [](int c, int) { return quint64(c); });
+    QCoreApplication::processEvents();
+    const railyard::ui::FlowCanvas* canvas = view.Canvas();
+    const FlowModel* model = view.Model();
+    const QImage got = CanvasImage(view);
+    QImage expected(got.size(), got.format());
+    expected.fill(canvas->palette().color(QPalette::Base));
+    const QFontMetrics fm = canvas->fontMetrics();
+    const double shift = (fm.ascent() - fm.descent()) / 2.0;
+    constexpr double kDot = 5;
+    int left_end = 0;
+    {
+      QPainter p(&expected);
+      p.setFont(canvas->font());
+      p.setRenderHint(QPainter::Antialiasing);
+      p.setPen(canvas->palette().color(QPalette::Text));
+      for (int c : model->ClientOrder()) {
+        const QPointF at = canvas->ClientPoint(c);
+        const QString& name = model->Clients()[size_t(c)].name;
+        p.drawText(QPointF(at.x() - kDot - 6 - fm.horizontalAdvance(name), at.y() + shift), name);
+        left_end = int(at.x() - kDot - 2);
+      }
+    }
+    const QImage got_names = got.copy(0, 0, left_end, got.height());
+    QVERIFY(got_names.pixelColor(got_names.width() / 2, got_names.height() / 2) ==
+            canvas->palette().color(QPalette::Base));
+    bool inked = false;  // Not blank.
+    for (int y = 0; y < got_names.height() && !inked; ++y) {
+      for (int x = 0; x < got_names.width() && !inked; ++x) {
+        inked = got_names.pixelColor(x, y) != canvas->palette().color(QPalette::Base);
+      }
+    }
+    QVERIFY(inked);
+    QCOMPARE(got_names, expected.copy(0, 0, left_end, got.height()));
   }
 
   void aHundredNodesKeepTheirNamesLegible() {

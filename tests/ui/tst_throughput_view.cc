@@ -7,8 +7,11 @@
 #include <QDir>
 #include <QImage>
 #include <QLabel>
+#include <QTabBar>
+#include <QTabWidget>
 #include <QTest>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include "tests/ui/ui_test_support.h"
@@ -56,6 +59,20 @@ void FeedNodes(ClusterState* state, int nodes, int frames) {
     state->ApplyFrame(updates, kT0 + f * 1000);
   }
 }
+
+// Counts the paint events each watched widget receives.
+class PaintCounter : public QObject {
+ public:
+  void Watch(QWidget* widget) {
+    widget->installEventFilter(this);
+    counts[widget] = 0;
+  }
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    if (event->type() == QEvent::Paint) ++counts[watched];
+    return false;
+  }
+  std::map<QObject*, int> counts;
+};
 
 // The labels of the dashed event lines on `plot`, in drawing order.
 QStringList MarkLabels(QCustomPlot* plot) {
@@ -153,6 +170,61 @@ class ThroughputViewTest : public QObject {
                qPrintable(QString("legend to %1, chart to %2")
                               .arg(plot->legend->outerRect().bottom())
                               .arg(plot->axisRect()->rect().bottom())));
+    }
+  }
+
+  // A frame replots the three charts and paints each once, in the window's one paint pass: the
+  // controls above them are not painted again. (QCustomPlot repainted each chart at once after
+  // its replot, and the view re-set a stretch factor each frame, which invalidated the layout:
+  // the buttons, labels and the parents' backgrounds were painted several times a frame.)
+  void aFramePaintsTheChartsOnceAndNothingElse() {
+    ClusterState state;
+    for (int n = 0; n < 3; ++n) state.AddNode(QString("127.0.0.1:%1").arg(7000 + n));
+    QTabWidget tabs;  // As in the console's window.
+    auto* view_owned = new ThroughputView(&state);
+    ThroughputView& view = *view_owned;
+    tabs.addTab(new QLabel("elsewhere"), "Other");
+    tabs.addTab(view_owned, "Throughput");
+    tabs.setCurrentIndex(1);
+    tabs.resize(1000, 640);
+    tabs.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&tabs));
+    auto frame = [&state](int f) {
+      std::vector<ClusterState::Update> updates;
+      for (int n = 0; n < 3; ++n) {
+        auto t = Snapshot(uint64_t(f + 1), 100.0 * (n + 1) + f, 200, 1000.0 * (n + 1));
+        t->mutable_throughput()->set_errors_per_s(n == 1 ? 1 + f % 3 : 0);
+        updates.push_back({n, t, {}});
+      }
+      state.ApplyFrame(updates, kT0 + f * 100);
+      QCoreApplication::processEvents();
+      QCoreApplication::processEvents();
+    };
+    for (int f = 0; f < 5; ++f) frame(f);  // Settled: every chart has its lines and legend.
+    PaintCounter counter;
+    for (QCustomPlot* plot : {view.RatesPlot(), view.ErrorsPlot(), view.LatencyPlot()}) {
+      counter.Watch(plot);
+    }
+    QList<QWidget*> controls;
+    for (QWidget* child : view.findChildren<QWidget*>(Qt::FindDirectChildrenOnly)) {
+      if (!qobject_cast<QCustomPlot*>(child)) {
+        controls << child;
+        counter.Watch(child);
+      }
+    }
+    QVERIFY(controls.size() >= 5);
+    controls << tabs.tabBar();
+    counter.Watch(tabs.tabBar());
+    constexpr int kFrames = 10;
+    for (int f = 5; f < 5 + kFrames; ++f) frame(f);
+    for (QCustomPlot* plot : {view.RatesPlot(), view.ErrorsPlot(), view.LatencyPlot()}) {
+      QCOMPARE(counter.counts[plot], kFrames);
+    }
+    for (QWidget* control : controls) {
+      QVERIFY2(counter.counts[control] == 0,
+               qPrintable(QString("%1 (%2) painted %3 times")
+                              .arg(control->metaObject()->className(), control->objectName())
+                              .arg(counter.counts[control])));
     }
   }
 

@@ -139,6 +139,8 @@ void SlotMatrixModel::ResizeServers(int nodes, int unwatched) {
   remap(server_names_, QString());
   remap(server_marks_, QString());
   remap(totals_, ServerTotals{});
+  occupied_.resize(old_servers);  // Filled lazily by DiffColumn.
+  remap(occupied_, QVector<quint64>());
   remap(column_of_server_, -1);
   for (int& s : server_of_column_) s = moved(s);
   for (auto& [row, server] : fading_) server = moved(server);

@@ -39,8 +39,10 @@ void SlotMatrixModel::Rebuild() {
   unwatched_.clear();
   pool_reports_.clear();
   watched_addresses_.clear();
+  watched_address_bytes_.clear();
   clients_.clear();
   cells_.clear();
+  occupied_ = QVector<QVector<quint64>>(servers_);
   rows_.clear();
   fading_.clear();
   pending_.clear();
@@ -304,11 +306,14 @@ void SlotMatrixModel::CollectConnections(const admin::Telemetry& telemetry, qint
 
 void SlotMatrixModel::CollectWatchedAddresses() {
   watched_addresses_.clear();
+  watched_address_bytes_.clear();
   for (int n = 0; n < state_->NodeCount(); ++n) {
     const NodeView& node = state_->Node(n);
     watched_addresses_.insert(node.name);
+    watched_address_bytes_.insert(node.name.toStdString());
     if (node.telemetry && !node.telemetry->service_address().empty()) {
       watched_addresses_.insert(QString::fromStdString(node.telemetry->service_address()));
+      watched_address_bytes_.insert(node.telemetry->service_address());
     }
   }
 }
@@ -329,6 +334,7 @@ void SlotMatrixModel::ReadPoolReports(int reporter, const admin::Telemetry* tele
     report.reporter = reporter;
     for (const admin::PoolEntry& e : pool.entries()) {
       // A watched server's slot table lists this connection already.
+      if (e.server().empty() || watched_address_bytes_.count(e.server()) > 0) continue;
       const QString address = QString::fromStdString(e.server());
       if (address.isEmpty() || watched_addresses_.contains(address)) continue;
       report.slots[address].push_back({e.slot(), e.busy(), e.requests(), 0});
@@ -399,21 +405,38 @@ void SlotMatrixModel::DiffColumn(int server, bool first_fill, qint64 now, Change
   std::sort(fresh_.begin(), fresh_.end(), [](const auto& a, const auto& b) {
     return a.first != b.first ? a.first < b.first : a.second.slot < b.second.slot;
   });
+  // The rows to compare: where the server's connections are now, and where they were.
+  if (occupied_.size() < servers_) occupied_.resize(servers_);
+  QVector<quint64>& occupied = occupied_[server];
+  visit_.clear();
+  for (const auto& [row, slot] : fresh_) visit_.push_back(row);
+  for (quint64 id : occupied) {
+    if (const int row = rows_.value(id, -1); row >= 0) visit_.push_back(row);
+  }
+  std::sort(visit_.begin(), visit_.end());
+  visit_.erase(std::unique(visit_.begin(), visit_.end()), visit_.end());
+  occupied.clear();
   size_t next = 0;
   QVarLengthArray<Slot, 2> fresh;
-  for (int row = 0; row < ClientCount(); ++row) {
+  for (int row : visit_) {
     Cell& cell = cells_[CellIndex(row, server)];
-    fresh.clear();
+    if (!fresh.isEmpty()) fresh.clear();  // clear() reallocates even when empty.
     for (; next < fresh_.size() && fresh_[next].first == row; ++next) {
       fresh.push_back(fresh_[next].second);
     }
+    if (!fresh.isEmpty()) occupied.push_back(clients_[static_cast<size_t>(row)].id);
     if (fresh.isEmpty() && cell.slots.isEmpty()) continue;
     const bool moved = !SameSlots(fresh, cell.slots);
     bool busy_changed = false;
     if (!moved) {
+      // The same slots: the client's busy count moves by what flipped here (a row whose slots
+      // moved is counted again whole by RankRow).
+      int delta = 0;
       for (qsizetype i = 0; i < fresh.size(); ++i) {
+        delta += int(fresh[i].busy) - int(cell.slots[i].busy);
         busy_changed |= fresh[i].busy != cell.slots[i].busy;
       }
+      clients_[static_cast<size_t>(row)].busy += delta;
     }
     cell.slots = fresh;
     for (const Slot& s : fresh) {
@@ -437,7 +460,8 @@ void SlotMatrixModel::DiffColumn(int server, bool first_fill, qint64 now, Change
 void SlotMatrixModel::RankDirtyRows(ChangedCells& box) {
   for (int row = 0; row < ClientCount(); ++row) {
     if (!row_dirty_[row]) continue;
-    RankRow(row);
+    // A busy flag alone changed the count DiffColumn kept; moved slots change the ranks.
+    if (row_dirty_[row] == kSlotsMoved) RankRow(row);
     // The derived pool figures; and where slots moved, the ranks (colours) of its other cells.
     box.Touch(row, kPoolColumn);
     box.Touch(row, kBusyColumn);

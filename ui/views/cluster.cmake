@@ -6,6 +6,7 @@ target_sources(railyard_ui PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/slot_matrix_view.cc
   ${CMAKE_CURRENT_LIST_DIR}/flow_view.cc
   ${CMAKE_CURRENT_LIST_DIR}/flow_legend.cc
+  ${CMAKE_CURRENT_LIST_DIR}/sprite_cache.cc
   ${CMAKE_CURRENT_LIST_DIR}/slot_matrix_parts.cc
   ${CMAKE_CURRENT_LIST_DIR}/timeline_slider.cc
   ${CMAKE_CURRENT_LIST_DIR}/timeline_widget.cc

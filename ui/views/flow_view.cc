@@ -30,6 +30,13 @@ constexpr double kMaxWidth = 10;
 constexpr double kDenseMaxWidth = 4;
 // More edges than this in view are drawn straight and without antialiasing.
 constexpr qsizetype kDenseEdges = 300;
+// Sprite keys (SpriteCache): a watched node's dot by health, an unwatched one's, the busy mark.
+constexpr quint32 kWatchedDotSprite = 1;  // Plus the NodeHealth.
+constexpr quint32 kUnwatchedDotSprite = 0x100;
+constexpr quint32 kBusyMarkSprite = 0x101;
+// How far a dot's and a busy mark's pixels reach from their centres (radius and half the pen).
+constexpr double kDotReach = kDot + 0.75;
+constexpr double kBusyMarkReach = 3.5 + 0.75;
 
 // A curve from client to server leaving and arriving horizontally.
 void CurveBetween(QPainterPath& path, const QPointF& from, const QPointF& to) {
@@ -91,6 +98,7 @@ void FlowCanvas::OnUpdated() {
 
 void FlowCanvas::Relayout() {
   layout_version_ = model_->LayoutVersion();
+  InvalidateCaches();
   const QFontMetrics fm = fontMetrics();
   row_height_ = fm.height() + 2;
   name_width_clients_ = 0;
@@ -156,8 +164,37 @@ void FlowCanvas::resizeEvent(QResizeEvent* event) {
 
 void FlowCanvas::changeEvent(QEvent* event) {
   if (event->type() == QEvent::FontChange) Relayout();
-  if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange) update();
+  if (event->type() == QEvent::PaletteChange || event->type() == QEvent::FontChange) {
+    InvalidateCaches();
+    update();
+  }
   QWidget::changeEvent(event);
+}
+
+void FlowCanvas::InvalidateCaches() {
+  sprites_.Clear();
+  client_strip_ = {};
+  server_strip_ = {};
+}
+
+void FlowCanvas::DrawStrip(QPainter& p, TextStrip& strip, const QRect& rect,
+                           const QStringList& rates, const std::function<void(QPainter&)>& draw) {
+  if (rect.isEmpty()) return;
+  const qreal ratio = devicePixelRatio();
+  if (strip.image.isNull() || strip.rect != rect || strip.rates != rates ||
+      strip.image.devicePixelRatio() != ratio) {
+    strip.rect = rect;
+    strip.rates = rates;
+    strip.image = QImage(rect.size() * ratio, QImage::Format_ARGB32_Premultiplied);
+    strip.image.setDevicePixelRatio(ratio);
+    strip.image.fill(palette().color(QPalette::Base));
+    QPainter sp(&strip.image);
+    sp.setFont(font());
+    sp.setRenderHints(p.renderHints());
+    sp.translate(-rect.topLeft());
+    draw(sp);
+  }
+  p.drawImage(rect.topLeft(), strip.image);
 }
 
 QPointF FlowCanvas::BusyMarkPoint(int edge) const {
@@ -297,48 +334,79 @@ void FlowCanvas::paintEvent(QPaintEvent* event) {
   }
   // Busy connections: a mark near the server end of their edge, above every edge.
   p.setRenderHint(QPainter::Antialiasing);
+  const QRectF mark_area =
+      exposed.adjusted(-kBusyMarkReach, -kBusyMarkReach, kBusyMarkReach, kBusyMarkReach);
+  const QPalette& colors = palette();
   for (int i : draw_order_) {
     const QPointF at = BusyMarkPoint(i);
-    if (!at.isNull()) FlowLegend::PaintBusyMark(p, at, palette());
+    if (at.isNull() || !mark_area.contains(at)) continue;
+    sprites_.Draw(
+        p, at, kBusyMarkSprite, kBusyMarkReach,
+        [&colors](QPainter& sp, const QPointF& c) { FlowLegend::PaintBusyMark(sp, c, colors); });
   }
   const QFontMetrics fm = fontMetrics();
+  const int text_height = fm.height();
   const double ascent_shift = (fm.ascent() - fm.descent()) / 2.0;
   auto dot = [&](const QPointF& at, bool watched, NodeHealth health) {
-    if (watched) {
-      p.setPen(QPen(text_color, 1));
-      p.setBrush(HealthColor(health));
-    } else {
-      p.setPen(QPen(palette().color(QPalette::Mid), 1.5));
-      p.setBrush(palette().color(QPalette::Base));
-    }
-    p.drawEllipse(at, kDot, kDot);
+    const quint32 key = watched ? kWatchedDotSprite + quint32(health) : kUnwatchedDotSprite;
+    sprites_.Draw(p, at, key, kDotReach, [&](QPainter& sp, const QPointF& c) {
+      if (watched) {
+        sp.setPen(QPen(text_color, 1));
+        sp.setBrush(HealthColor(health));
+      } else {
+        sp.setPen(QPen(colors.color(QPalette::Mid), 1.5));
+        sp.setBrush(colors.color(QPalette::Base));
+      }
+      sp.drawEllipse(c, kDot, kDot);
+    });
   };
-  auto visible = [&exposed, &fm](const QPointF& at) {
-    return at.y() + fm.height() >= exposed.top() && at.y() - fm.height() <= exposed.bottom();
+  auto visible = [&exposed, text_height](const QPointF& at) {
+    return at.y() + text_height >= exposed.top() && at.y() - text_height <= exposed.bottom();
   };
   const std::vector<FlowModel::Client>& clients = model_->Clients();
+  const std::vector<FlowModel::Server>& servers = model_->Servers();
+  QStringList rates;
   for (int c : model_->ClientOrder()) {
     const QPointF at = ClientPoint(c);
-    if (!visible(at)) continue;
-    const FlowModel::Client& client = clients[size_t(c)];
-    dot(at, client.watched(), client.health);
-    p.setPen(text_color);
-    const double w = fm.horizontalAdvance(client.name);
-    p.drawText(QPointF(at.x() - kDot - 6 - w, at.y() + ascent_shift), client.name);
+    if (visible(at)) dot(at, clients[size_t(c)].watched(), clients[size_t(c)].health);
   }
-  const std::vector<FlowModel::Server>& servers = model_->Servers();
-  const QColor rate_color = palette().color(QPalette::PlaceholderText);
   for (int s : model_->ServerOrder()) {
     const QPointF at = ServerPoint(s);
     if (!visible(at)) continue;
-    const FlowModel::Server& server = servers[size_t(s)];
-    dot(at, server.watched(), server.health);
-    p.setPen(text_color);
-    const double x = at.x() + kDot + 6;
-    p.drawText(QPointF(x, at.y() + ascent_shift), server.name);
-    p.setPen(rate_color);
-    p.drawText(QPointF(x + name_width_servers_ + 8, at.y() + ascent_shift), RateText(server.rate));
+    dot(at, servers[size_t(s)].watched(), servers[size_t(s)].health);
+    rates << RateText(servers[size_t(s)].rate);
   }
+  // The names (and the servers' rates) lie beside the dots, where no edge or mark reaches: left
+  // of the clients' dots, right of the servers'. Drawing text costs about 35k instructions a
+  // name; a strip changes only with the layout or, on the right, a rate as printed.
+  const QRect area = exposed.toAlignedRect();
+  const int left_end = int(std::floor(client_x_ - kDotReach)) - 1;
+  const int right_start = int(std::ceil(server_x_ + kDotReach)) + 1;
+  DrawStrip(p, client_strip_, QRect(0, area.top(), left_end, area.height()), {}, [&](QPainter& sp) {
+    sp.setPen(text_color);
+    for (int c : model_->ClientOrder()) {
+      const QPointF at = ClientPoint(c);
+      if (!visible(at)) continue;
+      const QString& name = clients[size_t(c)].name;
+      const double w = fm.horizontalAdvance(name);
+      sp.drawText(QPointF(at.x() - kDot - 6 - w, at.y() + ascent_shift), name);
+    }
+  });
+  const QColor rate_color = colors.color(QPalette::PlaceholderText);
+  DrawStrip(p, server_strip_, QRect(right_start, area.top(), width() - right_start, area.height()),
+            rates, [&](QPainter& sp) {
+              for (int s : model_->ServerOrder()) {
+                const QPointF at = ServerPoint(s);
+                if (!visible(at)) continue;
+                const FlowModel::Server& server = servers[size_t(s)];
+                const double x = at.x() + kDot + 6;
+                sp.setPen(text_color);
+                sp.drawText(QPointF(x, at.y() + ascent_shift), server.name);
+                sp.setPen(rate_color);
+                sp.drawText(QPointF(x + name_width_servers_ + 8, at.y() + ascent_shift),
+                            RateText(server.rate));
+              }
+            });
 }
 
 FlowView::FlowView(ClusterState* state, QWidget* parent)

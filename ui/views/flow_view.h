@@ -1,11 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <QImage>
 #include <QPointF>
+#include <QRect>
+#include <QStringList>
 #include <QVector>
 #include <QWidget>
+#include <functional>
 
 #include "ui/models/cluster_state.h"
+#include "ui/views/sprite_cache.h"
 
 class QScrollArea;
 
@@ -27,7 +32,10 @@ class FlowLegend;
 // legible names.
 //
 // Painting reads the model only; geometry is recomputed when the model's layout or the size
-// changes, not per frame.
+// changes, not per frame. What a frame rarely changes is drawn once and copied: the dots and busy
+// marks from sprites (SpriteCache), each column's names (with the servers' rates) from an image
+// of the exposed strip, redrawn when the layout, size, palette, font, exposed area or a shown
+// rate's text changed. Only the edges are drawn anew each frame.
 //
 // Thread safety: GUI thread only, like the model.
 class FlowCanvas : public QWidget {
@@ -60,6 +68,17 @@ class FlowCanvas : public QWidget {
   void Relayout();
   double EdgeWidth(double rate) const;
   void DescribeForAccessibility();
+  // A column's text where no edge or mark reaches: drawn into an image of `rect` by `draw` when
+  // the rectangle or `rates` differ from the last paint's (or Invalidate ran), else copied.
+  struct TextStrip {
+    QImage image;
+    QRect rect;
+    QStringList rates;  // The shown servers' rates as printed (the servers' strip only).
+  };
+  void DrawStrip(QPainter& p, TextStrip& strip, const QRect& rect, const QStringList& rates,
+                 const std::function<void(QPainter&)>& draw);
+  // Forgets the strips and sprites: what they show moved or looks different.
+  void InvalidateCaches();
 
   FlowModel* const model_;
   int layout_version_ = -1;
@@ -74,6 +93,9 @@ class FlowCanvas : public QWidget {
   QVector<int> draw_order_;  // Per frame scratch: edges, thinnest first.
   bool dense_ = false;       // The last paint drew straight, thinner lines.
   QString description_;
+  SpriteCache sprites_;
+  TextStrip client_strip_;
+  TextStrip server_strip_;
 };
 
 // The flow tab: a legend above the canvas, which scrolls.

@@ -113,6 +113,10 @@ ThroughputView::ThroughputView(ClusterState* state, QWidget* parent)
     plot->xAxis->setTicker(ticker);
     plot->yAxis->setLabel(tr(labels[i]));
     plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    // QCustomPlot repaints the widget at once after a replot by default: three synchronous
+    // repaints a frame, each a pass over the window's dirty regions (its parents' backgrounds,
+    // the tab bar) and a flush. A soft update paints the three plots in the frame's one pass.
+    plot->setPlottingHint(QCP::phImmediateRefresh, false);
     plot->axisRect()->setRangeDrag(Qt::Horizontal);
     plot->axisRect()->setRangeZoom(Qt::Horizontal);
     // The same left and right margins on all three, so one time is one x on every chart.
@@ -354,7 +358,10 @@ void ThroughputView::FitValueAxes() {
   values = range(1);
   const bool errors = value_fits_[1].found && values.upper > 0;
   plots_[1]->yAxis->setRange(0, errors ? values.upper * 1.1 : 1.0);
-  layout_->setStretchFactor(plots_[1], errors ? 2 : 1);  // Of the others' 2.
+  // Of the others' 2; set only when it changes, as setting it invalidates the layout.
+  if (layout_->stretch(layout_->indexOf(plots_[1])) != (errors ? 2 : 1)) {
+    layout_->setStretchFactor(plots_[1], errors ? 2 : 1);
+  }
   // Latency on a log axis, p50 and p99 both on it between labelled decades.
   values = range(2);
   const bool latency = value_fits_[2].found;
