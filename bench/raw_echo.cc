@@ -18,25 +18,13 @@
 #include <vector>
 
 #include "bench/echo_system.h"
+#include "bench/raw_frame.h"
 
 namespace railyard::bench {
 namespace {
 
-constexpr size_t kHeaderBytes = 4;
-// Big enough for any frame this benchmark sends (64-byte payloads) plus a few more in flight.
-constexpr size_t kReadBufferBytes = 4096;
-
-uint32_t DecodeLength(const unsigned char* header) {
-  return (uint32_t{header[0]} << 24) | (uint32_t{header[1]} << 16) | (uint32_t{header[2]} << 8) |
-         uint32_t{header[3]};
-}
-
-// Bytes of the first whole frame at the start of `data`, or 0 while it is incomplete.
-size_t WholeFrameBytes(const unsigned char* data, size_t size) {
-  if (size < kHeaderBytes) return 0;
-  const size_t frame = kHeaderBytes + DecodeLength(data);
-  return size >= frame ? frame : 0;
-}
+using raw_frame::kReadBufferBytes;
+using raw_frame::WholeFrameBytes;
 
 // One accepted connection: reads whatever has arrived, answers every whole frame in it with the
 // same bytes (one write for all of them), and reads again once that write is done.
@@ -100,12 +88,7 @@ class RawEcho final : public EchoSystem {
     for (size_t i = 0; i < server_threads_; ++i)
       server_threads_list_.emplace_back([this] { server_io_.run(); });
 
-    request_.resize(kHeaderBytes + payload_.size());
-    const auto length = static_cast<uint32_t>(payload_.size());
-    for (size_t i = 0; i < kHeaderBytes; ++i) {
-      request_[i] = static_cast<char>(length >> (8 * (kHeaderBytes - 1 - i)));
-    }
-    std::memcpy(request_.data() + kHeaderBytes, payload_.data(), payload_.size());
+    request_ = raw_frame::Encode(payload_);
 
     connections_.reserve(concurrency);
     for (size_t i = 0; i < concurrency; ++i) {

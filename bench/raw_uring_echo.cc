@@ -18,6 +18,7 @@
 // (IORING_RECVSEND_POLL_FIRST): in a closed loop the next frame cannot be there yet when it is
 // queued, so trying first would only fail.
 #include "bench/raw_uring_echo.h"
+#include "bench/raw_frame.h"
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -43,21 +44,8 @@
 namespace railyard::bench {
 namespace {
 
-constexpr size_t kHeaderBytes = 4;
-// Big enough for any frame this benchmark sends (64-byte payloads) plus a few more in flight.
-constexpr size_t kReadBufferBytes = 4096;
-
-uint32_t DecodeLength(const unsigned char* header) {
-  return (uint32_t{header[0]} << 24) | (uint32_t{header[1]} << 16) | (uint32_t{header[2]} << 8) |
-         uint32_t{header[3]};
-}
-
-// Bytes of the first whole frame at the start of `data`, or 0 while it is incomplete.
-size_t WholeFrameBytes(const unsigned char* data, size_t size) {
-  if (size < kHeaderBytes) return 0;
-  const size_t frame = kHeaderBytes + DecodeLength(data);
-  return size >= frame ? frame : 0;
-}
+using raw_frame::kReadBufferBytes;
+using raw_frame::WholeFrameBytes;
 
 // An operation's user data: the connection's index in its thread, and which operation.
 enum class Op : uint64_t { kReceive = 0, kSend = 1 };
@@ -368,12 +356,7 @@ class RawUringEcho final : public EchoSystem {
   ~RawUringEcho() override { Stop(); }
 
   rpc::Status Start(size_t concurrency) override {
-    request_.resize(kHeaderBytes + payload_.size());
-    const auto length = static_cast<uint32_t>(payload_.size());
-    for (size_t i = 0; i < kHeaderBytes; ++i) {
-      request_[i] = static_cast<char>(length >> (8 * (kHeaderBytes - 1 - i)));
-    }
-    std::memcpy(request_.data() + kHeaderBytes, payload_.data(), payload_.size());
+    request_ = raw_frame::Encode(payload_);
 
     const size_t server_threads = std::max(1u, std::thread::hardware_concurrency());
     for (size_t i = 0; i < server_threads; ++i) {
