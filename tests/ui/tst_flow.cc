@@ -51,6 +51,9 @@ struct HandCluster {
   int servers = 4;
   int clients = 5;
   bool watched = true;
+  // Connections each client holds to each server. Past 2 an edge's arrays live on the heap, which
+  // is what moving edges around (forgetting one in the middle) must handle.
+  int conns = 1;
   std::set<int> drained;  // Servers (1-based) in lame duck, holding nothing.
   std::map<std::pair<int, int>, quint64> requests;  // (client, server) -> counter.
   int frame = 0;
@@ -59,7 +62,14 @@ struct HandCluster {
   static QString Client(int c) { return QString("client-%1").arg(c); }
   static std::string Address(int s) { return "10.9.0." + std::to_string(s) + ":7000"; }
   static quint64 Id(int c) { return 0x5000 + quint64(c); }
-  quint32 Slot(int c, int s) const { return quint32((c - 1 + s - 1) % clients); }
+  // Connection k of client c on server s; all of a server's slots are distinct.
+  quint32 Slot(int c, int s, int k = 0) const {
+    return quint32((c - 1 + s - 1) % clients + k * clients);
+  }
+  // The first connection carries every request; the others idle.
+  quint64 Requests(int c, int s, int k) const {
+    return k == 0 && requests.count({c, s}) ? requests.at({c, s}) : 0;
+  }
   int Nodes() const { return servers + (watched ? 1 : 0); }
 
   void Declare(ClusterState* state) const {
@@ -77,12 +87,14 @@ struct HandCluster {
     t.set_service_address(Address(s));
     if (drained.count(s)) return t;
     for (int c = 1; c <= clients; ++c) {
-      auto* e = t.add_slots();
-      e->set_slot(Slot(c, s));
-      e->set_client_id(Id(c));
-      e->set_client_name(Client(c).toStdString());
-      e->set_requests(requests.count({c, s}) ? requests.at({c, s}) : 0);
-      e->set_busy(c == 1);
+      for (int k = 0; k < conns; ++k) {
+        auto* e = t.add_slots();
+        e->set_slot(Slot(c, s, k));
+        e->set_client_id(Id(c));
+        e->set_client_name(Client(c).toStdString());
+        e->set_requests(Requests(c, s, k));
+        e->set_busy(c == 1);
+      }
     }
     return t;
   }
@@ -98,15 +110,17 @@ struct HandCluster {
       auto* pool = t.add_pools();
       pool->set_client_id(Id(c));
       pool->set_client_name(Client(c).toStdString());
-      pool->set_capacity(quint32(servers));
+      pool->set_capacity(quint32(servers * conns));
       for (int s = 1; s <= servers; ++s) {
         if (drained.count(s)) continue;  // Boxcar clients drop a lame duck's connections.
-        auto* e = pool->add_entries();
-        e->set_server_index(quint32(s - 1));
-        e->set_server(Address(s));
-        e->set_slot(Slot(c, s));
-        e->set_busy(c == 1);
-        e->set_requests(requests.count({c, s}) ? requests.at({c, s}) : 0);
+        for (int k = 0; k < conns; ++k) {
+          auto* e = pool->add_entries();
+          e->set_server_index(quint32(s - 1));
+          e->set_server(Address(s));
+          e->set_slot(Slot(c, s, k));
+          e->set_busy(c == 1);
+          e->set_requests(Requests(c, s, k));
+        }
       }
     }
     return t;
@@ -240,6 +254,7 @@ class FlowTest : public QObject {
     ClusterState state;
     FlowModel model(&state);
     HandCluster cluster;
+    cluster.conns = 3;  // Edges hold their connections on the heap: forgetting moves them.
     cluster.Declare(&state);
     cluster.Apply(&state);
     // 12 requests per client and frame, spread over the servers it can use.
@@ -269,6 +284,16 @@ class FlowTest : public QObject {
       for (int s : {1, 3, 4}) QCOMPARE(RateOf(model, c, s), 40.0);
     }
     QCOMPARE(ServerRate(model, 1), 200.0);
+    // The edges moved into the forgotten ones' places kept their connections.
+    for (int c = 1; c <= 5; ++c) {
+      for (int s : {1, 3, 4}) {
+        const FlowModel::Edge* e = model.FindEdge(HandCluster::Client(c), HandCluster::Server(s));
+        QVERIFY(e);
+        QCOMPARE(QVector<quint32>(e->slots.begin(), e->slots.end()),
+                 QVector<quint32>(
+                     {cluster.Slot(c, s, 0), cluster.Slot(c, s, 1), cluster.Slot(c, s, 2)}));
+      }
+    }
     const auto& servers = model.Servers();
     const auto drained = std::find_if(servers.begin(), servers.end(),
                                       [](const auto& s) { return s.name == "backend-2"; });

@@ -6,6 +6,7 @@
 
 #include "ui/models/natural_order.h"
 #include "ui/models/palette.h"
+#include "ui/support/color_mix.h"
 
 namespace railyard::ui {
 
@@ -13,12 +14,6 @@ namespace {
 
 quint64 EdgeKey(int client, int server) {
   return (static_cast<quint64>(static_cast<quint32>(client)) << 32) | static_cast<quint32>(server);
-}
-
-QColor Mix(const QColor& a, const QColor& b, double t) {
-  return QColor::fromRgbF(float(a.redF() * (1 - t) + b.redF() * t),
-                          float(a.greenF() * (1 - t) + b.greenF() * t),
-                          float(a.blueF() * (1 - t) + b.blueF() * t));
 }
 
 QString Rate(double per_s) {
@@ -98,7 +93,8 @@ QColor FlowModel::EdgeColor(const Edge& edge) {
   const QColor by_slot = RankColor(edge.rank, edge.ranks).darker(int(170 - 60 * t));
   if (edge.error_share <= 0) return by_slot;
   // 20% errors or more: fully the unreachable red.
-  return Mix(by_slot, HealthColor(NodeHealth::kUnreachable), std::min(1.0, edge.error_share * 5));
+  return MixColors(by_slot, HealthColor(NodeHealth::kUnreachable),
+                   std::min(1.0, edge.error_share * 5));
 }
 
 QString FlowModel::EdgeText(const Edge& edge) const {
@@ -393,19 +389,25 @@ void FlowModel::ForgetIdle(qint64 now) {
     new_client[int(c)] = static_cast<int>(clients.size());
     clients.push_back(clients_[c]);
   }
-  std::vector<Edge> edges;
-  std::vector<EdgeState> states;
-  edge_of_.clear();
+  // In place: an EdgeState is a few hundred bytes held inline, and building new vectors of 2400
+  // of them cost several milliseconds in allocations and page faults every time an edge went.
+  size_t kept = 0;
   for (size_t i = 0; i < edges_.size(); ++i) {
     if (idle_edge(i) || new_client[edges_[i].client] < 0) continue;
-    Edge e = edges_[i];
-    e.client = new_client[e.client];
-    edge_of_.insert(EdgeKey(e.client, e.server), static_cast<int>(edges.size()));
-    edges.push_back(std::move(e));
-    states.push_back(std::move(edge_states_[i]));
+    if (kept != i) {
+      edges_[kept] = std::move(edges_[i]);
+      edge_states_[kept] = std::move(edge_states_[i]);
+    }
+    edges_[kept].client = new_client[edges_[kept].client];
+    ++kept;
   }
-  edges_ = std::move(edges);
-  edge_states_ = std::move(states);
+  edges_.resize(kept);
+  edge_states_.erase(edge_states_.begin() + static_cast<std::ptrdiff_t>(kept), edge_states_.end());
+  edge_of_.clear();
+  edge_of_.reserve(static_cast<qsizetype>(kept));
+  for (size_t i = 0; i < kept; ++i) {
+    edge_of_.insert(EdgeKey(edges_[i].client, edges_[i].server), static_cast<int>(i));
+  }
   if (clients.size() != clients_.size()) {
     clients_ = std::move(clients);
     client_of_.clear();

@@ -5,7 +5,6 @@
 #include <QHash>
 #include <QObject>
 #include <QString>
-#include <QVarLengthArray>
 #include <QVector>
 #include <array>
 #include <string>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "ui/models/cluster_state.h"
+#include "ui/support/small_array.h"
 
 namespace railyard::ui {
 
@@ -74,7 +74,7 @@ class FlowModel : public QObject {
     int server = 0;          // Index into Servers().
     double rate = 0;         // Requests/s.
     bool from_pool = false;  // Figures from the client's pool, else from the server's slot table.
-    QVarLengthArray<quint32, 2> slots;  // The connections' slots on the server, ascending.
+    SmallArray<quint32, 2> slots;  // The connections' slots on the server, ascending.
     int busy = 0;
     int rank = 0;             // Of slots[0] among all the client's slots: 0 for its lowest.
     int ranks = 1;            // The client's connections.
@@ -146,10 +146,10 @@ class FlowModel : public QObject {
   // What one reporter (the client's pool, or the server's slot table) says about an edge.
   struct Side {
     int reporter = -1;  // ClusterState node.
-    QVarLengthArray<Conn, 2> conns;
-    QVarLengthArray<Conn, 2> next;  // Being filled from this frame's report.
-    quint64 stamp = 0;              // Frame whose report filled `next`.
-    quint64 count = 0;              // Running count of requests seen.
+    SmallArray<Conn, 2> conns;
+    SmallArray<Conn, 2> next;  // Being filled from this frame's report.
+    quint64 stamp = 0;         // Frame whose report filled `next`.
+    quint64 count = 0;         // Running count of requests seen.
     Samples samples;
   };
   struct EdgeState {
@@ -191,8 +191,8 @@ class FlowModel : public QObject {
   QVector<qint64> reported_ms_;   // This frame: the time of each node's new report, else 0.
   QVector<int> server_order_;
   QVector<int> client_order_;
-  QVector<QVarLengthArray<quint32, 8>> client_slots_;  // Per frame scratch for ranks.
-  QVector<bool> client_has_edge_;                      // Per frame scratch for ForgetIdle.
+  QVector<SmallArray<quint32, 8>> client_slots_;  // Per frame scratch for ranks.
+  QVector<bool> client_has_edge_;                 // Per frame scratch for ForgetIdle.
   double max_edge_rate_ = 0;
   quint64 stamp_ = 0;
   int layout_version_ = 0;

@@ -18,7 +18,7 @@ QColor Blend(const QColor& base, const QColor& over) {
                           float(base.blueF() * (1 - a) + over.blueF() * a));
 }
 
-QString SlotsText(const QVarLengthArray<SlotMatrixModel::Slot, 2>& slots) {
+QString SlotsText(const SmallArray<SlotMatrixModel::Slot, 2>& slots) {
   QString text;
   for (const SlotMatrixModel::Slot& s : slots) {
     if (!text.isEmpty()) text += QLatin1Char(' ');

@@ -10,8 +10,8 @@ namespace railyard::ui {
 
 namespace {
 
-bool SameSlots(const QVarLengthArray<SlotMatrixModel::Slot, 2>& a,
-               const QVarLengthArray<SlotMatrixModel::Slot, 2>& b) {
+bool SameSlots(const SmallArray<SlotMatrixModel::Slot, 2>& a,
+               const SmallArray<SlotMatrixModel::Slot, 2>& b) {
   if (a.size() != b.size()) return false;
   for (qsizetype i = 0; i < a.size(); ++i) {
     if (a[i].slot != b[i].slot) return false;
@@ -417,7 +417,7 @@ void SlotMatrixModel::DiffColumn(int server, bool first_fill, qint64 now, Change
   visit_.erase(std::unique(visit_.begin(), visit_.end()), visit_.end());
   occupied.clear();
   size_t next = 0;
-  QVarLengthArray<Slot, 2> fresh;
+  SmallArray<Slot, 2> fresh;
   for (int row : visit_) {
     Cell& cell = cells_[CellIndex(row, server)];
     if (!fresh.isEmpty()) fresh.clear();  // clear() reallocates even when empty.

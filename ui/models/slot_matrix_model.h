@@ -5,7 +5,6 @@
 #include <QBrush>
 #include <QHash>
 #include <QSet>
-#include <QVarLengthArray>
 #include <QVector>
 #include <string>
 #include <unordered_set>
@@ -13,6 +12,7 @@
 #include <vector>
 
 #include "ui/models/cluster_state.h"
+#include "ui/support/small_array.h"
 
 namespace railyard::ui {
 
@@ -69,9 +69,9 @@ class SlotMatrixModel : public QAbstractTableModel {
     qint64 connected_since_ms = 0;
   };
   struct Cell {
-    QVarLengthArray<Slot, 2> slots;  // Ascending.
-    int rank = 0;                    // Of slots[0] among the client's connections.
-    qint64 changed_ms = 0;           // Cluster time of the last change; 0: none.
+    SmallArray<Slot, 2> slots;  // Ascending.
+    int rank = 0;               // Of slots[0] among the client's connections.
+    qint64 changed_ms = 0;      // Cluster time of the last change; 0: none.
   };
   struct Client {
     quint64 id = 0;
@@ -200,7 +200,7 @@ class SlotMatrixModel : public QAbstractTableModel {
   // What one client's pool holds on unwatched servers (by address), and the node that said so.
   struct PoolReport {
     int reporter = -1;
-    QHash<QString, QVarLengthArray<Slot, 2>> slots;
+    QHash<QString, SmallArray<Slot, 2>> slots;
   };
   QHash<quint64, PoolReport> pool_reports_;
   bool pool_reports_changed_ = false;  // This frame.
