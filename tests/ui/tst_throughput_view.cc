@@ -15,8 +15,10 @@
 #include <set>
 
 #include "tests/ui/ui_test_support.h"
+#include "ui/models/throughput_model.h"
 #include "ui/views/plot_crosshair.h"
 #include "ui/views/qcustomplot_include.h"
+#include "ui/views/throughput_graphs.h"
 #include "ui/views/throughput_view.h"
 
 using namespace railyard;
@@ -151,7 +153,8 @@ class ThroughputViewTest : public QObject {
       // Each frame adds exactly one point to every node's line.
       QCOMPARE(view.RatesPlot()->graph(99)->dataCount(), f + 1);
     }
-    QCOMPARE(view.RatesPlot()->graphCount(), 100);
+    // A line per node, and the spread's lowest, median and highest.
+    QCOMPARE(view.RatesPlot()->graphCount(), 100 + 3);
     // Past the palette's ten colours, nodes still differ (3, 13 and 23 are three colours).
     std::set<QRgb> rounds;
     for (int n : {3, 13, 23}) rounds.insert(view.RatesPlot()->graph(n)->pen().color().rgb());
@@ -161,7 +164,7 @@ class ThroughputViewTest : public QObject {
     QCoreApplication::processEvents();
     SaveScreenshot(&view, "throughput_overlay_100_nodes.png");
     QVERIFY(!view.ErrorsPlot()->legend->visible());  // Nobody had errors: no empty legend box.
-    QCOMPARE(listed, view.LegendNodes());            // The busiest, not a hundred rows,
+    QCOMPARE(listed, view.LegendNodes() + 2);        // The busiest and the spread, not 100 rows,
     QVERIFY(listed >= 2);
     // and each row whole inside its chart.
     for (QCustomPlot* plot : {view.RatesPlot(), view.ErrorsPlot(), view.LatencyPlot()}) {
@@ -228,7 +231,7 @@ class ThroughputViewTest : public QObject {
     }
   }
 
-  void aCrowdedOverlayDrawsSecondaryLinesOnlyForTheSelectedNode() {
+  void aCrowdedOverlayDrawsTheListedNodesOverTheSpreadOfAll() {
     constexpr int kNodes = ThroughputView::kCrowdedNodes + 5;
     ClusterState state;
     for (int n = 0; n < kNodes; ++n) state.AddNode(QString("127.0.0.1:%1").arg(7000 + n));
@@ -237,32 +240,67 @@ class ThroughputViewTest : public QObject {
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     view.SetNode(5);
-    // Odd nodes have errors; nobody rejects anything.
+    // Node n serves 100 + n requests/s; odd nodes have errors; nobody rejects anything.
     for (int f = 0; f < 10; ++f) {
       std::vector<ClusterState::Update> updates;
       for (int n = 0; n < kNodes; ++n) {
-        auto t = Snapshot(uint64_t(f + 1), 100.0 + n, 200, 900);
+        auto t = Snapshot(uint64_t(f + 1), 100.0 + n, 200, 900 + 10 * n);
         t->mutable_throughput()->set_errors_per_s(n % 2);
         updates.push_back({n, t, {}});
       }
       state.ApplyFrame(updates, kT0 + f * 100);
+      QCoreApplication::processEvents();  // The charts take their heights, the legend its rows.
     }
-    // A set per node, in node order: errors and rejections on the second plot, p50 and p99 on
-    // the third.
-    QCOMPARE(view.ErrorsPlot()->graphCount(), 2 * kNodes);
+    // Who the requests/s legend lists (a graph per node, in node order, then the spread's).
+    std::set<int> listed;
+    for (int i = 0; i < view.RatesPlot()->legend->itemCount(); ++i) {
+      auto* item = qobject_cast<QCPPlottableLegendItem*>(view.RatesPlot()->legend->item(i));
+      for (int n = 0; item && n < kNodes; ++n) {
+        if (view.RatesPlot()->graph(n) == item->plottable()) listed.insert(n);
+      }
+    }
+    // The busiest (the highest node numbers) and the selected one.
+    QCOMPARE(int(listed.size()), view.LegendNodes() + 1);
+    QVERIFY(listed.count(5) && listed.count(kNodes - 1));
+    // Only they draw lines; only the selected one its p50 and rejections; errors where a listed
+    // node had some.
     for (int n = 0; n < kNodes; ++n) {
-      const bool selected = n == 5;
-      QCOMPARE(view.RatesPlot()->graph(n)->visible(), true);
-      QCOMPARE(view.LatencyPlot()->graph(2 * n + 1)->visible(), true);     // p99
+      const bool selected = n == 5, drawn = listed.count(n) > 0;
+      QCOMPARE(view.RatesPlot()->graph(n)->visible(), drawn);
+      QCOMPARE(view.LatencyPlot()->graph(2 * n + 1)->visible(), drawn);    // p99
       QCOMPARE(view.LatencyPlot()->graph(2 * n)->visible(), selected);     // p50
       QCOMPARE(view.ErrorsPlot()->graph(2 * n + 1)->visible(), selected);  // rejections
-      // Errors once the node has had some: a line along zero for each of 25 nodes says nothing.
-      QCOMPARE(view.ErrorsPlot()->graph(2 * n)->visible(), selected || n % 2 == 1);
+      QCOMPARE(view.ErrorsPlot()->graph(2 * n)->visible(), selected || (drawn && n % 2 == 1));
     }
-    // Another selection moves the secondary lines with it (and the legend is laid out again, now
-    // that the charts have their final heights).
-    QCoreApplication::processEvents();
+    // Every node's spread, a point per frame: lowest, median and highest of each figure.
+    using Spread = ThroughputModel::Spread;
+    const ThroughputGraphs* lowest = view.SpreadGraphs(Spread::kLowest);
+    const ThroughputGraphs* median = view.SpreadGraphs(Spread::kMedian);
+    const ThroughputGraphs* highest = view.SpreadGraphs(Spread::kHighest);
+    QVERIFY(lowest && median && highest);
+    QCOMPARE(highest->requests()->dataCount(), 10);
+    QCOMPARE(lowest->requests()->data()->at(9)->value, 100.0);
+    QCOMPARE(median->requests()->data()->at(9)->value, 100.0 + kNodes / 2);
+    QCOMPARE(highest->requests()->data()->at(9)->value, 100.0 + kNodes - 1);
+    QCOMPARE(lowest->errors()->data()->at(9)->value, 0.0);
+    QCOMPARE(highest->errors()->data()->at(9)->value, 1.0);
+    QCOMPARE(lowest->p99()->data()->at(9)->value, 0.9);
+    QCOMPARE(highest->p99()->data()->at(9)->value, 0.9 + 0.01 * (kNodes - 1));
+    // The band is filled between the highest and the lowest, and the axes fit it.
+    QCOMPARE(highest->requests()->channelFillGraph(), lowest->requests());
+    QVERIFY(view.RatesPlot()->yAxis->range().upper >= 100.0 + kNodes - 1);
+    QVERIFY(median->requests()->visible() && !median->p50()->visible());
+    QVERIFY(median->InLegend() && highest->InLegend() && !lowest->InLegend());
+    // A listed node draws every frame; one not drawn holds no points, and selected, it draws
+    // its whole history at once.
+    QCOMPARE(view.RatesPlot()->graph(kNodes - 1)->dataCount(), 10);
+    QCOMPARE(view.RatesPlot()->graph(0)->dataCount(), 0);
+    view.SetNode(0);
+    QCOMPARE(view.RatesPlot()->graph(0)->dataCount(), 10);
+    QCOMPARE(view.RatesPlot()->graph(0)->data()->at(9)->value, 100.0);
+    // Another selection draws that node's lines and its secondary ones.
     view.SetNode(8);
+    QVERIFY(view.RatesPlot()->graph(8)->visible());
     QVERIFY(view.LatencyPlot()->graph(2 * 8)->visible());
     QVERIFY(!view.LatencyPlot()->graph(2 * 5)->visible());
     SaveScreenshot(&view, "throughput_overlay_crowded.png");
@@ -275,10 +313,46 @@ class ThroughputViewTest : public QObject {
     small.show();
     QVERIFY(QTest::qWaitForWindowExposed(&small));
     FeedNodes(&few, 3, 5);
+    QVERIFY(!small.SpreadGraphs(ThroughputModel::Spread::kMedian));
     for (int g = 0; g < small.LatencyPlot()->graphCount(); ++g) {
       QVERIFY(small.LatencyPlot()->graph(g)->visible());
       QVERIFY(small.ErrorsPlot()->graph(g)->visible());
     }
+  }
+
+  // The spread's latency is over the nodes that served requests: an idle node's missing latency
+  // is not a 0 ms low, and where nobody served, there is none.
+  void theSpreadCountsLatencyOnlyWhereNodesServed() {
+    ClusterState state;
+    for (int n = 0; n < 4; ++n) state.AddNode(QString("127.0.0.1:%1").arg(7000 + n));
+    ThroughputModel model(&state);
+    for (int f = 0; f < 2; ++f) {
+      std::vector<ClusterState::Update> updates;
+      for (int n = 0; n < 4; ++n) {
+        // Frame 0: node 0 idle, the others 100 * n requests/s at n ms p99; frame 1: all idle.
+        const bool serving = f == 0 && n > 0;
+        updates.push_back({n,
+                           Snapshot(uint64_t(f + 1), serving ? 100.0 * n : 0,
+                                    serving ? 500.0 * n : 0, serving ? 1000.0 * n : 0),
+                           {}});
+      }
+      state.ApplyFrame(updates, kT0 + f * 100);
+    }
+    using Spread = ThroughputModel::Spread;
+    const auto& lowest = model.spread(Spread::kLowest);
+    const auto& median = model.spread(Spread::kMedian);
+    const auto& highest = model.spread(Spread::kHighest);
+    QCOMPARE(int(median.size()), 2);
+    QCOMPARE(lowest[0].requests_per_s, 0.0);  // The idle node counts for rates,
+    QCOMPARE(median[0].requests_per_s, 200.0);
+    QCOMPARE(highest[0].requests_per_s, 300.0);
+    QCOMPARE(lowest[0].p99_us, 1000.0);  // but not for latency.
+    QCOMPARE(median[0].p99_us, 2000.0);
+    QCOMPARE(highest[0].p99_us, 3000.0);
+    QCOMPARE(lowest[0].p50_us, 500.0);
+    QCOMPARE(highest[1].requests_per_s, 0.0);
+    QCOMPARE(highest[1].p99_us, 0.0);  // Nobody served: no latency.
+    QCOMPARE(lowest[1].t_ms, kT0 + 100);
   }
 
   void theOverlaidLegendKeepsItsNodesUntilTheNextRanking() {

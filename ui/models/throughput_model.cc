@@ -21,6 +21,34 @@ void ReleaseOffGuiThread(std::vector<std::shared_ptr<const admin::Telemetry>> sn
   QThreadPool::globalInstance()->start([held = std::move(snapshots)]() mutable { held.clear(); });
 }
 
+// Each figure's lowest, median and highest over `samples` (at `t_ms`), latency over the nodes
+// that served requests only. Reorders `samples`.
+void SpreadOf(std::vector<ThroughputSample>& samples, qint64 t_ms, ThroughputSample out[3]) {
+  for (int i = 0; i < 3; ++i) out[i] = ThroughputSample{t_ms};
+  auto fill = [&](double ThroughputSample::*field, auto&& counts) {
+    auto first = samples.begin();
+    auto last = std::partition(samples.begin(), samples.end(), counts);
+    if (first == last) return;
+    auto less = [field](const ThroughputSample& a, const ThroughputSample& b) {
+      return a.*field < b.*field;
+    };
+    auto middle = first + (last - first) / 2;
+    std::nth_element(first, middle, last, less);
+    out[1].*field = (*middle).*field;
+    out[0].*field = (*std::min_element(first, last, less)).*field;
+    out[2].*field = (*std::max_element(first, last, less)).*field;
+  };
+  auto all = [](const ThroughputSample&) { return true; };
+  auto served = [](const ThroughputSample& s) { return s.requests_per_s > 0; };
+  fill(&ThroughputSample::requests_per_s, all);
+  fill(&ThroughputSample::errors_per_s, all);
+  fill(&ThroughputSample::rejections_per_s, all);
+  fill(&ThroughputSample::p50_us,
+       [&](const ThroughputSample& s) { return served(s) && s.p50_us > 0; });
+  fill(&ThroughputSample::p99_us,
+       [&](const ThroughputSample& s) { return served(s) && s.p99_us > 0; });
+}
+
 }  // namespace
 
 ThroughputModel::ThroughputModel(ClusterState* state, QObject* parent)
@@ -52,8 +80,8 @@ const ThroughputModel::Series& ThroughputModel::series(int node) const {
   return it == nodes_.constEnd() ? empty_ : it.value();
 }
 
-QVector<ThroughputSample> ThroughputModel::Samples(int node, qint64 from_ms, qint64 to_ms) const {
-  const Series& s = series(node);
+QVector<ThroughputSample> ThroughputModel::SamplesIn(const Series& s, qint64 from_ms,
+                                                     qint64 to_ms) {
   QVector<ThroughputSample> out;
   // Samples are in time order: binary search for the first one in range.
   size_t lo = 0, hi = s.size();
@@ -199,6 +227,8 @@ bool ThroughputModel::AddSamples(const QVector<int>& changed) {
   ThroughputSample total;
   total.t_ms = state_->NowMs();
   double weight = 0, weighted_p50 = 0;
+  std::vector<ThroughputSample> live;
+  live.reserve(size_t(state_->NodeCount()));
   for (int i = 0; i < state_->NodeCount(); ++i) {
     const NodeView& view = state_->Node(i);
     // Served requests only: a watched client's calls are the same requests again.
@@ -206,6 +236,7 @@ bool ThroughputModel::AddSamples(const QVector<int>& changed) {
       continue;
     }
     const ThroughputSample s = SampleOf(*view.telemetry, total.t_ms);
+    live.push_back(s);
     total.requests_per_s += s.requests_per_s;
     total.errors_per_s += s.errors_per_s;
     total.rejections_per_s += s.rejections_per_s;
@@ -216,6 +247,9 @@ bool ThroughputModel::AddSamples(const QVector<int>& changed) {
   }
   total.p50_us = weight > 0 ? weighted_p50 / weight : 0;
   Append(cluster_, total);
+  ThroughputSample spread[3];
+  SpreadOf(live, total.t_ms, spread);
+  for (int i = 0; i < 3; ++i) Append(spread_[i], spread[i]);
   latest_ms_ = total.t_ms;
   KeepEvents(latest_ms_ - kMaxWindowMs, LLONG_MAX);
   return true;
@@ -223,6 +257,7 @@ bool ThroughputModel::AddSamples(const QVector<int>& changed) {
 
 void ThroughputModel::Clear() {
   cluster_.clear();
+  for (Series& s : spread_) s.clear();
   nodes_.clear();
   last_seen_.clear();
   events_.clear();

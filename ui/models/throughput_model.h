@@ -42,6 +42,12 @@ struct ThroughputEvent {
 // replay seek plays the recorded history of the current window through ClusterState's history
 // frames (see ClusterState::RequestHistoryMs), so the series hold it right after the seek.
 //
+// With the cluster's sample, the spread over the same nodes: each figure's lowest, median and
+// highest across them (three series, kLowest, kMedian and kHighest, each figure chosen on its
+// own, so one sample's figures may come from different nodes). Latency counts only the nodes
+// that served requests; where none did, the spread's p50 and p99 are 0 (none). A view overlaying
+// hundreds of nodes draws this band instead of a line per node.
+//
 // The commands each node reports are collected once each (a node repeats its recent ones in
 // every snapshot), live and in replay alike since recordings keep whole snapshots; so are the
 // restarts and lame-duck changes seen between a node's consecutive snapshots (a replay seek, which
@@ -55,6 +61,7 @@ class ThroughputModel : public QObject {
   static constexpr int kCluster = -1;
   static constexpr qint64 kMaxWindowMs = 15 * 60 * 1000;
   using Series = ThroughputSeries;
+  enum class Spread { kLowest = 0, kMedian = 1, kHighest = 2 };
 
   explicit ThroughputModel(ClusterState* state, QObject* parent = nullptr);
 
@@ -66,8 +73,13 @@ class ThroughputModel : public QObject {
 
   // kCluster for the cluster. An empty series for a node not seen yet.
   const Series& series(int node) const;
+  // The spread across the nodes, taken with each cluster sample.
+  const Series& spread(Spread which) const { return spread_[int(which)]; }
   // Samples with from_ms <= t_ms <= to_ms, oldest first.
-  QVector<ThroughputSample> Samples(int node, qint64 from_ms, qint64 to_ms) const;
+  QVector<ThroughputSample> Samples(int node, qint64 from_ms, qint64 to_ms) const {
+    return SamplesIn(series(node), from_ms, to_ms);
+  }
+  static QVector<ThroughputSample> SamplesIn(const Series& series, qint64 from_ms, qint64 to_ms);
 
   // The commands run in [from_ms, to_ms], oldest first: node `node`'s, or every node's for
   // kCluster.
@@ -105,6 +117,7 @@ class ThroughputModel : public QObject {
   int window_minutes_ = 5;
   qint64 latest_ms_ = 0;
   Series cluster_{kMaxWindowMs};
+  Series spread_[3] = {Series(kMaxWindowMs), Series(kMaxWindowMs), Series(kMaxWindowMs)};
   QHash<int, Series> nodes_;
   // The telemetry each node's last sample used (held, so its address cannot be reused).
   QHash<int, std::shared_ptr<const admin::Telemetry>> last_seen_;

@@ -52,7 +52,12 @@ void CachedLegendItem::draw(QCPPainter* painter) {
                                   mRect.y() + (height - text.size().height()) / 2.0),
                           text);
   // The plottable's own icon painter is not reachable from a subclass; a line in its pen is
-  // what a line graph's icon is.
+  // what a line graph's icon is, over a swatch of its fill where it has one (a band).
+  if (mPlottable->brush().style() != Qt::NoBrush) {
+    painter->fillRect(
+        QRectF(icon.left(), icon.top() + icon.height() / 4.0, icon.width(), icon.height() / 2.0),
+        mPlottable->brush());
+  }
   painter->setPen(mPlottable->pen());
   painter->drawLine(
       QLineF(icon.left(), icon.center().y() + 0.5, icon.right() + 1, icon.center().y() + 0.5));

@@ -77,6 +77,7 @@ bool VisibleValueRange(QCustomPlot* plot, QCPRange* range, bool positive_only) {
 bool ValueRangeIn(QCustomPlot* plot, const QCPRange& keys, QCPRange* range, bool positive_only) {
   bool found = false;
   for (int g = 0; g < plot->graphCount(); ++g) {
+    if (!plot->graph(g)->visible()) continue;
     bool ok = false;
     const QCPRange r =
         plot->graph(g)->getValueRange(ok, positive_only ? QCP::sdPositive : QCP::sdBoth, keys);

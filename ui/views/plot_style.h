@@ -15,8 +15,9 @@ namespace railyard::ui {
 void StylePlot(QCustomPlot* plot);
 // The n-th series colour; distinct for the first ten, then repeating.
 QColor SeriesColor(int n);
-// The range of every graph's values within the plot's current x range; false if none
-// has any. `positive_only` counts only values above zero (for a logarithmic axis).
+// The range of every shown graph's values within the plot's current x range (a hidden one is not
+// drawn, so it does not stretch the axis); false if none has any. `positive_only` counts only
+// values above zero (for a logarithmic axis).
 bool VisibleValueRange(QCustomPlot* plot, QCPRange* range, bool positive_only = false);
 // The same within `keys` instead of the plot's x range.
 bool ValueRangeIn(QCustomPlot* plot, const QCPRange& keys, QCPRange* range,

@@ -80,9 +80,35 @@ double ThroughputGraphs::LatencyMs(const ThroughputSample& sample, double us) {
   return sample.requests_per_s > 0 && us > 0 ? us / 1000.0 : qQNaN();
 }
 
+double ThroughputGraphs::DrawnLatencyMs(const ThroughputSample& sample, double us) const {
+  // A spread's lowest request rate may be 0 where its latency, over the nodes that served, is
+  // not; the model leaves latency 0 where no node served.
+  if (style_ == Style::kSpread) return us > 0 ? us / 1000.0 : qQNaN();
+  return LatencyMs(sample, us);
+}
+
+bool ThroughputGraphs::Drawn() const {
+  return style_ != Style::kOverlaid || !crowded_ || emphasis_ || in_legend_;
+}
+
 void ThroughputGraphs::Append(const ThroughputModel::Series& series) {
   if (series.empty()) return;
-  if (series.back().t_ms < drawn_until_ms_) Clear();  // The series restarted: redraw.
+  if (series.back().t_ms < seen_until_ms_) Clear();  // The series restarted: redraw.
+  if (!Drawn()) {
+    if (drawn_until_ms_ >= 0) {  // Hidden since the last frame: let the points go.
+      const bool had_errors = had_errors_;
+      const qint64 seen = seen_until_ms_;
+      Clear();
+      had_errors_ = had_errors;
+      seen_until_ms_ = seen;
+    }
+    for (size_t i = series.size(); i > 0 && series[i - 1].t_ms > seen_until_ms_; --i) {
+      had_errors_ = had_errors_ || series[i - 1].errors_per_s > 0;
+    }
+    seen_until_ms_ = series.back().t_ms;
+    UpdateVisibility();
+    return;
+  }
   if (drawn_until_ms_ >= 0 && series.DownsampledBeforeMs() > downsampled_before_ms_) {
     Redraw(series, downsampled_before_ms_, series.DownsampledBeforeMs());
   }
@@ -97,10 +123,10 @@ void ThroughputGraphs::Append(const ThroughputModel::Series& series) {
     errors()->addData(key, s.errors_per_s);
     had_errors_ = had_errors_ || s.errors_per_s > 0;
     rejections()->addData(key, s.rejections_per_s);
-    p50()->addData(key, LatencyMs(s, s.p50_us));
-    p99()->addData(key, LatencyMs(s, s.p99_us));
+    p50()->addData(key, DrawnLatencyMs(s, s.p50_us));
+    p99()->addData(key, DrawnLatencyMs(s, s.p99_us));
   }
-  drawn_until_ms_ = series.back().t_ms;
+  drawn_until_ms_ = seen_until_ms_ = series.back().t_ms;
   UpdateVisibility();
   const double oldest = double(drawn_until_ms_ - ThroughputModel::kMaxWindowMs) / 1000.0;
   const int before = requests()->data()->size();
@@ -142,8 +168,8 @@ void ThroughputGraphs::Redraw(const ThroughputModel::Series& series, qint64 from
     values[0] << s.requests_per_s;
     values[1] << s.errors_per_s;
     values[2] << s.rejections_per_s;
-    values[3] << LatencyMs(s, s.p50_us);
-    values[4] << LatencyMs(s, s.p99_us);
+    values[3] << DrawnLatencyMs(s, s.p50_us);
+    values[4] << DrawnLatencyMs(s, s.p99_us);
   }
   if (keys.isEmpty()) return;
   for (int i = 0; i < 5; ++i) graphs_[i]->addData(keys, values[i], true);
@@ -152,9 +178,10 @@ void ThroughputGraphs::Redraw(const ThroughputModel::Series& series, qint64 from
 void ThroughputGraphs::Clear() {
   for (QCPGraph* g : graphs_) g->data()->clear();
   first_ms_ = -1;
-  drawn_until_ms_ = -1;
+  drawn_until_ms_ = seen_until_ms_ = -1;
   downsampled_before_ms_ = std::numeric_limits<qint64>::min();
   had_errors_ = false;
+  removed_since_squeeze_ = 0;
 }
 
 int ThroughputGraphs::DrawnSamples() const { return requests()->data()->size(); }
@@ -171,13 +198,19 @@ void ThroughputGraphs::Rename() {
                              ? QString::fromLatin1(kLines[i].alone)
                              : node_name_ + QString::fromLatin1(kLines[i].overlaid);
     graphs_[i]->setName(name);
-    graphs_[i]->setProperty("readout_name", i == 0 && style_ == Style::kOverlaid
+    graphs_[i]->setProperty("readout_name", i == 0 && style_ != Style::kAlone
                                                 ? node_name_ + QStringLiteral(" requests/s")
                                                 : name);
   }
 }
 
 void ThroughputGraphs::Restyle() {
+  if (style_ == Style::kSpread) {
+    // No colour: a band's edge, drawn by its fill alone.
+    const QPen pen = color_.isValid() ? QPen(color_, emphasis_ ? 2 : 1) : QPen(Qt::NoPen);
+    for (QCPGraph* graph : graphs_) graph->setPen(pen);
+    return;
+  }
   // Overlaid, thin lines: a wide pen costs far more to draw, and there are many.
   const double width = style_ == Style::kAlone ? (emphasis_ ? 2.5 : 1.5) : (emphasis_ ? 2.5 : 1);
   for (int i = 0; i < 5; ++i) {
@@ -204,9 +237,24 @@ void ThroughputGraphs::SetCrowded(bool crowded) {
   UpdateVisibility();
 }
 
+void ThroughputGraphs::FillDownTo(const ThroughputGraphs& lower, const QBrush& brush) {
+  for (int i = 0; i < 5; ++i) {
+    graphs_[i]->setBrush(brush);
+    graphs_[i]->setChannelFillGraph(lower.graphs_[i]);
+  }
+}
+
 void ThroughputGraphs::UpdateVisibility() {
+  if (style_ == Style::kSpread) {
+    rejections()->setVisible(false);
+    p50()->setVisible(false);
+    return;
+  }
   const bool all = style_ == Style::kAlone || !crowded_ || emphasis_;
-  errors()->setVisible(all || had_errors_);
+  const bool main = Drawn();
+  requests()->setVisible(main);
+  p99()->setVisible(main);
+  errors()->setVisible(all || (main && had_errors_));
   rejections()->setVisible(all);
   p50()->setVisible(all);
 }
@@ -216,6 +264,7 @@ void ThroughputGraphs::SetInLegend(bool in, bool errors_in) {
   if (in == in_legend_ && errors_in == errors_in_legend_) return;
   in_legend_ = in;
   errors_in_legend_ = errors_in;
+  UpdateVisibility();
   for (int i = 0; i < 5; ++i) {
     const bool listed = style_ == Style::kAlone || (i != 2 && i != 3 && (i != 1 || errors_in));
     if (in && listed) {
@@ -233,8 +282,8 @@ void ThroughputGraphs::UpdateLegend(const QVector<ThroughputSample>& visible) {
     values[0] << s.requests_per_s;
     values[1] << s.errors_per_s;
     values[2] << s.rejections_per_s;
-    values[3] << LatencyMs(s, s.p50_us);  // As drawn.
-    values[4] << LatencyMs(s, s.p99_us);
+    values[3] << DrawnLatencyMs(s, s.p50_us);  // As drawn.
+    values[4] << DrawnLatencyMs(s, s.p99_us);
   }
   for (int i = 0; i < 5; ++i) {
     const QString base = style_ == Style::kAlone

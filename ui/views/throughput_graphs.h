@@ -10,6 +10,7 @@
 
 class QCustomPlot;
 class QCPGraph;
+class QBrush;
 
 namespace railyard::ui {
 
@@ -20,7 +21,11 @@ namespace railyard::ui {
 //
 // Alone (one node or the cluster) it uses one colour per line and names them "requests/s",
 // "p99"...; overlaid (one set per node) the node's colour on every line, with rejections and p50
-// dashed and left out of the legends, and names beginning with the node's.
+// lighter and left out of the legends, and names beginning with the node's. As a spread (an edge
+// or the median of ThroughputModel::spread over hundreds of overlaid nodes) it draws requests/s,
+// errors/s and p99 only, named like an overlaid node ("nodes' median p99"), in `color` or, given
+// an invalid colour, without a pen (a band's edge), and may fill the band down to another spread
+// set (FillDownTo).
 //
 // Append draws only the samples newer than those drawn, so 100 nodes at 10 Hz stay cheap, and
 // redraws from scratch when the series restarted (a replay seek backwards), and redraws the span
@@ -31,7 +36,7 @@ namespace railyard::ui {
 // outlive it.
 class ThroughputGraphs {
  public:
-  enum class Style { kAlone, kOverlaid };
+  enum class Style { kAlone, kOverlaid, kSpread };
 
   // `plots`: the three plots, in order, not adding new graphs to their legends themselves
   // (QCustomPlot::setAutoAddPlottableToLegend(false)): this adds its own entries. Alone, its
@@ -52,15 +57,23 @@ class ThroughputGraphs {
   // In the legends or not; overlaid, the errors/s entry only when `errors_in` too (the errors
   // chart is often short, and a node without errors has nothing to say there).
   void SetInLegend(bool in, bool errors_in = true);
-  // Whether any sample drawn had errors.
+  // Whether any sample appended (drawn or not) had errors.
   bool HadErrors() const { return had_errors_; }
   bool InLegend() const { return in_legend_; }
   // Thicker lines for the node selected elsewhere in the console.
   void SetEmphasis(bool emphasis);
-  // Overlaid over many nodes, a node not emphasised draws only its main lines: requests/s, p99,
-  // and errors/s once it has had errors. Its rejections and p50 would add hundreds of lines that
-  // cannot be told apart at that density and cost most of a frame; the readout still lists them.
+  // Overlaid over many nodes, a node draws its lines only while it is emphasised or in the
+  // legends, and then only its main lines (requests/s, p99, and errors/s once it has had errors)
+  // unless emphasised: hundreds of lines cannot be told apart, and cost several times a frame's
+  // budget to draw; the view draws their spread instead (Style::kSpread). A set not drawn holds
+  // no points (Append drops them, and draws the whole series again once it is drawn), so
+  // hundreds of hidden nodes cost neither memory nor appends.
   void SetCrowded(bool crowded);
+  // Whether its lines are drawn (see SetCrowded).
+  bool Drawn() const;
+  // Spread: fills the band between these lines and `lower`'s with `brush`. `lower` must outlive
+  // this set.
+  void FillDownTo(const ThroughputGraphs& lower, const QBrush& brush);
 
   // The oldest and newest samples drawn (cluster ms); -1 when none.
   qint64 FirstMs() const { return first_ms_; }
@@ -75,6 +88,8 @@ class ThroughputGraphs {
 
   // The value a latency line draws for `sample` (ms), NaN for a gap.
   static double LatencyMs(const ThroughputSample& sample, double us);
+  // The same for this set's style (a spread's latency has no request rate of its own).
+  double DrawnLatencyMs(const ThroughputSample& sample, double us) const;
 
  private:
   void Rename();
@@ -90,7 +105,8 @@ class ThroughputGraphs {
   bool in_legend_ = true;
   bool errors_in_legend_ = true;
   bool crowded_ = false;
-  bool had_errors_ = false;  // Among the samples drawn.
+  bool had_errors_ = false;    // Among the samples appended.
+  qint64 seen_until_ms_ = -1;  // The newest sample appended, drawn or not.
   QCPGraph* graphs_[5];
   qint64 first_ms_ = -1;
   qint64 drawn_until_ms_ = -1;

@@ -13,6 +13,7 @@
 #include <climits>
 #include <cmath>
 
+#include "ui/support/color_mix.h"
 #include "ui/views/plot_crosshair.h"
 #include "ui/views/plot_event_marks.h"
 #include "ui/views/plot_style.h"
@@ -225,6 +226,14 @@ void ThroughputView::showEvent(QShowEvent* event) {
   if (behind_) OnSamples();
 }
 
+void ThroughputView::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() != QEvent::PaletteChange || !spread_[0]) return;
+  for (auto& set : spread_) set.reset();
+  AppendNew();  // Built again in the new colours, with every sample.
+  ApplyRange();
+}
+
 void ThroughputView::OnSamples() {
   if (paused_ || !isVisible()) {
     behind_ = true;  // Nothing drawn while nobody looks.
@@ -260,6 +269,7 @@ void ThroughputView::UpdateTitle() {
 
 void ThroughputView::Rebuild() {
   fitted_to_key_ = qQNaN();  // The next fit scans everything.
+  for (auto& set : spread_) set.reset();
   sets_.clear();
   sources_.clear();
   ranked_sets_ = 0;
@@ -288,11 +298,50 @@ void ThroughputView::AppendNew() {
     }
   }
   const bool crowded = built_ == Show::kEachNode && int(sets_.size()) > kCrowdedNodes;
+  UpdateSpread(crowded);
   for (size_t i = 0; i < sets_.size(); ++i) {
     sets_[i]->SetCrowded(crowded);
     sets_[i]->SetEmphasis(built_ == Show::kEachNode && sources_[i] == selected_node_);
     sets_[i]->Append(model_->series(sources_[i]));
   }
+  for (int i = 0; i < 3 && spread_[0]; ++i) {
+    spread_[i]->Append(model_->spread(ThroughputModel::Spread(i)));
+  }
+}
+
+void ThroughputView::UpdateSpread(bool crowded) {
+  if (!crowded) {
+    for (auto& set : spread_) set.reset();
+    return;
+  }
+  if (spread_[0]) return;
+  // Under the grid and the nodes' lines: a layer of its own (created once per plot), so the
+  // band can be opaque, which is cheaper to fill than a translucent one.
+  for (QCustomPlot* plot : plots_) {
+    if (!plot->layer(QStringLiteral("spread"))) {
+      plot->addLayer(QStringLiteral("spread"), plot->layer(QStringLiteral("grid")),
+                     QCustomPlot::limBelow);
+    }
+  }
+  // A thin solid median over an opaque band without edge lines: a wider or translucent pen
+  // costs several times as much to draw, and each line about half a millisecond a frame at a full
+  // 5-minute window.
+  const QColor text = palette().color(QPalette::WindowText);
+  const QColor band = MixColors(palette().color(QPalette::Base), text, 0.15);
+  const QString names[3] = {tr("nodes' lowest"), tr("nodes' median"), tr("nodes' range, highest")};
+  // The band first, so that the median is drawn over its fill.
+  for (int i : {0, 2, 1}) {
+    spread_[i] = std::make_unique<ThroughputGraphs>(plots_, ThroughputGraphs::Style::kSpread,
+                                                    names[i], i == 1 ? text : QColor());
+    for (QCPGraph* graph : {spread_[i]->requests(), spread_[i]->errors(), spread_[i]->p99(),
+                            spread_[i]->rejections(), spread_[i]->p50()}) {
+      graph->setLayer(QStringLiteral("spread"));
+    }
+  }
+  spread_[2]->FillDownTo(*spread_[0], band);
+  // Listed at the next ranking (the errors chart only once a node had errors), which comes at
+  // once, as the legend rows left for nodes changed.
+  ranked_sets_ = 0;
 }
 
 TimeWindow ThroughputView::FollowedRange() const {
@@ -431,8 +480,15 @@ void ThroughputView::UpdateLegends() {
     };
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return now(a) > now(b); });
-    // The errors chart lists, of those, the nodes that had errors, as many as fit.
+    // The errors chart lists, of those, the nodes that had errors, as many as fit; crowded,
+    // after the spread's median and highest once any node had errors.
     int error_rows = std::max(LegendRowsFitting(plots_[1]), 1);
+    if (spread_[0]) {
+      const bool errors = spread_[2]->HadErrors();
+      spread_[1]->SetInLegend(true, errors);
+      spread_[2]->SetInLegend(true, errors);
+      if (errors) error_rows = std::max(error_rows - 2, 0);
+    }
     for (size_t rank = 0; rank < order.size(); ++rank) {
       const size_t i = order[rank];
       const bool listed = rank < size_t(rows) || sources_[i] == selected_node_;
@@ -442,15 +498,29 @@ void ThroughputView::UpdateLegends() {
     }
     // No entry (no listed node had errors): no empty box either.
     for (QCustomPlot* plot : plots_) plot->legend->setVisible(plot->legend->itemCount() > 0);
+    // Crowded, a node listed now for the first time draws its lines from this frame on (one no
+    // longer listed lets its points go at its next append).
+    for (size_t i = 0; i < sets_.size(); ++i) {
+      if (sets_[i]->Drawn() && sets_[i]->DrawnUntilMs() < 0) {
+        sets_[i]->Append(model_->series(sources_[i]));
+      }
+    }
   }
   for (size_t i = 0; i < sets_.size(); ++i) {
     if (sets_[i]->InLegend()) sets_[i]->UpdateLegend(model_->Samples(sources_[i], from, to));
   }
+  for (int i = 0; i < 3 && spread_[0]; ++i) {
+    if (!spread_[i]->InLegend()) continue;
+    spread_[i]->UpdateLegend(
+        ThroughputModel::SamplesIn(model_->spread(ThroughputModel::Spread(i)), from, to));
+  }
 }
 
 int ThroughputView::LegendNodes() const {
-  const int rows = std::min(LegendRowsFitting(plots_[0]), LegendRowsFitting(plots_[2]));
-  return std::clamp(rows, 1, kMaxLegendNodes);
+  int rows = std::min(LegendRowsFitting(plots_[0]), LegendRowsFitting(plots_[2]));
+  if (!spread_[0]) return std::clamp(rows, 1, kMaxLegendNodes);
+  // The spread's median and highest are listed too.
+  return std::clamp(rows - 2, 1, kMaxCrowdedLegendNodes);
 }
 
 void ThroughputView::SyncRanges(const QCPRange& range) {

@@ -33,7 +33,7 @@ class ThroughputGraphs;
 //
 // Each legend entry reads its series' current value and its mean and max over the visible range
 // (overlaid, for the kMaxLegendNodes busiest nodes, chosen again every kLegendRerankMs, and the
-// selected one). Hovering any chart draws
+// selected one; crowded, the spread's median and highest too). Hovering any chart draws
 // a crosshair on all three with a readout of that time and every shown series' value there.
 // Latency has a gap (not a line through zero) where a node served nothing, and the chart says so
 // when the data has no latency at all. Every chart marks the commands the shown nodes ran
@@ -54,7 +54,11 @@ class ThroughputView : public QWidget {
  public:
   enum class Show { kEachNode, kOneNode, kWholeCluster };
   static constexpr int kMaxLegendNodes = 8;
-  // Overlaid past this many nodes, only the selected one draws its rejections and p50.
+  // Crowded, fewer: each listed node draws its own lines over the spread, and at a full 5-minute
+  // window each line costs about half a millisecond a frame to draw.
+  static constexpr int kMaxCrowdedLegendNodes = 4;
+  // Overlaid past this many nodes, only the selected node and those in the legends draw lines,
+  // over the band of every node's spread (lowest to highest, and the median).
   static constexpr int kCrowdedNodes = 20;
   // How long the overlaid legend keeps the nodes it lists (cluster time).
   static constexpr qint64 kLegendRerankMs = 5 * 1000;
@@ -94,9 +98,10 @@ class ThroughputView : public QWidget {
   bool ExportCsv(const QString& path, QString* error) const;
 
   ThroughputModel* Model() const { return model_; }
-  // Overlaid, how many of the busiest nodes the legends list: kMaxLegendNodes, or fewer when the
-  // requests and latency charts are too short to show that many rows whole (the selected node
-  // is listed besides). The errors chart lists those of them that had errors, as many as fit.
+  // Overlaid, how many of the busiest nodes the legends list: kMaxLegendNodes (crowded,
+  // kMaxCrowdedLegendNodes), or fewer when the requests and latency charts are too short to show
+  // that many rows whole (the selected node is listed besides). The errors chart lists those of
+  // them that had errors, as many as fit.
   int LegendNodes() const;
   QCustomPlot* RatesPlot() const { return plots_[0]; }
   QString Title() const;
@@ -108,11 +113,17 @@ class ThroughputView : public QWidget {
   QString LatencyNotice() const;
   // Points drawn so far in the requests/s graph (overlaid: the longest node's; for tests).
   int DrawnSamples() const;
+  // Overlaid over more than kCrowdedNodes nodes, the spread's lines (for tests); null otherwise.
+  const ThroughputGraphs* SpreadGraphs(ThroughputModel::Spread which) const {
+    return spread_[int(which)].get();
+  }
   // Replots requested since construction (queued replots coalesce; for tests).
   int ReplotRequests() const { return replot_requests_; }
 
  protected:
   void showEvent(QShowEvent* event) override;
+  // A palette change redraws the spread in the new palette's colours.
+  void changeEvent(QEvent* event) override;
 
  private:
   void OnSamples();
@@ -120,6 +131,8 @@ class ThroughputView : public QWidget {
   void UpdateTitle();
   // Adds the samples not drawn yet (overlaid, and the sets of nodes seen for the first time).
   void AppendNew();
+  // Builds or drops the spread's sets as the overlay becomes crowded or not.
+  void UpdateSpread(bool crowded);
   void ApplyRange();
   // The time range to show while following.
   TimeWindow FollowedRange() const;
@@ -153,6 +166,8 @@ class ThroughputView : public QWidget {
   // Alone: one set (sources_[0] is its node or kCluster); overlaid: one per node seen.
   std::vector<std::unique_ptr<ThroughputGraphs>> sets_;
   std::vector<int> sources_;
+  // Crowded overlay: the spread's lowest, median and highest (ThroughputModel::Spread order).
+  std::unique_ptr<ThroughputGraphs> spread_[3];
   std::unique_ptr<PlotEventMarks> marks_;
   PlotCrosshair* crosshair_;
   quint64 marks_revision_ = 0;
