@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <string>
 #include <thread>
 
 #include "core/cluster/admin_client.h"
@@ -15,9 +16,11 @@
 using namespace railyard;
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s OUT.rec\n", argv[0]);
-    return 2;
+  // An option is never a file name: `--help` once wrote a recording named "--help".
+  if (argc != 2 || argv[1][0] == '-') {
+    const bool help = argc == 2 && std::string(argv[1]) == "--help";
+    std::fprintf(help ? stdout : stderr, "usage: %s OUT.rec\n", argv[0]);
+    return help ? 0 : 2;
   }
   const std::string token = "make-console-recording";
   load::DemoClusterOptions options;
