@@ -460,4 +460,19 @@ std::unique_ptr<EchoSystem> MakeRawUringEcho(ClosedLoop& loop, std::string paylo
   return std::make_unique<RawUringEcho>(loop, std::move(payload), client_threads);
 }
 
+std::string RawUringUnavailable() {
+  UringRing ring;
+  const int rc = ring.Init(1);
+  if (rc == 0) return {};
+  std::string why = "setting up a ring: " + ErrnoText(rc);
+  if (rc == -EPERM || rc == -EACCES) {
+    why +=
+        " (io_uring refused: sysctl kernel.io_uring_disabled, or a seccomp filter such as a "
+        "container's)";
+  } else if (rc == -ENOSYS) {
+    why += " (this kernel has no io_uring)";
+  }
+  return why;
+}
+
 }  // namespace railyard::bench

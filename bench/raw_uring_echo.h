@@ -16,4 +16,8 @@ namespace railyard::bench {
 std::unique_ptr<EchoSystem> MakeRawUringEcho(ClosedLoop& loop, std::string payload,
                                              size_t client_threads = 1);
 
+// Empty if this process can set up an io_uring; otherwise why not (the kernel's
+// kernel.io_uring_disabled, a container's seccomp filter, a kernel without it), for a message.
+std::string RawUringUnavailable();
+
 }  // namespace railyard::bench

@@ -165,7 +165,8 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--systems", flags.systems,
                  "Comma-separated systems to run: raw (length-prefixed frames over plain asio), "
-                 "raw-uring (the same driven by io_uring, if built with liburing), railyard (or "
+                 "raw-uring (the same driven by io_uring, if built with liburing; skipped with a "
+                 "message where the kernel refuses io_uring), railyard (or "
                  "boxcar), railyard-fastpath (the stateless lowest-slot policy), grpc")
       ->delimiter(',')
       ->check(
@@ -188,6 +189,17 @@ int main(int argc, char** argv) {
                  "did not find when the benchmarks were configured (Debian: liburing-dev)\n");
     return 1;
   }
+#ifdef RAILYARD_RPC_BENCH_HAS_URING
+  // A machine that refuses io_uring has no raw-uring figure, rather than a failed run.
+  if (const auto it = std::find(flags.systems.begin(), flags.systems.end(), "raw-uring");
+      it != flags.systems.end()) {
+    if (const std::string why = railyard::bench::RawUringUnavailable(); !why.empty()) {
+      std::fprintf(stderr, "rpc_bench: raw-uring skipped: %s\n", why.c_str());
+      flags.systems.erase(it);
+      if (flags.systems.empty()) return 0;
+    }
+  }
+#endif
 
   // The runtime logs through spdlog; keep stdout for the JSON lines.
   spdlog::set_default_logger(spdlog::stderr_color_mt("rpc_bench"));

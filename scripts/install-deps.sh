@@ -18,6 +18,7 @@ packages=(
   # Peers for the side-by-side benchmarks.
   libgrpc++-dev protobuf-compiler-grpc libleveldb-dev librocksdb-dev libkyotocabinet-dev
   liburing-dev  # rpc_bench's raw-uring system: raw's frames driven by io_uring.
+  strace  # rpc_bench_raw_uring_refused: a kernel that refuses io_uring, made by fault injection.
   gnuplot-nox  # scripts/bench.sh draws the kv and rpc comparisons as PNG.
   # The node's readiness, watchdog and journald fields; systemd-analyze checks the unit.
   libsystemd-dev systemd
