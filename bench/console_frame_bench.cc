@@ -19,7 +19,9 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -84,6 +86,7 @@ int main(int argc, char** argv) {
   int nodes = 100, clients = 200, seconds = 20, hz = 10, pool_size = 8;
   int soak_seconds = 0, rss_every_s = 5;
   std::string tabs_option = "Overview,Slots,Flow,Compaction,Bloom,Throughput,Replication";
+  std::string frame_times_path;
   app.add_option("--nodes", nodes, "Nodes in the generated cluster")->capture_default_str();
   app.add_option("--clients", clients, "Clients in the generated cluster")->capture_default_str();
   app.add_option("--seconds", seconds, "Length of the recording")->capture_default_str();
@@ -96,6 +99,9 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--rss-every-s", rss_every_s, "Cluster seconds between memory samples")
       ->capture_default_str();
+  app.add_option("--frame-times", frame_times_path,
+                 "Also write each frame's apply and paint time to this file, one JSON object a "
+                 "line: what a percentile hides, such as a spike every few seconds");
   CLI11_PARSE(app, argc, argv);
   if (nodes < 1 || clients < 0 || seconds < 1 || hz < 1 || hz > 100 || pool_size < 1 ||
       soak_seconds < 0 || rss_every_s < 1) {
@@ -104,6 +110,16 @@ int main(int argc, char** argv) {
   }
   if (qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
   QApplication qapp(argc, argv);
+
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> frame_times(nullptr, &std::fclose);
+  if (!frame_times_path.empty()) {
+    frame_times.reset(std::fopen(frame_times_path.c_str(), "w"));
+    if (!frame_times) {
+      std::fprintf(stderr, "console_frame_bench: cannot write %s: %s\n", frame_times_path.c_str(),
+                   std::strerror(errno));
+      return 1;
+    }
+  }
 
   QTemporaryDir dir;
   const QString path = dir.filePath("console_frame_bench.rec");
@@ -172,8 +188,14 @@ int main(int argc, char** argv) {
       paint.push_back(paint_ms);
       read.push_back(step_ms - apply_ms);
       snapshots += replay->LastFrameSnapshots();
+      if (frame_times) {
+        std::fprintf(frame_times.get(),
+                     "{\"tab\":\"%s\",\"frame\":%d,\"apply_ms\":%.3f,\"paint_ms\":%.3f}\n",
+                     qPrintable(tab.trimmed()), f, apply_ms, paint_ms);
+      }
     }
     all_frames.insert(all_frames.end(), total.begin(), total.end());
+    if (frame_times) std::fflush(frame_times.get());
     PrintDistribution("console_frame", tab.trimmed(), nodes, clients, hz, total, apply, paint, read,
                       snapshots);
   }
