@@ -478,6 +478,57 @@ class ThroughputViewTest : public QObject {
 
   // A p50 of 40 µs printed with two decimals in ms read "0.04" (4 µs: "0.00"): the legend and the
   // crosshair readout print latency in the unit that fits, as the axis does.
+  // At 10 Hz each frame refreshes only a share of the legend's figures, each entry's about every
+  // kLegendFiguresMs; once frames stop, all of them are exact.
+  void legendFiguresAreRefreshedInTurnAndExactOnceFramesStop() {
+    ClusterState state;
+    const int nodes = 5;
+    for (int n = 0; n < nodes; ++n) state.AddNode(QString("127.0.0.1:%1").arg(7000 + n));
+    ThroughputView view(&state);
+    view.resize(1000, 800);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(view.LegendNodes() >= nodes);  // Every node is listed.
+    // The requests/s figure "now" in each node's legend entry; -1 where it has none.
+    auto shown_now = [&view](int n) {
+      static const QRegularExpression now(QStringLiteral("   now (\\d+)"));
+      const QRegularExpressionMatch m = now.match(view.RatesPlot()->graph(n)->name());
+      return m.hasMatch() ? m.captured(1).toInt() : -1;
+    };
+    const qint64 frame_ms = 100;
+    const int per_frame = int((nodes * frame_ms + ThroughputView::kLegendFiguresMs - 1) /
+                              ThroughputView::kLegendFiguresMs);
+    const int frames_per_turn = int(ThroughputView::kLegendFiguresMs / frame_ms);
+    int stale_seen = 0;
+    std::vector<int> before(nodes, -1);
+    for (int f = 0; f < 40; ++f) {
+      std::vector<ClusterState::Update> updates;
+      for (int n = 0; n < nodes; ++n) {
+        updates.push_back({n, Snapshot(uint64_t(f + 1), 1000.0 * (n + 1) + f, 200, 1000), {}});
+      }
+      state.ApplyFrame(updates, kT0 + f * frame_ms);
+      // The first frames list the nodes, each with its figures.
+      const bool listed = f >= 2;
+      int changed = 0;
+      for (int n = 0; n < nodes; ++n) {
+        const int now = shown_now(n);
+        changed += now != before[size_t(n)] ? 1 : 0;
+        before[size_t(n)] = now;
+        if (!listed) continue;
+        // Never older than one turn.
+        const int behind = 1000 * (n + 1) + f - now;
+        QVERIFY2(behind >= 0 && behind < frames_per_turn,
+                 qPrintable(QString("frame %1, node %2: shows %3").arg(f).arg(n).arg(now)));
+        stale_seen += behind > 0 ? 1 : 0;
+      }
+      QVERIFY2(!listed || changed <= per_frame,
+               qPrintable(QString("frame %1: %2 changed").arg(f).arg(changed)));
+    }
+    QVERIFY(stale_seen > 0);
+    // Frames stop: every figure becomes exact.
+    for (int n = 0; n < nodes; ++n) QTRY_COMPARE(shown_now(n), 1000 * (n + 1) + 39);
+  }
+
   void latencyBelowAMillisecondIsPrintedInMicroseconds() {
     ClusterState state;
     state.AddNode("127.0.0.1:7000", "backend-1");

@@ -8,6 +8,7 @@
 #include <QLabel>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <climits>
@@ -143,6 +144,17 @@ ThroughputView::ThroughputView(ClusterState* state, QWidget* parent)
   marks_ = std::make_unique<PlotEventMarks>(QVector<QCustomPlot*>{plots_[0], plots_[1], plots_[2]});
   crosshair_ = new PlotCrosshair({plots_[0], plots_[1], plots_[2]}, this);
   crosshair_->SetValueFormat(2, LatencyText);
+  legend_settle_ = new QTimer(this);
+  legend_settle_->setSingleShot(true);
+  legend_settle_->setInterval(kLegendSettleMs);
+  connect(legend_settle_, &QTimer::timeout, this, [this] {
+    if (!isVisible()) return;  // Shown again, it applies its range, legends included.
+    RefreshLegendFigures(true);
+    for (QCustomPlot* plot : plots_) {
+      plot->replot(QCustomPlot::rpQueuedReplot);
+      ++replot_requests_;
+    }
+  });
 
   connect(show_, &QComboBox::activated, this,
           [this](int index) { SetShow(Show(show_->itemData(index).toInt())); });
@@ -450,12 +462,9 @@ void ThroughputView::UpdateEventMarks() {
 }
 
 void ThroughputView::UpdateLegends() {
-  const qint64 from = VisibleFromMs(), to = VisibleToMs();
   if (built_ != Show::kEachNode) {
-    for (size_t i = 0; i < sets_.size(); ++i) {
-      sets_[i]->UpdateLegend(model_->Samples(sources_[i], from, to));
-    }
     for (QCustomPlot* plot : plots_) plot->legend->setVisible(true);
+    RefreshLegendFigures(!following_);
     return;
   }
   // Overlaid: the busiest nodes, and the selected one, have legend entries. Who is listed is
@@ -506,13 +515,44 @@ void ThroughputView::UpdateLegends() {
       }
     }
   }
+  RefreshLegendFigures(rerank || !following_);
+}
+
+void ThroughputView::RefreshLegendFigures(bool all) {
+  // The entries, in a fixed order: the listed sets, then the spread's (index sets_.size() + k).
+  std::vector<size_t> entries;
   for (size_t i = 0; i < sets_.size(); ++i) {
-    if (sets_[i]->InLegend()) sets_[i]->UpdateLegend(model_->Samples(sources_[i], from, to));
+    if (sets_[i]->InLegend()) entries.push_back(i);
   }
-  for (int i = 0; i < 3 && spread_[0]; ++i) {
-    if (!spread_[i]->InLegend()) continue;
-    spread_[i]->UpdateLegend(
-        ThroughputModel::SamplesIn(model_->spread(ThroughputModel::Spread(i)), from, to));
+  for (size_t k = 0; k < 3 && spread_[0]; ++k) {
+    if (spread_[k]->InLegend()) entries.push_back(sets_.size() + k);
+  }
+  qint64 newest = -1;
+  for (const auto& set : sets_) newest = std::max(newest, set->DrawnUntilMs());
+  // Each entry's turn comes about every kLegendFiguresMs of newly drawn samples.
+  size_t share = entries.size();
+  if (!all && legend_figures_at_ms_ >= 0 && newest >= legend_figures_at_ms_) {
+    const auto advanced = static_cast<size_t>(newest - legend_figures_at_ms_);
+    const size_t period = kLegendFiguresMs;
+    share = std::min(entries.size(), (entries.size() * advanced + period - 1) / period);
+  }
+  legend_figures_at_ms_ = newest;
+  const qint64 from = VisibleFromMs(), to = VisibleToMs();
+  for (size_t n = 0; n < share; ++n) {
+    const size_t entry = entries[(legend_cursor_ + n) % entries.size()];
+    if (entry < sets_.size()) {
+      sets_[entry]->UpdateLegend(model_->Samples(sources_[entry], from, to));
+    } else {
+      const auto k = static_cast<int>(entry - sets_.size());
+      spread_[k]->UpdateLegend(
+          ThroughputModel::SamplesIn(model_->spread(ThroughputModel::Spread(k)), from, to));
+    }
+  }
+  legend_cursor_ = entries.empty() ? 0 : (legend_cursor_ + share) % entries.size();
+  if (share < entries.size()) {
+    legend_settle_->start();  // Again from now: it fires only once frames stop.
+  } else {
+    legend_settle_->stop();
   }
 }
 
