@@ -13,6 +13,8 @@ target_sources(railyard_ui PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/throughput_graphs.cc
   ${CMAKE_CURRENT_LIST_DIR}/cached_legend_item.h
   ${CMAKE_CURRENT_LIST_DIR}/cached_legend_item.cc
+  ${CMAKE_CURRENT_LIST_DIR}/hairline_graph.h
+  ${CMAKE_CURRENT_LIST_DIR}/hairline_graph.cc
   ${CMAKE_CURRENT_LIST_DIR}/time_window.h
   ${CMAKE_CURRENT_LIST_DIR}/time_window.cc
   ${CMAKE_CURRENT_LIST_DIR}/plot_crosshair.h
