@@ -10,6 +10,7 @@
 #include <QThread>
 #include <QThreadPool>
 #include <atomic>
+#include <climits>
 
 #include "core/trace/recording_reader.h"
 #include "core/trace/recording_writer.h"
@@ -708,6 +709,15 @@ class StorageModelsTest : public QObject {
     const QVector<ThroughputSample> window = model.Samples(b, last - model.WindowMs(), last);
     QCOMPARE(window.size(), 7);
     QCOMPARE(window.front().requests_per_s, 90.0);
+    // The same as indices, both ends included; nothing outside the samples or between two.
+    const ThroughputModel::Series& series = model.series(b);
+    using Indices = std::pair<size_t, size_t>;
+    QCOMPARE(ThroughputModel::IndicesIn(series, last - model.WindowMs(), last), Indices(84, 91));
+    QCOMPARE(ThroughputModel::IndicesIn(series, LLONG_MIN, LLONG_MAX), Indices(0, 91));
+    QCOMPARE(ThroughputModel::IndicesIn(series, last + 1, LLONG_MAX), Indices(91, 91));
+    QCOMPARE(ThroughputModel::IndicesIn(series, LLONG_MIN, series.front().t_ms - 1), Indices(0, 0));
+    QCOMPARE(ThroughputModel::IndicesIn(series, last - 5000, last - 4000), Indices(90, 90));
+    QCOMPARE(ThroughputModel::IndicesIn(series, last, last - 10000), Indices(90, 90));
 
     QTemporaryDir dir;
     QString error;

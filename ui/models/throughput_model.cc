@@ -82,19 +82,30 @@ const ThroughputModel::Series& ThroughputModel::series(int node) const {
 
 QVector<ThroughputSample> ThroughputModel::SamplesIn(const Series& s, qint64 from_ms,
                                                      qint64 to_ms) {
+  const auto [first, last] = IndicesIn(s, from_ms, to_ms);
   QVector<ThroughputSample> out;
-  // Samples are in time order: binary search for the first one in range.
-  size_t lo = 0, hi = s.size();
-  while (lo < hi) {
-    const size_t mid = (lo + hi) / 2;
-    if (s[mid].t_ms < from_ms) {
-      lo = mid + 1;
-    } else {
-      hi = mid;
-    }
-  }
-  for (size_t i = lo; i < s.size() && s[i].t_ms <= to_ms; ++i) out.push_back(s[i]);
+  out.reserve(static_cast<qsizetype>(last - first));
+  for (size_t i = first; i < last; ++i) out.push_back(s[i]);
   return out;
+}
+
+std::pair<size_t, size_t> ThroughputModel::IndicesIn(const Series& s, qint64 from_ms,
+                                                     qint64 to_ms) {
+  // Samples are in time order: binary searches for both ends.
+  auto first_after = [&s](qint64 t_ms, bool inclusive) {
+    size_t lo = 0, hi = s.size();
+    while (lo < hi) {
+      const size_t mid = (lo + hi) / 2;
+      if (inclusive ? s[mid].t_ms <= t_ms : s[mid].t_ms < t_ms) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
+  };
+  const size_t first = first_after(from_ms, false);
+  return {first, std::max(first, first_after(to_ms, true))};
 }
 
 QVector<ThroughputEvent> ThroughputModel::Events(int node, qint64 from_ms, qint64 to_ms) const {

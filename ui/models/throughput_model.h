@@ -6,6 +6,7 @@
 #include <QString>
 #include <QVector>
 #include <memory>
+#include <utility>
 
 #include "ui/models/cluster_state.h"
 #include "ui/models/throughput_series.h"
@@ -80,6 +81,9 @@ class ThroughputModel : public QObject {
     return SamplesIn(series(node), from_ms, to_ms);
   }
   static QVector<ThroughputSample> SamplesIn(const Series& series, qint64 from_ms, qint64 to_ms);
+  // The same samples as indices into `series`: [first, second). No copy, for what reads them
+  // every frame.
+  static std::pair<size_t, size_t> IndicesIn(const Series& series, qint64 from_ms, qint64 to_ms);
 
   // The commands run in [from_ms, to_ms], oldest first: node `node`'s, or every node's for
   // kCluster.

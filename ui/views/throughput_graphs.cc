@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/views/throughput_graphs.h"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "ui/views/cached_legend_item.h"
 #include "ui/views/hairline_graph.h"
@@ -33,24 +35,30 @@ QString Short(double v) {
   return QString::number(v, 'f', a >= 100 ? 0 : a >= 10 ? 1 : 2);
 }
 
-// "p99   now 1.20  mean 1.00  max 3.40"; `values` in time order, NaN where nothing was measured
-// (latency without traffic), which the mean and max skip and "now" shows as a dash. Latency
-// lines print in the unit that fits (`format` LatencyText), rates with Short.
-QString LegendName(const QString& name, const QVector<double>& values,
-                   QString (*format)(double) = Short) {
-  double sum = 0, max = 0;
+// One legend line's figures, gathered sample by sample in time order. NaN is a sample where
+// nothing was measured (latency without traffic): the mean and max skip it, "now" shows a dash.
+struct LegendFigures {
+  double now = std::numeric_limits<double>::quiet_NaN();
+  double sum = 0;
+  double max = 0;
   int measured = 0;
-  for (double v : values) {
-    if (std::isnan(v)) continue;
+
+  void Add(double v) {
+    now = v;
+    if (std::isnan(v)) return;
     sum += v;
     max = measured == 0 ? v : std::max(max, v);
     ++measured;
   }
-  if (measured == 0) return name;
-  const double now = values.back();
+};
+
+// "p99   now 1.20  mean 1.00  max 3.40". Latency lines print in the unit that fits (`format`
+// LatencyText), rates with Short.
+QString LegendName(const QString& name, const LegendFigures& f, QString (*format)(double) = Short) {
+  if (f.measured == 0) return name;
   return QStringLiteral("%1   now %2  mean %3  max %4")
-      .arg(name, std::isnan(now) ? QStringLiteral("\u2013") : format(now),
-           format(sum / double(measured)), format(max));
+      .arg(name, std::isnan(f.now) ? QStringLiteral("\u2013") : format(f.now),
+           format(f.sum / double(f.measured)), format(f.max));
 }
 
 }  // namespace
@@ -279,21 +287,23 @@ void ThroughputGraphs::SetInLegend(bool in, bool errors_in) {
   }
 }
 
-void ThroughputGraphs::UpdateLegend(const QVector<ThroughputSample>& visible) {
+void ThroughputGraphs::UpdateLegend(const ThroughputModel::Series& series, size_t first,
+                                    size_t last) {
   if (!in_legend_) return;
-  QVector<double> values[5];
-  for (const ThroughputSample& s : visible) {
-    values[0] << s.requests_per_s;
-    values[1] << s.errors_per_s;
-    values[2] << s.rejections_per_s;
-    values[3] << DrawnLatencyMs(s, s.p50_us);  // As drawn.
-    values[4] << DrawnLatencyMs(s, s.p99_us);
+  LegendFigures figures[5];
+  for (size_t i = first; i < last; ++i) {
+    const ThroughputSample& s = series[i];
+    figures[0].Add(s.requests_per_s);
+    figures[1].Add(s.errors_per_s);
+    figures[2].Add(s.rejections_per_s);
+    figures[3].Add(DrawnLatencyMs(s, s.p50_us));  // As drawn.
+    figures[4].Add(DrawnLatencyMs(s, s.p99_us));
   }
   for (int i = 0; i < 5; ++i) {
     const QString base = style_ == Style::kAlone
                              ? QString::fromLatin1(kLines[i].alone)
                              : node_name_ + QString::fromLatin1(kLines[i].overlaid);
-    graphs_[i]->setName(LegendName(base, values[i], kLines[i].plot == 2 ? LatencyText : Short));
+    graphs_[i]->setName(LegendName(base, figures[i], kLines[i].plot == 2 ? LatencyText : Short));
   }
 }
 

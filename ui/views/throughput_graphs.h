@@ -52,8 +52,9 @@ class ThroughputGraphs {
   // Overlaid: the node's name in the legend and readout (a node is named by its telemetry).
   void SetNodeName(const QString& name);
   const QString& NodeName() const { return node_name_; }
-  // Each legend entry reads its current, mean and max over `visible` (oldest first).
-  void UpdateLegend(const QVector<ThroughputSample>& visible);
+  // Each legend entry reads its current, mean and max over series[first, last) (the visible
+  // samples, ThroughputModel::IndicesIn). Allocates nothing but the names.
+  void UpdateLegend(const ThroughputModel::Series& series, size_t first, size_t last);
   // In the legends or not; overlaid, the errors/s entry only when `errors_in` too (the errors
   // chart is often short, and a node without errors has nothing to say there).
   void SetInLegend(bool in, bool errors_in = true);

@@ -540,13 +540,12 @@ void ThroughputView::RefreshLegendFigures(bool all) {
   const qint64 from = VisibleFromMs(), to = VisibleToMs();
   for (size_t n = 0; n < share; ++n) {
     const size_t entry = entries[(legend_cursor_ + n) % entries.size()];
-    if (entry < sets_.size()) {
-      sets_[entry]->UpdateLegend(model_->Samples(sources_[entry], from, to));
-    } else {
-      const auto k = static_cast<int>(entry - sets_.size());
-      spread_[k]->UpdateLegend(
-          ThroughputModel::SamplesIn(model_->spread(ThroughputModel::Spread(k)), from, to));
-    }
+    const bool spread = entry >= sets_.size();
+    const auto k = static_cast<int>(entry - (spread ? sets_.size() : 0));
+    const ThroughputModel::Series& series =
+        spread ? model_->spread(ThroughputModel::Spread(k)) : model_->series(sources_[entry]);
+    const auto [first, last] = ThroughputModel::IndicesIn(series, from, to);
+    (spread ? spread_[k] : sets_[entry])->UpdateLegend(series, first, last);
   }
   legend_cursor_ = entries.empty() ? 0 : (legend_cursor_ + share) % entries.size();
   if (share < entries.size()) {
