@@ -529,6 +529,31 @@ class ThroughputViewTest : public QObject {
     for (int n = 0; n < nodes; ++n) QTRY_COMPARE(shown_now(n), 1000 * (n + 1) + 39);
   }
 
+  void aNodeShownAloneHasItsFiguresAtOnce() {
+    ClusterState state;
+    for (int n = 0; n < 3; ++n) state.AddNode(QString("127.0.0.1:%1").arg(7000 + n));
+    ThroughputView view(&state);
+    view.resize(1000, 800);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    for (int f = 0; f < 10; ++f) {
+      std::vector<ClusterState::Update> updates;
+      for (int n = 0; n < 3; ++n) {
+        updates.push_back({n, Snapshot(uint64_t(f + 1), 1000.0 * (n + 1) + f, 200, 1000), {}});
+      }
+      state.ApplyFrame(updates, kT0 + f * 100);
+    }
+    // Checked before any event runs, so the settle timer cannot have filled them in.
+    view.SetNode(1);
+    view.SetShow(ThroughputView::Show::kOneNode);
+    QVERIFY2(view.RatesPlot()->graph(0)->name().contains(QString("now 2009")),
+             qPrintable(view.RatesPlot()->graph(0)->name()));
+    SaveScreenshot(&view, "throughput_one_node.png");
+    view.SetShow(ThroughputView::Show::kWholeCluster);
+    QVERIFY2(view.RatesPlot()->graph(0)->name().contains(QString("now 6027")),
+             qPrintable(view.RatesPlot()->graph(0)->name()));
+  }
+
   void latencyBelowAMillisecondIsPrintedInMicroseconds() {
     ClusterState state;
     state.AddNode("127.0.0.1:7000", "backend-1");

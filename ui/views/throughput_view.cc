@@ -149,7 +149,7 @@ ThroughputView::ThroughputView(ClusterState* state, QWidget* parent)
   legend_settle_->setInterval(kLegendSettleMs);
   connect(legend_settle_, &QTimer::timeout, this, [this] {
     if (!isVisible()) return;  // Shown again, it applies its range, legends included.
-    RefreshLegendFigures(true);
+    RefreshLegendFigures(true, NewestDrawnMs());
     for (QCustomPlot* plot : plots_) {
       plot->replot(QCustomPlot::rpQueuedReplot);
       ++replot_requests_;
@@ -285,6 +285,7 @@ void ThroughputView::Rebuild() {
   sets_.clear();
   sources_.clear();
   ranked_sets_ = 0;
+  legend_figures_at_ms_ = -1;  // The new sets' entries have no figures yet: all of them at once.
   built_ = Shown();
   built_node_ = Node();
   if (built_ != Show::kEachNode) {
@@ -462,16 +463,15 @@ void ThroughputView::UpdateEventMarks() {
 }
 
 void ThroughputView::UpdateLegends() {
+  const qint64 newest = NewestDrawnMs();
   if (built_ != Show::kEachNode) {
     for (QCustomPlot* plot : plots_) plot->legend->setVisible(true);
-    RefreshLegendFigures(!following_);
+    RefreshLegendFigures(!following_, newest);
     return;
   }
   // Overlaid: the busiest nodes, and the selected one, have legend entries. Who is listed is
   // decided again only every kLegendRerankMs (or on a new node, selection, chart height or jump
   // back in time): rows that swap at 10 Hz cannot be read, and each swap re-lays the legend out.
-  qint64 newest = -1;
-  for (const auto& set : sets_) newest = std::max(newest, set->DrawnUntilMs());
   const int rows = LegendNodes();
   const bool rerank = ranked_sets_ != sets_.size() || ranked_selected_ != selected_node_ ||
                       ranked_rows_ != rows || newest < ranked_at_ms_ ||
@@ -515,10 +515,16 @@ void ThroughputView::UpdateLegends() {
       }
     }
   }
-  RefreshLegendFigures(rerank || !following_);
+  RefreshLegendFigures(rerank || !following_, newest);
 }
 
-void ThroughputView::RefreshLegendFigures(bool all) {
+qint64 ThroughputView::NewestDrawnMs() const {
+  qint64 newest = -1;
+  for (const auto& set : sets_) newest = std::max(newest, set->DrawnUntilMs());
+  return newest;
+}
+
+void ThroughputView::RefreshLegendFigures(bool all, qint64 newest) {
   // The entries, in a fixed order: the listed sets, then the spread's (index sets_.size() + k).
   std::vector<size_t> entries;
   for (size_t i = 0; i < sets_.size(); ++i) {
@@ -527,8 +533,6 @@ void ThroughputView::RefreshLegendFigures(bool all) {
   for (size_t k = 0; k < 3 && spread_[0]; ++k) {
     if (spread_[k]->InLegend()) entries.push_back(sets_.size() + k);
   }
-  qint64 newest = -1;
-  for (const auto& set : sets_) newest = std::max(newest, set->DrawnUntilMs());
   // Each entry's turn comes about every kLegendFiguresMs of newly drawn samples.
   size_t share = entries.size();
   if (!all && legend_figures_at_ms_ >= 0 && newest >= legend_figures_at_ms_) {

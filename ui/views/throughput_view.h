@@ -150,8 +150,11 @@ class ThroughputView : public QWidget {
   // Each listed graph's legend name with its current, mean and max over the visible range; while
   // following, only the entries whose turn it is (kLegendFiguresMs).
   void UpdateLegends();
-  // Refreshes the figures of every listed entry if `all`, else of the share whose turn it is.
-  void RefreshLegendFigures(bool all);
+  // Refreshes the figures of every listed entry if `all`, else of the share whose turn it is;
+  // `newest` is NewestDrawnMs(), which measures the turns.
+  void RefreshLegendFigures(bool all, qint64 newest);
+  // The newest sample any graph set has drawn, -1 for none.
+  qint64 NewestDrawnMs() const;
   void SyncRanges(const QCPRange& range);
   void ExportPngInteractive();
   void ExportCsvInteractive();
