@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/allocator.h"
 #include "tests/ui/console_fixture.h"
 #include "ui/models/cluster_state.h"
 #include "ui/shell/main_window.h"
@@ -203,9 +204,9 @@ int main(int argc, char** argv) {
   std::printf(
       "{\"bench\":\"console_frame\",\"tab\":\"all\",\"nodes\":%d,\"clients\":%d,\"hz\":%d,"
       "\"frames\":%zu,\"p50_ms\":%.3f,\"p90_ms\":%.3f,\"p99_ms\":%.3f,\"max_ms\":%.3f,"
-      "\"bar_p99_ms\":16,\"meets_bar\":%s}\n",
+      "\"bar_p99_ms\":16,\"meets_bar\":%s,\"malloc\":\"%s\"}\n",
       nodes, clients, hz, all_frames.size(), d.p50, d.p90, d.p99, d.max,
-      d.p99 < 16.0 ? "true" : "false");
+      d.p99 < 16.0 ? "true" : "false", railyard::base::AllocatorDescription().c_str());
   std::fflush(stdout);
   if (soak_seconds == 0) return 0;
 

@@ -9,6 +9,7 @@ packages=(
   python3
   qt6-base-dev qt6-base-dev-tools libgl-dev
   libqcustomplot-dev libqcustomplot2.1-qt6 qtkeychain-qt6-dev fonts-dejavu-core
+  libjemalloc-dev  # The console's malloc (CMakeLists.txt, RAILYARD_CONSOLE_MALLOC).
   libprotobuf-dev protobuf-compiler
   libasio-dev libsqlite3-dev
   libspdlog-dev libfmt-dev libcli11-dev liblz4-dev libxxhash-dev

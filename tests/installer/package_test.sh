@@ -54,8 +54,15 @@ echo "railyard-node: $node_depends"
 if grep -qi 'qt' <<<"$node_depends"; then fail "railyard-node depends on Qt"; fi
 check "railyard-node does not depend on adduser" grep -q 'adduser' <<<"$node_depends"
 if $console; then
-  check "railyard-console does not depend on Qt" grep -q 'libqt6widgets6' \
-    <<<"$(dpkg-deb -f "$console_deb" Depends)"
+  console_depends=$(dpkg-deb -f "$console_deb" Depends)
+  check "railyard-console does not depend on Qt" grep -q 'libqt6widgets6' <<<"$console_depends"
+  # A console linked with jemalloc (RAILYARD_CONSOLE_MALLOC) must bring it along.
+  mkdir -p "$tmp/console"
+  dpkg-deb -x "$console_deb" "$tmp/console"
+  if objdump -p "$tmp/console/usr/bin/railyard" | grep -q 'NEEDED.*libjemalloc'; then
+    check "railyard-console does not depend on libjemalloc2" grep -q 'libjemalloc2' \
+      <<<"$console_depends"
+  fi
 fi
 
 root=$tmp/root

@@ -40,7 +40,8 @@ find_package(Qt6 REQUIRED COMPONENTS Gui)
 railyard_add_qtest(tst_ui_railyard_app SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_railyard_app.cc
   LIBS Qt6::Gui TIMEOUT 120)
 target_compile_definitions(tst_ui_railyard_app PRIVATE RAILYARD="$<TARGET_FILE:railyard>"
-  RAILYARD_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data")
+  RAILYARD_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data"
+  RAILYARD_CONSOLE_MALLOC="${RAILYARD_CONSOLE_MALLOC}")
 add_dependencies(tst_ui_railyard_app railyard)
 
 # The console over TLS: --tls flags and a cluster file's admin_tls, and a CA that does not match.

@@ -51,7 +51,13 @@ class RailyardAppTest : public QObject {
     process.start(RAILYARD, {"--version"});
     QVERIFY(process.waitForFinished(10000));
     QCOMPARE(process.exitCode(), 0);
-    QVERIFY(process.readAllStandardOutput().startsWith("railyard "));
+    const QByteArray version = process.readAllStandardOutput();
+    QVERIFY(version.startsWith("railyard "));
+    // Says which malloc it runs on, and it is the one the build chose.
+    QVERIFY2(version.contains(RAILYARD_CONSOLE_MALLOC == QStringLiteral("jemalloc")
+                                  ? "\nmalloc: jemalloc "
+                                  : "\nmalloc: the C library's malloc"),
+             version.constData());
     process.start(RAILYARD, {"--help"});
     QVERIFY(process.waitForFinished(10000));
     QCOMPARE(process.exitCode(), 0);
