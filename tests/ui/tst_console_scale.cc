@@ -16,9 +16,11 @@
 #include "ui/models/slot_matrix_model.h"
 #include "ui/models/slot_matrix_sort.h"
 #include "ui/shell/column_fit.h"
+#include "ui/shell/one_column_list_view.h"
 #include "ui/views/slot_matrix_view.h"
 
 using railyard::ui::ClusterState;
+using railyard::ui::OverviewFilterModel;
 using railyard::ui::OverviewModel;
 using railyard::ui::SlotMatrixModel;
 using railyard::ui::SlotMatrixView;
@@ -66,6 +68,17 @@ int ServerCellsSignalled(const QSignalSpy& spy, int* outside_row = nullptr, int 
   }
   return cells;
 }
+
+// Counts the paint events a widget receives.
+class PaintCounter : public QObject {
+ public:
+  explicit PaintCounter(QWidget* widget) { widget->installEventFilter(this); }
+  bool eventFilter(QObject* watched, QEvent* event) override {
+    if (event->type() == QEvent::Paint) ++count;
+    return QObject::eventFilter(watched, event);
+  }
+  int count = 0;
+};
 
 // A real item model that counts how often a view asks for its text.
 class CountingModel : public QStandardItemModel {
@@ -211,6 +224,46 @@ class ConsoleScaleTest : public QObject {
     const QString after = model.index(7, OverviewModel::kRequests).data().toString();
     QVERIFY(after != before);
     QCOMPARE(after, QString::number(g.Telemetry(7, 2).throughput().requests_per_s(), 'f', 0));
+  }
+
+  // The Nodes list (the main window's: the overview model in name order, showing the name column)
+  // repaints when a name or a health colour changes, not for the figures every frame brings.
+  void nodeListRepaintsForNamesAndHealthNotFigures() {
+    GeneratedCluster g;
+    g.nodes = 12;
+    g.clients = 12;
+    ClusterState state;
+    OverviewModel model(&state);
+    OverviewFilterModel order;
+    order.setSourceModel(&model);
+    order.sort(OverviewModel::kName, Qt::AscendingOrder);
+    railyard::ui::OneColumnListView list;
+    list.setModel(&order);
+    list.setModelColumn(OverviewModel::kName);
+    list.resize(200, 400);
+    ApplyGenerated(&state, g, 1);
+    PaintCounter paints(list.viewport());
+    list.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&list));
+    QTRY_VERIFY(paints.count > 0);  // The first paint, after showing.
+    QCoreApplication::processEvents();
+    QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+    paints.count = 0;
+    for (int frame = 2; frame < 6; ++frame) {
+      ApplyGenerated(&state, g, frame);
+      QCoreApplication::processEvents();
+    }
+    QVERIFY(changed.count() > 0);  // The figures did change.
+    QCOMPARE(paints.count, 0);
+    // Node 1 goes lame duck: its health, hence its colour in the list, changes.
+    std::vector<ClusterState::Update> updates;
+    const std::vector<std::vector<int>> assignment = g.Assignment(6);
+    for (int n = 0; n < g.nodes; ++n) {
+      updates.push_back({n, std::make_shared<const railyard::admin::Telemetry>(
+                                g.Telemetry(n, 6, n == 1, assignment))});
+    }
+    state.ApplyFrame(updates, g.TimeOf(6));
+    QTRY_VERIFY(paints.count > 0);
   }
 
   // The 300 x 300 matrix scrolled to its far corner (the last server, and the last client holding a

@@ -34,6 +34,7 @@
 #include "ui/shell/connect_dialog.h"
 #include "ui/shell/help_dialogs.h"
 #include "ui/shell/launch_error.h"
+#include "ui/shell/one_column_list_view.h"
 #include "ui/shell/recent_files.h"
 #include "ui/shell/start_page.h"
 #include "ui/shell/tab_navigation.h"
@@ -257,7 +258,7 @@ void MainWindow::BuildViews() {
   node_list_order_ = new OverviewFilterModel(this);
   node_list_order_->setSourceModel(overview_->Model());
   node_list_order_->sort(OverviewModel::kName, Qt::AscendingOrder);
-  node_list_ = new QListView(this);
+  node_list_ = new OneColumnListView(this);
   node_list_->setModel(node_list_order_);
   node_list_->setModelColumn(OverviewModel::kName);
   node_list_->setUniformItemSizes(true);

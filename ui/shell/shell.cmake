@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # The main window, its start page, help dialogs and tab keys, the connect, token and demo
-# dialogs, launch error boxes, view export, column fitting, recent files and the token store.
+# dialogs, launch error boxes, view export, column fitting, recent files, the token store and
+# the Nodes list's view.
 target_sources(railyard_ui PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/column_fit.cc
   ${CMAKE_CURRENT_LIST_DIR}/connect_dialog.cc
@@ -8,6 +9,7 @@ target_sources(railyard_ui PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/help_dialogs.cc
   ${CMAKE_CURRENT_LIST_DIR}/launch_error.cc
   ${CMAKE_CURRENT_LIST_DIR}/main_window.cc
+  ${CMAKE_CURRENT_LIST_DIR}/one_column_list_view.cc
   ${CMAKE_CURRENT_LIST_DIR}/recent_files.cc
   ${CMAKE_CURRENT_LIST_DIR}/start_page.cc
   ${CMAKE_CURRENT_LIST_DIR}/tab_navigation.cc
