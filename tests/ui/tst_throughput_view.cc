@@ -7,11 +7,13 @@
 #include <QDir>
 #include <QImage>
 #include <QLabel>
+#include <QSignalSpy>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTest>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <set>
 
 #include "tests/ui/ui_test_support.h"
@@ -552,6 +554,64 @@ class ThroughputViewTest : public QObject {
     view.SetShow(ThroughputView::Show::kWholeCluster);
     QVERIFY2(view.RatesPlot()->graph(0)->name().contains(QString("now 6027")),
              qPrintable(view.RatesPlot()->graph(0)->name()));
+  }
+
+  // A full 5-minute window moves a fraction of a pixel a frame: one chart is replotted per frame,
+  // in turn, and all three once frames stop. A 1-minute window moves more: all three every frame.
+  void wideWindowsReplotOneChartPerFrameInTurn() {
+    ClusterState state;
+    for (int n = 0; n < 3; ++n) state.AddNode(QString("127.0.0.1:%1").arg(7000 + n));
+    ThroughputView view(&state);
+    view.resize(1000, 800);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(view.SetWindowMinutes(5));
+    const qint64 frame_ms = 100;
+    int f = 0;
+    auto feed = [&](int frames) {
+      for (int end = f + frames; f < end; ++f) {
+        std::vector<ClusterState::Update> updates;
+        for (int n = 0; n < 3; ++n) {
+          updates.push_back({n, Snapshot(uint64_t(f + 1), 100.0 * (n + 1) + f % 7, 200, 900), {}});
+        }
+        state.ApplyFrame(updates, kT0 + f * frame_ms);
+      }
+    };
+    feed(5 * 600 + 10);  // The window is full.
+    QCoreApplication::processEvents();
+    const QCustomPlot* rates = view.RatesPlot();
+    const double shift_px =
+        rates->axisRect()->width() * double(frame_ms) / 1000.0 / rates->xAxis->range().size();
+    QVERIFY2(shift_px <= ThroughputView::kInTurnShiftPx, qPrintable(QString::number(shift_px)));
+    const QVector<QCustomPlot*> plots = {view.RatesPlot(), view.ErrorsPlot(), view.LatencyPlot()};
+    std::vector<std::unique_ptr<QSignalSpy>> replots;
+    for (QCustomPlot* plot : plots) {
+      replots.push_back(std::make_unique<QSignalSpy>(plot, &QCustomPlot::afterReplot));
+    }
+    for (int frame = 0; frame < 9; ++frame) {
+      feed(1);
+      QCoreApplication::processEvents();
+      int replotted = 0;
+      for (const auto& spy : replots) replotted += int(spy->count());
+      QCOMPARE(replotted, frame + 1);  // One chart a frame...
+    }
+    for (const auto& spy : replots) QCOMPARE(spy->count(), 3);  // ...each in its turn.
+    // Frames stop: the two charts behind are drawn, on the newest range.
+    QTRY_VERIFY(replots[0]->count() + replots[1]->count() + replots[2]->count() == 9 + 3);
+    for (QCustomPlot* plot : plots) QCOMPARE(plot->xAxis->range(), rates->xAxis->range());
+    QCOMPARE(qint64(std::llround(rates->xAxis->range().upper * 1000)), view.VisibleToMs());
+
+    // One minute: about 1.5 px a frame at this width.
+    QVERIFY(rates->axisRect()->width() * double(frame_ms) / 60000.0 >
+            ThroughputView::kInTurnShiftPx);
+    QVERIFY(view.SetWindowMinutes(1));
+    QCoreApplication::processEvents();
+    for (const auto& spy : replots) spy->clear();
+    for (int frame = 0; frame < 3; ++frame) {
+      feed(1);
+      QCoreApplication::processEvents();
+      for (const auto& spy : replots) QCOMPARE(spy->count(), frame + 1);
+    }
   }
 
   void latencyBelowAMillisecondIsPrintedInMicroseconds() {

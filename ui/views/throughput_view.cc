@@ -144,12 +144,13 @@ ThroughputView::ThroughputView(ClusterState* state, QWidget* parent)
   marks_ = std::make_unique<PlotEventMarks>(QVector<QCustomPlot*>{plots_[0], plots_[1], plots_[2]});
   crosshair_ = new PlotCrosshair({plots_[0], plots_[1], plots_[2]}, this);
   crosshair_->SetValueFormat(2, LatencyText);
-  legend_settle_ = new QTimer(this);
-  legend_settle_->setSingleShot(true);
-  legend_settle_->setInterval(kLegendSettleMs);
-  connect(legend_settle_, &QTimer::timeout, this, [this] {
+  settle_ = new QTimer(this);
+  settle_->setSingleShot(true);
+  settle_->setInterval(kLegendSettleMs);
+  connect(settle_, &QTimer::timeout, this, [this] {
     if (!isVisible()) return;  // Shown again, it applies its range, legends included.
     RefreshLegendFigures(true, NewestDrawnMs());
+    charts_behind_ = false;
     for (QCustomPlot* plot : plots_) {
       plot->replot(QCustomPlot::rpQueuedReplot);
       ++replot_requests_;
@@ -259,7 +260,7 @@ void ThroughputView::OnSamples() {
   }
   UpdateTitle();  // A node is named by its address until its first telemetry names it.
   AppendNew();
-  ApplyRange();
+  ApplyRange(/*frame=*/true);
   crosshair_->Refresh();
 }
 
@@ -367,7 +368,8 @@ TimeWindow ThroughputView::FollowedRange() const {
   return FollowedWindow(first, last, model_->WindowMs(), kMinSpanMs, state_->NowMs(), recording_);
 }
 
-void ThroughputView::ApplyRange() {
+void ThroughputView::ApplyRange(bool frame) {
+  const QCPRange before = plots_[0]->xAxis->range();
   if (following_) {
     const TimeWindow shown = FollowedRange();
     const QCPRange range(double(shown.from_ms) / 1000.0, double(shown.to_ms) / 1000.0);
@@ -378,9 +380,31 @@ void ThroughputView::ApplyRange() {
   UpdateEventMarks();
   UpdateLegends();
   FitValueAxes();
-  for (QCustomPlot* plot : plots_) {
-    plot->replot(QCustomPlot::rpQueuedReplot);
+  // How far this frame moved what is drawn: the farther the old range's two ends moved on the
+  // screen (the axis is linear, so no time between them moved farther). Under kInTurnShiftPx,
+  // one chart in turn.
+  const QCPRange after = plots_[0]->xAxis->range();
+  const double width = plots_[0]->axisRect()->width();
+  double shift_px = qInf();
+  if (before.size() > 0 && after.size() > 0) {
+    auto x = [width](const QCPRange& range, double key) {
+      return (key - range.lower) * width / range.size();
+    };
+    shift_px = std::max(std::abs(x(after, before.lower) - x(before, before.lower)),
+                        std::abs(x(after, before.upper) - x(before, before.upper)));
+  }
+  const bool in_turn = frame && following_ && shift_px <= kInTurnShiftPx;
+  for (int p = 0; p < 3; ++p) {
+    if (in_turn && p != chart_turn_) continue;
+    plots_[p]->replot(QCustomPlot::rpQueuedReplot);
     ++replot_requests_;
+  }
+  chart_turn_ = (chart_turn_ + 1) % 3;
+  charts_behind_ = in_turn;
+  if (legend_behind_ || charts_behind_) {
+    settle_->start();  // Again from now: it fires only once frames stop.
+  } else {
+    settle_->stop();
   }
 }
 
@@ -552,11 +576,7 @@ void ThroughputView::RefreshLegendFigures(bool all, qint64 newest) {
     (spread ? spread_[k] : sets_[entry])->UpdateLegend(series, first, last);
   }
   legend_cursor_ = entries.empty() ? 0 : (legend_cursor_ + share) % entries.size();
-  if (share < entries.size()) {
-    legend_settle_->start();  // Again from now: it fires only once frames stop.
-  } else {
-    legend_settle_->stop();
-  }
+  legend_behind_ = share < entries.size();
 }
 
 int ThroughputView::LegendNodes() const {

@@ -70,6 +70,13 @@ class ThroughputView : public QWidget {
   // at once after a zoom, a pan, a seek or a new ranking.
   static constexpr qint64 kLegendFiguresMs = 500;
   static constexpr int kLegendSettleMs = 250;
+  // Following a window so wide that a frame moves what is drawn by at most this many pixels, a
+  // frame replots one of the three charts, in turn, instead of all three: each is then redrawn
+  // about three times a second (at 10 Hz) and at most 3 px behind the others, and a frame costs
+  // a third of the charts' drawing (at 300 nodes and a full 5-minute window, half the frame).
+  // They are all drawn kLegendSettleMs after frames stop, and at once after anything but a frame
+  // (zoom, pan, seek, selection, resize, a new window).
+  static constexpr double kInTurnShiftPx = 1.0;
   // The narrowest window while following, so the first samples are not squeezed to a point.
   static constexpr qint64 kMinSpanMs = 10 * 1000;
 
@@ -141,7 +148,8 @@ class ThroughputView : public QWidget {
   void AppendNew();
   // Builds or drops the spread's sets as the overlay becomes crowded or not.
   void UpdateSpread(bool crowded);
-  void ApplyRange();
+  // `frame`: called for new samples while following, when the charts may redraw in turn.
+  void ApplyRange(bool frame = false);
   // The time range to show while following.
   TimeWindow FollowedRange() const;
   void FitValueAxes();
@@ -200,7 +208,11 @@ class ThroughputView : public QWidget {
   // The legend figures' turns: the next entry to refresh, and the newest sample at the last call.
   size_t legend_cursor_ = 0;
   qint64 legend_figures_at_ms_ = -1;
-  QTimer* legend_settle_;  // Refreshes them all once frames stop.
+  bool legend_behind_ = false;  // Some entries' figures wait for their turn.
+  // Charts not replotted since the last frame's range (kInTurnShiftPx); the next in turn.
+  bool charts_behind_ = false;
+  int chart_turn_ = 0;
+  QTimer* settle_;  // Once frames stop: every legend entry's figures and every chart.
   // FitValueAxes' value range of each plot between full scans, and what it covered.
   struct ValueFit {  // A QCPRange's ends (its header is not included here).
     bool found = false;
