@@ -128,6 +128,30 @@ class StorageModelsTest : public QObject {
     }
   }
 
+  // Series filled in step, as the model's per-node series are (their phases differ), grow their
+  // storage in different frames: one frame never copies every node's samples at once.
+  void throughputSeriesOfDifferentPhasesGrowInDifferentFrames() {
+    std::vector<ThroughputSeries> series;
+    for (int k = 0; k < 20; ++k) {
+      series.emplace_back(ThroughputModel::kMaxWindowMs, k * ThroughputSeries::kBucketMs / 20);
+    }
+    std::vector<size_t> stored(series.size(), 0);
+    int growths = 0, most_in_one_frame = 0;
+    for (int f = 0; f < 20 * 60 * 10; ++f) {
+      int grown = 0;
+      for (size_t k = 0; k < series.size(); ++k) {
+        series[k].push_back({1'750'000'000'000 + qint64(f) * 100, 100, 0, 0, 200, 900});
+        if (series[k].StoredSamples() != stored[k]) ++grown;
+        stored[k] = series[k].StoredSamples();
+      }
+      if (f == 0) continue;  // The first sample: every series allocates.
+      growths += grown;
+      most_in_one_frame = std::max(most_in_one_frame, grown);
+    }
+    QVERIFY(growths >= 20 * 6);  // Each grew several times...
+    QVERIFY2(most_in_one_frame <= 2, qPrintable(QString::number(most_in_one_frame)));  // ...apart.
+  }
+
   // The model's node series follow the same bound over 20 minutes of frames.
   void throughputModelSeriesAreBounded() {
     ClusterState state;

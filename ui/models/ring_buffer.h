@@ -8,7 +8,9 @@
 namespace railyard::ui {
 
 // A fixed-capacity FIFO: pushing onto a full buffer overwrites the oldest element. Storage grows
-// (doubling) as elements arrive, up to the capacity, so idle series cost little.
+// (doubling, from `first_storage` elements) as elements arrive, up to the capacity, so idle
+// series cost little. Buffers filled in step (a series per node, one sample each a frame) should
+// start from different sizes, so that they do not all copy themselves in the same frame.
 //
 // It stands in for a standard container, so its public methods keep the standard containers'
 // names (push_back, front, size...) against the console's CamelCase rule (docs/architecture.md).
@@ -17,7 +19,9 @@ namespace railyard::ui {
 template <typename T>
 class RingBuffer {
  public:
-  explicit RingBuffer(size_t capacity = 1) : capacity_(std::max<size_t>(1, capacity)) {}
+  explicit RingBuffer(size_t capacity = 1, size_t first_storage = 16)
+      : capacity_(std::max<size_t>(1, capacity)),
+        first_storage_(std::max<size_t>(1, first_storage)) {}
 
   void push_back(const T& value) {
     if (count_ == items_.size()) {
@@ -44,6 +48,8 @@ class RingBuffer {
 
   size_t size() const { return count_; }
   size_t capacity() const { return capacity_; }
+  // Elements' storage allocated so far (grows to capacity()).
+  size_t storage() const { return items_.size(); }
   bool empty() const { return count_ == 0; }
   // i = 0 is the oldest element. REQUIRES: i < size().
   const T& operator[](size_t i) const { return items_[(head_ + i) % items_.size()]; }
@@ -52,13 +58,14 @@ class RingBuffer {
 
  private:
   void Grow() {
-    std::vector<T> bigger(std::min(capacity_, std::max<size_t>(16, items_.size() * 2)));
+    std::vector<T> bigger(std::min(capacity_, std::max(first_storage_, items_.size() * 2)));
     for (size_t i = 0; i < count_; ++i) bigger[i] = (*this)[i];
     items_.swap(bigger);
     head_ = 0;
   }
 
   size_t capacity_;
+  size_t first_storage_;
   std::vector<T> items_;
   size_t head_ = 0;  // The oldest element.
   size_t count_ = 0;

@@ -10,9 +10,16 @@ namespace railyard::ui {
 ThroughputSeries::ThroughputSeries(qint64 window_ms, qint64 phase_ms)
     : window_ms_(window_ms),
       phase_ms_(((phase_ms % kBucketMs) + kBucketMs) % kBucketMs),
-      coarse_(Capacity(window_ms) - kMaxFineSamples),
-      fine_(kMaxFineSamples),
+      // Series of different phases (a node's, ThroughputModel) also grow in different frames:
+      // at 300 nodes, all doubling at once made one frame in 1024 take 50 ms.
+      coarse_(Capacity(window_ms) - kMaxFineSamples, FirstStorage(phase_ms_)),
+      fine_(kMaxFineSamples, FirstStorage(phase_ms_)),
       downsampled_before_ms_(LLONG_MIN) {}
+
+size_t ThroughputSeries::FirstStorage(qint64 phase_ms) {
+  // 32 to 63 samples: within one octave, so no two phases ever double at the same size.
+  return 32 + static_cast<size_t>(phase_ms * 32 / kBucketMs);
+}
 
 size_t ThroughputSeries::Capacity(qint64 window_ms) {
   // Three per bucket, and two more buckets for the partial ones at the ends.

@@ -55,10 +55,14 @@ class ThroughputSeries {
   // Samples older than this are downsampled ones (LLONG_MIN: none yet). It only grows until
   // clear(): a reader that drew the samples before it redraws [what it last saw, this).
   qint64 DownsampledBeforeMs() const { return downsampled_before_ms_; }
+  // Samples' storage allocated so far: the memory it holds now.
+  size_t StoredSamples() const { return coarse_.storage() + fine_.storage(); }
   // Most samples it can hold: the memory bound.
   static size_t Capacity(qint64 window_ms);
 
  private:
+  // The ring buffers' first storage, by phase (RingBuffer).
+  static size_t FirstStorage(qint64 phase_ms);
   // The start of the bucket holding t_ms.
   qint64 BucketStart(qint64 t_ms) const;
   // Replaces the oldest full-resolution bucket by its downsampled samples.
