@@ -6,7 +6,8 @@ cd "$(dirname "$0")/.."
 
 usage() {
   cat <<'USAGE'
-Usage: scripts/bench.sh [--quick | --full] [--out FILE] [--only NAME,...] [--no-build]
+Usage: scripts/bench.sh [--quick | --full] [--out FILE] [--only NAME,...] [--kv-engines E,...]
+                        [--no-build]
        scripts/bench.sh --plot-only FILE
 
 Configures and builds the `bench` preset (its own folder, build/bench), runs each benchmark one
@@ -20,6 +21,9 @@ Then draws docs/bench-kv.png and docs/bench-rpc.png from FILE (gnuplot).
   --quick   small sizes, a few minutes: to try the script, not for figures.
   --only    run only these benchmarks: rpc_bench, pool_bench, kv_bench, trace_seek_bench,
             admin_poll_bench, console_frame_bench, replication_bench.
+  --kv-engines  kv_bench's engines, of docstore, leveldb, rocksdb, kyoto, sqlite (default: all
+            built), to leave out those a run does not need (the docstore's targets are
+            against LevelDB and RocksDB).
   --no-build  use build/bench as it is.
   --plot-only FILE  only redraw the plots from FILE.
 
@@ -31,6 +35,7 @@ USAGE
 size=full
 out=""
 only=""
+kv_engines=""
 build=1
 plot_only=""
 while [[ $# -gt 0 ]]; do
@@ -39,6 +44,7 @@ while [[ $# -gt 0 ]]; do
     --full) size=full; shift ;;
     --out) out=${2:?--out needs a file}; shift 2 ;;
     --only) only=${2:?--only needs names}; shift 2 ;;
+    --kv-engines) kv_engines=${2:?--kv-engines needs names}; shift 2 ;;
     --no-build) build=0; shift ;;
     --plot-only) plot_only=${2:?--plot-only needs a file}; shift 2 ;;
     -h|--help) usage; exit 0 ;;
@@ -58,6 +64,14 @@ if [[ -n "$only" ]]; then
   done
 else
   selected=("${all[@]}")
+fi
+
+if [[ -n "$kv_engines" ]]; then
+  IFS=, read -r -a engines <<<"$kv_engines"
+  for engine in "${engines[@]}"; do
+    [[ " docstore leveldb rocksdb kyoto sqlite " == *" $engine "* ]] ||
+      { echo "bench.sh: no kv engine '$engine'" >&2; exit 2; }
+  done
 fi
 
 if ((build)); then
@@ -128,6 +142,7 @@ args_for() {
     quick:replication_bench) echo "--duration-s 3 --catch-up-docs 200000 --cache-docs 100000 --cache-reps 1" ;;
     full:replication_bench) echo "--duration-s 60 --catch-up-docs 10000000 --cache-docs 1000000 --cache-reps 5" ;;
   esac
+  if [[ "$name" == kv_bench && -n "$kv_engines" ]]; then echo "--engines $kv_engines"; fi
   if [[ "$name" == kv_bench || "$name" == rpc_bench ]] && has_flag "$name" --repeat; then
     if [[ $size == full ]]; then echo "--repeat 3"; else echo "--repeat 1"; fi
   fi

@@ -18,6 +18,11 @@ status=$?
 [ $status -eq 2 ] || fail "--only with an unknown benchmark exited $status, not 2"
 [[ "$out" == *"no benchmark 'no_such_bench'"* ]] || fail "no message for the unknown benchmark: $out"
 
+out=$("$bench" --kv-engines docstore,nosuchdb 2>&1)
+status=$?
+[ $status -eq 2 ] || fail "--kv-engines with an unknown engine exited $status, not 2"
+[[ "$out" == *"no kv engine 'nosuchdb'"* ]] || fail "no message for the unknown engine: $out"
+
 out=$("$bench" --fast 2>&1)
 status=$?
 [ $status -eq 2 ] || fail "an unknown argument exited $status, not 2"
