@@ -64,6 +64,18 @@ void FeedNodes(ClusterState* state, int nodes, int frames) {
   }
 }
 
+// A ThroughputView over `nodes` nodes at 127.0.0.1:7000 and up, shown at `size`.
+struct ShownView {
+  ShownView(int nodes, QSize size) : view(&state) {
+    for (int n = 0; n < nodes; ++n) state.AddNode(QString("127.0.0.1:%1").arg(7000 + n));
+    view.resize(size);
+    view.show();
+  }
+  bool Exposed() { return QTest::qWaitForWindowExposed(&view); }
+  ClusterState state;  // Before the view, which keeps a pointer to it.
+  ThroughputView view;
+};
+
 // Counts the paint events each watched widget receives.
 class PaintCounter : public QObject {
  public:
@@ -96,12 +108,10 @@ class ThroughputViewTest : public QObject {
   void initTestCase() { QLocale::setDefault(QLocale(QLocale::English, QLocale::UnitedStates)); }
 
   void eachNodeIsOverlaidWithItsOwnColourAndLegend() {
-    ClusterState state;
-    for (int n = 0; n < 3; ++n) state.AddNode(QString("127.0.0.1:%1").arg(7000 + n));
-    ThroughputView view(&state);
-    view.resize(1000, 640);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    ShownView shown(3, {1000, 640});
+    QVERIFY(shown.Exposed());
+    ClusterState& state = shown.state;
+    ThroughputView& view = shown.view;
     FeedNodes(&state, 3, 40);
     QCOMPARE(view.Shown(), ThroughputView::Show::kEachNode);  // The default with nodes > 1.
     QCOMPARE(view.Title(), QString("Each node (3)"));
@@ -142,12 +152,10 @@ class ThroughputViewTest : public QObject {
   }
 
   void overlayAtTenHertzWithAHundredNodesAppendsOnlyNewSamples() {
-    ClusterState state;
-    for (int n = 0; n < 100; ++n) state.AddNode(QString("127.0.0.1:%1").arg(7000 + n));
-    ThroughputView view(&state);
-    view.resize(1000, 640);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    ShownView shown(100, {1000, 640});
+    QVERIFY(shown.Exposed());
+    ClusterState& state = shown.state;
+    ThroughputView& view = shown.view;
     for (int f = 0; f < 100; ++f) {
       std::vector<ClusterState::Update> updates;
       for (int n = 0; n < 100; ++n) updates.push_back({n, Snapshot(f + 1, n + f, 100, 900), {}});
@@ -235,12 +243,10 @@ class ThroughputViewTest : public QObject {
 
   void aCrowdedOverlayDrawsTheListedNodesOverTheSpreadOfAll() {
     constexpr int kNodes = ThroughputView::kCrowdedNodes + 5;
-    ClusterState state;
-    for (int n = 0; n < kNodes; ++n) state.AddNode(QString("127.0.0.1:%1").arg(7000 + n));
-    ThroughputView view(&state);
-    view.resize(1000, 640);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    ShownView shown(kNodes, {1000, 640});
+    QVERIFY(shown.Exposed());
+    ClusterState& state = shown.state;
+    ThroughputView& view = shown.view;
     view.SetNode(5);
     // Node n serves 100 + n requests/s; odd nodes have errors; nobody rejects anything.
     for (int f = 0; f < 10; ++f) {
@@ -359,12 +365,10 @@ class ThroughputViewTest : public QObject {
 
   void theOverlaidLegendKeepsItsNodesUntilTheNextRanking() {
     constexpr int kNodes = 20;
-    ClusterState state;
-    for (int n = 0; n < kNodes; ++n) state.AddNode(QString("127.0.0.1:%1").arg(7000 + n));
-    ThroughputView view(&state);
-    view.resize(1000, 640);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    ShownView shown(kNodes, {1000, 640});
+    QVERIFY(shown.Exposed());
+    ClusterState& state = shown.state;
+    ThroughputView& view = shown.view;
     // Which nodes the requests/s legend lists (the rates plot has a graph per node, in order).
     auto listed = [&view] {
       std::set<int> nodes;
@@ -406,12 +410,10 @@ class ThroughputViewTest : public QObject {
   }
 
   void theCrosshairReadsEverySeriesAtThatTimeOnAllThreePlots() {
-    ClusterState state;
-    for (int n = 0; n < 3; ++n) state.AddNode(QString("127.0.0.1:%1").arg(7000 + n));
-    ThroughputView view(&state);
-    view.resize(1000, 640);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    ShownView shown(3, {1000, 640});
+    QVERIFY(shown.Exposed());
+    ClusterState& state = shown.state;
+    ThroughputView& view = shown.view;
     FeedNodes(&state, 3, 40);
     for (QCustomPlot* plot : {view.RatesPlot(), view.ErrorsPlot(), view.LatencyPlot()}) {
       plot->replot(QCustomPlot::rpImmediateRefresh);
@@ -483,13 +485,11 @@ class ThroughputViewTest : public QObject {
   // At 10 Hz each frame refreshes only a share of the legend's figures, each entry's about every
   // kLegendFiguresMs; once frames stop, all of them are exact.
   void legendFiguresAreRefreshedInTurnAndExactOnceFramesStop() {
-    ClusterState state;
     const int nodes = 5;
-    for (int n = 0; n < nodes; ++n) state.AddNode(QString("127.0.0.1:%1").arg(7000 + n));
-    ThroughputView view(&state);
-    view.resize(1000, 800);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    ShownView shown(nodes, {1000, 800});
+    QVERIFY(shown.Exposed());
+    ClusterState& state = shown.state;
+    ThroughputView& view = shown.view;
     QVERIFY(view.LegendNodes() >= nodes);  // Every node is listed.
     // The requests/s figure "now" in each node's legend entry; -1 where it has none.
     auto shown_now = [&view](int n) {
@@ -532,12 +532,10 @@ class ThroughputViewTest : public QObject {
   }
 
   void aNodeShownAloneHasItsFiguresAtOnce() {
-    ClusterState state;
-    for (int n = 0; n < 3; ++n) state.AddNode(QString("127.0.0.1:%1").arg(7000 + n));
-    ThroughputView view(&state);
-    view.resize(1000, 800);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    ShownView shown(3, {1000, 800});
+    QVERIFY(shown.Exposed());
+    ClusterState& state = shown.state;
+    ThroughputView& view = shown.view;
     for (int f = 0; f < 10; ++f) {
       std::vector<ClusterState::Update> updates;
       for (int n = 0; n < 3; ++n) {
@@ -559,12 +557,10 @@ class ThroughputViewTest : public QObject {
   // A full 5-minute window moves a fraction of a pixel a frame: one chart is replotted per frame,
   // in turn, and all three once frames stop. A 1-minute window moves more: all three every frame.
   void wideWindowsReplotOneChartPerFrameInTurn() {
-    ClusterState state;
-    for (int n = 0; n < 3; ++n) state.AddNode(QString("127.0.0.1:%1").arg(7000 + n));
-    ThroughputView view(&state);
-    view.resize(1000, 800);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    ShownView shown(3, {1000, 800});
+    QVERIFY(shown.Exposed());
+    ClusterState& state = shown.state;
+    ThroughputView& view = shown.view;
     QVERIFY(view.SetWindowMinutes(5));
     const qint64 frame_ms = 100;
     int f = 0;
