@@ -82,7 +82,7 @@ class DrainWaitTest : public QObject {
     node_.start(RAILYARD_NODE, {"--data-dir", dir_.filePath("data"), "--listen", "127.0.0.1:0",
                                 "--operator-token-file", tokens.fileName()});
     QVERIFY(node_.waitForStarted(5000));
-    QVERIFY(node_.waitForReadyRead(15000));
+    QVERIFY(node_.waitForReadyRead(30000));
     const QRegularExpressionMatch m =
         QRegularExpression(R"(LISTEN 127\.0\.0\.1:(\d+) ADMIN (127\.0\.0\.1:\d+))")
             .match(QString::fromUtf8(node_.readLine()));
@@ -120,13 +120,14 @@ class DrainWaitTest : public QObject {
     ctl.start(RAILYARDCTL, Drain({"--timeout", "60s"}));
     QVERIFY(ctl.waitForStarted(5000));
     QString out;
-    for (int i = 0; i < 100 && !out.contains("waiting: 2 client slots held"); ++i) {
+    // Each wait below is bounded (at most 30 s), and ends as soon as the line is there.
+    for (int i = 0; i < 300 && !out.contains("waiting: 2 client slots held"); ++i) {
       ctl.waitForReadyRead(100);
       out += QString::fromUtf8(ctl.readAllStandardOutput());
     }
     QVERIFY2(out.contains("waiting: 2 client slots held"), qPrintable(out));
     a->Close();
-    for (int i = 0; i < 100 && !out.contains("waiting: 1 client slot held"); ++i) {
+    for (int i = 0; i < 300 && !out.contains("waiting: 1 client slot held"); ++i) {
       ctl.waitForReadyRead(100);
       out += QString::fromUtf8(ctl.readAllStandardOutput());
     }

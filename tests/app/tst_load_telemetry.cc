@@ -163,10 +163,20 @@ class LoadTelemetryTest : public QObject {
         n += e.server() == address.toStdString() ? 1 : 0;
       return n;
     };
+    // Requests the pool's connections to the updater have carried (the write client's).
+    auto written_on_updater = [&t, &updater_address] {
+      uint64_t n = 0;
+      for (const admin::PoolEntry& e : t.pools(0).entries()) {
+        if (e.server() == updater_address.toStdString()) n += e.requests();
+      }
+      return n;
+    };
+    // Waited for together: a loaded machine may show the pools full before any write went out.
     QTRY_VERIFY_WITH_TIMEOUT(
         load.Ask("", &t).ok() && t.pools_size() == 1 && entries_on(updater_address) == 2 &&
-            entries_on(replica_address) == 2 && t.pools(0).throughput().requests_per_s() > 0,
-        20000);
+            entries_on(replica_address) == 2 && t.pools(0).throughput().requests_per_s() > 0 &&
+            written_on_updater() > 0,
+        30000);
     const admin::ClientPool& pool = t.pools(0);
     QCOMPARE(pool.capacity(), 4u);
     QCOMPARE(pool.entries_size(), 4);
@@ -185,7 +195,7 @@ class LoadTelemetryTest : public QObject {
             held += e.client_id() == pool.client_id() ? 1 : 0;
           return held == 2;
         }(),
-        10000);
+        20000);
     // The writes' calls are in the figures: more calls started than the read client alone made.
     const admin::Telemetry served = updater->Snapshot();
     QVERIFY(served.throughput().requests_per_s() > 0);

@@ -91,7 +91,7 @@ class NodeCheckConfigTest : public QObject {
                {"--data-dir", dir_.filePath("settings-data"), "--listen", "127.0.0.1:0", "--sync",
                 "every-write", "--viewer-token-file", dir_.filePath("secret.tokens")});
     QVERIFY(node.waitForStarted(5000));
-    QVERIFY(node.waitForReadyRead(10000));
+    QVERIFY(node.waitForReadyRead(30000));
     QVERIFY(node.readLine().startsWith("LISTEN "));
     ::kill(pid_t(node.processId()), SIGTERM);
     QVERIFY(node.waitForFinished(20000));

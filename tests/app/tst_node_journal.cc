@@ -144,7 +144,7 @@ class NodeJournalTest : public QObject {
       ::kill(pid_t(node.processId()), SIGKILL);  // unshare exec'ed the node: same PID.
       node.waitForFinished(5000);
     });
-    QVERIFY(node.waitForReadyRead(15000));
+    QVERIFY(node.waitForReadyRead(30000));
     const QRegularExpressionMatch m =
         QRegularExpression(R"(ADMIN 127\.0\.0\.1:(\d+))").match(QString::fromUtf8(node.readLine()));
     QVERIFY(m.hasMatch());

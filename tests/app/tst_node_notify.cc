@@ -22,9 +22,9 @@ using namespace std::chrono_literals;
 namespace {
 
 // The next message that contains `what`, skipping others (collected into `seen`); empty if none
-// came within about 15 s.
+// came within about 30 s (generous, for a loaded machine).
 QByteArray WaitFor(UnixDatagram& socket, const QByteArray& what, QList<QByteArray>* seen) {
-  for (int i = 0; i < 150; ++i) {
+  for (int i = 0; i < 300; ++i) {
     const QByteArray message = socket.Receive(100);
     if (message.isEmpty()) continue;
     seen->append(message);
@@ -45,7 +45,7 @@ struct NodeProcess {
     process.setProcessEnvironment(env);
     process.setProcessChannelMode(QProcess::ForwardedErrorChannel);
     process.start(RAILYARD_NODE, args + QStringList{"--listen", "127.0.0.1:0"});
-    if (!process.waitForStarted(5000) || !process.waitForReadyRead(15000)) return false;
+    if (!process.waitForStarted(10000) || !process.waitForReadyRead(30000)) return false;
     const QRegularExpressionMatch m =
         QRegularExpression(R"(LISTEN 127\.0\.0\.1:(\d+) ADMIN 127\.0\.0\.1:(\d+))")
             .match(QString::fromUtf8(process.readLine()));
@@ -199,7 +199,7 @@ class NodeNotifyTest : public QObject {
     node.setProcessEnvironment(env);
     node.start(RAILYARD_NODE, {"--data-dir", dir.filePath("data"), "--listen", "127.0.0.1:0"});
     QVERIFY(node.waitForStarted(5000));
-    QVERIFY(node.waitForReadyRead(10000));
+    QVERIFY(node.waitForReadyRead(30000));
     QVERIFY(node.readLine().startsWith("LISTEN "));
     ::kill(pid_t(node.processId()), SIGTERM);
     QVERIFY(node.waitForFinished(20000));

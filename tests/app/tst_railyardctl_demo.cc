@@ -30,7 +30,7 @@ class RailyardctlDemoTest : public QObject {
     QProcess process;
     process.start(RAILYARDCTL, {"demo", "--interval-ms", "200"});
     QVERIFY(process.waitForStarted(5000));
-    QVERIFY(process.waitForReadyRead(10000));  // First table printed: it is running.
+    QVERIFY(process.waitForReadyRead(30000));  // First table printed: it is running.
     process.terminate();
     QVERIFY(process.waitForFinished(15000));
     QCOMPARE(process.exitCode(), 0);

@@ -27,6 +27,7 @@ class FakeNode {
     service_ = std::make_unique<node::AdminService>(
         options,
         [this] {
+          if (answer_delay_ms.load() > 0) held.fetch_add(1);
           for (int i = 0; i < 200 && answer_delay_ms.load() > 0; ++i) {
             std::this_thread::sleep_for(10ms);  // Bounded: at most 2 s, then it answers.
           }
@@ -41,6 +42,7 @@ class FakeNode {
 
   rpc::Status started;
   std::atomic<int> answer_delay_ms{0};
+  std::atomic<int> held{0};  // Answers that began while answer_delay_ms was set.
 
  private:
   const std::string name_;
@@ -164,7 +166,10 @@ class PollerTest : public QObject {
     QCOMPARE(poller.PollRound().size(), size_t{1});  // Connected and answering.
     slow.answer_delay_ms = 2000;
     auto round = std::async(std::launch::async, [&] { return poller.PollRound(); });
-    std::this_thread::sleep_for(100ms);  // Let the round ask.
+    // Let the round ask: cancelled only once the node is holding its answer (waited for, as a
+    // loaded machine may take longer than any fixed pause to get there).
+    for (int i = 0; i < 10000 && slow.held.load() == 0; ++i) std::this_thread::sleep_for(2ms);
+    QVERIFY(slow.held.load() > 0);
     poller.Cancel();
     QCOMPARE(round.wait_for(10s), std::future_status::ready);
     const std::vector<cluster::PollResult> results = round.get();

@@ -95,7 +95,7 @@ class TlsAccessTest : public QObject {
         e2e::RunCtl(RAILYARDCTL,
                     QStringList{"record", "-n", QString::fromStdString(fixture_->address()),
                                 "--token", testing::kTlsViewerToken, "-o", path, "--interval-ms",
-                                "100", "--duration-s", "1"} +
+                                "100", "--duration-s", "3"} +  // Room for 2 rounds when loaded.
                         TlsFlags(fixture_->GoodClient()),
                     &out);
     QVERIFY2(rc == 0, qPrintable(out));

@@ -35,7 +35,7 @@ bool NodeProcess::Start(uint16_t port, uint16_t admin_port, QString* error) {
   process_.reset();
   const rpc::Status s = load::NodeProcess::Start(options_.binary.toStdString(), flags,
                                                  options_.log_path.toStdString(),
-                                                 std::chrono::seconds(10), &process_);
+                                                 std::chrono::seconds(30), &process_);
   if (!s.ok()) {
     *error = options_.name + ": " + QString::fromStdString(s.message());
     return false;

@@ -43,7 +43,8 @@ class NodeProcess {
   NodeProcess& operator=(const NodeProcess&) = delete;
 
   // Starts on 127.0.0.1 with the given ports (0: any) and reads back the addresses the node prints
-  // ("LISTEN <service> ADMIN <admin>"); false with `error` set if it does not come up in 10 s.
+  // ("LISTEN <service> ADMIN <admin>"); false with `error` set if it does not come up in 30 s
+  // (generous: a loaded machine, a store to replay).
   bool Start(uint16_t port, uint16_t admin_port, QString* error);
   // Starts again on the ports it had; retries a few times while the old ports are released.
   bool Restart(QString* error);

@@ -94,7 +94,7 @@ std::unique_ptr<rpc::Client> ConnectTo(const NodeProcess& node, size_t pool_size
   options.connect_timeout = std::chrono::milliseconds(500);
   options.client_name = "e2e-test";
   auto client = std::make_unique<rpc::Client>(std::move(options));
-  if (!client->Start().ok() || !client->WaitForPool(pool_size, std::chrono::seconds(5))) {
+  if (!client->Start().ok() || !client->WaitForPool(pool_size, std::chrono::seconds(20))) {
     return nullptr;
   }
   return client;

@@ -49,7 +49,7 @@ QString WaitCaughtUp(const NodeProcess& updater, const std::vector<const NodePro
                      uint64_t at_least,
                      std::chrono::milliseconds timeout = std::chrono::seconds(30));
 
-// A started client whose pool holds connections to `node` alone; null if none came in 5 s.
+// A started client whose pool holds connections to `node` alone; null if none came in 20 s.
 std::unique_ptr<rpc::Client> ConnectTo(const NodeProcess& node, size_t pool_size = 2);
 
 rpc::CallResult Get(rpc::Client& client, uint64_t id, uint64_t min_position,

@@ -5,6 +5,7 @@
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 #include <map>
@@ -19,6 +20,7 @@
 
 using namespace railyard;
 using rpc::testing::WaitUntil;
+using namespace std::chrono_literals;
 
 namespace {
 
@@ -40,9 +42,9 @@ class NodeProcess {
          "--admin-listen", QString("127.0.0.1:%1").arg(admin_port), "--memtable-entries", "200",
          "--viewer-token-file", token_dir_ + "/viewer", "--operator-token-file",
          token_dir_ + "/operator", "--grace-ms", "2000"});
-    if (!process_.waitForStarted(5000)) return false;
+    if (!process_.waitForStarted(10000)) return false;
     QByteArray out;
-    for (int i = 0; i < 100 && !out.contains('\n'); ++i) {
+    for (int i = 0; i < 300 && !out.contains('\n'); ++i) {  // At most 30 s, for a loaded machine.
       process_.waitForReadyRead(100);
       out += process_.readAllStandardOutput();
     }
@@ -83,6 +85,24 @@ uint64_t HandledPuts(const admin::Telemetry& t) {
     if (m.method() == "doc.Put") return m.requests();
   }
   return 0;
+}
+
+// What `railyardctl record` last said on stderr (after each round: "N snapshots, M events"),
+// with what it has written there so far in `*seen`.
+struct RecorderProgress {
+  uint64_t snapshots = 0, events = 0;
+};
+RecorderProgress ReadProgress(QProcess& recorder, QByteArray* seen) {
+  *seen += recorder.readAllStandardError();
+  RecorderProgress progress;
+  static const QRegularExpression kCounts(R"((\d+) snapshots, (\d+) events)");
+  for (QRegularExpressionMatchIterator it = kCounts.globalMatch(QString::fromUtf8(*seen));
+       it.hasNext();) {
+    const QRegularExpressionMatch m = it.next();
+    progress.snapshots = m.captured(1).toULongLong();
+    progress.events = m.captured(2).toULongLong();
+  }
+  return progress;
 }
 
 std::string PutPayload(uint64_t id) {
@@ -127,7 +147,9 @@ class ClusterTest : public QObject {
   }
 
   // `railyardctl load` against the whole cluster, as a process; its JSON summary says what
-  // happened to every call.
+  // happened to every call. The tests run it for longer than they need and end it with SIGTERM
+  // (which it answers with its summary) once they have seen what they wait for, so a slow machine
+  // cannot run out of load before that.
   QProcess* StartLoad(double seconds) {
     auto* load = new QProcess(this);
     QStringList args{"load",
@@ -148,6 +170,7 @@ class ClusterTest : public QObject {
   }
 
   static QJsonObject FinishLoad(QProcess* load, int* exit_code) {
+    load->terminate();  // SIGTERM: the run ends early, with its summary (a no-op if it has ended).
     if (!load->waitForFinished(60000)) load->kill();
     *exit_code = load->exitCode();
     const QString out = QString::fromUtf8(load->readAllStandardOutput());
@@ -156,16 +179,16 @@ class ClusterTest : public QObject {
   }
 
   void drainLosesNoRequestAndEmptiesSlots() {
-    QProcess* load = StartLoad(3);
-    QVERIFY(load->waitForStarted(5000));
-    QVERIFY(WaitUntil([&] { return HandledPuts(nodes_[1]->Telemetry()) > 50; }));
+    QProcess* load = StartLoad(60);
+    QVERIFY(load->waitForStarted(10000));
+    QVERIFY(WaitUntil([&] { return HandledPuts(nodes_[1]->Telemetry()) > 50; }, 30s));
     QString out;
     QCOMPARE(Ctl({"drain", "--node", QString::fromStdString(nodes_[1]->admin().ToString()),
                   "--token", kOperator},
                  &out),
              0);
     // Its slot table empties (the acquirers' occasional probes are refused and leave at once).
-    QVERIFY(WaitUntil([&] { return nodes_[1]->Telemetry().slots_size() == 0; }));
+    QVERIFY(WaitUntil([&] { return nodes_[1]->Telemetry().slots_size() == 0; }, 30s));
     QCOMPARE(nodes_[1]->Telemetry().state(), admin::NODE_LAME_DUCK);
     const uint64_t puts_at_drain = HandledPuts(nodes_[1]->Telemetry());
     QTest::qWait(400);
@@ -183,15 +206,21 @@ class ClusterTest : public QObject {
   }
 
   void sigkillLosesNoRequestAndRestartBringsTrafficBack() {
-    QProcess* load = StartLoad(4);
-    QVERIFY(load->waitForStarted(5000));
-    QVERIFY(WaitUntil([&] { return HandledPuts(nodes_[2]->Telemetry()) > 50; }));
+    QProcess* load = StartLoad(60);
+    QVERIFY(load->waitForStarted(10000));
+    QVERIFY(WaitUntil([&] { return HandledPuts(nodes_[2]->Telemetry()) > 50; }, 30s));
     const rpc::Endpoint service = nodes_[2]->service(), admin_at = nodes_[2]->admin();
     nodes_[2]->Kill();  // SIGKILL
-    QTest::qWait(500);
-    // Same ports, same data: the load's clients find it again on their own.
-    QVERIFY(nodes_[2]->Start(service.port, admin_at.port));
-    QVERIFY(WaitUntil([&] { return HandledPuts(nodes_[2]->Telemetry()) > 20; }));
+    QTest::qWait(500);  // Down for a while, under load.
+    // Same ports, same data: the load's clients find it again on their own. (Retried: the old
+    // process's ports may take a moment to be released.)
+    bool restarted = false;
+    for (int attempt = 0; attempt < 10 && !restarted; ++attempt) {
+      restarted = nodes_[2]->Start(service.port, admin_at.port);
+      if (!restarted) QTest::qWait(300);
+    }
+    QVERIFY(restarted);
+    QVERIFY(WaitUntil([&] { return HandledPuts(nodes_[2]->Telemetry()) > 20; }, 30s));
     int exit_code = -1;
     const QJsonObject summary = FinishLoad(load, &exit_code);
     QCOMPARE(exit_code, 0);
@@ -204,7 +233,7 @@ class ClusterTest : public QObject {
   void compactShowsANewCompactionSet() {
     rpc::Client client(rpc::testing::FastClientOptions({nodes_[0]->service()}, 4));
     QVERIFY(client.Start().ok());
-    QVERIFY(client.WaitForPool(4, std::chrono::seconds(5)));
+    QVERIFY(client.WaitForPool(4, std::chrono::seconds(20)));
     for (uint64_t id = 0; id < 700; ++id) {
       QVERIFY(client.Call("doc.Put", PutPayload(id)).status.ok());  // 3 flushes of 200
     }
@@ -330,12 +359,22 @@ class ClusterTest : public QObject {
     QProcess recorder;
     recorder.start(RAILYARDCTL, {"record", "--cluster", cluster.fileName(), "--out", recording,
                                  "--interval-ms", "100", "--token", kViewer});
-    QVERIFY(recorder.waitForStarted(5000));
+    QVERIFY(recorder.waitForStarted(10000));
+    // Some rounds before the commands and some after, counted from the recorder's own progress
+    // rather than assumed from the time that passed (a loaded machine polls fewer rounds in it).
+    QByteArray progress;
     QTest::qWait(400);
+    QTRY_VERIFY_WITH_TIMEOUT(ReadProgress(recorder, &progress).snapshots >= 15, 30000);
     const QString admin1 = QString::fromStdString(nodes_[1]->admin().ToString());
     QCOMPARE(Ctl({"drain", "-n", admin1, "--token", kOperator}), 0);
     QCOMPARE(Ctl({"compact", "-n", admin1, "--token", kOperator}), 0);
+    // Two whole rounds after the commands (one of them surely began after both), with both
+    // commands' events.
+    const uint64_t at_commands = ReadProgress(recorder, &progress).snapshots;
     QTest::qWait(400);
+    QTRY_VERIFY_WITH_TIMEOUT(ReadProgress(recorder, &progress).snapshots >= at_commands + 6 &&
+                                 ReadProgress(recorder, &progress).events >= 2,
+                             30000);
     recorder.terminate();  // SIGTERM: a clean close.
     QVERIFY(recorder.waitForFinished(10000));
     QCOMPARE(recorder.exitCode(), 0);
@@ -432,7 +471,7 @@ class ClusterTest : public QObject {
   void sigtermDrainsFlushesAndExitsCleanly() {
     rpc::Client client(rpc::testing::FastClientOptions({nodes_[0]->service()}, 2));
     QVERIFY(client.Start().ok());
-    QVERIFY(client.WaitForPool(2, std::chrono::seconds(5)));
+    QVERIFY(client.WaitForPool(2, std::chrono::seconds(20)));
     QVERIFY(client.Call("doc.Put", PutPayload(5)).status.ok());
     client.Stop();
     nodes_[0]->process().terminate();

@@ -6,6 +6,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
 #include <optional>
 #include <random>
 #include <thread>
@@ -22,8 +23,9 @@ using namespace railyard::e2e;
 namespace {
 
 // Polls `condition` every 50 ms until it holds or `timeout` passes; returns its last value.
+// The default is generous: nodes are processes, and the machine may be loaded.
 bool WaitFor(const std::function<bool()>& condition,
-             std::chrono::milliseconds timeout = std::chrono::seconds(10)) {
+             std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
   const auto until = std::chrono::steady_clock::now() + timeout;
   while (!condition()) {
     if (std::chrono::steady_clock::now() > until) return false;
@@ -66,7 +68,7 @@ QString Describe(const ReadTally& tally) {
 int RunNode(const QStringList& args, QString* output) {
   QProcess node;
   node.start(RAILYARD_NODE, args);
-  if (!node.waitForFinished(10000)) {
+  if (!node.waitForFinished(30000)) {
     node.kill();
     node.waitForFinished(5000);
     return -1;
@@ -132,7 +134,16 @@ class ReplicationTest : public QObject {
       threads.emplace_back(
           [&, i] { ReadAndCheck(*readers[i], writer, true, stop, i + 7, &tallies[i]); });
     }
+    // At least 3 s, and on until the figures checked below are reached: a loaded machine may
+    // need longer for them (the readers and the writer stop before any check can return).
     QThread::msleep(3000);
+    WaitFor(
+        [&] {
+          return writer.acknowledged() > 300 &&
+                 std::all_of(tallies.begin(), tallies.end(),
+                             [](const ReadTally& t) { return t.found_so_far.load() > 100; });
+        },
+        std::chrono::seconds(60));
     stop = true;
     for (std::thread& t : threads) t.join();
     writer.Stop();
@@ -309,7 +320,7 @@ class ReplicationTest : public QObject {
     options.tls = client_tls;
     rpc::Client writer(options);
     QVERIFY(writer.Start().ok());
-    QVERIFY(writer.WaitForPool(1, std::chrono::seconds(5)));
+    QVERIFY(writer.WaitForPool(1, std::chrono::seconds(20)));
     uint64_t position = 0;
     QVERIFY(Put(writer, 7, "over tls", &position).ok());
     QCOMPARE(WaitCaughtUp(*updater, {replica}, position), QString());
@@ -344,7 +355,9 @@ class ReplicationTest : public QObject {
       threads.emplace_back(
           [&, i] { ReadAndCheck(*reads, writer, false, stop, i + 11, &tallies[i]); });
     }
+    // At least 2 s, and on until 200 writes (a loaded machine may need longer).
     QThread::msleep(2000);
+    WaitFor([&] { return writer.acknowledged() > 200; }, std::chrono::seconds(60));
     stop = true;
     for (std::thread& t : threads) t.join();
     writer.Stop();

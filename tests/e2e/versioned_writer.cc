@@ -207,6 +207,7 @@ void ReadAndCheck(rpc::Client& client, const VersionedWriter& writer, bool with_
     if (result.status.ok() && response.ParseFromString(result.payload)) {
       doc = response.doc();
       ++tally->found;
+      tally->found_so_far.store(tally->found, std::memory_order_relaxed);
     } else if (result.status.code() != rpc::Code::kNotFound) {
       ++tally->errors;
       note("read of key " + std::to_string(id) + ": " + result.status.ToString());

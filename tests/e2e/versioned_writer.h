@@ -95,6 +95,9 @@ struct ReadTally {
   uint64_t errors = 0;  // Failures other than NOT_FOUND and BEHIND.
   uint64_t violations = 0;
   std::vector<std::string> first_problems;  // The first few errors and violations.
+  // `found` as the reader goes, for a test to watch while it runs (the fields above are the
+  // reader's own until it has returned).
+  std::atomic<uint64_t> found_so_far{0};
 };
 
 // Reads random keys of `writer` through `client` until `stop` (at most `max_reads`), each read

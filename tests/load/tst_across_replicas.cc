@@ -11,6 +11,7 @@
 #include <QTest>
 #include <map>
 
+#include "core/cluster/admin_client.h"
 #include "core/load/demo_cluster.h"
 #include "core/rpc/client.h"
 #include "railyard/docservice.pb.h"
@@ -51,8 +52,20 @@ std::unique_ptr<rpc::Client> ClientOf(const rpc::Endpoint& service) {
   options.pool_size = 2;
   options.client_name = "across-replicas-test";
   auto client = std::make_unique<rpc::Client>(options);
-  if (!client->Start().ok() || !client->WaitForPool(1, std::chrono::seconds(5))) return nullptr;
+  if (!client->Start().ok() || !client->WaitForPool(1, std::chrono::seconds(20))) return nullptr;
   return client;
+}
+
+// Calls of `method` that `node` has handled, from its telemetry (open: the demo sets no token);
+// 0 if it cannot be had.
+uint64_t Handled(const load::DemoNode& node, const std::string& method) {
+  cluster::AdminClient admin(node.admin, "", "across-replicas-test");
+  admin::Telemetry t;
+  if (!admin.Connect(std::chrono::seconds(5)).ok() || !admin.Telemetry(&t).ok()) return 0;
+  for (const admin::MethodStats& m : t.throughput().methods()) {
+    if (m.method() == method) return m.requests();
+  }
+  return 0;
 }
 
 // Writes a marker document (outside the load's ids) to the updater and returns the position it
@@ -105,11 +118,31 @@ class AcrossReplicasTest : public QObject {
     const QString updater = QString::fromStdString(nodes[0].service.ToString());
     QStringList read;
     for (const load::DemoNode& n : nodes) read << QString::fromStdString(n.service.ToString());
-    QString out;
-    const int rc =
-        Ctl({"load", "--updater", updater, "--read", read.join(','), "--verify", "--json",
-             "--duration-s", "3", "--keys", QString::number(kKeys), "--concurrency", "4"},
-            &out);
+    // At least 3 s of load, and on until the nodes have served enough of it for the figures
+    // below (a loaded machine takes longer); then SIGTERM, which the load answers with its last
+    // check and its summary.
+    QProcess verify;
+    verify.start(RAILYARDCTL,
+                 {"load", "--updater", updater, "--read", read.join(','), "--verify", "--json",
+                  "--duration-s", "120", "--keys", QString::number(kKeys), "--concurrency", "4"});
+    QVERIFY(verify.waitForStarted(10000));
+    QTest::qWait(3000);
+    const auto gets = [&] {
+      uint64_t all = 0;
+      for (const load::DemoNode& n : nodes) all += Handled(n, "doc.Get");
+      return all;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(verify.state() == QProcess::NotRunning ||
+                                 (Handled(nodes[0], "doc.Put") > 600 && gets() > 200),
+                             60000);
+    verify.terminate();
+    if (!verify.waitForFinished(60000)) {
+      verify.kill();
+      verify.waitForFinished(5000);
+    }
+    const QString out = QString::fromUtf8(verify.readAllStandardOutput()) +
+                        QString::fromUtf8(verify.readAllStandardError());
+    const int rc = verify.exitStatus() == QProcess::NormalExit ? verify.exitCode() : -1;
     QVERIFY2(rc == 0, qPrintable(out.right(1500)));
     const QJsonObject summary = JsonLine(out, "verify", "summary");
     QVERIFY2(!summary.isEmpty(), qPrintable(out.right(1500)));

@@ -65,7 +65,7 @@ class DemoClusterTest : public QObject {
       pids.push_back(n.pid);
     }
     // The load client reaches the nodes.
-    QTRY_VERIFY_WITH_TIMEOUT(demo.clients()[0]->Result().ok > 50, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(demo.clients()[0]->Result().ok > 50, 30000);
     QCOMPARE(demo.nodes()[0].role, std::string("updater"));
     QCOMPARE(demo.nodes()[1].role, std::string("replica"));
     const load::LoadResult result = demo.Stop();
@@ -113,14 +113,14 @@ class DemoClusterTest : public QObject {
     }
     // Writes reach the updater only; every node serves reads, and the replicas' reads find
     // documents (they follow the updater), so none fails.
-    QTRY_VERIFY_WITH_TIMEOUT(Handled(TelemetryOf(demo.nodes()[0]), "doc.Put") > 50, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(Handled(TelemetryOf(demo.nodes()[0]), "doc.Put") > 50, 30000);
     for (size_t i = 1; i < demo.nodes().size(); ++i) {
-      QTRY_VERIFY_WITH_TIMEOUT(Handled(TelemetryOf(demo.nodes()[i]), "doc.Get") > 50, 10000);
+      QTRY_VERIFY_WITH_TIMEOUT(Handled(TelemetryOf(demo.nodes()[i]), "doc.Get") > 50, 30000);
       QCOMPARE(Handled(TelemetryOf(demo.nodes()[i]), "doc.Put"), uint64_t{0});
       const std::string address = demo.nodes()[i].service.ToString();
-      QTRY_VERIFY_WITH_TIMEOUT(demo.clients()[0]->Result().by_node[address].reads > 50, 10000);
+      QTRY_VERIFY_WITH_TIMEOUT(demo.clients()[0]->Result().by_node[address].reads > 50, 30000);
     }
-    QTRY_VERIFY_WITH_TIMEOUT(demo.clients()[0]->Result().reads_with_position > 0, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(demo.clients()[0]->Result().reads_with_position > 0, 30000);
     const load::LoadResult result = demo.Stop();
     QVERIFY(result.ok > 100);
     std::string errors;

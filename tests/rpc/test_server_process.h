@@ -13,7 +13,7 @@
 
 namespace railyard::rpc::testing {
 
-// Started in the constructor (port() is 0 if it did not start and say its port within 5 s);
+// Started in the constructor (port() is 0 if it did not start and say its port within 20 s);
 // stopped by its PID on destruction if still running: woken first (SIGCONT) in case a test
 // stopped it, then SIGKILLed.
 class ServerProcess {
@@ -23,7 +23,7 @@ class ServerProcess {
                                      "--grace-ms", QString::number(grace_ms)});
     if (!process_.waitForStarted(5000)) return;
     QByteArray out;
-    for (int i = 0; i < 50 && !out.contains('\n'); ++i) {
+    for (int i = 0; i < 200 && !out.contains('\n'); ++i) {  // At most 20 s, for a loaded machine.
       process_.waitForReadyRead(100);
       out += process_.readAllStandardOutput();
     }

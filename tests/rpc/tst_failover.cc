@@ -47,7 +47,7 @@ struct LoadRig {
       this->clients.push_back(std::make_unique<Client>(options));
     }
     for (auto& client : this->clients) {
-      if (client->Start().ok() && client->WaitForPool(pool, std::chrono::seconds(5))) ++ready;
+      if (client->Start().ok() && client->WaitForPool(pool, std::chrono::seconds(20))) ++ready;
       loads.push_back(
           std::make_unique<ClosedLoopLoad>(*client, kEchoMethod, "payload", concurrency));
     }
@@ -81,15 +81,17 @@ class FailoverTest : public QObject {
     const uint64_t before_kill = TotalSucceeded(rig.loads);
     b.process().kill();  // SIGKILL: no lame duck, connections just die.
     QVERIFY(b.process().waitForFinished(5000));
-    std::this_thread::sleep_for(std::chrono::milliseconds(1000));
+    std::this_thread::sleep_for(std::chrono::milliseconds(1000));  // Load runs on through it.
+    // Traffic went on (waited for: a loaded machine may take longer than the pause for 100).
+    QVERIFY(WaitUntil([&] { return TotalSucceeded(rig.loads) > before_kill + 100; },
+                      std::chrono::seconds(30)));
     QVERIFY(rig.StopLoad());
-
-    QVERIFY(TotalSucceeded(rig.loads) > before_kill + 100);  // Traffic went on.
     QVERIFY2(TotalFailed(rig.loads) == 0, FailureSummary(rig.loads).c_str());
-    // The pools refill, with the live servers only.
+    // The pools refill, with the live servers only (once each client has seen b's connections
+    // die, which it may not have yet on a loaded machine).
     for (auto& client : rig.clients) {
-      QVERIFY(client->WaitForPool(32, std::chrono::seconds(5)));
-      QVERIFY(PooledSlots(*client, 1).empty());
+      QVERIFY(WaitUntil([&] { return PooledSlots(*client, 1).empty(); }, std::chrono::seconds(20)));
+      QVERIFY(client->WaitForPool(32, std::chrono::seconds(20)));
     }
     uint64_t retries = 0;
     for (auto& client : rig.clients) retries += client->Snapshot().counters.retries;
@@ -130,8 +132,8 @@ class FailoverTest : public QObject {
     std::promise<CallResult> held_result;
     holder.AsyncCall("test.Hold", "", [&](CallResult&& r) { held_result.set_value(std::move(r)); });
     QVERIFY(WaitUntil([&] { return held.load(); }));
-    std::this_thread::sleep_for(std::chrono::milliseconds(200));
-    QVERIFY(*c_handled > 0);
+    // The load reaches c too (waited for, not assumed after a fixed pause).
+    QVERIFY(WaitUntil([&] { return c_handled->load() > 0; }, std::chrono::seconds(20)));
 
     c.EnterLameDuck();
     QCOMPARE(c.state(), ServerState::kLameDuck);
@@ -207,10 +209,13 @@ class FailoverTest : public QObject {
     QVERIFY(b.process().waitForFinished(10000));
     QCOMPARE(b.process().exitStatus(), QProcess::NormalExit);
     QCOMPARE(b.process().exitCode(), 0);
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));  // Load runs on without b.
     QVERIFY(rig.StopLoad());
     QVERIFY2(TotalFailed(rig.loads) == 0, FailureSummary(rig.loads).c_str());
-    for (auto& client : rig.clients) QVERIFY(PooledSlots(*client, 1).empty());
+    // Each client lets b's connections go once it hears of the drain or the close.
+    for (auto& client : rig.clients) {
+      QVERIFY(WaitUntil([&] { return PooledSlots(*client, 1).empty(); }, std::chrono::seconds(20)));
+    }
   }
 };
 

@@ -242,8 +242,16 @@ class PoliciesTest : public QObject {
     QVERIFY(client.Start().ok());
     const std::vector<balance::BackendId> expected = balance::DeterministicSubset(4, 6, 2);
     QCOMPARE(client.Snapshot().subset, expected);
-    QVERIFY(client.WaitForPool(4, 5s));
+    QVERIFY(client.WaitForPool(4, 20s));
     std::this_thread::sleep_for(200ms);  // The acquirer keeps probing; give it time to stray.
+    // Every server of the subset is reached in time (however slow the machine); no other ever is.
+    WaitUntil(
+        [&] {
+          return std::all_of(expected.begin(), expected.end(), [&](balance::BackendId i) {
+            return servers[i].server->counters().connections_accepted > 0;
+          });
+        },
+        20s);
     for (uint32_t i = 0; i < servers.size(); ++i) {
       const bool in_subset = std::count(expected.begin(), expected.end(), i) > 0;
       const uint64_t accepted = servers[i].server->counters().connections_accepted;
@@ -294,7 +302,9 @@ class PoliciesTest : public QObject {
           static_cast<unsigned long long>(counters.retries),
           static_cast<unsigned long long>(counters.retries_refused));
     QCOMPARE(counters.requests, uint64_t{kCalls});
-    QVERIFY(counters.retries <= kCalls / 5 + 10);
+    // 20% of the calls, plus at least 10 in each 10 s window: a run that a loaded machine slows
+    // across a few windows gets 10 more for each (without a budget it would be about 2 per call).
+    QVERIFY2(counters.retries <= kCalls / 5 + 40, qPrintable(QString::number(counters.retries)));
     QVERIFY(counters.retries >= 10);
     QVERIFY(counters.retries_refused >= kCalls / 2);
     client.Stop();
@@ -309,18 +319,25 @@ class PoliciesTest : public QObject {
     patient_options.acquirer_backoff_limit = 16;
     Client eager(eager_options), patient(patient_options);
     QVERIFY(eager.Start().ok() && patient.Start().ok());
-    QVERIFY(eager.WaitForPool(2, 5s) && patient.WaitForPool(2, 5s));
-    std::this_thread::sleep_for(300ms);  // Both settled: every probe now fails to improve.
+    QVERIFY(eager.WaitForPool(2, 20s) && patient.WaitForPool(2, 20s));
+    // Both settled: every probe now fails to improve, and the patient client has made the 16
+    // fruitless probes that take it to its full backoff. Counted, not timed: on a loaded machine
+    // a fixed pause may not hold that many probes.
+    QVERIFY(WaitUntil([&] { return patient.Snapshot().counters.connects >= 2 + 24; }, 60s));
     const uint64_t eager_before = eager.Snapshot().counters.connects;
     const uint64_t patient_before = patient.Snapshot().counters.connects;
+    // At least 1 s, and until the eager client has made 100 probes (more time on a slow machine).
     std::this_thread::sleep_for(1s);
+    QVERIFY(
+        WaitUntil([&] { return eager.Snapshot().counters.connects - eager_before >= 100; }, 60s));
     const uint64_t eager_probes = eager.Snapshot().counters.connects - eager_before;
     const uint64_t patient_probes = patient.Snapshot().counters.connects - patient_before;
-    qInfo("settled pool probes in 1 s: %llu without backoff, %llu with",
+    qInfo("settled pool probes in the same window: %llu without backoff, %llu with",
           static_cast<unsigned long long>(eager_probes),
           static_cast<unsigned long long>(patient_probes));
-    QVERIFY(eager_probes > 20);
-    QVERIFY2(patient_probes * 4 < eager_probes,
+    // Without a backoff both would probe alike. The bound is 2x, not the 4x+ an idle machine
+    // shows: each probe's own connect time, which the backoff does not multiply, grows with load.
+    QVERIFY2(patient_probes * 2 < eager_probes,
              qPrintable(QString("%1 vs %2").arg(patient_probes).arg(eager_probes)));
     // Backing off costs the pool nothing: it still serves.
     QVERIFY(patient.Call(kWorkMethod, "x").status.ok());

@@ -5,6 +5,7 @@
 // reason without disturbing well-behaved clients.
 #include <QTest>
 #include <atomic>
+#include <future>
 #include <thread>
 
 #include "tests/rpc/rpc_test_support.h"
@@ -22,7 +23,9 @@ std::unique_ptr<Server> StartLimitedServer(milliseconds idle, milliseconds frame
   ServerOptions options;
   options.name = "limited";
   options.io_threads = 1;
-  options.handshake_timeout = milliseconds(300);
+  // Short for a quick test, but long enough that a loaded machine's delays between the test's own
+  // steps (connect, then hello) do not trip it.
+  options.handshake_timeout = milliseconds(2000);
   options.idle_timeout = idle;
   options.frame_timeout = frame;
   options.max_connections = max_connections;
@@ -57,28 +60,28 @@ class ServerLimitsTest : public QObject {
     auto server = StartLimitedServer(milliseconds(60000), milliseconds(60000), 16);
     QVERIFY(server);
     RawConnection silent(server->port());
-    QVERIFY(silent.WaitForClose(milliseconds(5000)));
+    QVERIFY(silent.WaitForClose(milliseconds(20000)));
     QCOMPARE(server->counters().timeouts, uint64_t{1});
   }
 
   void idlePeerIsCutAndItsSlotFreed() {
-    auto server = StartLimitedServer(milliseconds(300), milliseconds(60000), 16);
+    auto server = StartLimitedServer(milliseconds(1000), milliseconds(60000), 16);
     QVERIFY(server);
     RawConnection idle(server->port());
     QVERIFY(idle.Handshake(1));
     QCOMPARE(server->SlotSnapshot().size(), size_t{1});
-    QVERIFY(idle.WaitForClose(milliseconds(5000)));
-    QVERIFY(WaitUntil([&] { return server->SlotSnapshot().empty(); }, milliseconds(5000)));
+    QVERIFY(idle.WaitForClose(milliseconds(20000)));
+    QVERIFY(WaitUntil([&] { return server->SlotSnapshot().empty(); }, milliseconds(20000)));
     QCOMPARE(server->counters().timeouts, uint64_t{1});
   }
 
   void aLongRequestIsNotIdleness() {
-    auto server = StartLimitedServer(milliseconds(200), milliseconds(60000), 16);
+    auto server = StartLimitedServer(milliseconds(500), milliseconds(60000), 16);
     QVERIFY(server);
     RawConnection peer(server->port());
     QVERIFY(peer.Handshake(2));
     peer.SendFrame(RequestFrame(7, kSlowMethod, "worth the wait"));
-    const std::optional<wire::Frame> answer = peer.ReadFrame(milliseconds(5000));
+    const std::optional<wire::Frame> answer = peer.ReadFrame(milliseconds(20000));
     QVERIFY(answer && answer->has_response());
     QCOMPARE(answer->response().payload(), std::string("worth the wait"));
     QCOMPARE(server->counters().timeouts, uint64_t{0});
@@ -93,7 +96,7 @@ class ServerLimitsTest : public QObject {
     std::string bytes = {0, 0, 0, 100};
     bytes += std::string(10, 'x');
     slow.SendBytes(bytes);
-    QVERIFY(slow.WaitForClose(milliseconds(5000)));
+    QVERIFY(slow.WaitForClose(milliseconds(20000)));
     QCOMPARE(server->counters().timeouts, uint64_t{1});
   }
 
@@ -105,11 +108,16 @@ class ServerLimitsTest : public QObject {
     Server server(options);
     std::atomic<bool> blocking{false};
     std::atomic<int> counted{0};
-    server.RegisterHandler("test.Block", [&blocking](const CallContext&, std::string_view) {
-      blocking = true;
-      std::this_thread::sleep_for(milliseconds(400));
-      return Reply{Status::Ok(), "done"};
-    });
+    // The worker is held until the test lets it go (bounded, so a failing test cannot hang),
+    // rather than for a fixed time the late request might not arrive within on a loaded machine.
+    std::promise<void> gate;
+    std::shared_future<void> released = gate.get_future().share();
+    server.RegisterHandler("test.Block",
+                           [&blocking, released](const CallContext&, std::string_view) {
+                             blocking = true;
+                             released.wait_for(std::chrono::seconds(30));
+                             return Reply{Status::Ok(), "done"};
+                           });
     server.RegisterHandler("test.Count", [&counted](const CallContext&, std::string_view) {
       ++counted;
       return Reply{Status::Ok(), "counted"};
@@ -125,8 +133,13 @@ class ServerLimitsTest : public QObject {
     wire::Frame expiring = RequestFrame(2, "test.Count", "");
     expiring.mutable_request()->set_timeout_us(50'000);  // Passes while the worker is busy.
     late.SendFrame(expiring);
+    // Once it has arrived (in flight: the blocking one and it), let its 50 ms pass, then free
+    // the worker.
+    QVERIFY(WaitUntil([&] { return server.in_flight() == 2; }, milliseconds(20000)));
+    std::this_thread::sleep_for(milliseconds(100));
+    gate.set_value();
 
-    const std::optional<wire::Frame> refused = late.ReadFrame(milliseconds(5000));
+    const std::optional<wire::Frame> refused = late.ReadFrame(milliseconds(20000));
     QVERIFY(refused && refused->has_response());
     QCOMPARE(refused->response().id(), uint64_t{2});
     QCOMPARE(refused->response().code(), wire::DEADLINE_EXCEEDED);

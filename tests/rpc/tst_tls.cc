@@ -392,12 +392,13 @@ class TlsTest : public QObject {
 
   void aSilentPeerIsCutWithinTheHandshakeTimeoutWithoutASlot() {
     Status started;
+    // Short, but long enough for the TLS handshake below to finish within it on a loaded machine.
     auto server =
-        StartServer(ServerTls(files_), &started, {milliseconds(300), milliseconds(60000), 4096});
+        StartServer(ServerTls(files_), &started, {milliseconds(2000), milliseconds(60000), 4096});
     QVERIFY(started.ok());
     RawConnection silent(server->port());  // Never sends a ClientHello.
     QVERIFY(server->SlotSnapshot().empty());
-    QVERIFY(silent.WaitForClose(milliseconds(5000)));
+    QVERIFY(silent.WaitForClose(milliseconds(20000)));
     QCOMPARE(server->counters().timeouts, uint64_t{1});
     // One that finishes TLS but never says hello is cut too: TLS counts within the timeout.
     RawTls mute(server->port(), files_.ca_cert);
@@ -409,8 +410,9 @@ class TlsTest : public QObject {
 
   void anIdleTlsConnectionIsCutAndItsSlotFreed() {
     Status started;
+    // Idle for 1 s: long enough that the slot is surely still held when looked at below.
     auto server =
-        StartServer(ServerTls(files_), &started, {milliseconds(5000), milliseconds(300), 4096});
+        StartServer(ServerTls(files_), &started, {milliseconds(5000), milliseconds(1000), 4096});
     QVERIFY(started.ok());
     RawTls idle(server->port(), files_.ca_cert);
     QVERIFY(!idle.Handshake());

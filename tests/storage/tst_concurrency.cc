@@ -42,10 +42,15 @@ class ConcurrencyTest : public QObject {
         std::string doc;
         uint64_t id = r;
         const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-        while (writers_done < kWriters && !failed && std::chrono::steady_clock::now() < give_up) {
+        // Until the writers are done, and at least 100 reads each: on a loaded machine a reader
+        // may get its first turn only after the writers have finished.
+        uint64_t mine = 0;
+        while ((writers_done < kWriters || mine < 100) && !failed &&
+               std::chrono::steady_clock::now() < give_up) {
           id = (id * 6364136223846793005ull + 1442695040888963407ull) % seen.size();
           const Status s = store->Get(id, &doc);
           ++reads;
+          ++mine;
           if (s.IsNotFound()) {
             if (seen[id] >= 0) failed = true;  // Was there, vanished.
             continue;

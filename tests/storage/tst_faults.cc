@@ -184,7 +184,7 @@ class FaultsTest : public QObject {
       env.Inject({.op = Op::kSync, .path_contains = kWalSuffix});
       // Every-write fails the next put; interval fails one soon after its background fsync.
       uint64_t next = 200;
-      for (const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+      for (const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(30);
            ledger.errors.empty() && next < 100000 && std::chrono::steady_clock::now() < until;
            next += 10) {
         ledger.PutRange(*store, next, next + 10);

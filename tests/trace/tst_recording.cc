@@ -305,14 +305,15 @@ class RecordingTest : public QObject {
     const std::string path = PathIn(dir, "interval.ryrec");
     WriterOptions options = TestOptions();
     options.commit_every_rows = 1'000'000;
-    options.commit_every = std::chrono::milliseconds(50);
+    // Far longer than one append takes, even on a loaded machine: the first row stays uncommitted.
+    options.commit_every = std::chrono::milliseconds(500);
     std::unique_ptr<RecordingWriter> writer;
     VERIFY_OK(RecordingWriter::Create(path, options, &writer));
     std::unique_ptr<RecordingReader> reader;
     VERIFY_OK(RecordingReader::Open(path, &reader));
     VERIFY_OK(writer->AppendWorkload(kT0, WorkloadOpKind::kPut, 1, 100));
     QVERIFY(!reader->NewWorkloadCursor(0)->Valid());
-    QTest::qSleep(80);  // Longer than the interval: the next append commits both rows.
+    QTest::qSleep(600);  // Longer than the interval: the next append commits both rows.
     VERIFY_OK(writer->AppendWorkload(kT0 + 1, WorkloadOpKind::kGet, 1, 100));
     int seen = 0;
     for (auto cursor = reader->NewWorkloadCursor(0); cursor->Valid(); cursor->Next()) ++seen;

@@ -46,7 +46,7 @@ bool StorageTestNode::Start(const Options& options) {
     error_ = QString::fromStdString(s.ToString());
     return false;
   }
-  if (!client_->WaitForPool(1, std::chrono::seconds(5))) {
+  if (!client_->WaitForPool(1, std::chrono::seconds(20))) {
     error_ = QStringLiteral("the client could not connect to the node");
     return false;
   }

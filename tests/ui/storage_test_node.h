@@ -61,8 +61,9 @@ class StorageTestNode {
   QString error_;
 };
 
-// Polls `condition` every 20 ms (processing Qt events) until it holds or `timeout` passes.
+// Polls `condition` every 20 ms (processing Qt events) until it holds or `timeout` passes (the
+// default is generous, for a loaded machine).
 bool WaitFor(const std::function<bool()>& condition,
-             std::chrono::milliseconds timeout = std::chrono::seconds(10));
+             std::chrono::milliseconds timeout = std::chrono::seconds(20));
 
 }  // namespace railyard::ui::testing

@@ -355,7 +355,7 @@ class ConsoleHabitsTest : public QObject {
       window.Tabs()->setCurrentIndex(i);
       const QString name = window.Tabs()->tabText(i).remove('&').toLower().replace(' ', '_');
       const qint64 before = window.State()->NowMs();
-      QTRY_VERIFY_WITH_TIMEOUT(window.State()->NowMs() > before + 250, 5000);
+      QTRY_VERIFY_WITH_TIMEOUT(window.State()->NowMs() > before + 250, 20000);
       QString error;
       const QString png = dir_.filePath(name + ".png");
       QVERIFY2(window.ExportCurrentView(png, &error), qPrintable(name + ": " + error));
@@ -392,7 +392,7 @@ class ConsoleHabitsTest : public QObject {
         window.Tabs()->setCurrentIndex(i);
         const QString name = window.Tabs()->tabText(i).remove('&').toLower().replace(' ', '_');
         const qint64 before = window.State()->NowMs();
-        QTRY_VERIFY_WITH_TIMEOUT(window.State()->NowMs() > before + 250, 5000);
+        QTRY_VERIFY_WITH_TIMEOUT(window.State()->NowMs() > before + 250, 20000);
         QCoreApplication::processEvents();
         QVERIFY(
             Save(&window,

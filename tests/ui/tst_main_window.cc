@@ -164,7 +164,7 @@ class MainWindowTest : public QObject {
       window.Tabs()->setCurrentIndex(index);
       // A few frames of telemetry on this tab.
       const qint64 before = window.State()->NowMs();
-      QTRY_VERIFY_WITH_TIMEOUT(window.State()->NowMs() > before + 250, 5000);
+      QTRY_VERIFY_WITH_TIMEOUT(window.State()->NowMs() > before + 250, 20000);
       QVERIFY2(Save(&window, "console_" + name.toLower().replace(' ', '_') + ".png"),
                qPrintable(name));
     }
@@ -498,7 +498,7 @@ class MainWindowTest : public QObject {
   void tokenStoreFallsBackToMemoryAndSaysSo() {
     // Offscreen CI has no secret service: the store must settle (keyring or memory) quickly.
     TokenStore store(true);
-    QTRY_VERIFY_WITH_TIMEOUT(store.backend() != TokenStore::Backend::kProbing, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(store.backend() != TokenStore::Backend::kProbing, 20000);
     if (store.backend() == TokenStore::Backend::kMemory) {
       QVERIFY(store.BackendDescription().contains("this session only"));
     }

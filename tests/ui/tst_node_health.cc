@@ -281,7 +281,7 @@ class NodeHealthTest : public QObject {
   void withoutAKeyringTheStatusBarSaysWhereTokensAreKept() {
     // Offscreen CI has no secret service; where one answers, there is nothing to explain.
     railyard::ui::TokenStore store(true);
-    QTRY_VERIFY_WITH_TIMEOUT(store.backend() != railyard::ui::TokenStore::Backend::kProbing, 5000);
+    QTRY_VERIFY_WITH_TIMEOUT(store.backend() != railyard::ui::TokenStore::Backend::kProbing, 20000);
     if (store.backend() == railyard::ui::TokenStore::Backend::kKeyring) {
       QSKIP("a keyring answered on this machine");
     }

@@ -29,7 +29,9 @@ class RailyardAppTest : public QObject {
     env.remove("WAYLAND_DISPLAY");
     env.remove("QT_QPA_PLATFORM");  // The binary must pick offscreen by itself.
     process.setProcessEnvironment(env);
-    process.start(RAILYARD, {"--demo", "--quit-after-s", "4", "--screenshot", shot});
+    // Long enough for all six to be seen serving in a summary line (printed every second) on a
+    // loaded machine too, where the demo's replicas take longer to catch up.
+    process.start(RAILYARD, {"--demo", "--quit-after-s", "10", "--screenshot", shot});
     QVERIFY(process.waitForStarted(5000));
     QVERIFY(process.waitForFinished(60000));
     const QString out = QString::fromUtf8(process.readAllStandardOutput());

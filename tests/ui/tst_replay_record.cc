@@ -207,7 +207,7 @@ class ReplayRecordTest : public QObject {
     timeline.Slider()->setSliderDown(true);
     timeline.Slider()->setSliderPosition(50);
     timeline.Slider()->setSliderDown(false);
-    QTRY_COMPARE_WITH_TIMEOUT(replay.PositionMs(), replay.StartMs() + 5000, 5000);
+    QTRY_COMPARE_WITH_TIMEOUT(replay.PositionMs(), replay.StartMs() + 5000, 20000);
     // The speed box sets the speed.
     timeline.SpeedBox()->setCurrentIndex(timeline.SpeedBox()->findData(8.0));
     QCOMPARE(replay.Speed(), 8.0);
@@ -321,7 +321,8 @@ class ReplayRecordTest : public QObject {
     };
     const QStringList expected = {"0:03.0  n1  lame duck", "0:06.0  n1  restart",
                                   "0:06.0  n1  lame duck left"};
-    QTRY_VERIFY(timeline.StateMarksReady());  // The scan runs on a worker.
+    // The scan runs on a worker: a generous wait, for a loaded machine.
+    QTRY_VERIFY_WITH_TIMEOUT(timeline.StateMarksReady(), 30000);
     QCOMPARE(labels(), expected);
     QCOMPARE(timeline.Slider()->Marks()[1].value, 60);
     // Replayed to the end, the charts mark the same.
@@ -434,7 +435,7 @@ class ReplayRecordTest : public QObject {
     TimelineSlider* slider = timeline.Slider();
     // The recorded commands, and n001's lame duck from the drain to the undrain (read from the
     // snapshots on a worker).
-    QTRY_VERIFY(timeline.StateMarksReady());
+    QTRY_VERIFY_WITH_TIMEOUT(timeline.StateMarksReady(), 30000);
     QVector<TimelineSlider::Mark> marks;
     QStringList states;
     for (const TimelineSlider::Mark& m : slider->Marks()) {
