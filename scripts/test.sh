@@ -3,6 +3,9 @@
 # Installs what is missing, builds and tests: the default suite, then ASan+UBSan, TSan and a short fuzz run.
 #   scripts/test.sh              everything (what CI runs)
 #   scripts/test.sh PRESET...    those stages only: release, asan, tsan, fuzz
+#   scripts/test.sh slow         the slow checks alone (ctest label `slow`, release build), one at
+#                                a time: the crash loop, the policy comparison as shipped, the
+#                                2,000-point power-loss run, the Prometheus scrape and the others
 # First checks the C++ format and the include rules (scripts/check-format.sh, check_includes.py).
 # Every stage builds with warnings as errors; the clang stage (fuzz) also checks the thread-safety
 # annotations (-Wthread-safety).
@@ -21,19 +24,27 @@ print_summary() {
 trap print_summary EXIT
 
 run() {
-  local preset=$1 start=$SECONDS
-  echo "=== $preset ==="
+  local stage=$1 start=$SECONDS
+  local preset=$stage
+  [ "$stage" != slow ] || preset=release  # The slow checks run from the release build.
+  echo "=== $stage ==="
   scripts/build.sh "$preset"
-  local built=$SECONDS junit="$PWD/build/$preset/ctest-junit.xml" status=0
+  local built=$SECONDS junit="$PWD/build/$preset/ctest-junit-$stage.xml" status=0
   rm -f "$junit"
-  ctest --preset "$preset" --output-junit "$junit" || status=$?
-  [ "$preset" != release ] || ctest --test-dir build/release -L package --output-on-failure || status=$?  # The .debs.
-  summary+=("$preset: $((SECONDS - start)) s (build $((built - start)) s, tests $((SECONDS - built)) s)$([ $status -eq 0 ] || echo ', FAILED')")
+  if [ "$stage" = slow ]; then
+    # One at a time: they are long and some of them load the machine on purpose.
+    ctest --test-dir build/release -L slow --output-on-failure --no-tests=error \
+      --output-junit "$junit" || status=$?
+  else
+    ctest --preset "$preset" --output-junit "$junit" || status=$?
+  fi
+  [ "$stage" != release ] || ctest --test-dir build/release -L package --output-on-failure || status=$?  # The .debs.
+  summary+=("$stage: $((SECONDS - start)) s (build $((built - start)) s, tests $((SECONDS - built)) s)$([ $status -eq 0 ] || echo ', FAILED')")
   if [ -f "$junit" ]; then
     summary+=("$(scripts/stage_report.py "build/$preset" "$junit" || true)")
   fi
   [ $status -eq 0 ] || exit $status
-  echo "=== $preset passed in $((SECONDS - start)) s ==="
+  echo "=== $stage passed in $((SECONDS - start)) s ==="
 }
 
 scripts/install-deps.sh
