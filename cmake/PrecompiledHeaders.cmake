@@ -88,6 +88,9 @@ function(railyard_use_pch target kind)
     target_precompile_headers(${owner} PRIVATE ${_railyard_pch_${kind}_headers})
     # Users build with these, and -Wpedantic changes a predefined macro (__cpp_runtime_arrays).
     railyard_warnings(${owner})
+    if(kind MATCHES "test$" AND CMAKE_BUILD_TYPE STREQUAL "Release")
+      target_compile_options(${owner} PRIVATE -O1)  # As the suites' own files (tests/CMakeLists.txt).
+    endif()
   endif()
   target_link_libraries(${target} PRIVATE ${_railyard_pch_${kind}_user_libs})
   target_compile_definitions(${target} PRIVATE ${_railyard_pch_${kind}_definitions})
