@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Installs what is missing, builds and tests: the default suite, then ASan+UBSan, TSan and a short fuzz run.
+# Installs what is missing, builds and tests: the default suite, then ASan+UBSan, a short fuzz run and TSan.
 #   scripts/test.sh              everything (what CI runs)
 #   scripts/test.sh PRESET...    those stages only: release, asan, tsan, fuzz
 #   scripts/test.sh slow         the slow checks alone (ctest label `slow`, release build), one at
@@ -75,8 +75,9 @@ stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(
   release  # The default suite: everything but `slow`, `bench` and `fuzz`.
   asan     # The same suite under AddressSanitizer + UndefinedBehaviorSanitizer.
-  tsan     # The rpc and storage concurrency tests under ThreadSanitizer.
   fuzz     # Each libFuzzer target for RAILYARD_FUZZ_SECONDS (20 s) from its seeds.
+  tsan     # The rpc and storage concurrency tests under ThreadSanitizer: last, since its tests
+           # are the shortest and nothing builds beside the last stage's tests.
 )
 # Each stage's tests run while the next stage builds: the suites spend most of their time waiting
 # on sockets, processes and timers, so the compiler keeps the cores busy, and every test waits
