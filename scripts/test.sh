@@ -12,7 +12,7 @@
 # Each stage's tests run in the background while the next stage builds (their output is printed
 # when they end). Ends with each stage's build and test wall times and its slowest tests with the
 # share of their timeout used (scripts/stage_report.py), also when a stage fails. Expected times:
-# README, "Testing".
+# docs/guide.md, "Testing".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -81,7 +81,7 @@ stages=("$@")
 )
 # Each stage's tests run while the next stage builds: the suites spend most of their time waiting
 # on sockets, processes and timers, so the compiler keeps the cores busy, and every test waits
-# for conditions under deadlines, so it passes on a machine loaded like this (README, "Testing").
+# for conditions under deadlines, so it passes on a machine loaded like this (docs/guide.md, "Testing").
 for stage in "${stages[@]}"; do
   echo "=== $stage: build ==="
   build_start=$SECONDS
