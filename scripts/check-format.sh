@@ -16,7 +16,7 @@ if ! clang-format --dry-run -Werror "${files[@]}" 2>"$report"; then
   grep -o '^[^:]*\.\(cc\|h\)' "$report" | sort -u | sed 's/^/  needs clang-format: /'
   exit 1
 fi
-# Every source file says its license in its first lines (LICENSE; README "License").
+# Every source file says its license in its first lines (LICENSE; README.md "License").
 mapfile -t sources < <(git ls-files '*.cc' '*.h' '*.proto' '*.sh' '*.py' 'CMakeLists.txt' '*.cmake' '*.cmake.in')
 unlicensed=()
 for f in "${sources[@]}"; do

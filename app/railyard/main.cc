@@ -97,7 +97,7 @@ void AddFlags(CLI::App& app, ConsoleFlags& f) {
       ->excludes("--demo", "--cluster", "--node", "--recording", "recording");
 }
 
-constexpr int kUsageError = 2;  // Every usage or launch error (README: exit codes).
+constexpr int kUsageError = 2;  // Every usage or launch error (docs/guide.md: exit codes).
 
 // Says why the console cannot start: always on stderr, and in a dialog where a person may be
 // looking (a display, and no --screenshot run).

@@ -71,7 +71,7 @@ rpc::Status DemoCluster::StartNode(size_t index, const DemoClusterOptions& o,
   std::error_code ec;
   fs::create_directories(dir, ec);
   if (ec) return {rpc::Code::kInternal, "cannot create " + dir.string() + ": " + ec.message()};
-  // The tokens go to files only the node's user can read, as README prescribes.
+  // The tokens go to files only the node's user can read, as docs/guide.md prescribes.
   const fs::path viewer = fs::path(root_) / "viewer-tokens";
   const fs::path operators = fs::path(root_) / "operator-tokens";
   std::string config = "name: " + Quoted(name) + "\ndata_dir: " + Quoted((dir / "data").string()) +

@@ -80,7 +80,7 @@ for binary in railyard-node railyardctl; do
   check "$binary --version" grep -q "^$binary " <<<"$("$root/usr/bin/$binary" --version)"
 done
 for file in lib/systemd/system/railyard-node.service usr/lib/sysusers.d/railyard.conf \
-  usr/share/bash-completion/completions/railyardctl usr/share/doc/railyard-node/README.md \
+  usr/share/bash-completion/completions/railyardctl usr/share/doc/railyard-node/README.md usr/share/doc/railyard-node/guide.md \
   usr/share/doc/railyard-node/examples/railyard-node.textproto \
   usr/share/railyard/monitoring/railyard-dashboard.json \
   usr/share/railyard/monitoring/railyard-alerts.yml; do

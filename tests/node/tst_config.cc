@@ -48,8 +48,8 @@ class ConfigTest : public QObject {
     QCOMPARE(o.admin.operator_tokens, (std::vector<std::string>{"op-1", "op-2"}));
   }
 
-  // README's "Operating safely" promises `interval` by default: the engine's options, the node
-  // config without a sync setting, and the README table itself must agree.
+  // docs/guide.md's "Operating safely" promises `interval` by default: the engine's options, the node
+  // config without a sync setting, and the guide's table itself must agree.
   void defaultSyncIsTheDocumentedOne() {
     QVERIFY(storage::Options().sync == storage::SyncPolicy::kInterval);
     config::NodeConfig c;
@@ -57,14 +57,14 @@ class ConfigTest : public QObject {
     node::NodeOptions o;
     QVERIFY(node::NodeOptionsFrom(c, &o).ok());
     QCOMPARE(std::string(storage::SyncPolicyName(o.storage.sync)), std::string("interval"));
-    QFile readme(RESOURCES "/../README.md");
+    QFile readme(RESOURCES "/../docs/guide.md");
     QVERIFY(readme.open(QIODevice::ReadOnly));
     const QString text = QString::fromUtf8(readme.readAll());
     const qsizetype section = text.indexOf("## Operating safely");
     QVERIFY(section >= 0);
     // The table row that names the default.
     const qsizetype row = text.indexOf("| `interval` (default) |", section);
-    QVERIFY2(row >= 0, "README's durability table no longer marks interval as the default");
+    QVERIFY2(row >= 0, "docs/guide.md's durability table no longer marks interval as the default");
   }
 
   void mistakesAreExplained() {

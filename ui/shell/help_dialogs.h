@@ -28,7 +28,7 @@ QVector<ShortcutRow> ShortcutRows(const QMenuBar* menus);
 QDialog* CreateShortcutsDialog(const QMenuBar* menus, QWidget* parent);
 
 // The glossary as HTML (slot, pool, lame duck, compaction set, Bloom page usefulness, recording,
-// updater, replica, lag), worded as docs/architecture.md and the README say it.
+// updater, replica, lag), worded as docs/architecture.md and docs/guide.md say it.
 QString GlossaryHtml();
 QDialog* CreateGlossaryDialog(QWidget* parent);
 
