@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// Command-line parsing shared by railyardctl and railyard-node: the exit codes docs/guide.md promises
-// (0 for --help and --version, 2 for every usage error) rather than CLI11's own (105-109).
+// Command-line parsing shared by railyardctl and railyard-node: the exit codes docs/guide.md
+// promises (0 for --help and --version, 2 for every usage error) rather than CLI11's own (105-109).
 #include <CLI/CLI.hpp>
 #include <optional>
 

@@ -44,7 +44,8 @@ struct Options {
   // A segment file is closed and a new one started past this size.
   uint64_t segment_bytes = 256ull << 20;
 
-  // The default docs/guide.md's "Operating safely" documents: a machine crash loses at most one interval.
+  // The default docs/guide.md's "Operating safely" documents: a machine crash loses at most one
+  // interval.
   SyncPolicy sync = SyncPolicy::kInterval;
   std::chrono::milliseconds sync_interval{100};
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// docs/guide.md's exit codes for the command-line programs: 0 for --help and --version, 2 for any usage
-// error (CLI11 alone exits with 105-109), with the reason on stderr.
+// docs/guide.md's exit codes for the command-line programs: 0 for --help and --version, 2 for any
+// usage error (CLI11 alone exits with 105-109), with the reason on stderr.
 #include <QProcess>
 #include <QTest>
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // A real railyard-node and the signals and start-up lines operators rely on: SIGHUP reloads the
 // admin token files and never stops the node (a broken file is refused, the old tokens stay), and
-// the log names the sync mode, which is docs/guide.md's documented default (also in the demo cluster).
+// the log names the sync mode, which is docs/guide.md's documented default (also in the demo
+// cluster).
 #include <signal.h>
 
 #include <QFile>

@@ -48,8 +48,8 @@ class ConfigTest : public QObject {
     QCOMPARE(o.admin.operator_tokens, (std::vector<std::string>{"op-1", "op-2"}));
   }
 
-  // docs/guide.md's "Operating safely" promises `interval` by default: the engine's options, the node
-  // config without a sync setting, and the guide's table itself must agree.
+  // docs/guide.md's "Operating safely" promises `interval` by default: the engine's options, the
+  // node config without a sync setting, and the guide's table itself must agree.
   void defaultSyncIsTheDocumentedOne() {
     QVERIFY(storage::Options().sync == storage::SyncPolicy::kInterval);
     config::NodeConfig c;

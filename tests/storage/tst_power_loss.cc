@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// docs/guide.md's durability table under a machine crash: FaultInjectingEnv forgets every byte and every
-// directory change (creation, rename, removal) that was not fsynced, as a power loss would
+// docs/guide.md's durability table under a machine crash: FaultInjectingEnv forgets every byte and
+// every directory change (creation, rename, removal) that was not fsynced, as a power loss would
 // (LevelDB's fault_injection_test is the model), at many random points of a stream of writes,
 // flushes and compactions. After each, the store reopens, says what it recovered, and holds exactly
 // the writes of some prefix of the stream: never less than every write whose log was fsynced after
