@@ -10,6 +10,7 @@
 #include "app/railyardctl/json_line.h"
 #include "core/cluster/admin_client.h"
 #include "core/cluster/replication_names.h"
+#include "core/cluster/request_figures.h"
 
 namespace railyard::ctl {
 
@@ -66,9 +67,11 @@ std::string ReplicaStateName(const admin::Replication& r) {
   return name;
 }
 
-// A replica's lag in documents and seconds; "-" for an updater.
+// A replica's lag in documents and seconds; "-" for an updater, "unknown" without a live follow
+// connection (docs/figures.md).
 std::string LagText(const admin::Replication& r) {
   if (r.role() != admin::DOCSTORE_REPLICA) return "-";
+  if (!cluster::ReplicaLagKnown(r)) return "unknown";
   char lag[64];
   std::snprintf(lag, sizeof(lag), "%llud/%.1fs", static_cast<unsigned long long>(r.lag_docs()),
                 r.lag_seconds());
@@ -84,8 +87,7 @@ void PrintStatusHeader() {
 }
 
 std::string StatusRow(const std::string& name, const admin::Telemetry& t) {
-  double p99 = 0;
-  for (const admin::MethodStats& m : t.throughput().methods()) p99 = std::max(p99, m.p99_us());
+  const double p99 = cluster::RequestP99Us(t.throughput());
   const admin::StorageStats& st = t.storage();
   const std::string memtable =
       std::to_string(st.memtable_entries()) + "/" + std::to_string(st.memtable_capacity());

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "app/railyardctl/stop_signal.h"
+#include "core/cluster/replication_names.h"
 #include "core/cluster/telemetry_poller.h"
 #include "core/load/demo_cluster.h"
 #include "core/node/client_telemetry.h"
@@ -40,7 +41,9 @@ std::string NodeRow(const load::DemoCluster& demo, const DemoNodeView& v) {
   // A replica's lag behind the updater, in documents and seconds.
   const admin::Replication& r = t.replication();
   char lag[48] = "-";
-  if (r.role() == admin::DOCSTORE_REPLICA) {
+  if (r.role() == admin::DOCSTORE_REPLICA && !cluster::ReplicaLagKnown(r)) {
+    std::snprintf(lag, sizeof(lag), "unknown");
+  } else if (r.role() == admin::DOCSTORE_REPLICA) {
     std::snprintf(lag, sizeof(lag), "%llud/%.1fs", static_cast<unsigned long long>(r.lag_docs()),
                   r.lag_seconds());
   }

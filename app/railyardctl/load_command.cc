@@ -71,24 +71,25 @@ void PrintSummary(const load::LoadResult& r, const LoadTargets& targets, bool js
   if (json) {
     std::printf(
         "{\"load\":\"summary\",\"elapsed_s\":%.3f,\"requests\":%llu,\"requests_per_s\":%.1f,"
-        "\"ok\":%llu,\"not_found\":%llu,\"errors\":%llu,\"rejections\":%llu,"
+        "\"ok\":%llu,\"not_found\":%llu,\"behind\":%llu,\"errors\":%llu,\"rejections\":%llu,"
         "\"retries\":%llu,\"p50_us\":%.1f,\"p99_us\":%.1f,\"max_us\":%.1f,"
         "\"reads_with_position\":%llu,\"nodes\":[%s]}\n",
         r.elapsed_s, static_cast<unsigned long long>(r.requests), rate,
         static_cast<unsigned long long>(r.ok), static_cast<unsigned long long>(r.not_found),
-        static_cast<unsigned long long>(r.errors), static_cast<unsigned long long>(r.rejections),
-        static_cast<unsigned long long>(r.retries), r.p50_us, r.p99_us, r.max_us,
-        static_cast<unsigned long long>(r.reads_with_position),
+        static_cast<unsigned long long>(r.behind), static_cast<unsigned long long>(r.errors),
+        static_cast<unsigned long long>(r.rejections), static_cast<unsigned long long>(r.retries),
+        r.p50_us, r.p99_us, r.max_us, static_cast<unsigned long long>(r.reads_with_position),
         NodeFigures(r, targets, true).c_str());
     return;
   }
   std::printf("load: %llu calls in %.1f s (%.0f/s)\n", static_cast<unsigned long long>(r.requests),
               r.elapsed_s, rate);
   std::printf(
-      "  ok %llu, not found %llu, errors %llu, rejected (pool exhausted) %llu, retries %llu\n",
+      "  ok %llu, not found %llu, behind %llu, errors %llu, rejected (pool exhausted) %llu, "
+      "retries %llu\n",
       static_cast<unsigned long long>(r.ok), static_cast<unsigned long long>(r.not_found),
-      static_cast<unsigned long long>(r.errors), static_cast<unsigned long long>(r.rejections),
-      static_cast<unsigned long long>(r.retries));
+      static_cast<unsigned long long>(r.behind), static_cast<unsigned long long>(r.errors),
+      static_cast<unsigned long long>(r.rejections), static_cast<unsigned long long>(r.retries));
   std::printf("  latency p50 %.0f us, p99 %.0f us, max %.0f us\n", r.p50_us, r.p99_us, r.max_us);
   for (const auto& [code, count] : r.errors_by_code) {
     std::printf("  %s: %llu\n", code.c_str(), static_cast<unsigned long long>(count));

@@ -59,4 +59,8 @@ std::string Status::ToString() const {
   return out;
 }
 
+bool IsFailure(StatusCode code) {
+  return code != StatusCode::kOk && code != StatusCode::kNotFound && code != StatusCode::kBehind;
+}
+
 }  // namespace railyard::base

@@ -37,6 +37,12 @@ enum class StatusCode : int {
 // "UNAVAILABLE", "NOT_FOUND", ...: the wire enum's names.
 std::string_view CodeName(StatusCode code);
 
+// docs/figures.md, "Requests and their outcomes": whether a finished request counts as a failure.
+// OK, NOT_FOUND (no such document) and BEHIND (a replica not yet at the asked position) are
+// answers: the service did its job. Every other code is a failure. A call refused with
+// POOL_EXHAUSTED before any attempt is a rejection, which its caller counts apart, first.
+bool IsFailure(StatusCode code);
+
 // The outcome of an operation: a code and, on failure, a message for people. A failure's message
 // names what failed (the server, the recording file, the SQLite statement).
 class Status {

@@ -31,4 +31,8 @@ std::string_view DocstoreRoleName(admin::DocstoreRole role) {
 
 std::string FollowerClientName(std::string_view node) { return std::string(node) + " (replica)"; }
 
+bool ReplicaLagKnown(const admin::Replication& r, bool live) {
+  return live && r.role() == admin::DOCSTORE_REPLICA && r.lag_known();
+}
+
 }  // namespace railyard::cluster

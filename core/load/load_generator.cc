@@ -128,7 +128,7 @@ uint64_t PositionOf(const LoadRequest& request, const std::string& payload) {
 void LoadGenerator::OnResult(const LoadRequest& request, const rpc::CallResult& result,
                              std::chrono::nanoseconds latency) {
   const rpc::Code code = result.status.code();
-  const bool answered = result.status.ok() || code == rpc::Code::kNotFound;
+  const bool answered = !base::IsFailure(code);  // docs/figures.md: NOT_FOUND, BEHIND too.
   const bool write = IsWrite(request);
   if (write && result.status.ok() && write_client_) {
     positions_.Acknowledged(request.key, PositionOf(request, result.payload));
@@ -160,6 +160,8 @@ void LoadGenerator::OnResult(const LoadRequest& request, const rpc::CallResult& 
     ++counts_.ok;
   } else if (code == rpc::Code::kNotFound) {
     ++counts_.not_found;
+  } else if (code == rpc::Code::kBehind) {
+    ++counts_.behind;
   } else if (code == rpc::Code::kPoolExhausted) {
     ++counts_.rejections;
   } else {
@@ -243,6 +245,7 @@ void LoadResult::Add(const LoadResult& o) {
   requests += o.requests;
   ok += o.ok;
   not_found += o.not_found;
+  behind += o.behind;
   errors += o.errors;
   rejections += o.rejections;
   retries += o.retries;

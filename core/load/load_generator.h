@@ -72,6 +72,9 @@ struct LoadResult {
   uint64_t requests = 0;
   uint64_t ok = 0;
   uint64_t not_found = 0;  // Reads of keys never written: answers, not errors.
+  // Reads every replica answered BEHIND (none had applied the read's position yet): answers too
+  // (docs/figures.md), which read-your-writes retries make rare.
+  uint64_t behind = 0;
   uint64_t errors = 0;
   uint64_t rejections = 0;  // POOL_EXHAUSTED: more calls than connections.
   uint64_t retries = 0;

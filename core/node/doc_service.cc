@@ -44,10 +44,8 @@ rpc::Handler Timed(base::MethodStats& stats, const char* method, Body body) {
     } else {
       reply = body(call, request);
     }
-    // A missing document is an answer, not a failure of the service; nor is a replica behind.
-    const bool error = !reply.status.ok() && reply.status.code() != rpc::Code::kNotFound &&
-                       reply.status.code() != rpc::Code::kBehind;
-    stats.Record(method, Clock::now() - start, error, reply.status.code());
+    stats.Record(method, Clock::now() - start, base::IsFailure(reply.status.code()),
+                 reply.status.code());
     return reply;
   };
 }

@@ -90,7 +90,8 @@ void Pools(const admin::Telemetry& t, PrometheusText& out) {
                    &admin::PoolCounters::retries},
            Counter{"railyard_client_rejections_total", "Calls refused with POOL_EXHAUSTED.",
                    &admin::PoolCounters::rejections},
-           Counter{"railyard_client_failures_total", "Connections lost or given up.",
+           Counter{"railyard_client_failures_total",
+                   "Calls that failed (NOT_FOUND and BEHIND are answers; rejections apart).",
                    &admin::PoolCounters::failures},
            Counter{"railyard_client_connects_total", "Connections made.",
                    &admin::PoolCounters::connects},
@@ -180,13 +181,17 @@ void Replication(const admin::Replication& r, PrometheusText& out) {
   out.Single("railyard_replication_applied_position", "gauge",
              "The queue position this node has applied.", D(r.applied_position()));
   if (r.role() == admin::DOCSTORE_REPLICA) {
-    out.Single("railyard_replication_lag_records", "gauge",
-               "Documents this replica has yet to apply.", D(r.lag_docs()));
-    out.Single("railyard_replication_lag_bytes", "gauge",
-               "Queue bytes this replica has yet to apply.", D(r.lag_bytes()));
-    out.Single("railyard_replication_lag_seconds", "gauge",
-               "Age of the oldest write this replica has not applied (0: caught up).",
-               r.lag_seconds());
+    // docs/figures.md, "Replication lag": unknown without a live follow connection, so absent
+    // rather than a 0 or a last value that would read as fresh.
+    if (r.lag_known()) {
+      out.Single("railyard_replication_lag_records", "gauge",
+                 "Documents this replica has yet to apply.", D(r.lag_docs()));
+      out.Single("railyard_replication_lag_bytes", "gauge",
+                 "Queue bytes this replica has yet to apply.", D(r.lag_bytes()));
+      out.Single("railyard_replication_lag_seconds", "gauge",
+                 "Age of the oldest write this replica has not applied (0: caught up).",
+                 r.lag_seconds());
+    }
     out.Single("railyard_replication_refetches_total", "counter",
                "Blocks fetched again after failing their checksum.", D(r.refetches()));
     out.Family("railyard_replication_state", "gauge",
@@ -198,21 +203,27 @@ void Replication(const admin::Replication& r, PrometheusText& out) {
     }
     return;
   }
-  // The updater: each replica's lag as its fetches tell it.
-  if (r.followers_size() == 0) return;
+  // The updater: each replica's lag as its fetches tell it; a silent one's is unknown (absent).
+  if (std::none_of(r.followers().begin(), r.followers().end(),
+                   [](const admin::Follower& f) { return f.lag_known(); })) {
+    return;
+  }
   out.Family("railyard_replica_lag_records", "gauge",
              "Documents a replica has yet to apply, as its updater knows it.");
   for (const auto& f : r.followers()) {
+    if (!f.lag_known()) continue;
     out.Sample("railyard_replica_lag_records", {{"replica", f.name()}}, D(f.lag_docs()));
   }
   out.Family("railyard_replica_lag_bytes", "gauge",
              "Queue bytes a replica has yet to apply, as its updater knows it.");
   for (const auto& f : r.followers()) {
+    if (!f.lag_known()) continue;
     out.Sample("railyard_replica_lag_bytes", {{"replica", f.name()}}, D(f.lag_bytes()));
   }
   out.Family("railyard_replica_lag_seconds", "gauge",
              "Age of the oldest write a replica has not applied, as its updater knows it.");
   for (const auto& f : r.followers()) {
+    if (!f.lag_known()) continue;
     out.Sample("railyard_replica_lag_seconds", {{"replica", f.name()}}, f.lag_seconds());
   }
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "core/cluster/replication_names.h"
+#include "core/node/replication_lag.h"
 #include "core/node/replication_source.h"
 #include "core/node/telemetry.h"
 #include "railyard/replication.pb.h"
@@ -68,7 +69,7 @@ void ReplicaFollower::Stop() {
 
 void ReplicaFollower::Run() {
   // The first fetch waits for a connection rather than reporting the updater down at once.
-  answered_at_ = Clock::now();
+  ready_clock_ = Clock::now();
   client_->WaitForPool(1, std::chrono::seconds(2));
   while (!stop_.load()) {
     const std::chrono::milliseconds pause = FetchOnce();
@@ -98,8 +99,17 @@ std::chrono::milliseconds ReplicaFollower::FetchOnce() {
     state_now = state_;
   }
   request.set_state(std::string(cluster::ReplicaStateName(state_now)));
+  {
+    base::MutexLock lock(mu_);
+    fetch_sent_at_ = Clock::now();
+    fetch_in_flight_ = true;
+  }
   rpc::CallResult result = client_->Call("repl.Fetch", request.SerializeAsString(),
                                          options_.wait + std::chrono::seconds(5));
+  {
+    base::MutexLock lock(mu_);
+    fetch_in_flight_ = false;
+  }
   if (stop_.load()) return std::chrono::milliseconds(0);
   if (!result.status.ok()) {
     const rpc::Code code = result.status.code();
@@ -146,16 +156,15 @@ std::chrono::milliseconds ReplicaFollower::FetchOnce() {
   last_error_.clear();
   failures_in_a_row_ = 0;
   head_ = response.head_position();
-  // What was not applied here when the updater answered: this answer's blocks and what is left.
-  lag_bytes_ = response.behind_bytes() + response.blocks().size();
-  lag_docs_ = response.behind_docs() + response.blocks_docs();
+  answer_end_ = head_ - std::min(head_, response.behind_bytes());
+  answer_docs_ = response.blocks_docs();
+  // An updater older than first_block_append_unix_us gives only the last block's time.
+  answer_first_append_us_ = response.first_block_append_unix_us() > 0
+                                ? response.first_block_append_unix_us()
+                                : response.last_block_append_unix_us();
+  if (response.blocks().empty()) answer_first_append_us_ = 0;
+  behind_docs_ = response.behind_docs();
   oldest_unsent_us_ = response.oldest_unsent_append_unix_us();
-  if (response.last_block_append_unix_us() > 0) {
-    last_apply_lag_s_ =
-        std::max<double>(0, (NowUnixMicros() - response.last_block_append_unix_us()) / 1e6);
-  } else if (response.blocks().empty() && response.behind_bytes() == 0) {
-    last_apply_lag_s_ = 0;  // Idle at the head: nothing is waiting.
-  }
   applied_docs_ += response.blocks_docs();
   last_contact_ms_ = UnixMillis(std::chrono::system_clock::now());
   if (state_ == admin::REPLICA_CATCHING_UP &&
@@ -182,7 +191,7 @@ void ReplicaFollower::ReportReadiness() {
   }
   const Clock::time_point now = Clock::now();
   const bool answering = state == admin::REPLICA_CATCHING_UP || state == admin::REPLICA_TAILING;
-  if (answering) answered_at_ = now;
+  if (answering) ready_clock_ = now;
   // At the head, and indexed that far (the store indexes what it received on its own thread).
   const bool caught_up =
       state == admin::REPLICA_TAILING &&
@@ -190,7 +199,7 @@ void ReplicaFollower::ReportReadiness() {
           head, now + std::min(options_.ready_anyway_after, std::chrono::milliseconds(2000)));
   // Stopped on an error that retrying cannot fix: waiting would change nothing.
   const bool stopped = state == admin::REPLICA_STOPPED;
-  if (!caught_up && !stopped && (answering || now - answered_at_ < options_.ready_anyway_after)) {
+  if (!caught_up && !stopped && (answering || now - ready_clock_ < options_.ready_anyway_after)) {
     return;
   }
   ready_reported_ = true;
@@ -224,18 +233,34 @@ void ReplicaFollower::FillTelemetry(admin::Replication* out) {
   out->set_state(state_);
   out->set_head_position(std::max(head_, applied));
   out->set_applied_docs(applied_docs_);
-  out->set_lag_bytes(lag_bytes_);
-  out->set_lag_docs(lag_docs_);
-  double lag_seconds = state_ == admin::REPLICA_TAILING ? last_apply_lag_s_ : 0;
-  if (oldest_unsent_us_ > 0) {
-    lag_seconds = std::max<double>(0, (NowUnixMicros() - oldest_unsent_us_) / 1e6);
-  } else if (state_ != admin::REPLICA_TAILING && state_ != admin::REPLICA_CATCHING_UP &&
-             last_contact_ms_ > 0) {
-    // Out of touch: at least as stale as the last word from the updater.
-    lag_seconds = std::max<double>(
-        0, (UnixMillis(std::chrono::system_clock::now()) - last_contact_ms_) / 1e3);
+  // A fetch unanswered for longer than it may wait means the updater is stopped or cut off,
+  // whatever its last answer said (the call itself times out only later).
+  const Clock::time_point now = Clock::now();
+  const bool answering = state_ == admin::REPLICA_TAILING || state_ == admin::REPLICA_CATCHING_UP;
+  const bool silent = answering && fetch_in_flight_ &&
+                      now - fetch_sent_at_ > options_.wait + kFollowSilenceAllowance;
+  if (silent) {
+    out->set_state(admin::REPLICA_DISCONNECTED);
+    const auto quiet_s = std::chrono::duration_cast<std::chrono::seconds>(now - fetch_sent_at_);
+    out->set_last_error("no answer from the updater for " + std::to_string(quiet_s.count()) +
+                        " s (a fetch returns within " + std::to_string(options_.wait.count()) +
+                        " ms)");
   }
-  out->set_lag_seconds(lag_seconds);
+  LagInputs in;
+  in.connected = answering && !silent;
+  in.head = head_;
+  in.applied = applied;
+  in.answer_end = answer_end_;
+  in.answer_docs = answer_docs_;
+  in.answer_first_append_us = answer_first_append_us_;
+  in.behind_docs = behind_docs_;
+  in.oldest_unsent_us = oldest_unsent_us_;
+  in.now_us = NowUnixMicros();
+  const ReplicaLag lag = ComputeReplicaLag(in);
+  out->set_lag_known(lag.known);
+  out->set_lag_bytes(lag.bytes);
+  out->set_lag_docs(lag.docs);
+  out->set_lag_seconds(lag.seconds);
   if (state_ == admin::REPLICA_CATCHING_UP && head_ > catch_up_from_) {
     out->set_catch_up_progress(
         std::clamp(static_cast<double>(applied - std::min(applied, catch_up_from_)) /
@@ -245,7 +270,7 @@ void ReplicaFollower::FillTelemetry(admin::Replication* out) {
     out->set_catch_up_progress(1.0);
   }
   out->set_refetches(refetches_);
-  out->set_last_error(last_error_);
+  if (!silent) out->set_last_error(last_error_);
   out->set_last_contact_unix_ms(last_contact_ms_);
 }
 

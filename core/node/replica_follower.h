@@ -73,19 +73,25 @@ class ReplicaFollower {
   base::Mutex stop_mu_;
   base::CondVar stop_cv_;
   base::DecayingRate apply_rate_{std::chrono::seconds(2)};
-  // The follower thread's own: whether on_ready was called, and when the updater last answered.
+  // The follower thread's own: whether on_ready was called, and when the updater last answered
+  // or the follower started (for ready_anyway_after).
   bool ready_reported_ = false;
-  std::chrono::steady_clock::time_point answered_at_;
+  std::chrono::steady_clock::time_point ready_clock_;
 
   base::Mutex mu_;
   admin::ReplicaState state_ GUARDED_BY(mu_) = admin::REPLICA_DISCONNECTED;
   std::string last_error_ GUARDED_BY(mu_);
   uint64_t head_ GUARDED_BY(mu_) = 0;
-  uint64_t lag_bytes_ GUARDED_BY(mu_) = 0;
-  uint64_t lag_docs_ GUARDED_BY(mu_) = 0;
+  // The updater's last answer, for the lag (core/node/replication_lag.h).
+  uint64_t answer_end_ GUARDED_BY(mu_) = 0;
+  uint64_t answer_docs_ GUARDED_BY(mu_) = 0;
+  int64_t answer_first_append_us_ GUARDED_BY(mu_) = 0;
+  uint64_t behind_docs_ GUARDED_BY(mu_) = 0;
   int64_t oldest_unsent_us_ GUARDED_BY(mu_) = 0;
-  // From the first write of the last applied block on the updater to its apply here.
-  double last_apply_lag_s_ GUARDED_BY(mu_) = 0;
+  // When the fetch now in flight was sent: one unanswered for longer than it may wait means the
+  // connection is not live.
+  std::chrono::steady_clock::time_point fetch_sent_at_ GUARDED_BY(mu_);
+  bool fetch_in_flight_ GUARDED_BY(mu_) = false;
   uint64_t applied_docs_ GUARDED_BY(mu_) = 0;
   uint64_t refetches_ GUARDED_BY(mu_) = 0;
   int64_t last_contact_ms_ GUARDED_BY(mu_) = 0;

@@ -4,9 +4,11 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <set>
 
 #include "core/node/auth.h"
 #include "core/node/doc_service.h"
+#include "core/node/replication_lag.h"
 #include "core/node/telemetry.h"
 #include "railyard/replication.pb.h"
 
@@ -44,13 +46,15 @@ ReplicationSource::ReplicationSource(ReplicationSourceOptions options, storage::
       corrupt_left_(options_.corrupt_first_sends) {}
 
 void ReplicationSource::Register(rpc::Server& server, base::MethodStats& stats) {
-  server.RegisterHandler(
-      "repl.Fetch", [this, &stats](const rpc::CallContext& call, std::string_view payload) {
-        const Clock::time_point start = Clock::now();
-        rpc::Reply reply = Fetch(call, payload);
-        stats.Record("repl.Fetch", Clock::now() - start, !reply.status.ok(), reply.status.code());
-        return reply;
-      });
+  server_ = &server;
+  server.RegisterHandler("repl.Fetch",
+                         [this, &stats](const rpc::CallContext& call, std::string_view payload) {
+                           const Clock::time_point start = Clock::now();
+                           rpc::Reply reply = Fetch(call, payload);
+                           stats.Record("repl.Fetch", Clock::now() - start,
+                                        base::IsFailure(reply.status.code()), reply.status.code());
+                           return reply;
+                         });
 }
 
 rpc::Status ReplicationSource::Authorize(const rpc::CallContext& call, const std::string& token,
@@ -95,9 +99,9 @@ rpc::Reply ReplicationSource::Fetch(const rpc::CallContext& call, std::string_vi
     return {s, {}};
   }
   const storage::LogPosition from{request.segment(), request.offset()};
-  RecordFollower(call, request.follower(), request.follower_address(), request.state(), from);
   const auto wait = std::min<std::chrono::milliseconds>(
       options_.max_wait, std::chrono::milliseconds(request.wait_ms()));
+  RecordFollower(call, request, wait);
   if (wait.count() > 0) store_.WaitForQueuePast(from, WaitDeadline(call, wait));
 
   storage::QueueChunk chunk;
@@ -125,28 +129,32 @@ rpc::Reply ReplicationSource::Fetch(const rpc::CallContext& call, std::string_vi
   response.set_behind_bytes(lag.bytes);
   response.set_behind_docs(lag.entries);
   response.set_oldest_unsent_append_unix_us(lag.oldest_unsent_append_unix_us);
-  response.set_last_block_append_unix_us(chunk.last_append_unix_us);
+  if (!chunk.blocks.empty()) {
+    // The oldest write in this answer: the oldest one not sent before it.
+    response.set_first_block_append_unix_us(store_.LagOf(chunk.start).oldest_unsent_append_unix_us);
+    response.set_last_block_append_unix_us(chunk.last_append_unix_us);
+  }
   response.set_blocks_docs(chunk.entries);
   *response.mutable_blocks() = std::move(chunk.blocks);
   return {rpc::Status::Ok(), response.SerializeAsString()};
 }
 
-void ReplicationSource::RecordFollower(const rpc::CallContext& call, const std::string& name,
-                                       const std::string& address, const std::string& state,
-                                       storage::LogPosition position) {
-  admin::Follower follower;
-  follower.set_name(name.empty() ? std::string(call.peer) : name);
-  follower.set_address(address);
+void ReplicationSource::RecordFollower(const rpc::CallContext& call,
+                                       const repl::FetchRequest& request,
+                                       std::chrono::milliseconds wait) {
+  FollowerEntry entry;
+  admin::Follower& follower = entry.shown;
+  follower.set_name(request.follower().empty() ? std::string(call.peer) : request.follower());
+  follower.set_address(request.follower_address());
   follower.set_peer(std::string(call.peer));
-  follower.set_position(store_.QueuePositionOf(position));
-  const storage::QueueLag lag = store_.LagOf(position);
-  follower.set_lag_bytes(lag.bytes);
-  follower.set_lag_docs(lag.entries);
-  follower.set_lag_seconds(lag.bytes == 0 ? 0 : SecondsSince(lag.oldest_unsent_append_unix_us));
+  follower.set_state(request.state());
   follower.set_last_fetch_unix_ms(UnixMillis(std::chrono::system_clock::now()));
-  follower.set_state(state);
+  entry.client_id = call.client_id;
+  entry.position = {request.segment(), request.offset()};
+  entry.wait = wait;
+  entry.fetched_at = Clock::now();
   base::MutexLock lock(mu_);
-  followers_[follower.name()] = std::move(follower);
+  followers_[follower.name()] = std::move(entry);
 }
 
 void ReplicationSource::FillTelemetry(admin::Replication* out) {
@@ -154,12 +162,34 @@ void ReplicationSource::FillTelemetry(admin::Replication* out) {
   const uint64_t head = store_.AppliedPosition();
   out->set_head_position(head);
   out->set_applied_position(head);
+  std::set<uint64_t> connected;
+  if (server_ != nullptr) {
+    for (const rpc::SlotInfo& slot : server_->SlotSnapshot()) connected.insert(slot.client_id);
+  }
+  const Clock::time_point now = Clock::now();
   base::MutexLock lock(mu_);
-  for (const auto& [name, follower] : followers_) {
+  for (auto it = followers_.begin(); it != followers_.end();) {
+    FollowerEntry& entry = it->second;
+    if (server_ != nullptr && !connected.contains(entry.client_id)) {
+      spdlog::info("{}: follower '{}' left (its connections closed)", name_, it->first);
+      it = followers_.erase(it);
+      continue;
+    }
     admin::Follower* f = out->add_followers();
-    *f = follower;
-    // Lag as of now: the head may have moved since the follower's last fetch.
-    if (head > f->position()) f->set_lag_bytes(head - f->position());
+    *f = entry.shown;
+    // As of now: the head may have moved since the follower's last fetch.
+    const storage::QueueLag lag = store_.LagOf(entry.position);
+    f->set_position(store_.QueuePositionOf(entry.position));
+    if (now - entry.fetched_at > entry.wait + kFollowSilenceAllowance) {
+      const auto quiet_s = std::chrono::duration_cast<std::chrono::seconds>(now - entry.fetched_at);
+      f->set_state("silent for " + std::to_string(quiet_s.count()) + " s");
+    } else {
+      f->set_lag_known(true);
+      f->set_lag_bytes(lag.bytes);
+      f->set_lag_docs(lag.entries);
+      f->set_lag_seconds(lag.bytes == 0 ? 0 : SecondsSince(lag.oldest_unsent_append_unix_us));
+    }
+    ++it;
   }
 }
 

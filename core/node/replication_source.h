@@ -12,6 +12,7 @@
 #include "core/node/auth_throttle.h"
 #include "core/rpc/server.h"
 #include "railyard/admin.pb.h"
+#include "railyard/replication.pb.h"
 #include "storage/docstore.h"
 
 namespace railyard::node {
@@ -36,7 +37,9 @@ struct ReplicationSourceOptions {
 // The updater's side of replication: repl.Fetch on the docservice listener (replication.proto).
 // A follower at the head waits on the queue's growth (no polling); every block sent was verified
 // by its checksum here first; a damaged block stops replication at it, with CORRUPTED and an
-// error in the log, instead of being skipped. Keeps the follower list for telemetry.
+// error in the log, instead of being skipped. Keeps the follower list for telemetry: a follower
+// leaves it when its last connection closes, and reads as "silent", its lag unknown, once it has
+// not fetched for its fetch's wait plus kFollowSilenceAllowance.
 //
 // Thread safety: fetches run concurrently on the server's workers; FillTelemetry from any thread.
 class ReplicationSource {
@@ -50,9 +53,16 @@ class ReplicationSource {
   rpc::Reply Fetch(const rpc::CallContext& call, std::string_view payload) EXCLUDES(mu_);
   rpc::Status Authorize(const rpc::CallContext& call, const std::string& token,
                         const std::string& follower);
-  void RecordFollower(const rpc::CallContext& call, const std::string& name,
-                      const std::string& address, const std::string& state,
-                      storage::LogPosition position) EXCLUDES(mu_);
+  void RecordFollower(const rpc::CallContext& call, const repl::FetchRequest& request,
+                      std::chrono::milliseconds wait) EXCLUDES(mu_);
+
+  struct FollowerEntry {
+    admin::Follower shown;          // Name, addresses, state as the follower reported it.
+    uint64_t client_id = 0;         // Its connections' client; gone from the slot table: it left.
+    storage::LogPosition position;  // Where its last fetch asked to read.
+    std::chrono::milliseconds wait{0};
+    std::chrono::steady_clock::time_point fetched_at;
+  };
 
   const ReplicationSourceOptions options_;
   storage::DocStore& store_;
@@ -60,7 +70,8 @@ class ReplicationSource {
   AuthThrottle throttle_;
   std::atomic<int> corrupt_left_;
   base::Mutex mu_;
-  std::map<std::string, admin::Follower> followers_ GUARDED_BY(mu_);  // By name.
+  std::map<std::string, FollowerEntry> followers_ GUARDED_BY(mu_);  // By name.
+  const rpc::Server* server_ = nullptr;  // Set by Register; its slot table says who is connected.
 };
 
 // Microseconds since the epoch, now.

@@ -220,12 +220,11 @@ struct Client::Impl final : internal::ConnectionObserver {
     if (code == Code::kPoolExhausted && result.attempts == 0) {
       call_stats.RecordRejection();
     } else {
-      call_stats.Record(call->method, Clock::now() - call->started,
-                        code != Code::kOk && code != Code::kNotFound);
-    }
-    if (!result.status.ok()) {
-      base::MutexLock lock(mu);
-      ++counters.failures;
+      call_stats.Record(call->method, Clock::now() - call->started, base::IsFailure(code));
+      if (base::IsFailure(code)) {
+        base::MutexLock lock(mu);
+        ++counters.failures;
+      }
     }
     // The call goes before its callback runs, which may well start the next one.
     CallCallback done = std::move(call->done);

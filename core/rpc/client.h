@@ -105,7 +105,7 @@ struct ClientCounters {
   uint64_t retries = 0;       // Attempts after the first.
   uint64_t rejections = 0;    // Calls refused at once with POOL_EXHAUSTED.
   uint64_t replacements = 0;  // Pool members displaced by a better slot.
-  uint64_t failures = 0;      // Calls that ended with a non-OK status.
+  uint64_t failures = 0;      // Calls that failed (base::IsFailure), rejections apart.
   uint64_t connects = 0;      // Handshakes completed by the acquirer.
   uint64_t connect_failures = 0;
   uint64_t retries_refused = 0;  // Retries the retry budget did not allow.
@@ -116,7 +116,7 @@ struct ClientCounters {
 // about the last minute, so both sides of a call read alike.
 struct ClientThroughput {
   double requests_per_s = 0;    // Calls not rejected: sent, or failed before a server answered.
-  double errors_per_s = 0;      // Of those, calls that ended non-OK (NOT_FOUND is an answer).
+  double errors_per_s = 0;      // Of those, failures (base::IsFailure: NOT_FOUND is an answer).
   double rejections_per_s = 0;  // Calls refused at once with POOL_EXHAUSTED, never sent.
   double retries_per_s = 0;     // Attempts after a call's first.
   // Client-seen latency of the calls not rejected, from AsyncCall to the answer (every retry

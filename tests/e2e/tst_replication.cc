@@ -187,10 +187,6 @@ class ReplicationTest : public QObject {
       readers[replica] = ConnectTo(*replica);
       QVERIFY(readers[replica]);
     }
-    std::map<NodeProcess*, double> lag_before;
-    for (NodeProcess* replica : replicas)
-      lag_before[replica] = ReplicationOf(*replica).lag_seconds();
-    QThread::msleep(1200);
     for (NodeProcess* replica : replicas) {
       // Reads go on: every key answers (found or not), none fails.
       std::map<uint64_t, std::string> docs;
@@ -202,9 +198,8 @@ class ReplicationTest : public QObject {
       const admin::Replication r = ReplicationOf(*replica);
       QCOMPARE(r.state(), admin::REPLICA_DISCONNECTED);
       QVERIFY2(!r.last_error().empty(), r.DebugString().c_str());
-      QVERIFY2(r.lag_seconds() >= lag_before[replica] + 1.0,
-               qPrintable(
-                   QString("lag %1 s, before %2 s").arg(r.lag_seconds()).arg(lag_before[replica])));
+      // Out of touch: how far behind it is cannot be known (docs/figures.md), so it is not 0.
+      QVERIFY2(!r.lag_known(), r.DebugString().c_str());
     }
 
     QString error;

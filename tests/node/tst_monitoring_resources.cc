@@ -44,7 +44,10 @@ QSet<QString> ExposedFamilies() {
     admin::Telemetry& t = input.telemetry;
     t.mutable_storage()->add_indexes()->set_entries(1);
     t.mutable_replication()->set_role(role);
-    t.mutable_replication()->add_followers()->set_name("r");
+    t.mutable_replication()->set_lag_known(true);
+    admin::Follower* follower = t.mutable_replication()->add_followers();
+    follower->set_name("r");
+    follower->set_lag_known(true);
     t.add_pools()->set_client_name("follower");
     input.methods.push_back({});
     input.methods.back().method = "doc.Get";

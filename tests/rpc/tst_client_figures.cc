@@ -18,6 +18,7 @@ namespace {
 constexpr char kHeld[] = "t.Held";                // Answers once the test releases it.
 constexpr char kUnavailable[] = "t.Unavailable";  // Always a retryable failure.
 constexpr char kMissing[] = "t.Missing";          // NOT_FOUND: an answer, not a failure.
+constexpr char kBehind[] = "t.Behind";            // BEHIND everywhere: an answer too.
 constexpr milliseconds kHeldAtLeast{20};
 
 // Holds every kHeld call until Release(), counting those inside.
@@ -42,6 +43,9 @@ std::unique_ptr<Server> StartServer(const std::shared_ptr<Gate>& gate) {
   });
   server->RegisterHandler(kMissing, [](const CallContext&, std::string_view) {
     return Reply{{Code::kNotFound, "no such document"}, {}};
+  });
+  server->RegisterHandler(kBehind, [](const CallContext&, std::string_view) {
+    return Reply{{Code::kBehind, "not applied yet"}, {}};
   });
   if (!server->Start().ok()) return nullptr;
   return server;
@@ -105,10 +109,15 @@ class ClientFiguresTest : public QObject {
     QVERIFY(client.Start().ok());
     QVERIFY(client.WaitForPool(4, std::chrono::seconds(10)));
 
+    // docs/figures.md: NOT_FOUND and BEHIND are answers. The pool's failure counter (the Slots
+    // view's Fail/s) counted them as failures while the rates did not.
     QCOMPARE(client.Call(kMissing, "").status.code(), Code::kNotFound);
+    QVERIFY(client.WaitForPool(4, std::chrono::seconds(10)));
+    QCOMPARE(client.Call(kBehind, "").status.code(), Code::kBehind);
     ClientThroughput t = client.Snapshot().throughput;
     QVERIFY(t.requests_per_s > 0);
     QCOMPARE(t.errors_per_s, 0.0);
+    QCOMPARE(client.Snapshot().counters.failures, uint64_t{0});
 
     QVERIFY(client.WaitForPool(4, std::chrono::seconds(10)));
     const CallResult failed = client.Call(kUnavailable, "");
@@ -120,6 +129,7 @@ class ClientFiguresTest : public QObject {
     QVERIFY(t.retries_per_s > 0);
     QVERIFY(t.errors_per_s > 0);
     QCOMPARE(t.rejections_per_s, 0.0);
+    QCOMPARE(snapshot.counters.failures, uint64_t{1});
     client.Stop();
     server->Stop();
   }

@@ -78,6 +78,7 @@ admin::Telemetry GeneratedReplication::Telemetry(int node, int frame) const {
       f->set_lag_seconds(LagSeconds(replica, frame));
       f->set_last_fetch_unix_ms(now - 50);
       f->set_state(replica == kCatchingUp ? "catching up" : "tailing");
+      f->set_lag_known(true);
     }
     return t;
   }
@@ -90,6 +91,7 @@ admin::Telemetry GeneratedReplication::Telemetry(int node, int frame) const {
   r->set_lag_docs(lag);
   r->set_lag_bytes(lag * 200);
   r->set_lag_seconds(LagSeconds(node, frame));
+  r->set_lag_known(true);  // Catching up or tailing: connected.
   if (node == kCatchingUp) {
     r->set_catch_up_progress(CatchUpProgress(frame));
     r->set_apply_docs_per_s(5000);

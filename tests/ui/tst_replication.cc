@@ -12,10 +12,12 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <cmath>
 
 #include "tests/ui/replication_fixture.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/models/overview_model.h"
+#include "ui/models/palette.h"
 #include "ui/models/replication_lag_model.h"
 #include "ui/models/replication_model.h"
 #include "ui/sources/replay_source.h"
@@ -166,6 +168,45 @@ class ReplicationTest : public QObject {
     QCOMPARE(model.RowOfNode(3), -1);
     state.Clear();
     QCOMPARE(model.rowCount(), 0);
+  }
+
+  // docs/figures.md: a replica whose node stopped answering (SIGKILL, SIGSTOP) has an unknown
+  // state and lag. The console kept showing its last "tailing, 0.0 s" in green for as long as it
+  // was watched; the lag plot now has a gap, and a replica that itself reports no live follow
+  // connection reads "unknown" too.
+  void aReplicaThatStoppedAnsweringIsUnknown() {
+    ClusterState state;
+    Declare(&state);
+    ReplicationModel model(&state);
+    OverviewModel overview(&state);
+    ReplicationLagModel lag(&state);
+    const G g;
+    Apply(&state, g, 0, 5);
+    const int row = model.RowOfNode(G::kTailing);
+    QCOMPARE(Cell(model, row, ReplicationModel::kState), QString("tailing"));
+    state.ApplyFrame({{G::kTailing, nullptr, "connection refused"}}, g.TimeOf(5));
+    QCOMPARE(Cell(model, row, ReplicationModel::kState), QString("unknown (node unreachable)"));
+    QVERIFY2(Cell(model, row, ReplicationModel::kState, Qt::ToolTipRole).contains("tailing"),
+             qPrintable(Cell(model, row, ReplicationModel::kState, Qt::ToolTipRole)));
+    QCOMPARE(Cell(model, row, ReplicationModel::kLagDocs), QString("unknown"));
+    QCOMPARE(Cell(model, row, ReplicationModel::kLagSeconds), QString("unknown"));
+    QCOMPARE(model.index(row, ReplicationModel::kState).data(Qt::DecorationRole).value<QColor>(),
+             HealthColor(NodeHealth::kStale));
+    QCOMPARE(Cell(overview, G::kTailing, OverviewModel::kLag), QString("unknown"));
+
+    // Back, but its follow connection is down: its own telemetry says the lag is unknown.
+    railyard::admin::Telemetry t = g.Telemetry(G::kTailing, 6);
+    t.mutable_replication()->set_state(railyard::admin::REPLICA_DISCONNECTED);
+    t.mutable_replication()->set_lag_known(false);
+    state.ApplyFrame(
+        {{G::kTailing, std::make_shared<const railyard::admin::Telemetry>(t), {}, g.TimeOf(6)}},
+        g.TimeOf(6));
+    QCOMPARE(Cell(model, row, ReplicationModel::kState), QString("disconnected"));
+    QCOMPARE(Cell(model, row, ReplicationModel::kLagSeconds), QString("unknown"));
+    QCOMPARE(Cell(overview, G::kTailing, OverviewModel::kLag), QString("unknown"));
+    const ReplicationLagModel::Series& series = lag.series(G::kTailing);
+    QVERIFY(!series.empty());
+    QVERIFY(std::isnan(series.back().lag_seconds) && std::isnan(series.back().lag_docs));
   }
 
   void modelSortsNamesNaturally() {

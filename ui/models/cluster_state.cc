@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/models/cluster_state.h"
 
+#include <QDateTime>
 #include <algorithm>
+
+#include "core/cluster/request_figures.h"
 
 namespace railyard::ui {
 
@@ -30,6 +33,10 @@ bool IsLive(NodeHealth health) {
          health == NodeHealth::kStarting;
 }
 
+QString ClockText(qint64 ms) {
+  return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("HH:mm:ss"));
+}
+
 bool ServesRequests(const admin::Telemetry& telemetry) {
   return telemetry.role() != admin::ROLE_CLIENT;
 }
@@ -54,10 +61,10 @@ admin::ClientThroughput ClientFiguresOf(const admin::Telemetry& telemetry) {
   sum.set_requests_per_s(own.requests_per_s());
   sum.set_errors_per_s(own.errors_per_s());
   sum.set_rejections_per_s(own.rejections_per_s());
+  sum.set_p50_us(cluster::RequestP50Us(own));
+  sum.set_p99_us(cluster::RequestP99Us(own));
   for (const admin::MethodStats& m : own.methods()) {
-    sum.set_p50_us(std::max(sum.p50_us(), m.p50_us()));
-    sum.set_p99_us(std::max(sum.p99_us(), m.p99_us()));
-    sum.set_max_us(std::max(sum.max_us(), m.max_us()));
+    if (!cluster::IsLongPoll(m.method())) sum.set_max_us(std::max(sum.max_us(), m.max_us()));
   }
   return sum;
 }

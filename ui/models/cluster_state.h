@@ -27,6 +27,8 @@ QString NodeHealthName(NodeHealth health);
 // True where the node's figures are current (serving, lame duck, starting); the others show
 // what was last known.
 bool IsLive(NodeHealth health);
+// A cluster clock time as the views print it ("HH:mm:ss", local time).
+QString ClockText(qint64 ms);
 
 // True for a process whose Throughput counts requests it served (a server, or a node that is
 // both); a client's figures are calls it made, so cluster totals of served requests leave it out

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/cluster/replication_names.h"
+#include "core/cluster/request_figures.h"
 #include "ui/models/natural_order.h"
 #include "ui/models/palette.h"
 #include "ui/models/replication_model.h"
@@ -49,9 +51,7 @@ OverviewModel::Row OverviewModel::RowOf(const NodeView& node, qint64 now_ms) {
     row.requests_per_s = t.throughput().requests_per_s();
     row.errors_per_s = t.throughput().errors_per_s();
     row.rejections_per_s = t.throughput().rejections_per_s();
-    double p99 = 0;
-    for (const admin::MethodStats& m : t.throughput().methods()) p99 = std::max(p99, m.p99_us());
-    row.p99_ms = p99 / 1000.0;
+    row.p99_ms = cluster::RequestP99Us(t.throughput()) / 1000.0;
   }
   row.slots = t.slots_size();
   row.indexes = t.storage().indexes_size();
@@ -84,18 +84,20 @@ QString RoleName(admin::Role role) {
   }
 }
 
-QString LagText(const admin::Replication& r) {
+QString LagText(const admin::Replication& r, bool live) {
   if (r.role() == admin::DOCSTORE_UPDATER) {
     const int n = r.followers_size();
     return n == 1 ? QObject::tr("1 follower") : QObject::tr("%1 followers").arg(n);
   }
   if (r.role() != admin::DOCSTORE_REPLICA) return {};
+  if (!cluster::ReplicaLagKnown(r, live)) return QObject::tr("unknown");
   return QObject::tr("%1 docs, %2 s").arg(r.lag_docs()).arg(r.lag_seconds(), 0, 'f', 1);
 }
 
-double LagSortKey(const admin::Replication& r) {
+double LagSortKey(const admin::Replication& r, bool live) {
   if (r.role() == admin::DOCSTORE_UPDATER) return -1;
   if (r.role() != admin::DOCSTORE_REPLICA) return -2;
+  if (!cluster::ReplicaLagKnown(r, live)) return 1e18;  // Unknown sorts past every known lag.
   return double(r.lag_docs());
 }
 
@@ -109,10 +111,6 @@ QVariant LatencyCell(bool sort, double ms, double requests_per_s) {
   const bool idle = requests_per_s < OverviewModel::kIdleBelowPerS;
   if (sort) return idle ? -1.0 : ms;
   return idle ? QStringLiteral("\u2014") : QString::number(ms, 'f', 2);
-}
-
-QString ClockText(qint64 ms) {
-  return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("HH:mm:ss"));
 }
 
 }  // namespace
@@ -185,8 +183,9 @@ QVariant OverviewModel::data(const QModelIndex& index, int role) const {
     case kStoreRole:
       return known ? DocstoreRoleName(node.telemetry->replication().role()) : QString();
     case kLag:
-      if (sort) return known ? LagSortKey(node.telemetry->replication()) : -2.0;
-      return known ? LagText(node.telemetry->replication()) : QString();
+      if (sort)
+        return known ? LagSortKey(node.telemetry->replication(), IsLive(node.health)) : -2.0;
+      return known ? LagText(node.telemetry->replication(), IsLive(node.health)) : QString();
     case kRequests:
       if (!known && !sort) return QString();
       return RateCell(sort, row.client ? row.client_requests_per_s : row.requests_per_s, 0);

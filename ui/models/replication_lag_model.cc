@@ -2,6 +2,9 @@
 #include "ui/models/replication_lag_model.h"
 
 #include <algorithm>
+#include <limits>
+
+#include "core/cluster/replication_names.h"
 
 namespace railyard::ui {
 
@@ -43,8 +46,10 @@ bool ReplicationLagModel::AddSamples(const QVector<int>& changed) {
     last_seen_.insert(node, view.telemetry);
     LagSample sample;
     sample.t_ms = view.updated_ms;
-    sample.lag_docs = double(r.lag_docs());
-    sample.lag_seconds = r.lag_seconds();
+    // Unknown lag is a gap in the plot, not a 0 (docs/figures.md).
+    const bool known = cluster::ReplicaLagKnown(r, IsLive(view.health));
+    sample.lag_docs = known ? double(r.lag_docs()) : std::numeric_limits<double>::quiet_NaN();
+    sample.lag_seconds = known ? r.lag_seconds() : std::numeric_limits<double>::quiet_NaN();
     auto it = series_.find(node);
     if (it == series_.end()) it = series_.insert(node, Series(kMaxSamples));
     Series& series = it.value();

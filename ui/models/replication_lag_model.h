@@ -13,6 +13,7 @@ namespace railyard::ui {
 
 struct LagSample {
   qint64 t_ms = 0;  // Cluster clock: when the replica's telemetry was taken.
+  // NaN where the lag was unknown (cluster::ReplicaLagKnown): the plot leaves a gap.
   double lag_docs = 0;
   double lag_seconds = 0;
 };

@@ -38,6 +38,13 @@ QString FollowersText(const admin::Replication& r) {
 QString FollowersTooltip(const admin::Replication& r) {
   QStringList lines;
   for (const admin::Follower& f : r.followers()) {
+    if (!f.lag_known()) {  // Silent: it stopped fetching, so how far behind it is is unknown.
+      lines << QObject::tr("%1 (%2): position %3, lag unknown, %4")
+                   .arg(QString::fromStdString(f.name()), QString::fromStdString(f.address()))
+                   .arg(f.position())
+                   .arg(QString::fromStdString(f.state()));
+      continue;
+    }
     lines << QObject::tr("%1 (%2): position %3, %4 docs / %5 s behind, %6")
                  .arg(QString::fromStdString(f.name()), QString::fromStdString(f.address()))
                  .arg(f.position())
@@ -89,7 +96,11 @@ QVariant ReplicationModel::data(const QModelIndex& index, int role) const {
   if (!node.telemetry) return {};
   const admin::Replication& r = node.telemetry->replication();
   const bool replica = r.role() == admin::DOCSTORE_REPLICA;
-  const bool catching_up = replica && r.state() == admin::REPLICA_CATCHING_UP;
+  // A node that is not answering: what it last said about its replication is not its state now
+  // (docs/figures.md, "Replica state").
+  const bool live = IsLive(node.health);
+  const bool lag_known = cluster::ReplicaLagKnown(r, live);
+  const bool catching_up = live && replica && r.state() == admin::REPLICA_CATCHING_UP;
   const int column = index.column();
 
   if (role == kNodeRole) return node_index;
@@ -98,13 +109,22 @@ QVariant ReplicationModel::data(const QModelIndex& index, int role) const {
   }
   if (role == Qt::ToolTipRole) {
     if (column == kFollows && !replica) return FollowersTooltip(r);
+    if (column == kState && replica && !live) {
+      return tr("The node is %1%2: its replication state is unknown. It last said \"%3\" at %4.")
+          .arg(NodeHealthName(node.health),
+               node.last_error.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(node.last_error),
+               ReplicaStateName(r.state()), ClockText(node.updated_ms));
+    }
     if (column == kState && replica && !r.last_error().empty()) {
       return QString::fromStdString(r.last_error());
     }
     return {};
   }
   if (role == Qt::DecorationRole && column == kState && replica) {
-    return ReplicaStateColor(r.state());
+    return live ? ReplicaStateColor(r.state()) : HealthColor(NodeHealth::kStale);
+  }
+  if (role == Qt::ForegroundRole && !live && column > kFollows) {
+    return HealthColor(NodeHealth::kStale);  // Last known, not news.
   }
   if (role == Qt::TextAlignmentRole && column >= kApplied) {
     return QVariant::fromValue(Qt::AlignRight | Qt::AlignVCenter);
@@ -122,6 +142,9 @@ QVariant ReplicationModel::data(const QModelIndex& index, int role) const {
       return sort ? QVariant(r.followers_size()) : QVariant(FollowersText(r));
     case kState:
       if (!replica) return sort ? QVariant(-1) : QVariant(QString());
+      if (!live)
+        return sort ? QVariant(100)
+                    : QVariant(tr("unknown (node %1)").arg(NodeHealthName(node.health)));
       return sort ? QVariant(static_cast<int>(r.state())) : QVariant(ReplicaStateName(r.state()));
     case kApplied:
       return sort ? QVariant(qulonglong(r.applied_position()))
@@ -131,10 +154,12 @@ QVariant ReplicationModel::data(const QModelIndex& index, int role) const {
                   : QVariant(locale.toString(qulonglong(r.head_position())));
     case kLagDocs:
       if (!replica) return sort ? QVariant(-1.0) : QVariant(QString());
+      if (!lag_known) return sort ? QVariant(1e18) : QVariant(tr("unknown"));
       return sort ? QVariant(double(r.lag_docs()))
                   : QVariant(locale.toString(qulonglong(r.lag_docs())));
     case kLagSeconds:
       if (!replica) return sort ? QVariant(-1.0) : QVariant(QString());
+      if (!lag_known) return sort ? QVariant(1e18) : QVariant(tr("unknown"));
       return sort ? QVariant(r.lag_seconds()) : QVariant(QString::number(r.lag_seconds(), 'f', 1));
     case kCatchUp:
       if (sort) return catching_up ? r.catch_up_progress() : (replica ? 1.0 : -1.0);
@@ -142,6 +167,7 @@ QVariant ReplicationModel::data(const QModelIndex& index, int role) const {
                          : QString();
     case kApplyRate:
       if (!replica) return sort ? QVariant(-1.0) : QVariant(QString());
+      if (!live) return sort ? QVariant(-1.0) : QVariant(QStringLiteral("?"));
       return sort ? QVariant(r.apply_docs_per_s())
                   : QVariant(QString::number(r.apply_docs_per_s(), 'f', 0));
     case kRefetches:
@@ -159,8 +185,14 @@ QVariant ReplicationModel::headerData(int section, Qt::Orientation orientation, 
         return tr("Queue position (bytes across segment files) this node has applied");
       case kHead:
         return tr("The updater's queue position (a replica: as last heard from its updater)");
+      case kLagDocs:
+        return tr(
+            "Documents between what this replica applied and the head it knows; unknown "
+            "without a live connection to its updater");
       case kLagSeconds:
-        return tr("From the updater's append of the oldest change not applied here to now");
+        return tr(
+            "Age of the oldest write this replica has not applied (0 when caught up); "
+            "unknown without a live connection to its updater");
       case kCatchUp:
         return tr("While catching up: the share of what was behind at the start that is applied");
       case kRefetches:

@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/cluster/request_figures.h"
+
 namespace railyard::ui {
 
 namespace {
@@ -149,15 +151,8 @@ ThroughputSample ThroughputModel::SampleOf(const admin::Telemetry& telemetry, qi
   s.requests_per_s = th.requests_per_s();
   s.errors_per_s = th.errors_per_s();
   s.rejections_per_s = th.rejections_per_s();
-  double weight = 0, weighted_p50 = 0;
-  for (const admin::MethodStats& m : th.methods()) {
-    // Weight by recent rate; a method idle lately still counts a little through its total.
-    const double w = m.requests_per_s() > 0 ? m.requests_per_s() : (m.requests() > 0 ? 1e-9 : 0);
-    weight += w;
-    weighted_p50 += w * m.p50_us();
-    s.p99_us = std::max(s.p99_us, m.p99_us());
-  }
-  s.p50_us = weight > 0 ? weighted_p50 / weight : 0;
+  s.p50_us = cluster::RequestP50Us(th);  // docs/figures.md: long-polls apart.
+  s.p99_us = cluster::RequestP99Us(th);
   return s;
 }
 

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// A server's request latency, defined once (docs/figures.md, "Request latency") for railyardctl,
+// the console and the dashboard's queries: handler time of the requests it served, long-polls
+// apart. A long-poll (a replica's repl.Fetch waiting at the head for new blocks) takes as long as
+// the cluster is quiet by design; counted as latency, an idle updater read as a 1 s p99.
+
+#include <string_view>
+
+#include "railyard/admin.pb.h"
+
+namespace railyard::cluster {
+
+// Methods whose handlers wait for news by design: "repl.Fetch".
+bool IsLongPoll(std::string_view method);
+
+// The slowest of the request methods' percentiles (long-polls apart), in microseconds; 0 when none
+// served a request in the window.
+double RequestP99Us(const admin::Throughput& throughput);
+// Of the request methods (long-polls apart), the p50s weighted by each method's recent rate.
+double RequestP50Us(const admin::Throughput& throughput);
+
+}  // namespace railyard::cluster
