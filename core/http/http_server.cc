@@ -3,6 +3,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <algorithm>
 #include <asio.hpp>
 #include <asio/ssl.hpp>
 #include <atomic>
@@ -113,16 +114,29 @@ struct HttpServer::Impl {
 
   template <typename Stream>
   asio::awaitable<void> Exchange(Stream& stream, Transport& transport, const std::string& peer) {
-    std::string head;
+    // A request line starts with its method, in capitals. Anything else (a Boxcar hello, a
+    // binary probe) is answered at once instead of after the whole timeout, so that a client
+    // pointed at this port by mistake reads "HTTP/1.1 400" and can say the port speaks HTTP.
+    std::string head(std::min<size_t>(512, options.max_request_bytes), '\0');
     asio::error_code ec;
-    const size_t length = co_await asio::async_read_until(
-        stream, asio::dynamic_buffer(head, options.max_request_bytes), EndOfHead{},
-        asio::redirect_error(asio::use_awaitable, ec));
+    const size_t first = co_await stream.async_read_some(
+        asio::buffer(head), asio::redirect_error(asio::use_awaitable, ec));
+    if (ec) co_return;
+    head.resize(first);
+    const bool request_line = first > 0 && head[0] >= 'A' && head[0] <= 'Z';
+    size_t length = 0;
+    if (request_line) {
+      length = co_await asio::async_read_until(
+          stream, asio::dynamic_buffer(head, options.max_request_bytes), EndOfHead{},
+          asio::redirect_error(asio::use_awaitable, ec));
+    }
     HttpRequest request;
     request.peer = peer;
     HttpResponse response;
     std::string error;
-    if (ec == asio::error::not_found) {
+    if (!request_line) {
+      response = PlainAnswer(400, "bad request: this port speaks HTTP");
+    } else if (ec == asio::error::not_found) {
       response = PlainAnswer(400, "bad request: the request head is longer than " +
                                       std::to_string(options.max_request_bytes) + " bytes");
     } else if (ec) {

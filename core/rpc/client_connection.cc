@@ -73,6 +73,11 @@ asio::awaitable<Status> ClientConnection::Open(asio::ip::tcp::endpoint target,
     co_return Status{Code::kUnavailable,
                      server_address_ + " speaks TLS; this client is set up for plain TCP"};
   }
+  if (!status.ok() && LooksLikeHttp(read_buffers_.header.data())) {
+    co_return Status{Code::kUnavailable, server_address_ +
+                                             " speaks HTTP, not Boxcar: a metrics listener "
+                                             "(/metrics, --metrics-listen) or a web server?"};
+  }
   if (!status.ok()) {
     co_return Status{
         Code::kUnavailable,

@@ -3,6 +3,8 @@
 
 #include <google/protobuf/io/coded_stream.h>
 
+#include <string_view>
+
 #include "railyard/rpc.pb.h"
 
 namespace railyard::rpc {
@@ -19,6 +21,16 @@ Status CheckFrameLength(uint32_t body_bytes, uint32_t max_frame_bytes) {
                                       std::to_string(max_frame_bytes) + " bytes"};
   }
   return Status::Ok();
+}
+
+bool LooksLikeHttp(const unsigned char* header) {
+  static constexpr std::string_view kStarts[] = {"GET ", "POST", "HEAD", "PUT ",
+                                                 "HTTP", "<!DO", "<htm", "<HTM"};
+  const std::string_view first(reinterpret_cast<const char*>(header), kFrameHeaderBytes);
+  for (std::string_view start : kStarts) {
+    if (first == start) return true;
+  }
+  return false;
 }
 
 void AppendEncodedFrame(const Frame& frame, std::string& out) {

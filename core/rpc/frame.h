@@ -22,6 +22,12 @@ inline constexpr uint32_t kProtocolVersion = 1;
 // Reads the body length from a header. REQUIRES: header points at kFrameHeaderBytes bytes.
 uint32_t DecodeFrameLength(const unsigned char* header);
 
+// Whether the first bytes a peer sent are HTTP rather than a Boxcar frame: a request ("GET ",
+// "POST", "HEAD", "PUT "), a response ("HTTP"), or an HTML error page ("<!DO", "<htm", "<HTM")
+// that some servers send to what they cannot parse. A Boxcar frame's length never starts so (it
+// would be over 1 GB). For the error that names the mistake: a metrics port, a web server.
+bool LooksLikeHttp(const unsigned char* header);
+
 // Rejects a body length before anything is allocated for it.
 Status CheckFrameLength(uint32_t body_bytes, uint32_t max_frame_bytes);
 

@@ -73,6 +73,10 @@ asio::awaitable<void> ServerSession::Run() {
       co_await transport_.ReadFrame(read_buffers_, core_.options.max_frame_bytes, frame);
   if (!status.ok() && !transport_.is_tls() && LooksLikeTlsRecord(read_buffers_.header)) {
     status = {Code::kProtocolError, "the peer speaks TLS, but this listener is plain TCP"};
+  } else if (!status.ok() && LooksLikeHttp(read_buffers_.header.data())) {
+    status = {Code::kProtocolError,
+              "the peer speaks HTTP (a browser or a scraper?), but this "
+              "is a Boxcar listener"};
   }
   if (status.ok()) status = Handshake(frame);
   const std::function<void()> frame_started = [this] {

@@ -373,6 +373,29 @@ class MonitoringTest : public QObject {
     QVERIFY(head.body.empty());
   }
 
+  // An operator who gives the console or railyardctl the metrics port instead of the admin port
+  // is told that the port speaks HTTP; it read "frame of 1213486160 bytes exceeds the limit".
+  void aBoxcarClientOnTheMetricsPortIsToldItSpeaksHttp() {
+    QTemporaryDir dir;
+    std::unique_ptr<node::Node> node;
+    QVERIFY(node::Node::Open(Small(dir.path()), &node).ok());
+    rpc::ClientOptions options;
+    options.servers.push_back(*node->monitoring_endpoint());
+    options.pool_size = 1;
+    options.connect_timeout = std::chrono::milliseconds(5000);
+    rpc::Client client(options);
+    QVERIFY(client.Start().ok());
+    std::string why;
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (why.empty() && std::chrono::steady_clock::now() < until) {
+      why = client.Snapshot().last_connect_failure;
+      if (why.empty()) QThread::msleep(20);
+    }
+    QVERIFY2(why.find("speaks HTTP, not Boxcar") != std::string::npos, why.c_str());
+    QVERIFY2(why.find("exceeds the limit") == std::string::npos, why.c_str());
+    client.Stop();
+  }
+
   void configFieldsBecomeMonitoringOptions() {
     config::NodeConfig c;
     c.set_data_dir("/tmp/unused");
