@@ -244,7 +244,8 @@ class ReplayRecordTest : public QObject {
     QVERIFY2(view.ExportCsv(csv, &error), qPrintable(error));
     QFile file(csv);
     QVERIFY(file.open(QIODevice::ReadOnly));
-    QCOMPARE(file.readAll().count('\n'), 1 + 61);  // The header, then every sample.
+    // The header, then every sample of every node shown ("Each node": all of them).
+    QCOMPARE(file.readAll().count('\n'), 1 + 61 * g.nodes);
     replay.Seek(g.TimeOf(20));
     QCOMPARE(view.Model()->series(1).size(), size_t{21});
     QCOMPARE(view.DrawnSamples(), 21);

@@ -20,6 +20,7 @@
 #include "ui/models/palette.h"
 #include "ui/models/replication_lag_model.h"
 #include "ui/models/replication_model.h"
+#include "ui/models/throughput_model.h"
 #include "ui/sources/replay_source.h"
 #include "ui/views/compaction_view.h"
 #include "ui/views/qcustomplot_include.h"
@@ -207,6 +208,32 @@ class ReplicationTest : public QObject {
     const ReplicationLagModel::Series& series = lag.series(G::kTailing);
     QVERIFY(!series.empty());
     QVERIFY(std::isnan(series.back().lag_seconds) && std::isnan(series.back().lag_docs));
+  }
+
+  // Remove node forgets that node only: every other node's throughput and lag history stays
+  // (it wiped every chart, the command marks and the lag plot: C4).
+  void removeNodeKeepsTheOthersHistory() {
+    ClusterState state;
+    Declare(&state);
+    ThroughputModel throughput(&state);
+    ReplicationLagModel lag(&state);
+    const G g;
+    Apply(&state, g, 0, 20);
+    const size_t samples = throughput.series(G::kTailing).size();
+    QVERIFY(samples >= 19);
+    QCOMPARE(lag.series(G::kTailing).size(), size_t{20});
+    QSignalSpy cleared(&lag, &ReplicationLagModel::Cleared);
+    state.RemoveNode(G::kUpdater);
+    QCOMPARE(cleared.count(), 1);  // The view rebuilds from what is kept.
+    const int tailing = IndexOf(state, G::kTailing);
+    QCOMPARE(tailing, G::kTailing - 1);
+    QCOMPARE(throughput.series(tailing).size(), samples);
+    QCOMPARE(lag.series(tailing).size(), size_t{20});
+    QCOMPARE(lag.series(IndexOf(state, G::kCatchingUp)).size(), size_t{20});
+    QCOMPARE(lag.Replicas(), (QVector<int>{0, 1}));
+    state.Clear();  // A new cluster: everything goes.
+    QVERIFY(lag.Replicas().isEmpty());
+    QVERIFY(throughput.series(0).empty());
   }
 
   void modelSortsNamesNaturally() {

@@ -662,7 +662,8 @@ class StorageModelsTest : public QObject {
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QList<QByteArray> lines = file.readAll().trimmed().split('\n');
     QCOMPARE(lines.size(), 6);
-    QVERIFY(lines.last().startsWith(QByteArray::number(now) + ','));
+    QVERIFY(lines.last().startsWith(state.Node(index).name.toUtf8() + ',' +
+                                    QByteArray::number(now) + ','));
   }
 
   void throughputModelOnGeneratedTelemetry() {
@@ -751,9 +752,11 @@ class StorageModelsTest : public QObject {
     QVERIFY(file.open(QIODevice::ReadOnly));
     const QList<QByteArray> lines = file.readAll().trimmed().split('\n');
     QCOMPARE(lines.size(), 8);
-    QCOMPARE(lines[0],
-             QByteArray("time_unix_ms,requests_per_s,errors_per_s,rejections_per_s,p50_us,p99_us"));
-    QCOMPARE(lines[1], QByteArray::number(last - 60000) + ",90,0,0,300,1000");
+    QCOMPARE(
+        lines[0],
+        QByteArray("node,time_unix_ms,requests_per_s,errors_per_s,rejections_per_s,p50_us,p99_us"));
+    QCOMPARE(lines[1], state.Node(b).name.toUtf8() + "," + QByteArray::number(last - 60000) +
+                           ",90,0,0,300,1000");
     QVERIFY(!model.ExportWindowCsv(dir.filePath("missing/dir/b.csv"), b, &error));
     QVERIFY(error.contains("cannot write"));
 

@@ -5,11 +5,13 @@
 #include <QApplication>
 #include <QDateTime>
 #include <QDir>
+#include <QFile>
 #include <QImage>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QTabBar>
 #include <QTabWidget>
+#include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
 #include <map>
@@ -793,6 +795,59 @@ class ThroughputViewTest : public QObject {
     state.ApplyFrame({{node, nullptr, "connection refused"}}, kT0);
     QCOMPARE(view.VisibleToMs(), kT0);
     SaveScreenshot(&view, "throughput_empty.png");
+  }
+
+  // C14: with "Each node" shown, Export CSV wrote one unnamed series (the selected node's).
+  void csvExportWritesEverySeriesShownByName() {
+    ShownView shown(3, {1000, 640});
+    QVERIFY(shown.Exposed());
+    FeedNodes(&shown.state, 3, 10);
+    QCOMPARE(shown.view.Shown(), ThroughputView::Show::kEachNode);
+    QTemporaryDir dir;
+    const QString path = dir.filePath("each.csv");
+    QString error;
+    QVERIFY2(shown.view.ExportCsv(path, &error), qPrintable(error));
+    QFile file(path);
+    QVERIFY(file.open(QIODevice::ReadOnly));
+    const QList<QByteArray> lines = file.readAll().trimmed().split('\n');
+    QVERIFY(lines[0].startsWith("node,time_unix_ms,requests_per_s"));
+    QCOMPARE(lines.size(), 1 + 3 * 10);
+    for (int n = 0; n < 3; ++n) {
+      const QByteArray name = QByteArray("127.0.0.1:") + QByteArray::number(7000 + n);
+      QCOMPARE(lines[1 + n * 10].split(',')[0], name);
+      QCOMPARE(lines[1 + n * 10].split(',')[2].toDouble(), 100.0 * (n + 1));
+    }
+  }
+
+  // docs/figures.md: a client's requests are the calls it made. The demo's clients report them in
+  // their pools' ClientThroughput and serve nothing; Throughput charted them at 0 while the
+  // Overview showed thousands of calls a second (C3). The cluster line still counts only what
+  // servers served, so a watched client's calls are not counted twice.
+  void aClientIsChartedByTheCallsItMade() {
+    ClusterState state;
+    const int server = state.AddNode("127.0.0.1:7001", "server");
+    const int client = state.AddNode("127.0.0.1:7101", "client");
+    ThroughputModel model(&state);
+    for (int f = 0; f < 3; ++f) {
+      auto served = std::make_shared<admin::Telemetry>();
+      served->set_node("server");
+      served->set_role(admin::ROLE_SERVER);
+      served->mutable_throughput()->set_requests_per_s(4500);
+      auto calls = std::make_shared<admin::Telemetry>();
+      calls->set_node("client");
+      calls->set_role(admin::ROLE_CLIENT);
+      admin::ClientThroughput* t = calls->add_pools()->mutable_throughput();
+      t->set_requests_per_s(4500);
+      t->set_errors_per_s(2);
+      t->set_p99_us(900);
+      const qint64 at = kT0 + f * 100;
+      state.ApplyFrame({{server, served, {}, at}, {client, calls, {}, at}}, at);
+    }
+    const ThroughputSample& c = model.series(client).back();
+    QCOMPARE(c.requests_per_s, 4500.0);
+    QCOMPARE(c.errors_per_s, 2.0);
+    QCOMPARE(c.p99_us, 900.0);
+    QCOMPARE(model.series(ThroughputModel::kCluster).back().requests_per_s, 4500.0);
   }
 };
 

@@ -151,7 +151,9 @@ void ClusterState::Clear() {
 void ClusterState::RemoveNode(int index) {
   if (index < 0 || index >= NodeCount()) return;
   nodes_.erase(nodes_.begin() + index);
+  removed_node_ = index;
   Q_EMIT NodesReset();
+  removed_node_ = -1;
   QVector<int> all;
   for (int i = 0; i < NodeCount(); ++i) {
     Q_EMIT NodeAdded(i);

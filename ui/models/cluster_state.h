@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <QHash>
 #include <QObject>
 #include <QString>
 #include <QVector>
@@ -88,8 +89,12 @@ class ClusterState : public QObject {
   // Forgets everything (a new cluster, or a replay seek that rebuilds state).
   void Clear();
   // Forgets one node: the others move down one index. Announced as a rebuild (NodesReset, then
-  // NodeAdded for each remaining node and a FrameApplied naming them all), as a seek does.
+  // NodeAdded for each remaining node and a FrameApplied naming them all), as a seek does; during
+  // that NodesReset, RemovedNode() names the node that went, so that models keeping history
+  // forget only its own (ForgetRemovedNode) rather than everyone's.
   void RemoveNode(int index);
+  // The index RemoveNode is removing while it announces it; -1 otherwise (a Clear).
+  int RemovedNode() const { return removed_node_; }
 
   int NodeCount() const { return static_cast<int>(nodes_.size()); }
   const NodeView& Node(int index) const { return nodes_[static_cast<size_t>(index)]; }
@@ -118,6 +123,18 @@ class ClusterState : public QObject {
   qint64 now_ms_ = 0;
   qint64 history_ms_ = 0;
   qint64 stale_after_ms_ = 5000;
+  int removed_node_ = -1;
 };
+
+// After ClusterState::RemoveNode(removed): drops `removed`'s entry and moves the later nodes'
+// entries down one index, as the state renumbered them.
+template <typename T>
+void ForgetRemovedNode(QHash<int, T>& by_node, int removed) {
+  QHash<int, T> kept;
+  for (auto it = by_node.begin(); it != by_node.end(); ++it) {
+    if (it.key() != removed) kept.insert(it.key() > removed ? it.key() - 1 : it.key(), it.value());
+  }
+  by_node.swap(kept);
+}
 
 }  // namespace railyard::ui

@@ -20,7 +20,16 @@ ReplicationLagModel::ReplicationLagModel(ClusterState* state, QObject* parent)
   // A replay seek's history: the view draws it all at the seek point's own frame.
   connect(state_, &ClusterState::HistoryFrameApplied, this,
           [this](const QVector<int>& changed) { unannounced_ |= AddSamples(changed); });
-  connect(state_, &ClusterState::NodesReset, this, &ReplicationLagModel::Clear);
+  connect(state_, &ClusterState::NodesReset, this, [this] {
+    if (state_->RemovedNode() < 0) {
+      Clear();
+      return;
+    }
+    // Remove node: only that node's series goes.
+    ForgetRemovedNode(series_, state_->RemovedNode());
+    ForgetRemovedNode(last_seen_, state_->RemovedNode());
+    Q_EMIT Cleared();  // The view rebuilds from what is kept.
+  });
   state_->RequestHistoryMs(kViewWindowMs);
 }
 

@@ -47,7 +47,7 @@ class ReplicationLagModel : public QObject {
 
  Q_SIGNALS:
   void SamplesAdded();
-  void Cleared();
+  void Cleared();  // Forgot everything, or one removed node: views rebuild from what is kept.
 
  private:
   // True if any series got a sample.

@@ -65,7 +65,13 @@ ThroughputModel::ThroughputModel(ClusterState* state, QObject* parent)
   // A replay seek's history: the views draw it all at the seek point's own frame.
   connect(state_, &ClusterState::HistoryFrameApplied, this,
           [this](const QVector<int>& changed) { unannounced_ |= AddSamples(changed); });
-  connect(state_, &ClusterState::NodesReset, this, &ThroughputModel::Clear);
+  connect(state_, &ClusterState::NodesReset, this, [this] {
+    if (state_->RemovedNode() >= 0) {
+      ForgetNode(state_->RemovedNode());
+    } else {
+      Clear();
+    }
+  });
   state_->RequestHistoryMs(WindowMs());
 }
 
@@ -119,18 +125,24 @@ QVector<ThroughputEvent> ThroughputModel::Events(int node, qint64 from_ms, qint6
   return out;
 }
 
-bool ThroughputModel::ExportCsv(const QString& path, int node, qint64 from_ms, qint64 to_ms,
-                                QString* error) const {
+bool ThroughputModel::ExportCsv(const QString& path, const QVector<int>& nodes, qint64 from_ms,
+                                qint64 to_ms, QString* error) const {
   QFile file(path);
   if (!file.open(QIODevice::WriteOnly | QIODevice::Truncate | QIODevice::Text)) {
     if (error) *error = QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
     return false;
   }
   QTextStream out(&file);
-  out << "time_unix_ms,requests_per_s,errors_per_s,rejections_per_s,p50_us,p99_us\n";
-  for (const ThroughputSample& s : Samples(node, from_ms, to_ms)) {
-    out << s.t_ms << ',' << s.requests_per_s << ',' << s.errors_per_s << ',' << s.rejections_per_s
-        << ',' << s.p50_us << ',' << s.p99_us << '\n';
+  out << "node,time_unix_ms,requests_per_s,errors_per_s,rejections_per_s,p50_us,p99_us\n";
+  for (int node : nodes) {
+    QString name = node == kCluster                          ? QStringLiteral("cluster")
+                   : node >= 0 && node < state_->NodeCount() ? state_->Node(node).name
+                                                             : QString::number(node);
+    name.replace(QLatin1Char(','), QLatin1Char(' '));  // One CSV field, unquoted.
+    for (const ThroughputSample& s : Samples(node, from_ms, to_ms)) {
+      out << name << ',' << s.t_ms << ',' << s.requests_per_s << ',' << s.errors_per_s << ','
+          << s.rejections_per_s << ',' << s.p50_us << ',' << s.p99_us << '\n';
+    }
   }
   out.flush();
   if (file.error() != QFile::NoError) {
@@ -141,13 +153,24 @@ bool ThroughputModel::ExportCsv(const QString& path, int node, qint64 from_ms, q
 }
 
 bool ThroughputModel::ExportWindowCsv(const QString& path, int node, QString* error) const {
-  return ExportCsv(path, node, latest_ms_ - WindowMs(), latest_ms_, error);
+  return ExportCsv(path, {node}, latest_ms_ - WindowMs(), latest_ms_, error);
 }
 
 ThroughputSample ThroughputModel::SampleOf(const admin::Telemetry& telemetry, qint64 t_ms) {
-  const admin::Throughput& th = telemetry.throughput();
   ThroughputSample s;
   s.t_ms = t_ms;
+  if (!ServesRequests(telemetry)) {
+    // A client's requests are the calls it made, as the Overview's client columns show them
+    // (docs/figures.md); its own Throughput is what it served: nothing (C3).
+    const admin::ClientThroughput calls = ClientFiguresOf(telemetry);
+    s.requests_per_s = calls.requests_per_s();
+    s.errors_per_s = calls.errors_per_s();
+    s.rejections_per_s = calls.rejections_per_s();
+    s.p50_us = calls.p50_us();
+    s.p99_us = calls.p99_us();
+    return s;
+  }
+  const admin::Throughput& th = telemetry.throughput();
   s.requests_per_s = th.requests_per_s();
   s.errors_per_s = th.errors_per_s();
   s.rejections_per_s = th.rejections_per_s();
@@ -259,6 +282,18 @@ bool ThroughputModel::AddSamples(const QVector<int>& changed) {
   latest_ms_ = total.t_ms;
   KeepEvents(latest_ms_ - kMaxWindowMs, LLONG_MAX);
   return true;
+}
+
+void ThroughputModel::ForgetNode(int removed) {
+  ForgetRemovedNode(nodes_, removed);
+  ForgetRemovedNode(last_seen_, removed);
+  events_.removeIf([removed](const ThroughputEvent& e) { return e.node == removed; });
+  for (ThroughputEvent& e : events_) {
+    if (e.node > removed) --e.node;
+  }
+  ++events_revision_;
+  // The cluster line and the spread keep what they summed: that was the cluster then.
+  Q_EMIT Cleared();  // The views rebuild from what is kept.
 }
 
 void ThroughputModel::Clear() {

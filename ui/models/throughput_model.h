@@ -91,17 +91,21 @@ class ThroughputModel : public QObject {
   // Changes whenever an event is added or dropped, so a view redraws its marks only then.
   quint64 EventsRevision() const { return events_revision_; }
 
-  // Writes the samples in [from_ms, to_ms] as CSV: a header line, then one line per sample
-  // (time_unix_ms, requests_per_s, errors_per_s, rejections_per_s, p50_us, p99_us).
-  bool ExportCsv(const QString& path, int node, qint64 from_ms, qint64 to_ms, QString* error) const;
+  // Writes the samples of `nodes` (kCluster for the cluster) in [from_ms, to_ms] as CSV: a header
+  // line, then one line per sample (node, time_unix_ms, requests_per_s, errors_per_s,
+  // rejections_per_s, p50_us, p99_us), node by node; `node` is its name, or "cluster".
+  bool ExportCsv(const QString& path, const QVector<int>& nodes, qint64 from_ms, qint64 to_ms,
+                 QString* error) const;
   // The current window, ending at the newest sample.
   bool ExportWindowCsv(const QString& path, int node, QString* error) const;
 
+  // A node's figures as docs/figures.md defines them: a server's requests served (long-polls
+  // apart), a client's calls made (ClientFiguresOf).
   static ThroughputSample SampleOf(const admin::Telemetry& telemetry, qint64 t_ms);
 
  Q_SIGNALS:
   void SamplesAdded();
-  void Cleared();
+  void Cleared();  // Forgot everything, or one removed node: views rebuild from what is kept.
 
  private:
   // True if the cluster's series got a sample.
@@ -116,6 +120,8 @@ class ThroughputModel : public QObject {
   // Drops events outside [from_ms, to_ms].
   void KeepEvents(qint64 from_ms, qint64 to_ms);
   void Clear();
+  // ClusterState::RemoveNode: forgets that node's series and events only.
+  void ForgetNode(int removed);
 
   ClusterState* state_;
   int window_minutes_ = 5;

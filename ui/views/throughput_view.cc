@@ -614,7 +614,15 @@ int ThroughputView::DrawnSamples() const {
 }
 
 bool ThroughputView::ExportCsv(const QString& path, QString* error) const {
-  return model_->ExportCsv(path, Node(), VisibleFromMs(), VisibleToMs(), error);
+  // What is shown: every overlaid node, or the one node or the cluster (C14: "Each node" wrote
+  // only the selected node's samples, unnamed).
+  QVector<int> nodes;
+  if (built_ == Show::kEachNode) {
+    for (int node : sources_) nodes.push_back(node);
+  } else {
+    nodes.push_back(Node());
+  }
+  return model_->ExportCsv(path, nodes, VisibleFromMs(), VisibleToMs(), error);
 }
 
 bool ThroughputView::ExportPng(const QString& path, QString* error) const {
