@@ -531,6 +531,36 @@ class ActionsTest : public QObject {
     again.SetAuditPath(f.actions->AuditPath());
     QCOMPARE(again.audit_log()->Search({}).size(), 1);
   }
+
+  // C9: drain, flush and compact were offered on a client's row (and refused by it with a
+  // confusing "needs an operator token"), and on a node that had refused the token.
+  void actionsAreOfferedOnlyOnServersThatAcceptTheToken() {
+    Fixture f;
+    QVERIFY2(f.Start(), qPrintable(f.node.error()));
+    f.actions->SetCurrentNode(f.index);
+    QVERIFY(f.actions->DrainAction()->isEnabled());
+
+    const int client = f.state.AddNode("127.0.0.1:9", "load-client");
+    auto calls = std::make_shared<admin::Telemetry>();
+    calls->set_node("load-client");
+    calls->set_role(admin::ROLE_CLIENT);
+    f.state.ApplyFrame({{client, calls}}, QDateTime::currentMSecsSinceEpoch());
+    QVERIFY(!f.actions->CanAct(client));
+    QVERIFY2(f.actions->DisabledReason(client).contains("is a client"),
+             qPrintable(f.actions->DisabledReason(client)));
+    f.actions->SetCurrentNode(client);
+    QVERIFY(!f.actions->DrainAction()->isEnabled());
+
+    f.actions->SetCurrentNode(f.index);
+    QVERIFY(f.actions->DrainAction()->isEnabled());
+    ClusterState::Update refused{f.index, nullptr, "UNAUTHENTICATED: token not accepted"};
+    refused.token_refused = true;
+    f.state.ApplyFrame({refused}, QDateTime::currentMSecsSinceEpoch());
+    QCOMPARE(f.state.Node(f.index).health, NodeHealth::kTokenRefused);
+    QVERIFY(!f.actions->DrainAction()->isEnabled());  // Followed the frame, not only a click.
+    QVERIFY2(f.actions->DisabledReason(f.index).contains("refused the token"),
+             qPrintable(f.actions->DisabledReason(f.index)));
+  }
 };
 
 QTEST_MAIN(ActionsTest)

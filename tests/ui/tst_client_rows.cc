@@ -7,6 +7,8 @@
 // that went unreachable keeps its figures grey like any node.
 #include <QDir>
 #include <QFont>
+#include <QLabel>
+#include <QLineEdit>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -241,6 +243,31 @@ class ClientRowsTest : public QObject {
     QVERIFY(QTest::qWaitForWindowExposed(&view));
     QDir().mkpath(SCREENSHOT_DIR);
     QVERIFY(view.grab().save(QDir(SCREENSHOT_DIR).filePath("overview_client_rows.png")));
+  }
+
+  // C8: in a replay, Space went into "Filter by name" (it had the focus), and the table emptied
+  // with no hint while playback went on. Blanks now filter nothing, the field takes focus only
+  // from a click, and a filter that hides every node says so.
+  void aStraySpaceHidesNothingAndAnEmptyFilterSaysSo() {
+    ClusterState state;
+    ui::OverviewView view(&state);
+    for (const char* address : {"h:1", "h:2"}) state.AddNode(address);
+    state.ApplyFrame({{0, Server("backend-1", 1300, 120)}, {1, Server("backend-2", 700, 180)}},
+                     kT0);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QCOMPARE(view.NameFilter()->focusPolicy(), Qt::ClickFocus);
+    view.NameFilter()->setText(" ");
+    QCOMPARE(view.Table()->model()->rowCount(), 2);
+    QVERIFY(!view.NoMatches()->isVisible());
+    view.NameFilter()->setText("nothing-like-it");
+    QCOMPARE(view.Table()->model()->rowCount(), 0);
+    QVERIFY(view.NoMatches()->isVisible());
+    QVERIFY2(view.NoMatches()->text().contains("2 nodes hidden"),
+             qPrintable(view.NoMatches()->text()));
+    view.NameFilter()->clear();
+    QCOMPARE(view.Table()->model()->rowCount(), 2);
+    QVERIFY(!view.NoMatches()->isVisible());
   }
 };
 

@@ -344,6 +344,32 @@ class ConsoleHabitsTest : public QObject {
     QCOMPARE(window.State()->NodeCount(), 1);
   }
 
+  // C7: File > Open recording while watching live replaced the live view at once, and a demo's
+  // processes went on unwatched. Now it asks, with Cancel as the default.
+  void openingARecordingWhileLiveAsksFirst() {
+    MainWindow window(Plain());
+    window.show();
+    QVERIFY(window.AddNode(address_, kOperator, nullptr));
+    QVERIFY(!window.IsReplay());
+    QAction* open = FindAction(window, "Open recording");
+    QVERIFY(open);
+    bool cancel_was_default = false;
+    ModalHandlers cancel({[&](QWidget* w) {
+      auto* box = qobject_cast<QMessageBox*>(w);
+      QVERIFY(box);
+      QCOMPARE(box->objectName(), QString("leaveLive"));
+      QVERIFY2(box->text().contains("stops watching"), qPrintable(box->text()));
+      cancel_was_default = box->defaultButton() == box->button(QMessageBox::Cancel);
+      QVERIFY(Save(box, "console_leave_live_question.png"));
+      box->button(QMessageBox::Cancel)->click();
+    }});
+    open->trigger();
+    QVERIFY(cancel.AllRan());
+    QVERIFY(cancel_was_default);
+    QVERIFY(!window.IsReplay());
+    QCOMPARE(window.State()->NodeCount(), 1);
+  }
+
   void exportWritesPngAndCsvFromEveryTab() {
     MainWindow window(Plain());
     window.resize(1280, 800);

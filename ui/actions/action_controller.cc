@@ -80,6 +80,10 @@ ActionController::ActionController(ClusterState* state, QWidget* dialog_parent)
   connect(compact_all_action_, &QAction::triggered, this, [this] { Compact(current_node_, {}); });
   connect(this, &ActionController::AvailabilityChanged, this, &ActionController::UpdateActions);
   connect(state_, &ClusterState::NodesReset, this, [this] { SetCurrentNode(-1); });
+  // A node's role and token state come with its telemetry: the actions follow them.
+  connect(state_, &ClusterState::FrameApplied, this, [this](const QVector<int>& changed) {
+    if (current_node_ >= 0 && changed.contains(current_node_)) UpdateActions();
+  });
   UpdateActions();
 }
 
@@ -123,6 +127,13 @@ void ActionController::SetResultPresenter(ResultPresenter presenter) {
 QString ActionController::DisabledReason(int node) const {
   if (ReadOnly()) return tr("The console is read-only.");
   if (node < 0 || node >= state_->NodeCount()) return tr("No node selected.");
+  const NodeView& view = state_->Node(node);
+  if (view.telemetry && !ServesRequests(*view.telemetry)) {
+    return tr("%1 is a client: it serves nothing to drain, flush or compact.").arg(view.name);
+  }
+  if (view.health == NodeHealth::kTokenRefused) {
+    return tr("%1 refused the token: Node > Edit token gives another.").arg(view.name);
+  }
   if (tokens_(node).isEmpty()) {
     return tr("No operator token for %1: add one to act on this node.")
         .arg(state_->Node(node).name);

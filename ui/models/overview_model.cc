@@ -376,8 +376,10 @@ OverviewFilterModel::OverviewFilterModel(QObject* parent) : QSortFilterProxyMode
 }
 
 void OverviewFilterModel::SetNameFilter(const QString& text) {
-  if (name_ == text) return;
-  name_ = text;
+  // Blanks around a name are never part of it: a stray Space does not hide every node.
+  const QString name = text.trimmed();
+  if (name_ == name) return;
+  name_ = name;
   invalidateFilter();
 }
 

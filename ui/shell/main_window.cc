@@ -237,6 +237,7 @@ void MainWindow::BuildViews() {
       if (!OpenClusterFile(path, {}, &error)) QMessageBox::warning(this, tr("Railyard"), error);
     });
     connect(start_page_, &StartPage::RecentRecordingRequested, this, [this](const QString& path) {
+      if (!ConfirmLeaveLive()) return;
       QString error;
       if (!OpenRecording(path, &error)) QMessageBox::warning(this, tr("Railyard"), error);
     });
@@ -333,6 +334,7 @@ void MainWindow::BuildActions() {
   });
   recent_.AttachMenu(file->addMenu(tr("Recent recordings")), RecentFiles::Kind::kRecording, this,
                      [this](const QString& path) {
+                       if (!ConfirmLeaveLive()) return;
                        QString error;
                        if (!OpenRecording(path, &error)) {
                          QMessageBox::warning(this, tr("Railyard"), error);
@@ -748,6 +750,20 @@ bool MainWindow::ConfirmEndReplay() {
   return box.clickedButton() == end;
 }
 
+bool MainWindow::ConfirmLeaveLive() {
+  if (mode_ != Mode::kLive || state_->NodeCount() == 0) return true;
+  QString text = tr("Opening a recording stops watching %1 live.").arg(source_description_);
+  if (!demo_info_data_.nodes.isEmpty())
+    text += tr(" The demo cluster's nodes and load keep running until you quit.");
+  QMessageBox box(QMessageBox::Question, tr("Stop watching live?"), text, QMessageBox::Cancel,
+                  this);
+  box.setObjectName(QStringLiteral("leaveLive"));
+  QPushButton* open = box.addButton(tr("Open a recording"), QMessageBox::AcceptRole);
+  box.setDefaultButton(QMessageBox::Cancel);
+  box.exec();
+  return box.clickedButton() == open;
+}
+
 void MainWindow::UpdateStatus() {
   switch (mode_) {
     case Mode::kNone:
@@ -808,6 +824,7 @@ void MainWindow::OnOpenCluster() {
 }
 
 void MainWindow::OnOpenRecording() {
+  if (!ConfirmLeaveLive()) return;
   const QString path =
       QFileDialog::getOpenFileName(this, tr("Open recording"), QString(),
                                    tr("Recordings (*.rec *.ryrec *.sqlite);;All files (*)"));

@@ -174,6 +174,8 @@ class MainWindow : public QMainWindow {
   void UpdateCentralPage();
   // In a replay, asks before Add node ends it (Cancel is the default); true to go on.
   bool ConfirmEndReplay();
+  // Watching live: asks before a recording replaces the live view (C7); true to go on.
+  bool ConfirmLeaveLive();
   void OnStartDemo();
   void OnExport();
   void OnConnectDialog();

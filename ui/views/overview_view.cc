@@ -22,10 +22,14 @@ OverviewView::OverviewView(ClusterState* state, QWidget* parent)
       filter_(new OverviewFilterModel(this)),
       name_filter_(new QLineEdit(this)),
       state_filter_(new QComboBox(this)),
-      table_(new QTableView(this)) {
+      table_(new QTableView(this)),
+      no_matches_(new QLabel(this)) {
   filter_->setSourceModel(model_);
   name_filter_->setPlaceholderText(tr("Filter by name"));
   name_filter_->setClearButtonEnabled(true);
+  // Only a click puts the cursor here: a Space meant for the replay's play/pause must not become
+  // a filter that hides every node (C8).
+  name_filter_->setFocusPolicy(Qt::ClickFocus);
   state_filter_->addItem(tr("All states"), -1);
   for (NodeHealth h : {NodeHealth::kServing, NodeHealth::kLameDuck, NodeHealth::kStarting,
                        NodeHealth::kTokenRefused, NodeHealth::kUnreachable, NodeHealth::kStale,
@@ -66,6 +70,9 @@ OverviewView::OverviewView(ClusterState* state, QWidget* parent)
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(4, 4, 4, 4);
   layout->addLayout(filters);
+  no_matches_->setObjectName(QStringLiteral("overviewNoMatches"));
+  no_matches_->hide();
+  layout->addWidget(no_matches_);
   layout->addWidget(table_, 1);
   // Says which side each figure comes from, so a client's p99 is never read as a server's.
   auto* legend = new QLabel(tr("<i>Italic rows</i> are clients: their figures are the calls they "
@@ -77,6 +84,18 @@ OverviewView::OverviewView(ClusterState* state, QWidget* parent)
   layout->addWidget(legend);
 
   connect(name_filter_, &QLineEdit::textChanged, filter_, &OverviewFilterModel::SetNameFilter);
+  const auto update_no_matches = [this] {
+    const bool hidden_all = filter_->rowCount() == 0 && model_->rowCount() > 0;
+    if (hidden_all) {
+      no_matches_->setText(
+          tr("No node matches the filters (%1 nodes hidden).").arg(model_->rowCount()));
+    }
+    no_matches_->setVisible(hidden_all);
+  };
+  connect(filter_, &QAbstractItemModel::rowsInserted, this, update_no_matches);
+  connect(filter_, &QAbstractItemModel::rowsRemoved, this, update_no_matches);
+  connect(filter_, &QAbstractItemModel::modelReset, this, update_no_matches);
+  connect(filter_, &QAbstractItemModel::layoutChanged, this, update_no_matches);
   connect(state_filter_, &QComboBox::currentIndexChanged, this,
           [this](int) { filter_->SetHealthFilter(state_filter_->currentData().toInt()); });
   connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,

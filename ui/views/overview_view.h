@@ -6,6 +6,7 @@
 #include "ui/models/cluster_state.h"
 
 class QComboBox;
+class QLabel;
 class QLineEdit;
 class QTableView;
 
@@ -23,6 +24,9 @@ class OverviewView : public QWidget {
 
   OverviewModel* Model() const { return model_; }
   QTableView* Table() const { return table_; }
+  QLineEdit* NameFilter() const { return name_filter_; }
+  // "No node matches ...": shown while the filters hide every node.
+  QLabel* NoMatches() const { return no_matches_; }
   // Selects the row of a node (ClusterState index) without emitting NodeSelected.
   void SetNode(int node_index);
 
@@ -35,6 +39,7 @@ class OverviewView : public QWidget {
   QLineEdit* name_filter_;
   QComboBox* state_filter_;
   QTableView* table_;
+  QLabel* no_matches_;
   bool selecting_ = false;
 };
 
