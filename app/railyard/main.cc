@@ -252,7 +252,7 @@ bool StartDemo(load::DemoCluster& demo, ClientAdmins* client_admins, std::string
   }
   std::vector<railyard::node::ClientEndpoint> endpoints;
   for (const auto& client : demo.clients()) {
-    endpoints.push_back({client->client_name(), &client->client()});
+    endpoints.push_back({client->client_name(), &client->client(), client->write_client()});
   }
   railyard::node::AdminOptions client_admin;
   client_admin.operator_tokens = options.operator_tokens;

@@ -165,7 +165,7 @@ int RunDemo(const DemoOptions& options) {
   std::vector<std::unique_ptr<node::AdminService>> client_admins;
   std::vector<node::ClientEndpoint> endpoints;
   for (const auto& client : demo.clients()) {
-    endpoints.push_back({client->client_name(), &client->client()});
+    endpoints.push_back({client->client_name(), &client->client(), client->write_client()});
   }
   if (const rpc::Status status =
           node::StartClientAdminServices(node::AdminOptions{}, endpoints, &client_admins);

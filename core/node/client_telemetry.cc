@@ -139,7 +139,11 @@ rpc::Status StartClientAdminServices(const AdminOptions& base,
     options.name = c.name;
     options.port = 0;
     std::unique_ptr<AdminService> service = MakeClientAdminService(options, [c] {
-      return std::vector<NamedPool>{{c.name, c.client->Snapshot()}};
+      // Without the write client's pool, a demo client's writes to the updater were missing
+      // from Flow and its pool figures (C5).
+      std::vector<rpc::PoolSnapshot> pools{c.client->Snapshot()};
+      if (c.write_client) pools.push_back(c.write_client->Snapshot());
+      return std::vector<NamedPool>{{c.name, MergePools(std::move(pools))}};
     });
     if (rpc::Status s = service->Start(); !s.ok()) {
       for (auto& started : *services) started->Stop();

@@ -54,6 +54,9 @@ std::unique_ptr<AdminService> MakeClientAdminService(AdminOptions options, PoolS
 struct ClientEndpoint {
   std::string name;
   const rpc::Client* client = nullptr;  // Must outlive the service.
+  // A second client with `client`'s id (a load client's writes to its updater), or null: both are
+  // reported as one pool (MergePools), as `railyardctl load` does. Must outlive the service too.
+  const rpc::Client* write_client = nullptr;
 };
 rpc::Status StartClientAdminServices(const AdminOptions& base,
                                      const std::vector<ClientEndpoint>& clients,

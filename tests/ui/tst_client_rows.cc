@@ -20,6 +20,7 @@
 #include "core/node/telemetry.h"
 
 #include "ui/models/cluster_state.h"
+#include "ui/models/flow_model.h"
 #include "ui/models/overview_model.h"
 #include "ui/models/palette.h"
 #include "ui/models/throughput_model.h"
@@ -143,6 +144,73 @@ class ClientRowsTest : public QObject {
     const ThroughputModel::Series& cluster = throughput.series(ThroughputModel::kCluster);
     QVERIFY(!cluster.empty());
     QCOMPARE(cluster.back().requests_per_s, served->throughput().requests_per_s());
+  }
+
+  // C5: a demo client's writes go through a second client to the updater; its admin service
+  // reported only the read client, so Flow left the writes out (an updater serving thousands of
+  // requests a second read 230/s there). Both clients are now one pool, as `railyardctl load`
+  // reports them.
+  void aLoadClientsWritesShowInItsPoolAndInFlow() {
+    QTemporaryDir dir;
+    node::NodeOptions options;
+    options.name = "updater";
+    options.data_dir = dir.filePath("node").toStdString();
+    options.io_threads = 1;
+    options.worker_threads = 2;
+    std::unique_ptr<node::Node> server;
+    QVERIFY(node::Node::Open(options, &server).ok());
+    load::LoadOptions load_options;
+    load_options.servers = {server->endpoint()};
+    load_options.updater = server->endpoint();
+    load_options.read_fraction = 0;  // Writes only: all of them on the write client.
+    load_options.concurrency = 4;
+    load_options.pool_size = 4;
+    load::LoadGenerator load(load_options);
+    QVERIFY(load.Start().ok());
+    QVERIFY(load.write_client());
+    std::vector<std::unique_ptr<node::AdminService>> admins;
+    QVERIFY(
+        node::StartClientAdminServices({}, {{"load", &load.client(), load.write_client()}}, &admins)
+            .ok());
+    const std::string address = server->endpoint().ToString();
+    const auto requests_to_server = [&address](const admin::Telemetry& t) {
+      uint64_t sum = 0;
+      for (const admin::PoolEntry& e : t.pools(0).entries()) {
+        if (e.server() == address) {
+          sum += e.requests();
+        }
+      }
+      return sum;
+    };
+    std::shared_ptr<const admin::Telemetry> first, second, served;
+    QTRY_VERIFY_WITH_TIMEOUT((first = Poll(admins[0]->endpoint())) && first->pools_size() == 1 &&
+                                 requests_to_server(*first) > 0,
+                             20000);
+    QCOMPARE(first->pools(0).capacity(), 8u);  // The read client's 4 and the write client's 4.
+    QTRY_VERIFY_WITH_TIMEOUT((second = Poll(admins[0]->endpoint())) &&
+                                 requests_to_server(*second) > requests_to_server(*first),
+                             20000);
+    QVERIFY((served = Poll(server->admin_endpoint())));
+
+    ClusterState state;
+    railyard::ui::FlowModel flow(&state);
+    state.AddNode(QString::fromStdString(server->admin_endpoint().ToString()));
+    state.AddNode(QString::fromStdString(admins[0]->endpoint().ToString()));
+    state.ApplyFrame({{0, served}, {1, first}}, kT0);
+    state.ApplyFrame({{0, served}, {1, second}}, kT0 + 500);
+    for (auto& admin : admins) admin->Stop();
+    load.Stop();
+    server->Shutdown(std::chrono::milliseconds(200));
+    double rate = 0;
+    for (const auto& s : flow.Servers()) {
+      if (s.node == 0) rate = s.rate;
+    }
+    QVERIFY2(rate > 0, qPrintable(QString::number(rate)));
+    int connections = -1;
+    for (const auto& c : flow.Clients()) {
+      if (c.node == 1) connections = c.connections;
+    }
+    QCOMPARE(connections, 8);
   }
 
   void wholeClusterAddsServersOnly() {
