@@ -265,6 +265,8 @@ class MainWindowTest : public QObject {
     QVERIFY(railyard::trace::RecordingReader::Open(out.toStdString(), &reader).ok());
     std::vector<railyard::trace::Event> events;
     QVERIFY(reader->Events(&events).ok());
+    // Once (C12: the console's own event and the node's report made two): the node's report in
+    // its telemetry, which says who ran it.
     int console_drains = 0, node_drains = 0;
     for (const railyard::trace::Event& e : events) {
       if (e.kind != "drain") continue;
@@ -272,10 +274,11 @@ class MainWindowTest : public QObject {
       if (QString::fromStdString(e.detail).contains("console action")) {
         ++console_drains;
       } else {
-        ++node_drains;  // The node's own report in its telemetry.
+        ++node_drains;
+        QVERIFY2(QString::fromStdString(e.detail).contains("railyard console"), e.detail.c_str());
       }
     }
-    QCOMPARE(console_drains, 1);
+    QCOMPARE(console_drains, 0);
     QCOMPARE(node_drains, 1);
   }
 
@@ -459,6 +462,48 @@ class MainWindowTest : public QObject {
     const QString message = window.statusBar()->currentMessage();
     QVERIFY2(message.contains("flush on window-node") && message.contains("done"),
              qPrintable(message));
+  }
+
+  // C12: each console action was recorded twice: as the console's event and as the command the
+  // node reports in its telemetry. A recording now holds it once, from the node.
+  void aRecordedActionAppearsOnce() {
+    MainWindow::Options options;
+    options.use_keyring = false;
+    options.audit_path = dir_.filePath("audit-once.sqlite");
+    MainWindow window(options);
+    window.show();
+    QVERIFY(window.AddNode(address_, kOperator, nullptr));
+    QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
+    const QString path = dir_.filePath("once.rec");
+    QString error;
+    QVERIFY2(window.StartRecording(path, &error), qPrintable(error));
+    railyard::ui::ActionController* actions = window.action_controller();
+    actions->SetConfirmer([](const QString&, const QString&) { return true; });
+    QTRY_VERIFY_WITH_TIMEOUT(actions->FlushAction()->isEnabled(), 5000);
+    QSignalSpy finished(actions, &railyard::ui::ActionController::ActionFinished);
+    actions->FlushAction()->trigger();
+    QVERIFY(finished.wait(15000));
+    QVERIFY(finished[0][1].toBool());  // The node logged it.
+    // Recorded once the node's telemetry carries it.
+    const auto node_reported = [&] {
+      const auto& t = window.State()->Node(0).telemetry;
+      if (!t) return false;
+      for (const railyard::admin::CommandEvent& e : t->recent_commands()) {
+        if (e.command() == "flush") return true;
+      }
+      return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(node_reported(), 10000);
+    const quint64 queued = window.recorder()->SnapshotsQueued();
+    QTRY_VERIFY_WITH_TIMEOUT(window.recorder()->SnapshotsQueued() > queued, 10000);
+    window.StopRecording();
+    std::unique_ptr<railyard::trace::RecordingReader> reader;
+    QVERIFY(railyard::trace::RecordingReader::Open(path.toStdString(), &reader).ok());
+    std::vector<railyard::trace::Event> events;
+    QVERIFY(reader->Events(&events).ok());
+    int flushes = 0;
+    for (const railyard::trace::Event& e : events) flushes += e.kind == "flush" ? 1 : 0;
+    QCOMPARE(flushes, 1);
   }
 
   void layoutIsRestoredFromTheSettings() {

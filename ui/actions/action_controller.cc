@@ -308,6 +308,9 @@ void ActionController::Run(Action action, int node, const QVector<quint64>& inde
     admin::AdminResponse response;
     if (s.ok()) s = client.Run(command, ids, &response);
     outcome.ok = s.ok();
+    // The node logs every command that passed its token check (admin_service.cc: RecordCommand),
+    // and answers it with OK or an application code (>= 100).
+    outcome.node_recorded = s.ok() || static_cast<int>(s.code()) >= 100;
     outcome.refused =
         s.code() == rpc::Code::kUnauthenticated || s.code() == rpc::Code::kFailedPrecondition;
     outcome.status = s.ok() ? QStringLiteral("OK") : QString::fromStdString(s.ToString());
@@ -362,7 +365,7 @@ void ActionController::Finish(quint64 job, Action action, int node, QVector<quin
                        .toStdString());
   event.set_by((entry.user + QStringLiteral(" via railyard console")).toStdString());
   event.set_result(result.toStdString());
-  Q_EMIT ActionFinished(event);
+  Q_EMIT ActionFinished(event, outcome.node_recorded);
   Q_EMIT AvailabilityChanged();
 
   QString text = outcome.ok ? tr("%1 on %2 (%3): done.").arg(name, node_name, address)

@@ -29,7 +29,9 @@ namespace railyard::ui {
 //   3. runs the admin command on a worker thread (never the GUI thread) and shows progress;
 //   4. comes back to the GUI thread by RunOnReceiverThread (ui/support/gui_thread.h), shows the
 //      result, writes an audit row and emits ActionFinished (which the recorder writes into a
-//      recording as an event); a result still queued when the controller is destroyed is dropped.
+//      recording as an event unless the node logged the command itself: `node_recorded`, true
+//      once the node answered past its token check, so the command is in its telemetry's
+//      recent_commands); a result still queued when the controller is destroyed is dropped.
 //      By default a success is only announced (Succeeded, for a status bar), while a failure,
 //      refusal or unaudited success opens a non-modal dialog with the reason.
 // A viewer token is sent like any other: the node refuses it, and the refusal is shown and
@@ -102,7 +104,7 @@ class ActionController : public QObject {
 
  Q_SIGNALS:
   void ActionStarted(int node, const QString& action);
-  void ActionFinished(const railyard::admin::CommandEvent& event);
+  void ActionFinished(const railyard::admin::CommandEvent& event, bool node_recorded);
   // Read-only mode, tokens or commands in flight changed: re-ask CanAct().
   void AvailabilityChanged();
   void AuditAppended();
@@ -113,8 +115,9 @@ class ActionController : public QObject {
   struct Outcome {
     bool ok = false;
     bool refused = false;
-    QString status;   // "OK" or the rpc status text.
-    QString message;  // The node's answer on success.
+    QString status;              // "OK" or the rpc status text.
+    QString message;             // The node's answer on success.
+    bool node_recorded = false;  // See ActionFinished.
   };
   void Run(Action action, int node, const QVector<quint64>& indexes);
   void Finish(quint64 job, Action action, int node, QVector<quint64> indexes, Outcome outcome);

@@ -153,8 +153,8 @@ void Recorder::OnFrame(const QVector<int>& changed) {
   }
 }
 
-void Recorder::RecordAction(const admin::CommandEvent& event) {
-  if (!worker_) return;
+void Recorder::RecordAction(const admin::CommandEvent& event, bool node_recorded) {
+  if (!worker_ || node_recorded) return;
   // The event's detail starts "NAME (ADMIN ADDRESS)"; match the whole name or the whole
   // parenthesised address, so that node1 is never taken for node10.
   const QString detail = QString::fromStdString(event.detail());

@@ -37,7 +37,10 @@ class Recorder : public QObject {
   quint64 SnapshotsQueued() const { return snapshots_; }
 
  public Q_SLOTS:
-  void RecordAction(const railyard::admin::CommandEvent& event);
+  // Records a console action that its node did not log itself (`node_recorded` false: refused at
+  // the token check, or the node unreachable). One the node logged comes with its telemetry;
+  // recording it here too showed every action twice (C12).
+  void RecordAction(const railyard::admin::CommandEvent& event, bool node_recorded = false);
 
  Q_SIGNALS:
   void RecordingChanged(bool recording);
