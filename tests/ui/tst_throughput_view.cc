@@ -9,10 +9,12 @@
 #include <QImage>
 #include <QLabel>
 #include <QSignalSpy>
+#include <QStringList>
 #include <QTabBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <climits>
 #include <cmath>
 #include <map>
 #include <memory>
@@ -538,6 +540,8 @@ class ThroughputViewTest : public QObject {
     QVERIFY(shown.Exposed());
     ClusterState& state = shown.state;
     ThroughputView& view = shown.view;
+    view.SetNode(0);
+    view.SetShow(ThroughputView::Show::kOneNode);
     for (int f = 0; f < 10; ++f) {
       std::vector<ClusterState::Update> updates;
       for (int n = 0; n < 3; ++n) {
@@ -795,6 +799,67 @@ class ThroughputViewTest : public QObject {
     state.ApplyFrame({{node, nullptr, "connection refused"}}, kT0);
     QCOMPARE(view.VisibleToMs(), kT0);
     SaveScreenshot(&view, "throughput_empty.png");
+  }
+
+  // C6: a 40 s outage was drawn as a ramp from the last figure to the next, with no mark. Now the
+  // series has a gap from the moment the node was first seen failing, the chart's line breaks
+  // there, "down" and "up" are marked, and the gap survives downsampling.
+  void anOutageIsAGapWithDownAndUpMarks() {
+    ShownView shown(2, {900, 600});  // Each node: node 0's own line (node 1 stays silent).
+    QVERIFY(shown.Exposed());
+    ClusterState& state = shown.state;
+    ThroughputView& view = shown.view;
+    for (int f = 0; f < 10; ++f)
+      state.ApplyFrame({{0, Snapshot(f + 1, 8000, 200, 900), {}}}, kT0 + f * 100);
+    const qint64 down_at = kT0 + 1000;
+    state.ApplyFrame({{0, nullptr, "connection refused"}}, down_at);
+    for (int f = 1; f <= 400; ++f) state.Tick(down_at + f * 100);  // 40 s unreachable.
+    const qint64 up_at = down_at + 41000;
+    for (int f = 0; f < 10; ++f) {
+      state.ApplyFrame({{0, Snapshot(100 + f, 7000, 200, 900), {}}}, up_at + f * 100);
+    }
+    const ThroughputModel::Series& series = view.Model()->series(0);
+    int gaps = 0;
+    qint64 gap_at = 0;
+    for (size_t i = 0; i < series.size(); ++i) {
+      if (series[i].IsGap()) {
+        ++gaps;
+        gap_at = series[i].t_ms;
+      }
+    }
+    QCOMPARE(gaps, 1);
+    QCOMPARE(gap_at, down_at);
+    const QVector<ThroughputEvent> events = view.Model()->Events(0, LLONG_MIN, LLONG_MAX);
+    QStringList marks;
+    for (const ThroughputEvent& e : events) marks << e.command;
+    QVERIFY2(marks.contains(ThroughputEvent::kDown) && marks.contains(ThroughputEvent::kUp),
+             qPrintable(marks.join(", ")));
+    // The drawn line breaks: a NaN between the figures before and after.
+    QCPGraph* requests = view.RatesPlot()->graph(0);
+    bool broken = false;
+    for (auto it = requests->data()->constBegin(); it != requests->data()->constEnd(); ++it) {
+      broken = broken || std::isnan(it->value);
+    }
+    QVERIFY2(broken, qPrintable(QString("%1 graphs, %2 points, title %3")
+                                    .arg(view.RatesPlot()->graphCount())
+                                    .arg(requests->dataCount())
+                                    .arg(view.Title())));
+    SaveScreenshot(&view, "throughput_outage_gap.png");
+
+    // Older than the full resolution, samples are downsampled: the gap stays.
+    ThroughputSeries old_series;
+    const qint64 t0 = 0;
+    for (qint64 t = t0; t < t0 + ThroughputSeries::kFullResolutionMs + 60000; t += 100) {
+      if (t == t0 + 5000) {
+        old_series.push_back(ThroughputSample::Gap(t));
+      } else if (t < t0 + 5000 || t >= t0 + 15000) {
+        old_series.push_back({t, 100, 0, 0, 200, 900});
+      }
+    }
+    QVERIFY(old_series.DownsampledBeforeMs() > t0 + 15000);
+    bool kept = false;
+    for (size_t i = 0; i < old_series.size(); ++i) kept = kept || old_series[i].IsGap();
+    QVERIFY(kept);
   }
 
   // C14: with "Each node" shown, Export CSV wrote one unnamed series (the selected node's).

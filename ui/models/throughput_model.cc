@@ -140,6 +140,10 @@ bool ThroughputModel::ExportCsv(const QString& path, const QVector<int>& nodes, 
                                                              : QString::number(node);
     name.replace(QLatin1Char(','), QLatin1Char(' '));  // One CSV field, unquoted.
     for (const ThroughputSample& s : Samples(node, from_ms, to_ms)) {
+      if (s.IsGap()) {  // No data from here to the next row: empty fields, not 0 or "nan".
+        out << name << ',' << s.t_ms << ",,,,,\n";
+        continue;
+      }
       out << name << ',' << s.t_ms << ',' << s.requests_per_s << ',' << s.errors_per_s << ','
           << s.rejections_per_s << ',' << s.p50_us << ',' << s.p99_us << '\n';
     }
@@ -231,6 +235,7 @@ bool ThroughputModel::AddSamples(const QVector<int>& changed) {
   for (int node : changed) {
     if (node < 0 || node >= state_->NodeCount()) continue;
     const NodeView& view = state_->Node(node);
+    MarkDownOrUp(node, view);
     auto seen = last_seen_.find(node);
     const admin::Telemetry* previous = seen == last_seen_.end() ? nullptr : seen.value().get();
     if (!view.telemetry || view.telemetry.get() == previous) continue;
@@ -282,6 +287,22 @@ bool ThroughputModel::AddSamples(const QVector<int>& changed) {
   latest_ms_ = total.t_ms;
   KeepEvents(latest_ms_ - kMaxWindowMs, LLONG_MAX);
   return true;
+}
+
+void ThroughputModel::MarkDownOrUp(int node, const NodeView& view) {
+  auto it = nodes_.find(node);
+  if (it == nodes_.end() || it.value().empty()) return;
+  Series& series = it.value();
+  const bool live = IsLive(view.health);
+  if (!live && view.telemetry && !series.back().IsGap()) {
+    // From the moment it was first seen failing: no ramp from its last figures to its next.
+    const qint64 at =
+        std::max(view.down_since_ms > 0 ? view.down_since_ms : state_->NowMs(), series.back().t_ms);
+    Append(series, ThroughputSample::Gap(at));
+    AddEvent({at, node, ThroughputEvent::kDown});
+  } else if (live && series.back().IsGap()) {
+    AddEvent({std::max(view.updated_ms, series.back().t_ms), node, ThroughputEvent::kUp});
+  }
 }
 
 void ThroughputModel::ForgetNode(int removed) {

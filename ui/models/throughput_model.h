@@ -21,6 +21,9 @@ struct ThroughputEvent {
   static inline const QString kRestart = QStringLiteral("restart");
   static inline const QString kLameDuck = QStringLiteral("lame duck");
   static inline const QString kLameDuckLeft = QStringLiteral("lame duck left");
+  // The console lost the node (unreachable, stale) and found it again: docs/figures.md.
+  static inline const QString kDown = QStringLiteral("down");
+  static inline const QString kUp = QStringLiteral("up");
 
   qint64 t_ms = 0;  // Cluster clock: when the node ran it, or the first snapshot that showed it.
   int node = 0;
@@ -120,6 +123,9 @@ class ThroughputModel : public QObject {
   // Drops events outside [from_ms, to_ms].
   void KeepEvents(qint64 from_ms, qint64 to_ms);
   void Clear();
+  // A node that stopped being live gets a gap in its series and a "down" event; one that is live
+  // again, an "up" event (its next sample ends the gap).
+  void MarkDownOrUp(int node, const NodeView& view);
   // ClusterState::RemoveNode: forgets that node's series and events only.
   void ForgetNode(int removed);
 

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <array>
 #include <climits>
+#include <limits>
+#include <vector>
 
 namespace railyard::ui {
 
@@ -54,58 +56,81 @@ void ThroughputSeries::clear() {
   downsampled_before_ms_ = LLONG_MIN;
 }
 
+ThroughputSample ThroughputSample::Gap(qint64 t_ms) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  return {t_ms, nan, nan, nan, nan, nan};
+}
+
+namespace {
+
+// A bucket's samples as at most three: the lowest, mean and highest (see the class comment).
+// REQUIRES: samples.size() > 3, none of them a gap.
+std::array<ThroughputSample, 3> Downsample(const std::vector<ThroughputSample>& samples) {
+  const size_t n = samples.size();
+  ThroughputSample lo = samples[0], hi = samples[0], mean;
+  size_t lo_at = 0, hi_at = 0;
+  // Latency only where it was measured (traffic and a figure), as the plots draw it.
+  double p50_sum = 0, p99_sum = 0;
+  int measured = 0;
+  bool any_latency = false;
+  for (size_t i = 0; i < n; ++i) {
+    const ThroughputSample& s = samples[i];
+    if (s.requests_per_s < samples[lo_at].requests_per_s) lo_at = i;
+    if (s.requests_per_s > samples[hi_at].requests_per_s) hi_at = i;
+    lo.errors_per_s = std::min(lo.errors_per_s, s.errors_per_s);
+    hi.errors_per_s = std::max(hi.errors_per_s, s.errors_per_s);
+    lo.rejections_per_s = std::min(lo.rejections_per_s, s.rejections_per_s);
+    hi.rejections_per_s = std::max(hi.rejections_per_s, s.rejections_per_s);
+    mean.requests_per_s += s.requests_per_s;
+    mean.errors_per_s += s.errors_per_s;
+    mean.rejections_per_s += s.rejections_per_s;
+    if (s.requests_per_s > 0 && s.p50_us > 0 && s.p99_us > 0) {
+      lo.p50_us = any_latency ? std::min(lo.p50_us, s.p50_us) : s.p50_us;
+      hi.p50_us = any_latency ? std::max(hi.p50_us, s.p50_us) : s.p50_us;
+      lo.p99_us = any_latency ? std::min(lo.p99_us, s.p99_us) : s.p99_us;
+      hi.p99_us = any_latency ? std::max(hi.p99_us, s.p99_us) : s.p99_us;
+      p50_sum += s.p50_us;
+      p99_sum += s.p99_us;
+      ++measured;
+      any_latency = true;
+    }
+  }
+  if (!any_latency) lo.p50_us = hi.p50_us = lo.p99_us = hi.p99_us = 0;
+  lo.t_ms = samples[lo_at].t_ms;
+  lo.requests_per_s = samples[lo_at].requests_per_s;
+  hi.t_ms = samples[hi_at].t_ms;
+  hi.requests_per_s = samples[hi_at].requests_per_s;
+  mean.t_ms = samples[n / 2].t_ms;
+  mean.requests_per_s /= double(n);
+  mean.errors_per_s /= double(n);
+  mean.rejections_per_s /= double(n);
+  mean.p50_us = measured > 0 ? p50_sum / measured : 0;
+  mean.p99_us = measured > 0 ? p99_sum / measured : 0;
+  return {lo, mean, hi};
+}
+
+}  // namespace
+
 void ThroughputSeries::DownsampleOldestBucket() {
   const qint64 end = BucketStart(fine_.front().t_ms) + kBucketMs;
   size_t n = 0;
   while (n < fine_.size() && fine_[n].t_ms < end) ++n;
   downsampled_before_ms_ = end;
-  if (n <= 3) {
-    for (size_t i = 0; i < n; ++i) coarse_.push_back(fine_[i]);
+  // Gaps (the node gave no data) stay gaps, at their own times: an outage older than the full
+  // resolution still reads as one, not as a ramp.
+  std::vector<ThroughputSample> data, kept;
+  data.reserve(n);
+  kept.reserve(n);
+  for (size_t i = 0; i < n; ++i) (fine_[i].IsGap() ? kept : data).push_back(fine_[i]);
+  if (data.size() <= 3) {
+    kept.insert(kept.end(), data.begin(), data.end());
   } else {
-    ThroughputSample lo = fine_[0], hi = fine_[0], mean;
-    size_t lo_at = 0, hi_at = 0;
-    // Latency only where it was measured (traffic and a figure), as the plots draw it.
-    double p50_sum = 0, p99_sum = 0;
-    int measured = 0;
-    bool any_latency = false;
-    for (size_t i = 0; i < n; ++i) {
-      const ThroughputSample& s = fine_[i];
-      if (s.requests_per_s < fine_[lo_at].requests_per_s) lo_at = i;
-      if (s.requests_per_s > fine_[hi_at].requests_per_s) hi_at = i;
-      lo.errors_per_s = std::min(lo.errors_per_s, s.errors_per_s);
-      hi.errors_per_s = std::max(hi.errors_per_s, s.errors_per_s);
-      lo.rejections_per_s = std::min(lo.rejections_per_s, s.rejections_per_s);
-      hi.rejections_per_s = std::max(hi.rejections_per_s, s.rejections_per_s);
-      mean.requests_per_s += s.requests_per_s;
-      mean.errors_per_s += s.errors_per_s;
-      mean.rejections_per_s += s.rejections_per_s;
-      if (s.requests_per_s > 0 && s.p50_us > 0 && s.p99_us > 0) {
-        lo.p50_us = any_latency ? std::min(lo.p50_us, s.p50_us) : s.p50_us;
-        hi.p50_us = any_latency ? std::max(hi.p50_us, s.p50_us) : s.p50_us;
-        lo.p99_us = any_latency ? std::min(lo.p99_us, s.p99_us) : s.p99_us;
-        hi.p99_us = any_latency ? std::max(hi.p99_us, s.p99_us) : s.p99_us;
-        p50_sum += s.p50_us;
-        p99_sum += s.p99_us;
-        ++measured;
-        any_latency = true;
-      }
-    }
-    if (!any_latency) lo.p50_us = hi.p50_us = lo.p99_us = hi.p99_us = 0;
-    lo.t_ms = fine_[lo_at].t_ms;
-    lo.requests_per_s = fine_[lo_at].requests_per_s;
-    hi.t_ms = fine_[hi_at].t_ms;
-    hi.requests_per_s = fine_[hi_at].requests_per_s;
-    mean.t_ms = fine_[n / 2].t_ms;
-    mean.requests_per_s /= double(n);
-    mean.errors_per_s /= double(n);
-    mean.rejections_per_s /= double(n);
-    mean.p50_us = measured > 0 ? p50_sum / measured : 0;
-    mean.p99_us = measured > 0 ? p99_sum / measured : 0;
-    std::array<ThroughputSample, 3> kept = {lo, mean, hi};
-    std::stable_sort(kept.begin(), kept.end(),
-                     [](const auto& a, const auto& b) { return a.t_ms < b.t_ms; });
-    for (const ThroughputSample& s : kept) coarse_.push_back(s);
+    const std::array<ThroughputSample, 3> three = Downsample(data);
+    kept.insert(kept.end(), three.begin(), three.end());
   }
+  std::stable_sort(kept.begin(), kept.end(),
+                   [](const auto& a, const auto& b) { return a.t_ms < b.t_ms; });
+  for (const ThroughputSample& s : kept) coarse_.push_back(s);
   for (size_t i = 0; i < n; ++i) fine_.pop_front();
 }
 

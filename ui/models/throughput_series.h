@@ -2,6 +2,7 @@
 #pragma once
 
 #include <QtGlobal>
+#include <cmath>
 #include <cstddef>
 
 #include "ui/models/ring_buffer.h"
@@ -15,13 +16,18 @@ struct ThroughputSample {
   double rejections_per_s = 0;
   double p50_us = 0;
   double p99_us = 0;
+
+  // A gap: from t_ms the node gave no data (unreachable, stale) until its next sample. Every
+  // figure is NaN, which the plots draw as a break in the line (docs/figures.md).
+  static ThroughputSample Gap(qint64 t_ms);
+  bool IsGap() const { return std::isnan(requests_per_s); }
 };
 
 // One node's (or the cluster's) throughput samples, oldest first, in bounded memory: the newest
 // kFullResolutionMs as they came, older ones downsampled to at most three samples per kBucketMs
-// (the bucket's lowest, mean and highest of each figure, the lowest and highest at the times of
-// the bucket's lowest and highest request rate), so a spike stays visible however old it is. A
-// 15-minute window at 10 Hz keeps about 2900 samples instead of 9000.
+// (the bucket's lowest, mean and highest of each figure, gaps kept as they are, the lowest and
+// highest at the times of the bucket's lowest and highest request rate), so a spike stays visible
+// however old it is. A 15-minute window at 10 Hz keeps about 2900 samples instead of 9000.
 //
 // Buckets are aligned to multiples of kBucketMs shifted by `phase_ms`, so series given different
 // phases compact in different frames (a view that redraws what was compacted spreads the work).

@@ -509,7 +509,7 @@ void ThroughputView::UpdateLegends() {
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     auto now = [this](size_t i) {
       const ThroughputModel::Series& s = model_->series(sources_[i]);
-      return s.empty() ? 0.0 : s.back().requests_per_s;
+      return s.empty() || s.back().IsGap() ? 0.0 : s.back().requests_per_s;  // A down node: last.
     };
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return now(a) > now(b); });
