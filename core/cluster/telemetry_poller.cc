@@ -140,6 +140,13 @@ void TelemetryPoller::Ask(const std::shared_ptr<Round>& round, std::vector<size_
   }
 }
 
+rpc::Status TelemetryPoller::NoAnswerInTime() const {
+  // What an operator sees for a stopped (SIGSTOP) or wedged node: connected, but silent.
+  return {rpc::Code::kDeadlineExceeded, "timed out: no answer within " +
+                                            std::to_string(options_.answer_timeout.count()) +
+                                            " ms (the node is stopped, overloaded or cut off)"};
+}
+
 void TelemetryPoller::Collect(const std::shared_ptr<Round>& round, Clock::time_point start,
                               const std::vector<size_t>& asked, std::vector<PollResult>* out) {
   std::vector<bool> answered(nodes_.size(), false);
@@ -163,14 +170,16 @@ void TelemetryPoller::Collect(const std::shared_ptr<Round>& round, Clock::time_p
         node.paused = true;
       } else {
         // A failed call drops the connection and backs off; the answer says why.
-        out->push_back({node.target.id, answer.first, nullptr});
+        const rpc::Status why =
+            answer.first.code() == rpc::Code::kDeadlineExceeded ? NoAnswerInTime() : answer.first;
+        out->push_back({node.target.id, why, nullptr});
         Fail(node, {}, nullptr);
       }
     }
     round->answers.clear();
   }
   for (size_t i : asked) {
-    if (!answered[i]) Fail(nodes_[i], {rpc::Code::kDeadlineExceeded, "no answer in time"}, out);
+    if (!answered[i]) Fail(nodes_[i], NoAnswerInTime(), out);
   }
 }
 

@@ -91,6 +91,8 @@ class TelemetryPoller {
   // Starts connecting where due; a node that failed is reported in `out`.
   void Connect(std::chrono::steady_clock::time_point now, std::vector<PollResult>* out);
   void Ask(const std::shared_ptr<Round>& round, std::vector<size_t>* asked);
+  // The reason given for a node that did not answer within answer_timeout.
+  rpc::Status NoAnswerInTime() const;
   void Collect(const std::shared_ptr<Round>& round, std::chrono::steady_clock::time_point start,
                const std::vector<size_t>& asked, std::vector<PollResult>* out);
   void Fail(Node& node, rpc::Status why, std::vector<PollResult>* out);

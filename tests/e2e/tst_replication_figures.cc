@@ -1,13 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// docs/figures.md's replication figures on real railyard-node processes under real faults: a quiet
-// cluster shows no lag, a stopped updater makes its replicas' lag unknown (in telemetry, /metrics
-// and railyardctl), a killed replica leaves its updater's follower list and a stopped one reads as
-// silent there. Each deadline is the one docs/figures.md states, with room for a loaded machine.
+// docs/figures.md's figures on real railyard-node processes under real faults (the drills): a
+// quiet cluster shows no lag and no long-poll latency; a stopped updater makes its replicas' lag
+// unknown (telemetry, /metrics, railyardctl) and the poller says "timed out"; a stopped replica
+// reads silent at its updater; a drain shows on every surface; a killed updater makes its
+// replicas disconnected until it is restarted on its address; a wrong port is a clear error; a
+// killed replica leaves the follower list and comes back when restarted. Each deadline is the one
+// docs/figures.md states, with room for a loaded machine.
 #include <QTemporaryDir>
 #include <QTest>
 #include <csignal>
 #include <functional>
 
+#include "core/cluster/telemetry_poller.h"
 #include "core/node/node_metrics.h"
 #include "core/node/replication_lag.h"
 #include "tests/e2e/replication_support.h"
@@ -148,7 +152,19 @@ class ReplicationFiguresTest : public QObject {
   // reason and an unknown lag (absent from /metrics, "unknown" in railyardctl), never "tailing,
   // 0 s". SIGCONT: tailing again with lag 0.
   void stoppedUpdaterMakesLagUnknown() {
+    // The console's and railyardctl watch's poller, connected before the stop.
+    cluster::PollerOptions poller_options;
+    poller_options.wait_for_connect = true;
+    cluster::TelemetryPoller poller({{0, updater_->admin(), kViewerToken, std::nullopt}},
+                                    poller_options);
+    std::vector<cluster::PollResult> polled = poller.PollRound();
+    QVERIFY(polled.size() == 1 && polled[0].status.ok());
     QVERIFY(::kill(static_cast<pid_t>(updater_->pid()), SIGSTOP) == 0);
+    // C16: a stopped node is named as timed out, not left without a reason.
+    polled = poller.PollRound();
+    QVERIFY(polled.size() == 1);
+    QVERIFY2(polled[0].status.message().find("timed out") != std::string::npos,
+             polled[0].status.ToString().c_str());
     admin::Replication r;
     const bool unknown = WaitFor(
         [&] {
@@ -207,6 +223,71 @@ class ReplicationFiguresTest : public QObject {
         kSilentWithin + kSlack));
   }
 
+  // Drain and undrain a replica with railyardctl: lame duck on every surface, then serving, and
+  // replication goes on meanwhile (a drained replica still follows its updater).
+  void drainAndUndrainShowOnEverySurface() {
+    const QString admin = replica1_->admin_address();
+    QCOMPARE(RunCtl(RAILYARDCTL, {"drain", "-n", admin, "--token", kOperatorToken}), 0);
+    admin::Telemetry t = TelemetryOf(*replica1_);
+    QCOMPARE(t.state(), admin::NODE_LAME_DUCK);
+    node::NodeMetricsInput input;
+    input.telemetry = t;
+    QVERIFY(node::RenderNodeMetrics(input).find("railyard_node_state{state=\"lame_duck\"} 1") !=
+            std::string::npos);
+    QString out;
+    QCOMPARE(RunCtl(RAILYARDCTL, {"status", "-n", admin, "--token", kViewerToken}, &out), 0);
+    QVERIFY2(out.contains("lame-duck"), qPrintable(out));
+    QCOMPARE(t.replication().state(), admin::REPLICA_TAILING);  // Still following.
+    QVERIFY(t.replication().lag_known());
+    QCOMPARE(RunCtl(RAILYARDCTL, {"undrain", "-n", admin, "--token", kOperatorToken}), 0);
+    QCOMPARE(TelemetryOf(*replica1_).state(), admin::NODE_SERVING);
+  }
+
+  // SIGKILL the updater: its replicas lose it at once (their connections close) and report
+  // disconnected with an unknown lag; restarted on the same address, they tail it again with
+  // lag 0 and it lists them again.
+  void killedUpdaterThenRestarted() {
+    updater_->Kill();
+    admin::Replication r;
+    for (const NodeProcess* replica : {replica1_.get(), replica2_.get()}) {
+      const bool unknown = WaitFor(
+          [&] {
+            r = ReplicationOf(*replica);
+            return r.state() == admin::REPLICA_DISCONNECTED && !r.lag_known() &&
+                   !r.last_error().empty();
+          },
+          kSilentWithin + kSlack);
+      QVERIFY2(unknown, qPrintable(replica->name() + ": " + Describe(r)));
+    }
+    QString error;
+    QVERIFY2(updater_->Restart(&error), qPrintable(error));
+    for (const NodeProcess* replica : {replica1_.get(), replica2_.get()}) {
+      const bool back = WaitFor(
+          [&] {
+            r = ReplicationOf(*replica);
+            return r.state() == admin::REPLICA_TAILING && r.lag_known() && r.lag_docs() == 0;
+          },
+          std::chrono::seconds(30));
+      QVERIFY2(back, qPrintable(replica->name() + ": " + Describe(r)));
+    }
+    QVERIFY(WaitFor(
+        [&] {
+          const admin::Replication u = ReplicationOf(*updater_);
+          return FollowerNamed(u, "replica1") && FollowerNamed(u, "replica2");
+        },
+        kSlack));
+  }
+
+  // A node's docservice port given where its admin port belongs: railyardctl says it could not
+  // reach the admin service, with the reason, and exits 4 (unreachable), never 0.
+  void aWrongPortIsAClearError() {
+    QString out;
+    const int rc = RunCtl(
+        RAILYARDCTL, {"status", "-n", replica1_->service_address(), "--token", kViewerToken}, &out);
+    QVERIFY2(rc != 0, qPrintable(out));
+    QVERIFY2(out.contains(replica1_->service_address()), qPrintable(out));
+  }
+
   // SIGKILL a replica: the kernel closes its connections, and its updater drops it from the
   // follower list (it kept listing it as a follower before).
   void killedReplicaLeavesFollowerList() {
@@ -221,6 +302,18 @@ class ReplicationFiguresTest : public QObject {
         kSlack);
     QVERIFY2(gone, u.DebugString().c_str());
     QVERIFY(FollowerNamed(u, "replica1"));
+    // Restarted on the same address, it is listed and tails again.
+    QString error;
+    QVERIFY2(replica2_->Restart(&error), qPrintable(error));
+    admin::Replication r;
+    const bool back = WaitFor(
+        [&] {
+          r = ReplicationOf(*replica2_);
+          return r.state() == admin::REPLICA_TAILING && r.lag_known() &&
+                 FollowerNamed(ReplicationOf(*updater_), "replica2");
+        },
+        std::chrono::seconds(30));
+    QVERIFY2(back, qPrintable(Describe(r)));
   }
 };
 

@@ -7,6 +7,7 @@
 // that went unreachable keeps its figures grey like any node.
 #include <QDir>
 #include <QFont>
+#include <QFontMetrics>
 #include <QLabel>
 #include <QLineEdit>
 #include <QTableView>
@@ -241,6 +242,10 @@ class ClientRowsTest : public QObject {
     QCOMPARE(Cell(model, 1, OverviewModel::kRetries), QString("3.0"));
     QCOMPARE(Cell(model, 1, OverviewModel::kClientP99), QString("5.12"));
     QCOMPARE(Cell(model, 1, OverviewModel::kP99), QString());  // Not a server-side figure.
+    // A client holds no server slots and has no store: blank, not "0" and "0 %" (C16).
+    QCOMPARE(Cell(model, 1, OverviewModel::kSlots), QString());
+    QCOMPARE(Cell(model, 1, OverviewModel::kIndexes), QString());
+    QCOMPARE(Cell(model, 1, OverviewModel::kBloom), QString());
     QVERIFY(model.index(1, OverviewModel::kName).data(Qt::FontRole).value<QFont>().italic());
 
     QCOMPARE(Cell(model, 0, OverviewModel::kP99), QString("0.13"));
@@ -336,6 +341,13 @@ class ClientRowsTest : public QObject {
     view.NameFilter()->clear();
     QCOMPARE(view.Table()->model()->rowCount(), 2);
     QVERIFY(!view.NoMatches()->isVisible());
+    // C11: the state column fits the reason ("unreach..." and "token ..." were cut off).
+    const QFontMetrics metrics(view.Table()->font());
+    for (const char* state : {"stale since 12:34:56", "token refused", "unreachable"}) {
+      QVERIFY2(view.Table()->columnWidth(OverviewModel::kState) >=
+                   metrics.horizontalAdvance(state) + metrics.height(),
+               state);
+    }
   }
 };
 

@@ -497,6 +497,9 @@ class MainWindowTest : public QObject {
     const quint64 queued = window.recorder()->SnapshotsQueued();
     QTRY_VERIFY_WITH_TIMEOUT(window.recorder()->SnapshotsQueued() > queued, 10000);
     window.StopRecording();
+    // Stopping says where the recording went and how big it is (C16).
+    const QString told = window.statusBar()->currentMessage();
+    QVERIFY2(told.startsWith("Recorded ") && told.contains(path), qPrintable(told));
     std::unique_ptr<railyard::trace::RecordingReader> reader;
     QVERIFY(railyard::trace::RecordingReader::Open(path.toStdString(), &reader).ok());
     std::vector<railyard::trace::Event> events;

@@ -205,12 +205,16 @@ QVariant OverviewModel::data(const QModelIndex& index, int role) const {
       if (!row.client) return sort ? QVariant(-2.0) : QVariant(QString());
       return LatencyCell(sort, row.client_p99_ms, row.client_requests_per_s);
     case kSlots:
+      // A client holds no server slots and has no store: nothing to show, not 0 (C16).
+      if (row.client) return sort ? QVariant(-1) : QVariant(QString());
       if (sort) return row.slots;
       return known ? QString::number(row.slots) : QString();
     case kIndexes:
+      if (row.client) return sort ? QVariant(-1) : QVariant(QString());
       if (sort) return row.indexes;
       return known ? QString::number(row.indexes) : QString();
     case kBloom:
+      if (row.client) return sort ? QVariant(-1.0) : QVariant(QString());
       if (sort) return row.bloom_use;
       return known ? QStringLiteral("%1 %").arg(row.bloom_use * 100.0, 0, 'f', 0) : QString();
     case kAge:

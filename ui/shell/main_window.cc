@@ -11,6 +11,7 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QListView>
+#include <QLocale>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -593,8 +594,20 @@ bool MainWindow::StartRecording(const QString& path, QString* error) {
 }
 
 void MainWindow::StopRecording() {
+  const QString path = recorder_->Path();
+  const quint64 snapshots = recorder_->SnapshotsQueued();
+  const bool was_recording = recorder_->Recording();
   const QString error = recorder_->Stop();
-  if (!error.isEmpty()) statusBar()->showMessage(tr("Recording: %1").arg(error), 10000);
+  if (!error.isEmpty()) {
+    statusBar()->showMessage(tr("Recording: %1").arg(error), 10000);
+  } else if (was_recording) {
+    // Where it went and how much, so the operator knows it is safe to share (C16).
+    const QLocale locale;
+    statusBar()->showMessage(tr("Recorded %1 snapshots into %2 (%3)")
+                                 .arg(locale.toString(snapshots), path,
+                                      locale.formattedDataSize(QFileInfo(path).size())),
+                             15000);
+  }
 }
 
 void MainWindow::SetCurrentNode(int node_index) {

@@ -55,7 +55,16 @@ OverviewView::OverviewView(ClusterState* state, QWidget* parent)
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->horizontalHeader()->setDefaultSectionSize(88);
   table_->setColumnWidth(OverviewModel::kName, 150);
-  table_->setColumnWidth(OverviewModel::kState, 95);
+  // The state is the reason an operator looks: wide enough for the longest ("stale since
+  // 12:34:56", "token refused") with its colour square, never "unreach..." (C11).
+  int state_width = 0;
+  for (const QString& text :
+       {tr("stale since %1").arg(QStringLiteral("00:00:00")),
+        NodeHealthName(NodeHealth::kTokenRefused), NodeHealthName(NodeHealth::kUnreachable),
+        NodeHealthName(NodeHealth::kLameDuck)}) {
+    state_width = std::max(state_width, fontMetrics().horizontalAdvance(text));
+  }
+  table_->setColumnWidth(OverviewModel::kState, state_width + fontMetrics().height() + 24);
   table_->setColumnWidth(OverviewModel::kRole, 95);
   table_->setColumnWidth(OverviewModel::kLag, 120);
   // Never narrower than a column's heading (its widest line, with room for the sort arrow),
