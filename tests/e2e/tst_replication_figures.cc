@@ -6,6 +6,7 @@
 // replicas disconnected until it is restarted on its address; a wrong port is a clear error; a
 // killed replica leaves the follower list and comes back when restarted. Each deadline is the one
 // docs/figures.md states, with room for a loaded machine.
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 #include <csignal>
@@ -38,6 +39,37 @@ bool WaitFor(const std::function<bool()>& condition, std::chrono::milliseconds t
   }
   return true;
 }
+
+// SIGSTOPs a process for its lifetime and waits until the kernel reports it stopped ('T' in
+// /proc/PID/stat: a reply already being written when the signal came may still go out before
+// that); SIGCONT on destruction, so a failed check never leaves a node stopped for the next.
+class Stopped {
+ public:
+  explicit Stopped(int64_t pid) : pid_(static_cast<pid_t>(pid)) {
+    ok_ = ::kill(pid_, SIGSTOP) == 0 &&
+          WaitFor([this] { return State() == 'T'; }, std::chrono::seconds(10));
+  }
+  ~Stopped() { Resume(); }
+  Stopped(const Stopped&) = delete;
+  Stopped& operator=(const Stopped&) = delete;
+  bool ok() const { return ok_; }
+  void Resume() {
+    if (pid_ > 0) ::kill(pid_, SIGCONT);
+    pid_ = -1;
+  }
+
+ private:
+  char State() const {
+    QFile stat(QString("/proc/%1/stat").arg(pid_));
+    if (!stat.open(QIODevice::ReadOnly)) return '?';
+    const QByteArray text = stat.readAll();
+    const qsizetype paren = text.lastIndexOf(')');  // The name may hold spaces.
+    return paren >= 0 && paren + 2 < text.size() ? text[paren + 2] : '?';
+  }
+
+  pid_t pid_;
+  bool ok_ = false;
+};
 
 const admin::Follower* FollowerNamed(const admin::Replication& r, const QString& name) {
   for (const admin::Follower& f : r.followers()) {
@@ -159,7 +191,8 @@ class ReplicationFiguresTest : public QObject {
                                     poller_options);
     std::vector<cluster::PollResult> polled = poller.PollRound();
     QVERIFY(polled.size() == 1 && polled[0].status.ok());
-    QVERIFY(::kill(static_cast<pid_t>(updater_->pid()), SIGSTOP) == 0);
+    Stopped stopped(updater_->pid());
+    QVERIFY(stopped.ok());
     // C16: a stopped node is named as timed out, not left without a reason.
     polled = poller.PollRound();
     QVERIFY(polled.size() == 1);
@@ -189,7 +222,7 @@ class ReplicationFiguresTest : public QObject {
              0);
     QVERIFY2(out.contains("unknown") && out.contains("disconnected"), qPrintable(out));
 
-    QVERIFY(::kill(static_cast<pid_t>(updater_->pid()), SIGCONT) == 0);
+    stopped.Resume();
     const bool back = WaitFor(
         [&] {
           r = ReplicationOf(*replica1_);
@@ -202,7 +235,8 @@ class ReplicationFiguresTest : public QObject {
   // SIGSTOP a replica: its updater still holds its connections but hears no fetch, so it lists
   // the replica as silent with an unknown lag. SIGCONT: known again.
   void stoppedReplicaReadsSilent() {
-    QVERIFY(::kill(static_cast<pid_t>(replica2_->pid()), SIGSTOP) == 0);
+    Stopped stopped(replica2_->pid());
+    QVERIFY(stopped.ok());
     const admin::Follower* f = nullptr;
     admin::Replication u;
     const bool silent = WaitFor(
@@ -213,7 +247,7 @@ class ReplicationFiguresTest : public QObject {
         },
         kSilentWithin + kSlack);
     QVERIFY2(silent, f ? f->state().c_str() : "replica2 not listed");
-    QVERIFY(::kill(static_cast<pid_t>(replica2_->pid()), SIGCONT) == 0);
+    stopped.Resume();
     QVERIFY(WaitFor(
         [&] {
           u = ReplicationOf(*updater_);
