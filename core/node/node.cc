@@ -169,11 +169,12 @@ admin::Telemetry Node::Snapshot() {
   }
   t.set_service_address(server_->endpoint().ToString());
   t.set_admin_address(admin_->endpoint().ToString());
-  FillSlots(server_->SlotSnapshot(), &t);
+  const std::vector<rpc::SlotInfo> slots = server_->SlotSnapshot();
+  FillSlots(slots, &t);
   if (!ready_.load()) return t;  // Starting: the store and replication are not there yet.
   FillStorage(store_->GetStats(), t.mutable_storage());
   FillThroughput(stats_, t.mutable_throughput());
-  if (source_) source_->FillTelemetry(t.mutable_replication());
+  if (source_) source_->FillTelemetry(slots, t.mutable_replication());
   if (follower_) {
     follower_->FillTelemetry(t.mutable_replication());
     FillPool(follower_->pool(), cluster::FollowerClientName(options_.name), "", t.add_pools());

@@ -9,10 +9,10 @@
 
 namespace railyard::node {
 
-// A follow connection counts as live while its last answer (on the replica) or its last fetch
-// (on the updater) is at most the fetch's own wait plus this old. A fetch at the head returns
-// after at most its wait, so a live pair never goes this long without a word; a SIGSTOPped or
-// cut-off peer does.
+// A follow connection counts as live unless, on the replica, a fetch has been unanswered or, on
+// the updater, no fetch has come for longer than the fetch's own wait plus this. A fetch at the
+// head returns after at most its wait, so a live pair never goes this long without a word; a
+// SIGSTOPped or cut-off peer does.
 inline constexpr std::chrono::milliseconds kFollowSilenceAllowance{2000};
 
 // What the replica knows after its updater's last answer.

@@ -46,7 +46,6 @@ ReplicationSource::ReplicationSource(ReplicationSourceOptions options, storage::
       corrupt_left_(options_.corrupt_first_sends) {}
 
 void ReplicationSource::Register(rpc::Server& server, base::MethodStats& stats) {
-  server_ = &server;
   server.RegisterHandler("repl.Fetch",
                          [this, &stats](const rpc::CallContext& call, std::string_view payload) {
                            const Clock::time_point start = Clock::now();
@@ -157,33 +156,32 @@ void ReplicationSource::RecordFollower(const rpc::CallContext& call,
   followers_[follower.name()] = std::move(entry);
 }
 
-void ReplicationSource::FillTelemetry(admin::Replication* out) {
+void ReplicationSource::FillTelemetry(const std::vector<rpc::SlotInfo>& connections,
+                                      admin::Replication* out) {
   out->set_role(admin::DOCSTORE_UPDATER);
   const uint64_t head = store_.AppliedPosition();
   out->set_head_position(head);
   out->set_applied_position(head);
   std::set<uint64_t> connected;
-  if (server_ != nullptr) {
-    for (const rpc::SlotInfo& slot : server_->SlotSnapshot()) connected.insert(slot.client_id);
-  }
+  for (const rpc::SlotInfo& slot : connections) connected.insert(slot.client_id);
   const Clock::time_point now = Clock::now();
   base::MutexLock lock(mu_);
   for (auto it = followers_.begin(); it != followers_.end();) {
-    FollowerEntry& entry = it->second;
-    if (server_ != nullptr && !connected.contains(entry.client_id)) {
+    const FollowerEntry& entry = it->second;
+    if (!connected.contains(entry.client_id)) {
       spdlog::info("{}: follower '{}' left (its connections closed)", name_, it->first);
       it = followers_.erase(it);
       continue;
     }
     admin::Follower* f = out->add_followers();
     *f = entry.shown;
-    // As of now: the head may have moved since the follower's last fetch.
-    const storage::QueueLag lag = store_.LagOf(entry.position);
     f->set_position(store_.QueuePositionOf(entry.position));
     if (now - entry.fetched_at > entry.wait + kFollowSilenceAllowance) {
       const auto quiet_s = std::chrono::duration_cast<std::chrono::seconds>(now - entry.fetched_at);
       f->set_state("silent for " + std::to_string(quiet_s.count()) + " s");
     } else {
+      // As of now: the head may have moved since the follower's last fetch.
+      const storage::QueueLag lag = store_.LagOf(entry.position);
       f->set_lag_known(true);
       f->set_lag_bytes(lag.bytes);
       f->set_lag_docs(lag.entries);

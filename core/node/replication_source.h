@@ -47,7 +47,10 @@ class ReplicationSource {
   ReplicationSource(ReplicationSourceOptions options, storage::DocStore& store, std::string name);
 
   void Register(rpc::Server& server, base::MethodStats& stats);
-  void FillTelemetry(admin::Replication* out) EXCLUDES(mu_);
+  // `connections`: the docservice's slot table, which the caller took for the same snapshot; a
+  // follower none of whose connections is in it has left.
+  void FillTelemetry(const std::vector<rpc::SlotInfo>& connections, admin::Replication* out)
+      EXCLUDES(mu_);
 
  private:
   rpc::Reply Fetch(const rpc::CallContext& call, std::string_view payload) EXCLUDES(mu_);
@@ -71,7 +74,6 @@ class ReplicationSource {
   std::atomic<int> corrupt_left_;
   base::Mutex mu_;
   std::map<std::string, FollowerEntry> followers_ GUARDED_BY(mu_);  // By name.
-  const rpc::Server* server_ = nullptr;  // Set by Register; its slot table says who is connected.
 };
 
 // Microseconds since the epoch, now.

@@ -85,6 +85,18 @@ std::shared_ptr<const admin::Telemetry> Poll(const rpc::Endpoint& admin) {
   return t;
 }
 
+// A small real node with its store in `dir`; null if it did not open.
+std::unique_ptr<node::Node> OpenNode(const QTemporaryDir& dir, const char* name) {
+  node::NodeOptions options;
+  options.name = name;
+  options.data_dir = dir.filePath("node").toStdString();
+  options.io_threads = 1;
+  options.worker_threads = 2;
+  std::unique_ptr<node::Node> server;
+  if (!node::Node::Open(options, &server).ok()) return nullptr;
+  return server;
+}
+
 QString Cell(const QAbstractItemModel& model, int row, int column) {
   return model.index(row, column).data().toString();
 }
@@ -99,13 +111,8 @@ class ClientRowsTest : public QObject {
   // rate is the node's, not the node's plus the client's (each request counted once).
   void wholeClusterIsTheServersSumWithARealClientWatched() {
     QTemporaryDir dir;
-    node::NodeOptions options;
-    options.name = "served";
-    options.data_dir = dir.filePath("node").toStdString();
-    options.io_threads = 1;
-    options.worker_threads = 2;
-    std::unique_ptr<node::Node> server;
-    QVERIFY(node::Node::Open(options, &server).ok());
+    std::unique_ptr<node::Node> server = OpenNode(dir, "served");
+    QVERIFY(server);
     load::LoadOptions load_options;
     load_options.servers = {server->endpoint()};
     load_options.concurrency = 4;
@@ -153,13 +160,8 @@ class ClientRowsTest : public QObject {
   // reports them.
   void aLoadClientsWritesShowInItsPoolAndInFlow() {
     QTemporaryDir dir;
-    node::NodeOptions options;
-    options.name = "updater";
-    options.data_dir = dir.filePath("node").toStdString();
-    options.io_threads = 1;
-    options.worker_threads = 2;
-    std::unique_ptr<node::Node> server;
-    QVERIFY(node::Node::Open(options, &server).ok());
+    std::unique_ptr<node::Node> server = OpenNode(dir, "updater");
+    QVERIFY(server);
     load::LoadOptions load_options;
     load_options.servers = {server->endpoint()};
     load_options.updater = server->endpoint();
