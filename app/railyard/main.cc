@@ -27,6 +27,7 @@
 #include "core/load/demo_cluster.h"
 #include "core/node/client_telemetry.h"
 #include "ui/compare/compare_window.h"
+#include "ui/session/plain_reason.h"
 #include "ui/shell/launch_error.h"
 #include "ui/shell/main_window.h"
 #include "ui/sources/live_source.h"

@@ -31,6 +31,7 @@
 
 #include "core/cluster/access.h"
 #include "tests/ui/loaded_node.h"
+#include "ui/session/plain_reason.h"
 #include "ui/shell/connect_dialog.h"
 #include "ui/shell/demo_dialog.h"
 #include "ui/shell/launch_error.h"

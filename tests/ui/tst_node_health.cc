@@ -22,9 +22,9 @@
 #include "core/node/node.h"
 #include "ui/models/overview_model.h"
 #include "ui/models/palette.h"
+#include "ui/session/token_store.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/token_dialog.h"
-#include "ui/shell/token_store.h"
 #include "ui/sources/live_source.h"
 #include "ui/views/overview_view.h"
 

@@ -50,11 +50,14 @@ class ActionController : public QObject {
   using ResultPresenter = std::function<void(const QString& title, const QString& text, bool ok)>;
 
   // `state` must outlive the controller; `dialog_parent` parents its dialogs only (the controller
-  // has no QObject parent: its owner deletes it).
+  // has no QObject parent: its owner deletes it). Null: dialogs are top-level windows.
   ActionController(ClusterState* state, QWidget* dialog_parent);
   // Waits (bounded by the admin client's own deadlines) for commands still running.
   ~ActionController() override;
 
+  // The window its confirmations, progress and results open over (a session made before its
+  // window gets it later).
+  void SetDialogParent(QWidget* parent) { dialog_parent_ = parent; }
   void SetTokenProvider(TokenProvider provider);
   // The admin TLS settings of a node (nullopt: plain TCP); none set: plain TCP everywhere.
   using TlsProvider = std::function<std::optional<rpc::TlsClientOptions>(int node)>;

@@ -11,7 +11,6 @@
 #include <QFileInfo>
 #include <QLabel>
 #include <QListView>
-#include <QLocale>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -19,7 +18,6 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
-#include <QStandardPaths>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
@@ -27,20 +25,19 @@
 #include <QToolBar>
 #include <utility>
 
-#include "core/cluster/cluster_file.h"
 #include "ui/actions/action_controller.h"
 #include "ui/compare/compare_window.h"
 #include "ui/models/overview_model.h"
+#include "ui/session/session.h"
+#include "ui/session/token_store.h"
 #include "ui/shell/column_fit.h"
 #include "ui/shell/connect_dialog.h"
 #include "ui/shell/help_dialogs.h"
-#include "ui/shell/launch_error.h"
 #include "ui/shell/one_column_list_view.h"
 #include "ui/shell/recent_files.h"
 #include "ui/shell/start_page.h"
 #include "ui/shell/tab_navigation.h"
 #include "ui/shell/token_dialog.h"
-#include "ui/shell/token_store.h"
 #include "ui/shell/view_export.h"
 #include "ui/sources/live_source.h"
 #include "ui/sources/recorder.h"
@@ -82,37 +79,34 @@ QList<QPair<QString, QSplitter*>> SplittersByKey(const QTabWidget* tabs) {
 
 }  // namespace
 
+namespace {
+
+Session::Options SessionOptions(const MainWindow::Options& options) {
+  Session::Options s;
+  s.read_only = options.read_only;
+  s.poll_hz = options.poll_hz;
+  s.use_keyring = options.use_keyring;
+  s.audit_path = options.audit_path;
+  s.tls = options.tls;
+  return s;
+}
+
+}  // namespace
+
 MainWindow::MainWindow(const Options& options, QWidget* parent)
     : QMainWindow(parent),
       options_(options),
       recent_(options.remember_recent),
-      state_(new ClusterState),
-      live_(new LiveSource(state_, this)),
-      replay_(new ReplaySource(state_, this)),
-      recorder_(new Recorder(state_, this)),
-      tokens_(new TokenStore(options.use_keyring, this)) {
+      session_(new Session(SessionOptions(options))),
+      state_(session_->State()),
+      actions_(session_->action_controller()) {
   setWindowTitle(tr("Railyard"));
   // Qt shows tooltips only over the active window by default; the console is often watched
   // beside the terminal that has the focus, and its reasons ("token refused", why unreachable)
   // live in tooltips. Floating docks are windows of their own and get the same below.
   setAttribute(Qt::WA_AlwaysShowToolTips);
   // The icon comes from the application (QApplication::setWindowIcon in app/railyard).
-  LiveSource::Options live_options;
-  live_options.poll_hz = options_.poll_hz;
-  live_->SetOptions(live_options);
-  actions_ = new ActionController(state_, this);
-  actions_->setParent(this);  // Its constructor takes the window for dialogs only.
-  actions_->SetTokenProvider([this](int node) {
-    if (node < 0 || node >= state_->NodeCount()) return QString();
-    const QString stored = tokens_->Token(state_->Node(node).admin_address);
-    return stored.isEmpty() ? live_->Token(node) : stored;
-  });
-  actions_->SetTlsProvider([this](int node) { return live_->Tls(node); });
-  actions_->SetAuditPath(!options_.audit_path.isEmpty()
-                             ? options_.audit_path
-                             : QStandardPaths::writableLocation(QStandardPaths::AppDataLocation) +
-                                   QStringLiteral("/audit.sqlite"));
-  connect(actions_, &ActionController::ActionFinished, recorder_, &Recorder::RecordAction);
+  actions_->SetDialogParent(this);
   // A success is told in passing (the audit log keeps it); failures open a dialog.
   connect(actions_, &ActionController::Succeeded, this,
           [this](const QString& text) { statusBar()->showMessage(text, 10000); });
@@ -127,14 +121,17 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
   statusBar()->addPermanentWidget(mode_label_);
   statusBar()->addPermanentWidget(read_only_label_);
   statusBar()->addPermanentWidget(keyring_label_);
-  connect(tokens_, &TokenStore::BackendChanged, this, &MainWindow::UpdateStatus);
-  connect(recorder_, &Recorder::RecordingChanged, this, &MainWindow::UpdateStatus);
-  connect(replay_, &ReplaySource::SpeedChanged, this, &MainWindow::UpdateStatus);
+  connect(token_store(), &TokenStore::BackendChanged, this, &MainWindow::UpdateStatus);
+  connect(recorder(), &Recorder::RecordingChanged, this, &MainWindow::UpdateStatus);
+  connect(replay_source(), &ReplaySource::SpeedChanged, this, &MainWindow::UpdateStatus);
   auto* status_timer = new QTimer(this);
   status_timer->start(1000);
   connect(status_timer, &QTimer::timeout, this, &MainWindow::UpdateStatus);
 
-  connect(live_, &LiveSource::TokenRefused, this, &MainWindow::OnTokenRefused);
+  connect(session_, &Session::TokenRefused, this, &MainWindow::OnTokenRefused);
+  connect(session_, &Session::AboutToReset, this, &MainWindow::OnSessionReset);
+  connect(session_, &Session::SourceChanged, this, &MainWindow::OnSourceChanged);
+  connect(session_, &Session::TokensChanged, this, &MainWindow::UpdateActionsEnabled);
   connect(state_, &ClusterState::NodeAdded, this, [this](int index) {
     if (current_node_ < 0) {
       SetCurrentNode(index);
@@ -146,16 +143,21 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
   UpdateActionsEnabled();
   RestoreLayout();
   // A saved layout may have had the replay's dock open; nothing is replayed yet.
-  timeline_dock_->setVisible(mode_ == Mode::kReplay);
-  // Children are deleted in the order they were added: the state every source, model and view
-  // reads goes last.
-  state_->setParent(this);
+  timeline_dock_->setVisible(IsReplay());
+  // Children are deleted in the order they were added: the session, whose state every model and
+  // view reads, goes last.
+  session_->setParent(this);
 }
 
-MainWindow::~MainWindow() {
-  recorder_->Stop();
-  live_->Stop();
-}
+MainWindow::~MainWindow() { session_->Stop(); }
+
+ClusterState* MainWindow::State() const { return state_; }
+LiveSource* MainWindow::live_source() const { return session_->live_source(); }
+ReplaySource* MainWindow::replay_source() const { return session_->replay_source(); }
+Recorder* MainWindow::recorder() const { return session_->recorder(); }
+TokenStore* MainWindow::token_store() const { return session_->token_store(); }
+ActionController* MainWindow::action_controller() const { return actions_; }
+bool MainWindow::IsReplay() const { return session_->IsReplay(); }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
   SaveLayout();
@@ -278,7 +280,7 @@ void MainWindow::BuildViews() {
   connect(overview_, &OverviewView::NodeSelected, this, &MainWindow::SetCurrentNode);
   connect(replication_, &ReplicationView::NodeSelected, this, &MainWindow::SetCurrentNode);
 
-  timeline_ = new TimelineWidget(replay_, this);
+  timeline_ = new TimelineWidget(replay_source(), this);
   timeline_dock_ = new QDockWidget(tr("Replay"), this);
   timeline_dock_->setObjectName(QStringLiteral("replay"));
   timeline_dock_->setWidget(timeline_);
@@ -354,7 +356,7 @@ void MainWindow::BuildActions() {
   record_->setShortcut(QKeySequence(tr("Ctrl+Shift+R")));
   record_->setToolTip(tr("Record the live cluster's telemetry and actions into a recording file"));
   connect(record_, &QAction::toggled, this, &MainWindow::OnRecordToggled);
-  connect(recorder_, &Recorder::RecordingChanged, this, [this](bool on) {
+  connect(recorder(), &Recorder::RecordingChanged, this, [this](bool on) {
     const QSignalBlocker block(record_);
     record_->setChecked(on);
   });
@@ -410,66 +412,33 @@ void MainWindow::BuildActions() {
   help->addAction(tr("&Glossary"), this, [this] { CreateGlossaryDialog(this)->show(); });
 }
 
-void MainWindow::ResetSources(Mode mode) {
+void MainWindow::OnSessionReset() {
   // Open token questions name nodes of the cluster being left.
   for (TokenDialog* open : findChildren<TokenDialog*>()) open->reject();
-  if (recorder_->Recording()) recorder_->Stop();
-  replay_->Close();
-  live_->ClearNodes();
-  state_->Clear();
   current_node_ = -1;
-  mode_ = mode;
-  timeline_dock_->setVisible(mode == Mode::kReplay);
-  throughput_->SetRecordingSpan(0, 0);
+}
+
+void MainWindow::OnSourceChanged() {
+  timeline_dock_->setVisible(IsReplay());
+  throughput_->SetRecordingSpan(IsReplay() ? replay_source()->StartMs() : 0,
+                                IsReplay() ? replay_source()->EndMs() : 0);
+  UpdateActionsEnabled();
 }
 
 bool MainWindow::AddNode(const QString& admin_address, const QString& token, QString* error,
                          const QString& name) {
-  if (mode_ == Mode::kLive) {
-    if (const int existing = state_->IndexOfAddress(admin_address.trimmed()); existing >= 0) {
-      if (token.isEmpty() || token == live_->Token(existing)) return true;
-      if (error) {
-        *error = tr("%1 is already watched (as %2) with another token. To change its token, "
-                    "select it and use Node > Edit token.")
-                     .arg(admin_address.trimmed(), state_->Node(existing).name);
-      }
-      return false;
-    }
-  }
-  if (mode_ != Mode::kLive) ResetSources(Mode::kLive);
-  if (!AddLiveNode(admin_address, token, error, name,
-                   cluster::ApplyTlsFlags(options_.tls, std::nullopt))) {
-    return false;
-  }
-  source_description_ = tr("Live");
-  live_->Start();
-  UpdateStatus();
-  UpdateActionsEnabled();
-  return true;
-}
-
-bool MainWindow::AddLiveNode(const QString& admin_address, const QString& token, QString* error,
-                             const QString& name, std::optional<rpc::TlsClientOptions> tls) {
-  const QString t = token.isEmpty() ? tokens_->Token(admin_address.trimmed()) : token;
-  if (live_->AddNode(admin_address, t, error, name, std::move(tls)) < 0) return false;
-  if (!token.isEmpty()) {
-    tokens_->SetToken(admin_address.trimmed(), token);
-    actions_->TokensChanged();
-  }
-  return true;
+  return session_->AddNode(admin_address, token, error, name);
 }
 
 bool MainWindow::SetNodeToken(int node_index, const QString& token) {
-  if (mode_ != Mode::kLive || node_index < 0 || node_index >= state_->NodeCount()) return false;
-  tokens_->SetToken(state_->Node(node_index).admin_address, token);
-  live_->SetToken(node_index, token);
-  actions_->TokensChanged();
-  UpdateActionsEnabled();
-  return true;
+  return session_->SetNodeToken(node_index, token);
 }
 
 void MainWindow::EditToken(int node_index, const QString& reason) {
-  if (mode_ != Mode::kLive || node_index < 0 || node_index >= state_->NodeCount()) return;
+  if (session_->mode() != Session::Mode::kLive || node_index < 0 ||
+      node_index >= state_->NodeCount()) {
+    return;
+  }
   for (TokenDialog* open : findChildren<TokenDialog*>()) {
     if (open->Node() == node_index && open->isVisible()) return;  // One question per node.
   }
@@ -485,24 +454,17 @@ void MainWindow::EditToken(int node_index, const QString& reason) {
 }
 
 void MainWindow::RemoveNode(int node_index) {
-  if (mode_ != Mode::kLive || node_index < 0 || node_index >= state_->NodeCount()) return;
+  if (session_->mode() != Session::Mode::kLive || node_index < 0 ||
+      node_index >= state_->NodeCount()) {
+    return;
+  }
   // Open questions name nodes by index, which the removal shifts.
   for (TokenDialog* open : findChildren<TokenDialog*>()) open->reject();
   const int current = current_node_;
-  const QString name = state_->Node(node_index).name;
-  const QString address = state_->Node(node_index).admin_address;
-  live_->RemoveNode(node_index);
-  // Its stored token goes with it; the status bar says so, since a keyring outlives the session.
-  const bool known = tokens_->Forget(address);
-  statusBar()->showMessage(tokens_->backend() == TokenStore::Backend::kKeyring
-                               ? tr("Removed %1; its token was deleted from the keyring").arg(name)
-                           : known ? tr("Removed %1; its token was forgotten").arg(name)
-                                   : tr("Removed %1").arg(name),
-                           10000);
   current_node_ = -1;  // The rebuild re-adds the nodes; select what was selected, if it stays.
+  statusBar()->showMessage(session_->RemoveNode(node_index), 10000);
   const int keep = current > node_index ? current - 1 : current == node_index ? 0 : current;
   SetCurrentNode(keep < state_->NodeCount() ? keep : state_->NodeCount() - 1);
-  UpdateStatus();
   UpdateActionsEnabled();
 }
 
@@ -516,98 +478,28 @@ void MainWindow::OnTokenRefused(int node_index, const QString& reason) {
 }
 
 bool MainWindow::OpenClusterFile(const QString& path, const QString& token, QString* error) {
-  config::Cluster cluster;
-  if (rpc::Status s = cluster::LoadClusterFile(path.toStdString(), &cluster); !s.ok()) {
-    if (error) *error = PlainReason(QString::fromStdString(s.ToString()), path);
-    return false;
-  }
-  if (cluster.node_size() == 0) {
-    if (error) *error = tr("%1 lists no nodes").arg(path);
-    return false;
-  }
-  ResetSources(Mode::kLive);
-  // The file's admin_tls block, with the console's --tls flags on top.
-  const std::optional<rpc::TlsClientOptions> tls =
-      cluster::ApplyTlsFlags(options_.tls, cluster::AdminTlsOf(cluster));
-  for (const config::ClusterMember& member : cluster.node()) {
-    const QString address = QString::fromStdString(member.admin());
-    const QString stored = tokens_->Token(address);
-    // Added while stopped, then started once: no restart per node.
-    if (!AddLiveNode(address, stored.isEmpty() ? token : stored, error,
-                     QString::fromStdString(member.name()), tls)) {
-      return false;
-    }
-    // Tokens kept from an earlier session arrive from the keyring a moment later.
-    if (stored.isEmpty() && token.isEmpty()) {
-      tokens_->Load(address, [this, address](const QString& loaded) {
-        const int index = state_->IndexOfAddress(address);
-        if (!loaded.isEmpty() && index >= 0 && mode_ == Mode::kLive) {
-          live_->SetToken(index, loaded);
-          actions_->TokensChanged();
-          UpdateActionsEnabled();
-        }
-      });
-    }
-  }
-  source_description_ =
-      tr("Live: %1")
-          .arg(QString::fromStdString(
-              cluster.name().empty() ? QFileInfo(path).fileName().toStdString() : cluster.name()));
+  if (!session_->OpenClusterFile(path, token, error)) return false;
   recent_.Remember(RecentFiles::Kind::kCluster, QFileInfo(path).absoluteFilePath());
-  live_->Start();
   UpdateStatus();
-  UpdateActionsEnabled();
   return true;
 }
 
 bool MainWindow::OpenRecording(const QString& path, QString* error) {
-  ResetSources(Mode::kReplay);
-  if (!replay_->Open(path, error)) {
-    if (error) *error = PlainReason(*error, path);
-    mode_ = Mode::kNone;
-    timeline_dock_->hide();
-    UpdateStatus();
-    return false;
-  }
-  source_description_ = tr("Replay: %1").arg(QFileInfo(path).fileName());
-  throughput_->SetRecordingSpan(replay_->StartMs(), replay_->EndMs());
+  if (!session_->OpenRecording(path, error)) return false;
   recent_.Remember(RecentFiles::Kind::kRecording, QFileInfo(path).absoluteFilePath());
   UpdateStatus();
-  UpdateActionsEnabled();
   return true;
 }
 
-bool MainWindow::ReadOnly() const {
-  if (options_.read_only || mode_ != Mode::kLive) return true;
-  for (int i = 0; i < state_->NodeCount(); ++i) {
-    if (!live_->Token(i).isEmpty()) return false;
-  }
-  return true;  // No tokens at all: only telemetry is open to us.
-}
+bool MainWindow::ReadOnly() const { return session_->ReadOnly(); }
 
 bool MainWindow::StartRecording(const QString& path, QString* error) {
-  if (mode_ != Mode::kLive) {
-    if (error) *error = tr("Recording needs a live cluster");
-    return false;
-  }
-  return recorder_->Start(path, error);
+  return session_->StartRecording(path, error);
 }
 
 void MainWindow::StopRecording() {
-  const QString path = recorder_->Path();
-  const quint64 snapshots = recorder_->SnapshotsQueued();
-  const bool was_recording = recorder_->Recording();
-  const QString error = recorder_->Stop();
-  if (!error.isEmpty()) {
-    statusBar()->showMessage(tr("Recording: %1").arg(error), 10000);
-  } else if (was_recording) {
-    // Where it went and how much, so the operator knows it is safe to share (C16).
-    const QLocale locale;
-    statusBar()->showMessage(tr("Recorded %1 snapshots into %2 (%3)")
-                                 .arg(locale.toString(snapshots), path,
-                                      locale.formattedDataSize(QFileInfo(path).size())),
-                             15000);
-  }
+  const QString said = session_->StopRecording();
+  if (!said.isEmpty()) statusBar()->showMessage(said, 15000);
 }
 
 void MainWindow::SetCurrentNode(int node_index) {
@@ -642,35 +534,7 @@ int MainWindow::TabIndex(const QString& name) const {
   return -1;
 }
 
-QString MainWindow::SummaryLine() const {
-  int by_health[7] = {0, 0, 0, 0, 0, 0, 0};
-  double requests = 0, errors = 0;
-  int slots = 0;
-  for (int i = 0; i < state_->NodeCount(); ++i) {
-    const NodeView& node = state_->Node(i);
-    ++by_health[static_cast<int>(node.health)];
-    const OverviewModel::Row row = OverviewModel::RowOf(node, state_->NowMs());
-    if (IsLive(node.health)) {
-      requests += row.requests_per_s;
-      errors += row.errors_per_s;
-      slots += row.slots;
-    }
-  }
-  return QStringLiteral(
-             "%1 nodes: %2 serving, %3 lame duck, %4 unreachable, %5 stale, %6 connecting, "
-             "%7 starting, %8 token refused; %9 req/s, %10 errors/s, %11 slots in use")
-      .arg(state_->NodeCount())
-      .arg(by_health[int(NodeHealth::kServing)])
-      .arg(by_health[int(NodeHealth::kLameDuck)])
-      .arg(by_health[int(NodeHealth::kUnreachable)])
-      .arg(by_health[int(NodeHealth::kStale)])
-      .arg(by_health[int(NodeHealth::kConnecting)])
-      .arg(by_health[int(NodeHealth::kStarting)])
-      .arg(by_health[int(NodeHealth::kTokenRefused)])
-      .arg(requests, 0, 'f', 0)
-      .arg(errors, 0, 'f', 1)
-      .arg(slots);
-}
+QString MainWindow::SummaryLine() const { return session_->SummaryLine(); }
 
 QStringList MainWindow::RecentClusters() const { return recent_.List(RecentFiles::Kind::kCluster); }
 
@@ -684,7 +548,7 @@ bool MainWindow::ShowsStartPage() const {
 
 void MainWindow::UpdateCentralPage() {
   if (!start_page_) return;
-  const bool start = mode_ == Mode::kNone;
+  const bool start = session_->mode() == Session::Mode::kNone;
   if (start && central_->currentWidget() != start_page_) {
     start_page_->SetRecent(RecentClusters(), RecentRecordings());
   }
@@ -693,7 +557,9 @@ void MainWindow::UpdateCentralPage() {
 
 void MainWindow::SetDemoInfo(const DemoInfo& info) {
   demo_info_data_ = info;
-  for (const DemoInfo::Node& node : info.nodes) tokens_->KeepForSessionOnly(node.admin);
+  QStringList addresses;
+  for (const DemoInfo::Node& node : info.nodes) addresses.append(node.admin);
+  session_->KeepTokensForSessionOnly(addresses);
   demo_info_->setEnabled(!info.nodes.isEmpty());
   statusBar()->showMessage(tr("Demo: addresses and token in File > Demo cluster"), 15000);
 }
@@ -752,10 +618,10 @@ void MainWindow::OnExport() {
 
 bool MainWindow::ConfirmEndReplay() {
   if (!IsReplay()) return true;
-  QMessageBox box(
-      QMessageBox::Question, tr("End the replay?"),
-      tr("Adding a node watches it live and ends the replay of %1.").arg(source_description_),
-      QMessageBox::Cancel, this);
+  QMessageBox box(QMessageBox::Question, tr("End the replay?"),
+                  tr("Adding a node watches it live and ends the replay of %1.")
+                      .arg(session_->SourceDescription()),
+                  QMessageBox::Cancel, this);
   box.setObjectName(QStringLiteral("endReplay"));
   QPushButton* end = box.addButton(tr("End replay and add node"), QMessageBox::AcceptRole);
   box.setDefaultButton(QMessageBox::Cancel);
@@ -764,8 +630,9 @@ bool MainWindow::ConfirmEndReplay() {
 }
 
 bool MainWindow::ConfirmLeaveLive() {
-  if (mode_ != Mode::kLive || state_->NodeCount() == 0) return true;
-  QString text = tr("Opening a recording stops watching %1 live.").arg(source_description_);
+  if (session_->mode() != Session::Mode::kLive || state_->NodeCount() == 0) return true;
+  QString text =
+      tr("Opening a recording stops watching %1 live.").arg(session_->SourceDescription());
   if (!demo_info_data_.nodes.isEmpty())
     text += tr(" The demo cluster's nodes and load keep running until you quit.");
   QMessageBox box(QMessageBox::Question, tr("Stop watching live?"), text, QMessageBox::Cancel,
@@ -778,38 +645,37 @@ bool MainWindow::ConfirmLeaveLive() {
 }
 
 void MainWindow::UpdateStatus() {
-  switch (mode_) {
-    case Mode::kNone:
+  switch (session_->mode()) {
+    case Session::Mode::kNone:
       mode_label_->setText(tr("No cluster: File > Add node or Open"));
       break;
-    case Mode::kLive:
+    case Session::Mode::kLive:
       mode_label_->setText(tr("%1 (%2 nodes, %3 Hz)")
-                               .arg(source_description_)
+                               .arg(session_->SourceDescription())
                                .arg(state_->NodeCount())
-                               .arg(live_->options().poll_hz));
+                               .arg(session_->PollHz()));
       break;
-    case Mode::kReplay:
-      mode_label_->setText(tr("%1 (%2x)").arg(source_description_).arg(replay_->Speed()));
+    case Session::Mode::kReplay:
+      mode_label_->setText(
+          tr("%1 (%2x)").arg(session_->SourceDescription()).arg(replay_source()->Speed()));
       break;
   }
   read_only_label_->setText(ReadOnly() ? tr("Read-only") : tr("Actions enabled"));
-  read_only_label_->setToolTip(options_.read_only     ? tr("Started with --read-only")
-                               : mode_ != Mode::kLive ? tr("A recording cannot be acted on")
-                               : ReadOnly()           ? tr("No token: telemetry only")
-                                                      : tr("Actions need an operator token"));
-  keyring_label_->setText(tokens_->BackendDescription());
-  keyring_label_->setToolTip(tokens_->BackendDetails());
-  record_label_->setText(recorder_->Recording() ? tr("Recording %1 (%2 snapshots)")
-                                                      .arg(QFileInfo(recorder_->Path()).fileName())
-                                                      .arg(recorder_->SnapshotsQueued())
-                                                : QString());
-  record_->setEnabled(mode_ == Mode::kLive);
+  read_only_label_->setToolTip(session_->ReadOnlyReason());
+  keyring_label_->setText(token_store()->BackendDescription());
+  keyring_label_->setToolTip(token_store()->BackendDetails());
+  const Recorder* rec = recorder();
+  record_label_->setText(rec->Recording() ? tr("Recording %1 (%2 snapshots)")
+                                                .arg(QFileInfo(rec->Path()).fileName())
+                                                .arg(rec->SnapshotsQueued())
+                                          : QString());
+  record_->setEnabled(session_->mode() == Session::Mode::kLive);
   UpdateCentralPage();
 }
 
 void MainWindow::UpdateActionsEnabled() {
-  const bool live_node =
-      mode_ == Mode::kLive && current_node_ >= 0 && current_node_ < state_->NodeCount();
+  const bool live_node = session_->mode() == Session::Mode::kLive && current_node_ >= 0 &&
+                         current_node_ < state_->NodeCount();
   edit_token_->setEnabled(live_node);
   remove_node_->setEnabled(live_node);
   actions_->SetReadOnly(ReadOnly());

@@ -6,10 +6,8 @@
 #include <QStringList>
 
 #include <functional>
-#include <optional>
 
 #include "core/cluster/access.h"
-#include "core/rpc/tls.h"
 #include "railyard/admin.pb.h"
 #include "ui/models/cluster_state.h"
 #include "ui/shell/demo_dialog.h"
@@ -35,6 +33,7 @@ class OverviewView;
 class Recorder;
 class ReplaySource;
 class ReplicationView;
+class Session;
 class SlotMatrixView;
 class StartPage;
 class ThroughputView;
@@ -49,7 +48,8 @@ class TokenStore;
 // can show a start page instead of the tabs; File > Export view writes the current tab as PNG or
 // CSV; a demo cluster's addresses and token are shown by File > Demo cluster.
 //
-// It owns ClusterState and both sources; exactly one of them feeds ClusterState at a time.
+// What it watches (the cluster state, the sources, the recorder, tokens and actions) belongs to
+// its Session (ui/session/session.h); the window adds menus, docks, dialogs and views on top.
 //
 // Thread safety: GUI thread only.
 class MainWindow : public QMainWindow {
@@ -78,12 +78,13 @@ class MainWindow : public QMainWindow {
   explicit MainWindow(const Options& options, QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  ClusterState* State() const { return state_; }
-  LiveSource* live_source() const { return live_; }
-  ReplaySource* replay_source() const { return replay_; }
-  Recorder* recorder() const { return recorder_; }
-  TokenStore* token_store() const { return tokens_; }
-  ActionController* action_controller() const { return actions_; }
+  Session* session() const { return session_; }
+  ClusterState* State() const;
+  LiveSource* live_source() const;
+  ReplaySource* replay_source() const;
+  Recorder* recorder() const;
+  TokenStore* token_store() const;
+  ActionController* action_controller() const;
   QTabWidget* Tabs() const { return tabs_; }
   SlotMatrixView* slot_matrix_view() const { return slots_; }
   ReplicationView* replication_view() const { return replication_; }
@@ -121,7 +122,7 @@ class MainWindow : public QMainWindow {
   bool OpenClusterFile(const QString& path, const QString& token, QString* error);
   // Replay: opens a recording; the timeline appears.
   bool OpenRecording(const QString& path, QString* error);
-  bool IsReplay() const { return mode_ == Mode::kReplay; }
+  bool IsReplay() const;
   bool ReadOnly() const;
 
   bool StartRecording(const QString& path, QString* error);
@@ -156,14 +157,14 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
 
  private:
-  enum class Mode { kNone, kLive, kReplay };
   void BuildActions();
   void BuildViews();
   // Accessible names and descriptions of the custom-drawn widgets.
   void DescribeCustomWidgets();
-  void ResetSources(Mode mode);
-  bool AddLiveNode(const QString& admin_address, const QString& token, QString* error,
-                   const QString& name, std::optional<rpc::TlsClientOptions> tls);
+  // The session is about to drop every node: close what names them, clear the selection.
+  void OnSessionReset();
+  // The session's mode or nodes changed: the replay dock, the recording span, the status.
+  void OnSourceChanged();
   void UpdateStatus();
   void UpdateActionsEnabled();
   // Window geometry, dock and toolbar state and the tabs' splitters, in QSettings under "window/";
@@ -186,15 +187,11 @@ class MainWindow : public QMainWindow {
 
   const Options options_;
   RecentFiles recent_;
+  Session* session_;
+  // The session's, kept at hand: they never change.
   ClusterState* state_;
-  LiveSource* live_;
-  ReplaySource* replay_;
-  Recorder* recorder_;
-  TokenStore* tokens_;
-  ActionController* actions_ = nullptr;
-  Mode mode_ = Mode::kNone;
+  ActionController* actions_;
   int current_node_ = -1;
-  QString source_description_;
 
   QStackedWidget* central_ = nullptr;
   StartPage* start_page_ = nullptr;

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 # The main window, its start page, help dialogs and tab keys, the connect, token and demo
-# dialogs, launch error boxes, view export, column fitting, recent files, the token store and
+# dialogs, launch error boxes, view export, column fitting, recent files and
 # the Nodes list's view.
 target_sources(railyard_ui PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/column_fit.cc
@@ -14,6 +14,5 @@ target_sources(railyard_ui PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/start_page.cc
   ${CMAKE_CURRENT_LIST_DIR}/tab_navigation.cc
   ${CMAKE_CURRENT_LIST_DIR}/token_dialog.cc
-  ${CMAKE_CURRENT_LIST_DIR}/token_store.cc
   ${CMAKE_CURRENT_LIST_DIR}/view_export.cc
 )

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "ui/shell/token_store.h"
+#include "ui/session/token_store.h"
 
 #include <qt6keychain/keychain.h>
 #include <QTimer>
