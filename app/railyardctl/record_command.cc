@@ -158,7 +158,15 @@ int RunRecord(const RecordOptions& o) {
           last_problem[r.id] = r.status.ToString();
         }
         if (ExitFor(r.status) == kExitRefused) worst = kExitRefused;
-        if (r.paused) ++paused;
+        // A refused token says nothing of the node; any other failure is an outage a replay shows.
+        if (r.paused) {
+          ++paused;
+        } else if (trace::Status w =
+                       recorder.RecordUnreachable(name, UnixMsNow(), r.status.ToString(), &events);
+                   !w.ok()) {
+          std::fprintf(stderr, "railyardctl: %s\n", w.ToString().c_str());
+          return kExitFailed;
+        }
         continue;
       }
       last_problem.erase(r.id);

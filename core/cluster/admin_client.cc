@@ -83,10 +83,23 @@ admin::AdminRequest AdminClient::Request() const {
   return request;
 }
 
+namespace {
+
+// A Boxcar port without the admin methods (a docservice, a replication port, another service):
+// named as such rather than as a node that failed.
+rpc::Status NameWrongService(rpc::Status status, const std::string& address) {
+  if (status.code() != rpc::Code::kUnknownMethod) return status;
+  return {rpc::Code::kUnknownMethod, address + " speaks Boxcar but is not an admin service (" +
+                                         status.message() +
+                                         "): a docservice port? Give the node's ADMIN address"};
+}
+
+}  // namespace
+
 rpc::Status AdminClient::Call(const char* method, const admin::AdminRequest& request,
                               admin::AdminResponse* response) {
   const rpc::CallResult result = client_->Call(method, request.SerializeAsString());
-  if (!result.status.ok()) return result.status;
+  if (!result.status.ok()) return NameWrongService(result.status, admin_.ToString());
   if (!response->ParseFromString(result.payload)) {
     return {rpc::Code::kProtocolError, "malformed admin response from " + admin_.ToString()};
   }
@@ -106,7 +119,7 @@ void AdminClient::AsyncTelemetry(TelemetryCallback done, std::chrono::millisecon
       [done = std::move(done), address = admin_.ToString()](rpc::CallResult&& result) {
         admin::AdminResponse response;
         if (!result.status.ok()) {
-          done(result.status, {});
+          done(NameWrongService(result.status, address), {});
         } else if (!response.ParseFromString(result.payload)) {
           done({rpc::Code::kProtocolError, "malformed admin response from " + address}, {});
         } else {

@@ -65,6 +65,10 @@ inline constexpr std::string_view kEventDrain = "drain";
 inline constexpr std::string_view kEventUndrain = "undrain";
 inline constexpr std::string_view kEventCompact = "compact";
 inline constexpr std::string_view kEventFlush = "flush";
+// Not a command: the recorder could not get `node`'s telemetry (refused, timed out, ...), written
+// once per outage with the reason as the detail. A replay shows the node unreachable from then
+// until its next snapshot, as the live console showed it.
+inline constexpr std::string_view kEventUnreachable = "unreachable";
 
 // The detail of an event for an admin command that a node's telemetry reported: who ran it, its
 // arguments if any, and the node's answer: "WHO[ indexes 1,2] -> RESULT". The console's recorder

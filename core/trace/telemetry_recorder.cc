@@ -8,6 +8,7 @@ namespace railyard::trace {
 Status TelemetryRecorder::Record(const std::string& node, const admin::Telemetry& telemetry,
                                  uint64_t* new_events) {
   if (Status s = writer_->AppendSnapshot(node, telemetry); !s.ok()) return s;
+  unreachable_.erase(node);
   int64_t& newest = newest_command_ms_[node];
   for (const admin::CommandEvent& e : telemetry.recent_commands()) {
     if (e.unix_ms() <= newest) continue;
@@ -18,6 +19,17 @@ Status TelemetryRecorder::Record(const std::string& node, const admin::Telemetry
     }
     if (new_events) ++*new_events;
   }
+  return Status::Ok();
+}
+
+Status TelemetryRecorder::RecordUnreachable(const std::string& node, int64_t unix_ms,
+                                            std::string_view reason, uint64_t* new_events) {
+  if (!unreachable_.insert(node).second) return Status::Ok();
+  if (Status s = writer_->AppendEvent(unix_ms, node, kEventUnreachable, reason); !s.ok()) {
+    unreachable_.erase(node);
+    return s;
+  }
+  if (new_events) ++*new_events;
   return Status::Ok();
 }
 

@@ -16,6 +16,7 @@
 #include <QTest>
 #include <QToolButton>
 
+#include "core/trace/recording.h"
 #include "core/trace/recording_reader.h"
 #include "core/trace/recording_writer.h"
 #include "tests/ui/console_fixture.h"
@@ -546,6 +547,112 @@ class ReplayRecordTest : public QObject {
     QCOMPARE(replayed.NodeCount(), g.nodes);
     QCOMPARE(SequenceOf(replayed, 4), 4u);
     QCOMPARE(replay.Events().size(), 1);
+  }
+
+  // A node that stops answering is recorded as one outage with its reason, and the replay shows
+  // it unreachable from that moment, with the gap and the down and up marks the live console
+  // drew. Before, a recording held snapshots only: the replay showed the node serving (its last
+  // figures as if fresh) until it went stale 5 s later, and a shorter outage not at all.
+  void anOutageIsRecordedAndReplayedAsUnreachable() {
+    const GeneratedCluster g = Small();
+    ClusterState state;
+    for (int n = 0; n < 2; ++n) {
+      state.AddNode(QString("10.0.0.%1:7001").arg(n), QString::fromStdString(g.NodeName(n)));
+    }
+    Recorder recorder(&state);
+    const QString out = dir_.filePath("outage.rec");
+    QString error;
+    QVERIFY2(recorder.Start(out, &error), qPrintable(error));
+    const QString reason = "timed out: no answer within 800 ms";
+    // n001 fails its polls in frames 3, 4 and 5, and answers again in frame 6.
+    for (int f = 0; f < 8; ++f) {
+      std::vector<ClusterState::Update> updates;
+      updates.push_back({0, std::make_shared<const railyard::admin::Telemetry>(g.Telemetry(0, f))});
+      if (f >= 3 && f <= 5) {
+        updates.push_back({1, nullptr, reason});
+      } else {
+        updates.push_back(
+            {1, std::make_shared<const railyard::admin::Telemetry>(g.Telemetry(1, f))});
+      }
+      state.ApplyFrame(updates, g.TimeOf(f));
+    }
+    QCOMPARE(recorder.Stop(), QString());
+
+    std::unique_ptr<railyard::trace::RecordingReader> reader;
+    QVERIFY(railyard::trace::RecordingReader::Open(out.toStdString(), &reader).ok());
+    std::vector<railyard::trace::Event> events;
+    QVERIFY(reader->Events(&events).ok());
+    QCOMPARE(events.size(), size_t{1});  // Once per outage, not once per failed poll.
+    QCOMPARE(events[0].kind, std::string(railyard::trace::kEventUnreachable));
+    QCOMPARE(events[0].node, g.NodeName(1));
+    QCOMPARE(events[0].unix_ms, g.TimeOf(3));
+    QCOMPARE(QString::fromStdString(events[0].detail), reason);
+
+    ClusterState replayed;
+    ReplaySource replay(&replayed);
+    ThroughputView view(&replayed);
+    QVERIFY(replay.Open(out, &error));
+    // A seek into the outage: unreachable with the reason, its last figures kept.
+    replay.Seek(g.TimeOf(4));
+    QCOMPARE(replayed.Node(1).health, NodeHealth::kUnreachable);
+    QCOMPARE(replayed.Node(1).last_error, reason);
+    QCOMPARE(replayed.Node(1).down_since_ms, g.TimeOf(3));
+    QCOMPARE(SequenceOf(replayed, 1), 3u);  // Frame 2's snapshot, as last known.
+    QCOMPARE(replayed.Node(0).health, NodeHealth::kServing);
+    // Played through, frame by frame: down in frame 3, up in frame 6.
+    replay.Seek(g.TimeOf(1));
+    replay.SetTickIntervalMs(int(g.frame_ms));
+    QCOMPARE(replayed.Node(1).health, NodeHealth::kServing);
+    QVector<NodeHealth> seen;
+    for (int f = 2; f <= 7; ++f) {
+      replay.Step();
+      QCOMPARE(replay.PositionMs(), g.TimeOf(f));
+      seen << replayed.Node(1).health;
+    }
+    const QVector<NodeHealth> expected = {NodeHealth::kServing,     NodeHealth::kUnreachable,
+                                          NodeHealth::kUnreachable, NodeHealth::kUnreachable,
+                                          NodeHealth::kServing,     NodeHealth::kServing};
+    QCOMPARE(seen, expected);
+    QStringList marks;
+    for (const railyard::ui::ThroughputEvent& e : view.Model()->Events(1, LLONG_MIN, LLONG_MAX)) {
+      marks << QString("%1 at %2").arg(e.command).arg(e.t_ms - g.TimeOf(0));
+    }
+    QCOMPARE(marks, QStringList({"down at 300", "up at 600"}));
+  }
+
+  // Remove node renumbers the others; it wrote each one's snapshot and recent commands into the
+  // recording a second time.
+  void removeNodeWritesNothingTwice() {
+    const GeneratedCluster g = Small();
+    ClusterState state;
+    for (int n = 0; n < 3; ++n) {
+      state.AddNode(QString("10.0.0.%1:7001").arg(n), QString::fromStdString(g.NodeName(n)));
+    }
+    Recorder recorder(&state);
+    const QString out = dir_.filePath("remove.rec");
+    QString error;
+    QVERIFY2(recorder.Start(out, &error), qPrintable(error));
+    for (int f = 0; f < 2; ++f) {
+      std::vector<ClusterState::Update> updates;
+      for (int n = 0; n < 3; ++n) {
+        railyard::admin::Telemetry t = g.Telemetry(n, f);
+        railyard::admin::CommandEvent* drain = t.add_recent_commands();
+        drain->set_unix_ms(g.TimeOf(0) + 10 * n);
+        drain->set_command("drain");
+        updates.push_back({n, std::make_shared<const railyard::admin::Telemetry>(std::move(t))});
+      }
+      state.ApplyFrame(updates, g.TimeOf(f));
+    }
+    state.RemoveNode(0);
+    QCOMPARE(recorder.Stop(), QString());
+    std::unique_ptr<railyard::trace::RecordingReader> reader;
+    QVERIFY(railyard::trace::RecordingReader::Open(out.toStdString(), &reader).ok());
+    uint64_t snapshots = 0;
+    QVERIFY(reader->SnapshotCount(&snapshots).ok());
+    QCOMPARE(snapshots, uint64_t{6});
+    std::vector<railyard::trace::Event> events;
+    QVERIFY(reader->Events(&events).ok());
+    QCOMPARE(events.size(), size_t{3});  // One drain per node.
   }
 
   void anActionIsRecordedOnItsOwnNodeWhenNamesShareAPrefix() {

@@ -124,7 +124,7 @@ QVector<int> ClusterState::Apply(const std::vector<Update>& updates, qint64 now_
       // Keep the last telemetry: the views show what was last known, marked unreachable.
       view.health = update.token_refused ? NodeHealth::kTokenRefused : NodeHealth::kUnreachable;
       view.last_error = update.error;
-      if (view.down_since_ms == 0) view.down_since_ms = now_ms;
+      if (view.down_since_ms == 0) view.down_since_ms = update.at_ms > 0 ? update.at_ms : now_ms;
     }
     changed.push_back(update.node);
   }

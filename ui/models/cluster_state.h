@@ -73,8 +73,8 @@ class ClusterState : public QObject {
     int node = -1;
     std::shared_ptr<const admin::Telemetry> telemetry;  // Null: the poll failed.
     QString error = {};                                 // When telemetry is null.
-    // Cluster time the telemetry was taken (a replay seek restores each node's own time);
-    // 0: the frame's now_ms.
+    // Cluster time the telemetry was taken, or the poll failed (a replay restores each node's own
+    // time); 0: the frame's now_ms.
     qint64 at_ms = 0;
     bool token_refused = false;  // When telemetry is null: the token, not the node, failed.
   };

@@ -24,8 +24,13 @@ class RecorderWorker {
     int64_t unix_ms = 0;
     std::string node, kind, detail;
   };
+  struct UnreachableItem {  // A poll failed: recorded once per outage.
+    std::string node;
+    int64_t unix_ms = 0;
+    std::string reason;
+  };
   struct ResetItem {};  // The cluster changed: forget which commands were seen.
-  using Item = std::variant<SnapshotItem, EventItem, ResetItem>;
+  using Item = std::variant<SnapshotItem, EventItem, UnreachableItem, ResetItem>;
 
   explicit RecorderWorker(std::unique_ptr<trace::RecordingWriter> writer)
       : writer_(std::move(writer)), recorder_(writer_.get()) {
@@ -75,6 +80,8 @@ class RecorderWorker {
           }
         } else if (auto* e = std::get_if<EventItem>(&item)) {
           s = writer_->AppendEvent(e->unix_ms, e->node, e->kind, e->detail);
+        } else if (auto* u = std::get_if<UnreachableItem>(&item)) {
+          s = recorder_.RecordUnreachable(u->node, u->unix_ms, u->reason);
         } else {
           recorder_.Reset();
         }
@@ -98,7 +105,15 @@ class RecorderWorker {
 Recorder::Recorder(ClusterState* state, QObject* parent) : QObject(parent), state_(state) {
   connect(state_, &ClusterState::FrameApplied, this, &Recorder::OnFrame);
   connect(state_, &ClusterState::NodesReset, this, [this] {
+    if (const int removed = state_->RemovedNode(); removed >= 0) {
+      // Remove node: the others are the same nodes, renumbered. Clearing here wrote each one's
+      // current snapshot and its recent commands into the recording a second time.
+      ForgetRemovedNode(last_recorded_, removed);
+      ForgetRemovedNode(down_, removed);
+      return;
+    }
     last_recorded_.clear();
+    down_.clear();
     if (worker_) worker_->Push(RecorderWorker::ResetItem{});
   });
 }
@@ -121,6 +136,7 @@ bool Recorder::Start(const QString& path, QString* error) {
   // What is already known goes in first, so the recording starts with the whole cluster; but
   // commands already done before recording started are history, not part of it.
   last_recorded_.clear();
+  down_.clear();
   QVector<int> all;
   for (int i = 0; i < state_->NodeCount(); ++i) {
     all.push_back(i);
@@ -146,10 +162,20 @@ void Recorder::OnFrame(const QVector<int>& changed) {
   for (int i : changed) {
     if (i < 0 || i >= state_->NodeCount()) continue;
     const NodeView& node = state_->Node(i);
-    if (!node.telemetry || last_recorded_.value(i) == node.telemetry.get()) continue;
-    last_recorded_[i] = node.telemetry.get();
-    worker_->Push(RecorderWorker::SnapshotItem{node.name.toStdString(), node.telemetry});
-    ++snapshots_;
+    if (node.telemetry && last_recorded_.value(i) != node.telemetry.get()) {
+      last_recorded_[i] = node.telemetry.get();
+      worker_->Push(RecorderWorker::SnapshotItem{node.name.toStdString(), node.telemetry});
+      ++snapshots_;
+    }
+    // A node seen before that stops answering: a replay shows it unreachable from then, with the
+    // reason, as this console did (docs/figures.md). A refused token is ours, not the node's.
+    if (node.health != NodeHealth::kUnreachable) {
+      down_.remove(i);
+    } else if (node.telemetry && !down_.contains(i)) {
+      down_.insert(i, true);
+      worker_->Push(RecorderWorker::UnreachableItem{node.name.toStdString(), node.down_since_ms,
+                                                    node.last_error.toStdString()});
+    }
   }
 }
 

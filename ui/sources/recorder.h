@@ -15,8 +15,10 @@ class RecorderWorker;
 
 // Records the live cluster into a core/trace recording (the format `railyardctl record` writes,
 // so the console and railyardctl replay it alike): every new telemetry snapshot ClusterState
-// receives, the commands nodes report in their telemetry, and the console's own actions
-// (RecordAction, connected to the action controller's ActionFinished).
+// receives, the commands nodes report in their telemetry, the console's own actions
+// (RecordAction, connected to the action controller's ActionFinished), and each outage of a node
+// it had heard from (a trace::kEventUnreachable event with the reason), so that a replay shows
+// the node unreachable when the console did.
 //
 // SQLite writes happen on a worker thread that owns the RecordingWriter; the GUI thread only
 // queues shared pointers to the telemetry it already holds.
@@ -52,6 +54,7 @@ class Recorder : public QObject {
   std::unique_ptr<RecorderWorker> worker_;
   QString path_;
   QHash<int, const admin::Telemetry*> last_recorded_;  // Per node: identity of the last snapshot.
+  QHash<int, bool> down_;  // Nodes whose outage is recorded (true), until they answer again.
   quint64 snapshots_ = 0;
 };
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/sources/replay_source.h"
 
+#include "core/trace/recording.h"
+
 #include <QElapsedTimer>
 #include <algorithm>
 
@@ -46,12 +48,19 @@ bool ReplaySource::Open(const QString& path, QString* error) {
         QString::fromStdString(address.empty() ? snapshot.node : address);
   }
   events_.clear();
+  outages_.clear();
+  start_ms_ = span.first_unix_ms;
+  end_ms_ = span.last_unix_ms;
   for (const trace::Event& e : events) {
     events_.push_back({e.unix_ms, QString::fromStdString(e.node), QString::fromStdString(e.kind),
                        QString::fromStdString(e.detail)});
+    if (e.kind == trace::kEventUnreachable) {
+      outages_.push_back({e.unix_ms, e.node, QString::fromStdString(e.detail)});
+      end_ms_ = std::max<qint64>(end_ms_, e.unix_ms);  // A recording may end in an outage.
+    }
   }
-  start_ms_ = span.first_unix_ms;
-  end_ms_ = span.last_unix_ms;
+  std::stable_sort(outages_.begin(), outages_.end(),
+                   [](const Outage& a, const Outage& b) { return a.unix_ms < b.unix_ms; });
   snapshots_per_ms_ = static_cast<double>(snapshot_count) /
                       static_cast<double>(std::max<qint64>(1, end_ms_ - start_ms_));
   Q_EMIT Opened();
@@ -67,6 +76,7 @@ void ReplaySource::Close() {
   node_addresses_.clear();
   node_index_.clear();
   events_.clear();
+  outages_.clear();
   path_.clear();
   start_ms_ = end_ms_ = position_ms_ = 0;
 }
@@ -136,6 +146,7 @@ void ReplaySource::Seek(qint64 unix_ms) {
     }
   }
   last_frame_snapshots_ = static_cast<int>(frame_.size());
+  AddOutages(&frame_, start_ms_ - 1, position_ms_);
   state_->ApplyFrame(frame_, position_ms_);
   cursor_ = reader_->NewSnapshotCursor(position_ms_ + 1);
   Q_EMIT PositionChanged(position_ms_);
@@ -153,15 +164,19 @@ void ReplaySource::PlayHistory(std::map<int, HistoryTail>* tails) {
   std::vector<ClusterState::Update> frame;
   qint64 frame_start = 0;
   qint64 frame_now = 0;
+  qint64 applied_to = position_ms_ - history_ms - 1;  // Outages up to here are in the history.
+  auto apply = [&] {
+    AddOutages(&frame, applied_to, frame_now);
+    applied_to = frame_now;
+    state_->ApplyHistoryFrame(frame, frame_now);
+    frame.clear();
+  };
   auto cursor = reader_->NewSnapshotCursor(position_ms_ - history_ms);
   for (; cursor->Valid() && cursor->snapshot().unix_ms <= position_ms_; cursor->Next()) {
     // The cursor's snapshot is ours until Next(): take its telemetry rather than copy it.
     trace::Snapshot& snapshot = const_cast<trace::Snapshot&>(cursor->snapshot());
     if (!snapshot.status.ok()) continue;
-    if (!frame.empty() && snapshot.unix_ms >= frame_start + frame_ms) {
-      state_->ApplyHistoryFrame(frame, frame_now);
-      frame.clear();
-    }
+    if (!frame.empty() && snapshot.unix_ms >= frame_start + frame_ms) apply();
     if (frame.empty()) frame_start = snapshot.unix_ms;
     frame_now = snapshot.unix_ms;
     const int node = NodeIndex(snapshot.node);
@@ -169,7 +184,7 @@ void ReplaySource::PlayHistory(std::map<int, HistoryTail>* tails) {
     (*tails)[node] = {snapshot.unix_ms, snapshot.sequence, telemetry};
     AddToFrame(&frame, node, std::move(telemetry), snapshot.unix_ms);
   }
-  if (!frame.empty()) state_->ApplyHistoryFrame(frame, frame_now);
+  if (!frame.empty()) apply();
 }
 
 void ReplaySource::AddToFrame(std::vector<ClusterState::Update>* frame, int node,
@@ -182,6 +197,23 @@ void ReplaySource::AddToFrame(std::vector<ClusterState::Update>* frame, int node
     same->at_ms = at_ms;
   } else {
     frame->push_back({node, std::move(telemetry), {}, at_ms});
+  }
+}
+
+void ReplaySource::AddOutages(std::vector<ClusterState::Update>* frame, qint64 from_ms,
+                              qint64 to_ms) {
+  auto first = std::upper_bound(outages_.begin(), outages_.end(), from_ms,
+                                [](qint64 t, const Outage& o) { return t < o.unix_ms; });
+  for (auto it = first; it != outages_.end() && it->unix_ms <= to_ms; ++it) {
+    const int node = NodeIndex(it->node);
+    auto same = std::find_if(frame->begin(), frame->end(),
+                             [node](const ClusterState::Update& u) { return u.node == node; });
+    ClusterState::Update failed{node, nullptr, it->reason, it->unix_ms};
+    if (same == frame->end()) {
+      frame->push_back(std::move(failed));
+    } else if (same->at_ms <= it->unix_ms) {
+      *same = std::move(failed);
+    }
   }
 }
 
@@ -204,6 +236,7 @@ void ReplaySource::Step() {
                snapshot.unix_ms);
     ++applied;
   }
+  AddOutages(&frame_, position_ms_, target);
   position_ms_ = target;
   last_frame_snapshots_ = applied;
   QElapsedTimer apply;

@@ -105,6 +105,16 @@ class ReplaySource : public QObject {
   void PlayHistory(std::map<int, HistoryTail>* tails);
   static void AddToFrame(std::vector<ClusterState::Update>* frame, int node,
                          std::shared_ptr<const admin::Telemetry> telemetry, qint64 at_ms);
+  // The outages recorded in (from_ms, to_ms] as failed polls in `frame`: each takes its node's
+  // place there unless that is a later snapshot (the node answered again).
+  void AddOutages(std::vector<ClusterState::Update>* frame, qint64 from_ms, qint64 to_ms);
+
+  // A kEventUnreachable event: the recorder lost the node then, for `reason`.
+  struct Outage {
+    qint64 unix_ms = 0;
+    std::string node;
+    QString reason;
+  };
 
   ClusterState* const state_;
   QTimer timer_;
@@ -115,6 +125,7 @@ class ReplaySource : public QObject {
   std::map<std::string, QString> node_addresses_;
   std::map<std::string, int> node_index_;
   QVector<ReplayEvent> events_;
+  std::vector<Outage> outages_;  // Oldest first.
   qint64 start_ms_ = 0;
   qint64 end_ms_ = 0;
   // Recorded snapshots per millisecond, over the whole recording: bounds a seek's history.

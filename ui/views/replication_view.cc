@@ -145,7 +145,7 @@ void ReplicationView::showEvent(QShowEvent* event) {
 QString ReplicationView::Summary() const { return summary_->text(); }
 
 void ReplicationView::UpdateSummary() {
-  int updaters = 0, replicas = 0, tailing = 0, catching_up = 0, troubled = 0;
+  int updaters = 0, replicas = 0, tailing = 0, catching_up = 0, troubled = 0, unknown = 0;
   for (int row = 0; row < model_->rowCount(); ++row) {
     const NodeView& node = state_->Node(model_->NodeOfRow(row));
     const admin::Replication& r = node.telemetry->replication();
@@ -154,7 +154,9 @@ void ReplicationView::UpdateSummary() {
       continue;
     }
     ++replicas;
-    if (r.state() == admin::REPLICA_TAILING) {
+    if (!IsLive(node.health)) {
+      ++unknown;  // Its last word is not its state now (docs/figures.md), as its row says.
+    } else if (r.state() == admin::REPLICA_TAILING) {
       ++tailing;
     } else if (r.state() == admin::REPLICA_CATCHING_UP) {
       ++catching_up;
@@ -162,7 +164,7 @@ void ReplicationView::UpdateSummary() {
       ++troubled;
     }
   }
-  const QString text =
+  QString text =
       updaters + replicas == 0
           ? tr("No node reports replication")
           : tr("%1 updater(s), %2 replica(s): %3 tailing, %4 catching up, %5 disconnected or "
@@ -172,6 +174,7 @@ void ReplicationView::UpdateSummary() {
                 .arg(tailing)
                 .arg(catching_up)
                 .arg(troubled);
+  if (unknown > 0) text += tr(", %1 unknown (node not answering)").arg(unknown);
   if (summary_->text() != text) summary_->setText(text);
 }
 

@@ -1,0 +1,498 @@
+// SPDX-License-Identifier: Apache-2.0
+// The console's drills (issue 27): real railyard-node processes (an updater and two replicas) and
+// a real `railyardctl load` client with its telemetry, watched by the console's window (offscreen)
+// and its Session, fed by real polling, through a cluster file, with the models the views draw
+// from. Screenshots of the window at each drill go into SCREENSHOT_DIR for people to look at. Each
+// drill applies a fault and checks what the console shows within the deadline that docs/figures.md
+// states, and how fast it showed it. The console records the whole drill, and so does `railyardctl
+// record` beside it; both recordings replay the same states at the same times.
+#include <QDateTime>
+#include <QDir>
+#include <QFile>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QTabWidget>
+#include <QTemporaryDir>
+#include <QTest>
+#include <csignal>
+#include <functional>
+#include <map>
+
+#include "core/trace/recording.h"
+#include "core/trace/recording_reader.h"
+#include "tests/e2e/replication_support.h"
+#include "ui/models/overview_model.h"
+#include "ui/models/replication_model.h"
+#include "ui/models/throughput_model.h"
+#include "ui/session/session.h"
+#include "ui/shell/main_window.h"
+#include "ui/sources/replay_source.h"
+#include "ui/views/replication_view.h"
+
+using namespace railyard;
+using namespace railyard::e2e;
+using railyard::ui::ClusterState;
+using railyard::ui::NodeHealth;
+using railyard::ui::ReplicationModel;
+using railyard::ui::Session;
+using railyard::ui::ThroughputEvent;
+using railyard::ui::ThroughputModel;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// docs/figures.md: a node that stops answering shows "unreachable" after one failed poll (poll
+// period 100 ms + admin timeout 800 ms); a killed replica's follow connection closes at once. The
+// slack absorbs a loaded machine (two tests at a time beside busy loops).
+constexpr int kUnreachableWithinMs = 100 + 800 + 1000;
+constexpr int kSlackMs = 15000;
+
+// `railyardctl load` with its telemetry served on an OS-chosen port, until Kill or the end.
+class LoadClient {
+ public:
+  bool Start(const QStringList& flags) {
+    process_.start(
+        RAILYARDCTL,
+        QStringList{"load", "--duration-s", "600", "--admin-listen", "127.0.0.1:0"} + flags);
+    if (!process_.waitForStarted(10000)) return false;
+    const QRegularExpression said(R"(load: telemetry on (127\.0\.0\.1:\d+))");
+    QString err;
+    for (int i = 0; i < 300 && admin_.isEmpty(); ++i) {
+      process_.waitForReadyRead(100);
+      err += QString::fromUtf8(process_.readAllStandardError());
+      if (const QRegularExpressionMatch m = said.match(err); m.hasMatch()) admin_ = m.captured(1);
+      if (process_.state() != QProcess::Running) break;
+    }
+    if (admin_.isEmpty()) qWarning("railyardctl load said: %s", qPrintable(err));
+    return !admin_.isEmpty();
+  }
+  ~LoadClient() { Kill(); }
+  void Kill() {
+    if (process_.state() == QProcess::NotRunning) return;
+    ::kill(static_cast<pid_t>(process_.processId()), SIGKILL);
+    process_.waitForFinished(10000);
+  }
+  const QString& admin() const { return admin_; }
+
+ private:
+  QProcess process_;
+  QString admin_;
+};
+
+// SIGSTOP for its lifetime (until Resume); SIGCONT on destruction, so a failed check never leaves
+// a node stopped.
+class Stopped {
+ public:
+  explicit Stopped(int64_t pid) : pid_(static_cast<pid_t>(pid)) {
+    ok_ = ::kill(pid_, SIGSTOP) == 0;
+  }
+  ~Stopped() { Resume(); }
+  Stopped(const Stopped&) = delete;
+  Stopped& operator=(const Stopped&) = delete;
+  bool ok() const { return ok_; }
+  void Resume() {
+    if (pid_ > 0) ::kill(pid_, SIGCONT);
+    pid_ = -1;
+  }
+
+ private:
+  pid_t pid_;
+  bool ok_ = false;
+};
+
+// What the live console showed of one node at one moment, to compare with the replays.
+struct Seen {
+  qint64 unix_ms = 0;
+  QString node;
+  NodeHealth health = NodeHealth::kConnecting;
+};
+
+bool HasEvent(const ThroughputModel& model, int node, const QString& command, qint64 from_ms) {
+  for (const ThroughputEvent& e : model.Events(node, from_ms, LLONG_MAX)) {
+    if (e.command == command) return true;
+  }
+  return false;
+}
+
+bool Follows(const ClusterState& state, int updater, const QString& replica) {
+  const ui::NodeView& u = state.Node(updater);
+  if (!u.telemetry || !IsLive(u.health)) return false;
+  for (const admin::Follower& f : u.telemetry->replication().followers()) {
+    if (QString::fromStdString(f.name()) == replica) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+class ConsoleDrillsTest : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir dir_;
+  std::unique_ptr<NodeProcess> updater_, replica1_, replica2_;
+  LoadClient load_;
+  QProcess ctl_record_;
+  std::unique_ptr<ui::MainWindow> window_;
+  Session* session_ = nullptr;  // The window's.
+  std::unique_ptr<ui::OverviewModel> overview_;
+  std::unique_ptr<ReplicationModel> replication_;
+  std::unique_ptr<ThroughputModel> throughput_;
+  std::vector<Seen> seen_;
+  QString recording_, ctl_recording_;
+  QString load_name_;  // As its telemetry names it.
+
+  ClusterState& State() const { return *session_->State(); }
+  // "load" is the load client, by its address: it names itself in its telemetry.
+  int Index(const QString& name) const {
+    return name == "load" ? State().IndexOfAddress(load_.admin()) : State().IndexOfName(name);
+  }
+  QString NameOf(const QString& name) const {
+    const int i = Index(name);
+    return i < 0 ? name : State().Node(i).name;
+  }
+  NodeHealth Health(const QString& name) const {
+    const int i = Index(name);
+    return i < 0 ? NodeHealth::kConnecting : State().Node(i).health;
+  }
+  QString Describe(const QString& name) const {
+    const int i = Index(name);
+    if (i < 0) return name + ": not watched";
+    const ui::NodeView& n = State().Node(i);
+    return QString("%1: %2 '%3'").arg(name, ui::NodeHealthName(n.health), n.last_error);
+  }
+  QString Cell(const QString& name, int column) const {
+    return replication_->index(replication_->RowOfNode(Index(name)), column).data().toString();
+  }
+  // Waits on the GUI thread (polling results arrive as queued calls) until `condition` holds;
+  // returns the milliseconds it took, or -1 after `timeout_ms`.
+  qint64 WaitMs(const std::function<bool()>& condition, int timeout_ms) {
+    QElapsedTimer timer;
+    timer.start();
+    while (!condition()) {
+      if (timer.elapsed() > timeout_ms) return -1;
+      QTest::qWait(20);
+    }
+    return timer.elapsed();
+  }
+  // The window showing `tab`, as SCREENSHOT_DIR/drill_<name>.png.
+  void Shot(const QString& name, const QString& tab) {
+    window_->Tabs()->setCurrentIndex(window_->TabIndex(tab));
+    QTest::qWait(300);  // Two frames at 10 Hz, drawn.
+    QDir().mkpath(SCREENSHOT_DIR);
+    QVERIFY(window_->grab().save(QString(SCREENSHOT_DIR "/drill_%1.png").arg(name)));
+  }
+  void Note(const QString& name) {
+    seen_.push_back({QDateTime::currentMSecsSinceEpoch(), NameOf(name), Health(name)});
+  }
+
+  std::unique_ptr<NodeProcess> StartNode(const QString& name, const QStringList& args) {
+    auto node = std::make_unique<NodeProcess>(NodeOptions(dir_.path(), name, args));
+    QString error;
+    if (!node->Start(0, 0, &error)) {
+      qWarning("%s: %s", qPrintable(name), qPrintable(error));
+      return nullptr;
+    }
+    return node;
+  }
+
+ private Q_SLOTS:
+  void initTestCase() {
+    QVERIFY(dir_.isValid());
+    QVERIFY(WriteTokenFiles(dir_.path()));
+    updater_ = StartNode("updater", UpdaterArgs(dir_.path()));
+    QVERIFY(updater_);
+    replica1_ = StartNode("replica1", ReplicaArgs(dir_.path(), *updater_));
+    replica2_ = StartNode("replica2", ReplicaArgs(dir_.path(), *updater_));
+    QVERIFY(replica1_ && replica2_);
+    // Writes to the updater, reads over all three, at a modest rate.
+    QVERIFY(load_.Start({"--updater", updater_->service_address(), "--read",
+                         updater_->service_address() + "," + replica1_->service_address() + "," +
+                             replica2_->service_address(),
+                         "--rate", "300", "--concurrency", "4", "--keys", "1000"}));
+
+    // The load client first: removing it renumbers every node after it.
+    const QString cluster_file = dir_.filePath("drill.textproto");
+    QFile file(cluster_file);
+    QVERIFY(file.open(QIODevice::WriteOnly));
+    file.write("name: \"drill\"\n");
+    file.write(QString("node { name: \"load\" admin: \"%1\" }\n").arg(load_.admin()).toUtf8());
+    for (const NodeProcess* n : {updater_.get(), replica1_.get(), replica2_.get()}) {
+      file.write(QString("node { name: \"%1\" admin: \"%2\" service: \"%3\" }\n")
+                     .arg(n->name(), n->admin_address(), n->service_address())
+                     .toUtf8());
+    }
+    file.close();
+
+    ui::MainWindow::Options options;
+    options.use_keyring = false;
+    options.audit_path = dir_.filePath("audit.sqlite");
+    window_ = std::make_unique<ui::MainWindow>(options);
+    window_->resize(1280, 800);
+    window_->show();
+    session_ = window_->session();
+    overview_ = std::make_unique<ui::OverviewModel>(session_->State());
+    replication_ = std::make_unique<ReplicationModel>(session_->State());
+    throughput_ = std::make_unique<ThroughputModel>(session_->State());
+    QString error;
+    QVERIFY2(session_->OpenClusterFile(cluster_file, kViewerToken, &error), qPrintable(error));
+    QCOMPARE(session_->SourceDescription(), QString("Live: drill"));
+
+    recording_ = dir_.filePath("console.rec");
+    QVERIFY2(session_->StartRecording(recording_, &error), qPrintable(error));
+    ctl_recording_ = dir_.filePath("railyardctl.rec");
+    ctl_record_.start(RAILYARDCTL, {"record", "--cluster", cluster_file, "--token", kViewerToken,
+                                    "--out", ctl_recording_, "--interval-ms", "100"});
+    QVERIFY(ctl_record_.waitForStarted(10000));
+  }
+
+  void cleanupTestCase() {
+    if (ctl_record_.state() != QProcess::NotRunning) {
+      ctl_record_.kill();
+      ctl_record_.waitForFinished(10000);
+    }
+    load_.Kill();
+    throughput_.reset();
+    replication_.reset();
+    overview_.reset();
+    window_.reset();
+  }
+
+  // Every process is seen as what it is: three servers serving, replicas tailing, and the load
+  // client's calls charted (the demo's clients were charted at 0 requests/s before).
+  void everyProcessIsSeenAsWhatItIs() {
+    const qint64 ms = WaitMs(
+        [&] {
+          for (const QString& n : QStringList{"load", "updater", "replica1", "replica2"}) {
+            if (Health(n) != NodeHealth::kServing) return false;
+          }
+          const ThroughputModel::Series& client = throughput_->series(Index("load"));
+          return Cell("replica1", ReplicationModel::kState) == "tailing" &&
+                 Cell("replica2", ReplicationModel::kState) == "tailing" && !client.empty() &&
+                 client.back().requests_per_s > 0 && Follows(State(), Index("updater"), "replica2");
+        },
+        kSlackMs * 2);
+    QVERIFY2(ms >= 0, qPrintable(Describe("load") + "; " + Describe("replica2")));
+    qInfo("drill: all four serving, both replicas tailing, the client charted after %lld ms", ms);
+    // The Overview's figure for the client is the same calls (one definition: ClientFiguresOf).
+    QVERIFY(overview_->index(Index("load"), ui::OverviewModel::kRequests)
+                .data(ui::OverviewModel::kSortRole)
+                .toDouble() > 0);
+    for (const QString& n : QStringList{"load", "updater", "replica1", "replica2"}) Note(n);
+    load_name_ = NameOf("load");
+    Shot("1_all_serving_overview", "Overview");
+    Shot("1_all_serving_flow", "Flow");
+  }
+
+  // SIGKILL a replica: unreachable with the reason, its lag unknown, its updater drops it; a gap
+  // and a "down" mark; restarted on its address, serving and tailing again with an "up" mark.
+  void aKilledReplicaIsUnreachableAndItsLagUnknown() {
+    const qint64 at = QDateTime::currentMSecsSinceEpoch();
+    replica2_->Kill();
+    const qint64 unreachable_ms =
+        WaitMs([&] { return Health("replica2") == NodeHealth::kUnreachable; },
+               kUnreachableWithinMs + kSlackMs);
+    QVERIFY2(unreachable_ms >= 0, qPrintable(Describe("replica2")));
+    Note("replica2");
+    QVERIFY2(!State().Node(Index("replica2")).last_error.isEmpty(),
+             qPrintable(Describe("replica2")));
+    QCOMPARE(Cell("replica2", ReplicationModel::kState), QString("unknown (node unreachable)"));
+    QCOMPARE(Cell("replica2", ReplicationModel::kLagSeconds), QString("unknown"));
+    QCOMPARE(Cell("replica2", ReplicationModel::kLagDocs), QString("unknown"));
+    // The tab's summary counted it "tailing" from its last word.
+    QVERIFY2(window_->replication_view()->Summary().endsWith(
+                 "1 tailing, 0 catching up, 0 disconnected or stopped, 1 unknown (node not "
+                 "answering)"),
+             qPrintable(window_->replication_view()->Summary()));
+    const qint64 dropped_ms =
+        WaitMs([&] { return !Follows(State(), Index("updater"), "replica2"); }, kSlackMs);
+    QVERIFY2(dropped_ms >= 0, "the updater still lists the killed replica");
+    const ThroughputModel::Series& series = throughput_->series(Index("replica2"));
+    QVERIFY(!series.empty() && series.back().IsGap());
+    QVERIFY(HasEvent(*throughput_, Index("replica2"), ThroughputEvent::kDown, at - 1000));
+    Shot("2_replica2_killed_replication", "Replication");
+    Shot("2_replica2_killed_overview", "Overview");
+    qInfo(
+        "drill: SIGKILL replica2: unreachable after %lld ms (deadline %d), left the updater's "
+        "followers after %lld ms",
+        unreachable_ms, kUnreachableWithinMs, dropped_ms);
+
+    QString error;
+    QVERIFY2(replica2_->Restart(&error), qPrintable(error));
+    const qint64 back_ms = WaitMs(
+        [&] {
+          return Health("replica2") == NodeHealth::kServing &&
+                 Cell("replica2", ReplicationModel::kState) == "tailing" &&
+                 Follows(State(), Index("updater"), "replica2");
+        },
+        kSlackMs * 2);
+    QVERIFY2(back_ms >= 0, qPrintable(Describe("replica2")));
+    Note("replica2");
+    QVERIFY(HasEvent(*throughput_, Index("replica2"), ThroughputEvent::kUp, at));
+    Shot("3_replica2_back_throughput", "Throughput");
+    qInfo("drill: replica2 restarted on its address: serving and tailing after %lld ms", back_ms);
+  }
+
+  // SIGSTOP a replica: its polls time out ("timed out", not a silent stale), its lag reads
+  // unknown; SIGCONT: serving again.
+  void aStoppedReplicaTimesOutAndComesBack() {
+    Stopped stopped(replica1_->pid());
+    QVERIFY(stopped.ok());
+    const qint64 ms = WaitMs(
+        [&] {
+          return Health("replica1") == NodeHealth::kUnreachable &&
+                 State().Node(Index("replica1")).last_error.contains("timed out");
+        },
+        kUnreachableWithinMs + kSlackMs);
+    QVERIFY2(ms >= 0, qPrintable(Describe("replica1")));
+    Note("replica1");
+    QCOMPARE(Cell("replica1", ReplicationModel::kLagSeconds), QString("unknown"));
+    // Held stopped until the console has failed to reach it for 3 s (the slow drill holds 10 s).
+    const int hold_ms = qEnvironmentVariableIntValue("RAILYARD_DRILL_STOP_MS") > 0
+                            ? qEnvironmentVariableIntValue("RAILYARD_DRILL_STOP_MS")
+                            : 3000;
+    QVERIFY(WaitMs(
+                [&] {
+                  return QDateTime::currentMSecsSinceEpoch() -
+                             State().Node(Index("replica1")).down_since_ms >=
+                         hold_ms;
+                },
+                hold_ms + kSlackMs) >= 0);
+    QCOMPARE(Health("replica1"), NodeHealth::kUnreachable);  // Never stale, never serving.
+    Note("replica1");
+    Shot("4_replica1_stopped_replication", "Replication");
+    stopped.Resume();
+    const qint64 back_ms = WaitMs([&] { return Health("replica1") == NodeHealth::kServing; },
+                                  kUnreachableWithinMs + kSlackMs);
+    QVERIFY2(back_ms >= 0, qPrintable(Describe("replica1")));
+    Note("replica1");
+    qInfo(
+        "drill: SIGSTOP replica1: timed out after %lld ms; SIGCONT after %d ms: serving after "
+        "%lld ms",
+        ms, hold_ms, back_ms);
+  }
+
+  // SIGKILL the load client: unreachable with a gap and a "down" mark on its chart.
+  void aKilledLoadClientIsUnreachable() {
+    const qint64 at = QDateTime::currentMSecsSinceEpoch();
+    load_.Kill();
+    const qint64 ms = WaitMs([&] { return Health("load") == NodeHealth::kUnreachable; },
+                             kUnreachableWithinMs + kSlackMs);
+    QVERIFY2(ms >= 0, qPrintable(Describe("load")));
+    Note("load");
+    QVERIFY(throughput_->series(Index("load")).back().IsGap());
+    QVERIFY(HasEvent(*throughput_, Index("load"), ThroughputEvent::kDown, at - 1000));
+    Shot("5_load_killed_overview", "Overview");
+    Shot("5_load_killed_slots", "Slots");
+    qInfo("drill: SIGKILL load client: unreachable after %lld ms", ms);
+  }
+
+  // Remove node forgets that node only: the others keep their charts and marks (it wiped every
+  // node's history before).
+  void removeNodeForgetsOnlyThatNode() {
+    const int replica2 = Index("replica2");
+    const size_t samples = throughput_->series(replica2).size();
+    const int marks = throughput_->Events(replica2, LLONG_MIN, LLONG_MAX).size();
+    QVERIFY(samples > 10 && marks >= 2);
+    QVERIFY(!session_->RemoveNode(Index("load")).isEmpty());
+    QCOMPARE(State().NodeCount(), 3);
+    QCOMPARE(State().IndexOfName(load_name_), -1);
+    QCOMPARE(Index("replica2"), replica2 - 1);  // Renumbered, history kept.
+    QVERIFY(throughput_->series(Index("replica2")).size() >= samples);
+    QCOMPARE(throughput_->Events(Index("replica2"), LLONG_MIN, LLONG_MAX).size(), marks);
+    QCOMPARE(Cell("replica2", ReplicationModel::kState), QString("tailing"));
+    Shot("6_load_removed_throughput", "Throughput");
+  }
+
+  // A port that speaks another protocol is named as such, not as a node that is down.
+  void aWrongPortIsNamed() {
+    QString error;
+    QVERIFY(session_->AddNode(updater_->service_address(), kViewerToken, &error, "wrong-port"));
+    const qint64 ms = WaitMs([&] { return Health("wrong-port") == NodeHealth::kUnreachable; },
+                             kUnreachableWithinMs + kSlackMs);
+    QVERIFY2(ms >= 0, qPrintable(Describe("wrong-port")));
+    const QString reason = State().Node(Index("wrong-port")).last_error;
+    QVERIFY2(reason.contains("not an admin service"), qPrintable(reason));
+    Shot("7_wrong_port_overview", "Overview");
+    qInfo("drill: a docservice port added as an admin address: '%s' after %lld ms",
+          qPrintable(reason), ms);
+    QVERIFY(!session_->RemoveNode(Index("wrong-port")).isEmpty());
+  }
+
+  // Both recordings replay what the live console showed at each moment noted above.
+  void theRecordingsReplayTheSameStates() {
+    QCOMPARE(session_->StopRecording().left(9), QString("Recorded "));
+    ctl_record_.terminate();
+    QVERIFY(ctl_record_.waitForFinished(15000));
+    QCOMPARE(ctl_record_.exitCode(), 0);
+    for (const QString& path : {recording_, ctl_recording_}) {
+      std::unique_ptr<trace::RecordingReader> reader;
+      QVERIFY(trace::RecordingReader::Open(path.toStdString(), &reader).ok());
+      std::vector<trace::Event> events;
+      QVERIFY(reader->Events(&events).ok());
+      QStringList outages;
+      for (const trace::Event& e : events) {
+        if (e.kind == trace::kEventUnreachable) outages << QString::fromStdString(e.node);
+      }
+      outages.sort();
+      // railyardctl record names each node as the cluster file does; the console, as its
+      // telemetry does (a replay of either shows the telemetry's name).
+      const QString load = path == recording_ ? load_name_ : QString("load");
+      QVERIFY2(outages.count("replica2") == 1 && outages.count("replica1") == 1 &&
+                   outages.count(load) == 1,
+               qPrintable(path + ": " + outages.join(", ")));
+
+      Session::Options options;
+      options.use_keyring = false;
+      options.audit_path = dir_.filePath("replay-audit.sqlite");
+      Session replay(options);
+      ThroughputModel replayed_throughput(replay.State());
+      QString error;
+      QVERIFY2(replay.OpenRecording(path, &error), qPrintable(error));
+      // railyardctl record starts a moment after the console: compare what both saw.
+      const qint64 from = replay.replay_source()->StartMs() + 1000;
+      int compared = 0;
+      for (const Seen& s : seen_) {
+        if (s.unix_ms < from) continue;
+        replay.replay_source()->Seek(s.unix_ms);
+        const int i = replay.State()->IndexOfName(s.node);
+        QVERIFY2(i >= 0, qPrintable(s.node));
+        const NodeHealth replayed = replay.State()->Node(i).health;
+        // The console saw the change at its own poll; railyardctl record polls on its own
+        // schedule, so its recording may place the change up to about a poll round either side.
+        bool near_change = false;
+        for (qint64 d : {-1000, -300, 300, 1000}) {
+          replay.replay_source()->Seek(s.unix_ms + d);
+          near_change = near_change || replay.State()->Node(i).health == s.health;
+        }
+        QVERIFY2(replayed == s.health || near_change,
+                 qPrintable(QString("%1 at +%2 ms: %3 live %4, replayed %5")
+                                .arg(path, QString::number(s.unix_ms - from), s.node,
+                                     ui::NodeHealthName(s.health), ui::NodeHealthName(replayed))));
+        ++compared;
+      }
+      QVERIFY(compared >= 5);
+      replay.replay_source()->Seek(replay.replay_source()->EndMs());
+      const int replica2 = replay.State()->IndexOfName("replica2");
+      QVERIFY(HasEvent(replayed_throughput, replica2, ThroughputEvent::kDown, LLONG_MIN));
+      QVERIFY(HasEvent(replayed_throughput, replica2, ThroughputEvent::kUp, LLONG_MIN));
+      qInfo("drill: %s replays %d noted states", qPrintable(QFileInfo(path).fileName()), compared);
+    }
+    // The window replaying its own recording at the moment replica2 was seen killed.
+    QString error;
+    QVERIFY2(window_->OpenRecording(recording_, &error), qPrintable(error));
+    for (const Seen& s : seen_) {
+      if (s.node == "replica2" && s.health == NodeHealth::kUnreachable) {
+        window_->replay_source()->Seek(s.unix_ms + 100);
+        break;
+      }
+    }
+    QCOMPARE(Health("replica2"), NodeHealth::kUnreachable);
+    Shot("8_replay_replica2_killed_overview", "Overview");
+    Shot("8_replay_replica2_killed_throughput", "Throughput");
+  }
+};
+
+QTEST_MAIN(ConsoleDrillsTest)
+#include "tst_console_drills.moc"
