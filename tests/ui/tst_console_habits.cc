@@ -31,6 +31,8 @@
 
 #include "core/cluster/access.h"
 #include "tests/ui/loaded_node.h"
+#include "ui/models/overview_model.h"
+#include "ui/models/replication_model.h"
 #include "ui/session/plain_reason.h"
 #include "ui/shell/connect_dialog.h"
 #include "ui/shell/demo_dialog.h"
@@ -43,11 +45,14 @@
 #include "ui/views/index_stack_widget.h"
 #include "ui/views/overview_view.h"
 #include "ui/views/qcustomplot_include.h"
+#include "ui/views/replication_view.h"
 #include "ui/views/slot_matrix_view.h"
 #include "ui/views/timeline_widget.h"
 
 using railyard::ui::MainWindow;
 using railyard::ui::NodeHealth;
+using railyard::ui::OverviewModel;
+using railyard::ui::ReplicationModel;
 
 namespace {
 
@@ -429,6 +434,29 @@ class ConsoleHabitsTest : public QObject {
         const QTableView* totals = window.slot_matrix_view()->Totals();
         for (int c = 0; c < totals->model()->columnCount(); ++c) {
           QCOMPARE(totals->columnWidth(c), matrix->columnWidth(c));
+        }
+        // C11: the state word stays whole in the window, not only in a view of its own (the
+        // window's column fitting shrank it to "unreach..." at 1024 px).
+        const QFontMetrics metrics(window.overview_view()->Table()->font());
+        QVERIFY2(window.overview_view()->Table()->columnWidth(OverviewModel::kState) >=
+                     metrics.horizontalAdvance("stale since 00:00:00") + metrics.height(),
+                 qPrintable(QString::number(
+                     window.overview_view()->Table()->columnWidth(OverviewModel::kState))));
+        QVERIFY(window.replication_view()->Table()->columnWidth(ReplicationModel::kState) >=
+                metrics.horizontalAdvance("unknown (node unreachable)") + metrics.height());
+        // And no figure is cut ("117..." for 11,700): optional columns leave instead, and come
+        // back in a large window.
+        const QAbstractItemView* overview = window.overview_view()->Table();
+        for (int c : {OverviewModel::kRequests, OverviewModel::kErrors, OverviewModel::kP99,
+                      OverviewModel::kSlots}) {
+          QVERIFY2(
+              window.overview_view()->Table()->columnWidth(c) >= overview->sizeHintForColumn(c),
+              qPrintable(QString("column %1 at %2 px").arg(c).arg(size.width())));
+        }
+        if (size.width() >= 1600) {
+          for (int c = 0; c < OverviewModel::kColumnCount; ++c) {
+            QVERIFY(!window.overview_view()->Table()->isColumnHidden(c));
+          }
         }
         for (QTableView* table : window.Tabs()->widget(i)->findChildren<QTableView*>()) {
           if (table == matrix || table == totals || !table->isVisible()) continue;

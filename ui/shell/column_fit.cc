@@ -14,19 +14,35 @@ namespace {
 
 constexpr int kMinimumWidth = 36;
 constexpr double kMostGrowth = 1.5;
+constexpr char kFitterName[] = "railyardColumnFitter";
 
 class ColumnFitter : public QObject {
  public:
+  void DropWhenNarrow(const QVector<int>& columns) {
+    drop_order_ = columns;
+    refit_.start();
+  }
+  void Keep(int column, int width) {
+    if (column < 0 || column >= preferred_.size()) return;
+    kept_[column] = width;
+    preferred_[column] = std::max(preferred_[column], width);
+    refit_.start();
+  }
+
   explicit ColumnFitter(QTableView* table) : QObject(table), table_(table) {
+    setObjectName(QLatin1String(kFitterName));
     QHeaderView* header = table->horizontalHeader();
     for (int c = 0; c < header->count(); ++c) {
       measured_.append(header->sectionResizeMode(c) == QHeaderView::ResizeToContents);
       dragged_.append(false);
       preferred_.append(header->sectionSize(c));
+      kept_.append(0);
     }
     header->setSectionResizeMode(QHeaderView::Interactive);
     header->setMinimumSectionSize(kMinimumWidth);
     table->setTextElideMode(Qt::ElideRight);
+    // A header does not elide by default: a narrow heading showed its middle ("eplicatio").
+    header->setTextElideMode(Qt::ElideRight);
     table->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
     table->viewport()->installEventFilter(this);
     viewport_ = table->viewport();
@@ -69,10 +85,12 @@ class ColumnFitter : public QObject {
       preferred_.append(table_->horizontalHeader()->defaultSectionSize());
       measured_.append(false);
       dragged_.append(false);
+      kept_.append(0);
     }
     preferred_.resize(count);
     measured_.resize(count);
     dragged_.resize(count);
+    kept_.resize(count);
     Remeasure();
   }
 
@@ -100,36 +118,56 @@ class ColumnFitter : public QObject {
         preferred_[c] = std::max({preferred_[c], header->sectionSizeHint(c), contents_[c]});
       }
       if (measured_[c]) preferred_[c] = std::max(header->sectionSizeHint(c), contents_[c]);
+      preferred_[c] = std::max(preferred_[c], kept_[c]);
     }
+  }
+
+  // The width a column keeps before the widest give way: its heading and its contents (as
+  // measured when rows last came or went), at most its preferred width; never below its kept one.
+  int Floor(int c, const QFontMetrics& metrics) const {
+    const QString heading =
+        table_->model()->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
+    // size(), not horizontalAdvance(): headings may have two lines.
+    return std::max(kept_[c],
+                    std::clamp(std::max(metrics.size(0, heading).width() + 14, contents_.value(c)),
+                               kMinimumWidth, std::max(preferred_[c], kMinimumWidth)));
   }
 
   void Fit() {
     if (remeasure_) Measure();
     QHeaderView* header = table_->horizontalHeader();
-    QVector<int> visible;
-    for (int c = 0; c < preferred_.size(); ++c) {
-      if (!header->isSectionHidden(c)) visible.append(c);
-    }
-    if (visible.isEmpty()) return;
+    const QFontMetrics metrics(header->font());
     const int available = table_->viewport()->width();
+    QVector<int> visible;
+    QVector<int> floor(preferred_.size());
+    long floors = 0;
+    for (int c = 0; c < preferred_.size(); ++c) {
+      if (header->isSectionHidden(c) && !drop_order_.contains(c)) continue;
+      visible.append(c);
+      floor[c] = Floor(c, metrics);
+      floors += floor[c];
+    }
+    // Optional columns leave, in order, while the others' floors do not fit: a figure cut to
+    // "117..." reads as a different number, and a heading cut to "eplicatio" as none.
+    fitting_ = true;
+    for (int c : drop_order_) {
+      const bool drop = floors > available && visible.contains(c);
+      if (drop) {
+        floors -= floor[c];
+        visible.removeOne(c);
+      }
+      header->setSectionHidden(c, drop);
+    }
+    fitting_ = false;
+    if (visible.isEmpty()) return;
     long total = 0;
     for (int c : visible) total += std::max(preferred_[c], kMinimumWidth);
     QVector<int> widths(preferred_.size());
     if (total > available) {
-      // First every column gives up its width beyond its heading and its contents (as measured
-      // when rows last came or went), in proportion to how much it has; only if that is not
-      // enough do the widest give way below that.
-      const QFontMetrics metrics(header->font());
-      QVector<int> floor(preferred_.size());
+      // First every column gives up its width beyond its floor, in proportion to how much it
+      // has; only if that is not enough do the widest give way below that.
       long slack = 0;
-      for (int c : visible) {
-        const QString heading =
-            table_->model()->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString();
-        // size(), not horizontalAdvance(): headings may have two lines.
-        floor[c] = std::clamp(std::max(metrics.size(0, heading).width() + 14, contents_.value(c)),
-                              kMinimumWidth, std::max(preferred_[c], kMinimumWidth));
-        slack += std::max(preferred_[c], kMinimumWidth) - floor[c];
-      }
+      for (int c : visible) slack += std::max(preferred_[c], kMinimumWidth) - floor[c];
       const long excess = total - available;
       if (slack >= excess) {
         for (int c : visible) {
@@ -141,7 +179,7 @@ class ColumnFitter : public QObject {
         for (int c : visible) cap = std::max(cap, floor[c]);
         auto sum_at = [&](int limit) {
           long sum = 0;
-          for (int c : visible) sum += std::min(floor[c], limit);
+          for (int c : visible) sum += std::max(std::min(floor[c], limit), kept_[c]);
           return sum;
         };
         int low = kMinimumWidth, high = cap;
@@ -153,7 +191,7 @@ class ColumnFitter : public QObject {
             high = mid - 1;
           }
         }
-        for (int c : visible) widths[c] = std::min(floor[c], low);
+        for (int c : visible) widths[c] = std::max(std::min(floor[c], low), kept_[c]);
       }
     } else {
       const double grow = std::min(kMostGrowth, double(available) / double(total));
@@ -167,9 +205,11 @@ class ColumnFitter : public QObject {
   QTableView* table_;
   const QObject* viewport_ = nullptr;
   QVector<int> preferred_;
-  QVector<int> contents_;   // Each column's contents' width when rows last changed.
-  QVector<bool> measured_;  // Sized to contents by the view: measured again when rows change.
-  QVector<bool> dragged_;   // Sized by the user: that width stands.
+  QVector<int> contents_;    // Each column's contents' width when rows last changed.
+  QVector<bool> measured_;   // Sized to contents by the view: measured again when rows change.
+  QVector<bool> dragged_;    // Sized by the user: that width stands.
+  QVector<int> kept_;        // KeepColumnWidth's floors (0: none).
+  QVector<int> drop_order_;  // DropColumnsWhenNarrow's columns, the first to go first.
   QTimer refit_;
   bool remeasure_ = false;  // Rows came or went since the contents were last measured.
   bool fitting_ = false;
@@ -178,5 +218,27 @@ class ColumnFitter : public QObject {
 }  // namespace
 
 void FitColumnsToWidth(QTableView* table) { new ColumnFitter(table); }
+
+namespace {
+
+ColumnFitter* FitterOf(QTableView* table) {
+  // By name: the fitter has no meta-object of its own for findChild to tell it apart by.
+  return static_cast<ColumnFitter*>(
+      table->findChild<QObject*>(QLatin1String(kFitterName), Qt::FindDirectChildrenOnly));
+}
+
+}  // namespace
+
+void DropColumnsWhenNarrow(QTableView* table, const QVector<int>& columns) {
+  if (ColumnFitter* fitter = FitterOf(table)) fitter->DropWhenNarrow(columns);
+}
+
+void KeepColumnWidth(QTableView* table, int column, int width) {
+  // By name: the fitter has no meta-object of its own for findChild to tell it apart by.
+  if (auto* fitter =
+          table->findChild<QObject*>(QLatin1String(kFitterName), Qt::FindDirectChildrenOnly)) {
+    static_cast<ColumnFitter*>(fitter)->Keep(column, width);
+  }
+}
 
 }  // namespace railyard::ui

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <QVector>
+
 class QTableView;
 
 namespace railyard::ui {
@@ -18,5 +20,13 @@ namespace railyard::ui {
 //
 // Thread safety: GUI thread only.
 void FitColumnsToWidth(QTableView* table);
+// After FitColumnsToWidth: `column` never goes below `width` (so a node's state word stays
+// readable in a small window); the other columns give way first, and only when these floors
+// alone do not fit does the table scroll sideways.
+void KeepColumnWidth(QTableView* table, int column, int width);
+// After FitColumnsToWidth: when the columns do not fit even at their headings' and contents'
+// widths, these leave the table, the first first, until the rest fit (and come back when there is
+// room), rather than every column being cut. For the columns an operator can do without.
+void DropColumnsWhenNarrow(QTableView* table, const QVector<int>& columns);
 
 }  // namespace railyard::ui

@@ -23,11 +23,13 @@
 #include <QTableView>
 #include <QTimer>
 #include <QToolBar>
+#include <algorithm>
 #include <utility>
 
 #include "ui/actions/action_controller.h"
 #include "ui/compare/compare_window.h"
 #include "ui/models/overview_model.h"
+#include "ui/models/replication_model.h"
 #include "ui/session/session.h"
 #include "ui/session/token_store.h"
 #include "ui/shell/column_fit.h"
@@ -255,6 +257,20 @@ void MainWindow::BuildViews() {
       if (table != slots_->Matrix() && table != slots_->Totals()) FitColumnsToWidth(table);
     }
   }
+  // C11: a node's state stays readable however narrow the window; other columns give way first.
+  KeepColumnWidth(overview_->Table(), OverviewModel::kState,
+                  overview_->Table()->columnWidth(OverviewModel::kState));
+  KeepColumnWidth(overview_->Table(), OverviewModel::kName,
+                  std::min(overview_->Table()->columnWidth(OverviewModel::kName), 110));
+  // And in a small window the figures an operator can do without leave whole, rather than every
+  // figure being cut ("117..." for 11,700).
+  DropColumnsWhenNarrow(overview_->Table(),
+                        {OverviewModel::kBloom, OverviewModel::kIndexes, OverviewModel::kRetries,
+                         OverviewModel::kClientP99, OverviewModel::kStoreRole});
+  const QFontMetrics metrics(replication_->Table()->font());
+  KeepColumnWidth(
+      replication_->Table(), ReplicationModel::kState,
+      metrics.horizontalAdvance(tr("unknown (node unreachable)")) + metrics.height() + 24);
 
   // The node list: every node with its health colour; selecting one drives the per-node views.
   // In natural name order (backend-2 before backend-10), through a sorting proxy: rows of the
