@@ -671,6 +671,24 @@ class ThroughputViewTest : public QObject {
     for (QCustomPlot* plot : {view.RatesPlot(), view.ErrorsPlot(), view.LatencyPlot()}) {
       QCOMPARE(MarkLabels(plot), expected);
     }
+    // C12: "restart" and "lame duck left" happened at one instant; their labels were drawn over
+    // each other. Now the second goes a row lower.
+    view.RatesPlot()->replot(QCustomPlot::rpImmediateRefresh);
+    QVector<QRectF> boxes;
+    for (int i = 0; i < view.RatesPlot()->itemCount(); ++i) {
+      if (auto* text = qobject_cast<QCPItemText*>(view.RatesPlot()->item(i))) {
+        const QMargins pad = text->padding();
+        boxes << QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition())
+                     .adjusted(pad.left(), pad.top(), -pad.right(), -pad.bottom());
+      }
+    }
+    QCOMPARE(boxes.size(), 3);
+    for (int a = 0; a < boxes.size(); ++a) {
+      for (int b = a + 1; b < boxes.size(); ++b) {
+        QVERIFY2(!boxes[a].intersects(boxes[b]),
+                 qPrintable(QString("labels %1 and %2").arg(a).arg(b)));
+      }
+    }
     const QVector<ThroughputEvent> events =
         view.Model()->Events(ThroughputModel::kCluster, LLONG_MIN, LLONG_MAX);
     QCOMPARE(events.size(), 3);
@@ -696,6 +714,7 @@ class ThroughputViewTest : public QObject {
     }
     QCPAxis* axis = view.LatencyPlot()->yAxis;
     QCOMPARE(axis->scaleType(), QCPAxis::stLogarithmic);
+    QVERIFY(axis->label().contains("p50"));  // The p50 lines have no legend entries (C16).
     QVERIFY2(axis->range().lower < 0.1 && axis->range().lower > 0,
              qPrintable(QString::number(axis->range().lower)));
     QVERIFY(axis->range().upper > 40);

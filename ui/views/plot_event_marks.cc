@@ -1,13 +1,56 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/views/plot_event_marks.h"
 
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
 #include "ui/views/qcustomplot_include.h"
 
 namespace railyard::ui {
 
+double PlotEventMarks::SecondsPerPixel() const {
+  if (plots_.isEmpty()) return 0;
+  const QCustomPlot* plot = plots_.front();
+  return plot->xAxis->range().size() / std::max(1, plot->axisRect()->width());
+}
+
+bool PlotEventMarks::ScaleChanged() const {
+  return !items_.isEmpty() && SecondsPerPixel() != drawn_seconds_per_pixel_;
+}
+
+QVector<int> PlotEventMarks::Rows(const QVector<EventMark>& marks) const {
+  QVector<int> rows(marks.size(), 0);
+  const double per_pixel = SecondsPerPixel();
+  if (plots_.isEmpty() || per_pixel <= 0) return rows;
+  const QFontMetrics metrics(plots_.front()->font());
+  QVector<int> order(marks.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int a, int b) { return marks[a].key < marks[b].key; });
+  std::vector<double> row_ends;  // In pixels from the time origin.
+  for (int i : order) {
+    const double left = marks[i].key / per_pixel;
+    size_t row = 0;
+    while (row < row_ends.size() && row_ends[row] > left) ++row;
+    const double right = left + metrics.horizontalAdvance(marks[i].label) + 8;
+    if (row == row_ends.size()) {
+      row_ends.push_back(right);
+    } else {
+      row_ends[row] = right;
+    }
+    rows[i] = static_cast<int>(row);
+  }
+  return rows;
+}
+
 void PlotEventMarks::Draw(const QVector<EventMark>& marks) {
   Clear();
-  for (const EventMark& mark : marks) {
+  drawn_seconds_per_pixel_ = SecondsPerPixel();
+  const QVector<int> rows = Rows(marks);
+  const int row_height = plots_.isEmpty() ? 0 : QFontMetrics(plots_.front()->font()).height();
+  for (int m = 0; m < marks.size(); ++m) {
+    const EventMark& mark = marks[m];
     for (QCustomPlot* plot : plots_) {
       auto* line = new QCPItemStraightLine(plot);
       line->setPen(QPen(mark.color, 1, Qt::DashLine));
@@ -18,7 +61,7 @@ void PlotEventMarks::Draw(const QVector<EventMark>& marks) {
       text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
       text->position->setCoords(mark.key, 0);
       text->setPositionAlignment(Qt::AlignTop | Qt::AlignLeft);
-      text->setPadding(QMargins(3, 1, 0, 0));
+      text->setPadding(QMargins(3, 1 + rows[m] * row_height, 0, 0));
       text->setColor(mark.color);
       text->setText(mark.label);
       items_ << line << text;

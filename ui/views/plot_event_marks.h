@@ -17,7 +17,9 @@ struct EventMark {
 };
 
 // Labelled dashed vertical lines at event times on every plot of a stack that shares one time
-// axis: commands, restarts, lame-duck changes. Draw replaces what was drawn before.
+// axis: commands, restarts, lame-duck changes. Draw replaces what was drawn before. A label that
+// would cover an earlier one (events at one instant, or close at this scale) goes a row lower;
+// the rows hold while the axis keeps its scale (ScaleChanged: draw again).
 //
 // Thread safety: GUI thread only. The plots must outlive it.
 class PlotEventMarks {
@@ -28,9 +30,16 @@ class PlotEventMarks {
 
   void Draw(const QVector<EventMark>& marks);
   void Clear();
+  // True once the time axis shows a different span per pixel than at the last Draw.
+  bool ScaleChanged() const;
 
  private:
+  double SecondsPerPixel() const;
+  // Each mark's row: the first whose last label ends left of this one.
+  QVector<int> Rows(const QVector<EventMark>& marks) const;
+
   QVector<QCustomPlot*> plots_;
+  double drawn_seconds_per_pixel_ = 0;
   QVector<QCPAbstractItem*> items_;  // Lines and labels, on all the plots.
 };
 

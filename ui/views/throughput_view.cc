@@ -89,7 +89,8 @@ ThroughputView::ThroughputView(ClusterState* state, QWidget* parent)
   csv_ = new QPushButton(tr("Export CSV\u2026"), this);
   csv_->setToolTip(tr("The samples in the visible time range."));
 
-  const char* labels[3] = {"requests/s", "errors, rej. /s", "latency (ms, log)"};
+  // The p50 lines have no legend entries of their own (C16): the axis says which line is which.
+  const char* labels[3] = {"requests/s", "errors, rej. /s", "ms: p99, p50 faint"};
   layout_ = new QVBoxLayout(this);
   auto* controls = new QHBoxLayout;
   controls->addWidget(title_, 1);
@@ -470,7 +471,9 @@ QString ThroughputView::LatencyNotice() const {
 }
 
 void ThroughputView::UpdateEventMarks() {
-  if (!marks_stale_ && marks_revision_ == model_->EventsRevision()) return;
+  if (!marks_stale_ && marks_revision_ == model_->EventsRevision() && !marks_->ScaleChanged()) {
+    return;
+  }
   marks_stale_ = false;
   marks_revision_ = model_->EventsRevision();
   const bool alone = built_ == Show::kOneNode && built_node_ != ThroughputModel::kCluster;
