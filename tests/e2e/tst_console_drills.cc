@@ -136,9 +136,10 @@ class ConsoleDrillsTest : public QObject {
   QProcess ctl_record_;
   std::unique_ptr<ui::MainWindow> window_;
   Session* session_ = nullptr;  // The window's.
-  std::unique_ptr<ui::OverviewModel> overview_;
-  std::unique_ptr<ReplicationModel> replication_;
-  std::unique_ptr<ThroughputModel> throughput_;
+  // The session's models, which the window's views draw.
+  ui::OverviewModel* overview_ = nullptr;
+  ReplicationModel* replication_ = nullptr;
+  ThroughputModel* throughput_ = nullptr;
   std::vector<Seen> seen_;
   QString recording_, ctl_recording_;
   QString load_name_;  // As its telemetry names it.
@@ -232,9 +233,9 @@ class ConsoleDrillsTest : public QObject {
     window_->resize(1280, 800);
     window_->show();
     session_ = window_->session();
-    overview_ = std::make_unique<ui::OverviewModel>(session_->State());
-    replication_ = std::make_unique<ReplicationModel>(session_->State());
-    throughput_ = std::make_unique<ThroughputModel>(session_->State());
+    overview_ = session_->models().overview;
+    replication_ = session_->models().replication;
+    throughput_ = session_->models().throughput;
     QString error;
     QVERIFY2(session_->OpenClusterFile(cluster_file, kViewerToken, &error), qPrintable(error));
     QCOMPARE(session_->SourceDescription(), QString("Live: drill"));
@@ -253,9 +254,6 @@ class ConsoleDrillsTest : public QObject {
       ctl_record_.waitForFinished(10000);
     }
     load_.Kill();
-    throughput_.reset();
-    replication_.reset();
-    overview_.reset();
     window_.reset();
   }
 

@@ -50,6 +50,7 @@ class ReplicationModel : public QAbstractTableModel {
   static constexpr int kNodeRole = Qt::UserRole + 3;  // The row's ClusterState node index.
 
   explicit ReplicationModel(ClusterState* state, QObject* parent = nullptr);
+  ClusterState* State() const { return state_; }
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

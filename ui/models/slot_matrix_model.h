@@ -97,6 +97,7 @@ class SlotMatrixModel : public QAbstractTableModel {
   };
 
   explicit SlotMatrixModel(ClusterState* state, QObject* parent = nullptr);
+  ClusterState* State() const { return state_; }
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

@@ -68,6 +68,7 @@ class ThroughputModel : public QObject {
   enum class Spread { kLowest = 0, kMedian = 1, kHighest = 2 };
 
   explicit ThroughputModel(ClusterState* state, QObject* parent = nullptr);
+  ClusterState* State() const { return state_; }
 
   // 1, 5 or 15 minutes; anything else is refused (returns false).
   bool SetWindowMinutes(int minutes);

@@ -8,7 +8,14 @@
 
 #include "core/cluster/cluster_file.h"
 #include "ui/actions/action_controller.h"
+#include "ui/models/bloom_model.h"
+#include "ui/models/compaction_model.h"
+#include "ui/models/flow_model.h"
 #include "ui/models/overview_model.h"
+#include "ui/models/replication_lag_model.h"
+#include "ui/models/replication_model.h"
+#include "ui/models/slot_matrix_model.h"
+#include "ui/models/throughput_model.h"
 #include "ui/session/plain_reason.h"
 #include "ui/session/token_store.h"
 #include "ui/sources/live_source.h"
@@ -43,6 +50,14 @@ Session::Session(const Options& options, QObject* parent)
   connect(actions_, &ActionController::ActionFinished, recorder_, &Recorder::RecordAction);
   connect(live_, &LiveSource::TokenRefused, this, &Session::TokenRefused);
   connect(this, &Session::TokensChanged, actions_, &ActionController::TokensChanged);
+  models_.overview = new OverviewModel(state_, this);
+  models_.slots = new SlotMatrixModel(state_, this);
+  models_.flow = new FlowModel(state_, this);
+  models_.throughput = new ThroughputModel(state_, this);
+  models_.replication = new ReplicationModel(state_, this);
+  models_.replication_lag = new ReplicationLagModel(state_, this);
+  models_.compaction = new CompactionModel(state_, this);
+  models_.bloom = new BloomModel(state_, this);
   // Children are deleted in the order they were added: the state every source and model reads
   // goes last.
   state_->setParent(this);

@@ -12,9 +12,17 @@
 namespace railyard::ui {
 
 class ActionController;
+class BloomModel;
+class CompactionModel;
+class FlowModel;
 class LiveSource;
+class OverviewModel;
 class Recorder;
 class ReplaySource;
+class ReplicationLagModel;
+class ReplicationModel;
+class SlotMatrixModel;
+class ThroughputModel;
 class TokenStore;
 
 // What the console watches, apart from any window: the cluster state, the two sources that can
@@ -22,7 +30,9 @@ class TokenStore;
 // admin tokens and the action controller, and which mode it is in. Adding nodes, opening a
 // cluster file (through core/cluster's loader, the one railyardctl uses), opening a recording and
 // recording go through here, so a test can drive the console's whole data path against real
-// nodes without building a window. MainWindow keeps menus, docks, dialogs and views.
+// nodes without building a window. It also owns the models of the figures, each computed once per
+// frame on the state, which the window's views draw. MainWindow keeps menus, docks, dialogs and
+// views.
 //
 // Ownership: the session owns everything it returns; the state is destroyed last.
 // Thread safety: GUI thread only.
@@ -49,6 +59,20 @@ class Session : public QObject {
   Recorder* recorder() const { return recorder_; }
   TokenStore* token_store() const { return tokens_; }
   ActionController* action_controller() const { return actions_; }
+
+  // The models on State() that the views draw; the per-node ones (compaction, Bloom) follow the
+  // node their view is set to.
+  struct Models {
+    OverviewModel* overview = nullptr;
+    SlotMatrixModel* slots = nullptr;
+    FlowModel* flow = nullptr;
+    ThroughputModel* throughput = nullptr;
+    ReplicationModel* replication = nullptr;
+    ReplicationLagModel* replication_lag = nullptr;
+    CompactionModel* compaction = nullptr;
+    BloomModel* bloom = nullptr;
+  };
+  const Models& models() const { return models_; }
 
   Mode mode() const { return mode_; }
   bool IsReplay() const { return mode_ == Mode::kReplay; }
@@ -116,6 +140,7 @@ class Session : public QObject {
   Recorder* recorder_;
   TokenStore* tokens_;
   ActionController* actions_;
+  Models models_;
   Mode mode_ = Mode::kNone;
   QString source_description_;
 };

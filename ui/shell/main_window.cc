@@ -198,19 +198,21 @@ void MainWindow::RestoreLayout() {
 }
 
 void MainWindow::BuildViews() {
-  overview_ = new OverviewView(state_, this);
-  slots_ = new SlotMatrixView(state_, this);
-  compaction_ = new CompactionView(state_, this);
+  // The views draw the session's models; none makes its own.
+  const Session::Models& models = session_->models();
+  overview_ = new OverviewView(models.overview, this);
+  slots_ = new SlotMatrixView(models.slots, this);
+  compaction_ = new CompactionView(models.compaction, this);
   connect(compaction_, &CompactionView::CompactRequested, actions_, &ActionController::Compact);
-  bloom_ = new BloomView(state_, this);
-  throughput_ = new ThroughputView(state_, this);
-  replication_ = new ReplicationView(state_, this);
+  bloom_ = new BloomView(models.bloom, this);
+  throughput_ = new ThroughputView(models.throughput, this);
+  replication_ = new ReplicationView(models.replication, models.replication_lag, this);
   QWidget* audit = actions_->CreateAuditLogView(this);
 
   tabs_ = new QTabWidget(this);
   tabs_->addTab(overview_, tr("Overview"));
   tabs_->addTab(slots_, tr("Slots"));
-  tabs_->addTab(new FlowView(state_, this), tr("Flow"));
+  tabs_->addTab(new FlowView(models.flow, this), tr("Flow"));
   tabs_->addTab(compaction_, tr("Compaction"));
   tabs_->addTab(bloom_, tr("Bloom"));
   tabs_->addTab(throughput_, tr("Throughput"));

@@ -17,7 +17,11 @@
 namespace railyard::ui {
 
 BloomView::BloomView(ClusterState* state, QWidget* parent)
-    : QWidget(parent), model_(new BloomModel(state, this)) {
+    : BloomView(new BloomModel(state), parent) {
+  model_->setParent(this);
+}
+
+BloomView::BloomView(BloomModel* model, QWidget* parent) : QWidget(parent), model_(model) {
   title_ = new QLabel(this);
   QFont bold = title_->font();
   bold.setBold(true);

@@ -26,6 +26,9 @@ namespace railyard::ui {
 class BloomView : public QWidget {
   Q_OBJECT
  public:
+  // Draws `model`, which the console's session owns and which must outlive the view.
+  explicit BloomView(BloomModel* model, QWidget* parent = nullptr);
+  // With a model of its own on `state` (tests, a view outside the console).
   explicit BloomView(ClusterState* state, QWidget* parent = nullptr);
 
   void SetNode(int node_index);

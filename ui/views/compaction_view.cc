@@ -16,7 +16,12 @@
 namespace railyard::ui {
 
 CompactionView::CompactionView(ClusterState* state, QWidget* parent)
-    : QWidget(parent), model_(new CompactionModel(state, this)) {
+    : CompactionView(new CompactionModel(state), parent) {
+  model_->setParent(this);
+}
+
+CompactionView::CompactionView(CompactionModel* model, QWidget* parent)
+    : QWidget(parent), model_(model) {
   title_ = new QLabel(this);
   QFont bold = title_->font();
   bold.setBold(true);

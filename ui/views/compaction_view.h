@@ -25,6 +25,9 @@ namespace railyard::ui {
 class CompactionView : public QWidget {
   Q_OBJECT
  public:
+  // Draws `model`, which the console's session owns and which must outlive the view.
+  explicit CompactionView(CompactionModel* model, QWidget* parent = nullptr);
+  // With a model of its own on `state` (tests, a view outside the console).
   explicit CompactionView(ClusterState* state, QWidget* parent = nullptr);
 
   void SetNode(int node_index);

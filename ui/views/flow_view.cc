@@ -409,9 +409,13 @@ void FlowCanvas::paintEvent(QPaintEvent* event) {
             });
 }
 
-FlowView::FlowView(ClusterState* state, QWidget* parent)
+FlowView::FlowView(ClusterState* state, QWidget* parent) : FlowView(new FlowModel(state), parent) {
+  model_->setParent(this);
+}
+
+FlowView::FlowView(FlowModel* model, QWidget* parent)
     : QWidget(parent),
-      model_(new FlowModel(state, this)),
+      model_(model),
       legend_(new FlowLegend(model_, this)),
       scroll_(new QScrollArea(this)),
       canvas_(new FlowCanvas(model_, scroll_)) {

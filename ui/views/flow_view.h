@@ -102,6 +102,9 @@ class FlowCanvas : public QWidget {
 class FlowView : public QWidget {
   Q_OBJECT
  public:
+  // Draws `model`, which the console's session owns and which must outlive the view.
+  explicit FlowView(FlowModel* model, QWidget* parent = nullptr);
+  // With a model of its own on `state` (tests, a view outside the console).
   explicit FlowView(ClusterState* state, QWidget* parent = nullptr);
 
   FlowModel* Model() const { return model_; }

@@ -17,8 +17,13 @@
 namespace railyard::ui {
 
 OverviewView::OverviewView(ClusterState* state, QWidget* parent)
+    : OverviewView(new OverviewModel(state), parent) {
+  model_->setParent(this);
+}
+
+OverviewView::OverviewView(OverviewModel* model, QWidget* parent)
     : QWidget(parent),
-      model_(new OverviewModel(state, this)),
+      model_(model),
       filter_(new OverviewFilterModel(this)),
       name_filter_(new QLineEdit(this)),
       state_filter_(new QComboBox(this)),

@@ -20,6 +20,9 @@ class OverviewFilterModel;
 class OverviewView : public QWidget {
   Q_OBJECT
  public:
+  // Draws `model`, which the console's session owns and which must outlive the view.
+  explicit OverviewView(OverviewModel* model, QWidget* parent = nullptr);
+  // With a model of its own on `state` (tests, a view outside the console).
   explicit OverviewView(ClusterState* state, QWidget* parent = nullptr);
 
   OverviewModel* Model() const { return model_; }

@@ -52,10 +52,16 @@ class CatchUpDelegate : public QStyledItemDelegate {
 }  // namespace
 
 ReplicationView::ReplicationView(ClusterState* state, QWidget* parent)
+    : ReplicationView(new ReplicationModel(state), new ReplicationLagModel(state), parent) {
+  model_->setParent(this);
+  lag_->setParent(this);
+}
+
+ReplicationView::ReplicationView(ReplicationModel* model, ReplicationLagModel* lag, QWidget* parent)
     : QWidget(parent),
-      state_(state),
-      model_(new ReplicationModel(state, this)),
-      lag_(new ReplicationLagModel(state, this)),
+      state_(model->State()),
+      model_(model),
+      lag_(lag),
       proxy_(new QSortFilterProxyModel(this)) {
   summary_ = new QLabel(this);
   QFont bold = summary_->font();

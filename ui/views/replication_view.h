@@ -34,6 +34,10 @@ class ReplicationView : public QWidget {
   static constexpr qint64 kWindowMs = 5 * 60 * 1000;
   static constexpr qint64 kMinWindowMs = 30 * 1000;
 
+  // Draws `model` and `lag` (on one ClusterState), which the console's session owns and which
+  // must outlive the view.
+  ReplicationView(ReplicationModel* model, ReplicationLagModel* lag, QWidget* parent = nullptr);
+  // With models of its own on `state` (tests, a view outside the console).
   explicit ReplicationView(ClusterState* state, QWidget* parent = nullptr);
 
   void SetLagUnit(LagUnit unit);

@@ -21,11 +21,16 @@
 namespace railyard::ui {
 
 SlotMatrixView::SlotMatrixView(ClusterState* state, QWidget* parent)
+    : SlotMatrixView(new SlotMatrixModel(state), parent) {
+  model_->setParent(this);
+}
+
+SlotMatrixView::SlotMatrixView(SlotMatrixModel* model, QWidget* parent)
     : QWidget(parent),
-      model_(new SlotMatrixModel(state, this)),
+      model_(model),
       sort_(new SlotMatrixSortModel(model_, this)),
       totals_(new SlotMatrixTotalsModel(model_, this)),
-      detail_(new ClientDetailModel(model_, state, this)),
+      detail_(new ClientDetailModel(model_, model->State(), this)),
       matrix_(new QTableView(this)),
       totals_view_(new QTableView(this)),
       detail_view_(new QTableView(this)),

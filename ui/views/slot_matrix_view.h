@@ -27,6 +27,9 @@ class SlotMatrixView : public QWidget {
  public:
   static constexpr int kMaxHeaderChars = 20;
 
+  // Draws `model`, which the console's session owns and which must outlive the view.
+  explicit SlotMatrixView(SlotMatrixModel* model, QWidget* parent = nullptr);
+  // With a model of its own on `state` (tests, a view outside the console).
   explicit SlotMatrixView(ClusterState* state, QWidget* parent = nullptr);
 
   SlotMatrixModel* Model() const { return model_; }

@@ -64,7 +64,12 @@ int LegendRowsFitting(const QCustomPlot* plot) {
 }  // namespace
 
 ThroughputView::ThroughputView(ClusterState* state, QWidget* parent)
-    : QWidget(parent), state_(state), model_(new ThroughputModel(state, this)) {
+    : ThroughputView(new ThroughputModel(state), parent) {
+  model_->setParent(this);
+}
+
+ThroughputView::ThroughputView(ThroughputModel* model, QWidget* parent)
+    : QWidget(parent), state_(model->State()), model_(model) {
   title_ = new QLabel(this);
   QFont bold = title_->font();
   bold.setBold(true);

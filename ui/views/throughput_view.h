@@ -80,6 +80,9 @@ class ThroughputView : public QWidget {
   // The narrowest window while following, so the first samples are not squeezed to a point.
   static constexpr qint64 kMinSpanMs = 10 * 1000;
 
+  // Draws `model`, which the console's session owns and which must outlive the view.
+  explicit ThroughputView(ThroughputModel* model, QWidget* parent = nullptr);
+  // With a model of its own on `state` (tests, a view outside the console).
   explicit ThroughputView(ClusterState* state, QWidget* parent = nullptr);
   ~ThroughputView() override;
 
