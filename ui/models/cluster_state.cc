@@ -41,6 +41,14 @@ bool ServesRequests(const admin::Telemetry& telemetry) {
   return telemetry.role() != admin::ROLE_CLIENT;
 }
 
+std::vector<std::string> AddressesOf(const NodeView& node) {
+  std::vector<std::string> addresses = {node.name.toStdString()};
+  if (node.telemetry && !node.telemetry->service_address().empty()) {
+    addresses.push_back(node.telemetry->service_address());
+  }
+  return addresses;
+}
+
 admin::ClientThroughput ClientFiguresOf(const admin::Telemetry& telemetry) {
   admin::ClientThroughput sum;
   bool reported = false;

@@ -7,6 +7,7 @@
 #include <QVector>
 #include <algorithm>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "railyard/admin.pb.h"
@@ -50,6 +51,12 @@ struct NodeView {
   // (0 while live): the "since T" of its state.
   qint64 down_since_ms = 0;
 };
+
+// The addresses by which clients' pools may name a node: its name (a pool names a server by the
+// address it dialled, which is what a node is called until it answers) and the service address
+// its telemetry gives. A server that a pool names by any other address is one nobody watches.
+// The slot matrix and the flow both tell watched from unwatched servers by this.
+std::vector<std::string> AddressesOf(const NodeView& node);
 
 // The one place where the console keeps what it knows about the cluster. Sources (live polling,
 // replay of a recording, the simulator's recordings) write into it on the GUI thread; every model

@@ -214,15 +214,13 @@ void FlowModel::SyncNode(int node) {
     order_dirty_ = true;
   }
   if (!view.telemetry) return;
-  const bool client_only = view.telemetry->role() == admin::ROLE_CLIENT;
+  const bool client_only = !ServesRequests(*view.telemetry);
   if (server.hidden != client_only) {
     server.hidden = client_only;
     order_dirty_ = true;
   }
   if (client_only) return;
-  if (!view.telemetry->service_address().empty()) {
-    ClaimAddress(view.telemetry->service_address(), s);
-  }
+  for (const std::string& address : AddressesOf(view)) ClaimAddress(address, s);
 }
 
 void FlowModel::ClaimAddress(const std::string& key, int server) {

@@ -17,7 +17,7 @@ bool SlotMatrixModel::ShowsServer(int server) const {
            !watched_addresses_.contains(server_names_[server]);
   }
   const NodeView& node = state_->Node(server);
-  if (node.telemetry) return node.telemetry->role() != admin::ROLE_CLIENT;
+  if (node.telemetry) return ServesRequests(*node.telemetry);
   return node.health != NodeHealth::kConnecting;
 }
 

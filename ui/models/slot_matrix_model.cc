@@ -308,12 +308,9 @@ void SlotMatrixModel::CollectWatchedAddresses() {
   watched_addresses_.clear();
   watched_address_bytes_.clear();
   for (int n = 0; n < state_->NodeCount(); ++n) {
-    const NodeView& node = state_->Node(n);
-    watched_addresses_.insert(node.name);
-    watched_address_bytes_.insert(node.name.toStdString());
-    if (node.telemetry && !node.telemetry->service_address().empty()) {
-      watched_addresses_.insert(QString::fromStdString(node.telemetry->service_address()));
-      watched_address_bytes_.insert(node.telemetry->service_address());
+    for (std::string& address : AddressesOf(state_->Node(n))) {
+      watched_addresses_.insert(QString::fromStdString(address));
+      watched_address_bytes_.insert(std::move(address));
     }
   }
 }
