@@ -418,6 +418,49 @@ class ConsoleDrillsTest : public QObject {
     QVERIFY(!session_->RemoveNode(Index("wrong-port")).isEmpty());
   }
 
+  // A quiet cluster (nobody writes: the load client is gone) for RAILYARD_DRILL_QUIET_S seconds
+  // (default 4; the slow variant 300): no replica reads as lagging, no node as failing, and the
+  // replicas' long-polls do not show as request latency (an idle updater read 1 s p99 before).
+  void aQuietClusterShowsNoLagAndNoFailure() {
+    const int quiet_s = qEnvironmentVariableIntValue("RAILYARD_DRILL_QUIET_S") > 0
+                            ? qEnvironmentVariableIntValue("RAILYARD_DRILL_QUIET_S")
+                            : 4;
+    // Settled first: whatever the load wrote last is applied everywhere.
+    QVERIFY(WaitMs(
+                [&] {
+                  return Cell("replica1", ReplicationModel::kLagDocs) == "0" &&
+                         Cell("replica2", ReplicationModel::kLagDocs) == "0";
+                },
+                kSlackMs) >= 0);
+    QElapsedTimer quiet;
+    quiet.start();
+    int checks = 0;
+    while (quiet.elapsed() < quiet_s * 1000) {
+      QTest::qWait(250);
+      for (const QString& n : QStringList{"updater", "replica1", "replica2"}) {
+        QVERIFY2(Health(n) == NodeHealth::kServing, qPrintable(Describe(n)));
+        const int row = Index(n);
+        QCOMPARE(overview_->index(row, ui::OverviewModel::kErrors)
+                     .data(ui::OverviewModel::kSortRole)
+                     .toDouble(),
+                 0.0);
+        const double p99_ms = overview_->index(row, ui::OverviewModel::kP99)
+                                  .data(ui::OverviewModel::kSortRole)
+                                  .toDouble();
+        QVERIFY2(p99_ms < 100, qPrintable(QString("%1: server p99 %2 ms").arg(n).arg(p99_ms)));
+      }
+      for (const QString& n : QStringList{"replica1", "replica2"}) {
+        QCOMPARE(Cell(n, ReplicationModel::kState), QString("tailing"));
+        QCOMPARE(Cell(n, ReplicationModel::kLagDocs), QString("0"));
+        QCOMPARE(Cell(n, ReplicationModel::kLagSeconds), QString("0.0"));
+      }
+      ++checks;
+    }
+    QVERIFY(checks >= quiet_s * 2);
+    qInfo("drill: quiet for %d s: %d checks, no lag, no failure, no long-poll latency", quiet_s,
+          checks);
+  }
+
   // Both recordings replay what the live console showed at each moment noted above.
   void theRecordingsReplayTheSameStates() {
     QCOMPARE(session_->StopRecording().left(9), QString("Recorded "));
