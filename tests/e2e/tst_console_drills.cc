@@ -21,6 +21,7 @@
 #include "core/trace/recording.h"
 #include "core/trace/recording_reader.h"
 #include "tests/e2e/replication_support.h"
+#include "tests/e2e/stopped.h"
 #include "ui/models/overview_model.h"
 #include "ui/models/replication_model.h"
 #include "ui/models/throughput_model.h"
@@ -78,27 +79,6 @@ class LoadClient {
  private:
   QProcess process_;
   QString admin_;
-};
-
-// SIGSTOP for its lifetime (until Resume); SIGCONT on destruction, so a failed check never leaves
-// a node stopped.
-class Stopped {
- public:
-  explicit Stopped(int64_t pid) : pid_(static_cast<pid_t>(pid)) {
-    ok_ = ::kill(pid_, SIGSTOP) == 0;
-  }
-  ~Stopped() { Resume(); }
-  Stopped(const Stopped&) = delete;
-  Stopped& operator=(const Stopped&) = delete;
-  bool ok() const { return ok_; }
-  void Resume() {
-    if (pid_ > 0) ::kill(pid_, SIGCONT);
-    pid_ = -1;
-  }
-
- private:
-  pid_t pid_;
-  bool ok_ = false;
 };
 
 // What the live console showed of one node at one moment, to compare with the replays.

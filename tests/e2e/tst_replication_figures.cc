@@ -16,6 +16,7 @@
 #include "core/node/node_metrics.h"
 #include "core/node/replication_lag.h"
 #include "tests/e2e/replication_support.h"
+#include "tests/e2e/stopped.h"
 
 using namespace railyard;
 using namespace railyard::e2e;
@@ -39,37 +40,6 @@ bool WaitFor(const std::function<bool()>& condition, std::chrono::milliseconds t
   }
   return true;
 }
-
-// SIGSTOPs a process for its lifetime and waits until the kernel reports it stopped ('T' in
-// /proc/PID/stat: a reply already being written when the signal came may still go out before
-// that); SIGCONT on destruction, so a failed check never leaves a node stopped for the next.
-class Stopped {
- public:
-  explicit Stopped(int64_t pid) : pid_(static_cast<pid_t>(pid)) {
-    ok_ = ::kill(pid_, SIGSTOP) == 0 &&
-          WaitFor([this] { return State() == 'T'; }, std::chrono::seconds(10));
-  }
-  ~Stopped() { Resume(); }
-  Stopped(const Stopped&) = delete;
-  Stopped& operator=(const Stopped&) = delete;
-  bool ok() const { return ok_; }
-  void Resume() {
-    if (pid_ > 0) ::kill(pid_, SIGCONT);
-    pid_ = -1;
-  }
-
- private:
-  char State() const {
-    QFile stat(QString("/proc/%1/stat").arg(pid_));
-    if (!stat.open(QIODevice::ReadOnly)) return '?';
-    const QByteArray text = stat.readAll();
-    const qsizetype paren = text.lastIndexOf(')');  // The name may hold spaces.
-    return paren >= 0 && paren + 2 < text.size() ? text[paren + 2] : '?';
-  }
-
-  pid_t pid_;
-  bool ok_ = false;
-};
 
 const admin::Follower* FollowerNamed(const admin::Replication& r, const QString& name) {
   for (const admin::Follower& f : r.followers()) {
