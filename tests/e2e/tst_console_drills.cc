@@ -339,6 +339,11 @@ class ConsoleDrillsTest : public QObject {
                 hold_ms + kSlackMs) >= 0);
     QCOMPARE(Health("replica1"), NodeHealth::kUnreachable);  // Never stale, never serving.
     Note("replica1");
+    // Its updater has not heard from it either, and its row says so (it listed the name alone).
+    const qint64 silent_ms = WaitMs(
+        [&] { return Cell("updater", ReplicationModel::kFollows).contains("replica1 (silent)"); },
+        kSlackMs);
+    QVERIFY2(silent_ms >= 0, qPrintable(Cell("updater", ReplicationModel::kFollows)));
     Shot("4_replica1_stopped_replication", "Replication");
     stopped.Resume();
     const qint64 back_ms = WaitMs([&] { return Health("replica1") == NodeHealth::kServing; },

@@ -30,7 +30,9 @@ QString FollowersText(const admin::Replication& r) {
   if (r.followers_size() == 0) return QObject::tr("no followers");
   QStringList names;
   for (const admin::Follower& f : r.followers()) {
-    names << QString::fromStdString(f.name().empty() ? f.address() : f.name());
+    const QString name = QString::fromStdString(f.name().empty() ? f.address() : f.name());
+    // The updater has not heard from it within the follow silence: its lag is unknown.
+    names << (f.lag_known() ? name : QObject::tr("%1 (silent)").arg(name));
   }
   return QObject::tr("followers: %1").arg(names.join(QStringLiteral(", ")));
 }
