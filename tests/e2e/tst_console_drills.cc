@@ -465,8 +465,12 @@ class ConsoleDrillsTest : public QObject {
       // railyardctl record names each node as the cluster file does; the console, as its
       // telemetry does (a replay of either shows the telemetry's name).
       const QString load = path == recording_ ? load_name_ : QString("load");
+      // Once per outage. The killed client's port is free after it, and another process on this
+      // machine (a test beside this one) may get it and answer there: a recorder still polling
+      // the address then sees "the node" come back and go again, so the client counts at least
+      // once. The replicas' ports stay held by their own processes.
       QVERIFY2(outages.count("replica2") == 1 && outages.count("replica1") == 1 &&
-                   outages.count(load) == 1,
+                   outages.count(load) >= 1,
                qPrintable(path + ": " + outages.join(", ")));
 
       Session::Options options;
