@@ -37,6 +37,17 @@ NodeProcessOptions NodeOptions(const QString& dir, const QString& name,
   return options;
 }
 
+std::unique_ptr<NodeProcess> StartNodeIn(const QString& dir, const QString& name,
+                                         const QStringList& extra_args) {
+  auto node = std::make_unique<NodeProcess>(NodeOptions(dir, name, extra_args));
+  QString error;
+  if (!node->Start(0, 0, &error)) {
+    qWarning("%s: %s", qPrintable(name), qPrintable(error));
+    return nullptr;
+  }
+  return node;
+}
+
 QStringList UpdaterArgs(const QString& dir) {
   return {"--replication-token-file", dir + "/replication"};
 }

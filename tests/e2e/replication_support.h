@@ -36,6 +36,10 @@ NodeProcessOptions NodeOptions(const QString& dir, const QString& name,
 // The flags of an updater that accepts dir/replication's token, and of its replica.
 QStringList UpdaterArgs(const QString& dir);
 QStringList ReplicaArgs(const QString& dir, const NodeProcess& updater);
+// The node `name` of the cluster in `dir` (NodeOptions), started on ports the OS chooses; null,
+// with the reason logged, if it did not come up.
+std::unique_ptr<NodeProcess> StartNodeIn(const QString& dir, const QString& name,
+                                         const QStringList& extra_args);
 QString LogOf(const QString& dir, const QString& name);
 QString DataDirOf(const QString& dir, const QString& name);
 

@@ -14,25 +14,17 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
-#include <asio.hpp>
 #include <csignal>
 #include <functional>
 
 #include "tests/e2e/replication_support.h"
+#include "tests/support/free_port.h"
 #include "tests/support/http_get.h"
 
 using namespace railyard;
 using namespace railyard::e2e;
 
 namespace {
-
-// A loopback port nothing listens on now (bound by the OS, then let go): Prometheus and the
-// metrics listeners must be named in prometheus.yml before they start.
-uint16_t FreePort() {
-  asio::io_context io;
-  asio::ip::tcp::acceptor acceptor(io, {asio::ip::make_address("127.0.0.1"), 0});
-  return acceptor.local_endpoint().port();
-}
 
 struct Alert {
   QString name, instance, state;  // state: "pending" or "firing".
@@ -51,15 +43,9 @@ class AlertDrillsTest : public QObject {
   uint16_t prometheus_port_ = 0;
 
   std::unique_ptr<NodeProcess> StartNode(const QString& name, QStringList args) {
-    metrics_port_[name] = FreePort();
+    metrics_port_[name] = testing::FreePort();
     args << "--metrics-listen" << QString("127.0.0.1:%1").arg(metrics_port_[name]);
-    auto node = std::make_unique<NodeProcess>(NodeOptions(dir_.path(), name, args));
-    QString error;
-    if (!node->Start(0, 0, &error)) {
-      qWarning("%s: %s", qPrintable(name), qPrintable(error));
-      return nullptr;
-    }
-    return node;
+    return StartNodeIn(dir_.path(), name, args);
   }
   QString Instance(const QString& name) const {
     return QString("127.0.0.1:%1").arg(metrics_port_.value(name));
@@ -117,7 +103,7 @@ class AlertDrillsTest : public QObject {
     replica2_ = StartNode("replica2", ReplicaArgs(dir_.path(), *updater_));
     QVERIFY(replica1_ && replica2_);
 
-    prometheus_port_ = FreePort();
+    prometheus_port_ = testing::FreePort();
     QFile config(dir_.filePath("prometheus.yml"));
     QVERIFY(config.open(QIODevice::WriteOnly));
     config.write(QString("global:\n"

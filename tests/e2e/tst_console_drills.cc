@@ -169,13 +169,7 @@ class ConsoleDrillsTest : public QObject {
   }
 
   std::unique_ptr<NodeProcess> StartNode(const QString& name, const QStringList& args) {
-    auto node = std::make_unique<NodeProcess>(NodeOptions(dir_.path(), name, args));
-    QString error;
-    if (!node->Start(0, 0, &error)) {
-      qWarning("%s: %s", qPrintable(name), qPrintable(error));
-      return nullptr;
-    }
-    return node;
+    return StartNodeIn(dir_.path(), name, args);
   }
 
  private Q_SLOTS:

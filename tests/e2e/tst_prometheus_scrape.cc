@@ -11,7 +11,6 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QUrl>
-#include <asio.hpp>
 #include <atomic>
 #include <cmath>
 #include <thread>
@@ -19,19 +18,13 @@
 #include "core/node/node.h"
 #include "core/rpc/client.h"
 #include "railyard/docservice.pb.h"
+#include "tests/support/free_port.h"
 #include "tests/support/http_get.h"
 
 using namespace railyard;
 using namespace std::chrono_literals;
 
 namespace {
-
-// A loopback port nothing listens on now (bound by the OS, then let go).
-uint16_t FreePort() {
-  asio::io_context io;
-  asio::ip::tcp::acceptor acceptor(io, {asio::ip::make_address("127.0.0.1"), 0});
-  return acceptor.local_endpoint().port();
-}
 
 // One instant query; the single sample's [timestamp, value], or nullopt if there is none (yet).
 std::optional<std::pair<double, double>> Query(uint16_t port, const QString& promql) {
@@ -76,7 +69,7 @@ class PrometheusScrapeTest : public QObject {
     std::unique_ptr<node::Node> node;
     QVERIFY(node::Node::Open(options, &node).ok());
 
-    const uint16_t prometheus_port = FreePort();
+    const uint16_t prometheus_port = testing::FreePort();
     {
       QFile config(dir.filePath("prometheus.yml"));
       QVERIFY(config.open(QIODevice::WriteOnly));

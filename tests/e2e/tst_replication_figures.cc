@@ -68,13 +68,7 @@ class ReplicationFiguresTest : public QObject {
   std::unique_ptr<NodeProcess> updater_, replica1_, replica2_;
 
   std::unique_ptr<NodeProcess> StartNode(const QString& name, const QStringList& args) {
-    auto node = std::make_unique<NodeProcess>(NodeOptions(dir_.path(), name, args));
-    QString error;
-    if (!node->Start(0, 0, &error)) {
-      qWarning("%s: %s", qPrintable(name), qPrintable(error));
-      return nullptr;
-    }
-    return node;
+    return StartNodeIn(dir_.path(), name, args);
   }
 
   // Puts `count` documents and waits until both replicas have applied them.
