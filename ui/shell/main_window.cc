@@ -266,6 +266,9 @@ void MainWindow::BuildViews() {
                   std::min(overview_->Table()->columnWidth(OverviewModel::kName), 110));
   // And in a small window the figures an operator can do without leave whole, rather than every
   // figure being cut ("117..." for 11,700).
+  DropColumnsWhenNarrow(
+      replication_->Table(),
+      {ReplicationModel::kRefetches, ReplicationModel::kApplyRate, ReplicationModel::kCatchUp});
   DropColumnsWhenNarrow(overview_->Table(),
                         {OverviewModel::kBloom, OverviewModel::kIndexes, OverviewModel::kRetries,
                          OverviewModel::kClientP99, OverviewModel::kStoreRole});
