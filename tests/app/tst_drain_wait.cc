@@ -16,6 +16,9 @@
 
 #include "core/rpc/frame.h"
 #include "railyard/rpc.pb.h"
+#include "tests/support/test_paths.h"
+
+using railyard::testing::BuiltProgram;
 
 using namespace railyard;
 
@@ -79,8 +82,9 @@ class DrainWaitTest : public QObject {
     tokens.close();
     node_.setProcessChannelMode(
         QProcess::ForwardedErrorChannel);  // Its log, unread, never fills a pipe.
-    node_.start(RAILYARD_NODE, {"--data-dir", dir_.filePath("data"), "--listen", "127.0.0.1:0",
-                                "--operator-token-file", tokens.fileName()});
+    node_.start(BuiltProgram("railyard-node"),
+                {"--data-dir", dir_.filePath("data"), "--listen", "127.0.0.1:0",
+                 "--operator-token-file", tokens.fileName()});
     QVERIFY(node_.waitForStarted(5000));
     QVERIFY(node_.waitForReadyRead(30000));
     const QRegularExpressionMatch m =
@@ -101,7 +105,7 @@ class DrainWaitTest : public QObject {
     SlotHolder a(service_port_), b(service_port_);
     QVERIFY(a.welcomed() && b.welcomed());
     QProcess ctl;
-    ctl.start(RAILYARDCTL, Drain({"--timeout", "300ms"}));
+    ctl.start(BuiltProgram("railyardctl"), Drain({"--timeout", "300ms"}));
     QVERIFY(ctl.waitForFinished(20000));
     const QString out = QString::fromUtf8(ctl.readAllStandardOutput());
     const QString err = QString::fromUtf8(ctl.readAllStandardError());
@@ -117,7 +121,7 @@ class DrainWaitTest : public QObject {
     auto b = std::make_unique<SlotHolder>(service_port_);
     QVERIFY(a->welcomed() && b->welcomed());
     QProcess ctl;
-    ctl.start(RAILYARDCTL, Drain({"--timeout", "60s"}));
+    ctl.start(BuiltProgram("railyardctl"), Drain({"--timeout", "60s"}));
     QVERIFY(ctl.waitForStarted(5000));
     QString out;
     // Each wait below is bounded (at most 30 s), and ends as soon as the line is there.
@@ -142,7 +146,7 @@ class DrainWaitTest : public QObject {
 
   void aTimeoutThatIsNoDurationIsAUsageError() {
     QProcess ctl;
-    ctl.start(RAILYARDCTL, Drain({"--timeout", "soon"}));
+    ctl.start(BuiltProgram("railyardctl"), Drain({"--timeout", "soon"}));
     QVERIFY(ctl.waitForFinished(20000));
     QCOMPARE(ctl.exitCode(), 2);
     QVERIFY(ctl.readAllStandardError().contains("not a duration"));

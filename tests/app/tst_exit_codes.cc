@@ -5,6 +5,9 @@
 #include <QTest>
 
 #include "tests/support/run_program.h"
+#include "tests/support/test_paths.h"
+
+using railyard::testing::BuiltProgram;
 
 namespace {
 
@@ -25,15 +28,18 @@ class ExitCodesTest : public QObject {
     QTest::addColumn<QStringList>("args");
     QTest::addColumn<QString>("says");
     QTest::newRow("ctl unknown flag")
-        << RAILYARDCTL << QStringList{"status", "--no-such-flag"} << "--no-such-flag";
-    QTest::newRow("ctl no subcommand") << RAILYARDCTL << QStringList{} << "subcommand";
+        << BuiltProgram("railyardctl") << QStringList{"status", "--no-such-flag"}
+        << "--no-such-flag";
+    QTest::newRow("ctl no subcommand")
+        << BuiltProgram("railyardctl") << QStringList{} << "subcommand";
     QTest::newRow("ctl bad number")
-        << RAILYARDCTL << QStringList{"demo", "--nodes", "many"} << "many";
+        << BuiltProgram("railyardctl") << QStringList{"demo", "--nodes", "many"} << "many";
     QTest::newRow("ctl out of range")
-        << RAILYARDCTL << QStringList{"demo", "--nodes", "0"} << "--nodes";
+        << BuiltProgram("railyardctl") << QStringList{"demo", "--nodes", "0"} << "--nodes";
     QTest::newRow("node unknown flag")
-        << RAILYARD_NODE << QStringList{"--no-such-flag"} << "--no-such-flag";
-    QTest::newRow("node missing value") << RAILYARD_NODE << QStringList{"--config"} << "--config";
+        << BuiltProgram("railyard-node") << QStringList{"--no-such-flag"} << "--no-such-flag";
+    QTest::newRow("node missing value")
+        << BuiltProgram("railyard-node") << QStringList{"--config"} << "--config";
   }
 
   void usageErrorsExitWithTwo() {
@@ -46,7 +52,8 @@ class ExitCodesTest : public QObject {
   }
 
   void helpAndVersionExitWithZero() {
-    for (const QString& program : {QString(RAILYARDCTL), QString(RAILYARD_NODE)}) {
+    for (const QString& program :
+         {QString(BuiltProgram("railyardctl")), QString(BuiltProgram("railyard-node"))}) {
       const Result help = Run(program, {"--help"});
       QCOMPARE(help.code, 0);
       QVERIFY(help.out.contains("--version"));

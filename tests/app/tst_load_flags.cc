@@ -3,6 +3,9 @@
 // error that names the flag, since each client would otherwise take a random, uneven subset.
 #include <QProcess>
 #include <QTest>
+#include "tests/support/test_paths.h"
+
+using railyard::testing::BuiltProgram;
 
 class LoadFlagsTest : public QObject {
   Q_OBJECT
@@ -11,8 +14,9 @@ class LoadFlagsTest : public QObject {
   void deterministicSubsettingNeedsAClientIndex() {
     QProcess process;
     // Nothing listens there, and nothing is dialled: the flags are refused first.
-    process.start(RAILYARDCTL, {"load", "-s", "127.0.0.1:1", "--subset", "deterministic",
-                                "--subset-size", "1", "--duration-s", "1"});
+    process.start(BuiltProgram("railyardctl"),
+                  {"load", "-s", "127.0.0.1:1", "--subset", "deterministic", "--subset-size", "1",
+                   "--duration-s", "1"});
     QVERIFY(process.waitForFinished(10000));
     const QString err = QString::fromUtf8(process.readAllStandardError());
     QCOMPARE(process.exitCode(), 2);
@@ -21,7 +25,7 @@ class LoadFlagsTest : public QObject {
 
   void helpOffersTheClientIndex() {
     QProcess process;
-    process.start(RAILYARDCTL, {"load", "--help"});
+    process.start(BuiltProgram("railyardctl"), {"load", "--help"});
     QVERIFY(process.waitForFinished(10000));
     QVERIFY(QString::fromUtf8(process.readAllStandardOutput()).contains("--client-index"));
   }

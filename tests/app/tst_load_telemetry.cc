@@ -12,6 +12,9 @@
 
 #include "core/cluster/admin_client.h"
 #include "core/node/node.h"
+#include "tests/support/test_paths.h"
+
+using railyard::testing::BuiltProgram;
 
 using namespace railyard;
 
@@ -33,7 +36,7 @@ class LoadProcess {
   bool StartWith(const QStringList& flags) {
     QStringList args = {"load", "--duration-s", "120", "--admin-listen", "127.0.0.1:0"};
     args << flags;
-    process_.start(RAILYARDCTL, args);
+    process_.start(BuiltProgram("railyardctl"), args);
     if (!process_.waitForStarted(5000)) return false;
     // "load: telemetry on 127.0.0.1:PORT" on stderr once the admin service listens.
     const QRegularExpression line(R"(load: telemetry on 127\.0\.0\.1:(\d+))");
@@ -212,7 +215,7 @@ class LoadTelemetryTest : public QObject {
 
   void helpSaysTheEndpointIsOpenWithoutTokenFiles() {
     QProcess process;
-    process.start(RAILYARDCTL, {"load", "--help"});
+    process.start(BuiltProgram("railyardctl"), {"load", "--help"});
     QVERIFY(process.waitForFinished(10000));
     const QString help = QString::fromUtf8(process.readAllStandardOutput()).simplified();
     QVERIFY2(help.contains("--admin-operator-token-file") && help.contains("it is open"),

@@ -12,13 +12,17 @@
 #include <asio.hpp>
 
 #include "tests/support/run_program.h"
+#include "tests/support/test_paths.h"
+
+using railyard::testing::BuiltProgram;
 
 namespace {
 
 using Result = railyard::testing::ProgramResult;
 
 Result CheckConfig(const QStringList& args) {
-  return railyard::testing::RunProgram(RAILYARD_NODE, QStringList{"--check-config"} + args);
+  return railyard::testing::RunProgram(BuiltProgram("railyard-node"),
+                                       QStringList{"--check-config"} + args);
 }
 
 void Write(const QString& path, const QByteArray& text) {
@@ -87,7 +91,7 @@ class NodeCheckConfigTest : public QObject {
   void nodeLogsItsEffectiveSettingsWithoutTokens() {
     Write(dir_.filePath("secret.tokens"), "the-secret-viewer-token\n");
     QProcess node;
-    node.start(RAILYARD_NODE,
+    node.start(BuiltProgram("railyard-node"),
                {"--data-dir", dir_.filePath("settings-data"), "--listen", "127.0.0.1:0", "--sync",
                 "every-write", "--viewer-token-file", dir_.filePath("secret.tokens")});
     QVERIFY(node.waitForStarted(5000));

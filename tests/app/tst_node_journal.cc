@@ -17,6 +17,9 @@
 
 #include "core/cluster/admin_client.h"
 #include "tests/app/unix_datagram.h"
+#include "tests/support/test_paths.h"
+
+using railyard::testing::BuiltProgram;
 
 using namespace railyard;
 using namespace std::chrono_literals;
@@ -135,9 +138,10 @@ class NodeJournalTest : public QObject {
     node.setProcessEnvironment(env);
     node.setStandardErrorFile(stderr_path, QIODevice::Append);
     node.start("unshare",
-               InJournalNamespace(journal_dir_, {RAILYARD_NODE, "--name", "journaled", "--data-dir",
-                                                 dir_.filePath("data"), "--listen", "127.0.0.1:0",
-                                                 "--operator-token-file", tokens.fileName()}));
+               InJournalNamespace(journal_dir_,
+                                  {BuiltProgram("railyard-node"), "--name", "journaled",
+                                   "--data-dir", dir_.filePath("data"), "--listen", "127.0.0.1:0",
+                                   "--operator-token-file", tokens.fileName()}));
     QVERIFY(node.waitForStarted(5000));
     const auto stop = qScopeGuard([&] {
       if (node.state() == QProcess::NotRunning) return;
@@ -200,10 +204,10 @@ class NodeJournalTest : public QObject {
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.remove("JOURNAL_STREAM");
     node.setProcessEnvironment(env);
-    node.start(
-        "unshare",
-        InJournalNamespace(journal_dir_, {RAILYARD_NODE, "--log-journal", "--data-dir",
-                                          plain.fileName() + "/data", "--listen", "127.0.0.1:0"}));
+    node.start("unshare",
+               InJournalNamespace(journal_dir_,
+                                  {BuiltProgram("railyard-node"), "--log-journal", "--data-dir",
+                                   plain.fileName() + "/data", "--listen", "127.0.0.1:0"}));
     QVERIFY(node.waitForStarted(5000));
     const QList<Entry> entries = Collect(journal, node);
     QCOMPARE(node.state(), QProcess::NotRunning);
@@ -225,9 +229,10 @@ class NodeJournalTest : public QObject {
     QVERIFY(plain.open(QIODevice::WriteOnly));
     plain.close();
     node.setProcessEnvironment(env);
-    node.start("unshare", InJournalNamespace(journal_dir_, {RAILYARD_NODE, "--data-dir",
-                                                            dir_.filePath("plain-file") + "/data",
-                                                            "--listen", "127.0.0.1:0"}));
+    node.start("unshare",
+               InJournalNamespace(journal_dir_, {BuiltProgram("railyard-node"), "--data-dir",
+                                                 dir_.filePath("plain-file") + "/data", "--listen",
+                                                 "127.0.0.1:0"}));
     QVERIFY(node.waitForStarted(5000));
     const QList<Entry> entries = Collect(journal, node);
     QCOMPARE(node.state(), QProcess::NotRunning);

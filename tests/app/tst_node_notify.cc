@@ -15,6 +15,9 @@
 #include "core/cluster/admin_client.h"
 #include "core/rpc/client.h"
 #include "tests/app/unix_datagram.h"
+#include "tests/support/test_paths.h"
+
+using railyard::testing::BuiltProgram;
 
 using namespace railyard;
 using namespace std::chrono_literals;
@@ -44,7 +47,7 @@ struct NodeProcess {
     if (!socket.isEmpty()) env.insert("NOTIFY_SOCKET", socket);
     process.setProcessEnvironment(env);
     process.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    process.start(RAILYARD_NODE, args + QStringList{"--listen", "127.0.0.1:0"});
+    process.start(BuiltProgram("railyard-node"), args + QStringList{"--listen", "127.0.0.1:0"});
     if (!process.waitForStarted(10000) || !process.waitForReadyRead(30000)) return false;
     const QRegularExpressionMatch m =
         QRegularExpression(R"(LISTEN 127\.0\.0\.1:(\d+) ADMIN 127\.0\.0\.1:(\d+))")
@@ -90,8 +93,8 @@ class NodeNotifyTest : public QObject {
     env.insert("NOTIFY_SOCKET", path);
     env.insert("WATCHDOG_USEC", "200000");  // A ping every 100 ms.
     node.setProcessEnvironment(env);
-    node.start(RAILYARD_NODE, {"--data-dir", dir.filePath("data"), "--listen", "127.0.0.1:0",
-                               "--name", "notified"});
+    node.start(BuiltProgram("railyard-node"), {"--data-dir", dir.filePath("data"), "--listen",
+                                               "127.0.0.1:0", "--name", "notified"});
     QVERIFY(node.waitForStarted(5000));
     const auto stop = qScopeGuard([&] {
       if (node.state() == QProcess::NotRunning) return;
@@ -197,7 +200,8 @@ class NodeNotifyTest : public QObject {
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.remove("NOTIFY_SOCKET");
     node.setProcessEnvironment(env);
-    node.start(RAILYARD_NODE, {"--data-dir", dir.filePath("data"), "--listen", "127.0.0.1:0"});
+    node.start(BuiltProgram("railyard-node"),
+               {"--data-dir", dir.filePath("data"), "--listen", "127.0.0.1:0"});
     QVERIFY(node.waitForStarted(5000));
     QVERIFY(node.waitForReadyRead(30000));
     QVERIFY(node.readLine().startsWith("LISTEN "));

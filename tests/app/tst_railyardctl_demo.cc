@@ -3,6 +3,9 @@
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTest>
+#include "tests/support/test_paths.h"
+
+using railyard::testing::BuiltProgram;
 
 class RailyardctlDemoTest : public QObject {
   Q_OBJECT
@@ -10,7 +13,8 @@ class RailyardctlDemoTest : public QObject {
  private Q_SLOTS:
   void demoRunsAndStopsCleanly() {
     QProcess process;
-    process.start(RAILYARDCTL, {"demo", "--duration-s", "2", "--interval-ms", "500"});
+    process.start(BuiltProgram("railyardctl"),
+                  {"demo", "--duration-s", "2", "--interval-ms", "500"});
     QVERIFY(process.waitForStarted(5000));
     QVERIFY(process.waitForFinished(30000));
     const QString out = QString::fromUtf8(process.readAllStandardOutput());
@@ -28,7 +32,7 @@ class RailyardctlDemoTest : public QObject {
 
   void sigtermStopsTheDemo() {
     QProcess process;
-    process.start(RAILYARDCTL, {"demo", "--interval-ms", "200"});
+    process.start(BuiltProgram("railyardctl"), {"demo", "--interval-ms", "200"});
     QVERIFY(process.waitForStarted(5000));
     QVERIFY(process.waitForReadyRead(30000));  // First table printed: it is running.
     process.terminate();
@@ -39,11 +43,11 @@ class RailyardctlDemoTest : public QObject {
 
   void helpAndVersionWork() {
     QProcess process;
-    process.start(RAILYARDCTL, {"--version"});
+    process.start(BuiltProgram("railyardctl"), {"--version"});
     QVERIFY(process.waitForFinished(10000));
     QCOMPARE(process.exitCode(), 0);
     QVERIFY(process.readAllStandardOutput().startsWith("railyardctl "));
-    process.start(RAILYARDCTL, {"demo", "--help"});
+    process.start(BuiltProgram("railyardctl"), {"demo", "--help"});
     QVERIFY(process.waitForFinished(10000));
     QCOMPARE(process.exitCode(), 0);
     QVERIFY(process.readAllStandardOutput().contains("--memtable-entries"));
@@ -51,7 +55,7 @@ class RailyardctlDemoTest : public QObject {
 
   void badArgumentsFailClearly() {
     QProcess process;
-    process.start(RAILYARDCTL, {"demo", "--nodes", "0"});
+    process.start(BuiltProgram("railyardctl"), {"demo", "--nodes", "0"});
     QVERIFY(process.waitForFinished(10000));
     QVERIFY(process.exitCode() != 0);
     QVERIFY(!process.readAllStandardError().isEmpty());

@@ -11,6 +11,9 @@
 #include "core/trace/recording_reader.h"
 #include "tests/cluster/tls_admin_fixture.h"
 #include "tests/e2e/node_process.h"
+#include "tests/support/test_paths.h"
+
+using railyard::testing::BuiltProgram;
 
 using namespace railyard;
 using testing::TlsAdminFixture;
@@ -67,7 +70,7 @@ class TlsAccessTest : public QObject {
   void watchReachesATlsAdminService() {
     QString out;
     const int rc =
-        e2e::RunCtl(RAILYARDCTL,
+        e2e::RunCtl(BuiltProgram("railyardctl"),
                     QStringList{"watch", "-n", QString::fromStdString(fixture_->address()),
                                 "--count", "1", "--token", testing::kTlsViewerToken} +
                         TlsFlags(fixture_->GoodClient()),
@@ -79,7 +82,7 @@ class TlsAccessTest : public QObject {
   void watchSaysWhyWhenTheCaDoesNotMatch() {
     QString out;
     const int rc =
-        e2e::RunCtl(RAILYARDCTL,
+        e2e::RunCtl(BuiltProgram("railyardctl"),
                     QStringList{"watch", "-n", QString::fromStdString(fixture_->address()),
                                 "--count", "1", "--token", testing::kTlsViewerToken} +
                         TlsFlags(fixture_->WrongCaClient()),
@@ -92,7 +95,7 @@ class TlsAccessTest : public QObject {
     const QString path = dir_.filePath("tls.rec");
     QString out;
     const int rc =
-        e2e::RunCtl(RAILYARDCTL,
+        e2e::RunCtl(BuiltProgram("railyardctl"),
                     QStringList{"record", "-n", QString::fromStdString(fixture_->address()),
                                 "--token", testing::kTlsViewerToken, "-o", path, "--interval-ms",
                                 "100", "--duration-s", "3"} +  // Room for 2 rounds when loaded.
@@ -109,7 +112,7 @@ class TlsAccessTest : public QObject {
   void recordSaysWhyWhenTheCaDoesNotMatch() {
     QString out;
     const int rc = e2e::RunCtl(
-        RAILYARDCTL,
+        BuiltProgram("railyardctl"),
         QStringList{"record", "-n", QString::fromStdString(fixture_->address()), "--token",
                     testing::kTlsViewerToken, "-o", dir_.filePath("refused.rec"), "--interval-ms",
                     "100", "--duration-s", "0.5"} +
@@ -133,14 +136,14 @@ class TlsAccessTest : public QObject {
     file.close();
     QString out;
     const int rc = e2e::RunCtl(
-        RAILYARDCTL,
+        BuiltProgram("railyardctl"),
         {"watch", "--cluster", path, "--count", "1", "--token", testing::kTlsViewerToken}, &out);
     QVERIFY2(rc == 0, qPrintable(out));
     QVERIFY2(out.contains("behind-tls") && out.contains(testing::kTlsServiceMarker),
              qPrintable(out));
     // A flag overrides the file's field: the wrong CA now fails, and says why.
     const int refused =
-        e2e::RunCtl(RAILYARDCTL,
+        e2e::RunCtl(BuiltProgram("railyardctl"),
                     {"status", "--cluster", path, "--token", testing::kTlsViewerToken, "--tls-ca",
                      QString::fromStdString(fixture_->files().other_ca_cert)},
                     &out);

@@ -6,6 +6,9 @@
 #include <QThread>
 
 #include "railyard/docservice.pb.h"
+#include "tests/support/test_paths.h"
+
+using railyard::testing::BuiltProgram;
 
 namespace railyard::e2e {
 
@@ -28,7 +31,7 @@ QString DataDirOf(const QString& dir, const QString& name) { return dir + "/" + 
 NodeProcessOptions NodeOptions(const QString& dir, const QString& name,
                                const QStringList& extra_args) {
   NodeProcessOptions options;
-  options.binary = RAILYARD_NODE;
+  options.binary = BuiltProgram("railyard-node");
   options.name = name;
   options.data_dir = DataDirOf(dir, name);
   options.token_dir = dir;

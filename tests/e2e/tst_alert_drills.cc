@@ -20,6 +20,9 @@
 #include "tests/e2e/replication_support.h"
 #include "tests/support/free_port.h"
 #include "tests/support/http_get.h"
+#include "tests/support/test_paths.h"
+
+using railyard::testing::SourcePath;
 
 using namespace railyard;
 using namespace railyard::e2e;
@@ -114,8 +117,8 @@ class AlertDrillsTest : public QObject {
                          "  - job_name: railyard\n"
                          "    static_configs:\n"
                          "      - targets: ['%2', '%3', '%4']\n")
-                     .arg(RAILYARD_ALERT_RULES, Instance("updater"), Instance("replica1"),
-                          Instance("replica2"))
+                     .arg(SourcePath("resources/monitoring/railyard-alerts.yml"),
+                          Instance("updater"), Instance("replica1"), Instance("replica2"))
                      .toUtf8());
     config.close();
     prometheus_.setProcessChannelMode(QProcess::ForwardedErrorChannel);

@@ -17,6 +17,9 @@
 #include "railyard/docservice.pb.h"
 #include "tests/e2e/node_process.h"
 #include "tests/rpc/rpc_test_support.h"
+#include "tests/support/test_paths.h"
+
+using railyard::testing::BuiltProgram;
 
 using namespace railyard;
 using rpc::testing::WaitUntil;
@@ -37,7 +40,7 @@ class NodeProcess {
   // Starts on the given ports (0: any) and reads back the addresses it prints.
   bool Start(uint16_t port = 0, uint16_t admin_port = 0) {
     process_.start(
-        RAILYARD_NODE,
+        BuiltProgram("railyard-node"),
         {"--name", name_, "--data-dir", data_dir_, "--listen", QString("127.0.0.1:%1").arg(port),
          "--admin-listen", QString("127.0.0.1:%1").arg(admin_port), "--memtable-entries", "200",
          "--viewer-token-file", token_dir_ + "/viewer", "--operator-token-file",
@@ -77,7 +80,7 @@ class NodeProcess {
 };
 
 int Ctl(const QStringList& args, QString* out = nullptr) {
-  return railyard::e2e::RunCtl(RAILYARDCTL, args, out);
+  return railyard::e2e::RunCtl(BuiltProgram("railyardctl"), args, out);
 }
 
 uint64_t HandledPuts(const admin::Telemetry& t) {
@@ -165,7 +168,7 @@ class ClusterTest : public QObject {
                      "--unreplicated"};  // Three independent nodes: each takes writes.
     for (const auto& n : nodes_)
       args << "--server" << QString::fromStdString(n->service().ToString());
-    load->start(RAILYARDCTL, args);
+    load->start(BuiltProgram("railyardctl"), args);
     return load;
   }
 
@@ -357,8 +360,9 @@ class ClusterTest : public QObject {
     cluster.close();
     const QString recording = dir_->filePath("run.rec");
     QProcess recorder;
-    recorder.start(RAILYARDCTL, {"record", "--cluster", cluster.fileName(), "--out", recording,
-                                 "--interval-ms", "100", "--token", kViewer});
+    recorder.start(BuiltProgram("railyardctl"),
+                   {"record", "--cluster", cluster.fileName(), "--out", recording, "--interval-ms",
+                    "100", "--token", kViewer});
     QVERIFY(recorder.waitForStarted(10000));
     // Some rounds before the commands and some after, counted from the recorder's own progress
     // rather than assumed from the time that passed (a loaded machine polls fewer rounds in it).

@@ -2,10 +2,10 @@
 // The console's drills (issue 27): real railyard-node processes (an updater and two replicas) and
 // a real `railyardctl load` client with its telemetry, watched by the console's window (offscreen)
 // and its Session, fed by real polling, through a cluster file, with the models the views draw
-// from. Screenshots of the window at each drill go into SCREENSHOT_DIR for people to look at. Each
-// drill applies a fault and checks what the console shows within the deadline that docs/figures.md
-// states, and how fast it showed it. The console records the whole drill, and so does `railyardctl
-// record` beside it; both recordings replay the same states at the same times.
+// from. Screenshots of the window at each drill go into the build folder's screenshots/ for people
+// to look at. Each drill applies a fault and checks what the console shows within the deadline that
+// docs/figures.md states, and how fast it showed it. The console records the whole drill, and so
+// does `railyardctl record` beside it; both recordings replay the same states at the same times.
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
@@ -22,6 +22,7 @@
 #include "core/trace/recording_reader.h"
 #include "tests/e2e/replication_support.h"
 #include "tests/e2e/stopped.h"
+#include "tests/support/test_paths.h"
 #include "ui/models/overview_model.h"
 #include "ui/models/replication_model.h"
 #include "ui/models/throughput_model.h"
@@ -29,6 +30,9 @@
 #include "ui/shell/main_window.h"
 #include "ui/sources/replay_source.h"
 #include "ui/views/replication_view.h"
+
+using railyard::testing::BuiltProgram;
+using railyard::testing::ScreenshotDir;
 
 using namespace railyard;
 using namespace railyard::e2e;
@@ -54,7 +58,7 @@ class LoadClient {
  public:
   bool Start(const QStringList& flags) {
     process_.start(
-        RAILYARDCTL,
+        BuiltProgram("railyardctl"),
         QStringList{"load", "--duration-s", "600", "--admin-listen", "127.0.0.1:0"} + flags);
     if (!process_.waitForStarted(10000)) return false;
     const QRegularExpression said(R"(load: telemetry on (127\.0\.0\.1:\d+))");
@@ -157,12 +161,13 @@ class ConsoleDrillsTest : public QObject {
     }
     return timer.elapsed();
   }
-  // The window showing `tab`, as SCREENSHOT_DIR/drill_<name>.png.
+  // The window showing `tab`, as screenshots/drill_<name>.png.
   void Shot(const QString& name, const QString& tab) {
     window_->Tabs()->setCurrentIndex(window_->TabIndex(tab));
     QTest::qWait(300);  // Two frames at 10 Hz, drawn.
-    QDir().mkpath(SCREENSHOT_DIR);
-    QVERIFY(window_->grab().save(QString(SCREENSHOT_DIR "/drill_%1.png").arg(name)));
+    QDir().mkpath(ScreenshotDir());
+    QVERIFY(
+        window_->grab().save(QDir(ScreenshotDir()).filePath(QString("drill_%1.png").arg(name))));
   }
   void Note(const QString& name) {
     seen_.push_back({QDateTime::currentMSecsSinceEpoch(), NameOf(name), Health(name)});
@@ -217,8 +222,9 @@ class ConsoleDrillsTest : public QObject {
     recording_ = dir_.filePath("console.rec");
     QVERIFY2(session_->StartRecording(recording_, &error), qPrintable(error));
     ctl_recording_ = dir_.filePath("railyardctl.rec");
-    ctl_record_.start(RAILYARDCTL, {"record", "--cluster", cluster_file, "--token", kViewerToken,
-                                    "--out", ctl_recording_, "--interval-ms", "100"});
+    ctl_record_.start(BuiltProgram("railyardctl"),
+                      {"record", "--cluster", cluster_file, "--token", kViewerToken, "--out",
+                       ctl_recording_, "--interval-ms", "100"});
     QVERIFY(ctl_record_.waitForStarted(10000));
   }
 

@@ -13,6 +13,9 @@
 #include <random>
 
 #include "core/rpc/endpoint.h"
+#include "tests/support/test_paths.h"
+
+using railyard::testing::BuiltProgram;
 
 using namespace railyard;
 
@@ -32,10 +35,10 @@ uint64_t SeedFromEnvironment() {
 // Starts railyard-node on the given ports (0: any) and reads back the addresses it prints.
 bool StartNode(QProcess& node, const QString& data_dir, uint16_t port, uint16_t admin_port,
                rpc::Endpoint* service, rpc::Endpoint* admin) {
-  node.start(RAILYARD_NODE, {"--name", "crash", "--data-dir", data_dir, "--listen",
-                             QString("127.0.0.1:%1").arg(port), "--admin-listen",
-                             QString("127.0.0.1:%1").arg(admin_port), "--memtable-entries", "3000",
-                             "--log-level", "warn"});
+  node.start(BuiltProgram("railyard-node"), {"--name", "crash", "--data-dir", data_dir, "--listen",
+                                             QString("127.0.0.1:%1").arg(port), "--admin-listen",
+                                             QString("127.0.0.1:%1").arg(admin_port),
+                                             "--memtable-entries", "3000", "--log-level", "warn"});
   if (!node.waitForStarted(5000)) return false;
   QByteArray out;
   for (int i = 0; i < 100 && !out.contains('\n'); ++i) {
@@ -102,9 +105,10 @@ class CrashLoopTest : public QObject {
     QProcess load;
     const Reaper reaper{{&node, &load}};
     load.setProcessChannelMode(QProcess::SeparateChannels);
-    load.start(RAILYARDCTL, {"load", "--verify", "--json", "--server",
-                             QString::fromStdString(service.ToString()), "--concurrency", "4",
-                             "--keys", "20000", "--value-size", "200", "--duration-s", "86400"});
+    load.start(
+        BuiltProgram("railyardctl"),
+        {"load", "--verify", "--json", "--server", QString::fromStdString(service.ToString()),
+         "--concurrency", "4", "--keys", "20000", "--value-size", "200", "--duration-s", "86400"});
     QVERIFY(load.waitForStarted(5000));
     QByteArray pending;
     uint64_t checked = 0;

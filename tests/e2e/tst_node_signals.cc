@@ -14,6 +14,9 @@
 
 #include "core/load/demo_cluster.h"
 #include "tests/e2e/node_process.h"
+#include "tests/support/test_paths.h"
+
+using railyard::testing::BuiltProgram;
 
 using namespace railyard;
 
@@ -51,7 +54,7 @@ class NodeSignalsTest : public QObject {
     WriteText(dir.filePath("viewer"), "viewer-old\n");
     WriteText(dir.filePath("operator"), "operator-1\n");
     e2e::NodeProcessOptions options;
-    options.binary = RAILYARD_NODE;
+    options.binary = BuiltProgram("railyard-node");
     options.name = "hup";
     options.data_dir = dir.filePath("data");
     options.token_dir = dir.path();
@@ -99,7 +102,7 @@ class NodeSignalsTest : public QObject {
     load::DemoClusterOptions options;
     options.nodes = 1;
     options.clients = 1;
-    options.node_binary = RAILYARD_NODE;
+    options.node_binary = BuiltProgram("railyard-node");
     load::DemoCluster demo;
     const rpc::Status started = demo.Start(options);
     QVERIFY2(started.ok(), started.ToString().c_str());

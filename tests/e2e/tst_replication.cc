@@ -16,6 +16,9 @@
 #include "tests/e2e/replication_support.h"
 #include "tests/e2e/versioned_writer.h"
 #include "tests/rpc/tls_test_certs.h"
+#include "tests/support/test_paths.h"
+
+using railyard::testing::BuiltProgram;
 
 using namespace railyard;
 using namespace railyard::e2e;
@@ -67,7 +70,7 @@ QString Describe(const ReadTally& tally) {
 // Runs `railyard-node args` to its end (bounded); its exit code (-1 if killed) and output.
 int RunNode(const QStringList& args, QString* output) {
   QProcess node;
-  node.start(RAILYARD_NODE, args);
+  node.start(BuiltProgram("railyard-node"), args);
   if (!node.waitForFinished(30000)) {
     node.kill();
     node.waitForFinished(5000);

@@ -17,6 +17,9 @@
 #include "core/node/replication_lag.h"
 #include "tests/e2e/replication_support.h"
 #include "tests/e2e/stopped.h"
+#include "tests/support/test_paths.h"
+
+using railyard::testing::BuiltProgram;
 
 using namespace railyard;
 using namespace railyard::e2e;
@@ -132,7 +135,7 @@ class ReplicationFiguresTest : public QObject {
     }
     QVERIFY2(fetch_p99 > 100'000, qPrintable(QString::number(fetch_p99)));  // Long-polls waited.
     QString out;
-    QCOMPARE(RunCtl(RAILYARDCTL,
+    QCOMPARE(RunCtl(BuiltProgram("railyardctl"),
                     {"status", "-n", updater_->admin_address(), "--token", kViewerToken}, &out),
              0);
     const QStringList lines = out.split('\n', Qt::SkipEmptyParts);
@@ -181,7 +184,7 @@ class ReplicationFiguresTest : public QObject {
             std::string::npos);
 
     QString out;
-    QCOMPARE(RunCtl(RAILYARDCTL,
+    QCOMPARE(RunCtl(BuiltProgram("railyardctl"),
                     {"status", "-n", replica1_->admin_address(), "--token", kViewerToken}, &out),
              0);
     QVERIFY2(out.contains("unknown") && out.contains("disconnected"), qPrintable(out));
@@ -225,7 +228,8 @@ class ReplicationFiguresTest : public QObject {
   // replication goes on meanwhile (a drained replica still follows its updater).
   void drainAndUndrainShowOnEverySurface() {
     const QString admin = replica1_->admin_address();
-    QCOMPARE(RunCtl(RAILYARDCTL, {"drain", "-n", admin, "--token", kOperatorToken}), 0);
+    QCOMPARE(RunCtl(BuiltProgram("railyardctl"), {"drain", "-n", admin, "--token", kOperatorToken}),
+             0);
     admin::Telemetry t = TelemetryOf(*replica1_);
     QCOMPARE(t.state(), admin::NODE_LAME_DUCK);
     node::NodeMetricsInput input;
@@ -233,11 +237,15 @@ class ReplicationFiguresTest : public QObject {
     QVERIFY(node::RenderNodeMetrics(input).find("railyard_node_state{state=\"lame_duck\"} 1") !=
             std::string::npos);
     QString out;
-    QCOMPARE(RunCtl(RAILYARDCTL, {"status", "-n", admin, "--token", kViewerToken}, &out), 0);
+    QCOMPARE(
+        RunCtl(BuiltProgram("railyardctl"), {"status", "-n", admin, "--token", kViewerToken}, &out),
+        0);
     QVERIFY2(out.contains("lame-duck"), qPrintable(out));
     QCOMPARE(t.replication().state(), admin::REPLICA_TAILING);  // Still following.
     QVERIFY(t.replication().lag_known());
-    QCOMPARE(RunCtl(RAILYARDCTL, {"undrain", "-n", admin, "--token", kOperatorToken}), 0);
+    QCOMPARE(
+        RunCtl(BuiltProgram("railyardctl"), {"undrain", "-n", admin, "--token", kOperatorToken}),
+        0);
     QCOMPARE(TelemetryOf(*replica1_).state(), admin::NODE_SERVING);
   }
 
@@ -280,8 +288,9 @@ class ReplicationFiguresTest : public QObject {
   // reach the admin service, with the reason, and exits 4 (unreachable), never 0.
   void aWrongPortIsAClearError() {
     QString out;
-    const int rc = RunCtl(
-        RAILYARDCTL, {"status", "-n", replica1_->service_address(), "--token", kViewerToken}, &out);
+    const int rc =
+        RunCtl(BuiltProgram("railyardctl"),
+               {"status", "-n", replica1_->service_address(), "--token", kViewerToken}, &out);
     QVERIFY2(rc != 0, qPrintable(out));
     QVERIFY2(out.contains(replica1_->service_address()), qPrintable(out));
   }

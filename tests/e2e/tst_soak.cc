@@ -27,6 +27,9 @@
 
 #include "tests/e2e/node_process.h"
 #include "tests/e2e/proc_stats.h"
+#include "tests/support/test_paths.h"
+
+using railyard::testing::BuiltProgram;
 
 using namespace railyard;
 using Clock = std::chrono::steady_clock;
@@ -89,7 +92,7 @@ bool PollUntil(const std::function<bool()>& condition, std::chrono::milliseconds
 }
 
 int Ctl(const QStringList& args, QString* out = nullptr) {
-  return railyard::e2e::RunCtl(RAILYARDCTL, args, out);
+  return railyard::e2e::RunCtl(BuiltProgram("railyardctl"), args, out);
 }
 
 enum class Chaos { kDrain, kSigkill, kSigterm, kCompact, kFlush };
@@ -280,7 +283,7 @@ class SoakTest : public QObject {
                      "--json",
                      "--unreplicated"};  // Three independent nodes: each takes writes.
     for (const auto& n : nodes_) args << "--server" << n->service_address();
-    load->start(RAILYARDCTL, args);
+    load->start(BuiltProgram("railyardctl"), args);
     QVERIFY(load->waitForStarted(5000));
     loads_.push_back(std::move(load));
   }
@@ -395,9 +398,9 @@ class SoakTest : public QObject {
     figures_.resize(kNodes);
     for (int i = 0; i < kNodes; ++i) {
       const QString name = QString("node%1").arg(i);
-      nodes_.push_back(std::make_unique<e2e::NodeProcess>(
-          e2e::NodeProcessOptions{RAILYARD_NODE, name, dir_->filePath(name), dir_->path(),
-                                  dir_->filePath(name + ".log"), kMemtableEntries, kGraceMs}));
+      nodes_.push_back(std::make_unique<e2e::NodeProcess>(e2e::NodeProcessOptions{
+          BuiltProgram("railyard-node"), name, dir_->filePath(name), dir_->path(),
+          dir_->filePath(name + ".log"), kMemtableEntries, kGraceMs}));
       StartNode(i);
       if (QTest::currentTestFailed()) return;
     }

@@ -9,6 +9,10 @@
 #include <QTest>
 
 #include "tests/support/run_program.h"
+#include "tests/support/test_paths.h"
+
+using railyard::testing::BuiltProgram;
+using railyard::testing::SourcePath;
 
 namespace {
 
@@ -36,11 +40,11 @@ class ServiceUnitTest : public QObject {
     if (QStandardPaths::findExecutable("systemd-analyze").isEmpty()) {
       QSKIP("systemd-analyze is not installed (Debian: package systemd)");
     }
-    QFile source(UNIT_FILE);
+    QFile source(SourcePath("installer/railyard-node.service"));
     QVERIFY(source.open(QIODevice::ReadOnly));
     QByteArray text = source.readAll();
     QVERIFY(text.contains("/usr/bin/railyard-node"));
-    text.replace("/usr/bin/railyard-node", RAILYARD_NODE);
+    text.replace("/usr/bin/railyard-node", BuiltProgram("railyard-node"));
     unit_ = dir_.filePath("railyard-node.service");
     QFile copy(unit_);
     QVERIFY(copy.open(QIODevice::WriteOnly));

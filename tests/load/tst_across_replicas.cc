@@ -15,6 +15,9 @@
 #include "core/load/demo_cluster.h"
 #include "core/rpc/client.h"
 #include "railyard/docservice.pb.h"
+#include "tests/support/test_paths.h"
+
+using railyard::testing::BuiltProgram;
 
 using namespace railyard;
 
@@ -25,7 +28,7 @@ constexpr uint64_t kKeys = 2000;
 // Runs railyardctl with `args` (bounded); its exit code, with stdout and stderr in `out`.
 int Ctl(const QStringList& args, QString* out) {
   QProcess process;
-  process.start(RAILYARDCTL, args);
+  process.start(BuiltProgram("railyardctl"), args);
   if (!process.waitForFinished(60000)) {
     process.kill();
     process.waitForFinished(5000);
@@ -106,7 +109,7 @@ class AcrossReplicasTest : public QObject {
   void init() {
     load::DemoClusterOptions options;  // An updater and two replicas.
     options.clients = 0;
-    options.node_binary = RAILYARD_NODE;
+    options.node_binary = BuiltProgram("railyard-node");
     const rpc::Status started = demo_.Start(options);
     QVERIFY2(started.ok(), started.ToString().c_str());
     QCOMPARE(demo_.nodes().size(), size_t{3});
@@ -122,7 +125,7 @@ class AcrossReplicasTest : public QObject {
     // below (a loaded machine takes longer); then SIGTERM, which the load answers with its last
     // check and its summary.
     QProcess verify;
-    verify.start(RAILYARDCTL,
+    verify.start(BuiltProgram("railyardctl"),
                  {"load", "--updater", updater, "--read", read.join(','), "--verify", "--json",
                   "--duration-s", "120", "--keys", QString::number(kKeys), "--concurrency", "4"});
     QVERIFY(verify.waitForStarted(10000));

@@ -14,6 +14,9 @@
 #include "core/cluster/admin_client.h"
 #include "core/cluster/cluster_file.h"
 #include "core/load/demo_cluster.h"
+#include "tests/support/test_paths.h"
+
+using railyard::testing::BuiltProgram;
 
 using namespace railyard;
 
@@ -45,7 +48,7 @@ class DemoClusterTest : public QObject {
     load::DemoClusterOptions options;
     options.nodes = 2;
     options.clients = 1;
-    options.node_binary = RAILYARD_NODE;
+    options.node_binary = BuiltProgram("railyard-node");
     options.operator_tokens = {"demo-operator"};
     load::DemoCluster demo;
     const rpc::Status started = demo.Start(options);
@@ -79,7 +82,7 @@ class DemoClusterTest : public QObject {
     load::DemoClusterOptions options;  // 3 nodes by default.
     options.clients = 2;
     options.keys = 500;  // Few keys, so reads soon find documents written.
-    options.node_binary = RAILYARD_NODE;
+    options.node_binary = BuiltProgram("railyard-node");
     options.operator_tokens = {"demo-operator"};
     load::DemoCluster demo;
     const rpc::Status started = demo.Start(options);

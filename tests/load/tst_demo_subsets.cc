@@ -6,6 +6,9 @@
 #include <map>
 
 #include "core/load/demo_cluster.h"
+#include "tests/support/test_paths.h"
+
+using railyard::testing::BuiltProgram;
 
 using namespace railyard;
 
@@ -18,7 +21,7 @@ class DemoSubsetsTest : public QObject {
     options.nodes = 3;
     options.clients = 3;
     options.concurrency = 1;
-    options.node_binary = RAILYARD_NODE;
+    options.node_binary = BuiltProgram("railyard-node");
     options.subset_mode = balance::SubsetMode::kDeterministic;
     options.subset_size = 1;
     load::DemoCluster demo;

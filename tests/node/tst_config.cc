@@ -6,6 +6,9 @@
 #include "core/cluster/cluster_file.h"
 #include "core/node/config.h"
 #include "storage/options.h"
+#include "tests/support/test_paths.h"
+
+using railyard::testing::SourcePath;
 
 using namespace railyard;
 
@@ -22,10 +25,11 @@ class ConfigTest : public QObject {
  private Q_SLOTS:
   void shippedSamplesParse() {
     config::NodeConfig node_config;
-    QVERIFY(node::LoadNodeConfig(RESOURCES "/railyard-node.textproto", &node_config).ok());
+    QVERIFY(
+        node::LoadNodeConfig(SourcePath("resources/railyard-node.textproto"), &node_config).ok());
     QCOMPARE(node_config.admin_listen(), std::string("127.0.0.1:7001"));
     config::Cluster cluster;
-    QVERIFY(cluster::LoadClusterFile(RESOURCES "/cluster.textproto", &cluster).ok());
+    QVERIFY(cluster::LoadClusterFile(SourcePath("resources/cluster.textproto"), &cluster).ok());
     QCOMPARE(cluster.node_size(), 3);
   }
 
@@ -57,7 +61,7 @@ class ConfigTest : public QObject {
     node::NodeOptions o;
     QVERIFY(node::NodeOptionsFrom(c, &o).ok());
     QCOMPARE(std::string(storage::SyncPolicyName(o.storage.sync)), std::string("interval"));
-    QFile readme(RESOURCES "/../docs/guide.md");
+    QFile readme(SourcePath("docs/guide.md"));
     QVERIFY(readme.open(QIODevice::ReadOnly));
     const QString text = QString::fromUtf8(readme.readAll());
     const qsizetype section = text.indexOf("## Operating safely");

@@ -13,12 +13,15 @@
 #include <QTest>
 
 #include "core/node/node_metrics.h"
+#include "tests/support/test_paths.h"
+
+using railyard::testing::SourcePath;
 
 using namespace railyard;
 
 namespace {
 
-const QString kDir = QStringLiteral(RESOURCES "/monitoring");
+const QString kDir = QString(SourcePath("resources/monitoring"));
 
 // Runs promtool with `arguments` in kDir: its exit code and what it printed.
 std::pair<int, QString> Promtool(const QStringList& arguments) {

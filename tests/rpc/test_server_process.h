@@ -2,7 +2,8 @@
 #pragma once
 
 // An rpc_test_server child process (tests/rpc/rpc_test_server_main.cc), for tests that need a
-// server they can SIGKILL, SIGSTOP or SIGTERM. The test target defines RPC_TEST_SERVER (its path).
+// server they can SIGKILL, SIGSTOP or SIGTERM. The test target depends on rpc_test_server, which
+// lands beside it in bin/.
 
 #include <QProcess>
 #include <QString>
@@ -10,6 +11,7 @@
 #include <cstdint>
 
 #include "core/rpc/endpoint.h"
+#include "tests/support/test_paths.h"
 
 namespace railyard::rpc::testing {
 
@@ -19,8 +21,9 @@ namespace railyard::rpc::testing {
 class ServerProcess {
  public:
   explicit ServerProcess(const QString& name, int service_us = 0, int grace_ms = 2000) {
-    process_.start(RPC_TEST_SERVER, {"--name", name, "--service-us", QString::number(service_us),
-                                     "--grace-ms", QString::number(grace_ms)});
+    process_.start(::railyard::testing::BuiltProgram("rpc_test_server"),
+                   {"--name", name, "--service-us", QString::number(service_us), "--grace-ms",
+                    QString::number(grace_ms)});
     if (!process_.waitForStarted(5000)) return;
     QByteArray out;
     for (int i = 0; i < 200 && !out.contains('\n'); ++i) {  // At most 20 s, for a loaded machine.

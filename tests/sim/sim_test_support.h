@@ -11,14 +11,16 @@
 #include "core/balance/policy.h"
 #include "core/sim/scenario.h"
 #include "core/sim/simulator.h"
+#include "tests/support/test_paths.h"
 
 namespace railyard::sim::testing {
 
-// `file` from resources/scenarios (RAILYARD_SCENARIOS_DIR, set by the test's CMake target), or
-// any path when `file` holds a '/'.
+// `file` from the source tree's resources/scenarios, or any path when `file` holds a '/'.
 inline Scenario LoadShipped(const std::string& file) {
   const std::string path =
-      file.find('/') == std::string::npos ? std::string(RAILYARD_SCENARIOS_DIR) + "/" + file : file;
+      file.find('/') == std::string::npos
+          ? std::string(::railyard::testing::SourcePath("resources/scenarios/" + file))
+          : file;
   Scenario s;
   std::string error;
   if (!LoadScenarioFile(path, &s, &error)) qFatal("%s", error.c_str());

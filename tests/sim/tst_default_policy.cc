@@ -16,6 +16,9 @@
 #include "core/sim/simulator.h"
 #include "tests/sim/sim_test_support.h"
 #include "tests/support/test_depth.h"
+#include "tests/support/test_paths.h"
+
+using railyard::testing::SourcePath;
 
 using railyard::balance::PolicyKind;
 using railyard::sim::Action;
@@ -92,7 +95,7 @@ class DefaultPolicyTest : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void defaultMeetsTheBarInEveryShippedScenario() {
-    const QDir dir(RAILYARD_SCENARIOS_DIR);
+    const QDir dir(SourcePath("resources/scenarios"));
     const QStringList files = dir.entryList({"*.scn"}, QDir::Files, QDir::Name);
     QVERIFY(files.size() >= 17);
     std::string missed;
@@ -107,8 +110,8 @@ class DefaultPolicyTest : public QObject {
   // Without the client's rule (dispose of a connection whose answers keep failing), lowest slot
   // keeps sending a sinkhole its low-slot connections' share and the retry budget runs out.
   void sinkholeIsEscapedByDisposingOfFailingConnections() {
-    const Scenario s =
-        Compressed(Load(QDir(RAILYARD_SCENARIOS_DIR).filePath("13-sinkhole.scn")), kCompress);
+    const Scenario s = Compressed(
+        Load(QDir(SourcePath("resources/scenarios")).filePath("13-sinkhole.scn")), kCompress);
     SimOptions without;
     without.failed_answers_limit = 0;
     without.slot_choices = 1;

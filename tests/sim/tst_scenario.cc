@@ -8,6 +8,9 @@
 
 #include "core/base/random.h"
 #include "core/sim/scenario.h"
+#include "tests/support/test_paths.h"
+
+using railyard::testing::SourcePath;
 
 using railyard::sim::Action;
 using railyard::sim::ActionArgs;
@@ -39,7 +42,7 @@ class ScenarioTest : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void everyShippedScenarioParses() {
-    QDir dir(RAILYARD_SCENARIOS_DIR);
+    QDir dir(SourcePath("resources/scenarios"));
     const QStringList files = dir.entryList({"*.scn"}, QDir::Files, QDir::Name);
     QVERIFY2(files.size() >= 12, "expected the twelve sample scenarios");
     QSet<QString> names;
@@ -62,7 +65,7 @@ class ScenarioTest : public QObject {
 
   // The example operators copy from docs/scenarios.md parses as written.
   void documentationExampleParses() {
-    QFile doc(RAILYARD_DOCS_DIR "/scenarios.md");
+    QFile doc(SourcePath("docs/scenarios.md"));
     QVERIFY(doc.open(QIODevice::ReadOnly));
     const QString text = QString::fromUtf8(doc.readAll());
     const qsizetype example = text.indexOf("## Example");

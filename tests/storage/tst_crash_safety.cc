@@ -13,6 +13,9 @@
 
 #include "storage/wal.h"
 #include "tests/storage/storage_test_support.h"
+#include "tests/support/test_paths.h"
+
+using railyard::testing::BuiltProgram;
 
 using namespace railyard::storage;
 using namespace railyard::storage::testing;
@@ -36,7 +39,8 @@ class CrashSafetyTest : public QObject {
     for (; round < rounds || (total_acked == 0 && round < 4 * rounds); ++round) {
       QProcess child;
       // A small in-memory index so crashes also land during flushes and compactions.
-      child.start(CRASH_WRITER, {dir.path(), QString::number(round), "64"});
+      child.start(BuiltProgram("docstore_crash_writer"),
+                  {dir.path(), QString::number(round), "64"});
       QVERIFY(child.waitForStarted(10000));
       QByteArray output;
       for (int i = 0; round >= rounds && i < 300 && !output.contains("OPEN"); ++i) {  // <= 30 s.
@@ -117,7 +121,7 @@ class CrashSafetyTest : public QObject {
     QTemporaryDir dir;
     QProcess child;
     // A memtable larger than anything written: every write is still only in the log.
-    child.start(CRASH_WRITER, {dir.path(), "0", "100000", "none"});
+    child.start(BuiltProgram("docstore_crash_writer"), {dir.path(), "0", "100000", "none"});
     QVERIFY(child.waitForStarted(10000));
     QByteArray output;
     QElapsedTimer waited;

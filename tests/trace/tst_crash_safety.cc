@@ -14,8 +14,11 @@
 
 #include "core/trace/recording_reader.h"
 #include "core/trace/recording_writer.h"
+#include "tests/support/test_paths.h"
 #include "tests/trace/status_checks.h"
 #include "tests/trace/telemetry_fixture.h"
+
+using railyard::testing::BuiltProgram;
 
 using namespace railyard;
 using namespace railyard::trace;
@@ -59,7 +62,8 @@ class CrashSafetyTest : public QObject {
         }
       }
     });
-    child.start(TRACE_KILL_WRITER, {QString::fromStdString(path), QString::number(kCommitEveryMs)});
+    child.start(BuiltProgram("trace_kill_writer"),
+                {QString::fromStdString(path), QString::number(kCommitEveryMs)});
     QVERIFY(child.waitForStarted(10000));
     QTRY_VERIFY_WITH_TIMEOUT(ready, 30000);
     QTest::qWait(2500);  // Rows for well over kMustSurviveMs, then the kill.
@@ -84,10 +88,10 @@ class CrashSafetyTest : public QObject {
       const Snapshot& s = cursor->snapshot();
       VERIFY_OK(s.status);
       // An unbroken prefix: snapshot n is the n-th appended.
-      QCOMPARE(s.unix_ms, testing::kKillWriterBaseMs + static_cast<int64_t>(recovered));
-      QCOMPARE(s.node, testing::NodeName(static_cast<int>(recovered % 3)));
+      QCOMPARE(s.unix_ms, trace::testing::kKillWriterBaseMs + static_cast<int64_t>(recovered));
+      QCOMPARE(s.node, trace::testing::NodeName(static_cast<int>(recovered % 3)));
       QVERIFY(MessageDifferencer::Equals(
-          s.telemetry, testing::MakeTelemetry(s.node, recovered / 3 + 1, s.unix_ms)));
+          s.telemetry, trace::testing::MakeTelemetry(s.node, recovered / 3 + 1, s.unix_ms)));
     }
     VERIFY_OK(cursor->status());
     qInfo("%zu rows reported, %zu reported over %lld ms before the kill, %llu recovered",
@@ -101,7 +105,7 @@ class CrashSafetyTest : public QObject {
     // The killed recording takes appends again.
     std::unique_ptr<RecordingWriter> writer;
     VERIFY_OK(RecordingWriter::Create(path, WriterOptions(), &writer));
-    VERIFY_OK(writer->AppendEvent(testing::kKillWriterBaseMs, "node-00", "console.annotate",
+    VERIFY_OK(writer->AppendEvent(trace::testing::kKillWriterBaseMs, "node-00", "console.annotate",
                                   "recorder restarted"));
     VERIFY_OK(writer->Close());
     VERIFY_OK(RecordingReader::Open(path, &reader));

@@ -20,8 +20,6 @@ railyard_add_qtest(tst_ui_cluster_state SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_cl
 
 railyard_add_qtest(tst_ui_cluster_models SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_cluster_models.cc
   LIBS railyard_ui_models railyard_ui_console_fixture TIMEOUT 60)
-target_compile_definitions(tst_ui_cluster_models PRIVATE
-  RAILYARD_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data")
 
 railyard_add_qtest(tst_ui_live_source SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_live_source.cc
   LIBS railyard_ui railyard_node railyard_load TIMEOUT 120)
@@ -30,22 +28,16 @@ railyard_add_qtest(tst_ui_live_source SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_live
 railyard_add_qtest(tst_ui_replay_record SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_replay_record.cc
   LIBS railyard_ui railyard_ui_console_fixture TIMEOUT 120)
 # A simulator's recording comes from `railyardctl sim --record`.
-target_compile_definitions(tst_ui_replay_record PRIVATE RAILYARDCTL="$<TARGET_FILE:railyardctl>"
-  RAILYARD_SCENARIOS="${PROJECT_SOURCE_DIR}/resources/scenarios")
 add_dependencies(tst_ui_replay_record railyardctl)
 
 railyard_add_qtest(tst_ui_main_window SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_main_window.cc
   LIBS railyard_ui railyard_node railyard_load TIMEOUT 120)
-target_compile_definitions(tst_ui_main_window PRIVATE
-  SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}" RAILYARD_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data")
 
 # `railyard --demo` offscreen, as scripts/demo.sh runs it where there is no display.
 find_package(Qt6 REQUIRED COMPONENTS Gui)
 railyard_add_qtest(tst_ui_railyard_app SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_railyard_app.cc
   LIBS Qt6::Gui TIMEOUT 120)
-target_compile_definitions(tst_ui_railyard_app PRIVATE RAILYARD="$<TARGET_FILE:railyard>"
-  RAILYARD_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data"
-  RAILYARD_CONSOLE_MALLOC="${RAILYARD_CONSOLE_MALLOC}")
+target_compile_definitions(tst_ui_railyard_app PRIVATE RAILYARD_CONSOLE_MALLOC="${RAILYARD_CONSOLE_MALLOC}")
 add_dependencies(tst_ui_railyard_app railyard)
 
 # The console over TLS: --tls flags and a cluster file's admin_tls, and a CA that does not match.
@@ -61,7 +53,6 @@ railyard_warnings(railyard_ui_replication_fixture)
 
 railyard_add_qtest(tst_ui_replication SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_replication.cc
   LIBS railyard_ui railyard_ui_replication_fixture TIMEOUT 60)
-target_compile_definitions(tst_ui_replication PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}")
 
 # The same against a real updater and replica on loopback, polled live, recorded and replayed.
 railyard_add_qtest(tst_ui_replication_live SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_replication_live.cc
@@ -71,31 +62,26 @@ railyard_add_qtest(tst_ui_replication_live SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst
 # refused token that stops polling, Edit token and Remove node (real nodes, railyardctl).
 railyard_add_qtest(tst_ui_node_health SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_node_health.cc
   LIBS railyard_ui railyard_node spdlog::spdlog TIMEOUT 120)
-target_compile_definitions(tst_ui_node_health PRIVATE RAILYARDCTL="$<TARGET_FILE:railyardctl>")
 add_dependencies(tst_ui_node_health railyardctl)
 
 # The request-flow model and view: generated frames (pools, slot tables, a drain, a replay seek),
 # screenshots, and real nodes with a real Boxcar client.
 railyard_add_qtest(tst_ui_flow SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_flow.cc
   LIBS railyard_ui railyard_ui_console_fixture railyard_node railyard_load TIMEOUT 120)
-target_compile_definitions(tst_ui_flow PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}"
-  RAILYARDCTL="$<TARGET_FILE:railyardctl>" RAILYARD_SCENARIOS="${PROJECT_SOURCE_DIR}/resources/scenarios")
 add_dependencies(tst_ui_flow railyardctl)
 # The Slots tab: matrix view, side panel, totals, marks, sorting; generated frames and replay.
 railyard_add_qtest(tst_ui_slot_matrix SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_slot_matrix.cc
   LIBS railyard_ui railyard_ui_console_fixture TIMEOUT 60)
-target_compile_definitions(tst_ui_slot_matrix PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}")
+
 # Clients as rows of their own: cluster sums count served requests once, the Overview's client
 # rows and "—" without traffic (a real node and load client, and generated frames).
 railyard_add_qtest(tst_ui_client_rows SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_client_rows.cc
   LIBS railyard_ui railyard_node railyard_load TIMEOUT 60)
-target_compile_definitions(tst_ui_client_rows PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}")
+
 # Habits: the start page, the demo's addresses, launch errors, Add node in a replay, export from
 # every tab, small and large windows, accessible names, plots following the palette.
 railyard_add_qtest(tst_ui_console_habits SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_console_habits.cc
   LIBS railyard_ui railyard_node railyard_load TIMEOUT 120)
-target_compile_definitions(tst_ui_console_habits PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}"
-  RAILYARD_TEST_DATA="${PROJECT_SOURCE_DIR}/tests/data" RAILYARDCTL="$<TARGET_FILE:railyardctl>")
 add_dependencies(tst_ui_console_habits railyardctl)
 
 # The console at 300 nodes x 300 clients: what keeps frames, seeks and long replays cheap.

@@ -10,19 +10,16 @@ railyard_add_qtest(tst_ui_storage_models SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_s
 
 railyard_add_qtest(tst_ui_storage_views SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_storage_views.cc
   LIBS railyard_ui_storage_test_support railyard_ui TIMEOUT 120)
-target_compile_definitions(tst_ui_storage_views PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}")
 
 railyard_add_qtest(tst_ui_actions SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_actions.cc
   LIBS railyard_ui_storage_test_support railyard_ui TIMEOUT 120)
-target_compile_definitions(tst_ui_actions PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}")
 
 railyard_add_qtest(tst_ui_compaction_view SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_compaction_view.cc
   LIBS railyard_ui_storage_test_support railyard_ui TIMEOUT 120)
-target_compile_definitions(tst_ui_compaction_view PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}")
 
 railyard_add_qtest(tst_ui_bloom_view SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_bloom_view.cc
   LIBS railyard_ui TIMEOUT 60)
-target_compile_definitions(tst_ui_bloom_view PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}")
+
 railyard_add_qtest(tst_ui_throughput_view SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_throughput_view.cc
   LIBS railyard_ui TIMEOUT 60)
-target_compile_definitions(tst_ui_throughput_view PRIVATE SCREENSHOT_DIR="${RAILYARD_SCREENSHOT_DIR}")
+

@@ -17,6 +17,7 @@
 #include <QTest>
 #include <QTimer>
 
+#include "tests/support/test_paths.h"
 #include "tests/ui/storage_test_node.h"
 #include "ui/actions/action_controller.h"
 #include "ui/actions/audit_log.h"
@@ -24,6 +25,8 @@
 #include "ui/actions/audit_log_view.h"
 #include "ui/views/compaction_view.h"
 #include "ui/views/index_stack_widget.h"
+
+using railyard::testing::ScreenshotDir;
 
 using namespace railyard;
 using namespace railyard::ui;
@@ -432,8 +435,8 @@ class ActionsTest : public QObject {
     QCOMPARE(table->rowCount(), 0);
     view.ActionFilter()->setCurrentIndex(0);
     QCOMPARE(table->rowCount(), 4);
-    QDir().mkpath(SCREENSHOT_DIR);
-    QVERIFY(view.grab().save(QDir(SCREENSHOT_DIR).filePath("audit_log_view.png")));
+    QDir().mkpath(ScreenshotDir());
+    QVERIFY(view.grab().save(QDir(ScreenshotDir()).filePath("audit_log_view.png")));
 
     // A file that is not a database is refused with a clear error.
     const QString junk = dir.filePath("junk.sqlite");

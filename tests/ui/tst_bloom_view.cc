@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QTest>
 
+#include "tests/ui/screenshot.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/views/bloom_view.h"
 #include "ui/views/qcustomplot_include.h"

@@ -20,12 +20,15 @@
 #include "core/node/node.h"
 #include "core/node/telemetry.h"
 
+#include "tests/support/test_paths.h"
 #include "ui/models/cluster_state.h"
 #include "ui/models/flow_model.h"
 #include "ui/models/overview_model.h"
 #include "ui/models/palette.h"
 #include "ui/models/throughput_model.h"
 #include "ui/views/overview_view.h"
+
+using railyard::testing::ScreenshotDir;
 
 using namespace railyard;
 using railyard::ui::ClusterState;
@@ -316,8 +319,8 @@ class ClientRowsTest : public QObject {
     view.resize(1200, 320);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
-    QDir().mkpath(SCREENSHOT_DIR);
-    QVERIFY(view.grab().save(QDir(SCREENSHOT_DIR).filePath("overview_client_rows.png")));
+    QDir().mkpath(ScreenshotDir());
+    QVERIFY(view.grab().save(QDir(ScreenshotDir()).filePath("overview_client_rows.png")));
   }
 
   // C8: in a replay, Space went into "Filter by name" (it had the focus), and the table emptied

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "core/trace/recording_reader.h"
+#include "tests/support/test_paths.h"
 #include "tests/ui/console_fixture.h"
 #include "ui/models/cluster_state.h"
 #include "ui/models/natural_order.h"
@@ -17,6 +18,8 @@
 #include "ui/models/palette.h"
 #include "ui/models/slot_matrix_client_detail.h"
 #include "ui/models/slot_matrix_model.h"
+
+using railyard::testing::SourcePath;
 
 using railyard::ui::ClientDetailModel;
 using railyard::ui::ClusterState;
@@ -54,7 +57,7 @@ std::unique_ptr<QAbstractItemModelTester> Tester(QAbstractItemModel* model) {
 QString DataFile(QTemporaryDir& dir) {
   // A copy: readers may leave -wal/-shm files beside a recording, never in the source tree.
   const QString copy = dir.filePath("console_small.rec");
-  QFile::copy(QStringLiteral(RAILYARD_TEST_DATA "/console_small.rec"), copy);
+  QFile::copy(QString(SourcePath("tests/data/console_small.rec")), copy);
   return copy;
 }
 

@@ -8,6 +8,7 @@
 #include <QPushButton>
 #include <QTest>
 
+#include "tests/ui/screenshot.h"
 #include "tests/ui/storage_test_node.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/views/compaction_view.h"

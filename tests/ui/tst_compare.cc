@@ -17,6 +17,8 @@
 #include <map>
 
 #include "core/trace/recording_reader.h"
+#include "tests/support/test_paths.h"
+#include "tests/ui/screenshot.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/compare/compare_summary.h"
 #include "ui/compare/compare_window.h"
@@ -24,6 +26,9 @@
 #include "ui/compare/recording_series.h"
 #include "ui/shell/main_window.h"
 #include "ui/views/qcustomplot_include.h"
+
+using railyard::testing::BuiltProgram;
+using railyard::testing::SourcePath;
 
 using namespace railyard;
 using namespace railyard::ui;
@@ -84,9 +89,10 @@ class CompareTest : public QObject {
 
   bool Simulate(const QString& policy, qint64 start_ms, const QString& out) {
     QProcess sim;
-    sim.start(RAILYARDCTL, {"sim", RAILYARD_SCENARIOS "/04-flaky.scn", "--policy", policy,
-                            "--duration-s", QString::number(kSeconds), "--start-unix-ms",
-                            QString::number(start_ms), "--record", out});
+    sim.start(
+        BuiltProgram("railyardctl"),
+        {"sim", SourcePath("resources/scenarios/04-flaky.scn"), "--policy", policy, "--duration-s",
+         QString::number(kSeconds), "--start-unix-ms", QString::number(start_ms), "--record", out});
     if (!sim.waitForFinished(120000) || sim.exitCode() != 0) {
       qWarning("%s", sim.readAllStandardError().constData());
       return false;
@@ -327,12 +333,13 @@ class CompareTest : public QObject {
     // `railyard --compare A B` without a display writes its screenshot once both are loaded.
     const QString shot = dir_.filePath("cli.png");
     QProcess railyard;
-    railyard.start(RAILYARD, {"--compare", a_, b_, "--screenshot", shot});
+    railyard.start(BuiltProgram("railyard"), {"--compare", a_, b_, "--screenshot", shot});
     QVERIFY(railyard.waitForFinished(60000));
     QVERIFY2(railyard.exitCode() == 0, railyard.readAllStandardError().constData());
     QVERIFY(!QImage(shot).isNull());
     // A file that is not there: said on stderr (and in the window), exit code 1.
-    railyard.start(RAILYARD, {"--compare", a_, dir_.filePath("missing.rec"), "--screenshot", shot});
+    railyard.start(BuiltProgram("railyard"),
+                   {"--compare", a_, dir_.filePath("missing.rec"), "--screenshot", shot});
     QVERIFY(railyard.waitForFinished(60000));
     QCOMPARE(railyard.exitCode(), 1);
     QVERIFY(railyard.readAllStandardError().contains("Recording B: "));
@@ -341,7 +348,7 @@ class CompareTest : public QObject {
   void aRecordingOfRealNodesHasLatency() {
     // A recording of real nodes carries latency too, and a recording compared with itself gives
     // ratios of one throughout.
-    const QString real = RAILYARD_TEST_DATA "/console_small.rec";
+    const QString real = SourcePath("tests/data/console_small.rec");
     CompareWindow window;
     QVERIFY(OpenAndWait(&window, real, real));
     QVERIFY2(window.ErrorText().isEmpty(), qPrintable(window.ErrorText()));

@@ -30,6 +30,7 @@
 #include <functional>
 
 #include "core/cluster/access.h"
+#include "tests/support/test_paths.h"
 #include "tests/ui/loaded_node.h"
 #include "ui/models/overview_model.h"
 #include "ui/models/replication_model.h"
@@ -49,6 +50,10 @@
 #include "ui/views/slot_matrix_view.h"
 #include "ui/views/timeline_widget.h"
 
+using railyard::testing::BuiltProgram;
+using railyard::testing::ScreenshotDir;
+using railyard::testing::SourcePath;
+
 using railyard::ui::MainWindow;
 using railyard::ui::NodeHealth;
 using railyard::ui::OverviewModel;
@@ -60,7 +65,7 @@ constexpr char kOperator[] = "operator-token-habits";
 
 bool Save(QWidget* widget, const QString& name) {
   const QImage image = widget->grab().toImage();
-  return !image.isNull() && image.save(QDir(SCREENSHOT_DIR).filePath(name));
+  return !image.isNull() && image.save(QDir(ScreenshotDir()).filePath(name));
 }
 
 // Runs each handler on the next modal dialog that comes up (dialogs opened by exec() inside the
@@ -120,7 +125,7 @@ class ConsoleHabitsTest : public QObject {
                           {kOperator}));
     address_ = loaded_.AdminAddress();
     recording_ = dir_.filePath("small.rec");
-    QVERIFY(QFile::copy(QStringLiteral(RAILYARD_TEST_DATA "/console_small.rec"), recording_));
+    QVERIFY(QFile::copy(QString(SourcePath("tests/data/console_small.rec")), recording_));
   }
 
   void cleanupTestCase() {
@@ -250,7 +255,7 @@ class ConsoleHabitsTest : public QObject {
     QStringList args = command.split(' ');
     QCOMPARE(args.takeFirst(), QString("railyardctl"));
     QProcess ctl;
-    ctl.start(RAILYARDCTL, args);
+    ctl.start(BuiltProgram("railyardctl"), args);
     QVERIFY(ctl.waitForFinished(30000));
     const QByteArray out = ctl.readAllStandardOutput() + ctl.readAllStandardError();
     QVERIFY2(ctl.exitCode() == 0, out.constData());

@@ -19,7 +19,9 @@
 
 #include "core/load/load_generator.h"
 #include "core/node/node.h"
+#include "tests/support/test_paths.h"
 #include "tests/ui/console_fixture.h"
+#include "tests/ui/screenshot.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/models/cluster_state.h"
 #include "ui/models/flow_model.h"
@@ -28,6 +30,9 @@
 #include "ui/views/flow_legend.h"
 #include "ui/views/flow_view.h"
 #include "ui/views/sprite_cache.h"
+
+using railyard::testing::BuiltProgram;
+using railyard::testing::SourcePath;
 
 using railyard::admin::Telemetry;
 using railyard::ui::ClusterState;
@@ -865,8 +870,9 @@ class FlowTest : public QObject {
     QTemporaryDir dir;
     const QString out = dir.filePath("sim.rec");
     QProcess sim;
-    sim.start(RAILYARDCTL, {"sim", RAILYARD_SCENARIOS "/09-rolling-restart.scn", "--policy",
-                            "lowest-slot", "--duration-s", "16", "--record", out});
+    sim.start(BuiltProgram("railyardctl"),
+              {"sim", SourcePath("resources/scenarios/09-rolling-restart.scn"), "--policy",
+               "lowest-slot", "--duration-s", "16", "--record", out});
     QVERIFY(sim.waitForFinished(60000));
     QVERIFY2(sim.exitCode() == 0, sim.readAllStandardError().constData());
     ClusterState state;

@@ -28,6 +28,7 @@
 #include <QToolBar>
 
 #include "core/trace/recording_reader.h"
+#include "tests/support/test_paths.h"
 #include "tests/ui/loaded_node.h"
 #include "ui/actions/action_controller.h"
 #include "ui/models/overview_model.h"
@@ -39,6 +40,9 @@
 #include "ui/sources/replay_source.h"
 #include "ui/views/slot_matrix_view.h"
 #include "ui/views/timeline_widget.h"
+
+using railyard::testing::ScreenshotDir;
+using railyard::testing::SourcePath;
 
 using railyard::ui::MainWindow;
 using railyard::ui::NodeHealth;
@@ -59,7 +63,7 @@ std::vector<QAction*> NodeActions(const MainWindow& window) {
 bool Save(QWidget* widget, const QString& name) {
   const QImage image = widget->grab().toImage();
   if (image.isNull() || image.width() < 100) return false;
-  return image.save(QDir(SCREENSHOT_DIR).filePath(name));
+  return image.save(QDir(ScreenshotDir()).filePath(name));
 }
 
 // A QAbstractItemModelTester on each of the console's own item models in `window` (Qt's internal
@@ -292,7 +296,7 @@ class MainWindowTest : public QObject {
     window.resize(1280, 800);
     const QString copy = dir_.filePath("console_small.rec");
     QFile::remove(copy);
-    QVERIFY(QFile::copy(QStringLiteral(RAILYARD_TEST_DATA "/console_small.rec"), copy));
+    QVERIFY(QFile::copy(QString(SourcePath("tests/data/console_small.rec")), copy));
     QString error;
     QVERIFY2(window.OpenRecording(copy, &error), qPrintable(error));
     window.show();

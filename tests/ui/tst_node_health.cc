@@ -20,6 +20,7 @@
 #include <mutex>
 
 #include "core/node/node.h"
+#include "tests/support/test_paths.h"
 #include "ui/models/overview_model.h"
 #include "ui/models/palette.h"
 #include "ui/session/token_store.h"
@@ -27,6 +28,8 @@
 #include "ui/shell/token_dialog.h"
 #include "ui/sources/live_source.h"
 #include "ui/views/overview_view.h"
+
+using railyard::testing::BuiltProgram;
 
 using namespace railyard;
 using namespace railyard::ui;
@@ -141,7 +144,7 @@ class NodeHealthTest : public QObject {
 
     // railyardctl from this host with the right token is still let in.
     QProcess ctl;
-    ctl.start(RAILYARDCTL, {"status", "-n", address, "--token", kViewer});
+    ctl.start(BuiltProgram("railyardctl"), {"status", "-n", address, "--token", kViewer});
     QVERIFY(ctl.waitForFinished(30000));
     QVERIFY2(ctl.exitCode() == 0, ctl.readAllStandardError().constData());
 

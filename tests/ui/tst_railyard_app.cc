@@ -6,6 +6,10 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include "tests/support/test_paths.h"
+
+using railyard::testing::BuiltProgram;
+using railyard::testing::SourcePath;
 
 class RailyardAppTest : public QObject {
   Q_OBJECT
@@ -31,7 +35,8 @@ class RailyardAppTest : public QObject {
     process.setProcessEnvironment(env);
     // Long enough for all six to be seen serving in a summary line (printed every second) on a
     // loaded machine too, where the demo's replicas take longer to catch up.
-    process.start(RAILYARD, {"--demo", "--quit-after-s", "10", "--screenshot", shot});
+    process.start(BuiltProgram("railyard"),
+                  {"--demo", "--quit-after-s", "10", "--screenshot", shot});
     QVERIFY(process.waitForStarted(5000));
     QVERIFY(process.waitForFinished(60000));
     const QString out = QString::fromUtf8(process.readAllStandardOutput());
@@ -50,7 +55,7 @@ class RailyardAppTest : public QObject {
 
   void helpVersionAndBadFlags() {
     QProcess process;
-    process.start(RAILYARD, {"--version"});
+    process.start(BuiltProgram("railyard"), {"--version"});
     QVERIFY(process.waitForFinished(10000));
     QCOMPARE(process.exitCode(), 0);
     const QByteArray version = process.readAllStandardOutput();
@@ -60,7 +65,7 @@ class RailyardAppTest : public QObject {
                                   ? "\nmalloc: jemalloc "
                                   : "\nmalloc: the C library's malloc"),
              version.constData());
-    process.start(RAILYARD, {"--help"});
+    process.start(BuiltProgram("railyard"), {"--help"});
     QVERIFY(process.waitForFinished(10000));
     QCOMPARE(process.exitCode(), 0);
     const QByteArray help = process.readAllStandardOutput();
@@ -68,11 +73,11 @@ class RailyardAppTest : public QObject {
                              "--read-only", "--screenshot", "--quit-after-s", "--poll-hz"}) {
       QVERIFY2(help.contains(flag), flag);
     }
-    process.start(RAILYARD, {"--poll-hz", "0"});
+    process.start(BuiltProgram("railyard"), {"--poll-hz", "0"});
     QVERIFY(process.waitForFinished(10000));
     QVERIFY(process.exitCode() != 0);
     QVERIFY(!process.readAllStandardError().isEmpty());
-    process.start(RAILYARD, {"--node", "nonsense", "--quit-after-s", "1"});
+    process.start(BuiltProgram("railyard"), {"--node", "nonsense", "--quit-after-s", "1"});
     QVERIFY(process.waitForFinished(20000));
     QCOMPARE(process.exitCode(), 2);
     QVERIFY(process.readAllStandardError().contains("host:port"));
@@ -82,7 +87,7 @@ class RailyardAppTest : public QObject {
   // dialog offscreen: nobody would see it, and the process would wait on it).
   void everyLaunchErrorExitsWithTwoInPlainWords() {
     QTemporaryDir dir;
-    QFile whole(QStringLiteral(RAILYARD_TEST_DATA "/console_small.rec"));
+    QFile whole(QString(SourcePath("tests/data/console_small.rec")));
     QVERIFY(whole.open(QIODevice::ReadOnly));
     const QByteArray bytes = whole.readAll();
     QFile cut(dir.filePath("truncated.rec"));
@@ -110,7 +115,7 @@ class RailyardAppTest : public QObject {
     };
     for (const auto& c : cases) {
       QProcess process;
-      process.start(RAILYARD, c.args + QStringList{"--quit-after-s", "1"});
+      process.start(BuiltProgram("railyard"), c.args + QStringList{"--quit-after-s", "1"});
       QVERIFY(process.waitForFinished(20000));
       const QString err = QString::fromUtf8(process.readAllStandardError());
       QVERIFY2(process.exitCode() == 2, qPrintable(c.args.join(' ') + ": " + err));
@@ -125,12 +130,12 @@ class RailyardAppTest : public QObject {
   void windowSizeFlagSizesTheScreenshot() {
     QTemporaryDir dir;
     const QString copy = dir.filePath("small.rec");
-    QVERIFY(QFile::copy(QStringLiteral(RAILYARD_TEST_DATA "/console_small.rec"), copy));
+    QVERIFY(QFile::copy(QString(SourcePath("tests/data/console_small.rec")), copy));
     for (const QSize size : {QSize(1024, 700), QSize(1600, 1000)}) {
       const QString shot =
           dir.filePath(QString("replay_%1x%2.png").arg(size.width()).arg(size.height()));
       QProcess process;
-      process.start(RAILYARD,
+      process.start(BuiltProgram("railyard"),
                     {"--recording", copy, "--quit-after-s", "1", "--screenshot", shot,
                      "--window-size", QString("%1x%2").arg(size.width()).arg(size.height())});
       QVERIFY(process.waitForFinished(30000));
@@ -145,7 +150,7 @@ class RailyardAppTest : public QObject {
   void aBareFileArgumentReplaysIt() {
     QTemporaryDir dir;
     const QString copy = dir.filePath("small.rec");
-    QVERIFY(QFile::copy(QStringLiteral(RAILYARD_TEST_DATA "/console_small.rec"), copy));
+    QVERIFY(QFile::copy(QString(SourcePath("tests/data/console_small.rec")), copy));
     QFile whole(copy);
     QVERIFY(whole.open(QIODevice::ReadOnly));
     QFile cut(dir.filePath("truncated.rec"));
@@ -153,16 +158,16 @@ class RailyardAppTest : public QObject {
     cut.write(whole.readAll().left(whole.size() / 3));
     cut.close();
     QProcess process;
-    process.start(RAILYARD,
+    process.start(BuiltProgram("railyard"),
                   {copy, "--quit-after-s", "1", "--screenshot", dir.filePath("replay.png")});
     QVERIFY(process.waitForFinished(30000));
     QVERIFY2(process.exitCode() == 0, qPrintable(process.readAllStandardError()));
-    process.start(RAILYARD, {cut.fileName(), "--quit-after-s", "1"});
+    process.start(BuiltProgram("railyard"), {cut.fileName(), "--quit-after-s", "1"});
     QVERIFY(process.waitForFinished(30000));
     QCOMPARE(process.exitCode(), 2);
     QVERIFY(process.readAllStandardError().contains(
         "truncated.rec is a damaged or incomplete recording"));
-    process.start(RAILYARD, {copy, "--recording", copy, "--quit-after-s", "1"});
+    process.start(BuiltProgram("railyard"), {copy, "--recording", copy, "--quit-after-s", "1"});
     QVERIFY(process.waitForFinished(30000));
     QCOMPARE(process.exitCode(), 2);
   }
@@ -170,10 +175,11 @@ class RailyardAppTest : public QObject {
   void replaysARecordingOffscreen() {
     QTemporaryDir dir;
     const QString copy = dir.filePath("small.rec");
-    QVERIFY(QFile::copy(QStringLiteral(RAILYARD_TEST_DATA "/console_small.rec"), copy));
+    QVERIFY(QFile::copy(QString(SourcePath("tests/data/console_small.rec")), copy));
     const QString shot = dir.filePath("replay.png");
     QProcess process;
-    process.start(RAILYARD, {"--recording", copy, "--quit-after-s", "2", "--screenshot", shot});
+    process.start(BuiltProgram("railyard"),
+                  {"--recording", copy, "--quit-after-s", "2", "--screenshot", shot});
     QVERIFY(process.waitForFinished(30000));
     QCOMPARE(process.exitCode(), 0);
     QVERIFY(process.readAllStandardOutput().contains("3 nodes:"));

@@ -19,6 +19,7 @@
 #include "core/trace/recording.h"
 #include "core/trace/recording_reader.h"
 #include "core/trace/recording_writer.h"
+#include "tests/support/test_paths.h"
 #include "tests/ui/console_fixture.h"
 #include "ui/models/cluster_state.h"
 #include "ui/models/slot_matrix_model.h"
@@ -28,6 +29,9 @@
 #include "ui/views/qcustomplot_include.h"
 #include "ui/views/throughput_view.h"
 #include "ui/views/timeline_widget.h"
+
+using railyard::testing::BuiltProgram;
+using railyard::testing::SourcePath;
 
 using railyard::ui::ClusterState;
 using railyard::ui::NodeHealth;
@@ -685,8 +689,9 @@ class ReplayRecordTest : public QObject {
     // and a "clients" process with every client's pool.
     const QString out = dir_.filePath("sim.rec");
     QProcess sim;
-    sim.start(RAILYARDCTL, {"sim", RAILYARD_SCENARIOS "/02-down.scn", "--policy", "lowest-slot",
-                            "--duration-s", "30", "--record", out});
+    sim.start(BuiltProgram("railyardctl"),
+              {"sim", SourcePath("resources/scenarios/02-down.scn"), "--policy", "lowest-slot",
+               "--duration-s", "30", "--record", out});
     QVERIFY(sim.waitForFinished(60000));
     QVERIFY2(sim.exitCode() == 0, sim.readAllStandardError().constData());
     ClusterState state;

@@ -15,6 +15,7 @@
 #include <cmath>
 
 #include "tests/ui/replication_fixture.h"
+#include "tests/ui/screenshot.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/models/overview_model.h"
 #include "ui/models/palette.h"

@@ -14,6 +14,7 @@
 #include <set>
 
 #include "tests/ui/console_fixture.h"
+#include "tests/ui/screenshot.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/models/cluster_state.h"
 #include "ui/models/slot_matrix_client_detail.h"

@@ -12,6 +12,7 @@
 #include <QToolTip>
 #include <cmath>
 
+#include "tests/ui/screenshot.h"
 #include "tests/ui/storage_test_node.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/views/bloom_view.h"

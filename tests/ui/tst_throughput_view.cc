@@ -20,6 +20,7 @@
 #include <memory>
 #include <set>
 
+#include "tests/ui/screenshot.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/models/throughput_model.h"
 #include "ui/views/plot_crosshair.h"
