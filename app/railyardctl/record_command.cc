@@ -27,8 +27,12 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 // The one telemetry poller, set up as a command-line tool wants it: every round reports every
-// node (waiting for connections), and reconnects are not held back long.
-std::unique_ptr<cluster::TelemetryPoller> MakePoller(const cluster::ClusterAccess& access) {
+// node (waiting for connections), and a node that is down is asked again about once per
+// `interval` (at least every 200 ms, the backoff's floor), so its return shows within about a
+// round: a refused connection fails at once, and a longer backoff read a replica restarted in
+// 200 ms as down for another second.
+std::unique_ptr<cluster::TelemetryPoller> MakePoller(const cluster::ClusterAccess& access,
+                                                     std::chrono::milliseconds interval) {
   std::vector<cluster::PollTarget> targets;
   for (size_t i = 0; i < access.nodes.size(); ++i) {
     targets.push_back({static_cast<int>(i), access.nodes[i].admin, access.token, access.tls});
@@ -36,7 +40,7 @@ std::unique_ptr<cluster::TelemetryPoller> MakePoller(const cluster::ClusterAcces
   cluster::PollerOptions options;
   options.client_name = "railyardctl";
   options.wait_for_connect = true;
-  options.backoff_max = std::chrono::milliseconds(1000);
+  options.backoff_max = std::max(options.backoff_min, interval);
   // Asking again with a refused token only counts towards the node's lockout, which would refuse
   // a correct railyardctl or console from this host too.
   options.pause_on_refused_token = true;
@@ -139,7 +143,8 @@ int RunRecord(const RecordOptions& o) {
     return kExitUsage;
   }
   trace::TelemetryRecorder recorder(writer.get());
-  const std::unique_ptr<cluster::TelemetryPoller> poller = MakePoller(access);
+  const std::unique_ptr<cluster::TelemetryPoller> poller =
+      MakePoller(access, std::chrono::milliseconds(o.interval_ms));
   std::map<int, std::string> last_problem;  // Per node: said once per change, not per poll.
 
   StopSignal stop;
@@ -184,7 +189,9 @@ int RunRecord(const RecordOptions& o) {
     std::fflush(stderr);
     if (o.duration_s > 0 && elapsed >= o.duration_s) break;
     if (paused == access.nodes.size()) break;  // Nothing left that would answer.
-    next += std::chrono::milliseconds(o.interval_ms);
+    // A round that ran late is followed by one round at once, not by a burst making up for the
+    // missed ones (it wrote a dozen snapshots within 5 ms).
+    next = std::max(next + std::chrono::milliseconds(o.interval_ms), Clock::now());
     stop.SleepFor(std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now()));
   }
   std::fprintf(stderr, "\n");
@@ -245,7 +252,8 @@ int RunInspect(const InspectOptions& o) {
 int RunWatch(const WatchOptions& o) {
   cluster::ClusterAccess access;
   if (int rc = ResolveAccess(o.target, &access); rc != kExitOk) return rc;
-  const std::unique_ptr<cluster::TelemetryPoller> poller = MakePoller(access);
+  const std::unique_ptr<cluster::TelemetryPoller> poller =
+      MakePoller(access, std::chrono::milliseconds(o.interval_ms));
   const bool tty = isatty(STDOUT_FILENO);
   StopSignal stop;
   int worst = kExitOk;

@@ -68,7 +68,8 @@ bool AdminClient::Connected() const {
 }
 
 bool AdminClient::WaitConnected(std::chrono::milliseconds timeout) const {
-  return client_->WaitForPool(1, timeout);
+  // Each AdminClient connects once, from a client of its own: any failure is this attempt's.
+  return client_->WaitForPoolOrConnectFailure(1, timeout, /*connect_failures_before=*/0);
 }
 
 rpc::Status AdminClient::NotConnectedStatus() const {

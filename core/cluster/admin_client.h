@@ -44,7 +44,8 @@ class AdminClient {
   // For pollers that must never wait on one unreachable node.
   rpc::Status StartConnecting();
   bool Connected() const;
-  // Waits up to `timeout` for the connection StartConnecting began; true once it is up.
+  // Waits up to `timeout` for the connection StartConnecting began; true once it is up, false
+  // at once when the attempt fails (a refused connection is news now, not after `timeout`).
   bool WaitConnected(std::chrono::milliseconds timeout) const;
   // Why the service is not reachable yet: UNAVAILABLE naming the address and the last connect
   // failure, if any.

@@ -37,7 +37,9 @@ struct PollerOptions {
   std::string client_name = "railyardctl";
   // False (the console): a node still connecting is left out of the round, so one slow node
   // never holds up the others' snapshots. True (railyardctl): a round waits up to
-  // connect_timeout for connections it started, so every round reports every node.
+  // connect_timeout for connections it started, so every round reports every node; a refused
+  // connection fails at once, so a node that is down holds up no round (a round that waited out
+  // the timeout for it missed another node's short outage).
   bool wait_for_connect = false;
   // True (the console): a node that refuses its token is paused, not retried, until SetToken
   // gives it another, so a wrong token costs the node's auth throttle one failure and never

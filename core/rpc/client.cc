@@ -473,6 +473,7 @@ struct Client::Impl final : internal::ConnectionObserver {
     AvoidLocked(target, std::chrono::milliseconds(16 << exponent));
     if (server.consecutive_failures == 1) spdlog::warn("client: {}", failure.message());
     last_connect_failure = failure.message();
+    pool_cv.NotifyAll();  // WaitForPoolOrConnectFailure.
     if (server.consecutive_failures >= kFailedConnectsBeforeReplacing && !PooledLocked(target)) {
       membership.SetDown(target, true);  // Adds a replacement for a subset member.
     }
@@ -803,6 +804,17 @@ bool Client::WaitForPool(size_t connections, std::chrono::milliseconds timeout) 
     if (!impl_->pool_cv.WaitUntil(impl_->mu, give_up)) return impl_->pool.size() >= connections;
   }
   return true;
+}
+
+bool Client::WaitForPoolOrConnectFailure(size_t connections, std::chrono::milliseconds timeout,
+                                         uint64_t connect_failures_before) const {
+  const Clock::time_point give_up = Clock::now() + timeout;
+  base::MutexLock lock(impl_->mu);
+  while (impl_->pool.size() < connections &&
+         impl_->counters.connect_failures <= connect_failures_before) {
+    if (!impl_->pool_cv.WaitUntil(impl_->mu, give_up)) break;
+  }
+  return impl_->pool.size() >= connections;
 }
 
 PoolSnapshot Client::Snapshot() const {

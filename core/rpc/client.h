@@ -198,6 +198,12 @@ class Client {
 
   // Waits until the pool holds at least `connections` members; false on timeout.
   bool WaitForPool(size_t connections, std::chrono::milliseconds timeout) const;
+  // The same, but also gives up (false) as soon as the client has counted more connect failures
+  // than `connect_failures_before` (PoolCounters::connect_failures; 0 for a client just
+  // started): a caller asking "does this server answer?" then hears of a refused connection at
+  // once instead of waiting out the reconnect backoff until `timeout`.
+  bool WaitForPoolOrConnectFailure(size_t connections, std::chrono::milliseconds timeout,
+                                   uint64_t connect_failures_before) const;
   PoolSnapshot Snapshot() const;
   uint64_t client_id() const;
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // The one telemetry poller: a round reports every node it has news of (a snapshot, or why not),
-// backs an unreachable node off, takes a new token without disturbing the others, pauses a node
-// whose token is refused (where asked to) until it gets a token, and Cancel releases a round that
-// is waiting for a slow answer.
+// is not held up by a node that refuses connections, backs an unreachable node off, takes a new
+// token without disturbing the others, pauses a node whose token is refused (where asked to) until
+// it gets a token, and Cancel releases a round that is waiting for a slow answer.
 #include <QTest>
 #include <atomic>
 #include <future>
@@ -98,6 +98,25 @@ class PollerTest : public QObject {
     round = poller.PollRound();
     QCOMPARE(round.size(), size_t{2});
     QVERIFY(!Find(round, 3));
+  }
+
+  // railyardctl's rounds wait for the connections they start, but a refused one is news at once:
+  // a round that waited out the connect timeout for a node that is down held up every other
+  // node's snapshot meanwhile, and `railyardctl record` missed another node's short outage.
+  void aRefusedConnectionHoldsUpNoRound() {
+    FakeNode a("a");
+    QVERIFY(a.started.ok());
+    cluster::PollerOptions options = CtlOptions();
+    options.connect_timeout = 120s;  // Longer than this test's own timeout.
+    cluster::TelemetryPoller poller(
+        {{1, a.endpoint(), "", std::nullopt}, {2, ClosedPort(), "", std::nullopt}}, options);
+    const std::vector<cluster::PollResult> round = poller.PollRound();
+    QCOMPARE(round.size(), size_t{2});
+    QCOMPARE(Find(round, 1)->telemetry->node(), std::string("a"));
+    const cluster::PollResult* dead = Find(round, 2);
+    QCOMPARE(dead->status.code(), rpc::Code::kUnavailable);
+    QVERIFY2(dead->status.message().find("refused") != std::string::npos,
+             dead->status.message().c_str());
   }
 
   void aRefusedTokenSaysSoAndANewTokenIsTaken() {
