@@ -110,6 +110,10 @@ QVariant ReplicationModel::data(const QModelIndex& index, int role) const {
     return column == kCatchUp && catching_up ? r.catch_up_progress() : -1.0;
   }
   if (role == Qt::ToolTipRole) {
+    if (column == kFollows && !replica && !live) {
+      return tr("The node is %1: who follows it now is unknown. It last listed: %2")
+          .arg(NodeHealthName(node.health), FollowersText(r));
+    }
     if (column == kFollows && !replica) return FollowersTooltip(r);
     if (column == kState && replica && !live) {
       return tr("The node is %1%2: its replication state is unknown. It last said \"%3\" at %4.")
@@ -141,6 +145,11 @@ QVariant ReplicationModel::data(const QModelIndex& index, int role) const {
       return DocstoreRoleName(r.role());
     case kFollows:
       if (replica) return UpdaterText(*state_, r.updater());
+      // A silent updater's last list is not who follows it now (it listed both replicas of a
+      // killed updater).
+      if (!live)
+        return sort ? QVariant(-1)
+                    : QVariant(tr("unknown (node %1)").arg(NodeHealthName(node.health)));
       return sort ? QVariant(r.followers_size()) : QVariant(FollowersText(r));
     case kState:
       if (!replica) return sort ? QVariant(-1) : QVariant(QString());
