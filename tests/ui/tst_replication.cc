@@ -316,6 +316,11 @@ class ReplicationTest : public QObject {
     QCOMPARE(view.LagModel()->Replicas(), QVector<int>({G::kCatchingUp, G::kTailing}));
     QCOMPARE(view.LagModel()->series(G::kCatchingUp).size(), size_t(kFrames));
     CheckLagGraphs(state, view, g, kFrames);
+    // The tailing replica's lag of 0 is a line above the axis line, not hidden under it.
+    QCustomPlot* plot = view.LagPlot();
+    plot->replot(QCustomPlot::rpImmediateRefresh);
+    QVERIFY2(plot->yAxis->coordToPixel(0) < plot->axisRect()->bottom() - 1,
+             qPrintable(QString::number(plot->yAxis->coordToPixel(0))));
     SaveScreenshot(&view, "console_replication.png");
     view.UnitBox()->setCurrentIndex(
         view.UnitBox()->findData(static_cast<int>(ReplicationView::LagUnit::kSeconds)));

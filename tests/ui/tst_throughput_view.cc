@@ -726,6 +726,11 @@ class ThroughputViewTest : public QObject {
     QCOMPARE(view.ErrorsPlot()->yAxis->range().upper, 1.0);
     QCoreApplication::processEvents();
     QVERIFY(view.ErrorsPlot()->height() < view.RatesPlot()->height());
+    // Its line at 0 is drawn above the axis line, not under it, where it read as a gap.
+    view.ErrorsPlot()->replot(QCustomPlot::rpImmediateRefresh);
+    QVERIFY2(
+        view.ErrorsPlot()->yAxis->coordToPixel(0) < view.ErrorsPlot()->axisRect()->bottom() - 1,
+        qPrintable(QString::number(view.ErrorsPlot()->yAxis->coordToPixel(0))));
     // The three time axes begin and end at the same x, whatever their value labels' widths.
     for (QCustomPlot* plot : {view.RatesPlot(), view.ErrorsPlot(), view.LatencyPlot()}) {
       plot->replot(QCustomPlot::rpImmediateRefresh);

@@ -97,6 +97,11 @@ QCPRange DecadesAround(const QCPRange& positive) {
                   std::pow(10.0, std::ceil(std::log10(positive.upper * 1.2))));
 }
 
+QCPRange FromZero(double upper) {
+  constexpr double kBelowZero = 0.03;  // Of the range: a few pixels on a chart of any height.
+  return QCPRange(-kBelowZero * upper, upper);
+}
+
 QString LatencyText(double ms) {
   if (std::isnan(ms)) return QStringLiteral("\u2013");
   if (ms == 0) return QStringLiteral("0");

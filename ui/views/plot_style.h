@@ -25,6 +25,10 @@ bool ValueRangeIn(QCustomPlot* plot, const QCPRange& keys, QCPRange* range,
 // For a logarithmic axis: from the power of ten below `positive` (less 20%) to the one above it
 // (plus 20%), so every value has room and the axis shows labelled decades at both ends.
 QCPRange DecadesAround(const QCPRange& positive);
+// A linear axis for figures that start at zero (rates, errors, lag), up to `upper`: its 0 sits
+// a little above the bottom, so a series at 0 draws as a line of its own instead of hiding under
+// the axis line, where it read the same as a gap (no data).
+QCPRange FromZero(double upper);
 // A latency given in ms, in the unit that fits it, as legends and readouts print it: "40 µs"
 // below a millisecond (a fixed "0.00 ms" would hide it), "1.25 ms", "23.4 ms", "120 ms" above;
 // a dash for NaN (nothing measured).

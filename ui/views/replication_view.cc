@@ -249,8 +249,9 @@ void ReplicationView::ApplyRange() {
   plot_->xAxis->setRange(double(begin) / 1000.0, double(end) / 1000.0);
   QCPRange values;
   const bool found = VisibleValueRange(plot_, &values);
-  // From zero, with headroom, so a replica at lag 0 sits on the axis rather than in the middle.
-  plot_->yAxis->setRange(0, found ? std::max(values.upper * 1.1, 1.0) : 1.0);
+  // From zero, with headroom, so a replica at lag 0 is a line just above the axis rather than in
+  // the middle (or under the axis line, where it read as no data).
+  plot_->yAxis->setRange(FromZero(found ? std::max(values.upper * 1.1, 1.0) : 1.0));
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 

@@ -445,11 +445,11 @@ void ThroughputView::FitValueAxes() {
   QCPRange values = range(0);
   // Rates from zero, with headroom, so a flat line is not drawn as noise.
   const bool traffic = value_fits_[0].found && values.upper > 0;
-  plots_[0]->yAxis->setRange(0, traffic ? values.upper * 1.1 : 1.0);
+  plots_[0]->yAxis->setRange(FromZero(traffic ? values.upper * 1.1 : 1.0));
   // No errors: 0..1 on a short chart, rather than a third of the height for 0..0.001.
   values = range(1);
   const bool errors = value_fits_[1].found && values.upper > 0;
-  plots_[1]->yAxis->setRange(0, errors ? values.upper * 1.1 : 1.0);
+  plots_[1]->yAxis->setRange(FromZero(errors ? values.upper * 1.1 : 1.0));
   // Of the others' 2; set only when it changes, as setting it invalidates the layout.
   if (layout_->stretch(layout_->indexOf(plots_[1])) != (errors ? 2 : 1)) {
     layout_->setStretchFactor(plots_[1], errors ? 2 : 1);
