@@ -60,38 +60,32 @@ constexpr int kSlackMs = 15000;
 // `railyardctl load` with its telemetry served on an OS-chosen port, until Kill
 // or the end.
 class LoadClient {
-public:
-  bool Start(const QStringList &flags) {
-    process_.start(BuiltProgram("railyardctl"),
-                   QStringList{"load", "--duration-s", "600", "--admin-listen",
-                               "127.0.0.1:0"} +
-                       flags);
-    if (!process_.waitForStarted(10000))
-      return false;
+ public:
+  bool Start(const QStringList& flags) {
+    process_.start(
+        BuiltProgram("railyardctl"),
+        QStringList{"load", "--duration-s", "600", "--admin-listen", "127.0.0.1:0"} + flags);
+    if (!process_.waitForStarted(10000)) return false;
     const QRegularExpression said(R"(load: telemetry on (127\.0\.0\.1:\d+))");
     QString err;
     for (int i = 0; i < 300 && admin_.isEmpty(); ++i) {
       process_.waitForReadyRead(100);
       err += QString::fromUtf8(process_.readAllStandardError());
-      if (const QRegularExpressionMatch m = said.match(err); m.hasMatch())
-        admin_ = m.captured(1);
-      if (process_.state() != QProcess::Running)
-        break;
+      if (const QRegularExpressionMatch m = said.match(err); m.hasMatch()) admin_ = m.captured(1);
+      if (process_.state() != QProcess::Running) break;
     }
-    if (admin_.isEmpty())
-      qWarning("railyardctl load said: %s", qPrintable(err));
+    if (admin_.isEmpty()) qWarning("railyardctl load said: %s", qPrintable(err));
     return !admin_.isEmpty();
   }
   ~LoadClient() { Kill(); }
   void Kill() {
-    if (process_.state() == QProcess::NotRunning)
-      return;
+    if (process_.state() == QProcess::NotRunning) return;
     ::kill(static_cast<pid_t>(process_.processId()), SIGKILL);
     process_.waitForFinished(10000);
   }
-  const QString &admin() const { return admin_; }
+  const QString& admin() const { return admin_; }
 
-private:
+ private:
   QProcess process_;
   QString admin_;
 };
@@ -104,84 +98,73 @@ struct Seen {
   NodeHealth health = NodeHealth::kConnecting;
 };
 
-bool HasEvent(const ThroughputModel &model, int node, const QString &command,
-              qint64 from_ms) {
-  for (const ThroughputEvent &e : model.Events(node, from_ms, LLONG_MAX)) {
-    if (e.command == command)
-      return true;
+bool HasEvent(const ThroughputModel& model, int node, const QString& command, qint64 from_ms) {
+  for (const ThroughputEvent& e : model.Events(node, from_ms, LLONG_MAX)) {
+    if (e.command == command) return true;
   }
   return false;
 }
 
-bool Follows(const ClusterState &state, int updater, const QString &replica) {
-  const ui::NodeView &u = state.Node(updater);
-  if (!u.telemetry || !IsLive(u.health))
-    return false;
-  for (const admin::Follower &f : u.telemetry->replication().followers()) {
-    if (QString::fromStdString(f.name()) == replica)
-      return true;
+bool Follows(const ClusterState& state, int updater, const QString& replica) {
+  const ui::NodeView& u = state.Node(updater);
+  if (!u.telemetry || !IsLive(u.health)) return false;
+  for (const admin::Follower& f : u.telemetry->replication().followers()) {
+    if (QString::fromStdString(f.name()) == replica) return true;
   }
   return false;
 }
 
-} // namespace
+}  // namespace
 
 class ConsoleDrillsTest : public QObject {
   Q_OBJECT
 
-private:
+ private:
   QTemporaryDir dir_;
   std::unique_ptr<NodeProcess> updater_, replica1_, replica2_;
   LoadClient load_;
   QProcess ctl_record_;
   std::unique_ptr<ui::MainWindow> window_;
-  Session *session_ = nullptr; // The window's.
+  Session* session_ = nullptr;  // The window's.
   // The session's models, which the window's views draw.
-  ui::OverviewModel *overview_ = nullptr;
-  ReplicationModel *replication_ = nullptr;
-  ThroughputModel *throughput_ = nullptr;
+  ui::OverviewModel* overview_ = nullptr;
+  ReplicationModel* replication_ = nullptr;
+  ThroughputModel* throughput_ = nullptr;
   std::vector<Seen> seen_;
   QString recording_, ctl_recording_;
-  QString load_name_; // As its telemetry names it.
+  QString load_name_;  // As its telemetry names it.
 
-  ClusterState &State() const { return *session_->State(); }
+  ClusterState& State() const { return *session_->State(); }
   // "load" is the load client, by its address: it names itself in its
   // telemetry.
-  int Index(const QString &name) const {
-    return name == "load" ? State().IndexOfAddress(load_.admin())
-                          : State().IndexOfName(name);
+  int Index(const QString& name) const {
+    return name == "load" ? State().IndexOfAddress(load_.admin()) : State().IndexOfName(name);
   }
-  QString NameOf(const QString &name) const {
+  QString NameOf(const QString& name) const {
     const int i = Index(name);
     return i < 0 ? name : State().Node(i).name;
   }
-  NodeHealth Health(const QString &name) const {
+  NodeHealth Health(const QString& name) const {
     const int i = Index(name);
     return i < 0 ? NodeHealth::kConnecting : State().Node(i).health;
   }
-  QString Describe(const QString &name) const {
+  QString Describe(const QString& name) const {
     const int i = Index(name);
-    if (i < 0)
-      return name + ": not watched";
-    const ui::NodeView &n = State().Node(i);
-    return QString("%1: %2 '%3'")
-        .arg(name, ui::NodeHealthName(n.health), n.last_error);
+    if (i < 0) return name + ": not watched";
+    const ui::NodeView& n = State().Node(i);
+    return QString("%1: %2 '%3'").arg(name, ui::NodeHealthName(n.health), n.last_error);
   }
-  QString Cell(const QString &name, int column) const {
-    return replication_->index(replication_->RowOfNode(Index(name)), column)
-        .data()
-        .toString();
+  QString Cell(const QString& name, int column) const {
+    return replication_->index(replication_->RowOfNode(Index(name)), column).data().toString();
   }
   // Whether `client`'s last snapshot has a pool entry on the server at
   // `service`.
-  bool PoolHolds(const QString &client, const QString &service) const {
-    const ui::NodeView &n = State().Node(Index(client));
-    if (!n.telemetry)
-      return false;
-    for (const admin::ClientPool &pool : n.telemetry->pools()) {
-      for (const admin::PoolEntry &e : pool.entries()) {
-        if (QString::fromStdString(e.server()) == service)
-          return true;
+  bool PoolHolds(const QString& client, const QString& service) const {
+    const ui::NodeView& n = State().Node(Index(client));
+    if (!n.telemetry) return false;
+    for (const admin::ClientPool& pool : n.telemetry->pools()) {
+      for (const admin::PoolEntry& e : pool.entries()) {
+        if (QString::fromStdString(e.server()) == service) return true;
       }
     }
     return false;
@@ -189,35 +172,32 @@ private:
   // Waits on the GUI thread (polling results arrive as queued calls) until
   // `condition` holds; returns the milliseconds it took, or -1 after
   // `timeout_ms`.
-  qint64 WaitMs(const std::function<bool()> &condition, int timeout_ms) {
+  qint64 WaitMs(const std::function<bool()>& condition, int timeout_ms) {
     QElapsedTimer timer;
     timer.start();
     while (!condition()) {
-      if (timer.elapsed() > timeout_ms)
-        return -1;
+      if (timer.elapsed() > timeout_ms) return -1;
       QTest::qWait(20);
     }
     return timer.elapsed();
   }
   // The window showing `tab`, as screenshots/drill_<name>.png.
-  void Shot(const QString &name, const QString &tab) {
+  void Shot(const QString& name, const QString& tab) {
     window_->Tabs()->setCurrentIndex(window_->TabIndex(tab));
-    QTest::qWait(300); // Two frames at 10 Hz, drawn.
+    QTest::qWait(300);  // Two frames at 10 Hz, drawn.
     QDir().mkpath(ScreenshotDir());
-    QVERIFY(window_->grab().save(
-        QDir(ScreenshotDir()).filePath(QString("drill_%1.png").arg(name))));
+    QVERIFY(
+        window_->grab().save(QDir(ScreenshotDir()).filePath(QString("drill_%1.png").arg(name))));
   }
-  void Note(const QString &name) {
-    seen_.push_back(
-        {QDateTime::currentMSecsSinceEpoch(), NameOf(name), Health(name)});
+  void Note(const QString& name) {
+    seen_.push_back({QDateTime::currentMSecsSinceEpoch(), NameOf(name), Health(name)});
   }
 
-  std::unique_ptr<NodeProcess> StartNode(const QString &name,
-                                         const QStringList &args) {
+  std::unique_ptr<NodeProcess> StartNode(const QString& name, const QStringList& args) {
     return StartNodeIn(dir_.path(), name, args);
   }
 
-private Q_SLOTS:
+ private Q_SLOTS:
   void initTestCase() {
     QVERIFY(dir_.isValid());
     QVERIFY(WriteTokenFiles(dir_.path()));
@@ -227,26 +207,21 @@ private Q_SLOTS:
     replica2_ = StartNode("replica2", ReplicaArgs(dir_.path(), *updater_));
     QVERIFY(replica1_ && replica2_);
     // Writes to the updater, reads over all three, at a modest rate.
-    QVERIFY(load_.Start(
-        {"--updater", updater_->service_address(), "--read",
-         updater_->service_address() + "," + replica1_->service_address() +
-             "," + replica2_->service_address(),
-         "--rate", "300", "--concurrency", "4", "--keys", "1000"}));
+    QVERIFY(load_.Start({"--updater", updater_->service_address(), "--read",
+                         updater_->service_address() + "," + replica1_->service_address() + "," +
+                             replica2_->service_address(),
+                         "--rate", "300", "--concurrency", "4", "--keys", "1000"}));
 
     // The load client first: removing it renumbers every node after it.
     const QString cluster_file = dir_.filePath("drill.textproto");
     QFile file(cluster_file);
     QVERIFY(file.open(QIODevice::WriteOnly));
     file.write("name: \"drill\"\n");
-    file.write(QString("node { name: \"load\" admin: \"%1\" }\n")
-                   .arg(load_.admin())
-                   .toUtf8());
-    for (const NodeProcess *n :
-         {updater_.get(), replica1_.get(), replica2_.get()}) {
-      file.write(
-          QString("node { name: \"%1\" admin: \"%2\" service: \"%3\" }\n")
-              .arg(n->name(), n->admin_address(), n->service_address())
-              .toUtf8());
+    file.write(QString("node { name: \"load\" admin: \"%1\" }\n").arg(load_.admin()).toUtf8());
+    for (const NodeProcess* n : {updater_.get(), replica1_.get(), replica2_.get()}) {
+      file.write(QString("node { name: \"%1\" admin: \"%2\" service: \"%3\" }\n")
+                     .arg(n->name(), n->admin_address(), n->service_address())
+                     .toUtf8());
     }
     file.close();
 
@@ -261,17 +236,15 @@ private Q_SLOTS:
     replication_ = session_->models().replication;
     throughput_ = session_->models().throughput;
     QString error;
-    QVERIFY2(session_->OpenClusterFile(cluster_file, kViewerToken, &error),
-             qPrintable(error));
+    QVERIFY2(session_->OpenClusterFile(cluster_file, kViewerToken, &error), qPrintable(error));
     QCOMPARE(session_->SourceDescription(), QString("Live: drill"));
 
     recording_ = dir_.filePath("console.rec");
     QVERIFY2(session_->StartRecording(recording_, &error), qPrintable(error));
     ctl_recording_ = dir_.filePath("railyardctl.rec");
     ctl_record_.start(BuiltProgram("railyardctl"),
-                      {"record", "--cluster", cluster_file, "--token",
-                       kViewerToken, "--out", ctl_recording_, "--interval-ms",
-                       "100"});
+                      {"record", "--cluster", cluster_file, "--token", kViewerToken, "--out",
+                       ctl_recording_, "--interval-ms", "100"});
     QVERIFY(ctl_record_.waitForStarted(10000));
   }
 
@@ -290,32 +263,26 @@ private Q_SLOTS:
   void everyProcessIsSeenAsWhatItIs() {
     const qint64 ms = WaitMs(
         [&] {
-          for (const QString &n :
-               QStringList{"load", "updater", "replica1", "replica2"}) {
-            if (Health(n) != NodeHealth::kServing)
-              return false;
+          for (const QString& n : QStringList{"load", "updater", "replica1", "replica2"}) {
+            if (Health(n) != NodeHealth::kServing) return false;
           }
-          const ThroughputModel::Series &client =
-              throughput_->series(Index("load"));
+          const ThroughputModel::Series& client = throughput_->series(Index("load"));
           return Cell("replica1", ReplicationModel::kState) == "tailing" &&
-                 Cell("replica2", ReplicationModel::kState) == "tailing" &&
-                 !client.empty() && client.back().requests_per_s > 0 &&
-                 Follows(State(), Index("updater"), "replica2");
+                 Cell("replica2", ReplicationModel::kState) == "tailing" && !client.empty() &&
+                 client.back().requests_per_s > 0 && Follows(State(), Index("updater"), "replica2");
         },
         kSlackMs * 2);
-    QVERIFY2(ms >= 0,
-             qPrintable(Describe("load") + "; " + Describe("replica2")));
-    qInfo("drill: all four serving, both replicas tailing, the client charted "
-          "after %lld ms",
-          ms);
+    QVERIFY2(ms >= 0, qPrintable(Describe("load") + "; " + Describe("replica2")));
+    qInfo(
+        "drill: all four serving, both replicas tailing, the client charted "
+        "after %lld ms",
+        ms);
     // The Overview's figure for the client is the same calls (one definition:
     // ClientFiguresOf).
     QVERIFY(overview_->index(Index("load"), ui::OverviewModel::kRequests)
                 .data(ui::OverviewModel::kSortRole)
                 .toDouble() > 0);
-    for (const QString &n :
-         QStringList{"load", "updater", "replica1", "replica2"})
-      Note(n);
+    for (const QString& n : QStringList{"load", "updater", "replica1", "replica2"}) Note(n);
     load_name_ = NameOf("load");
     Shot("1_all_serving_overview", "Overview");
     Shot("1_all_serving_flow", "Flow");
@@ -334,10 +301,8 @@ private Q_SLOTS:
     Note("replica2");
     QVERIFY2(!State().Node(Index("replica2")).last_error.isEmpty(),
              qPrintable(Describe("replica2")));
-    QCOMPARE(Cell("replica2", ReplicationModel::kState),
-             QString("unknown (node unreachable)"));
-    QCOMPARE(Cell("replica2", ReplicationModel::kLagSeconds),
-             QString("unknown"));
+    QCOMPARE(Cell("replica2", ReplicationModel::kState), QString("unknown (node unreachable)"));
+    QCOMPARE(Cell("replica2", ReplicationModel::kLagSeconds), QString("unknown"));
     QCOMPARE(Cell("replica2", ReplicationModel::kLagDocs), QString("unknown"));
     // The tab's summary counted it "tailing" from its last word.
     QVERIFY2(window_->replication_view()->Summary().endsWith(
@@ -346,20 +311,18 @@ private Q_SLOTS:
                  "answering)"),
              qPrintable(window_->replication_view()->Summary()));
     const qint64 dropped_ms =
-        WaitMs([&] { return !Follows(State(), Index("updater"), "replica2"); },
-               kSlackMs);
+        WaitMs([&] { return !Follows(State(), Index("updater"), "replica2"); }, kSlackMs);
     QVERIFY2(dropped_ms >= 0, "the updater still lists the killed replica");
-    const ThroughputModel::Series &series =
-        throughput_->series(Index("replica2"));
+    const ThroughputModel::Series& series = throughput_->series(Index("replica2"));
     QVERIFY(!series.empty() && series.back().IsGap());
-    QVERIFY(HasEvent(*throughput_, Index("replica2"), ThroughputEvent::kDown,
-                     at - 1000));
+    QVERIFY(HasEvent(*throughput_, Index("replica2"), ThroughputEvent::kDown, at - 1000));
     Shot("2_replica2_killed_replication", "Replication");
     Shot("2_replica2_killed_overview", "Overview");
-    qInfo("drill: SIGKILL replica2: unreachable after %lld ms (deadline %d), "
-          "left the updater's "
-          "followers after %lld ms",
-          unreachable_ms, kUnreachableWithinMs, dropped_ms);
+    qInfo(
+        "drill: SIGKILL replica2: unreachable after %lld ms (deadline %d), "
+        "left the updater's "
+        "followers after %lld ms",
+        unreachable_ms, kUnreachableWithinMs, dropped_ms);
 
     QString error;
     QVERIFY2(replica2_->Restart(&error), qPrintable(error));
@@ -372,12 +335,12 @@ private Q_SLOTS:
         kSlackMs * 2);
     QVERIFY2(back_ms >= 0, qPrintable(Describe("replica2")));
     Note("replica2");
-    QVERIFY(
-        HasEvent(*throughput_, Index("replica2"), ThroughputEvent::kUp, at));
+    QVERIFY(HasEvent(*throughput_, Index("replica2"), ThroughputEvent::kUp, at));
     Shot("3_replica2_back_throughput", "Throughput");
-    qInfo("drill: replica2 restarted on its address: serving and tailing after "
-          "%lld ms",
-          back_ms);
+    qInfo(
+        "drill: replica2 restarted on its address: serving and tailing after "
+        "%lld ms",
+        back_ms);
   }
 
   // SIGSTOP a replica: its polls time out ("timed out", not a silent stale),
@@ -388,21 +351,17 @@ private Q_SLOTS:
     const qint64 ms = WaitMs(
         [&] {
           return Health("replica1") == NodeHealth::kUnreachable &&
-                 State()
-                     .Node(Index("replica1"))
-                     .last_error.contains("timed out");
+                 State().Node(Index("replica1")).last_error.contains("timed out");
         },
         kUnreachableWithinMs + kSlackMs);
     QVERIFY2(ms >= 0, qPrintable(Describe("replica1")));
     Note("replica1");
-    QCOMPARE(Cell("replica1", ReplicationModel::kLagSeconds),
-             QString("unknown"));
+    QCOMPARE(Cell("replica1", ReplicationModel::kLagSeconds), QString("unknown"));
     // Held stopped until the console has failed to reach it for 3 s (the slow
     // drill holds 10 s).
-    const int hold_ms =
-        qEnvironmentVariableIntValue("RAILYARD_DRILL_STOP_MS") > 0
-            ? qEnvironmentVariableIntValue("RAILYARD_DRILL_STOP_MS")
-            : 3000;
+    const int hold_ms = qEnvironmentVariableIntValue("RAILYARD_DRILL_STOP_MS") > 0
+                            ? qEnvironmentVariableIntValue("RAILYARD_DRILL_STOP_MS")
+                            : 3000;
     QVERIFY(WaitMs(
                 [&] {
                   return QDateTime::currentMSecsSinceEpoch() -
@@ -411,29 +370,25 @@ private Q_SLOTS:
                 },
                 hold_ms + kSlackMs) >= 0);
     QCOMPARE(Health("replica1"),
-             NodeHealth::kUnreachable); // Never stale, never serving.
+             NodeHealth::kUnreachable);  // Never stale, never serving.
     Note("replica1");
     // Its updater has not heard from it either, and its row says so (it listed
     // the name alone).
     const qint64 silent_ms = WaitMs(
-        [&] {
-          return Cell("updater", ReplicationModel::kFollows)
-              .contains("replica1 (silent)");
-        },
+        [&] { return Cell("updater", ReplicationModel::kFollows).contains("replica1 (silent)"); },
         kSlackMs);
-    QVERIFY2(silent_ms >= 0,
-             qPrintable(Cell("updater", ReplicationModel::kFollows)));
+    QVERIFY2(silent_ms >= 0, qPrintable(Cell("updater", ReplicationModel::kFollows)));
     Shot("4_replica1_stopped_replication", "Replication");
     stopped.Resume();
-    const qint64 back_ms =
-        WaitMs([&] { return Health("replica1") == NodeHealth::kServing; },
-               kUnreachableWithinMs + kSlackMs);
+    const qint64 back_ms = WaitMs([&] { return Health("replica1") == NodeHealth::kServing; },
+                                  kUnreachableWithinMs + kSlackMs);
     QVERIFY2(back_ms >= 0, qPrintable(Describe("replica1")));
     Note("replica1");
-    qInfo("drill: SIGSTOP replica1: timed out after %lld ms; SIGCONT after %d "
-          "ms: serving after "
-          "%lld ms",
-          ms, hold_ms, back_ms);
+    qInfo(
+        "drill: SIGSTOP replica1: timed out after %lld ms; SIGCONT after %d "
+        "ms: serving after "
+        "%lld ms",
+        ms, hold_ms, back_ms);
   }
 
   // Drain a replica with railyardctl while the client reads from it: lame duck
@@ -446,8 +401,7 @@ private Q_SLOTS:
     QVERIFY2(WaitMs([&] { return PoolHolds("load", service); }, kSlackMs) >= 0,
              "the client's pool never took replica1 back");
     QCOMPARE(RunCtl(BuiltProgram("railyardctl"),
-                    {"drain", "-n", replica1_->admin_address(), "--token",
-                     kOperatorToken}),
+                    {"drain", "-n", replica1_->admin_address(), "--token", kOperatorToken}),
              0);
     const qint64 drained_ms = WaitMs(
         [&] {
@@ -459,13 +413,11 @@ private Q_SLOTS:
     Note("replica1");
     // A drained replica still follows its updater.
     QCOMPARE(Cell("replica1", ReplicationModel::kState), QString("tailing"));
-    const qint64 left_ms =
-        WaitMs([&] { return !PoolHolds("load", service); }, kSlackMs);
+    const qint64 left_ms = WaitMs([&] { return !PoolHolds("load", service); }, kSlackMs);
     QVERIFY2(left_ms >= 0, "the client's pool still holds the drained replica");
     Shot("5_replica1_drained_slots", "Slots");
     QCOMPARE(RunCtl(BuiltProgram("railyardctl"),
-                    {"undrain", "-n", replica1_->admin_address(), "--token",
-                     kOperatorToken}),
+                    {"undrain", "-n", replica1_->admin_address(), "--token", kOperatorToken}),
              0);
     const qint64 undrained_ms = WaitMs(
         [&] {
@@ -476,10 +428,11 @@ private Q_SLOTS:
     QVERIFY2(undrained_ms >= 0, qPrintable(Describe("replica1")));
     Note("replica1");
     Shot("5_replica1_undrained_throughput", "Throughput");
-    qInfo("drill: drain replica1: lame duck with its mark after %lld ms, out "
-          "of the client's pool "
-          "after %lld ms; undrain: serving after %lld ms",
-          drained_ms, left_ms, undrained_ms);
+    qInfo(
+        "drill: drain replica1: lame duck with its mark after %lld ms, out "
+        "of the client's pool "
+        "after %lld ms; undrain: serving after %lld ms",
+        drained_ms, left_ms, undrained_ms);
   }
 
   // SIGKILL the load client: unreachable with a gap and a "down" mark on its
@@ -487,14 +440,12 @@ private Q_SLOTS:
   void aKilledLoadClientIsUnreachable() {
     const qint64 at = QDateTime::currentMSecsSinceEpoch();
     load_.Kill();
-    const qint64 ms =
-        WaitMs([&] { return Health("load") == NodeHealth::kUnreachable; },
-               kUnreachableWithinMs + kSlackMs);
+    const qint64 ms = WaitMs([&] { return Health("load") == NodeHealth::kUnreachable; },
+                             kUnreachableWithinMs + kSlackMs);
     QVERIFY2(ms >= 0, qPrintable(Describe("load")));
     Note("load");
     QVERIFY(throughput_->series(Index("load")).back().IsGap());
-    QVERIFY(HasEvent(*throughput_, Index("load"), ThroughputEvent::kDown,
-                     at - 1000));
+    QVERIFY(HasEvent(*throughput_, Index("load"), ThroughputEvent::kDown, at - 1000));
     Shot("6_load_killed_overview", "Overview");
     Shot("6_load_killed_slots", "Slots");
     qInfo("drill: SIGKILL load client: unreachable after %lld ms", ms);
@@ -512,7 +463,7 @@ private Q_SLOTS:
     Note("updater");
     const qint64 disconnected_ms = WaitMs(
         [&] {
-          for (const QString &n : {QString("replica1"), QString("replica2")}) {
+          for (const QString& n : {QString("replica1"), QString("replica2")}) {
             if (Cell(n, ReplicationModel::kState) != "disconnected" ||
                 Cell(n, ReplicationModel::kLagSeconds) != "unknown" ||
                 Cell(n, ReplicationModel::kLagDocs) != "unknown") {
@@ -522,13 +473,11 @@ private Q_SLOTS:
           return true;
         },
         kUnreachableWithinMs + kSlackMs);
-    QVERIFY2(disconnected_ms >= 0,
-             qPrintable(Cell("replica1", ReplicationModel::kState) + ", " +
-                        Cell("replica2", ReplicationModel::kState)));
-    QCOMPARE(Health("replica1"), NodeHealth::kServing); // Reads go on.
+    QVERIFY2(disconnected_ms >= 0, qPrintable(Cell("replica1", ReplicationModel::kState) + ", " +
+                                              Cell("replica2", ReplicationModel::kState)));
+    QCOMPARE(Health("replica1"), NodeHealth::kServing);  // Reads go on.
     // Who follows it is unknown now: it listed both replicas before.
-    QCOMPARE(Cell("updater", ReplicationModel::kFollows),
-             QString("unknown (node unreachable)"));
+    QCOMPARE(Cell("updater", ReplicationModel::kFollows), QString("unknown (node unreachable)"));
     Shot("7_updater_killed_replication", "Replication");
 
     QString error;
@@ -543,15 +492,15 @@ private Q_SLOTS:
         },
         kSlackMs * 2);
     QVERIFY2(back_ms >= 0,
-             qPrintable(Describe("updater") + "; " +
-                        Cell("replica1", ReplicationModel::kState) + ", " +
-                        Cell("replica2", ReplicationModel::kState)));
+             qPrintable(Describe("updater") + "; " + Cell("replica1", ReplicationModel::kState) +
+                        ", " + Cell("replica2", ReplicationModel::kState)));
     Note("updater");
-    qInfo("drill: SIGKILL updater: unreachable after %lld ms, both replicas "
-          "disconnected with lag "
-          "unknown after %lld ms; restarted on its address: both tailing after "
-          "%lld ms",
-          unreachable_ms, disconnected_ms, back_ms);
+    qInfo(
+        "drill: SIGKILL updater: unreachable after %lld ms, both replicas "
+        "disconnected with lag "
+        "unknown after %lld ms; restarted on its address: both tailing after "
+        "%lld ms",
+        unreachable_ms, disconnected_ms, back_ms);
   }
 
   // Remove node forgets that node only: the others keep their charts and marks
@@ -559,17 +508,14 @@ private Q_SLOTS:
   void removeNodeForgetsOnlyThatNode() {
     const int replica2 = Index("replica2");
     const size_t samples = throughput_->series(replica2).size();
-    const int marks =
-        throughput_->Events(replica2, LLONG_MIN, LLONG_MAX).size();
+    const int marks = throughput_->Events(replica2, LLONG_MIN, LLONG_MAX).size();
     QVERIFY(samples > 10 && marks >= 2);
     QVERIFY(!session_->RemoveNode(Index("load")).isEmpty());
     QCOMPARE(State().NodeCount(), 3);
     QCOMPARE(State().IndexOfName(load_name_), -1);
-    QCOMPARE(Index("replica2"), replica2 - 1); // Renumbered, history kept.
+    QCOMPARE(Index("replica2"), replica2 - 1);  // Renumbered, history kept.
     QVERIFY(throughput_->series(Index("replica2")).size() >= samples);
-    QCOMPARE(
-        throughput_->Events(Index("replica2"), LLONG_MIN, LLONG_MAX).size(),
-        marks);
+    QCOMPARE(throughput_->Events(Index("replica2"), LLONG_MIN, LLONG_MAX).size(), marks);
     QCOMPARE(Cell("replica2", ReplicationModel::kState), QString("tailing"));
     Shot("8_load_removed_throughput", "Throughput");
   }
@@ -578,18 +524,17 @@ private Q_SLOTS:
   // down.
   void aWrongPortIsNamed() {
     QString error;
-    QVERIFY(session_->AddNode(updater_->service_address(), kViewerToken, &error,
-                              "wrong-port"));
-    const qint64 ms =
-        WaitMs([&] { return Health("wrong-port") == NodeHealth::kUnreachable; },
-               kUnreachableWithinMs + kSlackMs);
+    QVERIFY(session_->AddNode(updater_->service_address(), kViewerToken, &error, "wrong-port"));
+    const qint64 ms = WaitMs([&] { return Health("wrong-port") == NodeHealth::kUnreachable; },
+                             kUnreachableWithinMs + kSlackMs);
     QVERIFY2(ms >= 0, qPrintable(Describe("wrong-port")));
     const QString reason = State().Node(Index("wrong-port")).last_error;
     QVERIFY2(reason.contains("not an admin service"), qPrintable(reason));
     Shot("9_wrong_port_overview", "Overview");
-    qInfo("drill: a docservice port added as an admin address: '%s' after %lld "
-          "ms",
-          qPrintable(reason), ms);
+    qInfo(
+        "drill: a docservice port added as an admin address: '%s' after %lld "
+        "ms",
+        qPrintable(reason), ms);
     QVERIFY(!session_->RemoveNode(Index("wrong-port")).isEmpty());
   }
 
@@ -598,10 +543,9 @@ private Q_SLOTS:
   // replica reads as lagging, no node as failing, and the replicas' long-polls
   // do not show as request latency (an idle updater read 1 s p99 before).
   void aQuietClusterShowsNoLagAndNoFailure() {
-    const int quiet_s =
-        qEnvironmentVariableIntValue("RAILYARD_DRILL_QUIET_S") > 0
-            ? qEnvironmentVariableIntValue("RAILYARD_DRILL_QUIET_S")
-            : 4;
+    const int quiet_s = qEnvironmentVariableIntValue("RAILYARD_DRILL_QUIET_S") > 0
+                            ? qEnvironmentVariableIntValue("RAILYARD_DRILL_QUIET_S")
+                            : 4;
     // Settled first: whatever the load wrote last is applied everywhere.
     QVERIFY(WaitMs(
                 [&] {
@@ -614,7 +558,7 @@ private Q_SLOTS:
     int checks = 0;
     while (quiet.elapsed() < quiet_s * 1000) {
       QTest::qWait(250);
-      for (const QString &n : QStringList{"updater", "replica1", "replica2"}) {
+      for (const QString& n : QStringList{"updater", "replica1", "replica2"}) {
         QVERIFY2(Health(n) == NodeHealth::kServing, qPrintable(Describe(n)));
         const int row = Index(n);
         QCOMPARE(overview_->index(row, ui::OverviewModel::kErrors)
@@ -624,11 +568,9 @@ private Q_SLOTS:
         const double p99_ms = overview_->index(row, ui::OverviewModel::kP99)
                                   .data(ui::OverviewModel::kSortRole)
                                   .toDouble();
-        QVERIFY2(
-            p99_ms < 100,
-            qPrintable(QString("%1: server p99 %2 ms").arg(n).arg(p99_ms)));
+        QVERIFY2(p99_ms < 100, qPrintable(QString("%1: server p99 %2 ms").arg(n).arg(p99_ms)));
       }
-      for (const QString &n : QStringList{"replica1", "replica2"}) {
+      for (const QString& n : QStringList{"replica1", "replica2"}) {
         QCOMPARE(Cell(n, ReplicationModel::kState), QString("tailing"));
         QCOMPARE(Cell(n, ReplicationModel::kLagDocs), QString("0"));
         QCOMPARE(Cell(n, ReplicationModel::kLagSeconds), QString("0.0"));
@@ -636,9 +578,10 @@ private Q_SLOTS:
       ++checks;
     }
     QVERIFY(checks >= quiet_s * 2);
-    qInfo("drill: quiet for %d s: %d checks, no lag, no failure, no long-poll "
-          "latency",
-          quiet_s, checks);
+    qInfo(
+        "drill: quiet for %d s: %d checks, no lag, no failure, no long-poll "
+        "latency",
+        quiet_s, checks);
   }
 
   // Both recordings replay what the live console showed at each moment noted
@@ -648,15 +591,14 @@ private Q_SLOTS:
     ctl_record_.terminate();
     QVERIFY(ctl_record_.waitForFinished(15000));
     QCOMPARE(ctl_record_.exitCode(), 0);
-    for (const QString &path : {recording_, ctl_recording_}) {
+    for (const QString& path : {recording_, ctl_recording_}) {
       std::unique_ptr<trace::RecordingReader> reader;
       QVERIFY(trace::RecordingReader::Open(path.toStdString(), &reader).ok());
       std::vector<trace::Event> events;
       QVERIFY(reader->Events(&events).ok());
       QStringList outages;
-      for (const trace::Event &e : events) {
-        if (e.kind == trace::kEventUnreachable)
-          outages << QString::fromStdString(e.node);
+      for (const trace::Event& e : events) {
+        if (e.kind == trace::kEventUnreachable) outages << QString::fromStdString(e.node);
       }
       outages.sort();
       // railyardctl record names each node as the cluster file does; the
@@ -668,8 +610,7 @@ private Q_SLOTS:
       // there: a recorder still polling the address then sees "the node" come
       // back and go again, so the client counts at least once. The replicas'
       // ports stay held by their own processes.
-      QVERIFY2(outages.count("replica2") == 1 &&
-                   outages.count("replica1") == 1 &&
+      QVERIFY2(outages.count("replica2") == 1 && outages.count("replica1") == 1 &&
                    outages.count("updater") == 1 && outages.count(load) >= 1,
                qPrintable(path + ": " + outages.join(", ")));
 
@@ -684,9 +625,8 @@ private Q_SLOTS:
       // saw.
       const qint64 from = replay.replay_source()->StartMs() + 1000;
       int compared = 0;
-      for (const Seen &s : seen_) {
-        if (s.unix_ms < from)
-          continue;
+      for (const Seen& s : seen_) {
+        if (s.unix_ms < from) continue;
         replay.replay_source()->Seek(s.unix_ms);
         const int i = replay.State()->IndexOfName(s.node);
         QVERIFY2(i >= 0, qPrintable(s.node));
@@ -697,14 +637,12 @@ private Q_SLOTS:
         bool near_change = false;
         for (qint64 d : {-1000, -300, 300, 1000}) {
           replay.replay_source()->Seek(s.unix_ms + d);
-          near_change =
-              near_change || replay.State()->Node(i).health == s.health;
+          near_change = near_change || replay.State()->Node(i).health == s.health;
         }
         QVERIFY2(replayed == s.health || near_change,
                  qPrintable(QString("%1 at +%2 ms: %3 live %4, replayed %5")
-                                .arg(path, QString::number(s.unix_ms - from),
-                                     s.node, ui::NodeHealthName(s.health),
-                                     ui::NodeHealthName(replayed))));
+                                .arg(path, QString::number(s.unix_ms - from), s.node,
+                                     ui::NodeHealthName(s.health), ui::NodeHealthName(replayed))));
         ++compared;
       }
       QVERIFY(compared >= 5);
@@ -712,24 +650,20 @@ private Q_SLOTS:
       // after replica2's restart, which the long variant's quiet 5 minutes
       // would otherwise leave behind.
       qint64 replica2_back = 0;
-      for (const Seen &s : seen_) {
-        if (s.node == "replica2" && s.health == NodeHealth::kServing)
-          replica2_back = s.unix_ms;
+      for (const Seen& s : seen_) {
+        if (s.node == "replica2" && s.health == NodeHealth::kServing) replica2_back = s.unix_ms;
       }
       replay.replay_source()->Seek(replica2_back + 2000);
       const int replica2 = replay.State()->IndexOfName("replica2");
-      QVERIFY(HasEvent(replayed_throughput, replica2, ThroughputEvent::kDown,
-                       LLONG_MIN));
-      QVERIFY(HasEvent(replayed_throughput, replica2, ThroughputEvent::kUp,
-                       LLONG_MIN));
-      qInfo("drill: %s replays %d noted states",
-            qPrintable(QFileInfo(path).fileName()), compared);
+      QVERIFY(HasEvent(replayed_throughput, replica2, ThroughputEvent::kDown, LLONG_MIN));
+      QVERIFY(HasEvent(replayed_throughput, replica2, ThroughputEvent::kUp, LLONG_MIN));
+      qInfo("drill: %s replays %d noted states", qPrintable(QFileInfo(path).fileName()), compared);
     }
     // The window replaying its own recording at the moment replica2 was seen
     // killed.
     QString error;
     QVERIFY2(window_->OpenRecording(recording_, &error), qPrintable(error));
-    for (const Seen &s : seen_) {
+    for (const Seen& s : seen_) {
       if (s.node == "replica2" && s.health == NodeHealth::kUnreachable) {
         window_->replay_source()->Seek(s.unix_ms + 100);
         break;

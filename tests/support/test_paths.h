@@ -54,8 +54,7 @@ inline const char* Kept(const std::string& key, const std::filesystem::path& pat
 
 // A program the build made, by its target name: BuiltProgram("railyardctl").
 inline const char* BuiltProgram(std::string_view name) {
-  return test_paths_detail::Kept("bin:" + std::string(name),
-                                 test_paths_detail::BinDir() / name);
+  return test_paths_detail::Kept("bin:" + std::string(name), test_paths_detail::BinDir() / name);
 }
 
 // A file or folder of the source tree, by its path from the top: SourcePath("tests/data").
