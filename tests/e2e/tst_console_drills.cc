@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// The console's drills (issue 27): real railyard-node processes (an updater and
-// two replicas) and a real `railyardctl load` client with its telemetry,
-// watched by the console's window (offscreen) and its Session, fed by real
-// polling, through a cluster file, with the models the views draw from.
-// Screenshots of the window at each drill go into the build folder's
-// screenshots/ for people to look at. Each drill applies a fault and checks
-// what the console shows within the deadline that docs/figures.md states, and
-// how fast it showed it. The console records the whole drill, and so does
-// `railyardctl record` beside it; both recordings replay the same states at the
-// same times.
+// The console's drills (issue 27): real railyard-node processes (an updater and two replicas) and a
+// real `railyardctl load` client with its telemetry, watched by the console's window (offscreen)
+// and its Session, fed by real polling, through a cluster file, with the models the views draw
+// from. Screenshots of the window at each drill go into the build folder's screenshots/ for people
+// to look at. Each drill applies a fault and checks what the console shows within the deadline that
+// docs/figures.md states, and how fast it showed it. The console records the whole drill, and so
+// does `railyardctl record` beside it; both recordings replay the same states at the same times.
 #include <QDateTime>
 #include <QDir>
 #include <QFile>
@@ -50,15 +47,13 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// docs/figures.md: a node that stops answering shows "unreachable" after one
-// failed poll (poll period 100 ms + admin timeout 800 ms); a killed replica's
-// follow connection closes at once. The slack absorbs a loaded machine (two
-// tests at a time beside busy loops).
+// docs/figures.md: a node that stops answering shows "unreachable" after one failed poll (poll
+// period 100 ms + admin timeout 800 ms); a killed replica's follow connection closes at once. The
+// slack absorbs a loaded machine (two tests at a time beside busy loops).
 constexpr int kUnreachableWithinMs = 100 + 800 + 1000;
 constexpr int kSlackMs = 15000;
 
-// `railyardctl load` with its telemetry served on an OS-chosen port, until Kill
-// or the end.
+// `railyardctl load` with its telemetry served on an OS-chosen port, until Kill or the end.
 class LoadClient {
  public:
   bool Start(const QStringList& flags) {
@@ -90,8 +85,7 @@ class LoadClient {
   QString admin_;
 };
 
-// What the live console showed of one node at one moment, to compare with the
-// replays.
+// What the live console showed of one node at one moment, to compare with the replays.
 struct Seen {
   qint64 unix_ms = 0;
   QString node;
@@ -135,8 +129,7 @@ class ConsoleDrillsTest : public QObject {
   QString load_name_;  // As its telemetry names it.
 
   ClusterState& State() const { return *session_->State(); }
-  // "load" is the load client, by its address: it names itself in its
-  // telemetry.
+  // "load" is the load client, by its address: it names itself in its telemetry.
   int Index(const QString& name) const {
     return name == "load" ? State().IndexOfAddress(load_.admin()) : State().IndexOfName(name);
   }
@@ -157,8 +150,7 @@ class ConsoleDrillsTest : public QObject {
   QString Cell(const QString& name, int column) const {
     return replication_->index(replication_->RowOfNode(Index(name)), column).data().toString();
   }
-  // Whether `client`'s last snapshot has a pool entry on the server at
-  // `service`.
+  // Whether `client`'s last snapshot has a pool entry on the server at `service`.
   bool PoolHolds(const QString& client, const QString& service) const {
     const ui::NodeView& n = State().Node(Index(client));
     if (!n.telemetry) return false;
@@ -169,9 +161,8 @@ class ConsoleDrillsTest : public QObject {
     }
     return false;
   }
-  // Waits on the GUI thread (polling results arrive as queued calls) until
-  // `condition` holds; returns the milliseconds it took, or -1 after
-  // `timeout_ms`.
+  // Waits on the GUI thread (polling results arrive as queued calls) until `condition` holds;
+  // returns the milliseconds it took, or -1 after `timeout_ms`.
   qint64 WaitMs(const std::function<bool()>& condition, int timeout_ms) {
     QElapsedTimer timer;
     timer.start();
@@ -257,9 +248,8 @@ class ConsoleDrillsTest : public QObject {
     window_.reset();
   }
 
-  // Every process is seen as what it is: three servers serving, replicas
-  // tailing, and the load client's calls charted (the demo's clients were
-  // charted at 0 requests/s before).
+  // Every process is seen as what it is: three servers serving, replicas tailing, and the load
+  // client's calls charted (the demo's clients were charted at 0 requests/s before).
   void everyProcessIsSeenAsWhatItIs() {
     const qint64 ms = WaitMs(
         [&] {
@@ -277,8 +267,7 @@ class ConsoleDrillsTest : public QObject {
         "drill: all four serving, both replicas tailing, the client charted "
         "after %lld ms",
         ms);
-    // The Overview's figure for the client is the same calls (one definition:
-    // ClientFiguresOf).
+    // The Overview's figure for the client is the same calls (one definition: ClientFiguresOf).
     QVERIFY(overview_->index(Index("load"), ui::OverviewModel::kRequests)
                 .data(ui::OverviewModel::kSortRole)
                 .toDouble() > 0);
@@ -288,9 +277,8 @@ class ConsoleDrillsTest : public QObject {
     Shot("1_all_serving_flow", "Flow");
   }
 
-  // SIGKILL a replica: unreachable with the reason, its lag unknown, its
-  // updater drops it; a gap and a "down" mark; restarted on its address,
-  // serving and tailing again with an "up" mark.
+  // SIGKILL a replica: unreachable with the reason, its lag unknown, its updater drops it; a gap
+  // and a "down" mark; restarted on its address, serving and tailing again with an "up" mark.
   void aKilledReplicaIsUnreachableAndItsLagUnknown() {
     const qint64 at = QDateTime::currentMSecsSinceEpoch();
     replica2_->Kill();
@@ -343,8 +331,8 @@ class ConsoleDrillsTest : public QObject {
         back_ms);
   }
 
-  // SIGSTOP a replica: its polls time out ("timed out", not a silent stale),
-  // its lag reads unknown; SIGCONT: serving again.
+  // SIGSTOP a replica: its polls time out ("timed out", not a silent stale), its lag reads unknown;
+  // SIGCONT: serving again.
   void aStoppedReplicaTimesOutAndComesBack() {
     Stopped stopped(replica1_->pid());
     QVERIFY(stopped.ok());
@@ -357,8 +345,7 @@ class ConsoleDrillsTest : public QObject {
     QVERIFY2(ms >= 0, qPrintable(Describe("replica1")));
     Note("replica1");
     QCOMPARE(Cell("replica1", ReplicationModel::kLagSeconds), QString("unknown"));
-    // Held stopped until the console has failed to reach it for 3 s (the slow
-    // drill holds 10 s).
+    // Held stopped until the console has failed to reach it for 3 s (the slow drill holds 10 s).
     const int hold_ms = qEnvironmentVariableIntValue("RAILYARD_DRILL_STOP_MS") > 0
                             ? qEnvironmentVariableIntValue("RAILYARD_DRILL_STOP_MS")
                             : 3000;
@@ -372,8 +359,7 @@ class ConsoleDrillsTest : public QObject {
     QCOMPARE(Health("replica1"),
              NodeHealth::kUnreachable);  // Never stale, never serving.
     Note("replica1");
-    // Its updater has not heard from it either, and its row says so (it listed
-    // the name alone).
+    // Its updater has not heard from it either, and its row says so (it listed the name alone).
     const qint64 silent_ms = WaitMs(
         [&] { return Cell("updater", ReplicationModel::kFollows).contains("replica1 (silent)"); },
         kSlackMs);
@@ -391,9 +377,8 @@ class ConsoleDrillsTest : public QObject {
         ms, hold_ms, back_ms);
   }
 
-  // Drain a replica with railyardctl while the client reads from it: lame duck
-  // with a "drain" mark, the client's pool leaves it; undrain: serving with an
-  // "undrain" mark.
+  // Drain a replica with railyardctl while the client reads from it: lame duck with a "drain" mark,
+  // the client's pool leaves it; undrain: serving with an "undrain" mark.
   void drainAndUndrainShowInTheConsole() {
     const qint64 at = QDateTime::currentMSecsSinceEpoch();
     const QString service = replica1_->service_address();
@@ -435,8 +420,7 @@ class ConsoleDrillsTest : public QObject {
         drained_ms, left_ms, undrained_ms);
   }
 
-  // SIGKILL the load client: unreachable with a gap and a "down" mark on its
-  // chart.
+  // SIGKILL the load client: unreachable with a gap and a "down" mark on its chart.
   void aKilledLoadClientIsUnreachable() {
     const qint64 at = QDateTime::currentMSecsSinceEpoch();
     load_.Kill();
@@ -451,9 +435,8 @@ class ConsoleDrillsTest : public QObject {
     qInfo("drill: SIGKILL load client: unreachable after %lld ms", ms);
   }
 
-  // SIGKILL the updater: unreachable; both replicas lose it at once and read
-  // "disconnected" with their lag unknown. Restarted on its address: it lists
-  // them again and they tail it.
+  // SIGKILL the updater: unreachable; both replicas lose it at once and read "disconnected" with
+  // their lag unknown. Restarted on its address: it lists them again and they tail it.
   void aKilledUpdaterLeavesItsReplicasDisconnected() {
     updater_->Kill();
     const qint64 unreachable_ms =
@@ -503,8 +486,8 @@ class ConsoleDrillsTest : public QObject {
         unreachable_ms, disconnected_ms, back_ms);
   }
 
-  // Remove node forgets that node only: the others keep their charts and marks
-  // (it wiped every node's history before).
+  // Remove node forgets that node only: the others keep their charts and marks (it wiped every
+  // node's history before).
   void removeNodeForgetsOnlyThatNode() {
     const int replica2 = Index("replica2");
     const size_t samples = throughput_->series(replica2).size();
@@ -520,8 +503,7 @@ class ConsoleDrillsTest : public QObject {
     Shot("8_load_removed_throughput", "Throughput");
   }
 
-  // A port that speaks another protocol is named as such, not as a node that is
-  // down.
+  // A port that speaks another protocol is named as such, not as a node that is down.
   void aWrongPortIsNamed() {
     QString error;
     QVERIFY(session_->AddNode(updater_->service_address(), kViewerToken, &error, "wrong-port"));
@@ -538,10 +520,9 @@ class ConsoleDrillsTest : public QObject {
     QVERIFY(!session_->RemoveNode(Index("wrong-port")).isEmpty());
   }
 
-  // A quiet cluster (nobody writes: the load client is gone) for
-  // RAILYARD_DRILL_QUIET_S seconds (default 4; the slow variant 300): no
-  // replica reads as lagging, no node as failing, and the replicas' long-polls
-  // do not show as request latency (an idle updater read 1 s p99 before).
+  // A quiet cluster (nobody writes: the load client is gone) for RAILYARD_DRILL_QUIET_S seconds
+  // (default 4; the slow variant 300): no replica reads as lagging, no node as failing, and the
+  // replicas' long-polls do not show as request latency (an idle updater read 1 s p99 before).
   void aQuietClusterShowsNoLagAndNoFailure() {
     const int quiet_s = qEnvironmentVariableIntValue("RAILYARD_DRILL_QUIET_S") > 0
                             ? qEnvironmentVariableIntValue("RAILYARD_DRILL_QUIET_S")
@@ -584,8 +565,7 @@ class ConsoleDrillsTest : public QObject {
         quiet_s, checks);
   }
 
-  // Both recordings replay what the live console showed at each moment noted
-  // above.
+  // Both recordings replay what the live console showed at each moment noted above.
   void theRecordingsReplayTheSameStates() {
     QCOMPARE(session_->StopRecording().left(9), QString("Recorded "));
     ctl_record_.terminate();
@@ -601,15 +581,13 @@ class ConsoleDrillsTest : public QObject {
         if (e.kind == trace::kEventUnreachable) outages << QString::fromStdString(e.node);
       }
       outages.sort();
-      // railyardctl record names each node as the cluster file does; the
-      // console, as its telemetry does (a replay of either shows the
-      // telemetry's name).
+      // railyardctl record names each node as the cluster file does; the console, as its telemetry
+      // does (a replay of either shows the telemetry's name).
       const QString load = path == recording_ ? load_name_ : QString("load");
-      // Once per outage. The killed client's port is free after it, and another
-      // process on this machine (a test beside this one) may get it and answer
-      // there: a recorder still polling the address then sees "the node" come
-      // back and go again, so the client counts at least once. The replicas'
-      // ports stay held by their own processes.
+      // Once per outage. The killed client's port is free after it, and another process on this
+      // machine (a test beside this one) may get it and answer there: a recorder still polling the
+      // address then sees "the node" come back and go again, so the client counts at least once.
+      // The replicas' ports stay held by their own processes.
       QVERIFY2(outages.count("replica2") == 1 && outages.count("replica1") == 1 &&
                    outages.count("updater") == 1 && outages.count(load) >= 1,
                qPrintable(path + ": " + outages.join(", ")));
@@ -621,8 +599,7 @@ class ConsoleDrillsTest : public QObject {
       ThroughputModel replayed_throughput(replay.State());
       QString error;
       QVERIFY2(replay.OpenRecording(path, &error), qPrintable(error));
-      // railyardctl record starts a moment after the console: compare what both
-      // saw.
+      // railyardctl record starts a moment after the console: compare what both saw.
       const qint64 from = replay.replay_source()->StartMs() + 1000;
       int compared = 0;
       for (const Seen& s : seen_) {
@@ -631,9 +608,8 @@ class ConsoleDrillsTest : public QObject {
         const int i = replay.State()->IndexOfName(s.node);
         QVERIFY2(i >= 0, qPrintable(s.node));
         const NodeHealth replayed = replay.State()->Node(i).health;
-        // The console saw the change at its own poll; railyardctl record polls
-        // on its own schedule, so its recording may place the change up to
-        // about a poll round either side.
+        // The console saw the change at its own poll; railyardctl record polls on its own schedule,
+        // so its recording may place the change up to about a poll round either side.
         bool near_change = false;
         for (qint64 d : {-1000, -300, 300, 1000}) {
           replay.replay_source()->Seek(s.unix_ms + d);
@@ -646,9 +622,8 @@ class ConsoleDrillsTest : public QObject {
         ++compared;
       }
       QVERIFY(compared >= 5);
-      // A seek rebuilds the charts' window before it (5 minutes): seek to just
-      // after replica2's restart, which the long variant's quiet 5 minutes
-      // would otherwise leave behind.
+      // A seek rebuilds the charts' window before it (5 minutes): seek to just after replica2's
+      // restart, which the long variant's quiet 5 minutes would otherwise leave behind.
       qint64 replica2_back = 0;
       for (const Seen& s : seen_) {
         if (s.node == "replica2" && s.health == NodeHealth::kServing) replica2_back = s.unix_ms;
@@ -659,8 +634,7 @@ class ConsoleDrillsTest : public QObject {
       QVERIFY(HasEvent(replayed_throughput, replica2, ThroughputEvent::kUp, LLONG_MIN));
       qInfo("drill: %s replays %d noted states", qPrintable(QFileInfo(path).fileName()), compared);
     }
-    // The window replaying its own recording at the moment replica2 was seen
-    // killed.
+    // The window replaying its own recording at the moment replica2 was seen killed.
     QString error;
     QVERIFY2(window_->OpenRecording(recording_, &error), qPrintable(error));
     for (const Seen& s : seen_) {
