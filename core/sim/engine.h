@@ -124,6 +124,7 @@ struct Backend {
   const BackendGroup* group = nullptr;
   base::Rng rng;
   bool down = false;
+  bool down_recorded = false;  // This outage's "unreachable" event is in the recording.
   bool hang = false;
   bool lame = false;
   double flaky = 0;

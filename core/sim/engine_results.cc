@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/trace/recording.h"
 #include "core/trace/recording_writer.h"
 
 namespace railyard::sim::internal {
@@ -38,7 +39,22 @@ void Engine::OnTick() {
 bool Engine::Record(std::string* error) {
   const int64_t unix_ms = options_.start_unix_ms + now_ / 1000000;
   for (Backend& b : backends_) {
-    if (b.down) continue;  // A dead process reports nothing; the console marks it stale.
+    if (b.down) {
+      // A dead process reports nothing. A recorder polling it would fail at once, and writes one
+      // event per outage (trace::kEventUnreachable), so a replay shows it unreachable, not stale.
+      if (!b.down_recorded) {
+        if (trace::Status s = options_.recording->AppendEvent(
+                unix_ms, b.name, trace::kEventUnreachable,
+                "UNAVAILABLE: the simulated backend is down (the scenario's down action)");
+            !s.ok()) {
+          *error = s.ToString();
+          return false;
+        }
+        b.down_recorded = true;
+      }
+      continue;
+    }
+    b.down_recorded = false;
     if (trace::Status s = options_.recording->AppendSnapshot(b.name, BackendSnapshot(b, unix_ms));
         !s.ok()) {
       *error = s.ToString();

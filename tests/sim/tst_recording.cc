@@ -6,6 +6,7 @@
 
 #include "core/sim/scenario.h"
 #include "core/sim/simulator.h"
+#include "core/trace/recording.h"
 #include "core/trace/recording_reader.h"
 #include "core/trace/recording_writer.h"
 
@@ -87,10 +88,14 @@ class RecordingTest : public QObject {
     }
     std::vector<trace::Event> events;
     QVERIFY(reader->Events(&events).ok());
-    QCOMPARE(events.size(), size_t{3});
+    QCOMPARE(events.size(), size_t{4});
     QCOMPARE(events[0].detail, std::string("backend-1 lame-duck"));
     QCOMPARE(events[1].detail, std::string("backend-2 down"));
     QCOMPARE(events[1].unix_ms - span.first_unix_ms, int64_t{4500});
+    // Its outage, once, at the next snapshot round, as a recorder polling it would see it.
+    QCOMPARE(events[2].node, std::string("backend-2"));
+    QCOMPARE(events[2].kind, std::string(trace::kEventUnreachable));
+    QCOMPARE(events[2].unix_ms - span.first_unix_ms, int64_t{5000});
   }
 };
 

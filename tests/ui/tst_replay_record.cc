@@ -735,11 +735,15 @@ class ReplayRecordTest : public QObject {
       QCOMPARE(matrix.PoolSize(row), 16);  // From the clients' own pools.
     }
     QVERIFY(!replay.Events().isEmpty());
-    replay.JumpToEvent(0);  // Backend 3 goes down: it stops reporting and turns stale.
+    // Backend 3 goes down: unreachable, with the reason, as a live console sees a dead process
+    // (it read "stale" before, as if it were only slow to answer).
+    replay.JumpToEvent(0);
     replay.SetSpeed(16);
     replay.SetTickIntervalMs(1000);
     replay.Step();
-    QCOMPARE(state.Node(backend3).health, NodeHealth::kStale);
+    QCOMPARE(state.Node(backend3).health, NodeHealth::kUnreachable);
+    QVERIFY2(state.Node(backend3).last_error.contains("down"),
+             qPrintable(state.Node(backend3).last_error));
     for (int row = 0; row < matrix.ClientCount(); ++row) {
       QVERIFY(matrix.cell(row, backend3).slots.isEmpty());  // Lost: nobody holds a slot there.
     }
