@@ -67,6 +67,28 @@ class ClusterModelsTest : public QObject {
   Q_OBJECT
 
  private Q_SLOTS:
+  // One topology per frame, which the slot matrix and the flow both read: a node is known by the
+  // address it was added with until it answers, then by its name and its service address; an
+  // address no node has is a server nobody watches; Remove node renumbers the rest.
+  void theTopologyNamesEachNodesAddresses() {
+    ClusterState state;
+    const int a = state.AddNode("10.0.0.1:7001");
+    const int b = state.AddNode("10.0.0.2:7001", "backend-b");
+    QCOMPARE(state.NodeAtAddress(std::string("10.0.0.1:7001")), a);
+    QCOMPARE(state.NodeAtAddress(QString("backend-b")), b);
+    QCOMPARE(state.NodeAtAddress(std::string("10.0.0.9:7000")), -1);
+    auto t = std::make_shared<railyard::admin::Telemetry>();
+    t->set_node("backend-a");
+    t->set_service_address("10.0.0.1:7000");
+    state.ApplyFrame({{a, t}}, 1000);
+    QCOMPARE(state.NodeAtAddress(std::string("backend-a")), a);
+    QCOMPARE(state.NodeAtAddress(std::string("10.0.0.1:7000")), a);
+    QCOMPARE(state.NodeAtAddress(std::string("10.0.0.1:7001")), -1);  // Named now.
+    state.RemoveNode(a);
+    QCOMPARE(state.NodeAtAddress(std::string("10.0.0.1:7000")), -1);
+    QCOMPARE(state.NodeAtAddress(QString("backend-b")), 0);
+  }
+
   void overviewShowsEachNodesFigures() {
     GeneratedCluster g;
     g.nodes = 100;

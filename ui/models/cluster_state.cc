@@ -100,6 +100,7 @@ int ClusterState::AddNode(const QString& admin_address, const QString& name) {
   view.admin_address = admin_address;
   view.name = name.isEmpty() ? admin_address : name;
   nodes_.push_back(std::move(view));
+  IndexAddresses();
   const int index = NodeCount() - 1;
   Q_EMIT NodeAdded(index);
   return index;
@@ -117,10 +118,16 @@ QVector<int> ClusterState::Apply(const std::vector<Update>& updates, qint64 now_
   now_ms_ = std::max(now_ms_, now_ms);
   QVector<int> changed;
   changed.reserve(static_cast<int>(updates.size()));
+  bool addresses_changed = false;
   for (const Update& update : updates) {
     if (update.node < 0 || update.node >= NodeCount()) continue;
     NodeView& view = nodes_[static_cast<size_t>(update.node)];
     if (update.telemetry) {
+      addresses_changed =
+          addresses_changed || !view.telemetry ||
+          view.telemetry->service_address() != update.telemetry->service_address() ||
+          (!update.telemetry->node().empty() &&
+           view.name.toStdString() != update.telemetry->node());
       view.telemetry = update.telemetry;
       view.updated_ms = update.at_ms > 0 ? update.at_ms : now_ms;
       view.health = HealthOf(*update.telemetry);
@@ -136,6 +143,7 @@ QVector<int> ClusterState::Apply(const std::vector<Update>& updates, qint64 now_
     }
     changed.push_back(update.node);
   }
+  if (addresses_changed) IndexAddresses();
   // Nodes that were not in this frame may have gone stale meanwhile.
   for (int i = 0; i < NodeCount(); ++i) {
     NodeView& view = nodes_[static_cast<size_t>(i)];
@@ -152,6 +160,7 @@ void ClusterState::Tick(qint64 now_ms) { ApplyFrame({}, now_ms); }
 
 void ClusterState::Clear() {
   nodes_.clear();
+  node_at_address_.clear();
   now_ms_ = 0;
   Q_EMIT NodesReset();
 }
@@ -159,6 +168,7 @@ void ClusterState::Clear() {
 void ClusterState::RemoveNode(int index) {
   if (index < 0 || index >= NodeCount()) return;
   nodes_.erase(nodes_.begin() + index);
+  IndexAddresses();
   removed_node_ = index;
   Q_EMIT NodesReset();
   removed_node_ = -1;
@@ -168,6 +178,19 @@ void ClusterState::RemoveNode(int index) {
     all.push_back(i);
   }
   Q_EMIT FrameApplied(all);
+}
+
+void ClusterState::IndexAddresses() {
+  node_at_address_.clear();
+  for (int i = 0; i < NodeCount(); ++i) {
+    // The first node to claim an address keeps it (two nodes cannot serve at one address).
+    for (std::string& address : AddressesOf(Node(i))) node_at_address_.try_emplace(address, i);
+  }
+}
+
+int ClusterState::NodeAtAddress(const std::string& address) const {
+  const auto it = node_at_address_.find(address);
+  return it == node_at_address_.end() ? -1 : it->second;
 }
 
 int ClusterState::IndexOfAddress(const QString& admin_address) const {

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "railyard/admin.pb.h"
@@ -107,6 +108,11 @@ class ClusterState : public QObject {
   const NodeView& Node(int index) const { return nodes_[static_cast<size_t>(index)]; }
   int IndexOfAddress(const QString& admin_address) const;
   int IndexOfName(const QString& name) const;
+  // The cluster's topology as of the last frame, worked out once per frame for every model: the
+  // node a client's pool means by `address` (one of the node's AddressesOf), or -1 for a server
+  // that no watched node is, which the slot matrix and the flow show as "not watched".
+  int NodeAtAddress(const std::string& address) const;
+  int NodeAtAddress(const QString& address) const { return NodeAtAddress(address.toStdString()); }
   qint64 NowMs() const { return now_ms_; }
   void SetStaleAfterMs(qint64 ms) { stale_after_ms_ = ms; }
 
@@ -126,7 +132,11 @@ class ClusterState : public QObject {
  private:
   QVector<int> Apply(const std::vector<Update>& updates, qint64 now_ms);
 
+  // NodeAtAddress's map, rebuilt whenever a node's addresses may have changed.
+  void IndexAddresses();
+
   std::vector<NodeView> nodes_;
+  std::unordered_map<std::string, int> node_at_address_;
   qint64 now_ms_ = 0;
   qint64 history_ms_ = 0;
   qint64 stale_after_ms_ = 5000;

@@ -143,6 +143,11 @@ QString FlowModel::NodeText(bool server, int index) const {
 }
 
 int FlowModel::ServerFor(const std::string& address) {
+  // A watched node, by the cluster state's topology (the one the slot matrix reads too).
+  if (const int node = state_->NodeAtAddress(address);
+      node >= 0 && node < static_cast<int>(server_of_node_.size())) {
+    return server_of_node_[node];
+  }
   if (auto it = server_of_address_.find(address); it != server_of_address_.end()) {
     return it->second;
   }

@@ -13,8 +13,7 @@ namespace railyard::ui {
 bool SlotMatrixModel::ShowsServer(int server) const {
   if (server >= nodes_) {
     // Unwatched: while some pool holds a connection there and no node has claimed the address.
-    return totals_[size_t(server)].in_use > 0 &&
-           !watched_addresses_.contains(server_names_[server]);
+    return totals_[size_t(server)].in_use > 0 && state_->NodeAtAddress(server_names_[server]) < 0;
   }
   const NodeView& node = state_->Node(server);
   if (node.telemetry) return ServesRequests(*node.telemetry);

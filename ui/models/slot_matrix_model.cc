@@ -38,8 +38,6 @@ void SlotMatrixModel::Rebuild() {
   nodes_ = servers_;
   unwatched_.clear();
   pool_reports_.clear();
-  watched_addresses_.clear();
-  watched_address_bytes_.clear();
   clients_.clear();
   cells_.clear();
   occupied_ = QVector<QVector<quint64>>(servers_);
@@ -187,7 +185,6 @@ void SlotMatrixModel::OnFrame(const QVector<int>& changed) {
   const qint64 now = state_->NowMs();
   ChangedCells box;
   row_dirty_.fill(kClean, ClientCount());
-  CollectWatchedAddresses();
   pool_reports_changed_ = false;
   for (int server : changed) {
     if (server < 0 || server >= nodes_) continue;
@@ -304,17 +301,6 @@ void SlotMatrixModel::CollectConnections(const admin::Telemetry& telemetry, qint
   }
 }
 
-void SlotMatrixModel::CollectWatchedAddresses() {
-  watched_addresses_.clear();
-  watched_address_bytes_.clear();
-  for (int n = 0; n < state_->NodeCount(); ++n) {
-    for (std::string& address : AddressesOf(state_->Node(n))) {
-      watched_addresses_.insert(QString::fromStdString(address));
-      watched_address_bytes_.insert(std::move(address));
-    }
-  }
-}
-
 void SlotMatrixModel::ReadPoolReports(int reporter, const admin::Telemetry* telemetry) {
   // What this node reported before is replaced (or gone, if it is not live).
   for (auto it = pool_reports_.begin(); it != pool_reports_.end();) {
@@ -330,10 +316,10 @@ void SlotMatrixModel::ReadPoolReports(int reporter, const admin::Telemetry* tele
     PoolReport report;
     report.reporter = reporter;
     for (const admin::PoolEntry& e : pool.entries()) {
-      // A watched server's slot table lists this connection already.
-      if (e.server().empty() || watched_address_bytes_.count(e.server()) > 0) continue;
+      // A watched server's slot table lists this connection already (the cluster state's
+      // topology, checked before the address is converted: nearly every entry names one).
+      if (e.server().empty() || state_->NodeAtAddress(e.server()) >= 0) continue;
       const QString address = QString::fromStdString(e.server());
-      if (address.isEmpty() || watched_addresses_.contains(address)) continue;
       report.slots[address].push_back({e.slot(), e.busy(), e.requests(), 0});
     }
     if (report.slots.isEmpty()) continue;
@@ -353,7 +339,7 @@ void SlotMatrixModel::ApplyUnwatched(qint64 now, ChangedCells& box) {
     const int server = u.value();
     scratch_.clear();
     // An address a node has claimed since is that node's column: its slot table counts.
-    if (!watched_addresses_.contains(u.key())) {
+    if (state_->NodeAtAddress(u.key()) < 0) {
       for (auto r = pool_reports_.cbegin(); r != pool_reports_.cend(); ++r) {
         if (auto slots = r->slots.constFind(u.key()); slots != r->slots.cend()) {
           for (const Slot& slot : *slots) scratch_.push_back({r.key(), slot});

@@ -4,10 +4,8 @@
 #include <QAbstractTableModel>
 #include <QBrush>
 #include <QHash>
-#include <QSet>
 #include <QVector>
 #include <string>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -173,7 +171,6 @@ class SlotMatrixModel : public QAbstractTableModel {
   // The unwatched server for `address`, added (without a column yet) if new.
   int UnwatchedServerFor(const QString& address);
   // Every node's name and service address, which pool entries are matched against.
-  void CollectWatchedAddresses();
   // A node's pools as it reported them (or nothing, when it is not live): what each client
   // holds on servers no node answers for.
   void ReadPoolReports(int reporter, const admin::Telemetry* telemetry);
@@ -205,11 +202,7 @@ class SlotMatrixModel : public QAbstractTableModel {
   };
   QHash<quint64, PoolReport> pool_reports_;
   bool pool_reports_changed_ = false;  // This frame.
-  QSet<QString> watched_addresses_;    // As of this frame.
-  // The same as UTF-8, which a pool entry's address is checked against before it is converted:
-  // nearly every entry names a watched server, 2400 a frame at 300 x 300.
-  std::unordered_set<std::string> watched_address_bytes_;
-  QHash<QString, int> unwatched_;  // Address -> server.
+  QHash<QString, int> unwatched_;      // Address -> server.
   std::vector<Client> clients_;
   std::vector<Cell> cells_;  // clients x servers, row-major.
   QHash<quint64, int> rows_;
