@@ -242,7 +242,7 @@ void ActionController::Compact(int node, QVector<quint64> indexes) {
   Run(Action::kCompact, node, indexes);
 }
 
-void ActionController::Run(Action action, int node, const QVector<quint64>& indexes) {
+void ActionController::Run(Action action, int node, const QVector<quint64>& requested) {
   const QString name = ActionName(action);
   if (const QString why = DisabledReason(node); !why.isEmpty()) {
     Present(tr("Cannot %1").arg(name), why, false);
@@ -252,6 +252,12 @@ void ActionController::Run(Action action, int node, const QVector<quint64>& inde
   const NodeView& view = state_->Node(node);
   const QString node_name = view.name;
   const QString address = view.admin_address;
+  // Compact all merges the indexes the confirmation counted, by id: a flush while it is open adds
+  // one that the operator was not asked about (it said "all 3" and merged 4).
+  QVector<quint64> indexes = requested;
+  if (action == Action::kCompact && indexes.isEmpty() && view.telemetry) {
+    for (const admin::IndexInfo& info : view.telemetry->storage().indexes()) indexes << info.id();
+  }
   if (action == Action::kCompact && !indexes.isEmpty()) {
     QVector<quint64> order;
     if (view.telemetry) {
@@ -273,7 +279,7 @@ void ActionController::Run(Action action, int node, const QVector<quint64>& inde
     return;
   }
   const QString title = tr("%1 %2?").arg(name.left(1).toUpper() + name.mid(1), node_name);
-  if (!confirmer_(title, ConfirmationText(action, node, indexes))) return;
+  if (!confirmer_(title, ConfirmationText(action, node, requested))) return;
   if (!CanAct(node) || state_->Node(node).admin_address != address) {
     return;  // Something changed while the question was open.
   }

@@ -122,7 +122,8 @@ class ActionController : public QObject {
     QString message;             // The node's answer on success.
     bool node_recorded = false;  // See ActionFinished.
   };
-  void Run(Action action, int node, const QVector<quint64>& indexes);
+  // `requested`: the indexes to compact, or none for all of them.
+  void Run(Action action, int node, const QVector<quint64>& requested);
   void Finish(quint64 job, Action action, int node, QVector<quint64> indexes, Outcome outcome);
   void Present(const QString& title, const QString& text, bool ok);
   void UpdateActions();
