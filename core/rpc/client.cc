@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <asio.hpp>
 #include <future>
+#include <limits>
 #include <random>
 #include <thread>
 
@@ -798,12 +799,8 @@ Status Client::RemoveServer(uint32_t index) {
 }
 
 bool Client::WaitForPool(size_t connections, std::chrono::milliseconds timeout) const {
-  const Clock::time_point give_up = Clock::now() + timeout;
-  base::MutexLock lock(impl_->mu);
-  while (impl_->pool.size() < connections) {
-    if (!impl_->pool_cv.WaitUntil(impl_->mu, give_up)) return impl_->pool.size() >= connections;
-  }
-  return true;
+  return WaitForPoolOrConnectFailure(connections, timeout,
+                                     std::numeric_limits<uint64_t>::max());  // Never gives up.
 }
 
 bool Client::WaitForPoolOrConnectFailure(size_t connections, std::chrono::milliseconds timeout,

@@ -17,7 +17,7 @@
 #include <QTest>
 #include <QTimer>
 
-#include "tests/support/test_paths.h"
+#include "tests/ui/screenshot.h"
 #include "tests/ui/storage_test_node.h"
 #include "ui/actions/action_controller.h"
 #include "ui/actions/audit_log.h"
@@ -26,12 +26,11 @@
 #include "ui/views/compaction_view.h"
 #include "ui/views/index_stack_widget.h"
 
-using railyard::testing::ScreenshotDir;
-
 using namespace railyard;
 using namespace railyard::ui;
 using railyard::ui::testing::kOperatorToken;
 using railyard::ui::testing::kViewerToken;
+using railyard::ui::testing::SaveScreenshot;
 using railyard::ui::testing::StorageTestNode;
 using railyard::ui::testing::WaitFor;
 
@@ -447,8 +446,7 @@ class ActionsTest : public QObject {
     QCOMPARE(table->rowCount(), 0);
     view.ActionFilter()->setCurrentIndex(0);
     QCOMPARE(table->rowCount(), 4);
-    QDir().mkpath(ScreenshotDir());
-    QVERIFY(view.grab().save(QDir(ScreenshotDir()).filePath("audit_log_view.png")));
+    SaveScreenshot(&view, "audit_log_view.png");
 
     // A file that is not a database is refused with a clear error.
     const QString junk = dir.filePath("junk.sqlite");

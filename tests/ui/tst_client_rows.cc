@@ -20,7 +20,7 @@
 #include "core/node/node.h"
 #include "core/node/telemetry.h"
 
-#include "tests/support/test_paths.h"
+#include "tests/ui/screenshot.h"
 #include "ui/models/cluster_state.h"
 #include "ui/models/flow_model.h"
 #include "ui/models/overview_model.h"
@@ -28,13 +28,12 @@
 #include "ui/models/throughput_model.h"
 #include "ui/views/overview_view.h"
 
-using railyard::testing::ScreenshotDir;
-
 using namespace railyard;
 using railyard::ui::ClusterState;
 using railyard::ui::NodeHealth;
 using railyard::ui::OverviewModel;
 using railyard::ui::ThroughputModel;
+using railyard::ui::testing::SaveScreenshot;
 
 namespace {
 
@@ -319,8 +318,7 @@ class ClientRowsTest : public QObject {
     view.resize(1200, 320);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
-    QDir().mkpath(ScreenshotDir());
-    QVERIFY(view.grab().save(QDir(ScreenshotDir()).filePath("overview_client_rows.png")));
+    SaveScreenshot(&view, "overview_client_rows.png");
   }
 
   // C8: in a replay, Space went into "Filter by name" (it had the focus), and the table emptied

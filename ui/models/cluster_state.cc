@@ -100,8 +100,9 @@ int ClusterState::AddNode(const QString& admin_address, const QString& name) {
   view.admin_address = admin_address;
   view.name = name.isEmpty() ? admin_address : name;
   nodes_.push_back(std::move(view));
-  IndexAddresses();
   const int index = NodeCount() - 1;
+  for (std::string& address : AddressesOf(Node(index)))
+    node_at_address_.try_emplace(address, index);
   Q_EMIT NodeAdded(index);
   return index;
 }
@@ -123,11 +124,10 @@ QVector<int> ClusterState::Apply(const std::vector<Update>& updates, qint64 now_
     if (update.node < 0 || update.node >= NodeCount()) continue;
     NodeView& view = nodes_[static_cast<size_t>(update.node)];
     if (update.telemetry) {
-      addresses_changed =
-          addresses_changed || !view.telemetry ||
-          view.telemetry->service_address() != update.telemetry->service_address() ||
-          (!update.telemetry->node().empty() &&
-           view.name.toStdString() != update.telemetry->node());
+      const bool first = !view.telemetry;
+      const QString name_before = view.name;
+      const bool service_moved =
+          !first && view.telemetry->service_address() != update.telemetry->service_address();
       view.telemetry = update.telemetry;
       view.updated_ms = update.at_ms > 0 ? update.at_ms : now_ms;
       view.health = HealthOf(*update.telemetry);
@@ -135,6 +135,7 @@ QVector<int> ClusterState::Apply(const std::vector<Update>& updates, qint64 now_
       view.down_since_ms = 0;
       if (!update.telemetry->node().empty())
         view.name = QString::fromStdString(update.telemetry->node());
+      addresses_changed = addresses_changed || first || service_moved || view.name != name_before;
     } else {
       // Keep the last telemetry: the views show what was last known, marked unreachable.
       view.health = update.token_refused ? NodeHealth::kTokenRefused : NodeHealth::kUnreachable;

@@ -70,6 +70,11 @@ QString UpdaterText(const ClusterState& state, const std::string& updater) {
   return address;
 }
 
+// What a figure the node itself reports reads while the node is not live (docs/figures.md).
+QString UnknownWhileNotLive(const NodeView& node) {
+  return QObject::tr("unknown (node %1)").arg(NodeHealthName(node.health));
+}
+
 }  // namespace
 
 ReplicationModel::ReplicationModel(ClusterState* state, QObject* parent)
@@ -147,15 +152,11 @@ QVariant ReplicationModel::data(const QModelIndex& index, int role) const {
       if (replica) return UpdaterText(*state_, r.updater());
       // A silent updater's last list is not who follows it now (it listed both replicas of a
       // killed updater).
-      if (!live)
-        return sort ? QVariant(-1)
-                    : QVariant(tr("unknown (node %1)").arg(NodeHealthName(node.health)));
+      if (!live) return sort ? QVariant(-1) : QVariant(UnknownWhileNotLive(node));
       return sort ? QVariant(r.followers_size()) : QVariant(FollowersText(r));
     case kState:
       if (!replica) return sort ? QVariant(-1) : QVariant(QString());
-      if (!live)
-        return sort ? QVariant(100)
-                    : QVariant(tr("unknown (node %1)").arg(NodeHealthName(node.health)));
+      if (!live) return sort ? QVariant(100) : QVariant(UnknownWhileNotLive(node));
       return sort ? QVariant(static_cast<int>(r.state())) : QVariant(ReplicaStateName(r.state()));
     case kApplied:
       return sort ? QVariant(qulonglong(r.applied_position()))

@@ -170,7 +170,6 @@ class SlotMatrixModel : public QAbstractTableModel {
   void ResizeServers(int nodes, int unwatched);
   // The unwatched server for `address`, added (without a column yet) if new.
   int UnwatchedServerFor(const QString& address);
-  // Every node's name and service address, which pool entries are matched against.
   // A node's pools as it reported them (or nothing, when it is not live): what each client
   // holds on servers no node answers for.
   void ReadPoolReports(int reporter, const admin::Telemetry* telemetry);
