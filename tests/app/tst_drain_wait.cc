@@ -16,6 +16,7 @@
 
 #include "core/rpc/frame.h"
 #include "railyard/rpc.pb.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::BuiltProgram;
@@ -153,5 +154,5 @@ class DrainWaitTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(DrainWaitTest)
+RAILYARD_QTEST_GUILESS_MAIN(DrainWaitTest)
 #include "tst_drain_wait.moc"

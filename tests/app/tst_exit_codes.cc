@@ -4,6 +4,7 @@
 #include <QProcess>
 #include <QTest>
 
+#include "tests/support/qtest_main.h"
 #include "tests/support/run_program.h"
 #include "tests/support/test_paths.h"
 
@@ -64,5 +65,5 @@ class ExitCodesTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(ExitCodesTest)
+RAILYARD_QTEST_GUILESS_MAIN(ExitCodesTest)
 #include "tst_exit_codes.moc"

@@ -3,6 +3,7 @@
 // error that names the flag, since each client would otherwise take a random, uneven subset.
 #include <QProcess>
 #include <QTest>
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::BuiltProgram;
@@ -31,5 +32,5 @@ class LoadFlagsTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(LoadFlagsTest)
+RAILYARD_QTEST_GUILESS_MAIN(LoadFlagsTest)
 #include "tst_load_flags.moc"

@@ -12,6 +12,7 @@
 
 #include "core/cluster/admin_client.h"
 #include "core/node/node.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::BuiltProgram;
@@ -227,5 +228,5 @@ class LoadTelemetryTest : public QObject {
   std::unique_ptr<node::Node> node_;
 };
 
-QTEST_GUILESS_MAIN(LoadTelemetryTest)
+RAILYARD_QTEST_GUILESS_MAIN(LoadTelemetryTest)
 #include "tst_load_telemetry.moc"

@@ -11,6 +11,7 @@
 #include <QTest>
 #include <asio.hpp>
 
+#include "tests/support/qtest_main.h"
 #include "tests/support/run_program.h"
 #include "tests/support/test_paths.h"
 
@@ -113,5 +114,5 @@ class NodeCheckConfigTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(NodeCheckConfigTest)
+RAILYARD_QTEST_GUILESS_MAIN(NodeCheckConfigTest)
 #include "tst_node_check_config.moc"

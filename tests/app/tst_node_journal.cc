@@ -17,6 +17,7 @@
 
 #include "core/cluster/admin_client.h"
 #include "tests/app/unix_datagram.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::BuiltProgram;
@@ -243,5 +244,5 @@ class NodeJournalTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(NodeJournalTest)
+RAILYARD_QTEST_GUILESS_MAIN(NodeJournalTest)
 #include "tst_node_journal.moc"

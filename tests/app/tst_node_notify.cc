@@ -15,6 +15,7 @@
 #include "core/cluster/admin_client.h"
 #include "core/rpc/client.h"
 #include "tests/app/unix_datagram.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::BuiltProgram;
@@ -212,5 +213,5 @@ class NodeNotifyTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(NodeNotifyTest)
+RAILYARD_QTEST_GUILESS_MAIN(NodeNotifyTest)
 #include "tst_node_notify.moc"

@@ -3,6 +3,7 @@
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTest>
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::BuiltProgram;
@@ -62,5 +63,5 @@ class RailyardctlDemoTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(RailyardctlDemoTest)
+RAILYARD_QTEST_GUILESS_MAIN(RailyardctlDemoTest)
 #include "tst_railyardctl_demo.moc"

@@ -3,6 +3,7 @@
 #include <QTest>
 
 #include "core/balance/answer_health.h"
+#include "tests/support/qtest_main.h"
 
 using railyard::balance::AnswerHealth;
 using railyard::balance::Result;
@@ -54,5 +55,5 @@ class TestAnswerHealth : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestAnswerHealth)
+RAILYARD_QTEST_GUILESS_MAIN(TestAnswerHealth)
 #include "tst_answer_health.moc"

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/balance/policy.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::balance;
 using namespace std::chrono_literals;
@@ -102,5 +103,5 @@ class LowestSlotTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(LowestSlotTest)
+RAILYARD_QTEST_GUILESS_MAIN(LowestSlotTest)
 #include "tst_lowest_slot.moc"

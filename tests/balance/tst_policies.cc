@@ -9,6 +9,7 @@
 #include "core/balance/policy.h"
 #include "core/balance/retry_budget.h"
 #include "tests/balance/policy_driver.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::balance;
 using namespace railyard::balance::testing;
@@ -411,5 +412,5 @@ class PoliciesTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(PoliciesTest)
+RAILYARD_QTEST_GUILESS_MAIN(PoliciesTest)
 #include "tst_policies.moc"

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "core/balance/subsetting.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::balance;
 
@@ -147,5 +148,5 @@ class SubsettingTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(SubsettingTest)
+RAILYARD_QTEST_GUILESS_MAIN(SubsettingTest)
 #include "tst_subsetting.moc"

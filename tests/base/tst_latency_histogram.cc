@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/base/latency_histogram.h"
+#include "tests/support/qtest_main.h"
 
 using railyard::base::LatencyHistogram;
 using std::chrono::nanoseconds;
@@ -126,5 +127,5 @@ class LatencyHistogramTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(LatencyHistogramTest)
+RAILYARD_QTEST_GUILESS_MAIN(LatencyHistogramTest)
 #include "tst_latency_histogram.moc"

@@ -5,6 +5,7 @@
 #include <QTest>
 
 #include "core/base/method_stats.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::base;
 using std::chrono::microseconds;
@@ -39,5 +40,5 @@ class MethodStatsTotalsTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(MethodStatsTotalsTest)
+RAILYARD_QTEST_GUILESS_MAIN(MethodStatsTotalsTest)
 #include "tst_method_stats_totals.moc"

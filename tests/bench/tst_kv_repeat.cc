@@ -10,6 +10,7 @@
 
 #include "bench/kv_repeat.h"
 #include "bench/kv_workload.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::bench;
 
@@ -159,5 +160,5 @@ class KvRepeatTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(KvRepeatTest)
+RAILYARD_QTEST_GUILESS_MAIN(KvRepeatTest)
 #include "tst_kv_repeat.moc"

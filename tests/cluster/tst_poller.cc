@@ -11,6 +11,7 @@
 #include "core/cluster/admin_methods.h"
 #include "core/cluster/telemetry_poller.h"
 #include "core/node/admin_service.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard;
 using namespace std::chrono_literals;
@@ -198,5 +199,5 @@ class PollerTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(PollerTest)
+RAILYARD_QTEST_GUILESS_MAIN(PollerTest)
 #include "tst_poller.moc"

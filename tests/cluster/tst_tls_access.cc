@@ -11,6 +11,7 @@
 #include "core/trace/recording_reader.h"
 #include "tests/cluster/tls_admin_fixture.h"
 #include "tests/e2e/node_process.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::BuiltProgram;
@@ -193,5 +194,5 @@ class TlsAccessTest : public QObject {
   std::unique_ptr<TlsAdminFixture> fixture_;
 };
 
-QTEST_GUILESS_MAIN(TlsAccessTest)
+RAILYARD_QTEST_GUILESS_MAIN(TlsAccessTest)
 #include "tst_tls_access.moc"

@@ -20,6 +20,7 @@
 #include "tests/e2e/replication_support.h"
 #include "tests/support/free_port.h"
 #include "tests/support/http_get.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::SourcePath;
@@ -229,5 +230,5 @@ class AlertDrillsTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(AlertDrillsTest)
+RAILYARD_QTEST_GUILESS_MAIN(AlertDrillsTest)
 #include "tst_alert_drills.moc"

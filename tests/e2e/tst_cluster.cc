@@ -17,6 +17,7 @@
 #include "railyard/docservice.pb.h"
 #include "tests/e2e/node_process.h"
 #include "tests/rpc/rpc_test_support.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::BuiltProgram;
@@ -485,5 +486,5 @@ class ClusterTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(ClusterTest)
+RAILYARD_QTEST_GUILESS_MAIN(ClusterTest)
 #include "tst_cluster.moc"

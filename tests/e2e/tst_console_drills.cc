@@ -22,6 +22,7 @@
 #include "core/trace/recording_reader.h"
 #include "tests/e2e/replication_support.h"
 #include "tests/e2e/stopped.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 #include "ui/models/overview_model.h"
 #include "ui/models/replication_model.h"
@@ -649,5 +650,5 @@ class ConsoleDrillsTest : public QObject {
   }
 };
 
-QTEST_MAIN(ConsoleDrillsTest)
+RAILYARD_QTEST_MAIN(ConsoleDrillsTest)
 #include "tst_console_drills.moc"

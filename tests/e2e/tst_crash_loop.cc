@@ -13,6 +13,7 @@
 #include <random>
 
 #include "core/rpc/endpoint.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::BuiltProgram;
@@ -174,5 +175,5 @@ class CrashLoopTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(CrashLoopTest)
+RAILYARD_QTEST_GUILESS_MAIN(CrashLoopTest)
 #include "tst_crash_loop.moc"

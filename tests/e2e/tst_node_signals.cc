@@ -14,6 +14,7 @@
 
 #include "core/load/demo_cluster.h"
 #include "tests/e2e/node_process.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::BuiltProgram;
@@ -114,5 +115,5 @@ class NodeSignalsTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(NodeSignalsTest)
+RAILYARD_QTEST_GUILESS_MAIN(NodeSignalsTest)
 #include "tst_node_signals.moc"

@@ -20,6 +20,7 @@
 #include "railyard/docservice.pb.h"
 #include "tests/support/free_port.h"
 #include "tests/support/http_get.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard;
 using namespace std::chrono_literals;
@@ -164,5 +165,5 @@ class PrometheusScrapeTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(PrometheusScrapeTest)
+RAILYARD_QTEST_GUILESS_MAIN(PrometheusScrapeTest)
 #include "tst_prometheus_scrape.moc"

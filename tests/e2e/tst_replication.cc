@@ -16,6 +16,7 @@
 #include "tests/e2e/replication_support.h"
 #include "tests/e2e/versioned_writer.h"
 #include "tests/rpc/tls_test_certs.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::BuiltProgram;
@@ -374,5 +375,5 @@ class ReplicationTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(ReplicationTest)
+RAILYARD_QTEST_GUILESS_MAIN(ReplicationTest)
 #include "tst_replication.moc"

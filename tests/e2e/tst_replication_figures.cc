@@ -17,6 +17,7 @@
 #include "core/node/replication_lag.h"
 #include "tests/e2e/replication_support.h"
 #include "tests/e2e/stopped.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::BuiltProgram;
@@ -324,5 +325,5 @@ class ReplicationFiguresTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(ReplicationFiguresTest)
+RAILYARD_QTEST_GUILESS_MAIN(ReplicationFiguresTest)
 #include "tst_replication_figures.moc"

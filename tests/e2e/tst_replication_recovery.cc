@@ -15,6 +15,7 @@
 #include "storage/docstore.h"
 #include "tests/e2e/replication_support.h"
 #include "tests/e2e/versioned_writer.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard;
 using namespace railyard::e2e;
@@ -344,5 +345,5 @@ class ReplicationRecoveryTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(ReplicationRecoveryTest)
+RAILYARD_QTEST_GUILESS_MAIN(ReplicationRecoveryTest)
 #include "tst_replication_recovery.moc"

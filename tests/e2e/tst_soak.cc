@@ -27,6 +27,7 @@
 
 #include "tests/e2e/node_process.h"
 #include "tests/e2e/proc_stats.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::BuiltProgram;
@@ -192,7 +193,16 @@ struct LoadSummary {
 
 class SoakTest : public QObject {
   Q_OBJECT
+ public:
+  // Before the application (QtTest's hook): QtTest's watchdog stops a test function after 5
+  // minutes; a soak runs as long as it is asked.
+  static void initMain() {
+    if (qEnvironmentVariableIsEmpty("QTEST_FUNCTION_TIMEOUT")) {
+      qputenv("QTEST_FUNCTION_TIMEOUT", QByteArray::number((SoakSeconds() + 600) * 1000LL));
+    }
+  }
 
+ private:
   std::unique_ptr<QTemporaryDir> dir_;
   std::vector<std::unique_ptr<e2e::NodeProcess>> nodes_;
   std::vector<NodeFigures> figures_;
@@ -566,14 +576,5 @@ class SoakTest : public QObject {
   }
 };
 
-int main(int argc, char** argv) {
-  QCoreApplication app(argc, argv);
-  // QtTest's watchdog stops a test function after 5 minutes; a soak runs as long as it is asked.
-  if (qEnvironmentVariableIsEmpty("QTEST_FUNCTION_TIMEOUT")) {
-    qputenv("QTEST_FUNCTION_TIMEOUT", QByteArray::number((SoakSeconds() + 600) * 1000LL));
-  }
-  SoakTest test;
-  return QTest::qExec(&test, argc, argv);
-}
-
+RAILYARD_QTEST_GUILESS_MAIN(SoakTest)
 #include "tst_soak.moc"

@@ -8,6 +8,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "tests/support/qtest_main.h"
 #include "tests/support/run_program.h"
 #include "tests/support/test_paths.h"
 
@@ -80,5 +81,5 @@ class ServiceUnitTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(ServiceUnitTest)
+RAILYARD_QTEST_GUILESS_MAIN(ServiceUnitTest)
 #include "tst_service_unit.moc"

@@ -15,6 +15,7 @@
 #include "core/load/demo_cluster.h"
 #include "core/rpc/client.h"
 #include "railyard/docservice.pb.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::BuiltProgram;
@@ -264,5 +265,5 @@ class AcrossReplicasTest : public QObject {
   load::DemoCluster demo_;
 };
 
-QTEST_GUILESS_MAIN(AcrossReplicasTest)
+RAILYARD_QTEST_GUILESS_MAIN(AcrossReplicasTest)
 #include "tst_across_replicas.moc"

@@ -14,6 +14,7 @@
 #include "core/cluster/admin_client.h"
 #include "core/cluster/cluster_file.h"
 #include "core/load/demo_cluster.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::BuiltProgram;
@@ -179,5 +180,5 @@ class DemoClusterTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(DemoClusterTest)
+RAILYARD_QTEST_GUILESS_MAIN(DemoClusterTest)
 #include "tst_demo_cluster.moc"

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "core/load/demo_cluster.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::BuiltProgram;
@@ -38,5 +39,5 @@ class DemoSubsetsTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(DemoSubsetsTest)
+RAILYARD_QTEST_GUILESS_MAIN(DemoSubsetsTest)
 #include "tst_demo_subsets.moc"

@@ -12,6 +12,7 @@
 #include "core/cluster/admin_client.h"
 #include "core/node/admin_service.h"
 #include "core/node/auth_throttle.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard;
 using node::AuthThrottle;
@@ -161,5 +162,5 @@ class AdminSecurityTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(AdminSecurityTest)
+RAILYARD_QTEST_GUILESS_MAIN(AdminSecurityTest)
 #include "tst_admin_security.moc"

@@ -6,6 +6,7 @@
 #include "core/cluster/cluster_file.h"
 #include "core/node/config.h"
 #include "storage/options.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::SourcePath;
@@ -94,5 +95,5 @@ class ConfigTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(ConfigTest)
+RAILYARD_QTEST_GUILESS_MAIN(ConfigTest)
 #include "tst_config.moc"

@@ -9,6 +9,7 @@
 #include "core/rpc/client.h"
 #include "railyard/docservice.pb.h"
 #include "storage/fault_env.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard;
 
@@ -83,5 +84,5 @@ class DiskFullTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(DiskFullTest)
+RAILYARD_QTEST_GUILESS_MAIN(DiskFullTest)
 #include "tst_disk_full.moc"

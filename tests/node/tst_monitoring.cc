@@ -18,6 +18,7 @@
 #include "railyard/docservice.pb.h"
 #include "tests/rpc/tls_test_certs.h"
 #include "tests/support/http_get.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard;
 using namespace std::chrono_literals;
@@ -440,5 +441,5 @@ class MonitoringTest : public QObject {
   QTemporaryDir dir_;
 };
 
-QTEST_GUILESS_MAIN(MonitoringTest)
+RAILYARD_QTEST_GUILESS_MAIN(MonitoringTest)
 #include "tst_monitoring.moc"

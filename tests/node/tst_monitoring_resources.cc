@@ -13,6 +13,7 @@
 #include <QTest>
 
 #include "core/node/node_metrics.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::SourcePath;
@@ -138,5 +139,5 @@ class MonitoringResourcesTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(MonitoringResourcesTest)
+RAILYARD_QTEST_GUILESS_MAIN(MonitoringResourcesTest)
 #include "tst_monitoring_resources.moc"

@@ -7,6 +7,7 @@
 #include "core/base/method_stats.h"
 #include "core/load/key_chooser.h"
 #include "core/node/auth.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::node;
 using namespace railyard::base;
@@ -83,5 +84,5 @@ class NodePartsTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(NodePartsTest)
+RAILYARD_QTEST_GUILESS_MAIN(NodePartsTest)
 #include "tst_node_parts.moc"

@@ -14,6 +14,7 @@
 #include "core/node/admin_service.h"
 #include "core/node/node.h"
 #include "core/node/telemetry.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard;
 using namespace std::chrono_literals;
@@ -108,5 +109,5 @@ class PolicyTelemetryTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(PolicyTelemetryTest)
+RAILYARD_QTEST_GUILESS_MAIN(PolicyTelemetryTest)
 #include "tst_policy_telemetry.moc"

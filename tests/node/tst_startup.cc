@@ -10,6 +10,7 @@
 
 #include "core/node/node.h"
 #include "core/rpc/client.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard;
 using namespace std::chrono_literals;
@@ -129,5 +130,5 @@ class StartupTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(StartupTest)
+RAILYARD_QTEST_GUILESS_MAIN(StartupTest)
 #include "tst_startup.moc"

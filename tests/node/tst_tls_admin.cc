@@ -11,6 +11,7 @@
 #include "core/node/config.h"
 #include "core/node/node.h"
 #include "tests/rpc/tls_test_certs.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard;
 using rpc::testing::TlsTestFiles;
@@ -192,5 +193,5 @@ class TlsAdminTest : public QObject {
   TlsTestFiles files_;
 };
 
-QTEST_GUILESS_MAIN(TlsAdminTest)
+RAILYARD_QTEST_GUILESS_MAIN(TlsAdminTest)
 #include "tst_tls_admin.moc"

@@ -5,6 +5,7 @@
 
 #include "core/balance/answer_health.h"
 #include "tests/rpc/rpc_test_support.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::rpc;
 using namespace railyard::rpc::testing;
@@ -144,5 +145,5 @@ class TestAnswerHealth : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestAnswerHealth)
+RAILYARD_QTEST_GUILESS_MAIN(TestAnswerHealth)
 #include "tst_answer_health.moc"

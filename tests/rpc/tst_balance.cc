@@ -9,6 +9,7 @@
 
 #include "core/load/closed_loop_load.h"
 #include "tests/rpc/rpc_test_support.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::rpc;
 using namespace railyard::rpc::testing;
@@ -95,5 +96,5 @@ class BalanceTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(BalanceTest)
+RAILYARD_QTEST_GUILESS_MAIN(BalanceTest)
 #include "tst_balance.moc"

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "tests/rpc/rpc_test_support.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::rpc;
 using namespace railyard::rpc::testing;
@@ -125,5 +126,5 @@ class BoxcarFiguresTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(BoxcarFiguresTest)
+RAILYARD_QTEST_GUILESS_MAIN(BoxcarFiguresTest)
 #include "tst_boxcar_figures.moc"

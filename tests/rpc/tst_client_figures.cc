@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "tests/rpc/rpc_test_support.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::rpc;
 using namespace railyard::rpc::testing;
@@ -135,5 +136,5 @@ class ClientFiguresTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(ClientFiguresTest)
+RAILYARD_QTEST_GUILESS_MAIN(ClientFiguresTest)
 #include "tst_client_figures.moc"

@@ -8,6 +8,7 @@
 #include "core/load/closed_loop_load.h"
 #include "tests/rpc/rpc_test_support.h"
 #include "tests/rpc/test_server_process.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::rpc;
 using namespace railyard::rpc::testing;
@@ -219,5 +220,5 @@ class FailoverTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(FailoverTest)
+RAILYARD_QTEST_GUILESS_MAIN(FailoverTest)
 #include "tst_failover.moc"

@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "tests/rpc/rpc_test_support.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::rpc;
 using namespace railyard::rpc::testing;
@@ -163,5 +164,5 @@ class FlowControlTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(FlowControlTest)
+RAILYARD_QTEST_GUILESS_MAIN(FlowControlTest)
 #include "tst_flow_control.moc"

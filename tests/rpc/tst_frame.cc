@@ -9,6 +9,7 @@
 #include "core/rpc/frame_io.h"
 #include "core/rpc/frame_outbox.h"
 #include "railyard/rpc.pb.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::rpc;
 
@@ -162,5 +163,5 @@ class FrameTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(FrameTest)
+RAILYARD_QTEST_GUILESS_MAIN(FrameTest)
 #include "tst_frame.moc"

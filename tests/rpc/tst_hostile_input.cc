@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "tests/rpc/rpc_test_support.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::rpc;
 using namespace railyard::rpc::testing;
@@ -216,5 +217,5 @@ class HostileInputTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(HostileInputTest)
+RAILYARD_QTEST_GUILESS_MAIN(HostileInputTest)
 #include "tst_hostile_input.moc"

@@ -11,6 +11,7 @@
 
 #include "tests/rpc/rpc_test_support.h"
 #include "tests/rpc/test_server_process.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::rpc;
 using namespace railyard::rpc::testing;
@@ -224,5 +225,5 @@ class LifecycleTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(LifecycleTest)
+RAILYARD_QTEST_GUILESS_MAIN(LifecycleTest)
 #include "tst_lifecycle.moc"

@@ -11,6 +11,7 @@
 
 #include "core/rpc/balanced_selection.h"
 #include "tests/rpc/rpc_test_support.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard;
 using namespace railyard::rpc;
@@ -346,5 +347,5 @@ class PoliciesTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(PoliciesTest)
+RAILYARD_QTEST_GUILESS_MAIN(PoliciesTest)
 #include "tst_policies.moc"

@@ -12,6 +12,7 @@
 #include <asio.hpp>
 
 #include "tests/rpc/rpc_test_support.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::rpc;
 using namespace railyard::rpc::testing;
@@ -84,5 +85,5 @@ class ResolveTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(ResolveTest)
+RAILYARD_QTEST_GUILESS_MAIN(ResolveTest)
 #include "tst_resolve.moc"

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include "tests/rpc/rpc_test_support.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::rpc;
 using namespace railyard::rpc::testing;
@@ -101,5 +102,5 @@ class RetriesTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(RetriesTest)
+RAILYARD_QTEST_GUILESS_MAIN(RetriesTest)
 #include "tst_retries.moc"

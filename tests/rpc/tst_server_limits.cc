@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "tests/rpc/rpc_test_support.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::rpc;
 using namespace railyard::rpc::testing;
@@ -186,5 +187,5 @@ class ServerLimitsTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(ServerLimitsTest)
+RAILYARD_QTEST_GUILESS_MAIN(ServerLimitsTest)
 #include "tst_server_limits.moc"

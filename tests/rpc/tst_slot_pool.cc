@@ -5,6 +5,7 @@
 #include <set>
 
 #include "core/rpc/slot_pool.h"
+#include "tests/support/qtest_main.h"
 
 using railyard::rpc::SlotPool;
 using Kind = SlotPool::Admission::Kind;
@@ -163,5 +164,5 @@ class SlotPoolTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(SlotPoolTest)
+RAILYARD_QTEST_GUILESS_MAIN(SlotPoolTest)
 #include "tst_slot_pool.moc"

@@ -10,6 +10,7 @@
 
 #include "core/rpc/slot_table.h"
 #include "tests/rpc/rpc_test_support.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::rpc;
 using namespace railyard::rpc::testing;
@@ -114,5 +115,5 @@ class SlotTableTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(SlotTableTest)
+RAILYARD_QTEST_GUILESS_MAIN(SlotTableTest)
 #include "tst_slot_table.moc"

@@ -17,6 +17,7 @@
 #include "core/load/load_generator.h"
 #include "core/rpc/subset_membership.h"
 #include "tests/rpc/rpc_test_support.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard;
 using namespace railyard::rpc;
@@ -314,5 +315,5 @@ class TestSubsetMembership : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestSubsetMembership)
+RAILYARD_QTEST_GUILESS_MAIN(TestSubsetMembership)
 #include "tst_subset_membership.moc"

@@ -10,6 +10,7 @@
 
 #include "tests/rpc/rpc_test_support.h"
 #include "tests/rpc/tls_test_certs.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::rpc;
 using namespace railyard::rpc::testing;
@@ -448,5 +449,5 @@ class TlsTest : public QObject {
   TlsTestFiles files_;
 };
 
-QTEST_GUILESS_MAIN(TlsTest)
+RAILYARD_QTEST_GUILESS_MAIN(TlsTest)
 #include "tst_tls.moc"

@@ -15,6 +15,7 @@
 #include "core/sim/scenario.h"
 #include "core/sim/simulator.h"
 #include "tests/sim/sim_test_support.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_depth.h"
 #include "tests/support/test_paths.h"
 
@@ -126,5 +127,5 @@ class DefaultPolicyTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(DefaultPolicyTest)
+RAILYARD_QTEST_GUILESS_MAIN(DefaultPolicyTest)
 #include "tst_default_policy.moc"

@@ -12,6 +12,7 @@
 #include "core/sim/scenario.h"
 #include "core/sim/simulator.h"
 #include "tests/sim/sim_test_support.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_depth.h"
 
 using railyard::balance::PolicyKind;
@@ -206,5 +207,5 @@ class FiguresTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(FiguresTest)
+RAILYARD_QTEST_GUILESS_MAIN(FiguresTest)
 #include "tst_figures.moc"

@@ -6,6 +6,7 @@
 
 #include "core/sim/scenario.h"
 #include "core/sim/simulator.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard;
 
@@ -32,5 +33,5 @@ class LameDuckTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(LameDuckTest)
+RAILYARD_QTEST_GUILESS_MAIN(LameDuckTest)
 #include "tst_lame_duck.moc"

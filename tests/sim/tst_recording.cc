@@ -9,6 +9,7 @@
 #include "core/trace/recording.h"
 #include "core/trace/recording_reader.h"
 #include "core/trace/recording_writer.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard;
 
@@ -99,5 +100,5 @@ class RecordingTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(RecordingTest)
+RAILYARD_QTEST_GUILESS_MAIN(RecordingTest)
 #include "tst_recording.moc"

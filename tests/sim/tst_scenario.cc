@@ -8,6 +8,7 @@
 
 #include "core/base/random.h"
 #include "core/sim/scenario.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::SourcePath;
@@ -297,5 +298,5 @@ class ScenarioTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(ScenarioTest)
+RAILYARD_QTEST_GUILESS_MAIN(ScenarioTest)
 #include "tst_scenario.moc"

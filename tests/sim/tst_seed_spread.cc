@@ -14,6 +14,7 @@
 #include "core/sim/scenario.h"
 #include "core/sim/simulator.h"
 #include "tests/sim/sim_test_support.h"
+#include "tests/support/qtest_main.h"
 
 using railyard::balance::PolicyKind;
 using railyard::sim::Scenario;
@@ -87,5 +88,5 @@ class SeedSpreadTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(SeedSpreadTest)
+RAILYARD_QTEST_GUILESS_MAIN(SeedSpreadTest)
 #include "tst_seed_spread.moc"

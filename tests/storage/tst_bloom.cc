@@ -8,6 +8,7 @@
 #include "storage/bloom.h"
 #include "storage/bloom_pager.h"
 #include "tests/storage/storage_test_support.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::storage;
 using namespace railyard::storage::testing;
@@ -350,5 +351,5 @@ class BloomTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(BloomTest)
+RAILYARD_QTEST_GUILESS_MAIN(BloomTest)
 #include "tst_bloom.moc"

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "tests/storage/storage_test_support.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::storage;
 using namespace railyard::storage::testing;
@@ -84,5 +85,5 @@ class ConcurrencyTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(ConcurrencyTest)
+RAILYARD_QTEST_GUILESS_MAIN(ConcurrencyTest)
 #include "tst_concurrency.moc"

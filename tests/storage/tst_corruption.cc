@@ -11,6 +11,7 @@
 #include "storage/verified_marks.h"
 #include "storage/wal.h"
 #include "tests/storage/storage_test_support.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::storage;
 using namespace railyard::storage::testing;
@@ -236,5 +237,5 @@ class CorruptionTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(CorruptionTest)
+RAILYARD_QTEST_GUILESS_MAIN(CorruptionTest)
 #include "tst_corruption.moc"

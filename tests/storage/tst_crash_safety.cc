@@ -13,6 +13,7 @@
 
 #include "storage/wal.h"
 #include "tests/storage/storage_test_support.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::BuiltProgram;
@@ -177,5 +178,5 @@ class CrashSafetyTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(CrashSafetyTest)
+RAILYARD_QTEST_GUILESS_MAIN(CrashSafetyTest)
 #include "tst_crash_safety.moc"

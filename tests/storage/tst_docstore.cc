@@ -8,6 +8,7 @@
 #include <random>
 
 #include "tests/storage/storage_test_support.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::storage;
 using namespace railyard::storage::testing;
@@ -219,5 +220,5 @@ class DocStoreTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(DocStoreTest)
+RAILYARD_QTEST_GUILESS_MAIN(DocStoreTest)
 #include "tst_docstore.moc"

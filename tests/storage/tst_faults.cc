@@ -16,6 +16,7 @@
 #include "storage/fault_env.h"
 #include "storage/filenames.h"
 #include "tests/storage/storage_test_support.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::storage;
 using namespace railyard::storage::testing;
@@ -470,5 +471,5 @@ class FaultsTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(FaultsTest)
+RAILYARD_QTEST_GUILESS_MAIN(FaultsTest)
 #include "tst_faults.moc"

@@ -15,6 +15,7 @@
 #include "storage/env.h"
 #include "storage/fence_lookup.h"
 #include "storage/index_file.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::storage;
 
@@ -161,5 +162,5 @@ class IndexLookupTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(IndexLookupTest)
+RAILYARD_QTEST_GUILESS_MAIN(IndexLookupTest)
 #include "tst_index_lookup.moc"

@@ -12,6 +12,7 @@
 #include "storage/huge_page_memory.h"
 #include "storage/memtable.h"
 #include "storage/options.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::storage;
 
@@ -117,5 +118,5 @@ class TestMemTable : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(TestMemTable)
+RAILYARD_QTEST_GUILESS_MAIN(TestMemTable)
 #include "tst_memtable.moc"

@@ -22,6 +22,7 @@
 #include "storage/fault_env.h"
 #include "storage/filenames.h"
 #include "tests/storage/storage_test_support.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_depth.h"
 
 using namespace railyard::storage;
@@ -328,5 +329,5 @@ class PowerLossTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(PowerLossTest)
+RAILYARD_QTEST_GUILESS_MAIN(PowerLossTest)
 #include "tst_power_loss.moc"

@@ -12,6 +12,7 @@
 
 #include "storage/block_prefetch.h"
 #include "tests/storage/storage_test_support.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::storage;
 using namespace railyard::storage::testing;
@@ -183,5 +184,5 @@ class ReadMemoryTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(ReadMemoryTest)
+RAILYARD_QTEST_GUILESS_MAIN(ReadMemoryTest)
 #include "tst_read_memory.moc"

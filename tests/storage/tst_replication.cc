@@ -15,6 +15,7 @@
 
 #include "storage/segment_block.h"
 #include "tests/storage/storage_test_support.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::storage;
 using namespace railyard::storage::testing;
@@ -385,5 +386,5 @@ class ReplicationTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(ReplicationTest)
+RAILYARD_QTEST_GUILESS_MAIN(ReplicationTest)
 #include "tst_replication.moc"

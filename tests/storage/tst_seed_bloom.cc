@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "tests/storage/storage_test_support.h"
+#include "tests/support/qtest_main.h"
 
 using namespace railyard::storage;
 using namespace railyard::storage::testing;
@@ -135,5 +136,5 @@ class SeedBloomTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(SeedBloomTest)
+RAILYARD_QTEST_GUILESS_MAIN(SeedBloomTest)
 #include "tst_seed_bloom.moc"

@@ -14,6 +14,7 @@
 
 #include "core/trace/recording_reader.h"
 #include "core/trace/recording_writer.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 #include "tests/trace/status_checks.h"
 #include "tests/trace/telemetry_fixture.h"
@@ -118,5 +119,5 @@ class CrashSafetyTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(CrashSafetyTest)
+RAILYARD_QTEST_GUILESS_MAIN(CrashSafetyTest)
 #include "tst_crash_safety.moc"

@@ -20,6 +20,7 @@
 
 #include "core/trace/recording_reader.h"
 #include "core/trace/recording_writer.h"
+#include "tests/support/qtest_main.h"
 #include "tests/trace/status_checks.h"
 #include "tests/trace/telemetry_fixture.h"
 
@@ -556,5 +557,5 @@ class RecordingTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(RecordingTest)
+RAILYARD_QTEST_GUILESS_MAIN(RecordingTest)
 #include "tst_recording.moc"

@@ -14,6 +14,7 @@
 
 #include "core/trace/recording_reader.h"
 #include "core/trace/recording_writer.h"
+#include "tests/support/qtest_main.h"
 #include "tests/trace/status_checks.h"
 #include "tests/trace/telemetry_fixture.h"
 
@@ -137,5 +138,5 @@ class SeekTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(SeekTest)
+RAILYARD_QTEST_GUILESS_MAIN(SeekTest)
 #include "tst_seek.moc"

@@ -26,9 +26,8 @@ railyard_add_qtest(tst_ui_live_source SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_live
 
 # 16.5 s under ASan beside the fuzz build: 120 s keeps it under a quarter.
 railyard_add_qtest(tst_ui_replay_record SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_replay_record.cc
-  LIBS railyard_ui railyard_ui_console_fixture TIMEOUT 120)
+  LIBS railyard_ui railyard_ui_console_fixture TIMEOUT 120 DEPENDS railyardctl)
 # A simulator's recording comes from `railyardctl sim --record`.
-add_dependencies(tst_ui_replay_record railyardctl)
 
 railyard_add_qtest(tst_ui_main_window SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_main_window.cc
   LIBS railyard_ui railyard_node railyard_load TIMEOUT 120)
@@ -36,9 +35,8 @@ railyard_add_qtest(tst_ui_main_window SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_main
 # `railyard --demo` offscreen, as scripts/demo.sh runs it where there is no display.
 find_package(Qt6 REQUIRED COMPONENTS Gui)
 railyard_add_qtest(tst_ui_railyard_app SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_railyard_app.cc
-  LIBS Qt6::Gui TIMEOUT 120)
-target_compile_definitions(tst_ui_railyard_app PRIVATE RAILYARD_CONSOLE_MALLOC="${RAILYARD_CONSOLE_MALLOC}")
-add_dependencies(tst_ui_railyard_app railyard)
+  LIBS Qt6::Gui TIMEOUT 120 DEPENDS railyard
+  DEFINITIONS RAILYARD_CONSOLE_MALLOC="${RAILYARD_CONSOLE_MALLOC}")
 
 # The console over TLS: --tls flags and a cluster file's admin_tls, and a CA that does not match.
 railyard_add_qtest(tst_ui_tls_console SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_tls_console.cc
@@ -61,14 +59,13 @@ railyard_add_qtest(tst_ui_replication_live SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst
 # Node health that explains itself: states with reasons, tooltips, grey last-known figures, a
 # refused token that stops polling, Edit token and Remove node (real nodes, railyardctl).
 railyard_add_qtest(tst_ui_node_health SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_node_health.cc
-  LIBS railyard_ui railyard_node spdlog::spdlog TIMEOUT 120)
-add_dependencies(tst_ui_node_health railyardctl)
+  LIBS railyard_ui railyard_node spdlog::spdlog TIMEOUT 120 DEPENDS railyardctl)
 
 # The request-flow model and view: generated frames (pools, slot tables, a drain, a replay seek),
 # screenshots, and real nodes with a real Boxcar client.
 railyard_add_qtest(tst_ui_flow SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_flow.cc
-  LIBS railyard_ui railyard_ui_console_fixture railyard_node railyard_load TIMEOUT 120)
-add_dependencies(tst_ui_flow railyardctl)
+  LIBS railyard_ui railyard_ui_console_fixture railyard_node railyard_load TIMEOUT 120
+  DEPENDS railyardctl)
 # The Slots tab: matrix view, side panel, totals, marks, sorting; generated frames and replay.
 railyard_add_qtest(tst_ui_slot_matrix SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_slot_matrix.cc
   LIBS railyard_ui railyard_ui_console_fixture TIMEOUT 60)
@@ -81,8 +78,7 @@ railyard_add_qtest(tst_ui_client_rows SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_clie
 # Habits: the start page, the demo's addresses, launch errors, Add node in a replay, export from
 # every tab, small and large windows, accessible names, plots following the palette.
 railyard_add_qtest(tst_ui_console_habits SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_console_habits.cc
-  LIBS railyard_ui railyard_node railyard_load TIMEOUT 120)
-add_dependencies(tst_ui_console_habits railyardctl)
+  LIBS railyard_ui railyard_node railyard_load TIMEOUT 120 DEPENDS railyardctl)
 
 # The console at 300 nodes x 300 clients: what keeps frames, seeks and long replays cheap.
 railyard_add_qtest(tst_ui_console_scale SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_console_scale.cc

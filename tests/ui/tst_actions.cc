@@ -17,6 +17,7 @@
 #include <QTest>
 #include <QTimer>
 
+#include "tests/support/qtest_main.h"
 #include "tests/ui/screenshot.h"
 #include "tests/ui/storage_test_node.h"
 #include "ui/actions/action_controller.h"
@@ -576,5 +577,5 @@ class ActionsTest : public QObject {
   }
 };
 
-QTEST_MAIN(ActionsTest)
+RAILYARD_QTEST_MAIN(ActionsTest)
 #include "tst_actions.moc"

@@ -6,6 +6,7 @@
 #include <QLabel>
 #include <QTest>
 
+#include "tests/support/qtest_main.h"
 #include "tests/ui/screenshot.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/views/bloom_view.h"
@@ -194,5 +195,5 @@ class BloomViewTest : public QObject {
   }
 };
 
-QTEST_MAIN(BloomViewTest)
+RAILYARD_QTEST_MAIN(BloomViewTest)
 #include "tst_bloom_view.moc"

@@ -20,6 +20,7 @@
 #include "core/node/node.h"
 #include "core/node/telemetry.h"
 
+#include "tests/support/qtest_main.h"
 #include "tests/ui/screenshot.h"
 #include "ui/models/cluster_state.h"
 #include "ui/models/flow_model.h"
@@ -354,5 +355,5 @@ class ClientRowsTest : public QObject {
   }
 };
 
-QTEST_MAIN(ClientRowsTest)
+RAILYARD_QTEST_MAIN(ClientRowsTest)
 #include "tst_client_rows.moc"

@@ -10,6 +10,7 @@
 #include <set>
 
 #include "core/trace/recording_reader.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 #include "tests/ui/console_fixture.h"
 #include "ui/models/cluster_state.h"
@@ -510,5 +511,5 @@ class ClusterModelsTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(ClusterModelsTest)
+RAILYARD_QTEST_GUILESS_MAIN(ClusterModelsTest)
 #include "tst_cluster_models.moc"

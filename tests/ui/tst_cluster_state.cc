@@ -5,6 +5,7 @@
 #include <QSignalSpy>
 #include <QTest>
 
+#include "tests/support/qtest_main.h"
 #include "ui/models/cluster_state.h"
 #include "ui/models/overview_model.h"
 
@@ -176,5 +177,5 @@ class ClusterStateTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(ClusterStateTest)
+RAILYARD_QTEST_GUILESS_MAIN(ClusterStateTest)
 #include "tst_cluster_state.moc"

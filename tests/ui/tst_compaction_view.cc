@@ -8,6 +8,7 @@
 #include <QPushButton>
 #include <QTest>
 
+#include "tests/support/qtest_main.h"
 #include "tests/ui/screenshot.h"
 #include "tests/ui/storage_test_node.h"
 #include "tests/ui/ui_test_support.h"
@@ -289,5 +290,5 @@ class CompactionViewTest : public QObject {
   }
 };
 
-QTEST_MAIN(CompactionViewTest)
+RAILYARD_QTEST_MAIN(CompactionViewTest)
 #include "tst_compaction_view.moc"

@@ -17,6 +17,7 @@
 #include <map>
 
 #include "core/trace/recording_reader.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 #include "tests/ui/screenshot.h"
 #include "tests/ui/ui_test_support.h"
@@ -429,5 +430,5 @@ class CompareTest : public QObject {
   }
 };
 
-QTEST_MAIN(CompareTest)
+RAILYARD_QTEST_MAIN(CompareTest)
 #include "tst_compare.moc"

@@ -30,6 +30,7 @@
 #include <functional>
 
 #include "core/cluster/access.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 #include "tests/ui/loaded_node.h"
 #include "ui/models/overview_model.h"
@@ -514,5 +515,5 @@ class ConsoleHabitsTest : public QObject {
   QString recording_;
 };
 
-QTEST_MAIN(ConsoleHabitsTest)
+RAILYARD_QTEST_MAIN(ConsoleHabitsTest)
 #include "tst_console_habits.moc"

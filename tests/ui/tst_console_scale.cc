@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "tests/support/qtest_main.h"
 #include "tests/ui/console_fixture.h"
 #include "ui/models/cluster_state.h"
 #include "ui/models/overview_model.h"
@@ -374,5 +375,5 @@ class ConsoleScaleTest : public QObject {
   }
 };
 
-QTEST_MAIN(ConsoleScaleTest)
+RAILYARD_QTEST_MAIN(ConsoleScaleTest)
 #include "tst_console_scale.moc"

@@ -19,6 +19,7 @@
 
 #include "core/load/load_generator.h"
 #include "core/node/node.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 #include "tests/ui/console_fixture.h"
 #include "tests/ui/screenshot.h"
@@ -979,5 +980,5 @@ class FlowTest : public QObject {
   }
 };
 
-QTEST_MAIN(FlowTest)
+RAILYARD_QTEST_MAIN(FlowTest)
 #include "tst_flow.moc"

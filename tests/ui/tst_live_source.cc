@@ -9,6 +9,7 @@
 #include <QTest>
 
 #include "core/node/node.h"
+#include "tests/support/qtest_main.h"
 #include "ui/models/cluster_state.h"
 #include "ui/sources/live_source.h"
 
@@ -169,5 +170,5 @@ class LiveSourceTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(LiveSourceTest)
+RAILYARD_QTEST_GUILESS_MAIN(LiveSourceTest)
 #include "tst_live_source.moc"

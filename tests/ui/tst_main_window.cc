@@ -28,6 +28,7 @@
 #include <QToolBar>
 
 #include "core/trace/recording_reader.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 #include "tests/ui/loaded_node.h"
 #include "ui/actions/action_controller.h"
@@ -570,5 +571,5 @@ class MainWindowTest : public QObject {
   QString address_;
 };
 
-QTEST_MAIN(MainWindowTest)
+RAILYARD_QTEST_MAIN(MainWindowTest)
 #include "tst_main_window.moc"

@@ -20,6 +20,7 @@
 #include <mutex>
 
 #include "core/node/node.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 #include "ui/models/overview_model.h"
 #include "ui/models/palette.h"
@@ -324,5 +325,5 @@ class NodeHealthTest : public QObject {
   int run_ = 0;
 };
 
-QTEST_MAIN(NodeHealthTest)
+RAILYARD_QTEST_MAIN(NodeHealthTest)
 #include "tst_node_health.moc"

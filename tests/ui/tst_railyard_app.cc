@@ -6,6 +6,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::BuiltProgram;
@@ -190,5 +191,5 @@ class RailyardAppTest : public QObject {
   QTemporaryDir home_;
 };
 
-QTEST_GUILESS_MAIN(RailyardAppTest)
+RAILYARD_QTEST_GUILESS_MAIN(RailyardAppTest)
 #include "tst_railyard_app.moc"

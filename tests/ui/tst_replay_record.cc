@@ -19,6 +19,7 @@
 #include "core/trace/recording.h"
 #include "core/trace/recording_reader.h"
 #include "core/trace/recording_writer.h"
+#include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 #include "tests/ui/console_fixture.h"
 #include "ui/models/cluster_state.h"
@@ -767,5 +768,5 @@ class ReplayRecordTest : public QObject {
   QString path_;
 };
 
-QTEST_MAIN(ReplayRecordTest)
+RAILYARD_QTEST_MAIN(ReplayRecordTest)
 #include "tst_replay_record.moc"

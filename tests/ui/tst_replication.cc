@@ -14,6 +14,7 @@
 #include <QTest>
 #include <cmath>
 
+#include "tests/support/qtest_main.h"
 #include "tests/ui/replication_fixture.h"
 #include "tests/ui/screenshot.h"
 #include "tests/ui/ui_test_support.h"
@@ -408,5 +409,5 @@ class ReplicationTest : public QObject {
   }
 };
 
-QTEST_MAIN(ReplicationTest)
+RAILYARD_QTEST_MAIN(ReplicationTest)
 #include "tst_replication.moc"

@@ -9,6 +9,7 @@
 #include "core/node/node.h"
 #include "core/rpc/client.h"
 #include "railyard/docservice.pb.h"
+#include "tests/support/qtest_main.h"
 #include "ui/models/overview_model.h"
 #include "ui/models/replication_lag_model.h"
 #include "ui/models/replication_model.h"
@@ -162,5 +163,5 @@ class ReplicationLiveTest : public QObject {
   }
 };
 
-QTEST_MAIN(ReplicationLiveTest)
+RAILYARD_QTEST_MAIN(ReplicationLiveTest)
 #include "tst_replication_live.moc"

@@ -13,6 +13,7 @@
 #include <QTest>
 #include <set>
 
+#include "tests/support/qtest_main.h"
 #include "tests/ui/console_fixture.h"
 #include "tests/ui/screenshot.h"
 #include "tests/ui/ui_test_support.h"
@@ -629,5 +630,5 @@ class SlotMatrixTest : public QObject {
   }
 };
 
-QTEST_MAIN(SlotMatrixTest)
+RAILYARD_QTEST_MAIN(SlotMatrixTest)
 #include "tst_slot_matrix.moc"

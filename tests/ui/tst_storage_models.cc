@@ -14,6 +14,7 @@
 
 #include "core/trace/recording_reader.h"
 #include "core/trace/recording_writer.h"
+#include "tests/support/qtest_main.h"
 #include "tests/ui/storage_test_node.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/models/bloom_model.h"
@@ -773,5 +774,5 @@ class StorageModelsTest : public QObject {
   }
 };
 
-QTEST_GUILESS_MAIN(StorageModelsTest)
+RAILYARD_QTEST_GUILESS_MAIN(StorageModelsTest)
 #include "tst_storage_models.moc"

@@ -12,6 +12,7 @@
 #include <QToolTip>
 #include <cmath>
 
+#include "tests/support/qtest_main.h"
 #include "tests/ui/screenshot.h"
 #include "tests/ui/storage_test_node.h"
 #include "tests/ui/ui_test_support.h"
@@ -591,5 +592,5 @@ class StorageViewsTest : public QObject {
   }
 };
 
-QTEST_MAIN(StorageViewsTest)
+RAILYARD_QTEST_MAIN(StorageViewsTest)
 #include "tst_storage_views.moc"

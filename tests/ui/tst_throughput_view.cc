@@ -20,6 +20,7 @@
 #include <memory>
 #include <set>
 
+#include "tests/support/qtest_main.h"
 #include "tests/ui/screenshot.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/models/throughput_model.h"
@@ -941,5 +942,5 @@ class ThroughputViewTest : public QObject {
   }
 };
 
-QTEST_MAIN(ThroughputViewTest)
+RAILYARD_QTEST_MAIN(ThroughputViewTest)
 #include "tst_throughput_view.moc"

@@ -8,6 +8,7 @@
 #include <QTest>
 
 #include "tests/cluster/tls_admin_fixture.h"
+#include "tests/support/qtest_main.h"
 #include "ui/actions/action_controller.h"
 #include "ui/shell/main_window.h"
 
@@ -87,5 +88,5 @@ class TlsConsoleTest : public QObject {
   std::unique_ptr<TlsAdminFixture> fixture_;
 };
 
-QTEST_MAIN(TlsConsoleTest)
+RAILYARD_QTEST_MAIN(TlsConsoleTest)
 #include "tst_tls_console.moc"
