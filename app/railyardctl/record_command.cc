@@ -143,6 +143,13 @@ int RunRecord(const RecordOptions& o) {
     return kExitUsage;
   }
   trace::TelemetryRecorder recorder(writer.get());
+  // The cluster file's order, which the console shows too: a replay keeps it.
+  std::vector<std::string> order;
+  for (const cluster::NodeTarget& node : access.nodes) order.push_back(node.name);
+  if (trace::Status s = writer->SetNodeOrder(order); !s.ok()) {
+    std::fprintf(stderr, "railyardctl: %s (a replay orders the nodes by name)\n",
+                 s.ToString().c_str());
+  }
   const std::unique_ptr<cluster::TelemetryPoller> poller =
       MakePoller(access, std::chrono::milliseconds(o.interval_ms));
   std::map<int, std::string> last_problem;  // Per node: said once per change, not per poll.

@@ -11,7 +11,9 @@
 //
 //   CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 //     -- 'format' = 'railyard-recording', 'format_version' = '1', 'created_unix_ms' (decimal),
-//     -- 'writer' (what created the file, e.g. "railyard-node 0.1.0").
+//     -- 'writer' (what created the file, e.g. "railyard-node 0.1.0"); optional 'node_order':
+//     -- the node names in the order the recorder showed them, one per line, which a replay
+//     -- keeps (RecordingReader::NodesInOrder), so that a node has its live colour and row.
 //   CREATE TABLE snapshots(node TEXT NOT NULL, unix_ms INTEGER NOT NULL,
 //                          sequence INTEGER NOT NULL, telemetry BLOB NOT NULL);
 //     -- telemetry: a serialized railyard.admin.Telemetry; unix_ms and sequence are copied from it.

@@ -1,8 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/trace/recording_reader.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
 #include <limits>
+#include <map>
+#include <string_view>
 #include <system_error>
 #include <utility>
 
@@ -183,6 +187,32 @@ Status RecordingReader::Nodes(std::vector<std::string>* nodes) {
   Status status;
   while ((status = select.Step(&row)).ok() && row) nodes->emplace_back(select.ColumnText(0));
   return status;
+}
+
+Status RecordingReader::NodesInOrder(std::vector<std::string>* nodes) {
+  if (Status status = Nodes(nodes); !status.ok()) return status;
+  internal::Statement select;
+  if (Status status = select.Prepare(&rep_->db, "SELECT value FROM meta WHERE key = 'node_order'");
+      !status.ok()) {
+    return status;
+  }
+  bool row = false;
+  if (Status status = select.Step(&row); !status.ok() || !row) return status;
+  std::map<std::string_view, size_t> rank;  // Listed names by their place in the list.
+  const std::string_view listed = select.ColumnText(0);
+  for (size_t begin = 0; begin <= listed.size();) {
+    const size_t end = std::min(listed.find('\n', begin), listed.size());
+    rank.emplace(listed.substr(begin, end - begin), rank.size());
+    begin = end + 1;
+  }
+  // Ascending already, so a stable sort keeps the unlisted ones that way, after the listed.
+  std::stable_sort(nodes->begin(), nodes->end(), [&](const std::string& a, const std::string& b) {
+    const auto ra = rank.find(a), rb = rank.find(b);
+    const size_t ka = ra == rank.end() ? SIZE_MAX : ra->second;
+    const size_t kb = rb == rank.end() ? SIZE_MAX : rb->second;
+    return ka < kb;
+  });
+  return Status::Ok();
 }
 
 Status RecordingReader::Span(TimeSpan* span) {

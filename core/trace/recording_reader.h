@@ -42,6 +42,9 @@ class RecordingReader {
 
   // The distinct node names with snapshots, in ascending order.
   Status Nodes(std::vector<std::string>* nodes);
+  // The same names in the order the recorder showed them (its meta 'node_order'), followed by
+  // any it did not list, in ascending order.
+  Status NodesInOrder(std::vector<std::string>* nodes);
   // First and last time of anything recorded. NotFound if nothing is.
   Status Span(TimeSpan* span);
   Status SnapshotCount(uint64_t* count);

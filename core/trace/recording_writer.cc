@@ -20,6 +20,7 @@ struct RecordingWriter::Rep {
   internal::Statement insert_snapshot;
   internal::Statement insert_event;
   internal::Statement insert_workload;
+  internal::Statement set_node_order;
   std::string blob;  // Reused serialization buffer.
   size_t pending_rows = 0;
   std::chrono::steady_clock::time_point transaction_start;
@@ -94,6 +95,7 @@ Status RecordingWriter::Create(const std::string& path, const WriterOptions& opt
        "INSERT INTO events(unix_ms, node, kind, detail) VALUES(?1, ?2, ?3, ?4)"},
       {&rep->insert_workload,
        "INSERT INTO workload(unix_ms, op, key, size) VALUES(?1, ?2, ?3, ?4)"},
+      {&rep->set_node_order, "INSERT OR REPLACE INTO meta(key, value) VALUES('node_order', ?1)"},
   };
   for (const auto& [statement, sql] : statements) {
     if (Status status = statement->Prepare(&db, sql); !status.ok()) return status;
@@ -169,6 +171,22 @@ Status RecordingWriter::AppendWorkload(int64_t unix_ms, WorkloadOpKind op, uint6
   return RowAppended();
 }
 
+Status RecordingWriter::SetNodeOrder(const std::vector<std::string>& names) {
+  std::string value;
+  for (const std::string& name : names) {
+    if (name.empty() || name.find_first_of("\r\n") != std::string::npos) {
+      return Status::InvalidArgument(
+          path() + ": a node name in the node order is empty or holds a line break");
+    }
+    if (!value.empty()) value += '\n';
+    value += name;
+  }
+  if (Status status = BeginIfNeeded(); !status.ok()) return status;
+  rep_->set_node_order.BindText(1, value);
+  if (Status status = rep_->set_node_order.Run(); !status.ok()) return status;
+  return RowAppended();
+}
+
 Status RecordingWriter::Commit() {
   if (rep_->closed) return Status::InvalidArgument(path() + ": the writer is closed");
   if (sqlite3_get_autocommit(rep_->db.get())) return Status::Ok();
@@ -181,8 +199,9 @@ Status RecordingWriter::Close() {
   if (rep_->closed) return Status::Ok();
   Status status = Commit();
   rep_->closed = true;
-  for (internal::Statement* statement : {&rep_->begin, &rep_->commit, &rep_->insert_snapshot,
-                                         &rep_->insert_event, &rep_->insert_workload}) {
+  for (internal::Statement* statement :
+       {&rep_->begin, &rep_->commit, &rep_->insert_snapshot, &rep_->insert_event,
+        &rep_->insert_workload, &rep_->set_node_order}) {
     statement->Finalize();
   }
   // Closing the last connection checkpoints the WAL into the database file and removes it.

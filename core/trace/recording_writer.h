@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "core/trace/recording.h"
 #include "core/trace/status.h"
@@ -60,6 +61,9 @@ class RecordingWriter {
                      std::string_view detail);
   // Records one operation of a load generator's workload.
   Status AppendWorkload(int64_t unix_ms, WorkloadOpKind op, uint64_t key, uint64_t size);
+  // Records the order in which the recorder shows its nodes (replacing an earlier one), which a
+  // replay keeps. InvalidArgument if a name is empty or holds a line break.
+  Status SetNodeOrder(const std::vector<std::string>& names);
 
   // Commits the rows appended so far, if any.
   Status Commit();

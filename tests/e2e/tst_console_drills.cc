@@ -600,6 +600,26 @@ class ConsoleDrillsTest : public QObject {
       ThroughputModel replayed_throughput(replay.State());
       QString error;
       QVERIFY2(replay.OpenRecording(path, &error), qPrintable(error));
+      // Each node has the row (and so the colour) it had live (C16): the console's rows as they
+      // are now, then the load client it removed; railyardctl's, the cluster file's order. By
+      // name (as before) the updater came last. (A process beside this test may answer on the
+      // killed client's freed port under another name, so the load client is not compared by
+      // the name a replay shows.)
+      std::vector<std::string> recorded;
+      QVERIFY(reader->NodesInOrder(&recorded).ok());
+      QStringList recorded_order;
+      for (const std::string& name : recorded) recorded_order << QString::fromStdString(name);
+      QStringList live_order;
+      for (int i = 0; i < State().NodeCount(); ++i) live_order << State().Node(i).name;
+      if (path == recording_) {
+        QCOMPARE(recorded_order.mid(0, live_order.size()), live_order);
+        QVERIFY2(recorded_order.contains(load_name_), qPrintable(recorded_order.join(", ")));
+      } else {
+        QCOMPARE(recorded_order, (QStringList{"load", "updater", "replica1", "replica2"}));
+      }
+      for (const QString& name : QStringList{"updater", "replica1", "replica2"}) {
+        QCOMPARE(replay.State()->IndexOfName(name), int(recorded_order.indexOf(name)));
+      }
       // railyardctl record starts a moment after the console: compare what both saw.
       const qint64 from = replay.replay_source()->StartMs() + 1000;
       int compared = 0;

@@ -275,6 +275,41 @@ class RecordingTest : public QObject {
     QVERIFY(writer == nullptr);
   }
 
+  // C16: a replay lists the nodes as the recorder showed them (the console's rows, a cluster
+  // file's order), so each keeps its row and colour; nodes it did not list come after, by name.
+  void nodesInOrderFollowTheRecordersOrder() {
+    QTemporaryDir dir;
+    const std::string path = PathIn(dir, "order.ryrec");
+    std::unique_ptr<RecordingWriter> writer;
+    VERIFY_OK(RecordingWriter::Create(path, TestOptions(), &writer));
+    for (const char* node : {"updater", "replica1", "replica2", "load", "zeta", "alpha"}) {
+      VERIFY_OK(writer->AppendSnapshot(node, testing::MakeTelemetry(node, 1, kT0)));
+    }
+    std::unique_ptr<RecordingReader> reader;
+    VERIFY_OK(writer->Commit());
+    VERIFY_OK(RecordingReader::Open(path, &reader));
+    std::vector<std::string> nodes;
+    // No order written (an older recording, the simulator's): by name.
+    VERIFY_OK(reader->NodesInOrder(&nodes));
+    QCOMPARE(nodes, (std::vector<std::string>{"alpha", "load", "replica1", "replica2", "updater",
+                                              "zeta"}));
+    reader.reset();
+
+    // A later order replaces the first; a listed node without snapshots is left out.
+    VERIFY_OK(writer->SetNodeOrder({"load", "updater", "replica1"}));
+    VERIFY_OK(writer->SetNodeOrder({"load", "updater", "never-answered", "replica2", "replica1"}));
+    const Status bad = writer->SetNodeOrder({"two\nlines"});
+    QVERIFY2(bad.IsInvalidArgument(), bad.ToString().c_str());
+    QVERIFY(writer->SetNodeOrder({""}).IsInvalidArgument());
+    VERIFY_OK(writer->Close());
+    VERIFY_OK(RecordingReader::Open(path, &reader));
+    VERIFY_OK(reader->NodesInOrder(&nodes));
+    QCOMPARE(nodes, (std::vector<std::string>{"load", "updater", "replica2", "replica1", "alpha",
+                                              "zeta"}));
+    VERIFY_OK(reader->Nodes(&nodes));
+    QCOMPARE(nodes.front(), std::string("alpha"));
+  }
+
   void readersSeeCommittedBatchesOfCommitEveryRows() {
     QTemporaryDir dir;
     const std::string path = PathIn(dir, "rows.ryrec");

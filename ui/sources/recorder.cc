@@ -2,9 +2,13 @@
 #include "ui/sources/recorder.h"
 
 #include <QDateTime>
+#include <algorithm>
+#include <cstddef>
 #include <deque>
+#include <string>
 #include <thread>
 #include <variant>
+#include <vector>
 
 #include "core/base/mutex.h"
 #include "core/trace/recording_writer.h"
@@ -30,7 +34,10 @@ class RecorderWorker {
     std::string reason;
   };
   struct ResetItem {};  // The cluster changed: forget which commands were seen.
-  using Item = std::variant<SnapshotItem, EventItem, UnreachableItem, ResetItem>;
+  struct NodeOrderItem {
+    std::vector<std::string> names;  // As the console's rows (ClusterState's indexes) order them.
+  };
+  using Item = std::variant<SnapshotItem, EventItem, UnreachableItem, ResetItem, NodeOrderItem>;
 
   explicit RecorderWorker(std::unique_ptr<trace::RecordingWriter> writer)
       : writer_(std::move(writer)), recorder_(writer_.get()) {
@@ -82,6 +89,8 @@ class RecorderWorker {
           s = writer_->AppendEvent(e->unix_ms, e->node, e->kind, e->detail);
         } else if (auto* u = std::get_if<UnreachableItem>(&item)) {
           s = recorder_.RecordUnreachable(u->node, u->unix_ms, u->reason);
+        } else if (auto* o = std::get_if<NodeOrderItem>(&item)) {
+          s = writer_->SetNodeOrder(o->names);
         } else {
           recorder_.Reset();
         }
@@ -137,6 +146,7 @@ bool Recorder::Start(const QString& path, QString* error) {
   // commands already done before recording started are history, not part of it.
   last_recorded_.clear();
   down_.clear();
+  node_order_.clear();
   QVector<int> all;
   for (int i = 0; i < state_->NodeCount(); ++i) {
     all.push_back(i);
@@ -159,6 +169,26 @@ QString Recorder::Stop() {
 
 void Recorder::OnFrame(const QVector<int>& changed) {
   if (!worker_) return;
+  // The rows' order, each time a node is added, removed or named, so that a replay gives each
+  // node the row and colour it has here (C16). A removed node keeps a place after the others:
+  // its snapshots stay in the recording.
+  std::vector<std::string> order;
+  order.reserve(static_cast<size_t>(state_->NodeCount()) + node_order_.size());
+  for (int i = 0; i < state_->NodeCount(); ++i) {
+    const QString& name = state_->Node(i).name;
+    if (!name.isEmpty() && !name.contains(QLatin1Char('\n'))) order.push_back(name.toStdString());
+  }
+  const size_t current = order.size();
+  for (const std::string& name : node_order_) {
+    if (std::find(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(current), name) ==
+        order.begin() + static_cast<std::ptrdiff_t>(current)) {
+      order.push_back(name);
+    }
+  }
+  if (order != node_order_) {
+    node_order_ = order;
+    worker_->Push(RecorderWorker::NodeOrderItem{std::move(order)});
+  }
   for (int i : changed) {
     if (i < 0 || i >= state_->NodeCount()) continue;
     const NodeView& node = state_->Node(i);

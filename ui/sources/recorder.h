@@ -5,6 +5,8 @@
 #include <QObject>
 #include <QString>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "railyard/admin.pb.h"
 #include "ui/models/cluster_state.h"
@@ -55,6 +57,7 @@ class Recorder : public QObject {
   QString path_;
   QHash<int, const admin::Telemetry*> last_recorded_;  // Per node: identity of the last snapshot.
   QHash<int, bool> down_;  // Nodes whose outage is recorded (true), until they answer again.
+  std::vector<std::string> node_order_;  // As last written to the recording.
   quint64 snapshots_ = 0;
 };
 

@@ -25,7 +25,8 @@ bool ReplaySource::Open(const QString& path, QString* error) {
   std::vector<std::string> names;
   std::vector<trace::Event> events;
   std::vector<trace::Snapshot> last;
-  if (s.ok()) s = reader->Nodes(&names);
+  // The recorder's row order, so that each node has the colour and row it had live.
+  if (s.ok()) s = reader->NodesInOrder(&names);
   if (s.ok()) s = reader->Events(&events);
   if (s.ok()) {
     s = reader->Span(&span);
