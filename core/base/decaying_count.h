@@ -17,6 +17,11 @@ class DecayingCount {
  public:
   using Time = std::chrono::nanoseconds;  // Since an epoch the caller chooses.
 
+  // A steady clock's reading as a Time (since the clock's epoch).
+  static Time SteadyTime(std::chrono::steady_clock::time_point now) {
+    return std::chrono::duration_cast<Time>(now.time_since_epoch());
+  }
+
   explicit DecayingCount(std::chrono::nanoseconds half_life) : half_life_(half_life) {}
 
   void Add(double amount, Time now);

@@ -4,14 +4,6 @@
 #include <cmath>
 
 namespace railyard::base {
-namespace {
-
-DecayingCount::Time Since(DecayingRate::Clock::time_point now) {
-  return std::chrono::duration_cast<DecayingCount::Time>(now.time_since_epoch());
-}
-
-}  // namespace
-
 // e^(-t / tau) = 2^(-t / (tau ln 2)).
 DecayingRate::DecayingRate(std::chrono::milliseconds tau)
     : tau_s_(std::chrono::duration<double>(tau).count()),
@@ -21,12 +13,12 @@ DecayingRate::DecayingRate(std::chrono::milliseconds tau)
 
 void DecayingRate::Add(Clock::time_point now, double events) {
   base::MutexLock lock(mu_);
-  events_.Add(events, Since(now));
+  events_.Add(events, DecayingCount::SteadyTime(now));
 }
 
 double DecayingRate::PerSecond(Clock::time_point now) const {
   base::MutexLock lock(mu_);
-  return events_.Value(Since(now)) / tau_s_;
+  return events_.Value(DecayingCount::SteadyTime(now)) / tau_s_;
 }
 
 }  // namespace railyard::base

@@ -18,18 +18,16 @@ std::chrono::nanoseconds RateHalfLife() {
       std::chrono::duration<double, std::milli>(1000.0 * kRateTauSeconds * std::log(2.0)));
 }
 
-DecayingCount::Time Since(Clock::time_point now) {
-  return std::chrono::duration_cast<DecayingCount::Time>(now.time_since_epoch());
-}
-
 }  // namespace
 
 MethodStats::Rate::Rate() : events_(RateHalfLife()) {}
 
-void MethodStats::Rate::Add(Clock::time_point now) { events_.Add(1, Since(now)); }
+void MethodStats::Rate::Add(Clock::time_point now) {
+  events_.Add(1, DecayingCount::SteadyTime(now));
+}
 
 double MethodStats::Rate::PerSecond(Clock::time_point now) const {
-  return events_.Value(Since(now)) / kRateTauSeconds;
+  return events_.Value(DecayingCount::SteadyTime(now)) / kRateTauSeconds;
 }
 
 void MethodStats::Record(const std::string& method, std::chrono::nanoseconds latency, bool error,

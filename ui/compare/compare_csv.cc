@@ -12,8 +12,6 @@ namespace railyard::ui {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
 QString Cell(double v) { return std::isnan(v) ? QString() : QString::number(v, 'g', 10); }
 
 }  // namespace
@@ -49,8 +47,8 @@ bool WriteCompareCsv(const QString& path, const RecordingSeries* a, const Record
     field([](const SeriesPoint& p) { return double(p.requests_per_s); });
     field([](const SeriesPoint& p) { return double(p.errors_per_s); });
     field([](const SeriesPoint& p) { return double(p.rejections_per_s); });
-    field([](const SeriesPoint& p) { return p.latency_snapshots ? double(p.p50_us) : kNaN; });
-    field([](const SeriesPoint& p) { return p.latency_snapshots ? double(p.p99_us) : kNaN; });
+    field([](const SeriesPoint& p) { return p.latency_snapshots ? double(p.p50_us) : kNoFigure; });
+    field([](const SeriesPoint& p) { return p.latency_snapshots ? double(p.p99_us) : kNoFigure; });
     out << '\n';
   }
   out.flush();

@@ -12,19 +12,18 @@ namespace railyard::ui {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 const char* const kSideName[2] = {"A", "B"};
 
 // The figure plot `plot` shows of a bucket; NaN where there is nothing to show (a gap).
 double PlotValue(int plot, const SeriesPoint& p) {
-  if (p.snapshots == 0) return kNaN;
+  if (p.snapshots == 0) return kNoFigure;
   switch (plot) {
     case 0:
       return p.requests_per_s;
     case 1:
       return double(p.errors_per_s) + double(p.rejections_per_s);
     default:
-      return p.latency_snapshots > 0 ? double(p.p99_us) / 1000.0 : kNaN;
+      return p.latency_snapshots > 0 ? double(p.p99_us) / 1000.0 : kNoFigure;
   }
 }
 

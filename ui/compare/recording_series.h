@@ -8,9 +8,13 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <vector>
 
 namespace railyard::ui {
+
+// A figure a bucket has none of (a gap in a plot, an empty CSV field).
+inline constexpr double kNoFigure = std::numeric_limits<double>::quiet_NaN();
 
 // One time bucket of one node, or of the whole cluster. Rates are per second. A bucket nothing
 // reported in (snapshots == 0) is a gap, not a zero; latency_snapshots == 0 means no latency was

@@ -13,17 +13,11 @@ namespace railyard::ui {
 
 namespace {
 
-constexpr int kMargin = 8;
-constexpr double kDot = 5;  // As the canvas draws nodes.
-constexpr int kLine = 28;   // An edge sample's length.
+constexpr int kLine = 28;  // An edge sample's length.
 constexpr int kSwatchGap = 4;
 constexpr int kItemGap = 14;
 constexpr int kRowGap = 2;
 constexpr int kTop = 4;
-
-QString RateText(double per_s) {
-  return QStringLiteral("%1/s").arg(per_s, 0, 'f', per_s >= 100 ? 0 : 1);
-}
 
 constexpr std::array<NodeHealth, 6> kHealths = {NodeHealth::kServing,      NodeHealth::kLameDuck,
                                                 NodeHealth::kStarting,     NodeHealth::kUnreachable,
@@ -45,14 +39,14 @@ constexpr std::array<SampleEdge, 5> kEdges = {{{0, -1, 10, Qt::SolidLine},
 }  // namespace
 
 FlowLegend::FlowLegend(FlowModel* model, QWidget* parent)
-    : QWidget(parent), model_(model), max_text_(RateText(0)) {
+    : QWidget(parent), model_(model), max_text_(FlowRateText(0)) {
   setAccessibleName(tr("Flow legend"));
   setAccessibleDescription(Text());
   QSizePolicy policy(QSizePolicy::Preferred, QSizePolicy::Fixed);
   policy.setHeightForWidth(true);
   setSizePolicy(policy);
   connect(model_, &FlowModel::Updated, this, [this] {
-    const QString max = RateText(model_->MaxEdgeRate());
+    const QString max = FlowRateText(model_->MaxEdgeRate());
     if (max == max_text_) return;
     max_text_ = max;
     setAccessibleDescription(Text());
@@ -84,7 +78,7 @@ int FlowLegend::SwatchWidth(Swatch swatch) const {
   switch (swatch) {
     case Swatch::kHealth:
     case Swatch::kNotWatched:
-      return int(2 * kDot);
+      return int(2 * kFlowDot);
     case Swatch::kEdge:
       return kLine;
     case Swatch::kBusy:
@@ -97,15 +91,15 @@ QVector<QRect> FlowLegend::Layout(const QVector<Item>& items, int width) const {
   const QFontMetrics fm = fontMetrics();
   const int line = fm.height();
   QVector<QRect> rects;
-  int x = kMargin;
+  int x = kFlowMargin;
   int y = kTop;
   bool first_edge = true;
   for (const Item& item : items) {
     const int w = SwatchWidth(item.swatch) + kSwatchGap + fm.horizontalAdvance(item.label);
     const bool edges_start = item.swatch == Swatch::kEdge && first_edge;
     if (item.swatch == Swatch::kEdge) first_edge = false;
-    if (x > kMargin && (edges_start || x + w > width - kMargin)) {
-      x = kMargin;
+    if (x > kFlowMargin && (edges_start || x + w > width - kFlowMargin)) {
+      x = kFlowMargin;
       y += line + kRowGap;
     }
     rects.push_back(QRect(x, y, w, line));
@@ -168,12 +162,12 @@ void FlowLegend::paintEvent(QPaintEvent*) {
       case Swatch::kHealth:
         p.setPen(text);
         p.setBrush(HealthColor(NodeHealth(item.detail)));
-        p.drawEllipse(QPointF(r.left() + kDot, mid_y), kDot, kDot);
+        p.drawEllipse(QPointF(r.left() + kFlowDot, mid_y), kFlowDot, kFlowDot);
         break;
       case Swatch::kNotWatched:
         p.setBrush(palette().color(QPalette::Base));
         p.setPen(QPen(palette().color(QPalette::Mid), 1.5));
-        p.drawEllipse(QPointF(r.left() + kDot, mid_y), kDot, kDot);
+        p.drawEllipse(QPointF(r.left() + kFlowDot, mid_y), kFlowDot, kFlowDot);
         break;
       case Swatch::kEdge:
       case Swatch::kBusy: {

@@ -14,6 +14,14 @@ namespace railyard::ui {
 
 class FlowModel;
 
+// Drawn alike by the canvas and its legend: the margin, a node dot's radius, and a rate as an
+// edge's tooltip and the legend print it ("12.5/s", "480/s").
+inline constexpr int kFlowMargin = 8;
+inline constexpr double kFlowDot = 5;
+inline QString FlowRateText(double per_s) {
+  return QStringLiteral("%1/s").arg(per_s, 0, 'f', per_s >= 100 ? 0 : 1);
+}
+
 // What the request flow's marks mean: node dots by health (and the ring of a server only pools
 // name), edge widths (with the rate of the thickest edge), colours and line styles, and the mark
 // of an edge with busy connections. Entries flow left to right and wrap onto as many rows as the

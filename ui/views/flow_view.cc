@@ -21,8 +21,6 @@ namespace railyard::ui {
 
 namespace {
 
-constexpr int kMargin = 8;
-constexpr double kDot = 5;  // Node radius.
 constexpr double kMinWidth = 1.5;
 constexpr double kMaxWidth = 10;
 // When dense, thinner, so crossings leave the picture readable. (Not translucent: blending
@@ -35,7 +33,7 @@ constexpr quint32 kWatchedDotSprite = 1;  // Plus the NodeHealth.
 constexpr quint32 kUnwatchedDotSprite = 0x100;
 constexpr quint32 kBusyMarkSprite = 0x101;
 // How far a dot's and a busy mark's pixels reach from their centres (radius and half the pen).
-constexpr double kDotReach = kDot + 0.75;
+constexpr double kDotReach = kFlowDot + 0.75;
 constexpr double kBusyMarkReach = 3.5 + 0.75;
 
 // A curve from client to server leaving and arriving horizontally.
@@ -60,11 +58,6 @@ double DistanceToSegment(const QPointF& p, const QPointF& a, const QPointF& b) {
   return std::hypot(d.x(), d.y());
 }
 
-QString RateText(double per_s) {
-  return per_s >= 100 ? QStringLiteral("%1/s").arg(per_s, 0, 'f', 0)
-                      : QStringLiteral("%1/s").arg(per_s, 0, 'f', 1);
-}
-
 }  // namespace
 
 FlowCanvas::FlowCanvas(FlowModel* model, QWidget* parent) : QWidget(parent), model_(model) {
@@ -76,8 +69,8 @@ FlowCanvas::FlowCanvas(FlowModel* model, QWidget* parent) : QWidget(parent), mod
 
 QSize FlowCanvas::minimumSizeHint() const {
   const int rows = std::max<int>(model_->ServerOrder().size(), model_->ClientOrder().size());
-  const int width = name_width_clients_ + name_width_servers_ + rate_width_ + 4 * kMargin + 200;
-  return QSize(width, 2 * kMargin + std::max(1, rows) * row_height_);
+  const int width = name_width_clients_ + name_width_servers_ + rate_width_ + 4 * kFlowMargin + 200;
+  return QSize(width, 2 * kFlowMargin + std::max(1, rows) * row_height_);
 }
 
 QSize FlowCanvas::sizeHint() const { return minimumSizeHint().expandedTo(QSize(800, 500)); }
@@ -112,12 +105,12 @@ void FlowCanvas::Relayout() {
         std::max(name_width_servers_, fm.horizontalAdvance(model_->Servers()[size_t(s)].name));
   }
   rate_width_ = fm.horizontalAdvance(QStringLiteral("00000/s"));
-  client_x_ = kMargin + name_width_clients_ + 6 + kDot;
-  server_x_ = std::max(client_x_ + 100,
-                       double(width() - kMargin - rate_width_ - name_width_servers_ - 12 - kDot));
+  client_x_ = kFlowMargin + name_width_clients_ + 6 + kFlowDot;
+  server_x_ = std::max(client_x_ + 100, double(width() - kFlowMargin - rate_width_ -
+                                               name_width_servers_ - 12 - kFlowDot));
   // Each column spreads over the height, so a short column lines up with a long one's middle.
-  const double top = kMargin;
-  const double height = std::max(1, this->height() - 2 * kMargin);
+  const double top = kFlowMargin;
+  const double height = std::max(1, this->height() - 2 * kFlowMargin);
   auto place = [&](const QVector<int>& order, size_t count, double x, QVector<QPointF>& points) {
     points.fill(QPointF(), static_cast<int>(count));
     const double step = order.isEmpty() ? 0 : height / double(order.size());
@@ -149,7 +142,7 @@ void FlowCanvas::DescribeForAccessibility() {
                      .arg(draining);
   if (busiest >= 0) {
     text += tr("; busiest server %1 at %2")
-                .arg(servers[size_t(busiest)].name, RateText(servers[size_t(busiest)].rate));
+                .arg(servers[size_t(busiest)].name, FlowRateText(servers[size_t(busiest)].rate));
   }
   if (text != description_) {
     description_ = text;
@@ -203,8 +196,8 @@ QPointF FlowCanvas::BusyMarkPoint(int edge) const {
   const QPointF client = ClientPoint(e.client);
   const QPointF server = ServerPoint(e.server);
   if (e.busy <= 0 || e.slots.isEmpty() || client.isNull() || server.isNull()) return {};
-  const QPointF from = client + QPointF(kDot, 0);
-  const QPointF to = server - QPointF(kDot, 0);
+  const QPointF from = client + QPointF(kFlowDot, 0);
+  const QPointF to = server - QPointF(kFlowDot, 0);
   // Near the server, where edges converge less than in the middle; on the line as drawn.
   constexpr double kAt = 0.9;
   return dense_ ? from + kAt * (to - from) : BezierAt(from, to, kAt);
@@ -219,8 +212,8 @@ int FlowCanvas::EdgeAt(const QPointF& pos) const {
     const QPointF server = ServerPoint(edges[i].server);
     if (client.isNull() || server.isNull()) continue;
     // The curve as paintEvent draws it, between the dots' edges.
-    const QPointF from = client + QPointF(kDot, 0);
-    const QPointF to = server - QPointF(kDot, 0);
+    const QPointF from = client + QPointF(kFlowDot, 0);
+    const QPointF to = server - QPointF(kFlowDot, 0);
     if (pos.y() < std::min(from.y(), to.y()) - kMaxWidth ||
         pos.y() > std::max(from.y(), to.y()) + kMaxWidth) {
       continue;
@@ -244,16 +237,16 @@ int FlowCanvas::EdgeAt(const QPointF& pos) const {
 QString FlowCanvas::ToolTipAt(const QPointF& pos) const {
   // A node answers over its dot and its name (and a server's rate).
   auto over = [&pos, this](const QPointF& at, double left, double right) {
-    return !at.isNull() && std::abs(pos.y() - at.y()) <= std::max(kDot, row_height_ / 2.0) &&
+    return !at.isNull() && std::abs(pos.y() - at.y()) <= std::max(kFlowDot, row_height_ / 2.0) &&
            pos.x() >= at.x() - left && pos.x() <= at.x() + right;
   };
   for (int s : model_->ServerOrder()) {
-    if (over(ServerPoint(s), kDot + 2, kDot + 14 + name_width_servers_ + rate_width_)) {
+    if (over(ServerPoint(s), kFlowDot + 2, kFlowDot + 14 + name_width_servers_ + rate_width_)) {
       return model_->NodeText(true, s);
     }
   }
   for (int c : model_->ClientOrder()) {
-    if (over(ClientPoint(c), kDot + 6 + name_width_clients_, kDot + 2)) {
+    if (over(ClientPoint(c), kFlowDot + 6 + name_width_clients_, kFlowDot + 2)) {
       return model_->NodeText(false, c);
     }
   }
@@ -311,8 +304,8 @@ void FlowCanvas::paintEvent(QPaintEvent* event) {
   p.setBrush(Qt::NoBrush);
   for (int i : draw_order_) {
     const FlowModel::Edge& e = edges[size_t(i)];
-    const QPointF from = ClientPoint(e.client) + QPointF(kDot, 0);
-    const QPointF to = ServerPoint(e.server) - QPointF(kDot, 0);
+    const QPointF from = ClientPoint(e.client) + QPointF(kFlowDot, 0);
+    const QPointF to = ServerPoint(e.server) - QPointF(kFlowDot, 0);
     QColor color = FlowModel::EdgeColor(e);
     // An idle connection: a faint dotted hairline, so the pool's spread shows without competing.
     // Traffic whose connections are gone (a drained server): dashed while its rate fades.
@@ -357,7 +350,7 @@ void FlowCanvas::paintEvent(QPaintEvent* event) {
         sp.setPen(QPen(colors.color(QPalette::Mid), 1.5));
         sp.setBrush(colors.color(QPalette::Base));
       }
-      sp.drawEllipse(c, kDot, kDot);
+      sp.drawEllipse(c, kFlowDot, kFlowDot);
     });
   };
   auto visible = [&exposed, text_height](const QPointF& at) {
@@ -374,7 +367,7 @@ void FlowCanvas::paintEvent(QPaintEvent* event) {
     const QPointF at = ServerPoint(s);
     if (!visible(at)) continue;
     dot(at, servers[size_t(s)].watched(), servers[size_t(s)].health);
-    rates << RateText(servers[size_t(s)].rate);
+    rates << FlowRateText(servers[size_t(s)].rate);
   }
   // The names (and the servers' rates) lie beside the dots, where no edge or mark reaches: left
   // of the clients' dots, right of the servers'. Drawing text costs about 35k instructions a
@@ -389,7 +382,7 @@ void FlowCanvas::paintEvent(QPaintEvent* event) {
       if (!visible(at)) continue;
       const QString& name = clients[size_t(c)].name;
       const double w = fm.horizontalAdvance(name);
-      sp.drawText(QPointF(at.x() - kDot - 6 - w, at.y() + ascent_shift), name);
+      sp.drawText(QPointF(at.x() - kFlowDot - 6 - w, at.y() + ascent_shift), name);
     }
   });
   const QColor rate_color = colors.color(QPalette::PlaceholderText);
@@ -399,12 +392,12 @@ void FlowCanvas::paintEvent(QPaintEvent* event) {
                 const QPointF at = ServerPoint(s);
                 if (!visible(at)) continue;
                 const FlowModel::Server& server = servers[size_t(s)];
-                const double x = at.x() + kDot + 6;
+                const double x = at.x() + kFlowDot + 6;
                 sp.setPen(text_color);
                 sp.drawText(QPointF(x, at.y() + ascent_shift), server.name);
                 sp.setPen(rate_color);
                 sp.drawText(QPointF(x + name_width_servers_ + 8, at.y() + ascent_shift),
-                            RateText(server.rate));
+                            FlowRateText(server.rate));
               }
             });
 }
