@@ -45,6 +45,14 @@ void LatencyHistogram::Merge(const LatencyHistogram& other) {
   max_ns_ = std::max(max_ns_, other.max_ns_);
 }
 
+void LatencyHistogram::AddBucket(size_t bucket, uint64_t count) {
+  if (count == 0) return;
+  if (bucket >= counts_.size()) counts_.resize(bucket + 1, 0);
+  counts_[bucket] += count;
+  count_ += count;
+  max_ns_ = std::max(max_ns_, BucketUpperNs(bucket));
+}
+
 std::chrono::nanoseconds LatencyHistogram::Percentile(double q) const {
   if (count_ == 0) return std::chrono::nanoseconds(0);
   const uint64_t rank =

@@ -21,6 +21,19 @@ class LatencyHistogram {
   void Add(std::chrono::nanoseconds latency);
   void Merge(const LatencyHistogram& other);
 
+  // The buckets, as a recording carries them (core/trace/latency_buckets.h), so that a reader
+  // gets the same percentiles back: `fn(bucket, count)` for each bucket used, in order.
+  template <typename Fn>
+  void ForEachBucket(Fn&& fn) const {
+    for (size_t b = 0; b < counts_.size(); ++b) {
+      if (counts_[b] != 0) fn(b, counts_[b]);
+    }
+  }
+  // Adds `count` latencies to `bucket` (as ForEachBucket gave it). max() becomes at least that
+  // bucket's upper bound; SetMax then gives the exact maximum where a writer carried it.
+  void AddBucket(size_t bucket, uint64_t count);
+  void SetMax(std::chrono::nanoseconds max) { max_ns_ = static_cast<uint64_t>(max.count()); }
+
   uint64_t count() const { return count_; }
   // The q-quantile, q in [0, 1]; 0 when empty. Never above max().
   std::chrono::nanoseconds Percentile(double q) const;

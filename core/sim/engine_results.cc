@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "core/trace/latency_buckets.h"
 #include "core/trace/recording.h"
 #include "core/trace/recording_writer.h"
 
@@ -39,13 +40,17 @@ void Engine::OnTick() {
 bool Engine::Record(std::string* error) {
   const int64_t unix_ms = options_.start_unix_ms + now_ / 1000000;
   for (Backend& b : backends_) {
-    if (b.down) {
-      // A dead process reports nothing. A recorder polling it would fail at once, and writes one
-      // event per outage (trace::kEventUnreachable), so a replay shows it unreachable, not stale.
+    if (b.down || b.hang) {
+      // A dead process reports nothing, and neither does a hung one (its admin service hangs
+      // too). A recorder polling it would fail, at once or at its deadline, and writes one event
+      // per outage (trace::kEventUnreachable), so a replay shows it unreachable with the reason,
+      // not stale and not serving.
       if (!b.down_recorded) {
         if (trace::Status s = options_.recording->AppendEvent(
                 unix_ms, b.name, trace::kEventUnreachable,
-                "UNAVAILABLE: the simulated backend is down (the scenario's down action)");
+                b.down ? "UNAVAILABLE: the simulated backend is down (the scenario's down action)"
+                       : "DEADLINE_EXCEEDED: the simulated backend does not answer, timed out "
+                         "(the scenario's hang action)");
             !s.ok()) {
           *error = s.ToString();
           return false;
@@ -118,6 +123,9 @@ admin::Telemetry Engine::ClientsSnapshot(int64_t unix_ms) const {
   t.set_version("railyard-sim");
   t.set_role(admin::ROLE_CLIENT);
   t.set_state(admin::NODE_SERVING);
+  // Every call's latency so far, as the run's result counts them: Compare's p50 and p99 over the
+  // recording are then the ones `railyardctl sim` prints (C15).
+  trace::ToLatencyBuckets(latency_, t.mutable_throughput()->mutable_latency_histogram());
   for (const Client& c : clients_) {
     admin::ClientPool* p = t.add_pools();
     p->set_client_id(c.id);

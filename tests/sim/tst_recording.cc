@@ -6,6 +6,7 @@
 
 #include "core/sim/scenario.h"
 #include "core/sim/simulator.h"
+#include "core/trace/latency_buckets.h"
 #include "core/trace/recording.h"
 #include "core/trace/recording_reader.h"
 #include "core/trace/recording_writer.h"
@@ -13,31 +14,46 @@
 
 using namespace railyard;
 
+namespace {
+
+constexpr int64_t kStartUnixMs = 1'700'000'000'000;
+
+// Simulates `scenario` (text) from kStartUnixMs into a recording at `path`; the error, or "".
+std::string SimulateInto(const char* scenario, const std::string& path, sim::SimResult* result) {
+  sim::Scenario s;
+  sim::ParseError parse_error;
+  if (!sim::ParseScenario(scenario, &s, &parse_error)) return "the scenario does not parse";
+  std::unique_ptr<trace::RecordingWriter> writer;
+  if (trace::Status st = trace::RecordingWriter::Create(path, {}, &writer); !st.ok()) {
+    return st.ToString();
+  }
+  sim::SimOptions options;
+  options.recording = writer.get();
+  options.start_unix_ms = kStartUnixMs;
+  std::string error;
+  if (!sim::Simulate(s, options, result, &error)) return error;
+  if (trace::Status st = writer->Close(); !st.ok()) return st.ToString();
+  return "";
+}
+
+}  // namespace
+
 class RecordingTest : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void recordingOpensWithExpectedNodesAndSnapshots() {
-    sim::Scenario s;
-    sim::ParseError parse_error;
-    QVERIFY(
-        sim::ParseScenario("duration 10s\n"
-                           "clients 4 rate 100/s pool 4\n"
-                           "backends 3 service exp 2ms capacity 4\n"
-                           "at 4500ms backend 2 down\n"
-                           "at 6500ms backend 2 up\n"
-                           "at 2s backend 1 lame-duck\n",
-                           &s, &parse_error));
     QTemporaryDir dir;
     const std::string path = dir.filePath("sim.rec").toStdString();
-    std::unique_ptr<trace::RecordingWriter> writer;
-    QVERIFY(trace::RecordingWriter::Create(path, {}, &writer).ok());
-    sim::SimOptions options;
-    options.recording = writer.get();
-    options.start_unix_ms = 1'700'000'000'000;
     sim::SimResult result;
-    std::string error;
-    QVERIFY2(sim::Simulate(s, options, &result, &error), error.c_str());
-    QVERIFY(writer->Close().ok());
+    const std::string error = SimulateInto(
+        "duration 10s\n"
+        "clients 4 rate 100/s pool 4\n"
+        "backends 3 service exp 2ms capacity 4\n"
+        "at 4500ms backend 2 down\n"
+        "at 6500ms backend 2 up\n"
+        "at 2s backend 1 lame-duck\n",
+        path, &result);
+    QVERIFY2(error.empty(), error.c_str());
 
     std::unique_ptr<trace::RecordingReader> reader;
     QVERIFY(trace::RecordingReader::Open(path, &reader).ok());
@@ -52,11 +68,11 @@ class RecordingTest : public QObject {
     // B13: the span starts at the scenario's time 0, so its events replay at their own times.
     trace::TimeSpan span;
     QVERIFY(reader->Span(&span).ok());
-    QCOMPARE(span.first_unix_ms, int64_t{1'700'000'000'000});
-    QCOMPARE(span.last_unix_ms, int64_t{1'700'000'000'000 + 10000});
+    QCOMPARE(span.first_unix_ms, int64_t{kStartUnixMs});
+    QCOMPARE(span.last_unix_ms, int64_t{kStartUnixMs + 10000});
 
     std::vector<trace::Snapshot> at;
-    QVERIFY(reader->Seek(1'700'000'000'000 + 3000, &at).ok());
+    QVERIFY(reader->Seek(kStartUnixMs + 3000, &at).ok());
     QCOMPARE(at.size(), size_t{4});
     for (const trace::Snapshot& snap : at) {
       QVERIFY(snap.status.ok());
@@ -97,6 +113,62 @@ class RecordingTest : public QObject {
     QCOMPARE(events[2].node, std::string("backend-2"));
     QCOMPARE(events[2].kind, std::string(trace::kEventUnreachable));
     QCOMPARE(events[2].unix_ms - span.first_unix_ms, int64_t{5000});
+  }
+
+  // A hung backend answers nothing, its telemetry included: it has no snapshots while it hangs
+  // and its outage is recorded once as timed out (it replayed as serving before). The clients'
+  // latency histogram carries every call, so a reader gets the run's own p50 and p99 (C15).
+  void aHungBackendTimesOutAndTheClientsCarryTheirLatency() {
+    QTemporaryDir dir;
+    const std::string path = dir.filePath("hang.rec").toStdString();
+    sim::SimResult result;
+    const std::string error = SimulateInto(
+        "duration 8s\n"
+        "clients 4 rate 200/s pool 4\n"
+        "backends 3 service exp 2ms capacity 4\n"
+        "at 2500ms backend 1 hang\n"
+        "at 5500ms backend 1 up\n",
+        path, &result);
+    QVERIFY2(error.empty(), error.c_str());
+
+    std::unique_ptr<trace::RecordingReader> reader;
+    QVERIFY(trace::RecordingReader::Open(path, &reader).ok());
+    std::vector<int64_t> hung_snapshots;
+    admin::LatencyBuckets first, last;
+    bool seen_clients = false;
+    for (auto c = reader->NewSnapshotCursor(kStartUnixMs); c->Valid(); c->Next()) {
+      const trace::Snapshot& snap = c->snapshot();
+      QVERIFY(snap.status.ok());
+      const int64_t at = snap.unix_ms - kStartUnixMs;
+      if (snap.node == "backend-1" && at > 2500 && at < 5500) hung_snapshots.push_back(at);
+      if (snap.node == "clients") {
+        QVERIFY(snap.telemetry.throughput().has_latency_histogram());
+        if (!seen_clients) first = snap.telemetry.throughput().latency_histogram();
+        seen_clients = true;
+        last = snap.telemetry.throughput().latency_histogram();
+      }
+    }
+    QVERIFY2(hung_snapshots.empty(), "a hung backend reported telemetry");
+    std::vector<trace::Event> events;
+    QVERIFY(reader->Events(&events).ok());
+    int outages = 0;
+    for (const trace::Event& e : events) {
+      if (e.kind != trace::kEventUnreachable) continue;
+      ++outages;
+      QCOMPARE(e.node, std::string("backend-1"));
+      QCOMPARE(e.unix_ms - kStartUnixMs, int64_t{3000});
+      QVERIFY2(e.detail.find("timed out") != std::string::npos, e.detail.c_str());
+    }
+    QCOMPARE(outages, 1);
+
+    QVERIFY(seen_clients);
+    QCOMPARE(first.bucket_size(), 0);  // Time 0: nothing measured yet.
+    const base::LatencyHistogram run = trace::LatencyBetween(first, last);
+    QVERIFY(run.count() > 0);
+    QCOMPARE(QString::number(run.Percentile(0.99).count() / 1e6, 'f', 3),
+             QString::number(result.p99_ms, 'f', 3));
+    QCOMPARE(QString::number(run.Percentile(0.5).count() / 1e6, 'f', 3),
+             QString::number(result.p50_ms, 'f', 3));
   }
 };
 

@@ -12,8 +12,6 @@ namespace railyard::ui {
 
 namespace {
 
-const char* const kSideName[2] = {"A", "B"};
-
 // The figure plot `plot` shows of a bucket; NaN where there is nothing to show (a gap).
 double PlotValue(int plot, const SeriesPoint& p) {
   if (p.snapshots == 0) return kNoFigure;

@@ -22,8 +22,9 @@ class ComparePlots : public QWidget {
  public:
   explicit ComparePlots(QWidget* parent = nullptr);
 
-  // A's and B's colour.
+  // A's and B's colour, and name ("A", "B").
   static QColor SideColor(int side);
+  static constexpr const char* kSideName[2] = {"A", "B"};
 
   // Draws `node`'s series (empty: the cluster's) of `a` and `b` (either may be null: nothing
   // drawn for it). `fit_time` shows both whole spans; else the time range stays as zoomed.

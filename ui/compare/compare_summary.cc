@@ -3,14 +3,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <limits>
 #include <utility>
 
 namespace railyard::ui {
-
-namespace {
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-}  // namespace
 
 double WeightedQuantile(std::vector<std::pair<double, double>> value_weight, double quantile) {
   std::erase_if(value_weight, [](const std::pair<double, double>& vw) {
@@ -18,7 +13,7 @@ double WeightedQuantile(std::vector<std::pair<double, double>> value_weight, dou
   });
   double total = 0;
   for (const auto& [value, weight] : value_weight) total += weight;
-  if (total <= 0) return kNaN;
+  if (total <= 0) return kNoFigure;
   std::sort(value_weight.begin(), value_weight.end());
   // The smallest value whose cumulative weight reaches the quantile's share.
   const double target = quantile * total;
@@ -30,7 +25,8 @@ double WeightedQuantile(std::vector<std::pair<double, double>> value_weight, dou
   return value_weight.back().first;
 }
 
-SeriesSummary Summarize(const RecordingSeries& recording, const std::vector<SeriesPoint>& points) {
+SeriesSummary Summarize(const RecordingSeries& recording, const std::vector<SeriesPoint>& points,
+                        const base::LatencyHistogram* latency) {
   SeriesSummary s;
   s.span_s = recording.SpanSeconds();
   s.nodes = static_cast<int>(recording.nodes.size());
@@ -45,14 +41,20 @@ SeriesSummary Summarize(const RecordingSeries& recording, const std::vector<Seri
     p50.emplace_back(p.p50_us, p.requests_per_s);
     p99.emplace_back(p.p99_us, p.requests_per_s);
   }
-  s.failed_share = s.total_requests > 0 ? s.failed / s.total_requests : kNaN;
-  s.p50_us = WeightedQuantile(std::move(p50), 0.5);
-  s.p99_us = WeightedQuantile(std::move(p99), 0.99);
+  s.failed_share = s.total_requests > 0 ? s.failed / s.total_requests : kNoFigure;
+  if (latency && latency->count() > 0) {
+    s.p50_us = latency->PercentileUs(0.5);
+    s.p99_us = latency->PercentileUs(0.99);
+    s.latency_exact = true;
+  } else {
+    s.p50_us = WeightedQuantile(std::move(p50), 0.5);
+    s.p99_us = WeightedQuantile(std::move(p99), 0.99);
+  }
   return s;
 }
 
 double Ratio(double a, double b) {
-  if (std::isnan(a) || std::isnan(b) || a == 0) return kNaN;
+  if (std::isnan(a) || std::isnan(b) || a == 0) return kNoFigure;
   return b / a;
 }
 

@@ -27,9 +27,6 @@ namespace railyard::ui {
 
 namespace {
 
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-const char* const kSideName[2] = {"A", "B"};
-
 QColor SideColor(int side) { return ComparePlots::SideColor(side); }
 
 // "–" for NaN, else few digits: 12345, 12.3, 0.123.
@@ -58,7 +55,8 @@ CompareWindow::CompareWindow(QWidget* parent) : QWidget(parent, Qt::Window) {
 
   auto* files = new QGridLayout;
   for (int side = 0; side < 2; ++side) {
-    auto* label = new QLabel(tr("Recording %1:").arg(QLatin1String(kSideName[side])), this);
+    auto* label =
+        new QLabel(tr("Recording %1:").arg(QLatin1String(ComparePlots::kSideName[side])), this);
     QPalette palette = label->palette();
     palette.setColor(QPalette::WindowText, SideColor(side));
     label->setPalette(palette);
@@ -120,8 +118,10 @@ CompareWindow::CompareWindow(QWidget* parent) : QWidget(parent, Qt::Window) {
   summary_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
   summary_->setToolTip(
       tr("Over each recording's whole span, for what the plots show. Totals integrate the "
-         "rates; p50 and p99 over the span are request-weighted percentiles of the per-second "
-         "figures (percentiles do not add, so they are approximations)."));
+         "rates. p50 and p99 come from the recording's latency histograms where it has them "
+         "(the simulator's: the figures railyardctl sim prints); otherwise, marked \u2248, they "
+         "are request-weighted percentiles of the per-second figures (percentiles do not add, so "
+         "they are approximations)."));
   events_ = new QTableWidget(0, 5, tables);
   events_->setHorizontalHeaderLabels({tr(""), tr("time"), tr("node"), tr("kind"), tr("detail")});
   events_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -164,7 +164,8 @@ QString CompareWindow::ErrorText() const {
   QStringList lines;
   for (int side = 0; side < 2; ++side) {
     if (!error_[side].isEmpty()) {
-      lines << tr("Recording %1: %2").arg(QLatin1String(kSideName[side]), error_[side]);
+      lines
+          << tr("Recording %1: %2").arg(QLatin1String(ComparePlots::kSideName[side]), error_[side]);
     }
   }
   return lines.join(QLatin1Char('\n'));
@@ -252,7 +253,7 @@ SeriesSummary CompareWindow::Summary(int side) const {
   if (!s) return {};
   const std::vector<SeriesPoint>* points = s->Points(node_);
   static const std::vector<SeriesPoint> kNone;
-  return Summarize(*s, points ? *points : kNone);
+  return Summarize(*s, points ? *points : kNone, s->Latency(node_));
 }
 
 void CompareWindow::Redraw(bool fit_time) {
@@ -261,7 +262,7 @@ void CompareWindow::Redraw(bool fit_time) {
     const RecordingSeries* s = series_[side].get();
     const QString name = s ? QFileInfo(s->path).fileName() : tr("(none)");
     legend << QStringLiteral("<b><span style='color:%1'>%2</span></b> %3")
-                  .arg(SideColor(side).name(), QLatin1String(kSideName[side]),
+                  .arg(SideColor(side).name(), QLatin1String(ComparePlots::kSideName[side]),
                        name.toHtmlEscaped());
   }
   legend_->setText(legend.join(QStringLiteral(" &nbsp; ")) + QStringLiteral(" &nbsp; ") +
@@ -283,16 +284,20 @@ void CompareWindow::FillSummary() {
                                s.failed_share, s.p50_us / 1000, s.p99_us / 1000};
   };
   const std::vector<double> va = values(a), vb = values(b);
+  const bool exact[2] = {a.latency_exact, b.latency_exact};
   for (int row = 0; row < int(rows.size()); ++row) {
-    auto text = [row](double v) {
+    auto text = [row, &exact](double v, int side) {
       if (row == 1) return std::isnan(v) ? QStringLiteral("\u2013") : QString::number(v, 'f', 0);
       if (row == 2) return Number(v, 0);
       if (row == 3) return Percent(v);
+      // A latency percentile without a histogram to compute it from is an approximation.
+      if (row >= 4 && !exact[side] && !std::isnan(v)) return QStringLiteral("\u2248 ") + Number(v);
       return Number(v);
     };
-    const double ratio = have[0] && have[1] ? Ratio(va[size_t(row)], vb[size_t(row)]) : kNaN;
+    const double ratio = have[0] && have[1] ? Ratio(va[size_t(row)], vb[size_t(row)]) : kNoFigure;
     const QString cells[3] = {
-        have[0] ? text(va[size_t(row)]) : QString(), have[1] ? text(vb[size_t(row)]) : QString(),
+        have[0] ? text(va[size_t(row)], kA) : QString(),
+        have[1] ? text(vb[size_t(row)], kB) : QString(),
         std::isnan(ratio) ? QStringLiteral("\u2013") : QString::number(ratio, 'f', 3)};
     for (int col = 0; col < 3; ++col) {
       auto* item = new QTableWidgetItem(cells[col]);
@@ -318,8 +323,9 @@ void CompareWindow::FillEvents() {
   events_->setRowCount(int(rows.size()));
   for (int r = 0; r < int(rows.size()); ++r) {
     const Row& row = rows[size_t(r)];
-    const QString cells[5] = {QLatin1String(kSideName[row.side]), Offset(row.offset_ms),
-                              row.event->node, row.event->kind, row.event->detail};
+    const QString cells[5] = {QLatin1String(ComparePlots::kSideName[row.side]),
+                              Offset(row.offset_ms), row.event->node, row.event->kind,
+                              row.event->detail};
     for (int col = 0; col < 5; ++col) {
       auto* item = new QTableWidgetItem(cells[col]);
       item->setForeground(SideColor(row.side));
@@ -341,8 +347,8 @@ bool CompareWindow::ExportCsv(const QString& path, QString* error) const {
 
 void CompareWindow::Browse(int side) {
   const QString path = QFileDialog::getOpenFileName(
-      this, tr("Recording %1").arg(QLatin1String(kSideName[side])), path_[side]->text(),
-      tr("Recordings (*.rec *.ryrec *.sqlite);;All files (*)"));
+      this, tr("Recording %1").arg(QLatin1String(ComparePlots::kSideName[side])),
+      path_[side]->text(), tr("Recordings (*.rec *.ryrec *.sqlite);;All files (*)"));
   if (!path.isEmpty()) path_[side]->setText(path);
 }
 

@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "core/trace/latency_buckets.h"
 #include "core/trace/recording_reader.h"
 #include "ui/models/throughput_model.h"
 
@@ -80,6 +81,13 @@ const std::vector<SeriesPoint>* RecordingSeries::Points(const QString& node) con
   return index < 0 ? nullptr : &per_node[size_t(index)];
 }
 
+const base::LatencyHistogram* RecordingSeries::Latency(const QString& node) const {
+  if (node.isEmpty()) return &cluster_latency;
+  const qsizetype index = nodes.indexOf(node);
+  return index < 0 || size_t(index) >= per_node_latency.size() ? nullptr
+                                                               : &per_node_latency[size_t(index)];
+}
+
 size_t RecordingSeries::MemoryBytes() const {
   size_t points = cluster.capacity();
   for (const std::vector<SeriesPoint>& node : per_node) points += node.capacity();
@@ -128,6 +136,9 @@ bool LoadRecordingSeries(const QString& path, const LoadSeriesOptions& options,
     out.nodes.push_back(QString::fromStdString(name));
   }
   out.per_node.assign(names.size(), std::vector<SeriesPoint>(buckets));
+  // Each node's first and last cumulative latency histogram, where its telemetry carries one.
+  std::vector<admin::LatencyBuckets> first_latency(names.size()), last_latency(names.size());
+  std::vector<bool> has_latency(names.size(), false);
 
   uint64_t read = 0;
   // About 200 progress reports however large the file, none closer than 256 snapshots apart.
@@ -154,6 +165,12 @@ bool LoadRecordingSeries(const QString& path, const LoadSeriesOptions& options,
     ++out.snapshots;
     Accumulate(&out.per_node[node->second][size_t(offset / out.bucket_ms)],
                ThroughputModel::SampleOf(snapshot.telemetry, snapshot.unix_ms));
+    if (snapshot.telemetry.throughput().has_latency_histogram()) {
+      const admin::LatencyBuckets& latency = snapshot.telemetry.throughput().latency_histogram();
+      if (!has_latency[node->second]) first_latency[node->second] = latency;
+      has_latency[node->second] = true;
+      last_latency[node->second] = latency;
+    }
   }
   if (!cursor->status().ok()) {
     *error = Message(cursor->status());
@@ -165,6 +182,12 @@ bool LoadRecordingSeries(const QString& path, const LoadSeriesOptions& options,
     for (SeriesPoint& p : node) Finish(&p);
   }
   for (size_t b = 0; b < buckets; ++b) out.cluster[b] = ClusterPoint(out.per_node, b);
+  out.per_node_latency.assign(names.size(), base::LatencyHistogram());
+  for (size_t n = 0; n < names.size(); ++n) {
+    if (!has_latency[n]) continue;
+    out.per_node_latency[n] = trace::LatencyBetween(first_latency[n], last_latency[n]);
+    out.cluster_latency.Merge(out.per_node_latency[n]);
+  }
   for (const trace::Event& e : events) {
     out.events.push_back({e.unix_ms - span.first_unix_ms, QString::fromStdString(e.node),
                           QString::fromStdString(e.kind), QString::fromStdString(e.detail)});

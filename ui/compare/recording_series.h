@@ -11,6 +11,8 @@
 #include <limits>
 #include <vector>
 
+#include "core/base/latency_histogram.h"
+
 namespace railyard::ui {
 
 // A figure a bucket has none of (a gap in a plot, an empty CSV field).
@@ -64,8 +66,12 @@ struct RecordingSeries {
   std::vector<SeriesPoint> cluster;                // One point per bucket.
   std::vector<std::vector<SeriesPoint>> per_node;  // [node][bucket], nodes as in `nodes`.
   QVector<SeriesEvent> events;                     // In time order.
-  uint64_t snapshots = 0;                          // Snapshots read.
-  uint64_t unreadable_snapshots = 0;               // Rows whose telemetry did not parse (skipped).
+  // Latency histograms over the span, where the recording carries them (the simulator's
+  // clients): each node's (empty if it carries none) and the cluster's (all of them merged).
+  std::vector<base::LatencyHistogram> per_node_latency;
+  base::LatencyHistogram cluster_latency;
+  uint64_t snapshots = 0;             // Snapshots read.
+  uint64_t unreadable_snapshots = 0;  // Rows whose telemetry did not parse (skipped).
 
   int Buckets() const { return static_cast<int>(cluster.size()); }
   double SpanSeconds() const { return double(end_unix_ms - start_unix_ms) / 1000.0; }
@@ -80,6 +86,8 @@ struct RecordingSeries {
   // The cluster's series for an empty name, else the node's; null if the recording has no such
   // node.
   const std::vector<SeriesPoint>* Points(const QString& node) const;
+  // The cluster's histogram for an empty name, else the node's; null if there is no such node.
+  const base::LatencyHistogram* Latency(const QString& node) const;
   size_t MemoryBytes() const;
 };
 
