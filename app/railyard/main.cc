@@ -364,6 +364,17 @@ int main(int argc, char** argv) {
     return AddDemoClients(demo, client_admins, QString::fromStdString(demo_token), *window_ptr,
                           error);
   };
+  options.restart_demo_node = [&](const QString& admin_address, QString* error) {
+    const railyard::rpc::Status s = demo.RestartNodeAt(admin_address.toStdString());
+    if (!s.ok() && error) *error = QString::fromStdString(s.message());
+    return s.ok();
+  };
+  // A demo node killed by hand is reaped within a second, not left <defunct> until the end.
+  QTimer reaper;
+  QObject::connect(&reaper, &QTimer::timeout, [&] {
+    for (size_t i = 0; i < demo.nodes().size(); ++i) demo.NodeRunning(i);
+  });
+  reaper.start(1000);
   // Tokens given on the command line (or made up by the demo) are for this session only.
   options.use_keyring = !f.demo && f.token_file.empty();
   ui::MainWindow window(options);

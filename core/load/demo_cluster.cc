@@ -103,6 +103,45 @@ rpc::Status DemoCluster::StartNode(size_t index, const DemoClusterOptions& o,
   nodes_.push_back({name, updater ? "updater" : "replica", process->service(), process->admin(),
                     process->pid()});
   processes_.push_back(std::move(process));
+  flags_.push_back(std::move(flags));
+  return rpc::Status::Ok();
+}
+
+rpc::Status DemoCluster::RestartNodeAt(std::string_view admin) {
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (nodes_[i].admin.ToString() == admin) return RestartNode(i);
+  }
+  return {rpc::Code::kNotFound, std::string(admin) + " is not a node of this demo"};
+}
+
+bool DemoCluster::NodeRunning(size_t index) {
+  return index < processes_.size() && processes_[index]->Running();
+}
+
+rpc::Status DemoCluster::RestartNode(size_t index) {
+  if (index >= processes_.size()) {
+    return {rpc::Code::kNotFound, "the demo has no node " + std::to_string(index)};
+  }
+  DemoNode& node = nodes_[index];
+  if (processes_[index]->Running()) {
+    return {rpc::Code::kFailedPrecondition,
+            node.name + " (pid " + std::to_string(node.pid) +
+                ") is still running; if it does not answer it may be stopped (kill -CONT " +
+                std::to_string(node.pid) + ")"};
+  }
+  // Its addresses as first chosen by the OS, over the config's port 0.
+  std::vector<std::string> flags = flags_[index];
+  flags.insert(flags.end(),
+               {"--listen", node.service.ToString(), "--admin-listen", node.admin.ToString()});
+  const fs::path dir = fs::path(root_) / node.name;
+  std::unique_ptr<NodeProcess> process;
+  if (rpc::Status s = NodeProcess::Start(binary_, flags, (dir / "node.log").string(),
+                                         std::chrono::seconds(10), &process);
+      !s.ok()) {
+    return {s.code(), node.name + ": " + s.message()};
+  }
+  node.pid = process->pid();
+  processes_[index] = std::move(process);
   return rpc::Status::Ok();
 }
 
@@ -111,6 +150,7 @@ rpc::Status DemoCluster::Start(const DemoClusterOptions& o) {
   if (binary.empty()) {
     if (rpc::Status s = FindNodeBinary(&binary); !s.ok()) return s;
   }
+  binary_ = binary;
   temporary_ = o.data_dir.empty();
   std::error_code ec;
   // Unique per process and per cluster, so two clusters in one process never share files.
@@ -170,6 +210,7 @@ LoadResult DemoCluster::Stop() {
   clients_.clear();
   for (auto& process : processes_) process->Stop(std::chrono::milliseconds(1000));
   processes_.clear();
+  flags_.clear();
   nodes_.clear();
   if (temporary_ && !root_.empty()) {
     std::error_code ec;

@@ -69,6 +69,17 @@ class DemoCluster {
   // and removes a temporary data folder. Returns the clients' combined result. Idempotent.
   LoadResult Stop();
 
+  // Reaps node `index`'s process if it has ended (killed, crashed), so that it is not left a
+  // zombie, and says whether it still runs. Call it now and then (the console does each second).
+  bool NodeRunning(size_t index);
+  // Starts node `index` again once its process has ended, on the same service and admin
+  // addresses, with the same data, role and tokens, so that watchers and clients find it where it
+  // was. FAILED_PRECONDITION while it still runs (a stopped process too: SIGCONT it), NOT_FOUND
+  // for an index out of range; the start's own error otherwise. nodes()[index].pid changes.
+  rpc::Status RestartNode(size_t index);
+  // RestartNode of the node whose admin address (host:port) is `admin`; NOT_FOUND if none is.
+  rpc::Status RestartNodeAt(std::string_view admin);
+
   const std::vector<DemoNode>& nodes() const { return nodes_; }
   const std::vector<std::unique_ptr<LoadGenerator>>& clients() const { return clients_; }
   std::vector<rpc::Endpoint> AdminEndpoints() const;
@@ -86,6 +97,8 @@ class DemoCluster {
 
   std::string root_;
   bool temporary_ = false;
+  std::string binary_;                           // railyard-node, as found by Start.
+  std::vector<std::vector<std::string>> flags_;  // Each node's command line, as first started.
   std::vector<std::unique_ptr<NodeProcess>> processes_;
   std::vector<DemoNode> nodes_;
   std::vector<std::unique_ptr<LoadGenerator>> clients_;

@@ -32,6 +32,16 @@ uint64_t Handled(const admin::Telemetry& t, const std::string& method) {
   return 0;
 }
 
+// The built railyard-node, with the operator token the tests use.
+load::DemoClusterOptions TestOptions(size_t nodes, size_t clients) {
+  load::DemoClusterOptions options;
+  options.nodes = nodes;
+  options.clients = clients;
+  options.node_binary = BuiltProgram("railyard-node");
+  options.operator_tokens = {"demo-operator"};
+  return options;
+}
+
 admin::Telemetry TelemetryOf(const load::DemoNode& n) {
   cluster::AdminClient admin(n.admin, "demo-operator", "demo-test");
   admin::Telemetry telemetry;
@@ -46,11 +56,7 @@ class DemoClusterTest : public QObject {
 
  private Q_SLOTS:
   void nodesAreProcessesThatServeAndStop() {
-    load::DemoClusterOptions options;
-    options.nodes = 2;
-    options.clients = 1;
-    options.node_binary = BuiltProgram("railyard-node");
-    options.operator_tokens = {"demo-operator"};
+    const load::DemoClusterOptions options = TestOptions(2, 1);
     load::DemoCluster demo;
     const rpc::Status started = demo.Start(options);
     QVERIFY2(started.ok(), started.ToString().c_str());
@@ -79,12 +85,43 @@ class DemoClusterTest : public QObject {
     QVERIFY(demo.nodes().empty());
   }
 
+  // C16: a demo node killed by hand is reaped (not left <defunct>) and can be started again where
+  // it was, with its data, and serving, while a running one is not started twice.
+  void aKilledNodeIsReapedAndRestartsWhereItWas() {
+    const load::DemoClusterOptions options = TestOptions(2, 0);
+    load::DemoCluster demo;
+    const rpc::Status started = demo.Start(options);
+    QVERIFY2(started.ok(), started.ToString().c_str());
+    const load::DemoNode before = demo.nodes()[1];
+    QVERIFY(demo.NodeRunning(1));
+    const rpc::Status twice = demo.RestartNode(1);
+    QCOMPARE(twice.code(), rpc::Code::kFailedPrecondition);
+    QVERIFY2(twice.message().find("still running") != std::string::npos, twice.ToString().c_str());
+    QCOMPARE(demo.RestartNode(2).code(), rpc::Code::kNotFound);
+
+    QCOMPARE(::kill(before.pid, SIGKILL), 0);
+    // Reaped: no /proc entry left, not even a zombie's.
+    QTRY_VERIFY_WITH_TIMEOUT(!demo.NodeRunning(1), 10000);
+    QVERIFY2(!std::filesystem::exists("/proc/" + std::to_string(before.pid)),
+             "the killed node is left a zombie");
+
+    const rpc::Status restarted = demo.RestartNode(1);
+    QVERIFY2(restarted.ok(), restarted.ToString().c_str());
+    const load::DemoNode& after = demo.nodes()[1];
+    QVERIFY(after.pid != before.pid);
+    QVERIFY(Alive(after.pid));
+    QCOMPARE(after.admin.ToString(), before.admin.ToString());
+    QCOMPARE(after.service.ToString(), before.service.ToString());
+    const admin::Telemetry t = TelemetryOf(after);
+    QCOMPARE(t.node(), before.name);
+    QCOMPARE(t.replication().role(), admin::DOCSTORE_REPLICA);
+    demo.Stop();
+    QVERIFY(!Alive(after.pid));
+  }
+
   void oneUpdaterWithReplicasThatClientsReadFrom() {
-    load::DemoClusterOptions options;  // 3 nodes by default.
-    options.clients = 2;
+    load::DemoClusterOptions options = TestOptions(3, 2);
     options.keys = 500;  // Few keys, so reads soon find documents written.
-    options.node_binary = BuiltProgram("railyard-node");
-    options.operator_tokens = {"demo-operator"};
     load::DemoCluster demo;
     const rpc::Status started = demo.Start(options);
     QVERIFY2(started.ok(), started.ToString().c_str());

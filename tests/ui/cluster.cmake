@@ -78,7 +78,7 @@ railyard_add_qtest(tst_ui_client_rows SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_clie
 # Habits: the start page, the demo's addresses, launch errors, Add node in a replay, export from
 # every tab, small and large windows, accessible names, plots following the palette.
 railyard_add_qtest(tst_ui_console_habits SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_console_habits.cc
-  LIBS railyard_ui railyard_node railyard_load TIMEOUT 120 DEPENDS railyardctl)
+  LIBS railyard_ui railyard_node railyard_load TIMEOUT 120 DEPENDS railyardctl railyard-node)
 
 # The console at 300 nodes x 300 clients: what keeps frames, seeks and long replays cheap.
 railyard_add_qtest(tst_ui_console_scale SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_console_scale.cc

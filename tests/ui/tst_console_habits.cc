@@ -3,6 +3,8 @@
 // demo's addresses and token (checked with a real railyardctl), launch errors in plain words and
 // in a dialog, Add node asking before it ends a replay, PNG and CSV export from every tab, the
 // Overview at 1024x700, accessible names, and plots following a palette change.
+#include <signal.h>
+
 #include <QAccessible>
 #include <QAction>
 #include <QApplication>
@@ -30,6 +32,7 @@
 #include <functional>
 
 #include "core/cluster/access.h"
+#include "core/load/demo_cluster.h"
 #include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 #include "tests/ui/loaded_node.h"
@@ -476,6 +479,63 @@ class ConsoleHabitsTest : public QObject {
         }
       }
     }
+  }
+
+  // C16: a demo node killed by hand is offered a restart (Node > Restart demo node), which brings
+  // it back where it was; a running one is refused with the reason, and a window without a demo
+  // does not offer it.
+  void aKilledDemoNodeRestartsFromTheNodeMenu() {
+    {
+      MainWindow plain(Plain());
+      QVERIFY(!plain.RestartDemoNodeAction()->isVisible());
+    }
+    railyard::load::DemoClusterOptions demo_options;
+    demo_options.nodes = 2;
+    demo_options.clients = 0;
+    demo_options.node_binary = BuiltProgram("railyard-node");
+    demo_options.operator_tokens = {kOperator};
+    railyard::load::DemoCluster demo;
+    const railyard::rpc::Status started = demo.Start(demo_options);
+    QVERIFY2(started.ok(), started.ToString().c_str());
+    MainWindow::Options options = Plain();
+    options.restart_demo_node = [&](const QString& admin_address, QString* error) {
+      const railyard::rpc::Status s = demo.RestartNodeAt(admin_address.toStdString());
+      if (!s.ok() && error) *error = QString::fromStdString(s.message());
+      return s.ok();
+    };
+    MainWindow window(options);
+    window.show();
+    railyard::ui::DemoInfo info;
+    info.token = kOperator;
+    for (const railyard::load::DemoNode& n : demo.nodes()) {
+      info.nodes.push_back({QString::fromStdString(n.name), QString::fromStdString(n.role),
+                            QString::fromStdString(n.admin.ToString())});
+    }
+    window.SetDemoInfo(info);
+    QString error;
+    for (const railyard::load::DemoNode& n : demo.nodes()) {
+      QVERIFY2(window.AddNode(QString::fromStdString(n.admin.ToString()), kOperator, &error,
+                              QString::fromStdString(n.name)),
+               qPrintable(error));
+    }
+    const int replica = window.State()->IndexOfName("node1");
+    QVERIFY(replica >= 0);
+    QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(replica).health == NodeHealth::kServing, 20000);
+    window.SetCurrentNode(replica);
+    QVERIFY(window.RestartDemoNodeAction()->isVisible());
+    QVERIFY(window.RestartDemoNodeAction()->isEnabled());
+    QVERIFY(!window.RestartDemoNode(replica, &error));
+    QVERIFY2(error.contains("still running"), qPrintable(error));
+
+    const pid_t killed = demo.nodes()[1].pid;
+    QCOMPARE(::kill(killed, SIGKILL), 0);
+    QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(replica).health == NodeHealth::kUnreachable,
+                             20000);
+    QVERIFY2(window.RestartDemoNode(replica, &error), qPrintable(error));
+    QVERIFY(demo.nodes()[1].pid != killed);
+    QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(replica).health == NodeHealth::kServing, 20000);
+    QVERIFY(Save(&window, "console_demo_node_restarted.png"));
+    demo.Stop();
   }
 
   void customDrawnWidgetsHaveAccessibleNames() {

@@ -416,12 +416,25 @@ void MainWindow::BuildActions() {
   remove_node_ = new QAction(tr("&Remove node"), this);
   remove_node_->setToolTip(tr("Stop watching the selected node"));
   connect(remove_node_, &QAction::triggered, this, [this] { RemoveNode(current_node_); });
+  // A demo node killed by hand (C16): started again where it was, on its data.
+  restart_demo_node_ = new QAction(tr("Re&start demo node"), this);
+  restart_demo_node_->setToolTip(
+      tr("Start the selected demo node again once its process has ended (killed or crashed)"));
+  connect(restart_demo_node_, &QAction::triggered, this, [this] {
+    QString error;
+    if (!RestartDemoNode(current_node_, &error)) {
+      QMessageBox::warning(this, tr("Railyard"), error);
+    }
+  });
+  restart_demo_node_->setVisible(static_cast<bool>(options_.restart_demo_node));
   node_menu->addSeparator();
   node_menu->addAction(edit_token_);
   node_menu->addAction(remove_node_);
+  node_menu->addAction(restart_demo_node_);
   node_list_->setContextMenuPolicy(Qt::ActionsContextMenu);
   node_list_->addAction(edit_token_);
   node_list_->addAction(remove_node_);
+  node_list_->addAction(restart_demo_node_);
   bar->addSeparator();
   bar->addAction(record_);
 
@@ -487,6 +500,27 @@ void MainWindow::RemoveNode(int node_index) {
   const int keep = current > node_index ? current - 1 : current == node_index ? 0 : current;
   SetCurrentNode(keep < state_->NodeCount() ? keep : state_->NodeCount() - 1);
   UpdateActionsEnabled();
+}
+
+bool MainWindow::RestartDemoNode(int node_index, QString* error) {
+  const bool live_node = session_->mode() == Session::Mode::kLive && node_index >= 0 &&
+                         node_index < state_->NodeCount();
+  if (!live_node || !IsDemoNode(node_index) || !options_.restart_demo_node) {
+    if (error) *error = tr("Only a node of this console's demo can be restarted here");
+    return false;
+  }
+  const NodeView& node = state_->Node(node_index);
+  if (!options_.restart_demo_node(node.admin_address, error)) return false;
+  statusBar()->showMessage(
+      tr("%1: demo node started again at %2").arg(node.name, node.admin_address), 10000);
+  return true;
+}
+
+bool MainWindow::IsDemoNode(int node_index) const {
+  if (node_index < 0 || node_index >= state_->NodeCount()) return false;
+  const QString& address = state_->Node(node_index).admin_address;
+  return std::any_of(demo_info_data_.nodes.begin(), demo_info_data_.nodes.end(),
+                     [&](const DemoInfo::Node& n) { return n.admin == address; });
 }
 
 void MainWindow::OnTokenRefused(int node_index, const QString& reason) {
@@ -582,6 +616,7 @@ void MainWindow::SetDemoInfo(const DemoInfo& info) {
   for (const DemoInfo::Node& node : info.nodes) addresses.append(node.admin);
   session_->KeepTokensForSessionOnly(addresses);
   demo_info_->setEnabled(!info.nodes.isEmpty());
+  UpdateActionsEnabled();
   statusBar()->showMessage(tr("Demo: addresses and token in File > Demo cluster"), 15000);
 }
 
@@ -699,6 +734,8 @@ void MainWindow::UpdateActionsEnabled() {
                          current_node_ < state_->NodeCount();
   edit_token_->setEnabled(live_node);
   remove_node_->setEnabled(live_node);
+  restart_demo_node_->setEnabled(live_node && options_.restart_demo_node &&
+                                 IsDemoNode(current_node_));
   actions_->SetReadOnly(ReadOnly());
   compaction_->SetActionsEnabled(actions_->CanAct(current_node_));
   UpdateStatus();

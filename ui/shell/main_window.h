@@ -74,6 +74,10 @@ class MainWindow : public QMainWindow {
     // Starts a demo cluster and points the window at it (SetDemoInfo, AddNode); false with the
     // reason. Empty: the start page offers no demo.
     std::function<bool(QString* error)> start_demo;
+    // Starts the demo node at `admin_address` again once its process has ended (killed,
+    // crashed), where it was; false with the reason (still running, not a demo node, the start
+    // failed). Empty: no Restart demo node.
+    std::function<bool(const QString& admin_address, QString* error)> restart_demo_node;
   };
   explicit MainWindow(const Options& options, QWidget* parent = nullptr);
   ~MainWindow() override;
@@ -94,6 +98,7 @@ class MainWindow : public QMainWindow {
   OverviewView* overview_view() const { return overview_; }
   QAction* EditTokenAction() const { return edit_token_; }
   QAction* RemoveNodeAction() const { return remove_node_; }
+  QAction* RestartDemoNodeAction() const { return restart_demo_node_; }
   QAction* ExportAction() const { return export_; }
   QAction* DemoInfoAction() const { return demo_info_; }
   StartPage* start_page() const { return start_page_; }
@@ -116,6 +121,10 @@ class MainWindow : public QMainWindow {
   // Live: stops watching a node and forgets it (the Node menu's and the node list's "Remove
   // node"); its token stays in the token store for its address.
   void RemoveNode(int node_index);
+  // Live: starts a demo node whose process has ended again (the Node menu's "Restart demo
+  // node", offered on the demo's nodes when Options::restart_demo_node is set). False with the
+  // reason.
+  bool RestartDemoNode(int node_index, QString* error);
   // Live: every node of a cluster file (railyard.config.Cluster text format), over TLS when its
   // admin_tls block or Options::tls says so; tokens from the token store, else `token`.
   // Remembered among the recent clusters.
@@ -157,6 +166,8 @@ class MainWindow : public QMainWindow {
   void closeEvent(QCloseEvent* event) override;
 
  private:
+  // A node of the demo this window watches (by admin address, DemoInfo).
+  bool IsDemoNode(int node_index) const;
   void BuildActions();
   void BuildViews();
   // Accessible names and descriptions of the custom-drawn widgets.
@@ -216,6 +227,7 @@ class MainWindow : public QMainWindow {
   QAction* record_ = nullptr;
   QAction* edit_token_ = nullptr;
   QAction* remove_node_ = nullptr;
+  QAction* restart_demo_node_ = nullptr;
   QAction* export_ = nullptr;
   QAction* demo_info_ = nullptr;
   QLabel* mode_label_ = nullptr;
