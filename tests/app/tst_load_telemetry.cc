@@ -6,16 +6,17 @@
 // updater and a replica, its read and write clients are one pool (one identity).
 #include <QFile>
 #include <QProcess>
-#include <QRegularExpression>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include "core/cluster/admin_client.h"
 #include "core/node/node.h"
+#include "tests/support/load_process.h"
 #include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::BuiltProgram;
+using railyard::testing::LoadProcess;
 
 using namespace railyard;
 
@@ -26,51 +27,17 @@ constexpr char kOperator[] = "load-operator-token";
 constexpr char kReplication[] = "load-telemetry-replication";
 
 // A load of many callers on a pool of one connection, so POOL_EXHAUSTED happens all the time.
-class LoadProcess {
- public:
-  bool Start(uint16_t service_port, const QStringList& extra) {
-    return StartWith(QStringList{"-s", QString("127.0.0.1:%1").arg(service_port), "--pool-size",
-                                 "1", "--concurrency", "16"} +
-                     extra);
-  }
-  // `railyardctl load` with these targets and flags, for up to 120 s, its telemetry served.
-  bool StartWith(const QStringList& flags) {
-    QStringList args = {"load", "--duration-s", "120", "--admin-listen", "127.0.0.1:0"};
-    args << flags;
-    process_.start(BuiltProgram("railyardctl"), args);
-    if (!process_.waitForStarted(5000)) return false;
-    // "load: telemetry on 127.0.0.1:PORT" on stderr once the admin service listens.
-    const QRegularExpression line(R"(load: telemetry on 127\.0\.0\.1:(\d+))");
-    QString err;
-    for (int i = 0; i < 200 && port_ == 0; ++i) {
-      process_.waitForReadyRead(100);
-      err += QString::fromUtf8(process_.readAllStandardError());
-      const QRegularExpressionMatch m = line.match(err);
-      if (m.hasMatch()) port_ = static_cast<uint16_t>(m.captured(1).toUInt());
-      if (process_.state() != QProcess::Running) break;
-    }
-    if (port_ == 0) qWarning("railyardctl load said: %s", qPrintable(err));
-    return port_ != 0;
-  }
-  ~LoadProcess() { Stop(); }
-  void Stop() {
-    if (process_.state() == QProcess::NotRunning) return;
-    process_.terminate();
-    if (!process_.waitForFinished(15000)) process_.kill();
-  }
-  rpc::Endpoint admin() const { return {"127.0.0.1", port_}; }
+QStringList CrowdedPool(uint16_t service_port) {
+  return {"-s", QString("127.0.0.1:%1").arg(service_port), "--pool-size", "1", "--concurrency",
+          "16"};
+}
 
-  // The telemetry answer to `token`, or why it was refused.
-  rpc::Status Ask(const std::string& token, admin::Telemetry* telemetry) const {
-    cluster::AdminClient client(admin(), token, "tst_load_telemetry");
-    if (rpc::Status s = client.Connect(std::chrono::seconds(5)); !s.ok()) return s;
-    return client.Telemetry(telemetry);
-  }
-
- private:
-  QProcess process_;
-  uint16_t port_ = 0;
-};
+// The load client's telemetry answer to `token`, or why it was refused.
+rpc::Status Ask(const LoadProcess& load, const std::string& token, admin::Telemetry* telemetry) {
+  cluster::AdminClient client({"127.0.0.1", load.admin_port()}, token, "tst_load_telemetry");
+  if (rpc::Status s = client.Connect(std::chrono::seconds(5)); !s.ok()) return s;
+  return client.Telemetry(telemetry);
+}
 
 }  // namespace
 
@@ -102,15 +69,15 @@ class LoadTelemetryTest : public QObject {
   // Without token files the service is open: no token, and any token, are both let in.
   void openEndpointAcceptsAnyTokenAndReportsClientFigures() {
     LoadProcess load;
-    QVERIFY(load.Start(node_->endpoint().port, {}));
+    QVERIFY(load.Start(CrowdedPool(node_->endpoint().port), 120));
     admin::Telemetry t;
     for (const std::string token : {"", kOperator, "a token this process never heard of"}) {
-      const rpc::Status s = load.Ask(token, &t);
+      const rpc::Status s = Ask(load, token, &t);
       QVERIFY2(s.ok(), qPrintable(QString::fromStdString(token + ": " + s.ToString())));
       QCOMPARE(t.role(), admin::ROLE_CLIENT);
     }
     // The client's own figures arrive: calls made, POOL_EXHAUSTED refusals, client-seen p99.
-    QTRY_VERIFY_WITH_TIMEOUT(load.Ask("", &t).ok() && t.pools_size() == 1 &&
+    QTRY_VERIFY_WITH_TIMEOUT(Ask(load, "", &t).ok() && t.pools_size() == 1 &&
                                  t.pools(0).throughput().requests_per_s() > 0 &&
                                  t.pools(0).throughput().rejections_per_s() > 0 &&
                                  t.pools(0).throughput().p99_us() > 0,
@@ -123,15 +90,17 @@ class LoadTelemetryTest : public QObject {
   // With token files it behaves as a node's admin service: their tokens, and nothing else.
   void tokenFilesAreHonoured() {
     LoadProcess load;
-    QVERIFY(load.Start(node_->endpoint().port,
-                       {"--admin-viewer-token-file", dir_.filePath("viewer.token"),
-                        "--admin-operator-token-file", dir_.filePath("operator.token")}));
+    QVERIFY(
+        load.Start(CrowdedPool(node_->endpoint().port) +
+                       QStringList{"--admin-viewer-token-file", dir_.filePath("viewer.token"),
+                                   "--admin-operator-token-file", dir_.filePath("operator.token")},
+                   120));
     admin::Telemetry t;
-    QVERIFY(load.Ask(kOperator, &t).ok());
+    QVERIFY(Ask(load, kOperator, &t).ok());
     QCOMPARE(t.role(), admin::ROLE_CLIENT);
-    QVERIFY(load.Ask(kViewer, &t).ok());
-    QCOMPARE(load.Ask("", &t).code(), rpc::Code::kUnauthenticated);
-    QCOMPARE(load.Ask("wrong", &t).code(), rpc::Code::kUnauthenticated);
+    QVERIFY(Ask(load, kViewer, &t).ok());
+    QCOMPARE(Ask(load, "", &t).code(), rpc::Code::kUnauthenticated);
+    QCOMPARE(Ask(load, "wrong", &t).code(), rpc::Code::kUnauthenticated);
   }
 
   // With an updater, the load runs a write client beside its read client, with the same client
@@ -157,8 +126,9 @@ class LoadTelemetryTest : public QObject {
     const QString updater_address = QString::fromStdString(updater->endpoint().ToString());
     const QString replica_address = QString::fromStdString(replica->endpoint().ToString());
     LoadProcess load;
-    QVERIFY(load.StartWith({"--updater", updater_address, "--read", replica_address,
-                            "--read-fraction", "0.5", "--pool-size", "2", "--concurrency", "4"}));
+    QVERIFY(load.Start({"--updater", updater_address, "--read", replica_address, "--read-fraction",
+                        "0.5", "--pool-size", "2", "--concurrency", "4"},
+                       120));
     // Both pools full and both sides served: writes on the updater, reads on the replica.
     admin::Telemetry t;
     auto entries_on = [&t](const QString& address) {
@@ -177,7 +147,7 @@ class LoadTelemetryTest : public QObject {
     };
     // Waited for together: a loaded machine may show the pools full before any write went out.
     QTRY_VERIFY_WITH_TIMEOUT(
-        load.Ask("", &t).ok() && t.pools_size() == 1 && entries_on(updater_address) == 2 &&
+        Ask(load, "", &t).ok() && t.pools_size() == 1 && entries_on(updater_address) == 2 &&
             entries_on(replica_address) == 2 && t.pools(0).throughput().requests_per_s() > 0 &&
             written_on_updater() > 0,
         30000);

@@ -10,7 +10,6 @@
 #include <QDir>
 #include <QFile>
 #include <QProcess>
-#include <QRegularExpression>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -22,6 +21,7 @@
 #include "core/trace/recording_reader.h"
 #include "tests/e2e/replication_support.h"
 #include "tests/e2e/stopped.h"
+#include "tests/support/load_process.h"
 #include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 #include "ui/models/overview_model.h"
@@ -54,38 +54,6 @@ using Clock = std::chrono::steady_clock;
 constexpr int kUnreachableWithinMs = 100 + 800 + 1000;
 constexpr int kSlackMs = 15000;
 
-// `railyardctl load` with its telemetry served on an OS-chosen port, until Kill or the end.
-class LoadClient {
- public:
-  bool Start(const QStringList& flags) {
-    process_.start(
-        BuiltProgram("railyardctl"),
-        QStringList{"load", "--duration-s", "600", "--admin-listen", "127.0.0.1:0"} + flags);
-    if (!process_.waitForStarted(10000)) return false;
-    const QRegularExpression said(R"(load: telemetry on (127\.0\.0\.1:\d+))");
-    QString err;
-    for (int i = 0; i < 300 && admin_.isEmpty(); ++i) {
-      process_.waitForReadyRead(100);
-      err += QString::fromUtf8(process_.readAllStandardError());
-      if (const QRegularExpressionMatch m = said.match(err); m.hasMatch()) admin_ = m.captured(1);
-      if (process_.state() != QProcess::Running) break;
-    }
-    if (admin_.isEmpty()) qWarning("railyardctl load said: %s", qPrintable(err));
-    return !admin_.isEmpty();
-  }
-  ~LoadClient() { Kill(); }
-  void Kill() {
-    if (process_.state() == QProcess::NotRunning) return;
-    ::kill(static_cast<pid_t>(process_.processId()), SIGKILL);
-    process_.waitForFinished(10000);
-  }
-  const QString& admin() const { return admin_; }
-
- private:
-  QProcess process_;
-  QString admin_;
-};
-
 // What the live console showed of one node at one moment, to compare with the replays.
 struct Seen {
   qint64 unix_ms = 0;
@@ -117,7 +85,7 @@ class ConsoleDrillsTest : public QObject {
  private:
   QTemporaryDir dir_;
   std::unique_ptr<NodeProcess> updater_, replica1_, replica2_;
-  LoadClient load_;
+  testing::LoadProcess load_;
   QProcess ctl_record_;
   std::unique_ptr<ui::MainWindow> window_;
   Session* session_ = nullptr;  // The window's.

@@ -81,25 +81,11 @@ QList<QPair<QString, QSplitter*>> SplittersByKey(const QTabWidget* tabs) {
 
 }  // namespace
 
-namespace {
-
-Session::Options SessionOptions(const MainWindow::Options& options) {
-  Session::Options s;
-  s.read_only = options.read_only;
-  s.poll_hz = options.poll_hz;
-  s.use_keyring = options.use_keyring;
-  s.audit_path = options.audit_path;
-  s.tls = options.tls;
-  return s;
-}
-
-}  // namespace
-
 MainWindow::MainWindow(const Options& options, QWidget* parent)
     : QMainWindow(parent),
       options_(options),
       recent_(options.remember_recent),
-      session_(new Session(SessionOptions(options))),
+      session_(new Session(options)),
       state_(session_->State()),
       actions_(session_->action_controller()) {
   setWindowTitle(tr("Railyard"));

@@ -7,9 +7,9 @@
 
 #include <functional>
 
-#include "core/cluster/access.h"
 #include "railyard/admin.pb.h"
 #include "ui/models/cluster_state.h"
+#include "ui/session/session.h"
 #include "ui/shell/demo_dialog.h"
 #include "ui/shell/recent_files.h"
 
@@ -33,7 +33,6 @@ class OverviewView;
 class Recorder;
 class ReplaySource;
 class ReplicationView;
-class Session;
 class SlotMatrixView;
 class StartPage;
 class ThroughputView;
@@ -55,14 +54,9 @@ class TokenStore;
 class MainWindow : public QMainWindow {
   Q_OBJECT
  public:
-  struct Options {
-    bool read_only = false;  // Disables actions whatever the tokens.
-    double poll_hz = 10;
-    bool use_keyring = true;  // False: tokens in memory only (tests, --token-file).
-    QString audit_path;       // Empty: the default under the user's data folder.
-    // TLS to the admin services (--tls flags): on for every node when given, over a cluster
-    // file's admin_tls block.
-    cluster::TlsFlags tls;
+  // The session's options (read-only, poll rate, keyring, audit file, TLS), which the window
+  // passes on, and the window's own.
+  struct Options : Session::Options {
     // Restore the window's layout from the user's settings and save it on close. The console sets
     // it; off by default so that tests and embedded windows never read a user's saved layout.
     bool remember_layout = false;
