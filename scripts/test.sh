@@ -10,9 +10,9 @@
 # Every stage builds with warnings as errors; the clang stage (fuzz) also checks the thread-safety
 # annotations (-Wthread-safety).
 # Each stage's tests run in the background while the next stage builds (their output is printed
-# when they end). Ends with each stage's build and test wall times and its slowest tests with the
-# share of their timeout used (scripts/stage_report.py), also when a stage fails. Expected times:
-# docs/guide.md, "Testing".
+# when they end); the fuzzers also beside the next stage's suite. Ends with each stage's build and
+# test wall times and its slowest tests with the share of their timeout used
+# (scripts/stage_report.py), also when a stage fails. Expected times: docs/guide.md, "Testing".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -48,23 +48,39 @@ run_tests() {
   echo "$status $((SECONDS - start))" > "build/$preset/tests-$stage.status"
 }
 
-# Waits for the stage whose tests run in the background, prints their output and its times, and
-# exits if they failed.
-pending="" pending_pid="" pending_build=0
-finish_pending() {
-  [ -n "$pending" ] || return 0
-  local stage=$pending preset status=1 took=0
+# The stages whose tests run in the background, their test PIDs and build times.
+in_flight=()
+declare -A test_pid=() build_time=()
+
+# Waits for STAGE's tests, prints their output and its times, and exits if they failed.
+finish_stage() {
+  local stage=$1 preset status=1 took=0 s
   preset=$(preset_of "$stage")
-  wait "$pending_pid" || true
-  pending=""
+  wait "${test_pid[$stage]}" || true
+  local left=()
+  for s in "${in_flight[@]}"; do [ "$s" = "$stage" ] || left+=("$s"); done
+  in_flight=(${left[@]+"${left[@]}"})
   [ ! -f "build/$preset/tests-$stage.status" ] || read -r status took < "build/$preset/tests-$stage.status"
   echo "=== $stage: tests ==="
   cat "build/$preset/tests-$stage.log"
-  summary+=("$stage: build $pending_build s, tests $took s$([ "$status" -eq 0 ] || echo ', FAILED')")
+  summary+=("$stage: build ${build_time[$stage]} s, tests $took s$([ "$status" -eq 0 ] || echo ', FAILED')")
   local junit="build/$preset/ctest-junit-$stage.xml"
   [ ! -f "$junit" ] || summary+=("$(scripts/stage_report.py "build/$preset" "$junit" || true)")
   [ "$status" -eq 0 ] || exit "$status"
   echo "=== $stage passed ==="
+}
+
+# Waits for the suites in flight, but not the fuzzers. The fuzzers start without waiting either:
+# they are time-bounded and CPU-bound, so beside a suite they take no longer and load the machine
+# as a build beside it does (every cold run has the sanitizer suites beside a build); a warm run,
+# whose builds take seconds, ends about a minute sooner.
+finish_suites() {
+  local s
+  for s in ${in_flight[@]+"${in_flight[@]}"}; do [ "$s" = fuzz ] || finish_stage "$s"; done
+}
+finish_all() {
+  local s
+  for s in ${in_flight[@]+"${in_flight[@]}"}; do finish_stage "$s"; done
 }
 
 scripts/install-deps.sh
@@ -87,12 +103,13 @@ for stage in "${stages[@]}"; do
   build_start=$SECONDS
   if ! scripts/build.sh "$(preset_of "$stage")"; then
     summary+=("$stage: build FAILED after $((SECONDS - build_start)) s")
-    finish_pending
+    finish_all
     exit 1
   fi
-  build_took=$((SECONDS - build_start))
-  finish_pending
+  build_time[$stage]=$((SECONDS - build_start))
+  [ "$stage" = fuzz ] || finish_suites
   run_tests "$stage" &
-  pending=$stage pending_pid=$! pending_build=$build_took
+  test_pid[$stage]=$!
+  in_flight+=("$stage")
 done
-finish_pending
+finish_all
