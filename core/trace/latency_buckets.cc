@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/trace/latency_buckets.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -17,27 +18,30 @@ void ToLatencyBuckets(const base::LatencyHistogram& histogram, admin::LatencyBuc
   out->set_max_ns(static_cast<uint64_t>(histogram.max().count()));
 }
 
+namespace {
+
+std::map<uint32_t, uint64_t> CountsOf(const admin::LatencyBuckets& buckets) {
+  std::map<uint32_t, uint64_t> counts;
+  for (int i = 0; i < buckets.bucket_size() && i < buckets.count_size(); ++i) {
+    counts[buckets.bucket(i)] += buckets.count(i);
+  }
+  return counts;
+}
+
+}  // namespace
+
 base::LatencyHistogram LatencyBetween(const admin::LatencyBuckets& earlier,
                                       const admin::LatencyBuckets& later) {
-  std::map<uint32_t, uint64_t> before;
-  for (int i = 0; i < earlier.bucket_size() && i < earlier.count_size(); ++i) {
-    before[earlier.bucket(i)] += earlier.count(i);
-  }
-  bool restarted = false;
-  for (int i = 0; i < later.bucket_size() && i < later.count_size(); ++i) {
-    const auto b = before.find(later.bucket(i));
-    if (b != before.end() && b->second > later.count(i)) restarted = true;
-  }
-  uint64_t later_total = 0, before_total = 0;
-  for (int i = 0; i < later.count_size(); ++i) later_total += later.count(i);
-  for (const auto& [bucket, count] : before) before_total += count;
-  if (later_total < before_total) restarted = true;
-
+  const std::map<uint32_t, uint64_t> before = CountsOf(earlier), after = CountsOf(later);
+  // Cumulative counts never shrink in one process: a bucket that did means a restart.
+  const bool restarted = std::any_of(before.begin(), before.end(), [&](const auto& b) {
+    const auto a = after.find(b.first);
+    return a == after.end() || a->second < b.second;
+  });
   base::LatencyHistogram span;
-  for (int i = 0; i < later.bucket_size() && i < later.count_size(); ++i) {
-    const auto b = before.find(later.bucket(i));
-    const uint64_t already = restarted || b == before.end() ? 0 : b->second;
-    span.AddBucket(later.bucket(i), later.count(i) - already);
+  for (const auto& [bucket, count] : after) {
+    const auto b = before.find(bucket);
+    span.AddBucket(bucket, count - (restarted || b == before.end() ? 0 : b->second));
   }
   if (span.count() > 0 && later.max_ns() > 0) {
     span.SetMax(std::chrono::nanoseconds(static_cast<int64_t>(later.max_ns())));

@@ -18,6 +18,7 @@
 
 #include <google/protobuf/util/message_differencer.h>
 
+#include "core/trace/latency_buckets.h"
 #include "core/trace/recording_reader.h"
 #include "core/trace/recording_writer.h"
 #include "tests/support/qtest_main.h"
@@ -308,6 +309,26 @@ class RecordingTest : public QObject {
                                               "zeta"}));
     VERIFY_OK(reader->Nodes(&nodes));
     QCOMPARE(nodes.front(), std::string("alpha"));
+  }
+
+  // Cumulative histograms: the span between two snapshots is their difference, and a process
+  // that restarted in between (a bucket shrank or vanished) counts from the later one alone.
+  void latencyBetweenTwoSnapshotsIsTheirDifference() {
+    base::LatencyHistogram run;
+    for (int k = 0; k < 100; ++k) run.Add(std::chrono::milliseconds(1));
+    admin::LatencyBuckets earlier, later, restarted;
+    ToLatencyBuckets(run, &earlier);
+    for (int k = 0; k < 50; ++k) run.Add(std::chrono::milliseconds(8));
+    ToLatencyBuckets(run, &later);
+    const base::LatencyHistogram span = LatencyBetween(earlier, later);
+    QCOMPARE(span.count(), uint64_t{50});
+    QCOMPARE(span.Percentile(0.01), std::chrono::nanoseconds(std::chrono::milliseconds(8)));
+    QCOMPARE(LatencyBetween({}, later).count(), uint64_t{150});
+
+    base::LatencyHistogram fresh;
+    for (int k = 0; k < 10; ++k) fresh.Add(std::chrono::milliseconds(8));
+    ToLatencyBuckets(fresh, &restarted);
+    QCOMPARE(LatencyBetween(later, restarted).count(), uint64_t{10});
   }
 
   void readersSeeCommittedBatchesOfCommitEveryRows() {

@@ -2,9 +2,8 @@
 #include "ui/sources/recorder.h"
 
 #include <QDateTime>
-#include <algorithm>
-#include <cstddef>
 #include <deque>
+#include <set>
 #include <string>
 #include <thread>
 #include <variant>
@@ -147,6 +146,7 @@ bool Recorder::Start(const QString& path, QString* error) {
   last_recorded_.clear();
   down_.clear();
   node_order_.clear();
+  rows_ordered_.clear();
   QVector<int> all;
   for (int i = 0; i < state_->NodeCount(); ++i) {
     all.push_back(i);
@@ -172,22 +172,26 @@ void Recorder::OnFrame(const QVector<int>& changed) {
   // The rows' order, each time a node is added, removed or named, so that a replay gives each
   // node the row and colour it has here (C16). A removed node keeps a place after the others:
   // its snapshots stay in the recording.
-  std::vector<std::string> order;
-  order.reserve(static_cast<size_t>(state_->NodeCount()) + node_order_.size());
-  for (int i = 0; i < state_->NodeCount(); ++i) {
-    const QString& name = state_->Node(i).name;
-    if (!name.isEmpty() && !name.contains(QLatin1Char('\n'))) order.push_back(name.toStdString());
-  }
-  const size_t current = order.size();
-  for (const std::string& name : node_order_) {
-    if (std::find(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(current), name) ==
-        order.begin() + static_cast<std::ptrdiff_t>(current)) {
-      order.push_back(name);
+  // Compared as shared QStrings each frame; converted only when a row changed.
+  QStringList rows;
+  rows.reserve(state_->NodeCount());
+  for (int i = 0; i < state_->NodeCount(); ++i) rows.push_back(state_->Node(i).name);
+  if (rows != rows_ordered_) {
+    rows_ordered_ = rows;
+    std::vector<std::string> order;
+    std::set<std::string> current;
+    for (const QString& name : rows) {
+      if (name.isEmpty() || name.contains(QLatin1Char('\n'))) continue;
+      order.push_back(name.toStdString());
+      current.insert(order.back());
     }
-  }
-  if (order != node_order_) {
-    node_order_ = order;
-    worker_->Push(RecorderWorker::NodeOrderItem{std::move(order)});
+    for (const std::string& name : node_order_) {
+      if (!current.contains(name)) order.push_back(name);
+    }
+    if (order != node_order_) {
+      node_order_ = order;
+      worker_->Push(RecorderWorker::NodeOrderItem{std::move(order)});
+    }
   }
   for (int i : changed) {
     if (i < 0 || i >= state_->NodeCount()) continue;

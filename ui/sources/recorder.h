@@ -4,6 +4,7 @@
 #include <QHash>
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <memory>
 #include <string>
 #include <vector>
@@ -58,6 +59,7 @@ class Recorder : public QObject {
   QHash<int, const admin::Telemetry*> last_recorded_;  // Per node: identity of the last snapshot.
   QHash<int, bool> down_;  // Nodes whose outage is recorded (true), until they answer again.
   std::vector<std::string> node_order_;  // As last written to the recording.
+  QStringList rows_ordered_;             // The rows' names node_order_ was made from.
   quint64 snapshots_ = 0;
 };
 
