@@ -16,16 +16,16 @@
 
 #include "core/rpc/frame.h"
 #include "railyard/rpc.pb.h"
+#include "tests/support/admin_tokens.h"
 #include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::BuiltProgram;
+using railyard::testing::kOperatorToken;
 
 using namespace railyard;
 
 namespace {
-
-constexpr char kOperator[] = "drain-wait-operator-token";
 
 // A Boxcar connection that says hello, takes its slot, and then just stays.
 class SlotHolder {
@@ -72,14 +72,14 @@ class DrainWaitTest : public QObject {
   QString admin_;
 
   QStringList Drain(const QStringList& extra) const {
-    return QStringList{"drain", "-n", admin_, "--token", kOperator, "--wait"} + extra;
+    return QStringList{"drain", "-n", admin_, "--token", kOperatorToken, "--wait"} + extra;
   }
 
  private Q_SLOTS:
   void initTestCase() {
     QFile tokens(dir_.filePath("operator.tokens"));
     QVERIFY(tokens.open(QIODevice::WriteOnly));
-    tokens.write(QByteArray(kOperator) + "\n");
+    tokens.write(QByteArray(kOperatorToken) + "\n");
     tokens.close();
     node_.setProcessChannelMode(
         QProcess::ForwardedErrorChannel);  // Its log, unread, never fills a pipe.

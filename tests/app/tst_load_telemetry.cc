@@ -11,19 +11,20 @@
 
 #include "core/cluster/admin_client.h"
 #include "core/node/node.h"
+#include "tests/support/admin_tokens.h"
 #include "tests/support/load_process.h"
 #include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::BuiltProgram;
+using railyard::testing::kOperatorToken;
+using railyard::testing::kViewerToken;
 using railyard::testing::LoadProcess;
 
 using namespace railyard;
 
 namespace {
 
-constexpr char kViewer[] = "load-viewer-token";
-constexpr char kOperator[] = "load-operator-token";
 constexpr char kReplication[] = "load-telemetry-replication";
 
 // A load of many callers on a pool of one connection, so POOL_EXHAUSTED happens all the time.
@@ -54,7 +55,7 @@ class LoadTelemetryTest : public QObject {
     options.worker_threads = 2;
     QVERIFY(node::Node::Open(options, &node_).ok());
     for (const auto& [name, token] :
-         {std::pair{"viewer.token", kViewer}, std::pair{"operator.token", kOperator}}) {
+         {std::pair{"viewer.token", kViewerToken}, std::pair{"operator.token", kOperatorToken}}) {
       QFile file(dir_.filePath(name));
       QVERIFY(file.open(QIODevice::WriteOnly));
       file.write(QByteArray(token) + "\n");
@@ -71,7 +72,7 @@ class LoadTelemetryTest : public QObject {
     LoadProcess load;
     QVERIFY(load.Start(CrowdedPool(node_->endpoint().port), 120));
     admin::Telemetry t;
-    for (const std::string token : {"", kOperator, "a token this process never heard of"}) {
+    for (const std::string token : {"", kOperatorToken, "a token this process never heard of"}) {
       const rpc::Status s = Ask(load, token, &t);
       QVERIFY2(s.ok(), qPrintable(QString::fromStdString(token + ": " + s.ToString())));
       QCOMPARE(t.role(), admin::ROLE_CLIENT);
@@ -96,9 +97,9 @@ class LoadTelemetryTest : public QObject {
                                    "--admin-operator-token-file", dir_.filePath("operator.token")},
                    120));
     admin::Telemetry t;
-    QVERIFY(Ask(load, kOperator, &t).ok());
+    QVERIFY(Ask(load, kOperatorToken, &t).ok());
     QCOMPARE(t.role(), admin::ROLE_CLIENT);
-    QVERIFY(Ask(load, kViewer, &t).ok());
+    QVERIFY(Ask(load, kViewerToken, &t).ok());
     QCOMPARE(Ask(load, "", &t).code(), rpc::Code::kUnauthenticated);
     QCOMPARE(Ask(load, "wrong", &t).code(), rpc::Code::kUnauthenticated);
   }

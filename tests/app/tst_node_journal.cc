@@ -17,17 +17,17 @@
 
 #include "core/cluster/admin_client.h"
 #include "tests/app/unix_datagram.h"
+#include "tests/support/admin_tokens.h"
 #include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::BuiltProgram;
+using railyard::testing::kOperatorToken;
 
 using namespace railyard;
 using namespace std::chrono_literals;
 
 namespace {
-
-constexpr char kOperator[] = "journal-operator-token";
 
 // Runs `command` with the temporary directory `journal` mounted at /run/systemd/journal, in a
 // mount namespace of its own (a tmpfs over /run there, so this machine's /run is left alone).
@@ -126,7 +126,7 @@ class NodeJournalTest : public QObject {
     QVERIFY(journal.ok());
     QFile tokens(dir_.filePath("operator.tokens"));
     QVERIFY(tokens.open(QIODevice::WriteOnly));
-    tokens.write(QByteArray(kOperator) + "\n");
+    tokens.write(QByteArray(kOperatorToken) + "\n");
     tokens.close();
     const QString stderr_path = dir_.filePath("stderr");
     QFile(stderr_path).open(QIODevice::WriteOnly);  // Made now, so its inode is known.
@@ -162,7 +162,7 @@ class NodeJournalTest : public QObject {
       QCOMPARE(intruder.Telemetry(&telemetry).code(), rpc::Code::kUnauthenticated);
     }
     {  // An operator's drain: an audit line.
-      cluster::AdminClient operator_client(admin, kOperator, "tst_node_journal");
+      cluster::AdminClient operator_client(admin, kOperatorToken, "tst_node_journal");
       QVERIFY(operator_client.Connect(5s).ok());
       admin::AdminResponse response;
       QVERIFY(operator_client.Run(cluster::AdminCommand::kDrain, {}, &response).ok());

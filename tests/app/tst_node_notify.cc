@@ -15,12 +15,14 @@
 #include "core/cluster/admin_client.h"
 #include "core/rpc/client.h"
 #include "tests/app/unix_datagram.h"
+#include "tests/support/free_port.h"
 #include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::BuiltProgram;
 
 using namespace railyard;
+using railyard::testing::FreePort;
 using namespace std::chrono_literals;
 
 namespace {
@@ -69,13 +71,6 @@ struct NodeProcess {
     return telemetry;
   }
 };
-
-// A loopback port nothing listens on (bound by the OS, then let go).
-uint16_t ClosedPort() {
-  asio::io_context io;
-  asio::ip::tcp::acceptor acceptor(io, {asio::ip::make_address("127.0.0.1"), 0});
-  return acceptor.local_endpoint().port();
-}
 
 }  // namespace
 
@@ -185,7 +180,7 @@ class NodeNotifyTest : public QObject {
     NodeProcess replica;
     QVERIFY(replica.Start(
         {"--data-dir", dir.filePath("replica"), "--role", "replica", "--follow",
-         QString("127.0.0.1:%1").arg(ClosedPort()), "--replication-token-file", token.fileName()},
+         QString("127.0.0.1:%1").arg(FreePort()), "--replication-token-file", token.fileName()},
         path));
     QList<QByteArray> seen;
     const QByteArray first = WaitFor(systemd, "STATUS=", &seen);

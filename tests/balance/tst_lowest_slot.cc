@@ -24,7 +24,7 @@ std::unique_ptr<Policy> Make(uint32_t slot_choices) {
 }
 
 // One attempt on `backend` that ends at `now` with `result` after `latency`.
-void Answer(Policy& policy, BackendId backend, Result result, Duration latency, Time now) {
+void Attempt(Policy& policy, BackendId backend, Result result, Duration latency, Time now) {
   const std::vector<Candidate> only = {{backend, 0, 1}};
   policy.Pick(only, {}, now);
   policy.Finish({backend, result, latency, std::nullopt, now});
@@ -55,9 +55,9 @@ class LowestSlotTest : public QObject {
     for (int i = 0; i < 20; ++i) {
       now += 10ms;
       for (Policy* p : {smarter.get(), plain.get()}) {
-        Answer(*p, 0, Result::kSuccess, 100ms, now);  // Slow (contended, 50x slower...).
-        Answer(*p, 1, Result::kSuccess, 5ms, now);
-        Answer(*p, 2, Result::kSuccess, 1ms, now);  // Fastest, but not among the two best slots.
+        Attempt(*p, 0, Result::kSuccess, 100ms, now);  // Slow (contended, 50x slower...).
+        Attempt(*p, 1, Result::kSuccess, 5ms, now);
+        Attempt(*p, 2, Result::kSuccess, 1ms, now);  // Fastest, but not among the two best slots.
       }
     }
     QCOMPARE(Picked(*smarter, now), BackendId{1});
@@ -70,11 +70,11 @@ class LowestSlotTest : public QObject {
     Time now = 1s;
     for (int i = 0; i < 5; ++i) {
       now += 10ms;
-      Answer(*timeouts, 1, Result::kSuccess, 5ms, now);
-      Answer(*timeouts, 0, Result::kTimeout, 250ms, now);
-      Answer(*errors, 1, Result::kSuccess, 5ms, now);
-      Answer(*errors, 0, Result::kSuccess, 5ms, now);
-      Answer(*errors, 0, Result::kError, 100us, now);  // Fast errors: a sinkhole looks fast.
+      Attempt(*timeouts, 1, Result::kSuccess, 5ms, now);
+      Attempt(*timeouts, 0, Result::kTimeout, 250ms, now);
+      Attempt(*errors, 1, Result::kSuccess, 5ms, now);
+      Attempt(*errors, 0, Result::kSuccess, 5ms, now);
+      Attempt(*errors, 0, Result::kError, 100us, now);  // Fast errors: a sinkhole looks fast.
     }
     QCOMPARE(Picked(*timeouts, now), BackendId{1});
     QCOMPARE(Picked(*errors, now), BackendId{1});
@@ -87,17 +87,17 @@ class LowestSlotTest : public QObject {
     Time now = 1s;
     for (int i = 0; i < 20; ++i) {
       now += 10ms;
-      Answer(*policy, 0, Result::kSuccess, 100ms, now);
-      Answer(*policy, 1, Result::kSuccess, 20ms, now);
-      Answer(*policy, 2, Result::kSuccess, 1ms, now);
+      Attempt(*policy, 0, Result::kSuccess, 100ms, now);
+      Attempt(*policy, 1, Result::kSuccess, 20ms, now);
+      Attempt(*policy, 2, Result::kSuccess, 1ms, now);
     }
     QCOMPARE(Picked(*policy, now), BackendId{1});
     // Backends 1 and 2 keep answering (average about 10 ms); backend 0 gets no samples and its
     // excess over the average halves every second.
     for (int i = 0; i < 100; ++i) {
       now += 100ms;
-      Answer(*policy, 1, Result::kSuccess, 20ms, now);
-      Answer(*policy, 2, Result::kSuccess, 1ms, now);
+      Attempt(*policy, 1, Result::kSuccess, 20ms, now);
+      Attempt(*policy, 2, Result::kSuccess, 1ms, now);
     }
     QCOMPARE(Picked(*policy, now), BackendId{0});
   }

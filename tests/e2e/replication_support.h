@@ -9,6 +9,7 @@
 #include <QStringList>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
@@ -18,12 +19,20 @@
 #include "core/rpc/client.h"
 #include "railyard/admin.pb.h"
 #include "tests/e2e/node_process.h"
+#include "tests/support/wait_until.h"
 
 namespace railyard::e2e {
 
 inline constexpr char kViewerToken[] = "viewer-secret";
 inline constexpr char kOperatorToken[] = "operator-secret";
 inline constexpr char kReplicationToken[] = "replication-secret";
+
+// Polls `condition` every 50 ms (a poll here is often an RPC to a node process) until it holds or
+// `timeout` passes; returns its last value. The default is generous for a loaded machine.
+inline bool WaitFor(const std::function<bool()>& condition,
+                    std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
+  return railyard::testing::WaitUntil(condition, timeout, std::chrono::milliseconds(50));
+}
 
 // Writes `text` to `path`, readable by its owner only (0600), as token files must be.
 bool WritePrivateFile(const QString& path, const QByteArray& text);

@@ -20,6 +20,8 @@
 #include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
+using railyard::e2e::NodeProcess;
+using railyard::e2e::NodeProcessOptions;
 using railyard::testing::BuiltProgram;
 
 using namespace railyard;
@@ -31,54 +33,12 @@ namespace {
 constexpr char kViewer[] = "viewer-secret";
 constexpr char kOperator[] = "operator-secret";
 
-// A railyard-node child; killed on destruction if still running.
-class NodeProcess {
- public:
-  NodeProcess(QString name, QString data_dir, QString token_dir)
-      : name_(std::move(name)), data_dir_(std::move(data_dir)), token_dir_(std::move(token_dir)) {}
-  ~NodeProcess() { Kill(); }
-
-  // Starts on the given ports (0: any) and reads back the addresses it prints.
-  bool Start(uint16_t port = 0, uint16_t admin_port = 0) {
-    process_.start(
-        BuiltProgram("railyard-node"),
-        {"--name", name_, "--data-dir", data_dir_, "--listen", QString("127.0.0.1:%1").arg(port),
-         "--admin-listen", QString("127.0.0.1:%1").arg(admin_port), "--memtable-entries", "200",
-         "--viewer-token-file", token_dir_ + "/viewer", "--operator-token-file",
-         token_dir_ + "/operator", "--grace-ms", "2000"});
-    if (!process_.waitForStarted(10000)) return false;
-    QByteArray out;
-    for (int i = 0; i < 300 && !out.contains('\n'); ++i) {  // At most 30 s, for a loaded machine.
-      process_.waitForReadyRead(100);
-      out += process_.readAllStandardOutput();
-    }
-    const QList<QByteArray> words = out.trimmed().split(' ');
-    if (words.size() != 4 || words[0] != "LISTEN") return false;
-    service_ = *rpc::ParseEndpoint(words[1].toStdString());
-    admin_ = *rpc::ParseEndpoint(words[3].toStdString());
-    return true;
-  }
-  void Kill() {
-    if (process_.state() == QProcess::NotRunning) return;
-    process_.kill();
-    process_.waitForFinished(5000);
-  }
-  QProcess& process() { return process_; }
-  const rpc::Endpoint& service() const { return service_; }
-  const rpc::Endpoint& admin() const { return admin_; }
-
-  admin::Telemetry Telemetry() const {
-    cluster::AdminClient client(admin_, kViewer, "e2e-test");
-    admin::Telemetry t;
-    if (client.Connect(std::chrono::seconds(2)).ok()) client.Telemetry(&t);
-    return t;
-  }
-
- private:
-  QString name_, data_dir_, token_dir_;
-  QProcess process_;
-  rpc::Endpoint service_, admin_;
-};
+// One snapshot of `node`'s telemetry; empty if it could not be had.
+admin::Telemetry Telemetry(const NodeProcess& node) {
+  admin::Telemetry t;
+  if (!node.Telemetry(kViewer, &t)) t.Clear();
+  return t;
+}
 
 int Ctl(const QStringList& args, QString* out = nullptr) {
   return railyard::e2e::RunCtl(BuiltProgram("railyardctl"), args, out);
@@ -141,8 +101,14 @@ class ClusterTest : public QObject {
     }
     for (int i = 0; i < 3; ++i) {
       const QString name = QString("node%1").arg(i);
-      nodes_.push_back(std::make_unique<NodeProcess>(name, dir_->filePath(name), dir_->path()));
-      QVERIFY(nodes_.back()->Start());
+      nodes_.push_back(std::make_unique<NodeProcess>(
+          NodeProcessOptions{.binary = BuiltProgram("railyard-node"),
+                             .name = name,
+                             .data_dir = dir_->filePath(name),
+                             .token_dir = dir_->path(),
+                             .log_path = dir_->filePath(name + ".log")}));
+      QString error;
+      QVERIFY2(nodes_.back()->Start(0, 0, &error), qPrintable(error));
     }
   }
   void cleanup() {
@@ -185,18 +151,18 @@ class ClusterTest : public QObject {
   void drainLosesNoRequestAndEmptiesSlots() {
     QProcess* load = StartLoad(60);
     QVERIFY(load->waitForStarted(10000));
-    QVERIFY(WaitUntil([&] { return HandledPuts(nodes_[1]->Telemetry()) > 50; }, 30s));
+    QVERIFY(WaitUntil([&] { return HandledPuts(Telemetry(*nodes_[1])) > 50; }, 30s));
     QString out;
     QCOMPARE(Ctl({"drain", "--node", QString::fromStdString(nodes_[1]->admin().ToString()),
                   "--token", kOperator},
                  &out),
              0);
     // Its slot table empties (the acquirers' occasional probes are refused and leave at once).
-    QVERIFY(WaitUntil([&] { return nodes_[1]->Telemetry().slots_size() == 0; }, 30s));
-    QCOMPARE(nodes_[1]->Telemetry().state(), admin::NODE_LAME_DUCK);
-    const uint64_t puts_at_drain = HandledPuts(nodes_[1]->Telemetry());
+    QVERIFY(WaitUntil([&] { return Telemetry(*nodes_[1]).slots_size() == 0; }, 30s));
+    QCOMPARE(Telemetry(*nodes_[1]).state(), admin::NODE_LAME_DUCK);
+    const uint64_t puts_at_drain = HandledPuts(Telemetry(*nodes_[1]));
     QTest::qWait(400);
-    QCOMPARE(HandledPuts(nodes_[1]->Telemetry()), puts_at_drain);  // No new request reached it.
+    QCOMPARE(HandledPuts(Telemetry(*nodes_[1])), puts_at_drain);  // No new request reached it.
     int exit_code = -1;
     const QJsonObject summary = FinishLoad(load, &exit_code);
     QCOMPARE(exit_code, 0);
@@ -206,25 +172,19 @@ class ClusterTest : public QObject {
     QCOMPARE(Ctl({"undrain", "-n", QString::fromStdString(nodes_[1]->admin().ToString()), "--token",
                   kOperator}),
              0);
-    QCOMPARE(nodes_[1]->Telemetry().state(), admin::NODE_SERVING);
+    QCOMPARE(Telemetry(*nodes_[1]).state(), admin::NODE_SERVING);
   }
 
   void sigkillLosesNoRequestAndRestartBringsTrafficBack() {
     QProcess* load = StartLoad(60);
     QVERIFY(load->waitForStarted(10000));
-    QVERIFY(WaitUntil([&] { return HandledPuts(nodes_[2]->Telemetry()) > 50; }, 30s));
-    const rpc::Endpoint service = nodes_[2]->service(), admin_at = nodes_[2]->admin();
+    QVERIFY(WaitUntil([&] { return HandledPuts(Telemetry(*nodes_[2])) > 50; }, 30s));
     nodes_[2]->Kill();  // SIGKILL
     QTest::qWait(500);  // Down for a while, under load.
-    // Same ports, same data: the load's clients find it again on their own. (Retried: the old
-    // process's ports may take a moment to be released.)
-    bool restarted = false;
-    for (int attempt = 0; attempt < 10 && !restarted; ++attempt) {
-      restarted = nodes_[2]->Start(service.port, admin_at.port);
-      if (!restarted) QTest::qWait(300);
-    }
-    QVERIFY(restarted);
-    QVERIFY(WaitUntil([&] { return HandledPuts(nodes_[2]->Telemetry()) > 20; }, 30s));
+    // Same ports, same data: the load's clients find it again on their own.
+    QString error;
+    QVERIFY2(nodes_[2]->Restart(&error), qPrintable(error));
+    QVERIFY(WaitUntil([&] { return HandledPuts(Telemetry(*nodes_[2])) > 20; }, 30s));
     int exit_code = -1;
     const QJsonObject summary = FinishLoad(load, &exit_code);
     QCOMPARE(exit_code, 0);
@@ -243,11 +203,11 @@ class ClusterTest : public QObject {
     }
     const QString admin_at = QString::fromStdString(nodes_[0]->admin().ToString());
     QCOMPARE(Ctl({"flush", "-n", admin_at, "--token", kOperator}), 0);
-    const int before = nodes_[0]->Telemetry().storage().compactions_size();
-    QVERIFY(nodes_[0]->Telemetry().storage().indexes_size() >= 2);
+    const int before = Telemetry(*nodes_[0]).storage().compactions_size();
+    QVERIFY(Telemetry(*nodes_[0]).storage().indexes_size() >= 2);
     QString out;
     QCOMPARE(Ctl({"compact", "-n", admin_at, "--token", kOperator}, &out), 0);
-    const admin::Telemetry after = nodes_[0]->Telemetry();
+    const admin::Telemetry after = Telemetry(*nodes_[0]);
     QCOMPARE(after.storage().compactions_size(), before + 1);
     QVERIFY(after.storage().compactions().rbegin()->manual());
     QCOMPARE(after.storage().indexes_size(), 1);
@@ -269,7 +229,7 @@ class ClusterTest : public QObject {
     QVERIFY(out.contains("requires a token"));
     QCOMPARE(Ctl({"status", "-n", admin_at, "--token", "guess"}, &out), 3);
     QVERIFY(out.contains("not valid"));
-    QCOMPARE(nodes_[0]->Telemetry().state(), admin::NODE_SERVING);  // Nothing was drained.
+    QCOMPARE(Telemetry(*nodes_[0]).state(), admin::NODE_SERVING);  // Nothing was drained.
     QCOMPARE(Ctl({"status", "-n", admin_at, "--token", kViewer}, &out), 0);
     QVERIFY(out.contains("serving"));
   }
@@ -313,7 +273,7 @@ class ClusterTest : public QObject {
                                                  summary["not_found"].toDouble() +
                                                  summary["rejections"].toDouble());
     // Every node took part.
-    for (const auto& n : nodes_) QVERIFY(HandledPuts(n->Telemetry()) > 0);
+    for (const auto& n : nodes_) QVERIFY(HandledPuts(Telemetry(*n)) > 0);
     QCOMPARE(Ctl({"load", "--duration-s", "1"}, &out), 2);  // No servers named.
   }
 
@@ -339,13 +299,13 @@ class ClusterTest : public QObject {
       ++recorded;
     }
     QCOMPARE(static_cast<double>(recorded), sent);  // Every operation sent was recorded.
-    const uint64_t puts_before = HandledPuts(nodes_[0]->Telemetry());
+    const uint64_t puts_before = HandledPuts(Telemetry(*nodes_[0]));
     QCOMPARE(
         Ctl({"load", "-s", service, "--replay", workload, "--replay-speed", "4", "--json"}, &out),
         0);
     QCOMPARE(summary_of(out)["requests"].toDouble(), sent);  // The same operations, again.
     QCOMPARE(summary_of(out)["errors"].toDouble(), 0.0);
-    QVERIFY(HandledPuts(nodes_[0]->Telemetry()) > puts_before);
+    QVERIFY(HandledPuts(Telemetry(*nodes_[0])) > puts_before);
   }
 
   void recordCapturesTelemetryAndCommands() {
@@ -479,10 +439,9 @@ class ClusterTest : public QObject {
     QVERIFY(client.WaitForPool(2, std::chrono::seconds(20)));
     QVERIFY(client.Call("doc.Put", PutPayload(5)).status.ok());
     client.Stop();
-    nodes_[0]->process().terminate();
-    QVERIFY(nodes_[0]->process().waitForFinished(10000));
-    QCOMPARE(nodes_[0]->process().exitStatus(), QProcess::NormalExit);
-    QCOMPARE(nodes_[0]->process().exitCode(), 0);
+    int exit_code = -1;
+    QVERIFY(nodes_[0]->Terminate(10s, &exit_code));
+    QCOMPARE(exit_code, 0);
   }
 };
 

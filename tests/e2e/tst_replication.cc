@@ -26,18 +26,6 @@ using namespace railyard::e2e;
 
 namespace {
 
-// Polls `condition` every 50 ms until it holds or `timeout` passes; returns its last value.
-// The default is generous: nodes are processes, and the machine may be loaded.
-bool WaitFor(const std::function<bool()>& condition,
-             std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
-  const auto until = std::chrono::steady_clock::now() + timeout;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    QThread::msleep(50);
-  }
-  return true;
-}
-
 // Every key of `writer` as `client`'s node holds it, checked with CheckFinal; the problems found.
 QStringList CheckFinalState(rpc::Client& client, const VersionedWriter& writer,
                             const QString& node) {

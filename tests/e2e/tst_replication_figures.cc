@@ -35,16 +35,6 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kSilentWithin = std::chrono::milliseconds(1000) + node::kFollowSilenceAllowance;
 constexpr auto kSlack = std::chrono::seconds(10);
 
-// Polls `condition` every 50 ms until it holds or `timeout` passes.
-bool WaitFor(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
-  const auto until = Clock::now() + timeout;
-  while (!condition()) {
-    if (Clock::now() > until) return false;
-    QThread::msleep(50);
-  }
-  return true;
-}
-
 const admin::Follower* FollowerNamed(const admin::Replication& r, const QString& name) {
   for (const admin::Follower& f : r.followers()) {
     if (f.name() == name.toStdString()) return &f;

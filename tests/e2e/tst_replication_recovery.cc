@@ -33,18 +33,6 @@ uint64_t SeedFromEnvironment() {
   return ok ? seed : std::random_device{}();
 }
 
-// Polls `condition` every 50 ms until it holds or `timeout` passes (generous: nodes are
-// processes, and the machine may be loaded); returns its last value.
-bool WaitFor(const std::function<bool()>& condition,
-             std::chrono::milliseconds timeout = std::chrono::seconds(30)) {
-  const auto until = std::chrono::steady_clock::now() + timeout;
-  while (!condition()) {
-    if (std::chrono::steady_clock::now() > until) return false;
-    QThread::msleep(50);
-  }
-  return true;
-}
-
 // The seed's documents: 96 bytes, from the id, as little compressible as real ones.
 std::string SeedDoc(uint64_t id) {
   std::string doc = "id=" + std::to_string(id) + " ";

@@ -17,10 +17,12 @@
 #include "core/rpc/client.h"
 #include "railyard/docservice.pb.h"
 #include "tests/rpc/tls_test_certs.h"
+#include "tests/support/free_port.h"
 #include "tests/support/http_get.h"
 #include "tests/support/qtest_main.h"
 
 using namespace railyard;
+using railyard::testing::FreePort;
 using namespace std::chrono_literals;
 using testing::HttpGet;
 
@@ -84,13 +86,6 @@ void Traffic(rpc::Client& client, int puts, int gets) {
     get.set_id(static_cast<uint64_t>(i + 1000));  // Never written: NOT_FOUND answers.
     QCOMPARE(client.Call("doc.Get", get.SerializeAsString()).status.code(), rpc::Code::kNotFound);
   }
-}
-
-// A loopback port nothing listens on (bound by the OS, then let go).
-uint16_t ClosedPort() {
-  asio::io_context io;
-  asio::ip::tcp::acceptor acceptor(io, {asio::ip::make_address("127.0.0.1"), 0});
-  return acceptor.local_endpoint().port();
 }
 
 }  // namespace
@@ -208,7 +203,7 @@ class MonitoringTest : public QObject {
     QTemporaryDir dir;
     node::NodeOptions options = Small(dir.path());
     options.replication.replica = true;
-    options.replication.follow = "127.0.0.1:" + std::to_string(ClosedPort());
+    options.replication.follow = "127.0.0.1:" + std::to_string(FreePort());
     options.replication.tokens = {"repl-token"};
     options.replication.serve_unreachable_after = 600s;  // Held in starting for this test.
     std::unique_ptr<node::Node> replica;

@@ -10,19 +10,19 @@
 
 #include "core/node/node.h"
 #include "core/rpc/client.h"
+#include "tests/support/free_port.h"
 #include "tests/support/qtest_main.h"
+#include "tests/support/wait_until.h"
 
 using namespace railyard;
+using railyard::testing::FreePort;
 using namespace std::chrono_literals;
 
 namespace {
 
-bool WaitUntil(const std::function<bool()>& condition) {
-  for (int i = 0; i < 15000; ++i) {  // At least 30 s: generous, for a loaded machine.
-    if (condition()) return true;
-    std::this_thread::sleep_for(2ms);
-  }
-  return condition();
+// Generous: a loaded machine.
+bool WaitLong(const std::function<bool()>& condition) {
+  return railyard::testing::WaitUntil(condition, std::chrono::seconds(30));
 }
 
 node::NodeOptions Small(const std::string& name, const QString& dir) {
@@ -32,13 +32,6 @@ node::NodeOptions Small(const std::string& name, const QString& dir) {
   options.io_threads = 1;
   options.worker_threads = 2;
   return options;
-}
-
-// A loopback port nothing listens on (bound by the OS, then let go).
-uint16_t ClosedPort() {
-  asio::io_context io;
-  asio::ip::tcp::acceptor acceptor(io, {asio::ip::make_address("127.0.0.1"), 0});
-  return acceptor.local_endpoint().port();
 }
 
 }  // namespace
@@ -64,7 +57,7 @@ class StartupTest : public QObject {
       client_options.pool_size = 2;
       client = std::make_unique<rpc::Client>(client_options);
       if (!client->Start().ok()) return;
-      held_while_starting = WaitUntil([&] { return !starting.server().SlotSnapshot().empty(); });
+      held_while_starting = WaitLong([&] { return !starting.server().SlotSnapshot().empty(); });
       pooled_while_starting = client->Snapshot().entries.size();
     };
     std::unique_ptr<node::Node> node;
@@ -102,7 +95,7 @@ class StartupTest : public QObject {
     QVERIFY(node::Node::Open(replica_options, &replica).ok());
     // The first time it says serving, it is at the updater's head with every document.
     admin::Telemetry seen;
-    QVERIFY(WaitUntil([&] {
+    QVERIFY(WaitLong([&] {
       seen = replica->Snapshot();
       return seen.state() == admin::NODE_SERVING;
     }));
@@ -118,13 +111,13 @@ class StartupTest : public QObject {
     QTemporaryDir dir;
     node::NodeOptions options = Small("lonely", dir.path());
     options.replication.replica = true;
-    options.replication.follow = "127.0.0.1:" + std::to_string(ClosedPort());
+    options.replication.follow = "127.0.0.1:" + std::to_string(FreePort());
     // Long enough that the node surely still says starting when first asked, on a loaded machine.
     options.replication.serve_unreachable_after = 3s;
     std::unique_ptr<node::Node> replica;
     QVERIFY(node::Node::Open(options, &replica).ok());
     QCOMPARE(replica->Snapshot().state(), admin::NODE_STARTING);
-    QVERIFY(WaitUntil([&] { return replica->Snapshot().state() == admin::NODE_SERVING; }));
+    QVERIFY(WaitLong([&] { return replica->Snapshot().state() == admin::NODE_SERVING; }));
     QCOMPARE(replica->Snapshot().replication().state(), admin::REPLICA_DISCONNECTED);
     replica->Shutdown(0ms);
   }

@@ -9,15 +9,6 @@ namespace railyard::rpc::testing {
 
 using Clock = std::chrono::steady_clock;
 
-bool WaitUntil(const std::function<bool()>& condition, std::chrono::milliseconds timeout) {
-  const auto give_up = Clock::now() + timeout;
-  while (!condition()) {
-    if (Clock::now() >= give_up) return condition();
-    std::this_thread::sleep_for(std::chrono::milliseconds(2));
-  }
-  return true;
-}
-
 TestServer StartTestServer(const std::string& name, std::chrono::microseconds service_time,
                            uint32_t max_frame_bytes) {
   TestServer result;

@@ -16,15 +16,14 @@
 #include "core/rpc/client.h"
 #include "core/rpc/server.h"
 #include "railyard/rpc.pb.h"
+#include "tests/support/wait_until.h"
 
 namespace railyard::rpc::testing {
 
 inline constexpr char kEchoMethod[] = "test.Echo";
 inline constexpr char kFailMethod[] = "test.Fail";
 
-// Polls `condition` until it holds or `timeout` passes; returns its last value.
-bool WaitUntil(const std::function<bool()>& condition,
-               std::chrono::milliseconds timeout = std::chrono::seconds(10));
+using railyard::testing::WaitUntil;
 
 // A started server with an echo method that takes `service_time` of work per request, and a
 // method that always fails with an application error. `handled` counts handler runs.

@@ -23,13 +23,13 @@ constexpr char kBehind[] = "t.Behind";            // BEHIND everywhere: an answe
 constexpr milliseconds kHeldAtLeast{20};
 
 // Holds every kHeld call until Release(), counting those inside.
-struct Gate {
+struct HeldCalls {
   std::promise<void> release;
   std::shared_future<void> released = release.get_future().share();
   std::atomic<int> inside{0};
 };
 
-std::unique_ptr<Server> StartServer(const std::shared_ptr<Gate>& gate) {
+std::unique_ptr<Server> StartServer(const std::shared_ptr<HeldCalls>& gate) {
   ServerOptions options;
   options.name = "figures";
   options.io_threads = 1;
@@ -69,7 +69,7 @@ class ClientFiguresTest : public QObject {
   // A pool of one connection, held by one call, and more callers: each is refused at once with
   // POOL_EXHAUSTED, and the client says so.
   void poolExhaustionShowsAsRejections() {
-    auto gate = std::make_shared<Gate>();
+    auto gate = std::make_shared<HeldCalls>();
     std::unique_ptr<Server> server = StartServer(gate);
     QVERIFY(server);
     Client client(FastClientOptions({{"127.0.0.1", server->port()}}, 1));
@@ -102,7 +102,7 @@ class ClientFiguresTest : public QObject {
   }
 
   void failuresAndRetriesAreCountedAndNotFoundIsAnAnswer() {
-    std::unique_ptr<Server> server = StartServer(std::make_shared<Gate>());
+    std::unique_ptr<Server> server = StartServer(std::make_shared<HeldCalls>());
     QVERIFY(server);
     ClientOptions options = FastClientOptions({{"127.0.0.1", server->port()}}, 4);
     options.max_retries = 2;

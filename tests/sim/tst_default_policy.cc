@@ -26,6 +26,8 @@ using railyard::sim::Action;
 using railyard::sim::Scenario;
 using railyard::sim::SimOptions;
 using railyard::sim::SimResult;
+using railyard::sim::testing::LoadShipped;
+using railyard::sim::testing::RunPolicy;
 
 namespace {
 
@@ -37,10 +39,6 @@ constexpr int kCompress = railyard::testing::kSanitized ? 30 : 10;
 
 constexpr PolicyKind kOthers[] = {PolicyKind::kRoundRobin, PolicyKind::kLeastLoaded,
                                   PolicyKind::kWeighted, PolicyKind::kAdaptive};
-
-Scenario Load(const QString& path) {
-  return railyard::sim::testing::LoadShipped(path.toStdString());
-}
 
 // The same story in 1/factor of the time. The network's round trip is not a time of the story.
 Scenario Compressed(Scenario s, int factor) {
@@ -56,18 +54,14 @@ Scenario Compressed(Scenario s, int factor) {
   return s;
 }
 
-SimResult Run(const Scenario& s, PolicyKind policy, SimOptions options = {}) {
-  return railyard::sim::testing::RunPolicy(s, policy, options);
-}
-
 // Empty when the default meets the bar in `s`; otherwise what it missed, with the figures.
 std::string MissedBar(const Scenario& s) {
-  const SimResult mine = Run(s, PolicyKind::kLowestSlot);
+  const SimResult mine = RunPolicy(s, PolicyKind::kLowestSlot);
   double best_success = 0;
   double best_p99 = 1e300;
   double best_p999 = 1e300;
   for (PolicyKind other : kOthers) {
-    const SimResult r = Run(s, other);
+    const SimResult r = RunPolicy(s, other);
     best_success = std::max(best_success, r.success_rate);
     best_p99 = std::min(best_p99, r.p99_ms);
     best_p999 = std::min(best_p999, r.p999_ms);
@@ -101,7 +95,8 @@ class DefaultPolicyTest : public QObject {
     QVERIFY(files.size() >= 17);
     std::string missed;
     for (const QString& file : files) {
-      const std::string m = MissedBar(Compressed(Load(dir.filePath(file)), kCompress));
+      const std::string m =
+          MissedBar(Compressed(LoadShipped(dir.filePath(file).toStdString()), kCompress));
       if (!m.empty()) missed += m + "; ";
     }
     // A figure: under a sanitizer the runs are too short to hold it.
@@ -112,14 +107,16 @@ class DefaultPolicyTest : public QObject {
   // keeps sending a sinkhole its low-slot connections' share and the retry budget runs out.
   void sinkholeIsEscapedByDisposingOfFailingConnections() {
     const Scenario s = Compressed(
-        Load(QDir(SourcePath("resources/scenarios")).filePath("13-sinkhole.scn")), kCompress);
+        LoadShipped(
+            QDir(SourcePath("resources/scenarios")).filePath("13-sinkhole.scn").toStdString()),
+        kCompress);
     SimOptions without;
     without.failed_answers_limit = 0;
     without.slot_choices = 1;
     SimOptions with;
     with.slot_choices = 1;
-    const SimResult naive = Run(s, PolicyKind::kLowestSlot, without);
-    const SimResult remedied = Run(s, PolicyKind::kLowestSlot, with);
+    const SimResult naive = RunPolicy(s, PolicyKind::kLowestSlot, without);
+    const SimResult remedied = RunPolicy(s, PolicyKind::kLowestSlot, with);
     qInfo("plain Boxcar on the sinkhole: %.4f success without the rule, %.4f with",
           naive.success_rate, remedied.success_rate);
     QVERIFY2(naive.success_rate < 0.95, qPrintable(QString::number(naive.success_rate)));

@@ -20,6 +20,8 @@ using railyard::sim::ParseError;
 using railyard::sim::Scenario;
 using railyard::sim::SimOptions;
 using railyard::sim::SimResult;
+using railyard::sim::testing::LoadShipped;
+using railyard::sim::testing::RunPolicy;
 
 namespace {
 
@@ -29,12 +31,6 @@ Scenario Parse(const std::string& text) {
   if (!railyard::sim::ParseScenario(text, &s, &error))
     qFatal("scenario: %s", error.ToString().c_str());
   return s;
-}
-
-Scenario Load(const char* file) { return railyard::sim::testing::LoadShipped(file); }
-
-SimResult Run(const Scenario& s, PolicyKind policy, SimOptions options = {}) {
-  return railyard::sim::testing::RunPolicy(s, policy, options);
 }
 
 // A run of `full` simulated seconds, a fifth of it under a sanitizer.
@@ -60,11 +56,11 @@ class FiguresTest : public QObject {
   Q_OBJECT
  private Q_SLOTS:
   void sameSeedSameResultDifferentSeedDifferent() {
-    Scenario s = Load("04-flaky.scn");
+    Scenario s = LoadShipped("04-flaky.scn");
     const SimOptions options = Lasting(25);
     for (PolicyKind policy : {PolicyKind::kLowestSlot, PolicyKind::kAdaptive}) {
-      SimResult a = Run(s, policy, options);
-      SimResult b = Run(s, policy, options);
+      SimResult a = RunPolicy(s, policy, options);
+      SimResult b = RunPolicy(s, policy, options);
       QCOMPARE(a.requests, b.requests);
       QCOMPARE(a.successes, b.successes);
       QCOMPARE(a.retries, b.retries);
@@ -75,7 +71,7 @@ class FiguresTest : public QObject {
 
       SimOptions other = options;
       other.seed = 12345;
-      const SimResult c = Run(s, policy, other);
+      const SimResult c = RunPolicy(s, policy, other);
       QVERIFY(c.requests != a.requests || c.attempts_by_second != a.attempts_by_second);
     }
   }
@@ -94,7 +90,7 @@ class FiguresTest : public QObject {
     const auto ratio_of = [&](std::optional<uint32_t> slot_choices) {
       SimOptions options = Lasting(20);
       options.slot_choices = slot_choices;
-      const SimResult r = Run(s, PolicyKind::kLowestSlot, options);
+      const SimResult r = RunPolicy(s, PolicyKind::kLowestSlot, options);
       if (r.success_rate <= 0.999) qFatal("success rate %f", r.success_rate);
       double others = 0;
       for (size_t b = 1; b < r.per_backend.size(); ++b) others += r.per_backend[b].attempts;
@@ -116,17 +112,17 @@ class FiguresTest : public QObject {
   // attempts (the "under 5%" would need a rate below 47%); the simulation must land on
   // that figure, far from round robin's third, and the node must then carry the traffic alone.
   void adaptiveAvoidsFiftyPercentNodeUntilItIsAllThereIs() {
-    const Scenario s = Load("10-fifty-percent.scn");
+    const Scenario s = LoadShipped("10-fifty-percent.scn");
     SimOptions options;
     options.duration = std::chrono::seconds(45);
-    const SimResult r = Run(s, PolicyKind::kAdaptive, options);
+    const SimResult r = RunPolicy(s, PolicyKind::kAdaptive, options);
     const double before = Share(r, 0, 5, 30);  // After the first seconds of learning.
     const double after = Share(r, 0, 32, 45);
     qInfo("50%% node share: %.4f while peers are healthy, %.4f after they go down", before, after);
     const double cubed = 0.125 / 2.125;
     QVERIFY2(before < cubed * 1.15, qPrintable(QString::number(before)));
     QVERIFY2(after > 0.5, qPrintable(QString::number(after)));
-    const SimResult rr = Run(s, PolicyKind::kRoundRobin, options);
+    const SimResult rr = RunPolicy(s, PolicyKind::kRoundRobin, options);
     QVERIFY(Share(rr, 0, 5, 30) > 4 * before);
   }
 
@@ -146,8 +142,8 @@ class FiguresTest : public QObject {
     off.count_errors_as_active = false;
     SimOptions on = off;
     on.count_errors_as_active = true;
-    const SimResult sinkhole = Run(s, PolicyKind::kLeastLoaded, off);
-    const SimResult guarded = Run(s, PolicyKind::kLeastLoaded, on);
+    const SimResult sinkhole = RunPolicy(s, PolicyKind::kLeastLoaded, off);
+    const SimResult guarded = RunPolicy(s, PolicyKind::kLeastLoaded, on);
     const double fair = 1.0 / 10;
     const double bad = Share(sinkhole, 0, 8, 20);
     const double good = Share(guarded, 0, 8, 20);
@@ -165,7 +161,7 @@ class FiguresTest : public QObject {
         "duration 10s\n"
         "clients 40 rate 50/s pool 5 subset deterministic 5\n"
         "backends 20 service exp 2ms capacity 8\n");
-    const SimResult r = Run(s, PolicyKind::kLowestSlot);
+    const SimResult r = RunPolicy(s, PolicyKind::kLowestSlot);
     std::vector<uint32_t> expected(20, 0);
     for (uint64_t c = 0; c < 40; ++c) {
       for (auto b : railyard::balance::DeterministicSubset(c, 20, 5)) ++expected[b];
@@ -179,7 +175,7 @@ class FiguresTest : public QObject {
         "duration 10s\n"
         "clients 40 rate 50/s pool 5 subset random 5\n"
         "backends 20 service exp 2ms capacity 8\n");
-    const SimResult rr = Run(random, PolicyKind::kLowestSlot);
+    const SimResult rr = RunPolicy(random, PolicyKind::kLowestSlot);
     uint32_t lo = UINT32_MAX, hi = 0;
     for (const auto& b : rr.per_backend) {
       lo = std::min(lo, b.clients);
@@ -191,9 +187,9 @@ class FiguresTest : public QObject {
   void fiftyClientsTwentyBackendsTenMinutesReportsItsSpeed() {
     // The speed case, shortened to keep the test quick; docs/policies.md has the full
     // ten minutes. Prints, never asserts on time.
-    const Scenario s = Load("01-fine.scn");
+    const Scenario s = LoadShipped("01-fine.scn");
     const SimOptions options = Lasting(30);
-    const SimResult r = Run(s, PolicyKind::kLowestSlot, options);
+    const SimResult r = RunPolicy(s, PolicyKind::kLowestSlot, options);
     QCOMPARE(r.clients, 50u);
     QCOMPARE(r.backends, 20u);
     // 50 clients at 300 requests/s, less a sixth for start-up.

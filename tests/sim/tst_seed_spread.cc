@@ -20,17 +20,16 @@ using railyard::balance::PolicyKind;
 using railyard::sim::Scenario;
 using railyard::sim::SimOptions;
 using railyard::sim::SimResult;
+using railyard::sim::testing::LoadShipped;
 
 namespace {
-
-Scenario Load(const char* file) { return railyard::sim::testing::LoadShipped(file); }
 
 struct Spread {
   double over_mean = 0;   // Most utilized backend over the mean (SimResult::load_spread).
   double over_least = 0;  // Most utilized over least utilized: the chapter's "least to most".
 };
 
-Spread Run(const Scenario& scenario, PolicyKind policy) {
+Spread SpreadOf(const Scenario& scenario, PolicyKind policy) {
   SimOptions options;
   options.duration = std::chrono::seconds(10);
   const SimResult r = railyard::sim::testing::RunPolicy(scenario, policy, options);
@@ -56,10 +55,10 @@ class SeedSpreadTest : public QObject {
   // least loaded give each machine the same share, so the old ones run near saturation at about
   // twice the fleet's mean utilization; weighted round robin moves their share to the new ones.
   void machineDiversitySpreadsRoundRobinAboutTwiceAndWeightedNarrowsIt() {
-    const Scenario s = Load("12-machine-diversity.scn");
-    const Spread round_robin = Run(s, PolicyKind::kRoundRobin);
-    const Spread least_loaded = Run(s, PolicyKind::kLeastLoaded);
-    const Spread weighted = Run(s, PolicyKind::kWeighted);
+    const Scenario s = LoadShipped("12-machine-diversity.scn");
+    const Spread round_robin = SpreadOf(s, PolicyKind::kRoundRobin);
+    const Spread least_loaded = SpreadOf(s, PolicyKind::kLeastLoaded);
+    const Spread weighted = SpreadOf(s, PolicyKind::kWeighted);
 
     QVERIFY2(round_robin.over_mean > 1.6 && round_robin.over_mean < 2.2,
              qPrintable(QString::number(round_robin.over_mean)));
@@ -77,9 +76,9 @@ class SeedSpreadTest : public QObject {
   // round robin's load, but by less than 2x; weighted, which sees the load each request left
   // behind, is no wider.
   void queryCostSpreadsRoundRobinUpToTwiceAndWeightedNoWider() {
-    const Scenario s = Load("11-query-cost.scn");
-    const Spread round_robin = Run(s, PolicyKind::kRoundRobin);
-    const Spread weighted = Run(s, PolicyKind::kWeighted);
+    const Scenario s = LoadShipped("11-query-cost.scn");
+    const Spread round_robin = SpreadOf(s, PolicyKind::kRoundRobin);
+    const Spread weighted = SpreadOf(s, PolicyKind::kWeighted);
 
     QVERIFY2(round_robin.over_least > 1.2 && round_robin.over_least <= 2.0,
              qPrintable(QString::number(round_robin.over_least)));

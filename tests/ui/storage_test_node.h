@@ -11,12 +11,13 @@
 #include "core/node/node.h"
 #include "core/rpc/client.h"
 #include "railyard/admin.pb.h"
+#include "tests/support/admin_tokens.h"
 #include "ui/models/cluster_state.h"
 
 namespace railyard::ui::testing {
 
-inline constexpr char kViewerToken[] = "viewer-token-for-ui-tests";
-inline constexpr char kOperatorToken[] = "operator-token-for-ui-tests";
+using railyard::testing::kOperatorToken;
+using railyard::testing::kViewerToken;
 
 // A real railyard node (docstore, docservice, admin service with a viewer and an operator token)
 // on 127.0.0.1 with OS-chosen ports, in a temporary folder, with a Boxcar client to write to it.

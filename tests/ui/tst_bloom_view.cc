@@ -12,6 +12,7 @@
 #include "ui/views/bloom_view.h"
 #include "ui/views/qcustomplot_include.h"
 
+using railyard::ui::testing::ApplySnapshot;
 using namespace railyard;
 using namespace railyard::ui;
 
@@ -52,11 +53,6 @@ TelemetryPtr FourPages(const std::string& name, int64_t ms, double top) {
   return t;
 }
 
-void Apply(ClusterState& state, int node, TelemetryPtr t) {
-  const qint64 now = t->unix_ms();
-  state.ApplyFrame({{node, std::move(t), {}}}, now);
-}
-
 }  // namespace
 
 class BloomViewTest : public QObject {
@@ -76,10 +72,10 @@ class BloomViewTest : public QObject {
     view.SetNode(a);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
-    Apply(state, a, FourPages("a", 1000, 12));
-    Apply(state, b, FourPages("b", 1000, 40));  // Not shown, yet it widens the scale.
+    ApplySnapshot(state, a, FourPages("a", 1000, 12));
+    ApplySnapshot(state, b, FourPages("b", 1000, 40));  // Not shown, yet it widens the scale.
     QCOMPARE(view.ColorMap()->dataRange().upper, 40.0);
-    Apply(state, a, FourPages("a", 2000, 6));  // Quieter: the scale keeps its top.
+    ApplySnapshot(state, a, FourPages("a", 2000, 6));  // Quieter: the scale keeps its top.
     QCOMPARE(view.ColorMap()->dataRange().upper, 40.0);
     const QRgb six_on_a = view.ColorMap()->gradient().color(6, view.ColorMap()->dataRange());
     view.SetNode(b);
@@ -90,7 +86,7 @@ class BloomViewTest : public QObject {
     state.Clear();
     const int c = state.AddNode("127.0.0.1:3", "c");
     view.SetNode(c);
-    Apply(state, c, FourPages("c", 3000, 8));
+    ApplySnapshot(state, c, FourPages("c", 3000, 8));
     QCOMPARE(view.ColorMap()->dataRange().upper, 8.0);
   }
 
@@ -103,7 +99,7 @@ class BloomViewTest : public QObject {
     view.SetNode(a);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
-    Apply(state, a, MakeTelemetry("a", 1000));
+    ApplySnapshot(state, a, MakeTelemetry("a", 1000));
     QVERIFY(view.StateText().startsWith("No Bloom pages yet"));
     QVERIFY(!view.ColorScale()->visible());
     QVERIFY(view.ColorMap()->dataRange().upper >= 1.0);
@@ -118,7 +114,7 @@ class BloomViewTest : public QObject {
     TelemetryPtr t = MakeTelemetry("a", 2000);
     AddIndex(t.get(), 7, 3, 0.5);
     for (uint32_t page = 0; page < 3; ++page) AddPage(t.get(), 7, page, 0, 0.5, false);
-    Apply(state, a, t);
+    ApplySnapshot(state, a, t);
     QVERIFY(view.StateText().startsWith("Every page's usefulness is 0"));
     QVERIFY(!view.ColorScale()->visible());
     QVERIFY(view.ColorMap()->dataRange().upper >= 1.0);
@@ -135,7 +131,7 @@ class BloomViewTest : public QObject {
     view.SetNode(a);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
-    Apply(state, a, FourPages("a", 1000, 12));  // Resident: 9 and 12.
+    ApplySnapshot(state, a, FourPages("a", 1000, 12));  // Resident: 9 and 12.
     QCOMPARE(view.Model()->EvictionCutoff(), 9.0);
     QVERIFY(view.CutoffLine()->visible());
     QCOMPARE(view.CutoffLine()->start->coords().y(), 9.0);
@@ -171,7 +167,7 @@ class BloomViewTest : public QObject {
     AddPage(t.get(), 3, 0, 50, 0.0, false);  // P(no) 0.
     t->mutable_storage()->set_bloom_budget_bytes(1024);
     t->mutable_storage()->set_bloom_resident_bytes(1024);
-    Apply(state, a, t);
+    ApplySnapshot(state, a, t);
     const BloomModel& model = *view.Model();
     QVERIFY(model.DescribeCell(0, 0).contains("why: never measured"));
     QVERIFY(
@@ -190,7 +186,7 @@ class BloomViewTest : public QObject {
     TelemetryPtr roomy = std::make_shared<admin::Telemetry>(*t);
     roomy->set_unix_ms(2000);
     roomy->mutable_storage()->set_bloom_budget_bytes(8192);
-    Apply(state, a, roomy);
+    ApplySnapshot(state, a, roomy);
     QVERIFY(model.DescribeCell(0, 4).contains("why: not ranked yet"));
   }
 };

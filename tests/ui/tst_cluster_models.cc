@@ -13,6 +13,7 @@
 #include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 #include "tests/ui/console_fixture.h"
+#include "tests/ui/ui_test_support.h"
 #include "ui/models/cluster_state.h"
 #include "ui/models/natural_order.h"
 #include "ui/models/overview_model.h"
@@ -21,6 +22,7 @@
 #include "ui/models/slot_matrix_model.h"
 
 using railyard::testing::SourcePath;
+using railyard::ui::testing::ApplyGenerated;
 
 using railyard::ui::ClientDetailModel;
 using railyard::ui::ClusterState;
@@ -31,23 +33,6 @@ using railyard::ui::SlotMatrixModel;
 using railyard::ui::testing::GeneratedCluster;
 
 namespace {
-
-// Declares the cluster's nodes and applies frame `frame` of all of them at its time.
-void ApplyGenerated(ClusterState* state, const GeneratedCluster& g, int frame,
-                    const std::set<int>& lame = {}, const std::set<int>& only = {}) {
-  if (state->NodeCount() == 0) {
-    for (int n = 0; n < g.nodes; ++n) {
-      state->AddNode(QString("10.0.0.%1:7001").arg(n), QString::fromStdString(g.NodeName(n)));
-    }
-  }
-  std::vector<ClusterState::Update> updates;
-  for (int n = 0; n < g.nodes; ++n) {
-    if (!only.empty() && !only.count(n)) continue;
-    updates.push_back({n, std::make_shared<const railyard::admin::Telemetry>(
-                              g.Telemetry(n, frame, lame.count(n) > 0))});
-  }
-  state->ApplyFrame(updates, g.TimeOf(frame));
-}
 
 // Checks `model`'s invariants now and after every change while the test runs.
 std::unique_ptr<QAbstractItemModelTester> Tester(QAbstractItemModel* model) {

@@ -15,6 +15,7 @@
 #include "ui/views/compaction_view.h"
 #include "ui/views/index_stack_widget.h"
 
+using railyard::ui::testing::ApplySnapshot;
 using namespace railyard;
 using namespace railyard::ui;
 using railyard::ui::testing::StorageTestNode;
@@ -26,7 +27,7 @@ namespace {
 using TelemetryPtr = std::shared_ptr<admin::Telemetry>;
 
 // A serving node's snapshot with a memtable of 1000 entries.
-TelemetryPtr MakeTelemetry(const std::string& name, int64_t unix_ms) {
+TelemetryPtr SnapshotWithMemtable(const std::string& name, int64_t unix_ms) {
   TelemetryPtr t = railyard::ui::testing::MakeTelemetry(name, unix_ms);
   t->mutable_storage()->set_memtable_capacity(1000);
   return t;
@@ -56,11 +57,6 @@ void SetWrites(admin::Telemetry* t, uint64_t index_entry_writes, uint64_t docume
   t->mutable_storage()->set_writes(document_writes);
 }
 
-void Apply(ClusterState& state, int node, TelemetryPtr t) {
-  const qint64 now = t->unix_ms();
-  state.ApplyFrame({{node, std::move(t), {}}}, now);
-}
-
 // The bar of index `id`, wherever it is drawn.
 QRect BarOf(IndexStackWidget* stack, quint64 id) { return stack->BarRect(stack->RowOf(id)); }
 
@@ -75,10 +71,10 @@ class CompactionViewTest : public QObject {
   void headingNamesTheNodeAndCompactAllSaysWhose() {
     ClusterState state;
     const int a = state.AddNode("127.0.0.1:1", "node1");
-    TelemetryPtr t = MakeTelemetry("node1", 100000);
+    TelemetryPtr t = SnapshotWithMemtable("node1", 100000);
     AddIndex(t.get(), 9, 250);
     AddIndex(t.get(), 5, 33033);
-    Apply(state, a, t);
+    ApplySnapshot(state, a, t);
     CompactionView view(&state);
     view.SetNode(a);
     QCOMPARE(view.Heading(), QString("node1: 2 on-disk indexes, 33,283 entries"));
@@ -108,9 +104,9 @@ class CompactionViewTest : public QObject {
     SaveScreenshot(&view, "compaction_view_empty.png");
 
     // The first answer replaces the empty state.
-    TelemetryPtr t = MakeTelemetry("node1", 100000);
+    TelemetryPtr t = SnapshotWithMemtable("node1", 100000);
     AddIndex(t.get(), 3, 500);
-    Apply(state, a, t);
+    ApplySnapshot(state, a, t);
     QVERIFY(view.IndexStack()->EmptyText().isEmpty());
     QCOMPARE(view.IndexStack()->MemoryText(), QString("memory  0 / 1,000"));
   }
@@ -120,11 +116,11 @@ class CompactionViewTest : public QObject {
   void theMemtableIsShownOnce() {
     ClusterState state;
     const int a = state.AddNode("127.0.0.1:1", "node1");
-    TelemetryPtr t = MakeTelemetry("node1", 100000);
+    TelemetryPtr t = SnapshotWithMemtable("node1", 100000);
     t->mutable_storage()->set_memtable_entries(300);
     AddIndex(t.get(), 8, 100);
     AddIndex(t.get(), 7, 2000);
-    Apply(state, a, t);
+    ApplySnapshot(state, a, t);
     CompactionView view(&state);
     view.resize(900, 500);
     view.SetNode(a);
@@ -145,10 +141,10 @@ class CompactionViewTest : public QObject {
   void aNewIndexDoesNotMoveTheOthers() {
     ClusterState state;
     const int a = state.AddNode("127.0.0.1:1", "node1");
-    TelemetryPtr t = MakeTelemetry("node1", 100000);
+    TelemetryPtr t = SnapshotWithMemtable("node1", 100000);
     AddIndex(t.get(), 9, 2000);
     AddIndex(t.get(), 5, 4000);
-    Apply(state, a, t);
+    ApplySnapshot(state, a, t);
     CompactionView view(&state);
     view.resize(900, 640);
     view.SetNode(a);
@@ -163,11 +159,11 @@ class CompactionViewTest : public QObject {
     QCOMPARE(stack->SelectedIds(), QVector<quint64>{9});
     QCOMPARE(stack->HoveredId(), quint64{9});
 
-    TelemetryPtr next = MakeTelemetry("node1", 101000);
+    TelemetryPtr next = SnapshotWithMemtable("node1", 101000);
     AddIndex(next.get(), 12, 1000);  // A flush: a new index on top.
     AddIndex(next.get(), 9, 2000);
     AddIndex(next.get(), 5, 4000);
-    Apply(state, a, next);
+    ApplySnapshot(state, a, next);
     QCOMPARE(BarOf(stack, 9).top(), bar9.top());
     QCOMPARE(BarOf(stack, 5).top(), bar5.top());
     QVERIFY(BarOf(stack, 12).top() < bar9.top());
@@ -183,23 +179,23 @@ class CompactionViewTest : public QObject {
   void pastSetsAreDrawnOnTheStack() {
     ClusterState state;
     const int a = state.AddNode("127.0.0.1:1", "node1");
-    TelemetryPtr t = MakeTelemetry("node1", 100000);
+    TelemetryPtr t = SnapshotWithMemtable("node1", 100000);
     AddIndex(t.get(), 5, 500);
     AddIndex(t.get(), 3, 1000);
-    Apply(state, a, t);
+    ApplySnapshot(state, a, t);
     CompactionView view(&state);
     view.resize(900, 640);
     view.SetNode(a);
     view.show();
     QVERIFY(QTest::qWaitForWindowExposed(&view));
 
-    TelemetryPtr next = MakeTelemetry("node1", 101000);
+    TelemetryPtr next = SnapshotWithMemtable("node1", 101000);
     AddIndex(next.get(), 8, 100);
     AddIndex(next.get(), 7, 2000);
     AddCompaction(next.get(), {0, 5, 3}, 7, 2000, 100500);
     AddCompaction(next.get(), {0}, 8, 100, 100900);  // A plain flush: nothing to join.
     next->mutable_storage()->set_memtable_entries(300);
-    Apply(state, a, next);
+    ApplySnapshot(state, a, next);
 
     const QVector<CompactionMark> marks = view.IndexStack()->DrawnMarks();
     QCOMPARE(marks.size(), 1);
@@ -261,7 +257,7 @@ class CompactionViewTest : public QObject {
     view.SetNode(a);
     const auto frame = [&](int64_t ms, uint64_t a_index, uint64_t a_docs, uint64_t b_index,
                            uint64_t b_docs) {
-      TelemetryPtr ta = MakeTelemetry("a", ms), tb = MakeTelemetry("b", ms);
+      TelemetryPtr ta = SnapshotWithMemtable("a", ms), tb = SnapshotWithMemtable("b", ms);
       SetWrites(ta.get(), a_index, a_docs);
       SetWrites(tb.get(), b_index, b_docs);
       state.ApplyFrame({{a, ta, {}}, {b, tb, {}}}, ms);

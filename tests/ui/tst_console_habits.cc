@@ -33,6 +33,7 @@
 
 #include "core/cluster/access.h"
 #include "core/load/demo_cluster.h"
+#include "tests/support/admin_tokens.h"
 #include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 #include "tests/ui/loaded_node.h"
@@ -55,6 +56,7 @@
 #include "ui/views/timeline_widget.h"
 
 using railyard::testing::BuiltProgram;
+using railyard::testing::kOperatorToken;
 using railyard::testing::ScreenshotDir;
 using railyard::testing::SourcePath;
 
@@ -64,8 +66,6 @@ using railyard::ui::OverviewModel;
 using railyard::ui::ReplicationModel;
 
 namespace {
-
-constexpr char kOperator[] = "operator-token-habits";
 
 bool Save(QWidget* widget, const QString& name) {
   const QImage image = widget->grab().toImage();
@@ -126,7 +126,7 @@ class ConsoleHabitsTest : public QObject {
     QSettings().clear();
     QVERIFY(dir_.isValid());
     QVERIFY(loaded_.Start("habits-node", dir_.filePath("node").toStdString(), "habits-client", {},
-                          {kOperator}));
+                          {kOperatorToken}));
     address_ = loaded_.AdminAddress();
     recording_ = dir_.filePath("small.rec");
     QVERIFY(QFile::copy(QString(SourcePath("tests/data/console_small.rec")), recording_));
@@ -154,9 +154,9 @@ class ConsoleHabitsTest : public QObject {
       ++demos;
       railyard::ui::DemoInfo info;
       info.nodes = {{"habits-node", "updater", address_}};
-      info.token = kOperator;
+      info.token = kOperatorToken;
       target->SetDemoInfo(info);
-      return target->AddNode(address_, kOperator, error);
+      return target->AddNode(address_, kOperatorToken, error);
     };
     {
       // A first start: the start page, nothing recent; a recording opened is remembered.
@@ -239,16 +239,16 @@ class ConsoleHabitsTest : public QObject {
     QVERIFY(!window.DemoInfoAction()->isEnabled());
     railyard::ui::DemoInfo info;
     info.nodes = {{"habits-node", "updater", address_}};
-    info.token = kOperator;
+    info.token = kOperatorToken;
     window.SetDemoInfo(info);
     QVERIFY(window.DemoInfoAction()->isEnabled());
     window.DemoInfoAction()->trigger();
     auto* dialog = window.findChild<railyard::ui::DemoDialog*>();
     QVERIFY(dialog && dialog->isVisible());
     QCOMPARE(dialog->findChild<QLineEdit*>("admin_0")->text(), address_);
-    QCOMPARE(dialog->findChild<QLineEdit*>("token")->text(), QString(kOperator));
+    QCOMPARE(dialog->findChild<QLineEdit*>("token")->text(), QString(kOperatorToken));
     const QString command = dialog->findChild<QLineEdit*>("command")->text();
-    QCOMPARE(command, QString("railyardctl status -n %1 --token %2").arg(address_, kOperator));
+    QCOMPARE(command, QString("railyardctl status -n %1 --token %2").arg(address_, kOperatorToken));
     for (const char* name : {"admin_0", "token", "command"}) {
       QApplication::clipboard()->clear();
       dialog->findChild<QPushButton*>(QString("copy_") + name)->click();
@@ -364,7 +364,7 @@ class ConsoleHabitsTest : public QObject {
   void openingARecordingWhileLiveAsksFirst() {
     MainWindow window(Plain());
     window.show();
-    QVERIFY(window.AddNode(address_, kOperator, nullptr));
+    QVERIFY(window.AddNode(address_, kOperatorToken, nullptr));
     QVERIFY(!window.IsReplay());
     QAction* open = FindAction(window, "Open recording");
     QVERIFY(open);
@@ -389,7 +389,7 @@ class ConsoleHabitsTest : public QObject {
     MainWindow window(Plain());
     window.resize(1280, 800);
     window.show();
-    QVERIFY(window.AddNode(address_, kOperator, nullptr));
+    QVERIFY(window.AddNode(address_, kOperatorToken, nullptr));
     QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
     QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).telemetry, 10000);
     for (int i = 0; i < window.Tabs()->count(); ++i) {
@@ -424,7 +424,7 @@ class ConsoleHabitsTest : public QObject {
   void tablesFitSmallAndLargeWindows() {
     MainWindow window(Plain());
     window.show();
-    QVERIFY(window.AddNode(address_, kOperator, nullptr));
+    QVERIFY(window.AddNode(address_, kOperatorToken, nullptr));
     QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
     QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).telemetry, 10000);
     for (const QSize size : {QSize(1024, 700), QSize(1600, 1000)}) {
@@ -493,7 +493,7 @@ class ConsoleHabitsTest : public QObject {
     demo_options.nodes = 2;
     demo_options.clients = 0;
     demo_options.node_binary = BuiltProgram("railyard-node");
-    demo_options.operator_tokens = {kOperator};
+    demo_options.operator_tokens = {kOperatorToken};
     railyard::load::DemoCluster demo;
     const railyard::rpc::Status started = demo.Start(demo_options);
     QVERIFY2(started.ok(), started.ToString().c_str());
@@ -506,7 +506,7 @@ class ConsoleHabitsTest : public QObject {
     MainWindow window(options);
     window.show();
     railyard::ui::DemoInfo info;
-    info.token = kOperator;
+    info.token = kOperatorToken;
     for (const railyard::load::DemoNode& n : demo.nodes()) {
       info.nodes.push_back({QString::fromStdString(n.name), QString::fromStdString(n.role),
                             QString::fromStdString(n.admin.ToString())});
@@ -514,7 +514,7 @@ class ConsoleHabitsTest : public QObject {
     window.SetDemoInfo(info);
     QString error;
     for (const railyard::load::DemoNode& n : demo.nodes()) {
-      QVERIFY2(window.AddNode(QString::fromStdString(n.admin.ToString()), kOperator, &error,
+      QVERIFY2(window.AddNode(QString::fromStdString(n.admin.ToString()), kOperatorToken, &error,
                               QString::fromStdString(n.name)),
                qPrintable(error));
     }

@@ -12,6 +12,7 @@
 
 #include "tests/support/qtest_main.h"
 #include "tests/ui/console_fixture.h"
+#include "tests/ui/ui_test_support.h"
 #include "ui/models/cluster_state.h"
 #include "ui/models/overview_model.h"
 #include "ui/models/slot_matrix_model.h"
@@ -25,6 +26,7 @@ using railyard::ui::OverviewFilterModel;
 using railyard::ui::OverviewModel;
 using railyard::ui::SlotMatrixModel;
 using railyard::ui::SlotMatrixView;
+using railyard::ui::testing::ApplyGenerated;
 using railyard::ui::testing::GeneratedCluster;
 
 namespace {
@@ -35,23 +37,6 @@ GeneratedCluster LargeCluster() {
   g.nodes = 300;
   g.clients = 300;
   return g;
-}
-
-// Declares the cluster's nodes (first time) and applies frame `frame` of all of them.
-void ApplyGenerated(ClusterState* state, const GeneratedCluster& g, int frame) {
-  if (state->NodeCount() == 0) {
-    for (int n = 0; n < g.nodes; ++n) {
-      state->AddNode(QString("10.9.%1.%2:7001").arg(n / 250).arg(n % 250),
-                     QString::fromStdString(g.NodeName(n)));
-    }
-  }
-  const std::vector<std::vector<int>> assignment = g.Assignment(frame);
-  std::vector<ClusterState::Update> updates;
-  for (int n = 0; n < g.nodes; ++n) {
-    updates.push_back({n, std::make_shared<const railyard::admin::Telemetry>(
-                              g.Telemetry(n, frame, false, assignment))});
-  }
-  state->ApplyFrame(updates, g.TimeOf(frame));
 }
 
 // The server cells (row, column) some dataChanged signal in `spy` covers.

@@ -9,17 +9,17 @@
 #include <QTest>
 
 #include "core/node/node.h"
+#include "tests/support/admin_tokens.h"
 #include "tests/support/qtest_main.h"
 #include "ui/models/cluster_state.h"
 #include "ui/sources/live_source.h"
 
+using railyard::testing::kViewerToken;
 using railyard::ui::ClusterState;
 using railyard::ui::LiveSource;
 using railyard::ui::NodeHealth;
 
 namespace {
-
-constexpr char kViewer[] = "viewer-token-live-source";
 
 std::unique_ptr<railyard::node::Node> OpenNode(const QString& dir, uint16_t admin_port) {
   railyard::node::NodeOptions options;
@@ -28,7 +28,7 @@ std::unique_ptr<railyard::node::Node> OpenNode(const QString& dir, uint16_t admi
   options.io_threads = 1;
   options.worker_threads = 1;
   options.admin.port = admin_port;
-  options.admin.viewer_tokens = {kViewer};
+  options.admin.viewer_tokens = {kViewerToken};
   std::unique_ptr<railyard::node::Node> node;
   if (!railyard::node::Node::Open(options, &node).ok()) return nullptr;
   return node;
@@ -61,7 +61,7 @@ class LiveSourceTest : public QObject {
     LiveSource source(&state);
     source.SetOptions(FastOptions());
     QString error;
-    QCOMPARE(source.AddNode(address, kViewer, &error), 0);
+    QCOMPARE(source.AddNode(address, kViewerToken, &error), 0);
     source.Start();
     QTRY_VERIFY_WITH_TIMEOUT(state.Node(0).health == NodeHealth::kServing, 10000);
     QVERIFY(state.Node(0).telemetry);
@@ -112,7 +112,7 @@ class LiveSourceTest : public QObject {
     QCOMPARE(refused.count(), 1);
     QCOMPARE(refused[0][0].toInt(), 0);
     // The right token, set while running, gets telemetry through.
-    source.SetToken(0, kViewer);
+    source.SetToken(0, kViewerToken);
     QTRY_VERIFY_WITH_TIMEOUT(state.Node(0).health == NodeHealth::kServing, 10000);
     source.Stop();
   }
@@ -134,7 +134,7 @@ class LiveSourceTest : public QObject {
     ClusterState state;
     LiveSource source(&state);
     source.SetOptions(FastOptions());
-    source.AddNode(QString("127.0.0.1:%1").arg(node->admin_endpoint().port), kViewer);
+    source.AddNode(QString("127.0.0.1:%1").arg(node->admin_endpoint().port), kViewerToken);
     source.Start();
     QTRY_VERIFY_WITH_TIMEOUT(source.FramesApplied() > 2, 10000);
     // Let the worker post while the GUI thread is busy, then stop before delivering.
@@ -159,8 +159,8 @@ class LiveSourceTest : public QObject {
     ClusterState state;
     LiveSource source(&state);
     source.SetOptions(FastOptions());
-    source.AddNode(QString("127.0.0.1:%1").arg(dead_port), kViewer);
-    source.AddNode(QString("127.0.0.1:%1").arg(node->admin_endpoint().port), kViewer);
+    source.AddNode(QString("127.0.0.1:%1").arg(dead_port), kViewerToken);
+    source.AddNode(QString("127.0.0.1:%1").arg(node->admin_endpoint().port), kViewerToken);
     source.Start();
     // The live node is served while the dead one backs off.
     QTRY_VERIFY_WITH_TIMEOUT(state.Node(1).health == NodeHealth::kServing &&

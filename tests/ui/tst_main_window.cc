@@ -28,6 +28,7 @@
 #include <QToolBar>
 
 #include "core/trace/recording_reader.h"
+#include "tests/support/admin_tokens.h"
 #include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 #include "tests/ui/loaded_node.h"
@@ -42,6 +43,8 @@
 #include "ui/views/slot_matrix_view.h"
 #include "ui/views/timeline_widget.h"
 
+using railyard::testing::kOperatorToken;
+using railyard::testing::kViewerToken;
 using railyard::testing::ScreenshotDir;
 using railyard::testing::SourcePath;
 
@@ -52,9 +55,6 @@ using railyard::ui::SlotMatrixModel;
 using railyard::ui::TokenStore;
 
 namespace {
-
-constexpr char kViewer[] = "viewer-token-main-window";
-constexpr char kOperator[] = "operator-token-main-window";
 
 std::vector<QAction*> NodeActions(const MainWindow& window) {
   const railyard::ui::ActionController* a = window.action_controller();
@@ -105,7 +105,7 @@ class MainWindowTest : public QObject {
     QSettings().clear();
     QVERIFY(dir_.isValid());
     QVERIFY(loaded_.Start("window-node", dir_.filePath("node").toStdString(), "window-test-client",
-                          {kViewer}, {kOperator}));
+                          {kViewerToken}, {kOperatorToken}));
     address_ = loaded_.AdminAddress();
   }
 
@@ -148,7 +148,7 @@ class MainWindowTest : public QObject {
     QVERIFY(!testers.empty());
     window.resize(1280, 800);
     QString error;
-    QVERIFY2(window.AddNode(address_, kOperator, &error), qPrintable(error));
+    QVERIFY2(window.AddNode(address_, kOperatorToken, &error), qPrintable(error));
     window.show();
     QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
     // A hidden tab's model waits to be shown (SlotMatrixModel::SetActive).
@@ -191,7 +191,7 @@ class MainWindowTest : public QObject {
     MainWindow window(options);
     const auto testers = TestModels(window);
     QVERIFY(!testers.empty());
-    QVERIFY(window.AddNode(address_, kOperator, nullptr));
+    QVERIFY(window.AddNode(address_, kOperatorToken, nullptr));
     window.show();
     QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
     QVERIFY(window.ReadOnly());
@@ -217,7 +217,7 @@ class MainWindowTest : public QObject {
     MainWindow window(options);
     const auto testers = TestModels(window);
     QVERIFY(!testers.empty());
-    QVERIFY(window.AddNode(address_, kViewer, nullptr));
+    QVERIFY(window.AddNode(address_, kViewerToken, nullptr));
     QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
     const QString out = dir_.filePath("window.rec");
     QString error;
@@ -246,7 +246,7 @@ class MainWindowTest : public QObject {
     MainWindow window(options);
     const auto testers = TestModels(window);
     QVERIFY(!testers.empty());
-    QVERIFY(window.AddNode(address_, kOperator, nullptr));
+    QVERIFY(window.AddNode(address_, kOperatorToken, nullptr));
     QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
     railyard::ui::ActionController* actions = window.action_controller();
     QString asked;
@@ -328,14 +328,14 @@ class MainWindowTest : public QObject {
                    .toUtf8());
     file.close();
     QString error;
-    QVERIFY2(window.OpenClusterFile(path, kOperator, &error), qPrintable(error));
+    QVERIFY2(window.OpenClusterFile(path, kOperatorToken, &error), qPrintable(error));
     QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
     QVERIFY(window.RecentClusters().contains(QFileInfo(path).absoluteFilePath()));
-    QCOMPARE(window.token_store()->Token(address_), QString(kOperator));
+    QCOMPARE(window.token_store()->Token(address_), QString(kOperatorToken));
     QSettings settings;
     for (const QString& key : settings.allKeys()) {
-      QVERIFY2(!settings.value(key).toString().contains(kOperator), qPrintable(key));
-      QVERIFY(!settings.value(key).toStringList().join(' ').contains(kOperator));
+      QVERIFY2(!settings.value(key).toString().contains(kOperatorToken), qPrintable(key));
+      QVERIFY(!settings.value(key).toStringList().join(' ').contains(kOperatorToken));
     }
     // A broken cluster file is refused with its name in the message.
     QFile bad(dir_.filePath("bad.textproto"));
@@ -449,7 +449,7 @@ class MainWindowTest : public QObject {
     options.audit_path = dir_.filePath("audit.sqlite");
     MainWindow window(options);
     window.show();
-    QVERIFY(window.AddNode(address_, kOperator, nullptr));
+    QVERIFY(window.AddNode(address_, kOperatorToken, nullptr));
     QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
     railyard::ui::ActionController* actions = window.action_controller();
     actions->SetConfirmer([](const QString&, const QString&) { return true; });  // Only that.
@@ -477,7 +477,7 @@ class MainWindowTest : public QObject {
     options.audit_path = dir_.filePath("audit-once.sqlite");
     MainWindow window(options);
     window.show();
-    QVERIFY(window.AddNode(address_, kOperator, nullptr));
+    QVERIFY(window.AddNode(address_, kOperatorToken, nullptr));
     QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
     const QString path = dir_.filePath("once.rec");
     QString error;

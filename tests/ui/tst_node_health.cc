@@ -20,6 +20,7 @@
 #include <mutex>
 
 #include "core/node/node.h"
+#include "tests/support/admin_tokens.h"
 #include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 #include "ui/models/overview_model.h"
@@ -31,14 +32,13 @@
 #include "ui/views/overview_view.h"
 
 using railyard::testing::BuiltProgram;
+using railyard::testing::kOperatorToken;
+using railyard::testing::kViewerToken;
 
 using namespace railyard;
 using namespace railyard::ui;
 
 namespace {
-
-constexpr char kViewer[] = "viewer-token-node-health";
-constexpr char kOperator[] = "operator-token-node-health";
 
 // Counts the node's log lines that refuse a token or lock a host out (the node logs every
 // refusal; the console's own poller never writes these).
@@ -65,8 +65,8 @@ std::unique_ptr<node::Node> OpenNode(const QString& dir, const std::string& name
   options.data_dir = dir.toStdString();
   options.io_threads = 1;
   options.worker_threads = 1;
-  options.admin.viewer_tokens = {kViewer};
-  options.admin.operator_tokens = {kOperator};
+  options.admin.viewer_tokens = {kViewerToken};
+  options.admin.operator_tokens = {kOperatorToken};
   std::unique_ptr<node::Node> node;
   if (!node::Node::Open(options, &node).ok()) return nullptr;
   return node;
@@ -145,16 +145,16 @@ class NodeHealthTest : public QObject {
 
     // railyardctl from this host with the right token is still let in.
     QProcess ctl;
-    ctl.start(BuiltProgram("railyardctl"), {"status", "-n", address, "--token", kViewer});
+    ctl.start(BuiltProgram("railyardctl"), {"status", "-n", address, "--token", kViewerToken});
     QVERIFY(ctl.waitForFinished(30000));
     QVERIFY2(ctl.exitCode() == 0, ctl.readAllStandardError().constData());
 
     // The right token, given in the dialog, resumes polling.
     TokenDialog* dialog = OpenTokenDialog(window);
-    dialog->TokenField()->setText(kViewer);
+    dialog->TokenField()->setText(kViewerToken);
     dialog->accept();
     QTRY_VERIFY_WITH_TIMEOUT(state->Node(0).health == NodeHealth::kServing, 10000);
-    QCOMPARE(window.live_source()->Token(0), QString(kViewer));
+    QCOMPARE(window.live_source()->Token(0), QString(kViewerToken));
     QCOMPARE(counter_->lockouts.load(), 0);
     window.live_source()->Stop();
   }
@@ -203,7 +203,7 @@ class NodeHealthTest : public QObject {
     std::unique_ptr<node::Node> node = OpenNode(dir_.filePath("grey"), "grey1");
     QVERIFY(node);
     MainWindow window(options_);
-    QVERIFY(window.AddNode(AddressOf(*node), kViewer, nullptr));
+    QVERIFY(window.AddNode(AddressOf(*node), kViewerToken, nullptr));
     const ClusterState* state = window.State();
     QTRY_VERIFY_WITH_TIMEOUT(state->Node(0).health == NodeHealth::kServing, 10000);
     const QAbstractItemModel* model = window.overview_view()->Model();
@@ -232,8 +232,8 @@ class NodeHealthTest : public QObject {
     QVERIFY(first && second);
     MainWindow window(options_);
     window.show();
-    QVERIFY(window.AddNode(AddressOf(*first), kViewer, nullptr));
-    QVERIFY(window.AddNode(AddressOf(*second), kViewer, nullptr));
+    QVERIFY(window.AddNode(AddressOf(*first), kViewerToken, nullptr));
+    QVERIFY(window.AddNode(AddressOf(*second), kViewerToken, nullptr));
     const ClusterState* state = window.State();
     QTRY_VERIFY_WITH_TIMEOUT(state->Node(0).health == NodeHealth::kServing &&
                                  state->Node(1).health == NodeHealth::kServing,
@@ -250,26 +250,26 @@ class NodeHealthTest : public QObject {
     TokenDialog* dialog = OpenTokenDialog(window);
     QVERIFY(dialog);
     QCOMPARE(dialog->Node(), 1);
-    dialog->TokenField()->setText(kOperator);
+    dialog->TokenField()->setText(kOperatorToken);
     dialog->accept();
-    QCOMPARE(window.live_source()->Token(1), QString(kOperator));
-    QCOMPARE(window.live_source()->Token(0), QString(kViewer));
+    QCOMPARE(window.live_source()->Token(1), QString(kOperatorToken));
+    QCOMPARE(window.live_source()->Token(0), QString(kViewerToken));
     QTRY_VERIFY_WITH_TIMEOUT(state->Node(1).health == NodeHealth::kServing, 10000);
 
     // Remove the first node: the second one stays watched, with its token, at index 0; the
     // removed node's stored token goes too, and the status bar says so.
     const QString first_address = AddressOf(*first);
-    QCOMPARE(window.token_store()->Token(first_address), QString(kViewer));
+    QCOMPARE(window.token_store()->Token(first_address), QString(kViewerToken));
     window.SetCurrentNode(0);
     window.RemoveNodeAction()->trigger();
     QVERIFY(window.token_store()->Token(first_address).isEmpty());
-    QCOMPARE(window.token_store()->Token(AddressOf(*second)), QString(kOperator));
+    QCOMPARE(window.token_store()->Token(AddressOf(*second)), QString(kOperatorToken));
     QVERIFY2(window.statusBar()->currentMessage().contains("token was forgotten"),
              qPrintable(window.statusBar()->currentMessage()));
     QCOMPARE(state->NodeCount(), 1);
     QCOMPARE(state->Node(0).admin_address, AddressOf(*second));
     QCOMPARE(window.overview_view()->Model()->rowCount(), 1);
-    QCOMPARE(window.live_source()->Token(0), QString(kOperator));
+    QCOMPARE(window.live_source()->Token(0), QString(kOperatorToken));
     QCOMPARE(window.CurrentNode(), 0);
     const uint64_t sequence = state->Node(0).telemetry ? state->Node(0).telemetry->sequence() : 0;
     QTRY_VERIFY_WITH_TIMEOUT(state->Node(0).telemetry &&
@@ -302,18 +302,18 @@ class NodeHealthTest : public QObject {
     QVERIFY(node);
     MainWindow window(options_);
     const QString address = AddressOf(*node);
-    QVERIFY(window.AddNode(address, kViewer, nullptr));
+    QVERIFY(window.AddNode(address, kViewerToken, nullptr));
     QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
     QString error;
     QVERIFY(!window.AddNode(address, "wrong-token", &error));
     QVERIFY2(error.contains("already watched") && error.contains("Edit token"), qPrintable(error));
-    QCOMPARE(window.live_source()->Token(0), QString(kViewer));
+    QCOMPARE(window.live_source()->Token(0), QString(kViewerToken));
     QCOMPARE(window.State()->NodeCount(), 1);
     // The same address again with its own token, or none, changes nothing and is no error.
-    QVERIFY(window.AddNode(address, kViewer, &error));
+    QVERIFY(window.AddNode(address, kViewerToken, &error));
     QVERIFY(window.AddNode(" " + address, {}, &error));
     QCOMPARE(window.State()->NodeCount(), 1);
-    QCOMPARE(window.live_source()->Token(0), QString(kViewer));
+    QCOMPARE(window.live_source()->Token(0), QString(kViewerToken));
     QCOMPARE(window.State()->Node(0).health, NodeHealth::kServing);
     window.live_source()->Stop();
   }

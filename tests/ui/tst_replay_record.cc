@@ -54,7 +54,7 @@ GeneratedCluster Small() {
   g.pool_size = 3;
   return g;
 }
-constexpr int kFrames = 100;
+constexpr int kRecordedFrames = 100;
 
 uint64_t SequenceOf(const ClusterState& state, int node) {
   return state.Node(node).telemetry ? state.Node(node).telemetry->sequence() : 0;
@@ -69,8 +69,9 @@ class ReplayRecordTest : public QObject {
   void initTestCase() {
     QVERIFY(dir_.isValid());
     path_ = dir_.filePath("generated.rec");
-    QVERIFY(
-        railyard::ui::testing::WriteGeneratedRecording(path_.toStdString(), Small(), kFrames).ok());
+    QVERIFY(railyard::ui::testing::WriteGeneratedRecording(path_.toStdString(), Small(),
+                                                           kRecordedFrames)
+                .ok());
   }
 
   void openShowsSpanNodesAndEvents() {
@@ -80,7 +81,7 @@ class ReplayRecordTest : public QObject {
     QVERIFY2(replay.Open(path_, &error), qPrintable(error));
     const GeneratedCluster g = Small();
     QCOMPARE(replay.StartMs(), g.TimeOf(0));
-    QCOMPARE(replay.EndMs(), g.TimeOf(kFrames - 1));
+    QCOMPARE(replay.EndMs(), g.TimeOf(kRecordedFrames - 1));
     QCOMPARE(replay.PositionMs(), g.TimeOf(0));
     QCOMPARE(state.NodeCount(), 5);
     QCOMPARE(SequenceOf(state, 0), 1u);
@@ -179,7 +180,7 @@ class ReplayRecordTest : public QObject {
     QTRY_VERIFY_WITH_TIMEOUT(finished.count() == 1, 20000);
     QVERIFY(!replay.Playing());
     QCOMPARE(replay.PositionMs(), replay.EndMs());
-    QCOMPARE(SequenceOf(state, 4), uint64_t(kFrames));
+    QCOMPARE(SequenceOf(state, 4), uint64_t(kRecordedFrames));
     replay.Play();  // From the end, play starts over.
     QVERIFY(replay.PositionMs() < replay.EndMs());
     replay.Pause();
@@ -455,7 +456,7 @@ class ReplayRecordTest : public QObject {
     const GeneratedCluster g = Small();
     QCOMPARE(states, (QStringList{QString("0:03.3  n001  lame duck"),
                                   QString("0:06.6  n001  lame duck left")}));
-    QCOMPARE(g.TimeOf(kFrames / 3) - replay.StartMs(), qint64{3300});
+    QCOMPARE(g.TimeOf(kRecordedFrames / 3) - replay.StartMs(), qint64{3300});
     QCOMPARE(marks.size(), 3);
     const QStringList kinds{"drain", "compact", "undrain"};
     const QImage image = slider->grab().toImage();
@@ -488,13 +489,14 @@ class ReplayRecordTest : public QObject {
     QTemporaryDir dir;
     const QString path = dir.filePath("viewed.rec");
     QVERIFY(
-        railyard::ui::testing::WriteGeneratedRecording(path.toStdString(), Small(), kFrames).ok());
+        railyard::ui::testing::WriteGeneratedRecording(path.toStdString(), Small(), kRecordedFrames)
+            .ok());
     {
       ClusterState state;
       ReplaySource replay(&state);
       QVERIFY(replay.Open(path, nullptr));
       replay.Seek(replay.EndMs());
-      QCOMPARE(SequenceOf(state, 4), uint64_t(kFrames));
+      QCOMPARE(SequenceOf(state, 4), uint64_t(kRecordedFrames));
       QCOMPARE(replay.Events().size(), 3);
       QVERIFY(!QFile::exists(path + "-wal"));
       QVERIFY(!QFile::exists(path + "-shm"));

@@ -9,6 +9,7 @@
 #include "core/node/node.h"
 #include "core/rpc/client.h"
 #include "railyard/docservice.pb.h"
+#include "tests/support/admin_tokens.h"
 #include "tests/support/qtest_main.h"
 #include "ui/models/overview_model.h"
 #include "ui/models/replication_lag_model.h"
@@ -19,12 +20,12 @@
 #include "ui/views/qcustomplot_include.h"
 #include "ui/views/replication_view.h"
 
+using railyard::testing::kViewerToken;
 using namespace railyard;
 using namespace railyard::ui;
 
 namespace {
 
-constexpr char kViewer[] = "viewer-token-replication-live";
 constexpr char kReplication[] = "replication-token-replication-live";
 
 std::unique_ptr<node::Node> OpenNode(const QString& dir, const std::string& name,
@@ -35,7 +36,7 @@ std::unique_ptr<node::Node> OpenNode(const QString& dir, const std::string& name
   options.io_threads = 1;
   options.worker_threads = 2;
   options.storage.doc_cache_bytes = 1 << 20;
-  options.admin.viewer_tokens = {kViewer};
+  options.admin.viewer_tokens = {kViewerToken};
   options.replication.replica = !follow.empty();
   options.replication.follow = follow;
   options.replication.tokens = {kReplication};
@@ -103,9 +104,9 @@ class ReplicationLiveTest : public QObject {
     options.poll_hz = 20;
     source.SetOptions(options);
     const int u = source.AddNode(QString::fromStdString(updater->admin_endpoint().ToString()),
-                                 kViewer, nullptr);
+                                 kViewerToken, nullptr);
     const int r = source.AddNode(QString::fromStdString(replica->admin_endpoint().ToString()),
-                                 kViewer, nullptr);
+                                 kViewerToken, nullptr);
     QVERIFY(u >= 0 && r >= 0);
     Recorder recorder(&state);
     QString error;

@@ -32,28 +32,13 @@ using railyard::ui::SlotMatrixModel;
 using railyard::ui::SlotMatrixSortModel;
 using railyard::ui::SlotMatrixTotalsModel;
 using railyard::ui::SlotMatrixView;
+using railyard::ui::testing::ApplyGenerated;
 using railyard::ui::testing::GeneratedCluster;
 
 using railyard::ui::testing::SaveScreenshot;
 namespace {
 
 using Telemetry = railyard::admin::Telemetry;
-
-// Declares the cluster's nodes and applies frame `frame` of all of them at its time.
-void ApplyGenerated(ClusterState* state, const GeneratedCluster& g, int frame,
-                    const std::set<int>& lame = {}) {
-  if (state->NodeCount() == 0) {
-    for (int n = 0; n < g.nodes; ++n) {
-      state->AddNode(QString("10.0.0.%1:7001").arg(n), QString::fromStdString(g.NodeName(n)));
-    }
-  }
-  std::vector<ClusterState::Update> updates;
-  for (int n = 0; n < g.nodes; ++n) {
-    updates.push_back(
-        {n, std::make_shared<const Telemetry>(g.Telemetry(n, frame, lame.count(n) > 0))});
-  }
-  state->ApplyFrame(updates, g.TimeOf(frame));
-}
 
 // Checks `model`'s invariants now and after every change while the test runs.
 std::unique_ptr<QAbstractItemModelTester> Tester(QAbstractItemModel* model) {

@@ -22,6 +22,7 @@
 #include "ui/models/ring_buffer.h"
 #include "ui/models/throughput_model.h"
 
+using railyard::ui::testing::ApplySnapshot;
 using namespace railyard;
 using namespace railyard::ui;
 using railyard::ui::testing::StorageTestNode;
@@ -63,10 +64,6 @@ void AddMethod(admin::Telemetry* t, const std::string& method, double rate, doub
   m->set_requests_per_s(rate);
   m->set_p50_us(p50);
   m->set_p99_us(p99);
-}
-
-void Apply(ClusterState& state, int node, TelemetryPtr t, qint64 now_ms) {
-  state.ApplyFrame({{node, std::move(t), {}}}, now_ms);
 }
 
 }  // namespace
@@ -162,7 +159,7 @@ class StorageModelsTest : public QObject {
     for (int f = 0; f < 20 * 60 * 10; ++f) {
       TelemetryPtr t = MakeTelemetry("n", t0 + qint64(f) * 100);
       t->mutable_throughput()->set_requests_per_s(100 + f % 5);
-      Apply(state, node, t, t0 + qint64(f) * 100);
+      ApplySnapshot(state, node, t, t0 + qint64(f) * 100);
     }
     QVERIFY2(model.series(node).size() <= 1820 + 3 * 362,
              qPrintable(QString::number(model.series(node).size())));
@@ -184,8 +181,8 @@ class StorageModelsTest : public QObject {
     first->set_unix_ms(1000);
     first->set_state(admin::NODE_SERVING);
     std::weak_ptr<admin::Telemetry> watch = first;
-    Apply(state, node, std::move(first), 1000);
-    Apply(state, node, MakeTelemetry("n", 1100), 1100);
+    ApplySnapshot(state, node, std::move(first), 1000);
+    ApplySnapshot(state, node, MakeTelemetry("n", 1100), 1100);
     QVERIFY(QThreadPool::globalInstance()->waitForDone(10000));
     QVERIFY(watch.expired());
     QVERIFY(freed_on.load() != nullptr);
@@ -312,10 +309,10 @@ class StorageModelsTest : public QObject {
     t1->mutable_storage()->set_writes(1900);
     t1->mutable_storage()->set_deletes(100);
     QSignalSpy changed(&model, &CompactionModel::Changed);
-    Apply(state, a, t1, 100000);
+    ApplySnapshot(state, a, t1, 100000);
     QCOMPARE(changed.count(), 1);
     // A frame that does not touch node a does not recompute.
-    Apply(state, b, MakeTelemetry("b", 100000), 100000);
+    ApplySnapshot(state, b, MakeTelemetry("b", 100000), 100000);
     QCOMPARE(changed.count(), 1);
 
     QCOMPARE(model.Indexes().size(), 3);
@@ -347,7 +344,7 @@ class StorageModelsTest : public QObject {
     t2->mutable_storage()->set_deletes(100);
     QSignalSpy inserted(history, &QAbstractItemModel::rowsInserted);
     QSignalSpy reset(history, &QAbstractItemModel::modelReset);
-    Apply(state, a, t2, 101000);
+    ApplySnapshot(state, a, t2, 101000);
     QCOMPARE(inserted.count(), 1);  // Only the new event, on top.
     QCOMPARE(inserted[0][1].toInt(), 0);
     QCOMPARE(inserted[0][2].toInt(), 0);
@@ -371,7 +368,7 @@ class StorageModelsTest : public QObject {
     TelemetryPtr t3 = MakeTelemetry("a", 102000);
     t3->mutable_storage()->set_index_entry_writes(5100);
     t3->mutable_storage()->set_writes(10);
-    Apply(state, a, t3, 102000);
+    ApplySnapshot(state, a, t3, 102000);
     QCOMPARE(model.ObservedWriteAmplification(), -1.0);
     QCOMPARE(model.WriteAmplification(), 510.0);  // Overstates after a restart, as documented.
 
@@ -405,7 +402,7 @@ class StorageModelsTest : public QObject {
         const int n = f * (kPerFrame - 20) + i;  // Event number: output, and its time.
         AddCompaction(t.get(), {0}, uint64_t(n), 10, 1000 + n / 2 * 2, false);
       }
-      Apply(state, a, t, 1000000 + f);
+      ApplySnapshot(state, a, t, 1000000 + f);
     }
     const int newest = (kFrames - 1) * (kPerFrame - 20) + kPerFrame - 1;  // 739: pairs are whole.
     QCOMPARE(history->rowCount(), CompactionHistoryModel::kMaxRows);
@@ -511,7 +508,7 @@ class StorageModelsTest : public QObject {
     add_page(11, 0, 1, 1.0, false);  // An index the list did not mention: still shown.
     t->mutable_storage()->set_bloom_budget_bytes(4096);
     t->mutable_storage()->set_bloom_resident_bytes(3072);
-    Apply(state, a, t, 1000);
+    ApplySnapshot(state, a, t, 1000);
 
     QCOMPARE(model.RowCount(), 3);
     QCOMPARE(model.ColumnCount(), 4);

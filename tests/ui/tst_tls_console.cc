@@ -14,7 +14,7 @@
 
 using namespace railyard;
 using namespace railyard::ui;
-using testing::TlsAdminFixture;
+using railyard::testing::TlsAdminFixture;
 
 class TlsConsoleTest : public QObject {
   Q_OBJECT
@@ -29,10 +29,12 @@ class TlsConsoleTest : public QObject {
   void watchesAndActsOverTlsWithTheFlags() {
     MainWindow window(Options(TlsAdminFixture::FlagsFor(fixture_->GoodClient())));
     QString error;
-    QVERIFY2(window.AddNode(Address(), testing::kTlsViewerToken, &error), qPrintable(error));
+    QVERIFY2(window.AddNode(Address(), railyard::testing::kTlsViewerToken, &error),
+             qPrintable(error));
     const ClusterState* state = window.State();
     QTRY_VERIFY_WITH_TIMEOUT(state->Node(0).health == NodeHealth::kServing, 10000);
-    QCOMPARE(state->Node(0).telemetry->service_address(), std::string(testing::kTlsServiceMarker));
+    QCOMPARE(state->Node(0).telemetry->service_address(),
+             std::string(railyard::testing::kTlsServiceMarker));
 
     // An action goes over TLS too: the service answers it (and refuses a viewer's drain), where
     // plain TCP would not have reached it at all.
@@ -49,7 +51,7 @@ class TlsConsoleTest : public QObject {
 
   void aCaThatDoesNotMatchSaysWhy() {
     MainWindow window(Options(TlsAdminFixture::FlagsFor(fixture_->WrongCaClient())));
-    QVERIFY(window.AddNode(Address(), testing::kTlsViewerToken, nullptr));
+    QVERIFY(window.AddNode(Address(), railyard::testing::kTlsViewerToken, nullptr));
     const ClusterState* state = window.State();
     QTRY_VERIFY_WITH_TIMEOUT(state->Node(0).health == NodeHealth::kUnreachable, 10000);
     QVERIFY2(state->Node(0).last_error.contains("certificate verify failed"),
@@ -69,9 +71,11 @@ class TlsConsoleTest : public QObject {
     file.close();
     MainWindow window(Options({}));
     QString error;
-    QVERIFY2(window.OpenClusterFile(path, testing::kTlsViewerToken, &error), qPrintable(error));
+    QVERIFY2(window.OpenClusterFile(path, railyard::testing::kTlsViewerToken, &error),
+             qPrintable(error));
     QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
-    QCOMPARE(window.State()->Node(0).telemetry->node(), std::string(testing::kTlsNodeName));
+    QCOMPARE(window.State()->Node(0).telemetry->node(),
+             std::string(railyard::testing::kTlsNodeName));
   }
 
  private:
