@@ -18,6 +18,7 @@
 #include "tests/ui/screenshot.h"
 #include "tests/ui/ui_test_support.h"
 #include "ui/models/cluster_state.h"
+#include "ui/models/flow_model.h"
 #include "ui/models/slot_matrix_client_detail.h"
 #include "ui/models/slot_matrix_model.h"
 #include "ui/models/slot_matrix_sort.h"
@@ -27,6 +28,7 @@
 
 using railyard::ui::ClientDetailModel;
 using railyard::ui::ClusterState;
+using railyard::ui::FlowModel;
 using railyard::ui::ReplaySource;
 using railyard::ui::SlotMatrixModel;
 using railyard::ui::SlotMatrixSortModel;
@@ -530,6 +532,92 @@ class SlotMatrixTest : public QObject {
     window.view.show();
     QVERIFY(window.view.Model()->Active());
     QCOMPARE(window.view.Model()->rowCount(), g.clients);
+  }
+
+  // Which processes are servers, which clients, and which servers only a pool names: worked out
+  // once, by the cluster state, and the slot matrix and the flow show the same, as nodes answer,
+  // claim an address, go and come back.
+  void theSlotMatrixAndTheFlowShareOneTopology() {
+    ClusterState state;
+    SlotMatrixModel matrix(&state);
+    FlowModel flow(&state);
+    const quint64 id = 0x78;
+    const std::string unwatched = "10.0.0.9:7000";
+    state.AddNode("10.0.0.1:7001", "backend-1");
+    state.AddNode("10.0.1.1:7001", "loadgen");
+    auto server = [](const std::string& name, const std::string& address) {
+      Telemetry t;
+      t.set_node(name);
+      t.set_role(railyard::admin::ROLE_SERVER);
+      t.set_state(railyard::admin::NODE_SERVING);
+      t.set_service_address(address);
+      return std::make_shared<const Telemetry>(t);
+    };
+    Telemetry client = ClientProcess("loadgen", id, 1'750'000'000'000, 0, 0, 0);
+    for (const auto& [address, slot] :
+         std::vector<std::pair<std::string, uint32_t>>{{"10.0.0.1:7000", 0}, {unwatched, 1}}) {
+      railyard::admin::PoolEntry* e = client.mutable_pools(0)->add_entries();
+      e->set_server(address);
+      e->set_slot(slot);
+    }
+    const auto client_telemetry = std::make_shared<const Telemetry>(client);
+    // The servers each model shows, watched by node index, unwatched by address.
+    auto matrix_servers = [&] {
+      QStringList names;
+      for (int c = SlotMatrixModel::kFirstServerColumn; c < matrix.columnCount(); ++c) {
+        const int s = matrix.ServerOfColumn(c);
+        names << (matrix.IsWatched(s) ? QString("node %1").arg(s) : matrix.ServerName(s));
+      }
+      names.sort();
+      return names;
+    };
+    auto flow_servers = [&] {
+      QStringList names;
+      for (int s : flow.ServerOrder()) {
+        const FlowModel::Server& server = flow.Servers()[size_t(s)];
+        names << (server.watched() ? QString("node %1").arg(server.node) : server.name);
+      }
+      names.sort();
+      return names;
+    };
+    qint64 now = 1'750'000'000'000;
+    auto frame = [&](std::vector<ClusterState::Update> updates) {
+      now += 1000;
+      state.ApplyFrame(updates, now);
+    };
+
+    frame({{0, server("backend-1", "10.0.0.1:7000")}, {1, client_telemetry}});
+    QCOMPARE(state.RoleOf(0), ClusterState::Role::kServer);
+    QCOMPARE(state.RoleOf(1), ClusterState::Role::kClientOnly);
+    QVERIFY(state.IsUnwatchedServer(unwatched));
+    QVERIFY(!state.IsUnwatchedServer(std::string("10.0.0.1:7000")));  // backend-1's.
+    const QStringList with_unwatched = {"10.0.0.9:7000", "node 0"};
+    QCOMPARE(matrix_servers(), with_unwatched);
+    QCOMPARE(flow_servers(), with_unwatched);
+
+    // A node answers at that address: it is that server, watched, in both.
+    state.AddNode("10.0.0.9:7001", "backend-9");
+    frame({{0, server("backend-1", "10.0.0.1:7000")},
+           {1, client_telemetry},
+           {2, server("backend-9", unwatched)}});
+    QVERIFY(!state.IsUnwatchedServer(unwatched));
+    QCOMPARE(state.NodeAtAddress(unwatched), 2);
+    QCOMPARE(matrix_servers(), QStringList({"node 0", "node 2"}));
+    QCOMPARE(flow_servers(), QStringList({"node 0", "node 2"}));
+
+    // Removed, nobody watches it again.
+    state.RemoveNode(2);
+    frame({{0, server("backend-1", "10.0.0.1:7000")}, {1, client_telemetry}});
+    QVERIFY(state.IsUnwatchedServer(unwatched));
+    QCOMPARE(matrix_servers(), with_unwatched);
+    QCOMPARE(flow_servers(), with_unwatched);
+
+    // The client's node goes: what its pools said is no longer known, in either.
+    frame({{0, server("backend-1", "10.0.0.1:7000")}, {1, nullptr, "connection refused"}});
+    QVERIFY(!state.IsUnwatchedServer(unwatched));
+    QCOMPARE(state.RoleOf(1), ClusterState::Role::kClientOnly);  // Kept while it is down.
+    QCOMPARE(matrix_servers(), QStringList({"node 0"}));
+    QCOMPARE(flow_servers(), QStringList({"node 0"}));
   }
 
   void aServerOnlyAPoolNamesGetsAColumn() {

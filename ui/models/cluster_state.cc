@@ -100,6 +100,7 @@ int ClusterState::AddNode(const QString& admin_address, const QString& name) {
   view.admin_address = admin_address;
   view.name = name.isEmpty() ? admin_address : name;
   nodes_.push_back(std::move(view));
+  pool_servers_.emplace_back();
   const int index = NodeCount() - 1;
   for (std::string& address : AddressesOf(Node(index)))
     node_at_address_.try_emplace(address, index);
@@ -154,6 +155,13 @@ QVector<int> ClusterState::Apply(const std::vector<Update>& updates, qint64 now_
       if (!changed.contains(i)) changed.push_back(i);
     }
   }
+  // Nearly every server a pool names is a watched node's; those are not counted, so when a node's
+  // addresses change every pool is counted again.
+  if (addresses_changed) {
+    CountAllPoolServers();
+  } else {
+    for (int node : changed) CountPoolServers(node);
+  }
   return changed;
 }
 
@@ -162,6 +170,8 @@ void ClusterState::Tick(qint64 now_ms) { ApplyFrame({}, now_ms); }
 void ClusterState::Clear() {
   nodes_.clear();
   node_at_address_.clear();
+  pool_servers_.clear();
+  pool_server_count_.clear();
   now_ms_ = 0;
   Q_EMIT NodesReset();
 }
@@ -169,7 +179,9 @@ void ClusterState::Clear() {
 void ClusterState::RemoveNode(int index) {
   if (index < 0 || index >= NodeCount()) return;
   nodes_.erase(nodes_.begin() + index);
+  pool_servers_.erase(pool_servers_.begin() + index);
   IndexAddresses();
+  CountAllPoolServers();
   removed_node_ = index;
   Q_EMIT NodesReset();
   removed_node_ = -1;
@@ -187,6 +199,50 @@ void ClusterState::IndexAddresses() {
     // The first node to claim an address keeps it (two nodes cannot serve at one address).
     for (std::string& address : AddressesOf(Node(i))) node_at_address_.try_emplace(address, i);
   }
+}
+
+void ClusterState::UncountPoolServers(int node) {
+  for (const std::string& address : pool_servers_[static_cast<size_t>(node)]) {
+    if (auto it = pool_server_count_.find(address); it != pool_server_count_.end()) {
+      if (--it->second <= 0) pool_server_count_.erase(it);
+    }
+  }
+  pool_servers_[static_cast<size_t>(node)].clear();
+}
+
+void ClusterState::CountPoolServers(int node) {
+  UncountPoolServers(node);
+  const NodeView& view = Node(node);
+  if (!view.telemetry || !IsLive(view.health)) return;
+  std::vector<std::string>& named = pool_servers_[static_cast<size_t>(node)];
+  for (const admin::ClientPool& pool : view.telemetry->pools()) {
+    for (const admin::PoolEntry& entry : pool.entries()) {
+      if (!entry.server().empty() && NodeAtAddress(entry.server()) < 0) {
+        named.push_back(entry.server());
+      }
+    }
+  }
+  std::sort(named.begin(), named.end());
+  named.erase(std::unique(named.begin(), named.end()), named.end());
+  for (const std::string& address : named) ++pool_server_count_[address];
+}
+
+void ClusterState::CountAllPoolServers() {
+  pool_server_count_.clear();
+  for (int node = 0; node < NodeCount(); ++node) {
+    pool_servers_[static_cast<size_t>(node)].clear();
+    CountPoolServers(node);
+  }
+}
+
+ClusterState::Role ClusterState::RoleOf(int node) const {
+  const NodeView& view = Node(node);
+  if (!view.telemetry) return Role::kUnknown;
+  return ServesRequests(*view.telemetry) ? Role::kServer : Role::kClientOnly;
+}
+
+bool ClusterState::IsUnwatchedServer(const std::string& address) const {
+  return pool_server_count_.count(address) > 0 && NodeAtAddress(address) < 0;
 }
 
 int ClusterState::NodeAtAddress(const std::string& address) const {

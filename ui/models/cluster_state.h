@@ -113,6 +113,18 @@ class ClusterState : public QObject {
   // that no watched node is, which the slot matrix and the flow show as "not watched".
   int NodeAtAddress(const std::string& address) const;
   int NodeAtAddress(const QString& address) const { return NodeAtAddress(address.toStdString()); }
+  // What kind of process a node is, by its latest telemetry (kept while it is down): a server (or
+  // both), a client only (ROLE_CLIENT: its figures are calls it made), or not known until it first
+  // answers.
+  enum class Role { kUnknown, kServer, kClientOnly };
+  Role RoleOf(int node) const;
+  // Whether the pools of live nodes, as of the last frame, hold a connection to a server at
+  // `address` that no watched node answers for (NodeAtAddress < 0): a server nobody watches, which
+  // the slot matrix and the flow show as "not watched".
+  bool IsUnwatchedServer(const std::string& address) const;
+  bool IsUnwatchedServer(const QString& address) const {
+    return IsUnwatchedServer(address.toStdString());
+  }
   qint64 NowMs() const { return now_ms_; }
   void SetStaleAfterMs(qint64 ms) { stale_after_ms_ = ms; }
 
@@ -134,9 +146,18 @@ class ClusterState : public QObject {
 
   // NodeAtAddress's map, rebuilt whenever a node's addresses may have changed.
   void IndexAddresses();
+  // The servers no node answers for that node `node`'s pools name, counted again from its
+  // telemetry (none unless live); and for every node.
+  void CountPoolServers(int node);
+  void UncountPoolServers(int node);
+  void CountAllPoolServers();
 
   std::vector<NodeView> nodes_;
   std::unordered_map<std::string, int> node_at_address_;
+  // By node: the distinct servers no node answers for that its pools name as of its last frame;
+  // and by address, how many nodes' pools name it (IsUnwatchedServer).
+  std::vector<std::vector<std::string>> pool_servers_;
+  std::unordered_map<std::string, int> pool_server_count_;
   qint64 now_ms_ = 0;
   qint64 history_ms_ = 0;
   qint64 stale_after_ms_ = 5000;

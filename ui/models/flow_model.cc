@@ -44,7 +44,7 @@ void FlowModel::Reset() {
   edge_states_.clear();
   edge_of_.clear();
   client_of_.clear();
-  server_of_address_.clear();
+  unwatched_server_of_.clear();
   server_of_node_.clear();
   node_read_ms_.clear();
   reported_ms_.clear();
@@ -65,11 +65,8 @@ void FlowModel::OnNodeAdded(int node) {
     s.node = n;
     s.name = state_->Node(n).name;
     s.health = state_->Node(n).health;
-    const int index = static_cast<int>(servers_.size());
-    server_of_node_.push_back(index);
-    const std::string key = s.name.toStdString();
+    server_of_node_.push_back(static_cast<int>(servers_.size()));
     servers_.push_back(std::move(s));
-    ClaimAddress(key, index);
     node_read_ms_.push_back(0);
     reported_ms_.push_back(0);
   }
@@ -142,20 +139,23 @@ QString FlowModel::NodeText(bool server, int index) const {
                     .arg(c.busy);
 }
 
-int FlowModel::ServerFor(const std::string& address) {
+int FlowModel::KnownServer(const std::string& address) const {
   // A watched node, by the cluster state's topology (the one the slot matrix reads too).
   if (const int node = state_->NodeAtAddress(address);
       node >= 0 && node < static_cast<int>(server_of_node_.size())) {
     return server_of_node_[node];
   }
-  if (auto it = server_of_address_.find(address); it != server_of_address_.end()) {
-    return it->second;
-  }
+  const auto it = unwatched_server_of_.find(address);
+  return it == unwatched_server_of_.end() ? -1 : it->second;
+}
+
+int FlowModel::ServerFor(const std::string& address) {
+  if (const int known = KnownServer(address); known >= 0) return known;
   Server s;
   s.name = QString::fromStdString(address);
   const int index = static_cast<int>(servers_.size());
   servers_.push_back(std::move(s));
-  server_of_address_.emplace(address, index);
+  unwatched_server_of_.emplace(address, index);
   order_dirty_ = true;
   return index;
 }
@@ -215,27 +215,27 @@ void FlowModel::SyncNode(int node) {
   server.health = view.health;
   if (server.name != view.name) {
     server.name = view.name;
-    ClaimAddress(view.name.toStdString(), s);
     order_dirty_ = true;
   }
-  if (!view.telemetry) return;
-  const bool client_only = !ServesRequests(*view.telemetry);
+  const bool client_only = state_->RoleOf(node) == ClusterState::Role::kClientOnly;
   if (server.hidden != client_only) {
     server.hidden = client_only;
     order_dirty_ = true;
   }
-  if (client_only) return;
-  for (const std::string& address : AddressesOf(view)) ClaimAddress(address, s);
 }
 
-void FlowModel::ClaimAddress(const std::string& key, int server) {
-  auto [it, added] = server_of_address_.try_emplace(key, server);
-  if (added || it->second == server || servers_[size_t(it->second)].watched()) return;
-  // Pools named this server before its node answered: from now on it is the node (the alias's
-  // edges are dropped by ForgetIdle; their rates restart here within kRateWindowMs).
-  servers_[size_t(it->second)].hidden = true;
-  it->second = server;
-  order_dirty_ = true;
+void FlowModel::HideClaimedServers() {
+  for (auto it = unwatched_server_of_.begin(); it != unwatched_server_of_.end();) {
+    if (state_->NodeAtAddress(it->first) < 0) {
+      ++it;
+      continue;
+    }
+    // Pools named this server before its node answered: from now on it is the node (the alias's
+    // edges are dropped by ForgetIdle; their rates restart there within kRateWindowMs).
+    servers_[size_t(it->second)].hidden = true;
+    it = unwatched_server_of_.erase(it);
+    order_dirty_ = true;
+  }
 }
 
 void FlowModel::ReadSlots(int node, const admin::Telemetry& telemetry) {
@@ -268,9 +268,9 @@ void FlowModel::ReadPools(int node, const admin::Telemetry& telemetry) {
       AddConn(side, stamp_, {entry.slot(), entry.requests(), entry.busy()});
     }
     for (const admin::PolicyBackend& backend : pool.policy_backends()) {
-      const auto s = server_of_address_.find(backend.server());
-      if (s == server_of_address_.end()) continue;
-      const auto e = edge_of_.constFind(EdgeKey(c, s->second));
+      const int s = KnownServer(backend.server());
+      if (s < 0) continue;
+      const auto e = edge_of_.constFind(EdgeKey(c, s));
       if (e == edge_of_.constEnd()) continue;
       // A policy that tracks neither leaves both at zero: errors not known.
       const bool known = backend.success_rate() > 0 || backend.recent_errors() > 0;
@@ -463,6 +463,7 @@ void FlowModel::OnFrame(const QVector<int>& changed, bool history) {
       node_read_ms_[node] = view.updated_ms;
     }
   }
+  HideClaimedServers();
   for (int node = 0; node < reported_ms_.size(); ++node) {
     if (reported_ms_[node] <= 0) continue;
     const admin::Telemetry& telemetry = *state_->Node(node).telemetry;

@@ -164,11 +164,13 @@ class FlowModel : public QObject {
   void SyncNode(int node);
   void ReadSlots(int node, const admin::Telemetry& telemetry);
   void ReadPools(int node, const admin::Telemetry& telemetry);
-  // The server pools mean by `address` (a service address or a name); an unwatched one is made
-  // for an address no node has claimed.
+  // The server pools mean by `address` (a service address or a name): the node the cluster
+  // state's topology says answers there, else an unwatched server, made for an address new here.
   int ServerFor(const std::string& address);
-  // Makes `key` mean node server `server`, taking it from an unwatched server pools named first.
-  void ClaimAddress(const std::string& key, int server);
+  // The same without making one: -1 for an address not seen.
+  int KnownServer(const std::string& address) const;
+  // Hides the unwatched servers whose address a node has claimed since (NodeAtAddress).
+  void HideClaimedServers();
   int ClientFor(quint64 id, const std::string& name);
   int EdgeFor(int client, int server);
   static void AddConn(Side& side, quint64 stamp, const Conn& conn);
@@ -182,10 +184,11 @@ class FlowModel : public QObject {
   std::vector<Server> servers_;
   std::vector<Client> clients_;
   std::vector<Edge> edges_;
-  std::vector<EdgeState> edge_states_;                      // Parallel to edges_.
-  QHash<quint64, int> edge_of_;                             // (client << 32 | server) -> edge.
-  QHash<quint64, int> client_of_;                           // client id -> client.
-  std::unordered_map<std::string, int> server_of_address_;  // Service address or name.
+  std::vector<EdgeState> edge_states_;  // Parallel to edges_.
+  QHash<quint64, int> edge_of_;         // (client << 32 | server) -> edge.
+  QHash<quint64, int> client_of_;       // client id -> client.
+  // Unwatched servers by the address pools name them by, until a node claims it.
+  std::unordered_map<std::string, int> unwatched_server_of_;
   QVector<int> server_of_node_;
   QVector<qint64> node_read_ms_;  // Time of each node's telemetry last read.
   QVector<qint64> reported_ms_;   // This frame: the time of each node's new report, else 0.

@@ -11,13 +11,18 @@
 namespace railyard::ui {
 
 bool SlotMatrixModel::ShowsServer(int server) const {
-  if (server >= nodes_) {
-    // Unwatched: while some pool holds a connection there and no node has claimed the address.
-    return totals_[size_t(server)].in_use > 0 && state_->NodeAtAddress(server_names_[server]) < 0;
+  // Which servers there are is the cluster state's topology; a node not heard from yet gets its
+  // column once it fails (it may be a server that is down).
+  if (server >= nodes_) return state_->IsUnwatchedServer(server_names_[server]);
+  switch (state_->RoleOf(server)) {
+    case ClusterState::Role::kServer:
+      return true;
+    case ClusterState::Role::kClientOnly:
+      return false;
+    case ClusterState::Role::kUnknown:
+      break;
   }
-  const NodeView& node = state_->Node(server);
-  if (node.telemetry) return ServesRequests(*node.telemetry);
-  return node.health != NodeHealth::kConnecting;
+  return state_->Node(server).health != NodeHealth::kConnecting;
 }
 
 QString SlotMatrixModel::ServerMark(int server) const {
