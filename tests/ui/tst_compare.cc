@@ -197,6 +197,11 @@ class CompareTest : public QObject {
                  QString::number((*printed)["p50_ms"].toDouble(), 'f', 3));
         QCOMPARE(QString::number(s.p99_us / 1000, 'f', 3),
                  QString::number((*printed)["p99_ms"].toDouble(), 'f', 3));
+        // The calls made over the span, counted, not integrated from rounded rates.
+        QVERIFY(s.requests_exact);
+        QCOMPARE(s.total_requests, (*printed)["requests"].toDouble());
+        QCOMPARE(window.SummaryTable()->item(2, side)->text(),
+                 QString::number(s.total_requests, 'f', 0));
         const QString cell = window.SummaryTable()->item(5, side)->text();
         QVERIFY2(!cell.startsWith(QStringLiteral("\u2248")), qPrintable(cell));
         ++side;
@@ -204,7 +209,9 @@ class CompareTest : public QObject {
     }
     window.SetNode(QStringLiteral("backend-3"));  // A server: no histogram in its telemetry.
     QVERIFY(!window.Summary(CompareWindow::kA).latency_exact);
+    QVERIFY(!window.Summary(CompareWindow::kA).requests_exact);
     QVERIFY(window.SummaryTable()->item(5, 0)->text().startsWith(QStringLiteral("\u2248")));
+    QVERIFY(window.SummaryTable()->item(2, 0)->text().startsWith(QStringLiteral("\u2248")));
   }
 
   void summaryAndRatiosComeFromTheSeries() {
@@ -219,27 +226,31 @@ class CompareTest : public QObject {
     for (const QString& node : {QString(), QStringLiteral("backend-3")}) {
       window.SetNode(node);
       QCOMPARE(window.Node(), node);
-      double totals[2] = {0, 0}, failed[2] = {0, 0};
+      double rates[2] = {0, 0}, totals[2] = {0, 0}, failed[2] = {0, 0};
       int side = 0;
       for (const RecordingSeries* s : {a, b}) {
         for (const SeriesPoint& p : *s->Points(node)) {
-          totals[side] += p.requests_per_s;  // One-second buckets.
+          rates[side] += p.requests_per_s;  // One-second buckets.
           failed[side] += double(p.errors_per_s) + double(p.rejections_per_s);
         }
         const SeriesSummary summary = window.Summary(side);
-        QVERIFY(totals[side] > 0);
+        QVERIFY(rates[side] > 0);
+        // The cluster's total is the clients' counted calls (above); a server's integrates.
+        QCOMPARE(summary.requests_exact, node.isEmpty());
+        totals[side] = node.isEmpty() ? summary.total_requests : rates[side];
         QCOMPARE(summary.total_requests, totals[side]);
-        QCOMPARE(summary.failed_share, failed[side] / totals[side]);
+        QCOMPARE(summary.failed_share, failed[side] / rates[side]);  // Like over like.
         QCOMPARE(summary.nodes, 21);
         QCOMPARE(summary.span_s, s->SpanSeconds());
         ++side;
       }
       // The table's B/A column is the ratio of its A and B columns' figures.
       QTableWidget* table = window.SummaryTable();
-      QCOMPARE(table->item(2, 0)->text(), QString::number(totals[0], 'f', 0));
-      QCOMPARE(table->item(2, 1)->text(), QString::number(totals[1], 'f', 0));
+      const QString approx = node.isEmpty() ? QString() : QStringLiteral("\u2248 ");
+      QCOMPARE(table->item(2, 0)->text(), approx + QString::number(totals[0], 'f', 0));
+      QCOMPARE(table->item(2, 1)->text(), approx + QString::number(totals[1], 'f', 0));
       QCOMPARE(table->item(2, 2)->text(), QString::number(totals[1] / totals[0], 'f', 3));
-      const double share_ratio = (failed[1] / totals[1]) / (failed[0] / totals[0]);
+      const double share_ratio = (failed[1] / rates[1]) / (failed[0] / rates[0]);
       QCOMPARE(table->item(3, 2)->text(), QString::number(share_ratio, 'f', 3));
       QCOMPARE(table->item(1, 2)->text(), QStringLiteral("1.000"));
       // Both overlaid on one time axis from each start, although B was recorded an hour later.

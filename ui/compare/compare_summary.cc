@@ -43,6 +43,8 @@ SeriesSummary Summarize(const RecordingSeries& recording, const std::vector<Seri
   }
   s.failed_share = s.total_requests > 0 ? s.failed / s.total_requests : kNoFigure;
   if (latency && latency->count() > 0) {
+    s.total_requests = double(latency->count());
+    s.requests_exact = true;
     s.p50_us = latency->PercentileUs(0.5);
     s.p99_us = latency->PercentileUs(0.99);
     s.latency_exact = true;

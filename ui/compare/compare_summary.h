@@ -11,13 +11,16 @@ namespace railyard::ui {
 // What the compare window's table says about one recording's series (the cluster's or one
 // node's), computed from its buckets only.
 //
-// total_requests integrates the request rate over the buckets (rate x bucket length); failed the
-// same for errors plus rejections; failed_share = failed / total_requests. p50_us and p99_us come
-// from the recording's latency histograms where it carries them (the simulator's clients do):
-// exact over the span, as the process measured them (latency_exact). Otherwise percentiles do not
-// add, and they are approximations: the request-weighted median of the buckets' p50 and the
-// request-weighted 99th percentile of the buckets' p99. NaN where there is nothing to compute from
-// (no requests, no latency measured).
+// Where the recording carries latency histograms (the simulator's clients do), total_requests,
+// p50_us and p99_us come from the histogram over the span: the calls the processes counted between
+// the first snapshot and the last, and their percentiles, as the processes measured them
+// (requests_exact, latency_exact). Otherwise total_requests integrates the request rate over the
+// buckets (rate x bucket length), an approximation (rates are rounded, and a bucket's rate covers
+// it only as far as its snapshots do), and percentiles, which do not add, are approximated too:
+// the request-weighted median of the buckets' p50 and the request-weighted 99th percentile of the
+// buckets' p99. failed integrates errors plus rejections the same way, and failed_share is failed
+// over the integrated requests, like over like. NaN where there is nothing to compute from (no
+// requests, no latency measured).
 struct SeriesSummary {
   double span_s = 0;
   int nodes = 0;
@@ -26,6 +29,7 @@ struct SeriesSummary {
   double failed_share = 0;
   double p50_us = 0;
   double p99_us = 0;
+  bool requests_exact = false;
   bool latency_exact = false;
 };
 

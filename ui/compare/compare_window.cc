@@ -117,11 +117,12 @@ CompareWindow::CompareWindow(QWidget* parent) : QWidget(parent, Qt::Window) {
   summary_->setEditTriggers(QAbstractItemView::NoEditTriggers);
   summary_->horizontalHeader()->setSectionResizeMode(QHeaderView::Stretch);
   summary_->setToolTip(
-      tr("Over each recording's whole span, for what the plots show. Totals integrate the "
-         "rates. p50 and p99 come from the recording's latency histograms where it has them "
-         "(the simulator's: the figures railyardctl sim prints); otherwise, marked \u2248, they "
-         "are request-weighted percentiles of the per-second figures (percentiles do not add, so "
-         "they are approximations)."));
+      tr("Over each recording's whole span, for what the plots show. Total requests, p50 and "
+         "p99 come from the recording's latency histograms where it has them (the simulator's: "
+         "the figures railyardctl sim prints); otherwise, marked \u2248, the total integrates the "
+         "per-second rates and the percentiles are request-weighted percentiles of the "
+         "per-second figures (percentiles do not add, so they are approximations). The failed "
+         "share integrates the rates."));
   events_ = new QTableWidget(0, 5, tables);
   events_->setHorizontalHeaderLabels({tr(""), tr("time"), tr("node"), tr("kind"), tr("detail")});
   events_->setEditTriggers(QAbstractItemView::NoEditTriggers);
@@ -285,13 +286,15 @@ void CompareWindow::FillSummary() {
   };
   const std::vector<double> va = values(a), vb = values(b);
   const bool exact[2] = {a.latency_exact, b.latency_exact};
+  const bool requests_exact[2] = {a.requests_exact, b.requests_exact};
   for (int row = 0; row < int(rows.size()); ++row) {
-    auto text = [row, &exact](double v, int side) {
+    auto text = [row, &exact, &requests_exact](double v, int side) {
+      // A figure without a histogram to take it from is an approximation (compare_summary.h).
+      const QString approx = std::isnan(v) ? QString() : QStringLiteral("\u2248 ");
       if (row == 1) return std::isnan(v) ? QStringLiteral("\u2013") : QString::number(v, 'f', 0);
-      if (row == 2) return Number(v, 0);
+      if (row == 2) return (requests_exact[side] ? QString() : approx) + Number(v, 0);
       if (row == 3) return Percent(v);
-      // A latency percentile without a histogram to compute it from is an approximation.
-      if (row >= 4 && !exact[side] && !std::isnan(v)) return QStringLiteral("\u2248 ") + Number(v);
+      if (row >= 4 && !exact[side]) return approx + Number(v);
       return Number(v);
     };
     const double ratio = have[0] && have[1] ? Ratio(va[size_t(row)], vb[size_t(row)]) : kNoFigure;
