@@ -15,6 +15,14 @@ double RequestP99Us(const admin::Throughput& throughput) {
   return p99;
 }
 
+double LatencyRequestsPerS(const admin::Throughput& throughput) {
+  double rate = 0;
+  for (const admin::MethodStats& m : throughput.methods()) {
+    if (!IsLongPoll(m.method())) rate += m.requests_per_s();
+  }
+  return rate;
+}
+
 double RequestP50Us(const admin::Throughput& throughput) {
   double weight = 0, weighted = 0;
   for (const admin::MethodStats& m : throughput.methods()) {

@@ -20,5 +20,9 @@ bool IsLongPoll(std::string_view method);
 double RequestP99Us(const admin::Throughput& throughput);
 // Of the request methods (long-polls apart), the p50s weighted by each method's recent rate.
 double RequestP50Us(const admin::Throughput& throughput);
+// Requests/s of the methods those percentiles are of (long-polls apart): where it is 0 the latency
+// was not measured, however busy the long-polls keep the node (an updater that only answers its
+// replicas' fetches), and a view says so rather than show 0.
+double LatencyRequestsPerS(const admin::Throughput& throughput);
 
 }  // namespace railyard::cluster

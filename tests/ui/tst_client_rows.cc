@@ -286,6 +286,19 @@ class ClientRowsTest : public QObject {
     QCOMPARE(Cell(model, 1, OverviewModel::kClientP99), kDash);
     // Sorting puts them below any measured latency.
     QVERIFY(model.index(0, OverviewModel::kP99).data(OverviewModel::kSortRole).toDouble() < 0);
+
+    // An updater that only answers its replicas' fetches: busy, but with no request latency to
+    // show (long-polls are not requests' latency, docs/figures.md), so a dash, not "0.00".
+    auto updater = std::make_shared<admin::Telemetry>(*Server("updater", 0, 0));
+    updater->mutable_throughput()->set_requests_per_s(2);
+    admin::MethodStats* fetch = updater->mutable_throughput()->add_methods();
+    fetch->set_method("repl.Fetch");
+    fetch->set_requests(120);
+    fetch->set_requests_per_s(2);
+    fetch->set_p99_us(1'000'000);
+    state.ApplyFrame({{0, updater}}, kT0 + 1000);
+    QCOMPARE(Cell(model, 0, OverviewModel::kRequests), QString("2"));
+    QCOMPARE(Cell(model, 0, OverviewModel::kP99), kDash);
   }
 
   void anUnreachableClientKeepsGreyFigures() {

@@ -275,6 +275,7 @@ class CompareTest : public QObject {
     window.Plot(1)->xAxis->setRange(15, 25);
     window.SetNode("backend-3");
     for (int i = 0; i < 3; ++i) QCOMPARE(window.Plot(i)->xAxis->range(), QCPRange(15, 25));
+    SaveScreenshot(&window, "compare_window_server_approx.png");  // A server's figures: "≈".
     window.SetNode(QString());
     QVERIFY(OpenAndWait(&window, a_, b_));  // A new load shows the whole span again.
     QCOMPARE(window.Plot(0)->xAxis->range().lower, 0.0);

@@ -14,6 +14,7 @@
 #include <QFile>
 #include <QHeaderView>
 #include <QLineEdit>
+#include <QMenu>
 #include <QListWidget>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -531,6 +532,19 @@ class ConsoleHabitsTest : public QObject {
     QCOMPARE(::kill(killed, SIGKILL), 0);
     QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(replica).health == NodeHealth::kUnreachable,
                              20000);
+    // The Node menu as the operator opens it now, with the entry offered.
+    QMenu* node_menu = nullptr;
+    for (QObject* o : window.RestartDemoNodeAction()->associatedObjects()) {
+      if (auto* menu = qobject_cast<QMenu*>(o); menu && menu->title().contains("Node")) {
+        node_menu = menu;
+      }
+    }
+    QVERIFY(node_menu);
+    node_menu->popup(window.mapToGlobal(QPoint(40, 40)));
+    QTRY_VERIFY(node_menu->isVisible());
+    node_menu->setActiveAction(window.RestartDemoNodeAction());
+    QVERIFY(Save(node_menu, "console_demo_node_menu.png"));
+    node_menu->close();
     QVERIFY2(window.RestartDemoNode(replica, &error), qPrintable(error));
     QVERIFY(demo.nodes()[1].pid != killed);
     QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(replica).health == NodeHealth::kServing, 20000);

@@ -52,6 +52,7 @@ OverviewModel::Row OverviewModel::RowOf(const NodeView& node, qint64 now_ms) {
     row.errors_per_s = t.throughput().errors_per_s();
     row.rejections_per_s = t.throughput().rejections_per_s();
     row.p99_ms = cluster::RequestP99Us(t.throughput()) / 1000.0;
+    row.latency_requests_per_s = cluster::LatencyRequestsPerS(t.throughput());
   }
   row.slots = t.slots_size();
   row.indexes = t.storage().indexes_size();
@@ -200,7 +201,7 @@ QVariant OverviewModel::data(const QModelIndex& index, int role) const {
       return RateCell(sort, row.client_retries_per_s, 1);
     case kP99:
       if (!known || row.client) return sort ? QVariant(-2.0) : QVariant(QString());
-      return LatencyCell(sort, row.p99_ms, row.requests_per_s);
+      return LatencyCell(sort, row.p99_ms, row.latency_requests_per_s);
     case kClientP99:
       if (!row.client) return sort ? QVariant(-2.0) : QVariant(QString());
       return LatencyCell(sort, row.client_p99_ms, row.client_requests_per_s);

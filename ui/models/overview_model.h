@@ -69,6 +69,8 @@ class OverviewModel : public QAbstractTableModel {
     double errors_per_s = 0;
     double rejections_per_s = 0;
     double p99_ms = 0;
+    // Of requests_per_s, those p99_ms is of (long-polls apart): below kIdleBelowPerS, "—".
+    double latency_requests_per_s = 0;
     // A client's calls, over all its pools.
     double client_requests_per_s = 0;
     double client_errors_per_s = 0;
