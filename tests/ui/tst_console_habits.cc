@@ -14,8 +14,8 @@
 #include <QFile>
 #include <QHeaderView>
 #include <QLineEdit>
-#include <QMenu>
 #include <QListWidget>
+#include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QPointer>
