@@ -24,7 +24,8 @@ RULES = {
     "core/trace": ["core/base", "railyard"],
     "core/sim": ["core/balance", "core/trace", "core/base"],
     "core/cluster": ["core/rpc", "core/balance", "core/base", "railyard"],
-    "core/node": ["core/cluster", "core/http", "core/rpc", "core/balance", "core/base", "storage", "railyard"],
+    "core/node": ["core/cluster", "core/http", "core/rpc", "core/trace", "core/balance", "core/base", "storage",
+                  "railyard"],
     "core/load": ["core/cluster", "core/rpc", "core/balance", "core/base", "railyard"],
     # The console reaches nodes through core/cluster only: no core/node, core/load or storage.
     "ui": ["core/cluster", "core/rpc", "core/trace", "core/sim", "core/balance", "core/base",

@@ -76,6 +76,7 @@ struct NodeFlags {
   std::string config_path;
   std::string sync, viewer_token_file, operator_token_file, log_file, log_level;
   uint64_t memtable_entries = 0, bloom_budget_mb = 0;
+  int64_t flight_recorder_mib = -1;  // -1: the config file's, or the default.
   uint32_t grace_ms = 0;
   std::string name, data_dir, listen, admin_listen;
   TlsFlags tls, admin_tls;
@@ -101,6 +102,11 @@ void AddNodeFlags(CLI::App& app, NodeFlags& f) {
   app.add_option("--sync", f.sync, "none, interval or every-write")
       ->check(CLI::IsMember({"none", "interval", "every-write"}));
   app.add_option("--memtable-entries", f.memtable_entries, "In-memory index size in entries");
+  app.add_option("--flight-recorder-mib", f.flight_recorder_mib,
+                 "Memory for the flight recorder (the last 15 min of telemetry in full, 24 h in "
+                 "10 s buckets; kept in DATA_DIR/flight; railyardctl record --since). Default 16; "
+                 "0: none")
+      ->check(CLI::Range(0, 65536));
   app.add_option("--bloom-budget-mb", f.bloom_budget_mb, "Memory for resident Bloom pages");
   app.add_option("--viewer-token-file", f.viewer_token_file, "Viewer tokens, one per line");
   app.add_option("--operator-token-file", f.operator_token_file, "Operator tokens, one per line");
@@ -148,6 +154,9 @@ void ApplyFlags(const NodeFlags& f, railyard::config::NodeConfig* config) {
   ApplyTlsFlags(f.admin_tls, config->mutable_admin_tls());
   if (!f.sync.empty()) config->mutable_storage()->set_sync(f.sync);
   if (f.memtable_entries) config->mutable_storage()->set_memtable_entries(f.memtable_entries);
+  if (f.flight_recorder_mib >= 0) {
+    config->set_flight_recorder_mib(static_cast<uint32_t>(f.flight_recorder_mib));
+  }
   if (f.bloom_budget_mb) {
     config->mutable_storage()->set_bloom_budget_bytes(f.bloom_budget_mb << 20);
   }

@@ -15,6 +15,7 @@
 
 #include "app/railyardctl/json_line.h"
 #include "app/railyardctl/stop_signal.h"
+#include "core/cluster/admin_client.h"
 #include "core/cluster/telemetry_poller.h"
 #include "core/trace/recording_reader.h"
 #include "core/trace/recording_writer.h"
@@ -93,6 +94,67 @@ int64_t UnixMsNow() {
       .count();
 }
 
+// "15m" and the like in milliseconds (s, m, h, d); false for anything else.
+bool ParseSince(const std::string& text, int64_t* ms) {
+  size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    return false;
+  }
+  const std::string unit = text.substr(used);
+  const double per = unit == "s"   ? 1e3
+                     : unit == "m" ? 60e3
+                     : unit == "h" ? 3600e3
+                     : unit == "d" ? 86400e3
+                                   : 0;
+  if (per == 0 || !(value > 0)) return false;
+  *ms = static_cast<int64_t>(value * per);
+  return true;
+}
+
+// Writes what each node's flight recorder kept since `from_unix_ms` into the recording, node by
+// node, a page at a time. A node that keeps none, or cannot be reached, is said and skipped.
+int RecordPast(const cluster::ClusterAccess& access, int64_t from_unix_ms,
+               trace::TelemetryRecorder& recorder, trace::RecordingWriter& writer,
+               uint64_t* snapshots, uint64_t* events) {
+  int worst = kExitOk;
+  for (const cluster::NodeTarget& node : access.nodes) {
+    cluster::AdminClient client(node.admin, access.token, "railyardctl record", access.tls);
+    rpc::Status s = client.Connect(std::chrono::seconds(5));
+    uint64_t mine = 0;
+    int64_t from = from_unix_ms;
+    while (s.ok()) {
+      admin::History page;
+      s = client.History(from, 0, 0, &page);
+      if (!s.ok()) break;
+      for (const admin::Telemetry& t : page.snapshots()) {
+        if (trace::Status w = recorder.Record(node.name, t, events); !w.ok()) {
+          std::fprintf(stderr, "railyardctl: %s\n", w.ToString().c_str());
+          return kExitFailed;
+        }
+        ++mine;
+      }
+      if (trace::Status w = writer.Commit(); !w.ok()) {
+        std::fprintf(stderr, "railyardctl: %s\n", w.ToString().c_str());
+        return kExitFailed;
+      }
+      std::fprintf(stderr, "\rrecord: %s: %llu snapshots of the past   ", node.name.c_str(),
+                   static_cast<unsigned long long>(mine));
+      if (!page.more() || page.next_from_unix_ms() <= from) break;
+      from = page.next_from_unix_ms();
+    }
+    std::fprintf(stderr, "\n");
+    if (!s.ok()) {
+      std::fprintf(stderr, "record: %s: no past: %s\n", node.name.c_str(), s.ToString().c_str());
+      worst = std::max(worst, ExitFor(s));
+    }
+    *snapshots += mine;
+  }
+  return worst;
+}
+
 }  // namespace
 
 CLI::App* AddRecordCommand(CLI::App& app, RecordOptions& o) {
@@ -106,6 +168,10 @@ CLI::App* AddRecordCommand(CLI::App& app, RecordOptions& o) {
   record->add_option("--duration-s", o.duration_s, "Stop after this long (0: until Ctrl-C)")
       ->check(CLI::Range(0.0, 604800.0))
       ->capture_default_str();
+  record->add_option("--since", o.since,
+                     "First write the past from each node's flight recorder (15m, 1h, 2d: up to "
+                     "24 h, the last 15 min at full detail); then stop, or poll live for "
+                     "--duration-s if given");
   return record;
 }
 
@@ -150,15 +216,36 @@ int RunRecord(const RecordOptions& o) {
     std::fprintf(stderr, "railyardctl: %s (a replay orders the nodes by name)\n",
                  s.ToString().c_str());
   }
+  uint64_t snapshots = 0, events = 0;
+  int worst = kExitOk;
+  if (!o.since.empty()) {
+    int64_t since_ms = 0;
+    if (!ParseSince(o.since, &since_ms)) {
+      std::fprintf(stderr, "railyardctl: --since %s: a time such as 90s, 15m, 1h or 2d\n",
+                   o.since.c_str());
+      return kExitUsage;
+    }
+    worst = RecordPast(access, UnixMsNow() - since_ms, recorder, *writer, &snapshots, &events);
+    if (worst == kExitFailed) return worst;
+    if (o.duration_s <= 0) {
+      if (trace::Status s = writer->Close(); !s.ok()) {
+        std::fprintf(stderr, "railyardctl: %s\n", s.ToString().c_str());
+        return kExitFailed;
+      }
+      std::printf("recorded %llu snapshots and %llu events of the past %s of %zu nodes into %s\n",
+                  static_cast<unsigned long long>(snapshots),
+                  static_cast<unsigned long long>(events), o.since.c_str(), access.nodes.size(),
+                  o.out.c_str());
+      return snapshots == 0 && worst == kExitOk ? kExitUnreachable : worst;
+    }
+  }
   const std::unique_ptr<cluster::TelemetryPoller> poller =
       MakePoller(access, std::chrono::milliseconds(o.interval_ms));
   std::map<int, std::string> last_problem;  // Per node: said once per change, not per poll.
 
   StopSignal stop;
   const Clock::time_point start = Clock::now();
-  uint64_t snapshots = 0, events = 0;
   size_t paused = 0;  // Nodes that refused the token: never asked again.
-  int worst = kExitOk;
   Clock::time_point next = start;
   while (!stop.stopped()) {
     for (const cluster::PollResult& r : poller->PollRound()) {

@@ -16,6 +16,9 @@ struct RecordOptions {
   std::string out;
   int interval_ms = 1000;
   double duration_s = 0;  // 0: until Ctrl-C or SIGTERM.
+  // Set ("15m", "1h", "90s", "2d"): first the past from each node's flight recorder; then, with
+  // --duration-s, live polling for that long.
+  std::string since;
 };
 
 struct InspectOptions {

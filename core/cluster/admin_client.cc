@@ -114,6 +114,18 @@ rpc::Status AdminClient::Telemetry(admin::Telemetry* telemetry) {
   return s;
 }
 
+rpc::Status AdminClient::History(int64_t from_unix_ms, int64_t to_unix_ms, uint32_t max_bytes,
+                                 admin::History* history) {
+  admin::AdminRequest request = Request();
+  request.set_from_unix_ms(from_unix_ms);
+  request.set_to_unix_ms(to_unix_ms);
+  request.set_max_bytes(max_bytes);
+  admin::AdminResponse response;
+  rpc::Status s = Call(admin_methods::kHistory, request, &response);
+  if (s.ok()) *history = std::move(*response.mutable_history());
+  return s;
+}
+
 void AdminClient::AsyncTelemetry(TelemetryCallback done, std::chrono::milliseconds timeout) {
   client_->AsyncCall(
       admin_methods::kTelemetry, Request().SerializeAsString(),

@@ -52,6 +52,12 @@ class AdminClient {
   rpc::Status NotConnectedStatus() const;
 
   rpc::Status Telemetry(admin::Telemetry* telemetry);
+  // One page of the node's flight recorder: what it kept from `from_unix_ms` to `to_unix_ms` (0:
+  // now), at most about `max_bytes` (0: the node's default). FAILED_PRECONDITION from a process
+  // that keeps none. For every page, ask again from history->next_from_unix_ms while
+  // history->more().
+  rpc::Status History(int64_t from_unix_ms, int64_t to_unix_ms, uint32_t max_bytes,
+                      admin::History* history);
   // `done` runs on the client's I/O thread (it must not block), exactly once, also when the
   // client is destroyed first (then with CANCELLED).
   using TelemetryCallback = std::function<void(rpc::Status status, admin::Telemetry&& telemetry)>;

@@ -11,6 +11,8 @@ inline constexpr char kDrain[] = "admin.Drain";
 inline constexpr char kUndrain[] = "admin.Undrain";
 inline constexpr char kCompact[] = "admin.Compact";
 inline constexpr char kFlush[] = "admin.Flush";
+// For viewers too: a time range of the node's flight recorder (admin.History).
+inline constexpr char kHistory[] = "admin.History";
 
 // How a refusal of a locked-out host begins (UNAUTHENTICATED, whatever the token): a client
 // tells it from a refused token, which retrying with the same token would only make worse.

@@ -40,8 +40,8 @@ AdminService::AdminService(AdminOptions options, std::function<admin::Telemetry(
       commands_(std::move(commands)),
       server_(ServerOptionsFor(options_)) {
   namespace methods = cluster::admin_methods;
-  for (const char* method : {methods::kTelemetry, methods::kDrain, methods::kUndrain,
-                             methods::kCompact, methods::kFlush}) {
+  for (const char* method : {methods::kTelemetry, methods::kHistory, methods::kDrain,
+                             methods::kUndrain, methods::kCompact, methods::kFlush}) {
     server_.RegisterHandler(method,
                             [this, method](const rpc::CallContext& call, std::string_view payload) {
                               return Handle(method, call, payload);
@@ -54,6 +54,14 @@ AdminService::~AdminService() { Stop(); }
 rpc::Status AdminService::Start() {
   rpc::Status s = server_.Start();
   if (!s.ok()) return s;
+  if (options_.flight && options_.flight->enabled && !flight_) {
+    if (base::Status opened = FlightRecorder::Open(*options_.flight, &flight_); !opened.ok()) {
+      // History helps; it is no reason not to serve.
+      spdlog::warn("{}: no flight recorder: {}", options_.name, opened.ToString());
+    } else {
+      flight_thread_ = std::thread([this] { SampleFlight(); });
+    }
+  }
   spdlog::info("admin service of {} on {} ({}, {}){}", options_.name, endpoint().ToString(),
                IsLoopback(options_.host) ? "loopback only" : "reachable from other hosts",
                rpc::DescribeServerTls(options_.tls),
@@ -61,7 +69,36 @@ rpc::Status AdminService::Start() {
   return s;
 }
 
-void AdminService::Stop() { server_.Stop(); }
+void AdminService::Stop() {
+  StopRecording();
+  server_.Stop();
+}
+
+void AdminService::StopRecording() {
+  {
+    base::MutexLock lock(flight_mu_);
+    flight_stop_ = true;
+  }
+  flight_cv_.NotifyAll();
+  if (flight_thread_.joinable()) flight_thread_.join();
+}
+
+void AdminService::SampleFlight() {
+  const auto interval = options_.flight->interval;
+  auto next = std::chrono::steady_clock::now();
+  for (;;) {
+    {
+      base::MutexLock lock(flight_mu_);
+      if (flight_stop_) return;
+    }
+    flight_->Record(TelemetryWithCommands());
+    // A stall (a stopped process) brings no burst of snapshots after it.
+    next = std::max(next + interval, std::chrono::steady_clock::now());
+    base::MutexLock lock(flight_mu_);
+    while (!flight_stop_ && flight_cv_.WaitUntil(flight_mu_, next)) {
+    }
+  }
+}
 
 rpc::Reply AdminService::Handle(const std::string& method, const rpc::CallContext& call,
                                 std::string_view payload) {
@@ -80,6 +117,14 @@ rpc::Reply AdminService::Handle(const std::string& method, const rpc::CallContex
   admin::AdminResponse response;
   if (method == cluster::admin_methods::kTelemetry) {
     *response.mutable_telemetry() = TelemetryWithCommands();
+    return {rpc::Status::Ok(), response.SerializeAsString()};
+  }
+  if (method == cluster::admin_methods::kHistory) {
+    if (!flight_) {
+      return {{rpc::Code::kFailedPrecondition, options_.name + " keeps no flight recorder"}, {}};
+    }
+    *response.mutable_history() =
+        flight_->Read(request.from_unix_ms(), request.to_unix_ms(), request.max_bytes());
     return {rpc::Status::Ok(), response.SerializeAsString()};
   }
   const rpc::Status result =

@@ -8,11 +8,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/base/mutex.h"
 #include "core/node/auth.h"
 #include "core/node/auth_throttle.h"
+#include "core/node/flight_recorder.h"
 #include "core/rpc/server.h"
 #include "core/rpc/status.h"
 #include "railyard/admin.pb.h"
@@ -28,6 +30,9 @@ struct AdminOptions {
   // Repeated wrong tokens from one host lock it out for a growing time.
   AuthThrottle::Options throttle;
   std::optional<rpc::TlsServerOptions> tls;  // Unset: plain TCP.
+  // Set: the service keeps its process's telemetry in a flight recorder (flight_recorder.h),
+  // sampled every `interval` with the recent commands, and serves it as admin.History.
+  std::optional<FlightRecorderOptions> flight;
 };
 
 // What the process behind the admin service can be asked to do. A missing command is answered
@@ -39,8 +44,9 @@ struct AdminCommands {
   std::function<rpc::Status()> flush;
 };
 
-// The admin service on its own Boxcar listener: admin.Telemetry for viewers and operators, and
-// admin.Drain / Undrain / Compact / Flush for operators. With no tokens configured it is open:
+// The admin service on its own Boxcar listener: admin.Telemetry (and, with a flight recorder,
+// admin.History) for viewers and operators, and admin.Drain / Undrain / Compact / Flush for
+// operators. With no tokens configured it is open:
 // telemetry for any caller, with or without a token, and no commands. Refusals are logged (never
 // the token); every command is written as an audit line: who, what, when, result.
 //
@@ -53,7 +59,12 @@ class AdminService {
 
   rpc::Status Start();
   void Stop();
+  // Takes no more flight recorder snapshots (the telemetry function may go away), while
+  // admin.History still answers from what was kept.
+  void StopRecording();
   rpc::Endpoint endpoint() const { return server_.endpoint(); }
+  // Null without AdminOptions::flight, or if it could not be opened (logged).
+  const FlightRecorder* flight() const { return flight_.get(); }
   // Reads its TLS files again for new connections (a reload; see rpc::Server::ReloadTls).
   rpc::Status ReloadTls() { return server_.ReloadTls(); }
   // New token lists (a reload); requests checked from now on see them.
@@ -73,6 +84,8 @@ class AdminService {
   void RecordCommand(const std::string& method, const admin::AdminRequest& request,
                      const std::string& who, AdminRole role, const rpc::Status& result);
   admin::Telemetry TelemetryWithCommands();
+  // The flight recorder's sampling thread: a snapshot every interval until Stop.
+  void SampleFlight();
 
   const AdminOptions options_;
   TokenAuthenticator auth_;
@@ -81,6 +94,11 @@ class AdminService {
   const AdminCommands commands_;
   base::Mutex recent_mu_;
   std::deque<admin::CommandEvent> recent_ GUARDED_BY(recent_mu_);
+  std::unique_ptr<FlightRecorder> flight_;
+  base::Mutex flight_mu_;
+  base::CondVar flight_cv_;
+  bool flight_stop_ GUARDED_BY(flight_mu_) = false;
+  std::thread flight_thread_;
   rpc::Server server_;
 };
 

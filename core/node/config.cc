@@ -126,6 +126,10 @@ rpc::Status NodeOptionsFrom(const config::NodeConfig& c, NodeOptions* o) {
   if (st.sync_interval_ms())
     o->storage.sync_interval = std::chrono::milliseconds(st.sync_interval_ms());
   if (st.memtable_entries()) o->storage.memtable_entries = st.memtable_entries();
+  if (c.has_flight_recorder_mib()) {
+    o->flight.enabled = c.flight_recorder_mib() > 0;
+    o->flight.memory_budget_bytes = size_t{c.flight_recorder_mib()} << 20;
+  }
   if (st.bloom_budget_bytes()) o->storage.bloom_memory_budget = st.bloom_budget_bytes();
   if (st.segment_bytes()) o->storage.segment_bytes = st.segment_bytes();
   o->admin.viewer_tokens.assign(c.viewer_tokens().begin(), c.viewer_tokens().end());

@@ -2,6 +2,7 @@
 #include "core/node/node.h"
 
 #include <spdlog/spdlog.h>
+#include <filesystem>
 
 #include "core/cluster/replication_names.h"
 #include "core/node/doc_service.h"
@@ -45,6 +46,12 @@ rpc::Status Node::Open(NodeOptions options, std::unique_ptr<Node>* out) {
 
   AdminOptions admin_options = o.admin;
   admin_options.name = o.name;
+  if (o.flight.enabled) {
+    admin_options.flight = o.flight;
+    if (admin_options.flight->dir.empty()) {
+      admin_options.flight->dir = (std::filesystem::path(o.data_dir) / "flight").string();
+    }
+  }
   Node* raw = node.get();
   AdminCommands commands;
   commands.drain = [raw] {
@@ -213,6 +220,8 @@ std::string Node::NotReadyReason() {
 
 void Node::Shutdown(std::chrono::milliseconds grace) {
   if (shut_down_.exchange(true) || !server_) return;
+  // Its snapshots read the store, which closes below.
+  if (admin_) admin_->StopRecording();
   if (follower_) follower_->Stop();
   server_->Shutdown(grace);
   // Its /metrics reads the store: stopped before the store closes. /readyz said 503 meanwhile.

@@ -49,6 +49,9 @@ struct NodeOptions {
   std::optional<rpc::TlsServerOptions>
       tls;  // The docservice listener; admin.tls for the admin one.
   ReplicationOptions replication;
+  // Its telemetry kept in a flight recorder (served as admin.History); its folder defaults to
+  // <data_dir>/flight.
+  FlightRecorderOptions flight;
   // Set: the HTTP listener for Prometheus and health checks (/metrics, /healthz, /readyz).
   std::optional<MonitoringOptions> monitoring;
   // Test hook: called inside Open once both listeners are up and before the store opens.

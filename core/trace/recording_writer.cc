@@ -21,6 +21,7 @@ struct RecordingWriter::Rep {
   internal::Statement insert_event;
   internal::Statement insert_workload;
   internal::Statement set_node_order;
+  internal::Statement delete_snapshots_before;
   std::string blob;  // Reused serialization buffer.
   size_t pending_rows = 0;
   std::chrono::steady_clock::time_point transaction_start;
@@ -96,6 +97,7 @@ Status RecordingWriter::Create(const std::string& path, const WriterOptions& opt
       {&rep->insert_workload,
        "INSERT INTO workload(unix_ms, op, key, size) VALUES(?1, ?2, ?3, ?4)"},
       {&rep->set_node_order, "INSERT OR REPLACE INTO meta(key, value) VALUES('node_order', ?1)"},
+      {&rep->delete_snapshots_before, "DELETE FROM snapshots WHERE unix_ms < ?1"},
   };
   for (const auto& [statement, sql] : statements) {
     if (Status status = statement->Prepare(&db, sql); !status.ok()) return status;
@@ -187,6 +189,13 @@ Status RecordingWriter::SetNodeOrder(const std::vector<std::string>& names) {
   return RowAppended();
 }
 
+Status RecordingWriter::DeleteSnapshotsBefore(int64_t unix_ms) {
+  if (Status status = BeginIfNeeded(); !status.ok()) return status;
+  rep_->delete_snapshots_before.BindInt64(1, unix_ms);
+  if (Status status = rep_->delete_snapshots_before.Run(); !status.ok()) return status;
+  return RowAppended();
+}
+
 Status RecordingWriter::Commit() {
   if (rep_->closed) return Status::InvalidArgument(path() + ": the writer is closed");
   if (sqlite3_get_autocommit(rep_->db.get())) return Status::Ok();
@@ -201,7 +210,7 @@ Status RecordingWriter::Close() {
   rep_->closed = true;
   for (internal::Statement* statement :
        {&rep_->begin, &rep_->commit, &rep_->insert_snapshot, &rep_->insert_event,
-        &rep_->insert_workload, &rep_->set_node_order}) {
+        &rep_->insert_workload, &rep_->set_node_order, &rep_->delete_snapshots_before}) {
     statement->Finalize();
   }
   // Closing the last connection checkpoints the WAL into the database file and removes it.

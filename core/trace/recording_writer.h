@@ -65,6 +65,11 @@ class RecordingWriter {
   // replay keeps. InvalidArgument if a name is empty or holds a line break.
   Status SetNodeOrder(const std::vector<std::string>& names);
 
+  // Deletes the snapshots taken before `unix_ms`, in the open transaction: a recording that keeps
+  // only a window of time (a node's flight recorder). The file does not shrink; SQLite reuses the
+  // pages.
+  Status DeleteSnapshotsBefore(int64_t unix_ms);
+
   // Commits the rows appended so far, if any.
   Status Commit();
   // Commits and closes the file. Idempotent; afterwards every other call fails.
