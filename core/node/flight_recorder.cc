@@ -152,6 +152,8 @@ void FlightRecorder::CloseBucket() {
   admin::Telemetry t = Stripped(bucket_.last);
   *t.mutable_downsampled() = bucket_.figures;
   t.mutable_downsampled()->set_from_unix_ms(bucket_.from_unix_ms);
+  t.mutable_downsampled()->set_bucket_ms(
+      static_cast<uint32_t>(std::chrono::milliseconds(options_.bucket).count()));
   Kept kept{t.unix_ms(), t.SerializeAsString()};
   downsampled_bytes_ += Cost(kept.bytes);
   downsampled_.push_back(std::move(kept));

@@ -96,6 +96,7 @@ class FlightRecorderTest : public QObject {
     QCOMPARE(first.slots_size(), 0);         // ...stripped of its slots.
     QCOMPARE(first.downsampled().from_unix_ms(), kT0);
     QCOMPARE(first.downsampled().snapshots(), 10u);
+    QCOMPARE(first.downsampled().bucket_ms(), 10'000u);
     QCOMPARE(first.downsampled().requests_per_s().min(), 0.0);
     QCOMPARE(first.downsampled().requests_per_s().mean(), 4.5);
     QCOMPARE(first.downsampled().requests_per_s().max(), 9.0);

@@ -93,6 +93,26 @@ class ClusterStateTest : public QObject {
     QCOMPARE(state.Node(1).health, NodeHealth::kUnreachable);
   }
 
+  // A replay of a flight recorder's past (railyardctl record --since): a downsampled snapshot
+  // stands for its 10 s bucket, so the node is not stale between two of them, and is once the
+  // next bucket's does not come.
+  void aDownsampledSnapshotIsFreshForItsBucket() {
+    ClusterState state;
+    state.SetStaleAfterMs(5000);
+    state.AddNode("h:1");
+    auto bucket = std::make_shared<Telemetry>(*Make("a", 1));
+    bucket->mutable_downsampled()->set_bucket_ms(10'000);
+    state.ApplyFrame({{0, bucket, {}, 10'000}}, 10'000);
+    state.Tick(19'900);  // The next bucket's snapshot is due at 20 s.
+    QCOMPARE(state.Node(0).health, NodeHealth::kServing);
+    state.Tick(25'001);  // It did not come: stale, as a full snapshot is after 5 s.
+    QCOMPARE(state.Node(0).health, NodeHealth::kStale);
+    // A full snapshot gets the usual allowance.
+    state.ApplyFrame({{0, Make("a", 2), {}, 30'000}}, 30'000);
+    state.Tick(35'001);
+    QCOMPARE(state.Node(0).health, NodeHealth::kStale);
+  }
+
   void anUpdateMayCarryItsOwnTime() {
     ClusterState state;
     state.SetStaleAfterMs(1000);

@@ -149,7 +149,10 @@ QVector<int> ClusterState::Apply(const std::vector<Update>& updates, qint64 now_
   // Nodes that were not in this frame may have gone stale meanwhile.
   for (int i = 0; i < NodeCount(); ++i) {
     NodeView& view = nodes_[static_cast<size_t>(i)];
-    if (IsLive(view.health) && now_ms_ - view.updated_ms > stale_after_ms_) {
+    // A flight recorder's downsampled snapshot stands for its whole bucket (a replay of the past).
+    const qint64 allowance =
+        stale_after_ms_ + (view.telemetry ? view.telemetry->downsampled().bucket_ms() : 0);
+    if (IsLive(view.health) && now_ms_ - view.updated_ms > allowance) {
       view.health = NodeHealth::kStale;
       view.down_since_ms = view.updated_ms;
       if (!changed.contains(i)) changed.push_back(i);

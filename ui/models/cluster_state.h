@@ -126,6 +126,8 @@ class ClusterState : public QObject {
     return IsUnwatchedServer(address.toStdString());
   }
   qint64 NowMs() const { return now_ms_; }
+  // A node is stale once its telemetry is this old (a downsampled snapshot of a flight recorder,
+  // which stands for a bucket, this plus the bucket's width).
   void SetStaleAfterMs(qint64 ms) { stale_after_ms_ = ms; }
 
   // How much history before a seek point a replay rebuilds: the widest window any time-series
