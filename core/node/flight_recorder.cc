@@ -125,8 +125,7 @@ void FlightRecorder::Record(const admin::Telemetry& snapshot) {
   Kept kept{now, snapshot.SerializeAsString()};
   full_bytes_ += Cost(kept.bytes);
   full_.push_back(std::move(kept));
-  Persist(full_writer_.get(), snapshot,
-          now - std::chrono::milliseconds(options_.full_span).count());
+  Persist(full_writer_.get(), snapshot);
 
   const int64_t bucket_ms = std::chrono::milliseconds(options_.bucket).count();
   const int64_t start = now - now % bucket_ms;
@@ -157,32 +156,19 @@ void FlightRecorder::CloseBucket() {
   Kept kept{t.unix_ms(), t.SerializeAsString()};
   downsampled_bytes_ += Cost(kept.bytes);
   downsampled_.push_back(std::move(kept));
-  Persist(downsampled_writer_.get(), t,
-          t.unix_ms() - std::chrono::milliseconds(options_.downsampled_span).count());
+  Persist(downsampled_writer_.get(), t);
   bucket_ = OpenBucket{};
 }
 
-void FlightRecorder::Persist(trace::RecordingWriter* writer, const admin::Telemetry& t,
-                             int64_t trim_before) {
+void FlightRecorder::Persist(trace::RecordingWriter* writer, const admin::Telemetry& t) {
   if (!writer || !persistence_.ok()) return;
-  base::Status s = writer->AppendSnapshot(t.node(), t);
-  if (s.ok() && t.unix_ms() - trimmed_files_ms_ >= kTrimFilesEveryMs) {
-    // Both files at once, then not again for a while.
-    s = full_writer_->DeleteSnapshotsBefore(
-        full_.empty() ? trim_before : std::max(trim_before, full_.front().unix_ms));
-    if (s.ok()) {
-      s = downsampled_writer_->DeleteSnapshotsBefore(
-          downsampled_.empty() ? 0 : downsampled_.front().unix_ms);
-    }
-    if (s.ok()) s = full_writer_->Commit();
-    if (s.ok()) s = downsampled_writer_->Commit();
-    trimmed_files_ms_ = t.unix_ms();
-  }
-  if (!s.ok()) {
-    // Memory keeps recording; the folder's history ends here, and telemetry's log says why.
-    persistence_ = s;
-    spdlog::warn("flight recorder: no longer kept on disk: {}", s.ToString());
-  }
+  if (base::Status s = writer->AppendSnapshot(t.node(), t); !s.ok()) StopPersisting(s);
+}
+
+void FlightRecorder::StopPersisting(const base::Status& why) {
+  // Memory keeps recording; the folder's history ends here, and the log says why.
+  persistence_ = why;
+  spdlog::warn("flight recorder: no longer kept on disk: {}", why.ToString());
 }
 
 void FlightRecorder::Trim(int64_t now_ms) {
@@ -204,6 +190,18 @@ void FlightRecorder::Trim(int64_t now_ms) {
                               full_bytes_ + downsampled_bytes_ > options_.memory_budget_bytes)) {
     drop(full_, full_bytes_);
   }
+  // The files keep what memory keeps, trimmed now and then: a DELETE with every snapshot would
+  // cost more than the appends.
+  if (!full_writer_ || !persistence_.ok() || now_ms - trimmed_files_ms_ < kTrimFilesEveryMs) return;
+  trimmed_files_ms_ = now_ms;
+  base::Status s = full_writer_->DeleteSnapshotsBefore(full_.empty() ? 0 : full_.front().unix_ms);
+  if (s.ok()) {
+    s = downsampled_writer_->DeleteSnapshotsBefore(
+        downsampled_.empty() ? 0 : downsampled_.front().unix_ms);
+  }
+  if (s.ok()) s = full_writer_->Commit();
+  if (s.ok()) s = downsampled_writer_->Commit();
+  if (!s.ok()) StopPersisting(s);
 }
 
 admin::History FlightRecorder::Read(int64_t from_unix_ms, int64_t to_unix_ms,
@@ -213,12 +211,10 @@ admin::History FlightRecorder::Read(int64_t from_unix_ms, int64_t to_unix_ms,
   if (to_unix_ms <= 0) to_unix_ms = INT64_MAX;
   admin::History history;
   base::MutexLock lock(mu_);
-  const int64_t full_from = full_.empty() ? INT64_MAX : full_.front().unix_ms;
-  history.set_full_from_unix_ms(full_.empty() ? 0 : full_from);
-  const int64_t held_from = !downsampled_.empty()
-                                ? std::min(downsampled_.front().unix_ms, full_from)
-                                : (full_.empty() ? 0 : full_from);
-  history.set_held_from_unix_ms(held_from);
+  const Held held = HeldLocked();
+  history.set_full_from_unix_ms(held.full_from_unix_ms);
+  history.set_held_from_unix_ms(held.from_unix_ms);
+  const int64_t full_from = full_.empty() ? INT64_MAX : held.full_from_unix_ms;
   size_t bytes = 0;
   auto take = [&](const Kept& k) {
     if (k.unix_ms < from_unix_ms || k.unix_ms > to_unix_ms) return true;
@@ -244,6 +240,10 @@ admin::History FlightRecorder::Read(int64_t from_unix_ms, int64_t to_unix_ms,
 
 FlightRecorder::Held FlightRecorder::held() const {
   base::MutexLock lock(mu_);
+  return HeldLocked();
+}
+
+FlightRecorder::Held FlightRecorder::HeldLocked() const {
   Held h;
   h.full = full_.size();
   h.downsampled = downsampled_.size();

@@ -98,9 +98,12 @@ class FlightRecorder {
   explicit FlightRecorder(FlightRecorderOptions options);
   base::Status Load(const std::string& path, std::deque<Kept>* into);
   void CloseBucket() REQUIRES(mu_);
+  // Drops what fell out of the spans or the budget, in memory and (now and then) in the folder.
   void Trim(int64_t now_ms) REQUIRES(mu_);
-  void Persist(trace::RecordingWriter* writer, const admin::Telemetry& t, int64_t trim_before)
-      REQUIRES(mu_);
+  // Appends to a recording in the folder; the first failure ends the folder's history.
+  void Persist(trace::RecordingWriter* writer, const admin::Telemetry& t) REQUIRES(mu_);
+  void StopPersisting(const base::Status& why) REQUIRES(mu_);
+  Held HeldLocked() const REQUIRES(mu_);
 
   const FlightRecorderOptions options_;
   mutable base::Mutex mu_;

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "core/trace/schema.h"
 #include "core/trace/sqlite_handle.h"
@@ -22,6 +23,9 @@ struct RecordingWriter::Rep {
   internal::Statement insert_workload;
   internal::Statement set_node_order;
   internal::Statement delete_snapshots_before;
+  // What Create prepared, for Close to finalize: one list, so no statement is left open (SQLite
+  // refuses to close a database with one).
+  std::vector<internal::Statement*> prepared;
   std::string blob;  // Reused serialization buffer.
   size_t pending_rows = 0;
   std::chrono::steady_clock::time_point transaction_start;
@@ -101,6 +105,7 @@ Status RecordingWriter::Create(const std::string& path, const WriterOptions& opt
   };
   for (const auto& [statement, sql] : statements) {
     if (Status status = statement->Prepare(&db, sql); !status.ok()) return status;
+    rep->prepared.push_back(statement);
   }
   writer->reset(new RecordingWriter(std::move(rep)));
   return Status::Ok();
@@ -208,11 +213,7 @@ Status RecordingWriter::Close() {
   if (rep_->closed) return Status::Ok();
   Status status = Commit();
   rep_->closed = true;
-  for (internal::Statement* statement :
-       {&rep_->begin, &rep_->commit, &rep_->insert_snapshot, &rep_->insert_event,
-        &rep_->insert_workload, &rep_->set_node_order, &rep_->delete_snapshots_before}) {
-    statement->Finalize();
-  }
+  for (internal::Statement* statement : rep_->prepared) statement->Finalize();
   // Closing the last connection checkpoints the WAL into the database file and removes it.
   Status close_status = rep_->db.Close();
   return status.ok() ? close_status : status;

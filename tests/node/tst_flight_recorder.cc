@@ -10,6 +10,7 @@
 #include "core/cluster/admin_client.h"
 #include "core/node/flight_recorder.h"
 #include "core/node/node.h"
+#include "core/trace/recording_reader.h"
 #include "tests/support/admin_tokens.h"
 #include "tests/support/qtest_main.h"
 #include "tests/support/wait_until.h"
@@ -184,6 +185,14 @@ class FlightRecorderTest : public QObject {
     const History after = recorder->Read(0, 0, FlightRecorder::kMaxPageBytes);
     QCOMPARE(after.full_from_unix_ms(), kT0 + 145'000);
     QCOMPARE(after.snapshots(after.snapshots_size() - 6).unix_ms(), kT0 + 39'000);  // Last bucket.
+    // The folder keeps what memory keeps: the full file was trimmed to the last 5 snapshots.
+    recorder.reset();
+    std::unique_ptr<railyard::trace::RecordingReader> reader;
+    QVERIFY(railyard::trace::RecordingReader::Open(dir.filePath("full.rec").toStdString(), &reader)
+                .ok());
+    uint64_t count = 0;
+    QVERIFY(reader->SnapshotCount(&count).ok());
+    QCOMPARE(count, uint64_t{5});
   }
 
   void anUnreadableFileIsSetAsideAndRecordingGoesOn() {
