@@ -16,6 +16,7 @@
 #include "tests/e2e/replication_support.h"
 #include "tests/e2e/versioned_writer.h"
 #include "tests/support/qtest_main.h"
+#include "tests/support/test_depth.h"
 
 using namespace railyard;
 using namespace railyard::e2e;
@@ -105,7 +106,10 @@ class ReplicationRecoveryTest : public QObject {
   }
 
   void replicaKilledUnderLoadResumesIdenticalToTheUpdater() {
-    const int rounds = FromEnvironment("RAILYARD_REPLICA_KILL_ROUNDS", 10);
+    // Under a sanitizer half the rounds and a quarter of the documents below: every path still
+    // runs, within a quarter of the timeout on a slow machine (tests/support/test_depth.h).
+    const int rounds =
+        FromEnvironment("RAILYARD_REPLICA_KILL_ROUNDS", testing::SanitizerScaled(10, 2, 5));
     std::mt19937_64 rng(seed_);
     // A small in-memory index: both nodes flush (and compact) along the way.
     NodeProcess* updater = Start("updater", UpdaterArgs(Dir()), 64);
@@ -263,7 +267,8 @@ class ReplicationRecoveryTest : public QObject {
   }
 
   void emptyReplicaJoinsALargeStoreReportingProgress() {
-    const int docs = FromEnvironment("RAILYARD_JOIN_DOCS", 1000000);
+    const int docs =
+        FromEnvironment("RAILYARD_JOIN_DOCS", testing::SanitizerScaled(1000000, 4, 250000));
     QElapsedTimer timer;
     timer.start();
     {
