@@ -16,6 +16,7 @@
 #include "app/railyardctl/json_line.h"
 #include "app/railyardctl/stop_signal.h"
 #include "core/cluster/admin_client.h"
+#include "core/cluster/history_fetch.h"
 #include "core/cluster/telemetry_poller.h"
 #include "core/trace/recording_reader.h"
 #include "core/trace/recording_writer.h"
@@ -124,27 +125,30 @@ int RecordPast(const cluster::ClusterAccess& access, int64_t from_unix_ms,
     cluster::AdminClient client(node.admin, access.token, "railyardctl record", access.tls);
     rpc::Status s = client.Connect(std::chrono::seconds(5));
     uint64_t mine = 0;
-    int64_t from = from_unix_ms;
-    while (s.ok()) {
-      admin::History page;
-      s = client.History(from, 0, 0, &page);
-      if (!s.ok()) break;
-      for (const admin::Telemetry& t : page.snapshots()) {
-        if (trace::Status w = recorder.Record(node.name, t, events); !w.ok()) {
-          std::fprintf(stderr, "railyardctl: %s\n", w.ToString().c_str());
-          return kExitFailed;
-        }
-        ++mine;
-      }
-      if (trace::Status w = writer.Commit(); !w.ok()) {
-        std::fprintf(stderr, "railyardctl: %s\n", w.ToString().c_str());
-        return kExitFailed;
-      }
-      std::fprintf(stderr, "\rrecord: %s: %llu snapshots of the past   ", node.name.c_str(),
-                   static_cast<unsigned long long>(mine));
-      if (!page.more() || page.next_from_unix_ms() <= from) break;
-      from = page.next_from_unix_ms();
+    bool written = true;
+    cluster::HistoryFetchResult fetched;
+    if (s.ok()) {
+      s = cluster::FetchHistory(
+          client, from_unix_ms, 0, {},
+          [&](admin::History& page) {
+            for (const admin::Telemetry& t : page.snapshots()) {
+              if (trace::Status w = recorder.Record(node.name, t, events); !w.ok()) {
+                std::fprintf(stderr, "railyardctl: %s\n", w.ToString().c_str());
+                return written = false;
+              }
+              ++mine;
+            }
+            if (trace::Status w = writer.Commit(); !w.ok()) {
+              std::fprintf(stderr, "railyardctl: %s\n", w.ToString().c_str());
+              return written = false;
+            }
+            std::fprintf(stderr, "\rrecord: %s: %llu snapshots of the past   ", node.name.c_str(),
+                         static_cast<unsigned long long>(mine));
+            return true;
+          },
+          &fetched);
     }
+    if (!written) return kExitFailed;
     std::fprintf(stderr, "\n");
     if (!s.ok()) {
       std::fprintf(stderr, "record: %s: no past: %s\n", node.name.c_str(), s.ToString().c_str());

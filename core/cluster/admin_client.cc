@@ -72,6 +72,10 @@ bool AdminClient::WaitConnected(std::chrono::milliseconds timeout) const {
   return client_->WaitForPoolOrConnectFailure(1, timeout, /*connect_failures_before=*/0);
 }
 
+bool AdminClient::ConnectFailed() const {
+  return !client_->Snapshot().last_connect_failure.empty();
+}
+
 rpc::Status AdminClient::NotConnectedStatus() const {
   const std::string why = client_->Snapshot().last_connect_failure;
   return {rpc::Code::kUnavailable, "cannot reach the admin service at " + admin_.ToString() +
@@ -98,14 +102,16 @@ rpc::Status NameWrongService(rpc::Status status, const std::string& address) {
 }  // namespace
 
 rpc::Status AdminClient::Call(const char* method, const admin::AdminRequest& request,
-                              admin::AdminResponse* response) {
-  const rpc::CallResult result = client_->Call(method, request.SerializeAsString());
+                              admin::AdminResponse* response, std::chrono::milliseconds timeout) {
+  const rpc::CallResult result = client_->Call(method, request.SerializeAsString(), timeout);
   if (!result.status.ok()) return NameWrongService(result.status, admin_.ToString());
   if (!response->ParseFromString(result.payload)) {
     return {rpc::Code::kProtocolError, "malformed admin response from " + admin_.ToString()};
   }
   return rpc::Status::Ok();
 }
+
+void AdminClient::Cancel() { client_->Stop(); }
 
 rpc::Status AdminClient::Telemetry(admin::Telemetry* telemetry) {
   admin::AdminResponse response;
@@ -115,13 +121,13 @@ rpc::Status AdminClient::Telemetry(admin::Telemetry* telemetry) {
 }
 
 rpc::Status AdminClient::History(int64_t from_unix_ms, int64_t to_unix_ms, uint32_t max_bytes,
-                                 admin::History* history) {
+                                 admin::History* history, std::chrono::milliseconds timeout) {
   admin::AdminRequest request = Request();
   request.set_from_unix_ms(from_unix_ms);
   request.set_to_unix_ms(to_unix_ms);
   request.set_max_bytes(max_bytes);
   admin::AdminResponse response;
-  rpc::Status s = Call(admin_methods::kHistory, request, &response);
+  rpc::Status s = Call(admin_methods::kHistory, request, &response, timeout);
   if (s.ok()) *history = std::move(*response.mutable_history());
   return s;
 }

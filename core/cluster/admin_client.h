@@ -47,17 +47,23 @@ class AdminClient {
   // Waits up to `timeout` for the connection StartConnecting began; true once it is up, false
   // at once when the attempt fails (a refused connection is news now, not after `timeout`).
   bool WaitConnected(std::chrono::milliseconds timeout) const;
+  // Whether an attempt to connect has failed (the client goes on retrying in the background).
+  bool ConnectFailed() const;
   // Why the service is not reachable yet: UNAVAILABLE naming the address and the last connect
   // failure, if any.
   rpc::Status NotConnectedStatus() const;
+
+  // Closes the connection: calls in flight end with CANCELLED, later ones fail. For a thread
+  // that must stop another blocked in a call. Idempotent.
+  void Cancel();
 
   rpc::Status Telemetry(admin::Telemetry* telemetry);
   // One page of the node's flight recorder: what it kept from `from_unix_ms` to `to_unix_ms` (0:
   // now), at most about `max_bytes` (0: the node's default). FAILED_PRECONDITION from a process
   // that keeps none. For every page, ask again from history->next_from_unix_ms while
-  // history->more().
+  // history->more(). `timeout` 0: the client's default (5 s).
   rpc::Status History(int64_t from_unix_ms, int64_t to_unix_ms, uint32_t max_bytes,
-                      admin::History* history);
+                      admin::History* history, std::chrono::milliseconds timeout = {});
   // `done` runs on the client's I/O thread (it must not block), exactly once, also when the
   // client is destroyed first (then with CANCELLED).
   using TelemetryCallback = std::function<void(rpc::Status status, admin::Telemetry&& telemetry)>;
@@ -74,7 +80,7 @@ class AdminClient {
 
  private:
   rpc::Status Call(const char* method, const admin::AdminRequest& request,
-                   admin::AdminResponse* response);
+                   admin::AdminResponse* response, std::chrono::milliseconds timeout = {});
   admin::AdminRequest Request() const;
 
   const rpc::Endpoint admin_;
