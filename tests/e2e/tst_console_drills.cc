@@ -10,6 +10,7 @@
 #include <QDir>
 #include <QFile>
 #include <QProcess>
+#include <QSignalSpy>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
@@ -29,6 +30,7 @@
 #include "ui/models/throughput_model.h"
 #include "ui/session/session.h"
 #include "ui/shell/main_window.h"
+#include "ui/sources/live_source.h"
 #include "ui/sources/replay_source.h"
 #include "ui/views/replication_view.h"
 
@@ -61,11 +63,16 @@ struct Seen {
   NodeHealth health = NodeHealth::kConnecting;
 };
 
-bool HasEvent(const ThroughputModel& model, int node, const QString& command, qint64 from_ms) {
-  for (const ThroughputEvent& e : model.Events(node, from_ms, LLONG_MAX)) {
+bool HasEventIn(const ThroughputModel& model, int node, const QString& command, qint64 from_ms,
+                qint64 to_ms) {
+  for (const ThroughputEvent& e : model.Events(node, from_ms, to_ms)) {
     if (e.command == command) return true;
   }
   return false;
+}
+
+bool HasEvent(const ThroughputModel& model, int node, const QString& command, qint64 from_ms) {
+  return HasEventIn(model, node, command, from_ms, LLONG_MAX);
 }
 
 bool Follows(const ClusterState& state, int updater, const QString& replica) {
@@ -96,6 +103,8 @@ class ConsoleDrillsTest : public QObject {
   std::vector<Seen> seen_;
   QString recording_, ctl_recording_;
   QString load_name_;  // As its telemetry names it.
+  QString cluster_file_;
+  qint64 started_ms_ = 0;  // When the nodes were started.
 
   ClusterState& State() const { return *session_->State(); }
   // "load" is the load client, by its address: it names itself in its telemetry.
@@ -161,6 +170,7 @@ class ConsoleDrillsTest : public QObject {
   void initTestCase() {
     QVERIFY(dir_.isValid());
     QVERIFY(WriteTokenFiles(dir_.path()));
+    started_ms_ = QDateTime::currentMSecsSinceEpoch();
     updater_ = StartNode("updater", UpdaterArgs(dir_.path()));
     QVERIFY(updater_);
     replica1_ = StartNode("replica1", ReplicaArgs(dir_.path(), *updater_));
@@ -173,7 +183,8 @@ class ConsoleDrillsTest : public QObject {
                          "--rate", "300", "--concurrency", "4", "--keys", "1000"}));
 
     // The load client first: removing it renumbers every node after it.
-    const QString cluster_file = dir_.filePath("drill.textproto");
+    cluster_file_ = dir_.filePath("drill.textproto");
+    const QString& cluster_file = cluster_file_;
     QFile file(cluster_file);
     QVERIFY(file.open(QIODevice::WriteOnly));
     file.write("name: \"drill\"\n");
@@ -635,6 +646,98 @@ class ConsoleDrillsTest : public QObject {
     QCOMPARE(Health("replica2"), NodeHealth::kUnreachable);
     Shot("10_replay_replica2_killed_overview", "Overview");
     Shot("10_replay_replica2_killed_throughput", "Throughput");
+  }
+
+  // An operator who opens the console after the drills sees them: the charts begin with what the
+  // nodes' flight recorders kept (backfill), before this console existed. Each node's chart
+  // reaches back to the drills' start, with the updater's and replica2's restarts, the drain and
+  // undrain someone ran on replica1, and a gap where replica2 was stopped for 7 s (past the 5 s
+  // stale allowance: the drills' own outages may be shorter).
+  void aConsoleOpenedAfterTheDrillsShowsThem() {
+    Stopped stopped(replica2_->pid());
+    QVERIFY(stopped.ok());
+    const qint64 stopped_at = QDateTime::currentMSecsSinceEpoch();
+    QVERIFY(WaitMs([&] { return QDateTime::currentMSecsSinceEpoch() > stopped_at + 7000; },
+                   kSlackMs) >= 0);
+    stopped.Resume();
+    const qint64 resumed_at = QDateTime::currentMSecsSinceEpoch();
+    // Its recorder has sampled again (it takes a snapshot a second). (The first window replays a
+    // recording now: asked directly.)
+    QVERIFY(WaitMs(
+                [&] {
+                  return QDateTime::currentMSecsSinceEpoch() > resumed_at + 2500 &&
+                         TelemetryOf(*replica2_).state() == admin::NODE_SERVING;
+                },
+                kSlackMs) >= 0);
+
+    const qint64 opened = QDateTime::currentMSecsSinceEpoch();
+    ui::MainWindow::Options options;
+    options.use_keyring = false;
+    options.audit_path = dir_.filePath("late-audit.sqlite");
+    ui::MainWindow late(options);
+    late.resize(1280, 800);
+    late.show();
+    QSignalSpy backfilled(late.live_source(), &ui::LiveSource::Backfilled);
+    QString error;
+    QVERIFY2(late.session()->OpenClusterFile(cluster_file_, kViewerToken, &error),
+             qPrintable(error));
+    QVERIFY(WaitMs([&] { return backfilled.count() > 0; }, kSlackMs) >= 0);
+    // The load client keeps no history (and was killed); the three nodes do.
+    QCOMPARE(backfilled.at(0).at(0).toInt(), 3);
+    const qint64 backfill_ms = QDateTime::currentMSecsSinceEpoch() - opened;
+    ClusterState& late_state = *late.session()->State();
+    const ThroughputModel& charts = *late.session()->models().throughput;
+    for (const QString& name : QStringList{"updater", "replica1", "replica2"}) {
+      const int i = late_state.IndexOfName(name);
+      QVERIFY2(i >= 0, qPrintable(name));
+      const ThroughputModel::Series& series = charts.series(i);
+      QVERIFY2(!series.empty() && series.front().t_ms < started_ms_ + 5000,
+               qPrintable(QString("%1: its chart begins %2 ms after the nodes started")
+                              .arg(name)
+                              .arg(series.empty() ? -1 : series.front().t_ms - started_ms_)));
+    }
+    const int late_replica1 = late_state.IndexOfName("replica1");
+    const int late_replica2 = late_state.IndexOfName("replica2");
+    const int late_updater = late_state.IndexOfName("updater");
+    QVERIFY(HasEvent(charts, late_replica1, "drain", LLONG_MIN));
+    QVERIFY(HasEvent(charts, late_replica1, "undrain", LLONG_MIN));
+    // Killed and restarted at once: a restart where the outage was shorter than the stale
+    // allowance, else "down" and "up" (as a live console shows it), before this drill.
+    for (int i : {late_updater, late_replica2}) {
+      QVERIFY2(HasEventIn(charts, i, ThroughputEvent::kRestart, LLONG_MIN, stopped_at - 2000) ||
+                   HasEventIn(charts, i, ThroughputEvent::kUp, LLONG_MIN, stopped_at - 2000),
+               qPrintable(late_state.Node(i).name));
+    }
+    QVERIFY(HasEvent(charts, late_replica2, ThroughputEvent::kDown, stopped_at - 2000));
+    QVERIFY(HasEvent(charts, late_replica2, ThroughputEvent::kUp, stopped_at));
+    bool gap = false;
+    const ThroughputModel::Series& replica2 = charts.series(late_replica2);
+    for (size_t i = 0; i < replica2.size(); ++i) {
+      gap = gap || (replica2[i].IsGap() && replica2[i].t_ms >= stopped_at - 2000 &&
+                    replica2[i].t_ms <= resumed_at);
+    }
+    QVERIFY2(gap, "no gap in replica2's backfilled chart where it was stopped");
+    // Then live: every node serving, its chart going on past the moment the console opened.
+    QVERIFY(WaitMs(
+                [&] {
+                  for (int i : {late_updater, late_replica1, late_replica2}) {
+                    if (late_state.Node(i).health != NodeHealth::kServing ||
+                        charts.series(i).back().t_ms < opened) {
+                      return false;
+                    }
+                  }
+                  return true;
+                },
+                kSlackMs) >= 0);
+    late.Tabs()->setCurrentIndex(late.TabIndex("Throughput"));
+    QTest::qWait(300);  // Two frames at 10 Hz, drawn.
+    QVERIFY(
+        late.grab().save(QDir(ScreenshotDir()).filePath("drill_11_opened_after_throughput.png")));
+    qInfo(
+        "drill: a console opened after the drills backfilled %lld snapshots since %lld ms before "
+        "in %lld ms",
+        backfilled.at(0).at(1).toLongLong(), opened - backfilled.at(0).at(2).toLongLong(),
+        backfill_ms);
   }
 };
 

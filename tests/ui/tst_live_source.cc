@@ -1,28 +1,43 @@
 // SPDX-License-Identifier: Apache-2.0
-// LiveSource against a real node on 127.0.0.1: telemetry arrives through the worker thread;
+// LiveSource against a real node on 127.0.0.1: a console that has heard nothing yet opens with
+// the node's past from its flight recorder; telemetry arrives through the worker thread;
 // a stopped node turns unreachable without blocking the GUI thread and comes back when it is
 // restarted on the same port; a wrong token is refused (and announced); Stop() drops batches in
 // flight.
+#include <QDateTime>
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <algorithm>
+#include <climits>
+#include <vector>
 
+#include "core/cluster/admin_client.h"
 #include "core/node/node.h"
 #include "tests/support/admin_tokens.h"
 #include "tests/support/qtest_main.h"
+#include "tests/support/wait_until.h"
 #include "ui/models/cluster_state.h"
+#include "ui/models/throughput_model.h"
+#include "ui/sources/history_frames.h"
 #include "ui/sources/live_source.h"
 
+using railyard::testing::kOperatorToken;
 using railyard::testing::kViewerToken;
 using railyard::ui::ClusterState;
 using railyard::ui::LiveSource;
 using railyard::ui::NodeHealth;
+using railyard::ui::ThroughputEvent;
+using railyard::ui::ThroughputModel;
 
 namespace {
 
-std::unique_ptr<railyard::node::Node> OpenNode(const QString& dir, uint16_t admin_port) {
+std::unique_ptr<railyard::node::Node> OpenNode(const QString& dir, uint16_t admin_port,
+                                               int flight_interval_ms = 1000) {
   railyard::node::NodeOptions options;
+  options.flight.interval = std::chrono::milliseconds(flight_interval_ms);
+  options.admin.operator_tokens = {kOperatorToken};
   options.name = "live1";
   options.data_dir = dir.toStdString();
   options.io_threads = 1;
@@ -32,6 +47,27 @@ std::unique_ptr<railyard::node::Node> OpenNode(const QString& dir, uint16_t admi
   std::unique_ptr<railyard::node::Node> node;
   if (!railyard::node::Node::Open(options, &node).ok()) return nullptr;
   return node;
+}
+
+// The node's flight recorder as a viewer reads it: its snapshots' times, oldest first.
+std::vector<qint64> HistoryTimes(railyard::node::Node& node) {
+  railyard::cluster::AdminClient viewer(node.admin_endpoint(), kViewerToken, "tst");
+  std::vector<qint64> times;
+  if (!viewer.Connect(std::chrono::seconds(5)).ok()) return times;
+  railyard::admin::History page;
+  for (int64_t from = 0; viewer.History(from, 0, 0, &page).ok();) {
+    for (const auto& t : page.snapshots()) times.push_back(t.unix_ms());
+    if (!page.more() || page.next_from_unix_ms() <= from) break;
+    from = page.next_from_unix_ms();
+  }
+  return times;
+}
+
+bool HasEventBefore(const ThroughputModel& model, const QString& command, qint64 before_ms) {
+  for (const ThroughputEvent& e : model.Events(0, LLONG_MIN, before_ms)) {
+    if (e.command == command) return true;
+  }
+  return false;
 }
 
 LiveSource::Options FastOptions() {
@@ -93,6 +129,140 @@ class LiveSourceTest : public QObject {
     QVERIFY(state.Node(0).last_error.isEmpty());
     source.Stop();
     node->Shutdown(std::chrono::milliseconds(200));
+  }
+
+  // A console that has heard nothing yet opens with the node's own past from its flight recorder
+  // (docs/guide.md, "The flight recorder"): samples from before it started, the gap where the node
+  // was down, its restart, and a drain and undrain someone else ran; then live polling goes on.
+  void aNewConsoleOpensWithTheNodesPast() {
+    QTemporaryDir dir;
+    const QString data = dir.filePath("n");
+    qint64 down_from = 0;
+    {
+      std::unique_ptr<railyard::node::Node> node = OpenNode(data, 0, 20);
+      QVERIFY(node);
+      railyard::cluster::AdminClient op(node->admin_endpoint(), kOperatorToken, "someone else");
+      QVERIFY(op.Connect(std::chrono::seconds(5)).ok());
+      railyard::admin::AdminResponse response;
+      QVERIFY(op.Drain(&response).ok());
+      QVERIFY(op.Undrain(&response).ok());
+      const qint64 undrained = QDateTime::currentMSecsSinceEpoch();
+      // Recorded past the undrain, so that a snapshot carries both commands.
+      QVERIFY(railyard::testing::WaitUntil([&] {
+        const std::vector<qint64> times = HistoryTimes(*node);
+        return times.size() >= 20 && times.back() > undrained + 100;
+      }));
+      down_from = HistoryTimes(*node).back();
+      node->Shutdown(std::chrono::milliseconds(0));
+    }
+    // Down well past the stale allowance this console uses (300 ms, below).
+    QVERIFY(railyard::testing::WaitUntil(
+        [&] { return QDateTime::currentMSecsSinceEpoch() > down_from + 1500; }));
+    std::unique_ptr<railyard::node::Node> node = OpenNode(data, 0, 20);
+    QVERIFY(node);
+    qint64 up_from = 0;
+    QVERIFY(railyard::testing::WaitUntil([&] {
+      const std::vector<qint64> times = HistoryTimes(*node);
+      const auto after = std::upper_bound(times.begin(), times.end(), down_from + 1000);
+      if (after != times.end()) up_from = *after;
+      return times.end() - after >= 10;
+    }));
+
+    const qint64 opened = QDateTime::currentMSecsSinceEpoch();
+    ClusterState state;
+    state.SetStaleAfterMs(300);
+    ThroughputModel throughput(&state);
+    LiveSource source(&state);
+    source.SetOptions(FastOptions());
+    QSignalSpy backfilled(&source, &LiveSource::Backfilled);
+    QCOMPARE(source.AddNode(QString("127.0.0.1:%1").arg(node->admin_endpoint().port), kViewerToken),
+             0);
+    source.Start();
+    QVERIFY(backfilled.wait(10000));
+    QCOMPARE(backfilled.at(0).at(0).toInt(), 1);
+    QVERIFY(backfilled.at(0).at(1).toLongLong() >= 30);
+    QVERIFY(backfilled.at(0).at(2).toLongLong() < down_from);
+    const ThroughputModel::Series& series = throughput.series(0);
+    QVERIFY(!series.empty());
+    QVERIFY(series.front().t_ms < down_from);
+    bool gap = false;  // From the last snapshot before the node went down.
+    for (size_t i = 0; i < series.size(); ++i) {
+      gap = gap || (series[i].IsGap() && series[i].t_ms >= down_from && series[i].t_ms < up_from);
+    }
+    QVERIFY2(gap, "no gap where the node was down");
+    for (const QString& event : {ThroughputEvent::kDown, ThroughputEvent::kUp,
+                                 ThroughputEvent::kRestart, QString("drain"), QString("undrain")}) {
+      QVERIFY2(HasEventBefore(throughput, event, opened), qPrintable(event));
+    }
+    // Then live, after the past.
+    QTRY_VERIFY_WITH_TIMEOUT(source.FramesApplied() > 0 && series.back().t_ms >= opened, 10000);
+    QCOMPARE(state.Node(0).health, NodeHealth::kServing);
+    source.Stop();
+    node->Shutdown(std::chrono::milliseconds(0));
+  }
+
+  // Two nodes' pasts become frames in time order, one node's latest snapshot winning within a
+  // frame, with empty frames through a silence so that the state marks the silent nodes stale.
+  void historyFramesMergeNodesInTimeOrder() {
+    auto at = [](qint64 ms, uint64_t sequence) {
+      auto t = std::make_shared<railyard::admin::Telemetry>();
+      t->set_unix_ms(ms);
+      t->set_sequence(sequence);
+      return std::shared_ptr<const railyard::admin::Telemetry>(std::move(t));
+    };
+    std::vector<railyard::ui::NodeHistory> pasts(2);
+    pasts[0].node = 0;
+    pasts[0].snapshots = {at(1000, 1), at(1040, 2), at(1100, 3), at(3000, 4)};
+    pasts[1].node = 1;
+    pasts[1].snapshots = {at(1020, 7), at(1120, 8)};
+    const std::vector<railyard::ui::HistoryFrame> frames =
+        railyard::ui::HistoryFrames(pasts, 100, 500, 3200);
+    QVERIFY(frames.size() >= 3);
+    // [1000, 1100): node 0's second snapshot wins over its first; node 1's first.
+    QCOMPARE(frames[0].updates.size(), size_t{2});
+    QCOMPARE(frames[0].updates[0].telemetry->sequence(), uint64_t{2});
+    QCOMPARE(frames[0].updates[0].at_ms, qint64{1040});
+    QCOMPARE(frames[0].updates[1].telemetry->sequence(), uint64_t{7});
+    QCOMPARE(frames[0].now_ms, qint64{1040});
+    QCOMPARE(frames[1].updates.size(), size_t{2});  // 1100 and 1120.
+    // Then silence to 3000, an empty frame each 500 ms past the stale allowance; then 3000; then
+    // silence to 3200 (too short for another).
+    std::vector<qint64> empty;
+    for (const auto& f : frames) {
+      if (f.updates.empty()) empty.push_back(f.now_ms);
+    }
+    QCOMPARE(empty, (std::vector<qint64>{1621, 2121, 2621}));
+    QCOMPARE(frames.back().now_ms, qint64{3000});
+    for (size_t i = 1; i < frames.size(); ++i) QVERIFY(frames[i - 1].now_ms <= frames[i].now_ms);
+    ClusterState state;
+    state.AddNode("a:1");
+    state.AddNode("b:1");
+    state.SetStaleAfterMs(500);
+    for (const auto& f : frames) state.ApplyHistoryFrame(f.updates, f.now_ms);
+    QCOMPARE(state.Node(1).health, NodeHealth::kStale);  // Silent since 1120.
+    QCOMPARE(state.Node(1).down_since_ms, qint64{1120});
+    QVERIFY(IsLive(state.Node(0).health));
+  }
+
+  // Told not to backfill, a console polls at once and reads no past.
+  void backfillIsOffWithTheOption() {
+    QTemporaryDir dir;
+    std::unique_ptr<railyard::node::Node> node = OpenNode(dir.filePath("n"), 0, 20);
+    QVERIFY(node);
+    QVERIFY(railyard::testing::WaitUntil([&] { return HistoryTimes(*node).size() >= 5; }));
+    ClusterState state;
+    LiveSource source(&state);
+    LiveSource::Options options = FastOptions();
+    options.backfill = false;
+    source.SetOptions(options);
+    QSignalSpy backfilled(&source, &LiveSource::Backfilled);
+    QCOMPARE(source.AddNode(QString("127.0.0.1:%1").arg(node->admin_endpoint().port), kViewerToken),
+             0);
+    source.Start();
+    QTRY_VERIFY_WITH_TIMEOUT(source.FramesApplied() >= 3, 10000);
+    QCOMPARE(backfilled.count(), 0);
+    source.Stop();
+    node->Shutdown(std::chrono::milliseconds(0));
   }
 
   void aWrongTokenIsRefusedNotServed() {

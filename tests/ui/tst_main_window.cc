@@ -6,6 +6,7 @@
 #include <QAction>
 #include <QApplication>
 #include <QComboBox>
+#include <QDateTime>
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
@@ -477,8 +478,14 @@ class MainWindowTest : public QObject {
     options.audit_path = dir_.filePath("audit-once.sqlite");
     MainWindow window(options);
     window.show();
+    const qint64 opened = QDateTime::currentMSecsSinceEpoch();
     QVERIFY(window.AddNode(address_, kOperatorToken, nullptr));
-    QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
+    // A snapshot taken since the window opened, not only the backfill from the node's flight
+    // recorder, whose last snapshot may predate the previous test's flush (which recording would
+    // then count as new).
+    QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing &&
+                                 window.State()->Node(0).updated_ms > opened,
+                             10000);
     const QString path = dir_.filePath("once.rec");
     QString error;
     QVERIFY2(window.StartRecording(path, &error), qPrintable(error));

@@ -170,6 +170,11 @@ QVector<int> ClusterState::Apply(const std::vector<Update>& updates, qint64 now_
 
 void ClusterState::Tick(qint64 now_ms) { ApplyFrame({}, now_ms); }
 
+bool ClusterState::AnyTelemetry() const {
+  return std::any_of(nodes_.begin(), nodes_.end(),
+                     [](const NodeView& node) { return node.telemetry != nullptr; });
+}
+
 void ClusterState::Clear() {
   nodes_.clear();
   node_at_address_.clear();

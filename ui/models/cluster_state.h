@@ -129,6 +129,10 @@ class ClusterState : public QObject {
   // A node is stale once its telemetry is this old (a downsampled snapshot of a flight recorder,
   // which stands for a bucket, this plus the bucket's width).
   void SetStaleAfterMs(qint64 ms) { stale_after_ms_ = ms; }
+  qint64 StaleAfterMs() const { return stale_after_ms_; }
+  // Whether any node has answered since the last Clear: none has, the console has seen nothing of
+  // this cluster yet (what a live source backfills from the nodes' flight recorders).
+  bool AnyTelemetry() const;
 
   // How much history before a seek point a replay rebuilds: the widest window any time-series
   // model asked for (it only grows; Clear keeps it).

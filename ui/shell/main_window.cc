@@ -117,6 +117,16 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
   connect(status_timer, &QTimer::timeout, this, &MainWindow::UpdateStatus);
 
   connect(session_, &Session::TokenRefused, this, &MainWindow::OnTokenRefused);
+  // The charts opened with the nodes' own past: said once, with how far back it goes.
+  connect(live_source(), &LiveSource::Backfilled, this,
+          [this](int nodes, qint64 snapshots, qint64 from_ms) {
+            if (nodes == 0) return;
+            const QString whose = nodes == 1 ? tr("1 node's") : tr("%1 nodes'").arg(nodes);
+            statusBar()->showMessage(tr("Charts since %1 from %2 flight recorders (%3 snapshots)")
+                                         .arg(ClockText(from_ms), whose)
+                                         .arg(snapshots),
+                                     15000);
+          });
   connect(session_, &Session::AboutToReset, this, &MainWindow::OnSessionReset);
   connect(session_, &Session::SourceChanged, this, &MainWindow::OnSourceChanged);
   connect(session_, &Session::TokensChanged, this, &MainWindow::UpdateActionsEnabled);

@@ -6,6 +6,8 @@
 #include <thread>
 
 #include "core/base/mutex.h"
+#include "core/cluster/admin_client.h"
+#include "core/cluster/history_fetch.h"
 #include "core/cluster/telemetry_poller.h"
 #include "core/rpc/endpoint.h"
 #include "ui/support/gui_thread.h"
@@ -29,18 +31,29 @@ bool ParseAdminAddress(const QString& text, std::string* host, uint16_t* port, Q
 class LivePoller {
  public:
   using Deliver = std::function<void(std::vector<ClusterState::Update>, qint64 now_ms)>;
+  using DeliverHistory = std::function<void(std::vector<NodeHistory>)>;
+  // The nodes to backfill before the first round, and from when (unix ms; 0: none).
+  struct Backfill {
+    std::vector<cluster::PollTarget> targets;
+    qint64 from_unix_ms = 0;
+  };
 
   LivePoller(std::vector<cluster::PollTarget> targets, const LiveSource::Options& options,
-             Deliver deliver)
+             Backfill backfill, Deliver deliver, DeliverHistory deliver_history)
       : poller_(std::move(targets), PollerOptionsFrom(options)),
         period_(static_cast<int64_t>(1000.0 / std::max(0.1, options.poll_hz))),
-        deliver_(std::move(deliver)) {
+        options_(options),
+        backfill_(std::move(backfill)),
+        deliver_(std::move(deliver)),
+        deliver_history_(std::move(deliver_history)) {
     thread_ = std::thread([this] { Run(); });
   }
   ~LivePoller() {
     {
       base::MutexLock lock(mu_);
       stop_ = true;
+      // A backfill blocked on a node's page ends now, not at its deadline.
+      for (cluster::AdminClient* client : backfilling_) client->Cancel();
     }
     cv_.NotifyAll();
     poller_.Cancel();
@@ -60,7 +73,69 @@ class LivePoller {
     return options;
   }
 
+  bool Stopped() {
+    base::MutexLock lock(mu_);
+    return stop_;
+  }
+
+  // Waits for `client`'s connection until `deadline`, a slice at a time so that a stop is heard.
+  bool WaitConnected(const cluster::AdminClient& client, Clock::time_point deadline) {
+    while (!Stopped()) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+      if (left.count() <= 0) return false;
+      if (client.WaitConnected(std::min(left, std::chrono::milliseconds(100)))) return true;
+      if (client.ConnectFailed()) return false;  // Refused, or no hello: polled as before.
+    }
+    return false;
+  }
+
+  // Reads every backfill target's flight recorder, all connecting at once, within the options'
+  // time and byte budget, and posts what came.
+  void RunBackfill() {
+    const Clock::time_point deadline = Clock::now() + options_.backfill_timeout;
+    std::vector<std::unique_ptr<cluster::AdminClient>> clients;
+    {
+      // Started under the lock, so that the destructor cancels each client after its start (a
+      // client started after its Stop would be left running).
+      base::MutexLock lock(mu_);
+      if (stop_) return;
+      for (const cluster::PollTarget& t : backfill_.targets) {
+        clients.push_back(std::make_unique<cluster::AdminClient>(
+            t.admin, t.token, "railyard-console backfill", t.tls));
+        (void)clients.back()->StartConnecting();  // A failure shows as not connected below.
+        backfilling_.push_back(clients.back().get());
+      }
+    }
+    const uint64_t per_node =
+        options_.backfill_max_bytes / std::max<size_t>(1, backfill_.targets.size());
+    std::vector<NodeHistory> histories;
+    for (size_t i = 0; i < clients.size() && !Stopped(); ++i) {
+      if (!WaitConnected(*clients[i], deadline)) continue;
+      NodeHistory history;
+      history.node = backfill_.targets[i].id;
+      cluster::HistoryFetchResult fetched;
+      // A node that keeps no history (or an older one without the method) is simply polled.
+      (void)cluster::FetchHistory(
+          *clients[i], backfill_.from_unix_ms, 0, {deadline, per_node},
+          [&](admin::History& page) {
+            for (admin::Telemetry& t : *page.mutable_snapshots()) {
+              history.snapshots.push_back(std::make_shared<const admin::Telemetry>(std::move(t)));
+            }
+            return !Stopped();
+          },
+          &fetched);
+      if (!history.snapshots.empty()) histories.push_back(std::move(history));
+    }
+    {
+      base::MutexLock lock(mu_);
+      backfilling_.clear();  // Before the clients go.
+    }
+    if (!Stopped()) deliver_history_(std::move(histories));
+  }
+
   void Run() {
+    if (backfill_.from_unix_ms > 0 && !backfill_.targets.empty()) RunBackfill();
     Clock::time_point next_round = Clock::now();
     while (true) {
       {
@@ -89,10 +164,15 @@ class LivePoller {
 
   cluster::TelemetryPoller poller_;
   const std::chrono::milliseconds period_;
+  const LiveSource::Options options_;
+  const Backfill backfill_;
   const Deliver deliver_;
+  const DeliverHistory deliver_history_;
   base::Mutex mu_;
   base::CondVar cv_;
   bool stop_ GUARDED_BY(mu_) = false;
+  // The backfill's clients while it runs (owned by RunBackfill), for the destructor to cancel.
+  std::vector<cluster::AdminClient*> backfilling_ GUARDED_BY(mu_);
   std::thread thread_;
 };
 
@@ -169,6 +249,12 @@ void LiveSource::Start() {
     ParseAdminAddress(t.address, &host, &port, nullptr);
     targets.push_back({t.index, {host, port}, t.token.toStdString(), t.tls});
   }
+  // The console has seen nothing of this cluster yet: its charts open with the nodes' own past.
+  LivePoller::Backfill backfill;
+  if (options_.backfill && !state_->AnyTelemetry()) {
+    backfill.targets = targets;
+    backfill.from_unix_ms = QDateTime::currentMSecsSinceEpoch() - options_.backfill_span.count();
+  }
   // Runs on the worker thread: only moves data into a queued call. `this` outlives the worker
   // (Stop() joins it), which is what RunOnReceiverThread asks.
   auto post = [this, generation](std::vector<ClusterState::Update> updates, qint64 now_ms) {
@@ -176,7 +262,13 @@ void LiveSource::Start() {
       Deliver(generation, std::move(updates), now_ms);
     });
   };
-  poller_ = std::make_unique<LivePoller>(std::move(targets), options_, std::move(post));
+  auto post_history = [this, generation](std::vector<NodeHistory> histories) {
+    RunOnReceiverThread(this, [this, generation, histories = std::move(histories)]() mutable {
+      DeliverHistory(generation, std::move(histories));
+    });
+  };
+  poller_ = std::make_unique<LivePoller>(std::move(targets), options_, std::move(backfill),
+                                         std::move(post), std::move(post_history));
 }
 
 void LiveSource::Stop() {
@@ -199,6 +291,25 @@ void LiveSource::Deliver(quint64 generation, std::vector<ClusterState::Update> u
   for (const ClusterState::Update& u : updates) {
     if (u.token_refused) Q_EMIT TokenRefused(u.node, u.error);
   }
+}
+
+void LiveSource::DeliverHistory(quint64 generation, std::vector<NodeHistory> histories) {
+  if (generation != generation_.load()) return;
+  qint64 snapshots = 0;
+  qint64 from_ms = 0;
+  for (const NodeHistory& h : histories) {
+    snapshots += static_cast<qint64>(h.snapshots.size());
+    const qint64 first = h.snapshots.front()->unix_ms();
+    from_ms = from_ms == 0 ? first : std::min(from_ms, first);
+  }
+  // Frames as polling at options_.poll_hz would have applied them.
+  const qint64 frame_ms = static_cast<qint64>(1000.0 / std::max(0.1, options_.poll_hz));
+  const qint64 until_ms = QDateTime::currentMSecsSinceEpoch();
+  for (const HistoryFrame& frame :
+       HistoryFrames(histories, frame_ms, state_->StaleAfterMs(), until_ms)) {
+    state_->ApplyHistoryFrame(frame.updates, frame.now_ms);
+  }
+  Q_EMIT Backfilled(static_cast<int>(histories.size()), snapshots, from_ms);
 }
 
 }  // namespace railyard::ui

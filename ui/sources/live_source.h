@@ -12,6 +12,7 @@
 
 #include "core/rpc/tls.h"
 #include "ui/models/cluster_state.h"
+#include "ui/sources/history_frames.h"
 
 namespace railyard::ui {
 
@@ -32,6 +33,14 @@ class LivePoller;
 // connecting never blocks the round for other nodes. A node that refuses its token is paused
 // there (one refusal per token, far from the node's lockout) and announced with TokenRefused.
 //
+// Backfill: started while no node has answered yet (a cluster just opened, the first node
+// added), the worker first reads each node's flight recorder (admin.History) over the widest
+// chart window (backfill_span) and posts it as history frames (history_frames.h), so
+// the charts open with the past the nodes kept, gaps where they were down; then it polls. It waits
+// at most backfill_timeout for all nodes together; a node that keeps no history, or is not
+// reached, is only polled. Not yet: a node added to a watched cluster, or one the console lost
+// for a while, gets no past (docs/guide.md, "The flight recorder").
+//
 // Thread safety: every method on the GUI thread.
 class LiveSource : public QObject {
   Q_OBJECT
@@ -43,6 +52,12 @@ class LiveSource : public QObject {
     std::chrono::milliseconds connect_timeout{1000};
     // How long a round waits for answers; later answers count as failures.
     std::chrono::milliseconds answer_timeout{800};
+    // Backfill (see the class comment): at most this long before polling starts, and at most
+    // this many bytes of snapshots from all nodes together.
+    bool backfill = true;
+    std::chrono::milliseconds backfill_span{15 * 60 * 1000};  // The charts' widest window.
+    std::chrono::milliseconds backfill_timeout{5000};
+    uint64_t backfill_max_bytes = 64ull << 20;
   };
 
   explicit LiveSource(ClusterState* state, QObject* parent = nullptr);
@@ -77,6 +92,9 @@ class LiveSource : public QObject {
 
  Q_SIGNALS:
   void FrameDelivered();
+  // After the backfill's history frames were applied: how many nodes gave a past, how many
+  // snapshots in all, and the cluster time of the oldest (0 when none did).
+  void Backfilled(int nodes, qint64 snapshots, qint64 from_ms);
   // A node's admin service refused its token: it is no longer polled (so it never locks this
   // host out) until SetToken gives it one. Emitted once per refusal, after the frame that shows
   // it as kTokenRefused.
@@ -90,6 +108,7 @@ class LiveSource : public QObject {
     std::optional<rpc::TlsClientOptions> tls;
   };
   void Deliver(quint64 generation, std::vector<ClusterState::Update> updates, qint64 now_ms);
+  void DeliverHistory(quint64 generation, std::vector<NodeHistory> histories);
   void Restart();
 
   ClusterState* const state_;
