@@ -840,6 +840,7 @@ Stats DocStoreImpl::GetStats() {
   stats.live_bytes = static_cast<uint64_t>(static_cast<double>(stats.segment_bytes) *
                                            (1.0 - stats.dead_byte_share));
   stats.corruptions_seen = corruptions_.load();
+  if (sync_failed_.load(std::memory_order_acquire)) stats.writes_refused = SyncFailure().ToString();
   stats.cache = cache_.GetStats();
   stats.bloom_negatives = bloom_negatives_.load(std::memory_order_relaxed);
   stats.wal_bytes = wal_bytes_.load(std::memory_order_relaxed);

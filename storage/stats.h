@@ -80,6 +80,9 @@ struct Stats {
   uint64_t bytes_compacted = 0;   // Bytes those merges wrote.
   uint64_t bloom_negatives = 0;   // Lookups a Bloom page answered "no" (the index was skipped).
   uint64_t wal_bytes = 0;         // Bytes in the current write-ahead log.
+  // Why writes are refused (a failed fsync of the log, until the store is reopened); empty while
+  // the store takes them.
+  std::string writes_refused;
   // Index pages copied into memory (including indexes a reader still holds after a compaction
   // replaced them), never more than the budget (Options::index_memory_budget).
   uint64_t index_memory_bytes = 0;

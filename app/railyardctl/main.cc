@@ -6,6 +6,7 @@
 
 #include "app/parse_command_line.h"
 #include "app/railyardctl/admin_commands.h"
+#include "app/railyardctl/alerts_command.h"
 #include "app/railyardctl/demo_command.h"
 #include "app/railyardctl/load_command.h"
 #include "app/railyardctl/record_command.h"
@@ -34,6 +35,8 @@ int main(int argc, char** argv) {
   CLI::App* watch_command = railyard::ctl::AddWatchCommand(app, watch);
   railyard::ctl::SimCommandOptions sim;
   CLI::App* sim_command = railyard::ctl::AddSimCommand(app, sim);
+  railyard::ctl::AlertsOptions alerts;
+  CLI::App* alerts_command = railyard::ctl::AddAlertsCommand(app, alerts);
 
   if (auto exit_code = railyard::app::ParseCommandLine(app, argc, argv)) return *exit_code;
   spdlog::set_default_logger(spdlog::stderr_color_mt("railyardctl"));  // stdout is for results.
@@ -44,6 +47,7 @@ int main(int argc, char** argv) {
   if (inspect_command->parsed()) return railyard::ctl::RunInspect(inspect);
   if (watch_command->parsed()) return railyard::ctl::RunWatch(watch);
   if (sim_command->parsed()) return railyard::ctl::RunSim(sim);
+  if (alerts_command->parsed()) return railyard::ctl::RunAlerts(*alerts_command, alerts);
   for (CLI::App* command : admin_commands) {
     if (command->parsed()) return railyard::ctl::RunAdminCommand(command->get_name(), target);
   }

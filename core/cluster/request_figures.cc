@@ -5,7 +5,7 @@
 
 namespace railyard::cluster {
 
-bool IsLongPoll(std::string_view method) { return method == "repl.Fetch"; }
+bool IsLongPoll(std::string_view method) { return method == kLongPollMethod; }
 
 double RequestP99Us(const admin::Throughput& throughput) {
   double p99 = 0;

@@ -12,7 +12,9 @@
 
 namespace railyard::cluster {
 
-// Methods whose handlers wait for news by design: "repl.Fetch".
+// The one method whose handler waits for news by design: a replica's fetch at the head.
+inline constexpr std::string_view kLongPollMethod = "repl.Fetch";
+// Methods whose handlers wait for news by design: kLongPollMethod.
 bool IsLongPoll(std::string_view method);
 
 // The slowest of the request methods' percentiles (long-polls apart), in microseconds; 0 when none

@@ -31,11 +31,16 @@ rpc::Status ParseTextProtoFile(const std::string& path, google::protobuf::Messag
   if (!in) return {rpc::Code::kInvalidArgument, "cannot read " + path};
   std::stringstream text;
   text << in.rdbuf();
+  return ParseTextProto(text.str(), path, out);
+}
+
+rpc::Status ParseTextProto(std::string_view text, std::string_view name,
+                           google::protobuf::Message* out) {
   google::protobuf::TextFormat::Parser parser;
   FirstError errors;
   parser.RecordErrorsTo(&errors);
-  if (!parser.ParseFromString(text.str(), out)) {
-    return {rpc::Code::kInvalidArgument, path + ": " + errors.first};
+  if (!parser.ParseFromString(std::string(text), out)) {
+    return {rpc::Code::kInvalidArgument, std::string(name) + ": " + errors.first};
   }
   return rpc::Status::Ok();
 }

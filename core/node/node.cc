@@ -7,6 +7,7 @@
 #include "core/cluster/replication_names.h"
 #include "core/node/doc_service.h"
 #include "core/node/node_metrics.h"
+#include "core/node/process_metrics.h"
 #include "core/node/telemetry.h"
 
 #ifndef RAILYARD_VERSION
@@ -178,6 +179,10 @@ admin::Telemetry Node::Snapshot() {
   t.set_admin_address(admin_->endpoint().ToString());
   const std::vector<rpc::SlotInfo> slots = server_->SlotSnapshot();
   FillSlots(slots, &t);
+  if (const std::optional<DiskFigures> disk = ReadDiskFigures(options_.data_dir)) {
+    t.mutable_disk()->set_free_bytes(disk->free_bytes);
+    t.mutable_disk()->set_size_bytes(disk->size_bytes);
+  }
   if (!ready_.load()) return t;  // Starting: the store and replication are not there yet.
   FillStorage(store_->GetStats(), t.mutable_storage());
   FillThroughput(stats_, t.mutable_throughput());

@@ -141,6 +141,10 @@ void Storage(const admin::StorageStats& s, PrometheusText& out) {
   out.Single("railyard_storage_corruptions_total", "counter",
              "Damaged blocks, records or files the store detected (checksums, formats).",
              D(s.corruptions_seen()));
+  out.Single("railyard_storage_writes_refused", "gauge",
+             "1 while the store refuses writes (a failed fsync of its log, until it is "
+             "reopened), else 0.",
+             s.writes_refused().empty() ? 0.0 : 1.0);
   out.Single("railyard_storage_flushes_total", "counter",
              "In-memory indexes written to disk (merged with older indexes or not).",
              D(s.flushes()));

@@ -71,6 +71,7 @@ void FillStorage(const storage::Stats& stats, admin::StorageStats* out) {
   out->set_segment_bytes(stats.segment_bytes);
   out->set_dead_byte_share(stats.dead_byte_share);
   out->set_corruptions_seen(stats.corruptions_seen);
+  out->set_writes_refused(stats.writes_refused);
   out->set_flushes(stats.flushes);
   out->set_compactions_done(stats.compactions_done);
   out->set_bytes_compacted(stats.bytes_compacted);

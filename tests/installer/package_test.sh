@@ -83,6 +83,7 @@ for file in lib/systemd/system/railyard-node.service usr/lib/sysusers.d/railyard
   usr/share/bash-completion/completions/railyardctl usr/share/doc/railyard-node/README.md usr/share/doc/railyard-node/guide.md \
   usr/share/doc/railyard-node/examples/railyard-node.textproto \
   usr/share/railyard/monitoring/railyard-dashboard.json \
+  usr/share/railyard/monitoring/railyard-alerts.textproto \
   usr/share/railyard/monitoring/railyard-alerts.yml; do
   check "missing /$file" test -s "$root/$file"
 done

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-// resources/monitoring/: the alerting rules pass `promtool check rules` and their unit tests
+// resources/monitoring/: the alerting rules are the export of the rules file (one source for the
+// console and Prometheus), pass `promtool check rules` and their unit tests
 // (`promtool test rules`, which prove each alert fires on the series it is for), the dashboard is
 // valid JSON with a $node variable, and every series the rules and dashboard query is one a
 // node's /metrics exposes (so a renamed metric cannot leave them silently empty).
@@ -12,6 +13,7 @@
 #include <QSet>
 #include <QTest>
 
+#include "core/cluster/alert_rules.h"
 #include "core/node/node_metrics.h"
 #include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
@@ -98,6 +100,60 @@ class MonitoringResourcesTest : public QObject {
     QVERIFY2(checked == 0, qPrintable(check_said));
     const auto [tested, test_said] = Promtool({"test", "rules", "railyard-alerts.test.yml"});
     QVERIFY2(tested == 0, qPrintable(test_said));
+  }
+
+  // One source: the shipped Prometheus rules are the export of the shipped rules file, and the
+  // rules compiled into the console and railyardctl are that file.
+  void theShippedRulesAreTheExportOfTheRulesFile() {
+    alerts::Rules rules;
+    const rpc::Status loaded =
+        cluster::LoadAlertRules((kDir + "/railyard-alerts.textproto").toStdString(), &rules);
+    QVERIFY2(loaded.ok(), loaded.ToString().c_str());
+    QVERIFY(rules.rule_size() >= 12);
+    QFile shipped(kDir + "/railyard-alerts.yml");
+    QVERIFY(shipped.open(QIODevice::ReadOnly));
+    QVERIFY2(shipped.readAll().toStdString() == cluster::PrometheusAlertRules(rules),
+             "railyard-alerts.yml is not `railyardctl alerts export --prometheus` of "
+             "railyard-alerts.textproto: run it and commit the result");
+    QFile text(kDir + "/railyard-alerts.textproto");
+    QVERIFY(text.open(QIODevice::ReadOnly));
+    QVERIFY(text.readAll().toStdString() == cluster::DefaultAlertRulesText());
+    QCOMPARE(cluster::DefaultAlertRules().rule_size(), rules.rule_size());
+  }
+
+  // A rules file with a mistake is refused with what and where.
+  void aBadRulesFileIsRefusedClearly_data() {
+    QTest::addColumn<QString>("text");
+    QTest::addColumn<QString>("says");
+    QTest::newRow("syntax") << "rule { name: \"A\" figure: NO_SUCH }"
+                            << "line 1, column";
+    QTest::newRow("no figure") << "rule { name: \"A\" severity: WARNING summary: \"s\" }"
+                               << "no figure";
+    QTest::newRow("twice") << "rule { name: \"A\" figure: NODE_LAME_DUCK severity: WARNING "
+                              "summary: \"s\" } rule { name: \"A\" figure: NODE_STARTING "
+                              "severity: WARNING summary: \"s\" }"
+                           << "twice";
+    QTest::newRow("bad name") << "rule { name: \"a b\" figure: NODE_LAME_DUCK }"
+                              << "letters";
+    QTest::newRow("share above 1")
+        << "rule { name: \"A\" figure: FAILED_SHARE threshold: 5 severity: WARNING summary: "
+           "\"s\" }"
+        << "in (0, 1]";
+    QTest::newRow("no threshold")
+        << "rule { name: \"A\" figure: SERVER_P99_MS severity: WARNING summary: \"s\" }"
+        << "above 0";
+    QTest::newRow("no severity") << "rule { name: \"A\" figure: NODE_LAME_DUCK summary: \"s\" }"
+                                 << "no severity";
+  }
+  void aBadRulesFileIsRefusedClearly() {
+    QFETCH(QString, text);
+    QFETCH(QString, says);
+    alerts::Rules rules;
+    const rpc::Status s = cluster::ParseAlertRules(text.toStdString(), "rules.textproto", &rules);
+    QVERIFY(!s.ok());
+    QVERIFY2(QString::fromStdString(s.message()).startsWith("rules.textproto: "),
+             s.ToString().c_str());
+    QVERIFY2(QString::fromStdString(s.message()).contains(says), s.ToString().c_str());
   }
 
   void dashboardIsValidWithANodeVariable() {
