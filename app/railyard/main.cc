@@ -14,6 +14,7 @@
 #include <QIcon>
 #include <QMessageBox>
 #include <QRegularExpression>
+#include <QStandardPaths>
 #include <QTimer>
 #include <atomic>
 #include <csignal>
@@ -24,6 +25,7 @@
 
 #include "core/base/allocator.h"
 #include "core/cluster/access.h"
+#include "core/cluster/alert_rules.h"
 #include "core/load/demo_cluster.h"
 #include "core/node/client_telemetry.h"
 #include "ui/compare/compare_window.h"
@@ -45,7 +47,7 @@ void OnSignal(int) { g_stop = true; }
 
 struct ConsoleFlags {
   bool demo = false;
-  std::string cluster_file, token_file, recording, screenshot, window_size;
+  std::string cluster_file, token_file, recording, screenshot, window_size, alert_rules;
   std::string recording_argument;  // `railyard FILE`: what a file manager's double-click runs.
   std::vector<std::string> nodes, compare;
   cluster::TlsFlags tls;
@@ -79,6 +81,10 @@ void AddFlags(CLI::App& app, ConsoleFlags& f) {
       ->check(CLI::ExistingFile)
       ->excludes("--recording");
   app.add_flag("--read-only", f.read_only, "Disable every action, whatever the tokens");
+  app.add_option("--alert-rules", f.alert_rules,
+                 "Alert rules (railyard.alerts.Rules; default: ~/.config/railyard/alerts.textproto "
+                 "if there, else the built-in ones)")
+      ->check(CLI::ExistingFile);
   app.add_option("--screenshot", f.screenshot,
                  "Write screenshots of the window here (without a display: every 3 s; default "
                  "build/railyard-demo.png)");
@@ -337,6 +343,23 @@ int main(int argc, char** argv) {
       !s.ok()) {
     return LaunchFailed(ui::PlainReason(QString::fromStdString(s.ToString())), dialogs);
   }
+  // The alert rules: --alert-rules, else the user's own file, else the built-in ones. A file
+  // with a mistake stops the launch: alerts that silently fall back are not the ones asked for.
+  std::optional<railyard::alerts::Rules> alert_rules;
+  QString alert_rules_path = QString::fromStdString(f.alert_rules);
+  if (alert_rules_path.isEmpty()) {
+    const QString own = QStandardPaths::writableLocation(QStandardPaths::ConfigLocation) +
+                        "/railyard/alerts.textproto";
+    if (QFileInfo::exists(own)) alert_rules_path = own;
+  }
+  if (!alert_rules_path.isEmpty()) {
+    alert_rules.emplace();
+    if (const railyard::rpc::Status s =
+            cluster::LoadAlertRules(alert_rules_path.toStdString(), &*alert_rules);
+        !s.ok()) {
+      return LaunchFailed(QString::fromStdString(s.message()), dialogs);
+    }
+  }
   load::DemoCluster demo;
   ClientAdmins client_admins;  // Declared after the demo: stopped before its clients.
   bool demo_started = false;
@@ -346,6 +369,8 @@ int main(int argc, char** argv) {
   options.read_only = f.read_only;
   options.poll_hz = f.poll_hz;
   options.tls = f.tls;
+  options.alert_rules = alert_rules;
+  options.alert_rules_source = alert_rules_path;
   options.remember_layout = true;
   options.remember_recent = true;
   options.show_start_page = true;

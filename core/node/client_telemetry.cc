@@ -113,9 +113,14 @@ std::unique_ptr<AdminService> MakeClientAdminService(AdminOptions options, PoolS
                                                      TelemetryExtra extra) {
   const std::string name = options.name;
   auto sequence = std::make_shared<std::atomic<uint64_t>>(0);
-  auto telemetry = [name, pools = std::move(pools), extra = std::move(extra), sequence] {
+  const int64_t started_unix_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                      std::chrono::system_clock::now().time_since_epoch())
+                                      .count();
+  auto telemetry = [name, pools = std::move(pools), extra = std::move(extra), sequence,
+                    started_unix_ms] {
     admin::Telemetry t;
     t.set_sequence(++*sequence);
+    t.set_started_unix_ms(started_unix_ms);
     t.set_unix_ms(std::chrono::duration_cast<std::chrono::milliseconds>(
                       std::chrono::system_clock::now().time_since_epoch())
                       .count());

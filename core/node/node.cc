@@ -160,6 +160,7 @@ rpc::Status Node::Compact(const std::vector<uint64_t>& indexes) {
 admin::Telemetry Node::Snapshot() {
   admin::Telemetry t;
   t.set_sequence(sequence_.fetch_add(1) + 1);
+  t.set_started_unix_ms(started_unix_ms_);
   t.set_unix_ms(UnixMillis(std::chrono::system_clock::now()));
   t.set_node(options_.name);
   t.set_version(RAILYARD_VERSION);

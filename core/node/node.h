@@ -112,6 +112,10 @@ class Node {
   std::unique_ptr<AdminService> admin_;
   std::unique_ptr<MonitoringListener> monitoring_;
   std::atomic<uint64_t> sequence_{0};
+  // Telemetry's started_unix_ms: when this process's node was made.
+  const int64_t started_unix_ms_ = std::chrono::duration_cast<std::chrono::milliseconds>(
+                                       std::chrono::system_clock::now().time_since_epoch())
+                                       .count();
   std::atomic<bool> shut_down_{false};
   // Set once the store and replication are up; until then telemetry has neither and the admin
   // commands that need the store are refused.

@@ -18,6 +18,7 @@
 #include <functional>
 #include <map>
 
+#include "core/cluster/alert_rules.h"
 #include "core/trace/recording.h"
 #include "core/trace/recording_reader.h"
 #include "tests/e2e/replication_support.h"
@@ -25,6 +26,7 @@
 #include "tests/support/load_process.h"
 #include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
+#include "ui/models/alert_model.h"
 #include "ui/models/overview_model.h"
 #include "ui/models/replication_model.h"
 #include "ui/models/throughput_model.h"
@@ -63,6 +65,31 @@ struct Seen {
   NodeHealth health = NodeHealth::kConnecting;
 };
 
+// The shipped alert rules, with the drills' faults firing within them: a node silent for 1 s, a
+// drain at once, a replica without its updater for 1 s. The others keep their for_s (minutes), so
+// the drills, far shorter, must fire nothing else.
+alerts::Rules DrillRules() {
+  alerts::Rules rules = cluster::DefaultAlertRules();
+  for (alerts::Rule& r : *rules.mutable_rule()) {
+    if (r.figure() == alerts::NODE_NOT_ANSWERING) r.set_for_s(1);
+    if (r.figure() == alerts::NODE_LAME_DUCK) r.set_for_s(0);
+    if (r.figure() == alerts::REPLICA_DISCONNECTED) r.set_for_s(1);
+  }
+  return rules;
+}
+
+// Whether `rule` fired on `node` (by name) at or after `from_ms`, in the model's history.
+bool Fired(const ui::AlertModel& model, const std::string& rule, const QString& node,
+           cluster::AlertPhase phase = cluster::AlertPhase::kFiring, qint64 from_ms = 0) {
+  for (const cluster::AlertTransition& t : model.History()) {
+    if (t.rule == rule && t.node == node.toStdString() && t.phase == phase &&
+        t.unix_ms >= from_ms) {
+      return true;
+    }
+  }
+  return false;
+}
+
 bool HasEventIn(const ThroughputModel& model, int node, const QString& command, qint64 from_ms,
                 qint64 to_ms) {
   for (const ThroughputEvent& e : model.Events(node, from_ms, to_ms)) {
@@ -100,6 +127,7 @@ class ConsoleDrillsTest : public QObject {
   ui::OverviewModel* overview_ = nullptr;
   ReplicationModel* replication_ = nullptr;
   ThroughputModel* throughput_ = nullptr;
+  ui::AlertModel* alerts_ = nullptr;
   std::vector<Seen> seen_;
   QString recording_, ctl_recording_;
   QString load_name_;  // As its telemetry names it.
@@ -199,6 +227,8 @@ class ConsoleDrillsTest : public QObject {
     ui::MainWindow::Options options;
     options.use_keyring = false;
     options.audit_path = dir_.filePath("audit.sqlite");
+    options.alert_rules = DrillRules();
+    options.alert_rules_source = "drill rules";
     window_ = std::make_unique<ui::MainWindow>(options);
     window_->resize(1280, 800);
     window_->show();
@@ -206,6 +236,7 @@ class ConsoleDrillsTest : public QObject {
     overview_ = session_->models().overview;
     replication_ = session_->models().replication;
     throughput_ = session_->models().throughput;
+    alerts_ = session_->models().alerts;
     QString error;
     QVERIFY2(session_->OpenClusterFile(cluster_file, kViewerToken, &error), qPrintable(error));
     QCOMPARE(session_->SourceDescription(), QString("Live: drill"));
@@ -442,6 +473,11 @@ class ConsoleDrillsTest : public QObject {
     // Who follows it is unknown now: it listed both replicas before.
     QCOMPARE(Cell("updater", ReplicationModel::kFollows), QString("unknown (node unreachable)"));
     Shot("7_updater_killed_replication", "Replication");
+    // Its alert fires after the drill rules' 1 s, in the Alerts tab.
+    const qint64 alert_ms =
+        WaitMs([&] { return Fired(*alerts_, "RailyardNodeDown", NameOf("updater")); }, kSlackMs);
+    QVERIFY2(alert_ms >= 0, "RailyardNodeDown never fired for the killed updater");
+    Shot("7_updater_killed_alerts", "Alerts");
 
     QString error;
     QVERIFY2(updater_->Restart(&error), qPrintable(error));
@@ -514,6 +550,7 @@ class ConsoleDrillsTest : public QObject {
                          Cell("replica2", ReplicationModel::kLagDocs) == "0";
                 },
                 kSlackMs) >= 0);
+    const size_t alert_changes = alerts_->History().size();
     QElapsedTimer quiet;
     quiet.start();
     int checks = 0;
@@ -539,10 +576,46 @@ class ConsoleDrillsTest : public QObject {
       ++checks;
     }
     QVERIFY(checks >= quiet_s * 2);
+    // A quiet cluster fires no alert, and none is pending or firing.
+    QCOMPARE(alerts_->History().size(), alert_changes);
+    const std::string active = alerts_->Active().empty() ? "" : alerts_->Active().front().summary;
+    QVERIFY2(active.empty(), active.c_str());
     qInfo(
         "drill: quiet for %d s: %d checks, no lag, no failure, no long-poll "
         "latency",
         quiet_s, checks);
+  }
+
+  // Every drill fired its alerts, and nothing else fired: each process killed or stopped for over
+  // 1 s its RailyardNodeDown (resolved once back, but the client, which was removed),
+  // the drain its RailyardLameDuckTooLong; a replica may have fired RailyardReplicaDisconnected
+  // while the updater was down (its 1 s against the restart's time).
+  void everyDrillFiredItsAlertsAndNothingElse() {
+    // replica2's restart follows its kill at once (under the rules' 1 s): it may fire or not.
+    const QStringList down = {"replica2", "replica1", "updater"};
+    for (const QString& name : {QString("replica1"), QString("updater")}) {
+      QVERIFY2(Fired(*alerts_, "RailyardNodeDown", NameOf(name)), qPrintable(name));
+      QVERIFY2(Fired(*alerts_, "RailyardNodeDown", NameOf(name), cluster::AlertPhase::kResolved),
+               qPrintable(name));
+    }
+    QVERIFY(Fired(*alerts_, "RailyardNodeDown", load_name_));
+    QVERIFY(Fired(*alerts_, "RailyardLameDuckTooLong", NameOf("replica1")));
+    QVERIFY(Fired(*alerts_, "RailyardLameDuckTooLong", NameOf("replica1"),
+                  cluster::AlertPhase::kResolved));
+    QStringList unexpected;
+    for (const cluster::AlertTransition& t : alerts_->History()) {
+      if (t.phase != cluster::AlertPhase::kFiring) continue;
+      const QString node = QString::fromStdString(t.node);
+      const bool expected =
+          (t.rule == "RailyardNodeDown" && (down.contains(node) || node == load_name_ ||
+                                            node == "wrong-port" || node.contains(":"))) ||
+          (t.rule == "RailyardLameDuckTooLong" && node == "replica1") ||
+          (t.rule == "RailyardReplicaDisconnected" && node.startsWith("replica"));
+      if (!expected) unexpected << QString::fromStdString(t.rule) + " on " + node;
+    }
+    QVERIFY2(unexpected.isEmpty(), qPrintable(unexpected.join(", ")));
+    qInfo("drill: %zu alert changes, %d firing now", alerts_->History().size(),
+          alerts_->FiringCount());
   }
 
   // Both recordings replay what the live console showed at each moment noted above.
@@ -704,9 +777,16 @@ class ConsoleDrillsTest : public QObject {
     // Killed and restarted at once: a restart where the outage was shorter than the stale
     // allowance, else "down" and "up" (as a live console shows it), before this drill.
     for (int i : {late_updater, late_replica2}) {
+      QString events;
+      for (const ThroughputEvent& e : charts.Events(i, LLONG_MIN, LLONG_MAX)) {
+        events += QString(" %1@%2").arg(e.command).arg(e.t_ms - started_ms_);
+      }
       QVERIFY2(HasEventIn(charts, i, ThroughputEvent::kRestart, LLONG_MIN, stopped_at - 2000) ||
                    HasEventIn(charts, i, ThroughputEvent::kUp, LLONG_MIN, stopped_at - 2000),
-               qPrintable(late_state.Node(i).name));
+               qPrintable(QString("%1: stopped at %2, events%3")
+                              .arg(late_state.Node(i).name)
+                              .arg(stopped_at - started_ms_)
+                              .arg(events)));
     }
     QVERIFY(HasEvent(charts, late_replica2, ThroughputEvent::kDown, stopped_at - 2000));
     QVERIFY(HasEvent(charts, late_replica2, ThroughputEvent::kUp, stopped_at));

@@ -21,6 +21,10 @@ railyard_add_qtest(tst_ui_cluster_state SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_cl
 railyard_add_qtest(tst_ui_cluster_models SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_cluster_models.cc
   LIBS railyard_ui_models railyard_ui_console_fixture TIMEOUT 60)
 
+# The console's alerts over a real node: a drain, a node that stops answering.
+railyard_add_qtest(tst_ui_alerts SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_alerts.cc
+  LIBS railyard_ui railyard_node TIMEOUT 60)
+
 railyard_add_qtest(tst_ui_live_source SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_live_source.cc
   LIBS railyard_ui railyard_node railyard_load TIMEOUT 120)
 

@@ -22,6 +22,7 @@
 
 #include "tests/support/qtest_main.h"
 #include "tests/ui/screenshot.h"
+#include "tests/ui/ui_test_support.h"
 #include "ui/models/cluster_state.h"
 #include "ui/models/flow_model.h"
 #include "ui/models/overview_model.h"
@@ -100,9 +101,7 @@ std::unique_ptr<node::Node> OpenNode(const QTemporaryDir& dir, const char* name)
   return server;
 }
 
-QString Cell(const QAbstractItemModel& model, int row, int column) {
-  return model.index(row, column).data().toString();
-}
+using railyard::ui::testing::Cell;
 
 }  // namespace
 

@@ -199,7 +199,7 @@ class MainWindowTest : public QObject {
     for (QAction* action : NodeActions(window)) {
       QVERIFY2(!action->isEnabled(), qPrintable(action->text()));
     }
-    QCOMPARE(window.Tabs()->count(), 8);
+    QCOMPARE(window.Tabs()->count(), 9);  // Overview ... Replication, Alerts, Audit log.
     // No token at all is read-only as well.
     MainWindow::Options viewer_options;
     viewer_options.use_keyring = false;

@@ -58,9 +58,7 @@ void Apply(ClusterState* state, const G& g, int from, int to) {
   }
 }
 
-QString Cell(const QAbstractItemModel& model, int row, int column, int role = Qt::DisplayRole) {
-  return model.index(row, column).data(role).toString();
-}
+using railyard::ui::testing::Cell;
 
 // ClusterState's index of generated node `n` (a replay declares nodes in its own order).
 int IndexOf(const ClusterState& state, int n) {

@@ -55,7 +55,7 @@ bool Put(rpc::Client& client, uint64_t first, int count) {
   return true;
 }
 
-QVariant Cell(const ReplicationModel& model, int node, int column, int role = Qt::DisplayRole) {
+QVariant NodeCell(const ReplicationModel& model, int node, int column, int role = Qt::DisplayRole) {
   return model.index(model.RowOfNode(node), column).data(role);
 }
 
@@ -63,10 +63,12 @@ QVariant Cell(const ReplicationModel& model, int node, int column, int role = Qt
 bool CaughtUp(const ReplicationModel& model, int replica, qulonglong head) {
   if (model.RowOfNode(replica) < 0) return false;
   const qulonglong applied =
-      Cell(model, replica, ReplicationModel::kApplied, ReplicationModel::kSortRole).toULongLong();
-  return Cell(model, replica, ReplicationModel::kState).toString() == "tailing" &&
-         Cell(model, replica, ReplicationModel::kLagDocs).toString() == "0" && applied >= head &&
-         applied == Cell(model, replica, ReplicationModel::kHead, ReplicationModel::kSortRole)
+      NodeCell(model, replica, ReplicationModel::kApplied, ReplicationModel::kSortRole)
+          .toULongLong();
+  return NodeCell(model, replica, ReplicationModel::kState).toString() == "tailing" &&
+         NodeCell(model, replica, ReplicationModel::kLagDocs).toString() == "0" &&
+         applied >= head &&
+         applied == NodeCell(model, replica, ReplicationModel::kHead, ReplicationModel::kSortRole)
                         .toULongLong();
 }
 
@@ -116,14 +118,15 @@ class ReplicationLiveTest : public QObject {
     // The replica catches up with the 300 documents, then tails.
     QTRY_VERIFY_WITH_TIMEOUT(CaughtUp(*view.Model(), r, 1), 20000);
     const qulonglong head =
-        Cell(*view.Model(), r, ReplicationModel::kHead, ReplicationModel::kSortRole).toULongLong();
+        NodeCell(*view.Model(), r, ReplicationModel::kHead, ReplicationModel::kSortRole)
+            .toULongLong();
     // The two nodes answer each poll independently: the updater's row may come a poll later.
-    QTRY_COMPARE_WITH_TIMEOUT(Cell(*view.Model(), u, ReplicationModel::kRole).toString(),
+    QTRY_COMPARE_WITH_TIMEOUT(NodeCell(*view.Model(), u, ReplicationModel::kRole).toString(),
                               QString("updater"), 10000);
-    QCOMPARE(Cell(*view.Model(), r, ReplicationModel::kRole).toString(), QString("replica"));
-    QCOMPARE(Cell(*view.Model(), r, ReplicationModel::kFollows).toString(),
+    QCOMPARE(NodeCell(*view.Model(), r, ReplicationModel::kRole).toString(), QString("replica"));
+    QCOMPARE(NodeCell(*view.Model(), r, ReplicationModel::kFollows).toString(),
              QStringLiteral("updater (%1)").arg(updater->endpoint().ToString().c_str()));
-    QTRY_COMPARE_WITH_TIMEOUT(Cell(*view.Model(), u, ReplicationModel::kFollows).toString(),
+    QTRY_COMPARE_WITH_TIMEOUT(NodeCell(*view.Model(), u, ReplicationModel::kFollows).toString(),
                               QString("followers: replica"), 10000);
     QCOMPARE(overview.index(u, OverviewModel::kStoreRole).data().toString(), QString("updater"));
     QCOMPARE(overview.index(u, OverviewModel::kLag).data().toString(), QString("1 follower"));
@@ -157,7 +160,7 @@ class ReplicationLiveTest : public QObject {
     replay.SetTickIntervalMs(5);  // Steps shorter than the polling interval.
     while (replay.PositionMs() < replay.EndMs()) replay.Step();
     QVERIFY(CaughtUp(*replay_view.Model(), rr, head + 1));
-    QCOMPARE(Cell(*replay_view.Model(), ru, ReplicationModel::kFollows).toString(),
+    QCOMPARE(NodeCell(*replay_view.Model(), ru, ReplicationModel::kFollows).toString(),
              QString("followers: replica"));
     QVERIFY(replay_view.GraphOf(rr) != nullptr);
     QVERIFY(replay_view.GraphOf(rr)->data()->size() >= 2);

@@ -703,6 +703,26 @@ class ThroughputViewTest : public QObject {
     QVERIFY(MarkLabels(view.RatesPlot()).isEmpty());
   }
 
+  // A process that says when it started: a new start is a restart even where its snapshot count
+  // is past the old process's (a flight recorder's once-a-second history of a busy node), and the
+  // same start is none even where the count went back.
+  void aNewStartTimeIsARestartWhateverTheCount() {
+    ClusterState state;
+    state.AddNode("127.0.0.1:7000", "backend-1");
+    ThroughputModel model(&state);
+    const uint64_t sequences[] = {40, 41, 60, 61, 5};
+    const int64_t starts[] = {kT0 - 5000, kT0 - 5000, kT0 + 1500, kT0 + 1500, kT0 + 1500};
+    for (int f = 0; f < 5; ++f) {
+      auto t = Snapshot(sequences[f], 50, 100, 900);
+      t->set_started_unix_ms(starts[f]);
+      state.ApplyFrame({{0, t, {}}}, kT0 + f * 1000);
+    }
+    const QVector<ThroughputEvent> events = model.Events(0, LLONG_MIN, LLONG_MAX);
+    QCOMPARE(events.size(), 1);
+    QCOMPARE(events[0].command, ThroughputEvent::kRestart);
+    QCOMPARE(events[0].t_ms, kT0 + 2000);
+  }
+
   void theLatencyAxisIsLogarithmicAndCoversP50AndP99() {
     ClusterState state;
     state.AddNode("127.0.0.1:7000", "backend-1");

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
+
 // Small pieces the console's model and widget tests share. Header-only; tests link railyard_ui
 // (screenshots of widgets: tests/ui/screenshot.h).
 
+#include <QAbstractItemModel>
 #include <QString>
 #include <memory>
 #include <set>
@@ -14,6 +16,12 @@
 #include "ui/models/cluster_state.h"
 
 namespace railyard::ui::testing {
+
+// A table model's cell as text.
+inline QString Cell(const QAbstractItemModel& model, int row, int column,
+                    int role = Qt::DisplayRole) {
+  return model.index(row, column).data(role).toString();
+}
 
 // A serving node's snapshot with nothing else in it, for tests to fill.
 inline std::shared_ptr<admin::Telemetry> MakeTelemetry(const std::string& name, int64_t unix_ms) {

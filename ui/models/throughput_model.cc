@@ -200,8 +200,13 @@ void ThroughputModel::CollectStateEvents(int node, const admin::Telemetry* previ
   const Series& shown = series(node);
   // Time went back: a replay seek, not something the node did.
   if (!shown.empty() && t_ms < shown.back().t_ms) return;
-  // A process counts its snapshots from 1: a lower count is a new process.
-  if (current.sequence() < previous->sequence()) AddEvent({t_ms, node, ThroughputEvent::kRestart});
+  // A new process: it says when it started (a flight recorder's history samples its snapshot
+  // count once a second, so a new process may already count past the old one's last sample);
+  // one too old to say counts its snapshots from 1, so a lower count is a new process.
+  const bool restarted = current.started_unix_ms() != 0 && previous->started_unix_ms() != 0
+                             ? current.started_unix_ms() != previous->started_unix_ms()
+                             : current.sequence() < previous->sequence();
+  if (restarted) AddEvent({t_ms, node, ThroughputEvent::kRestart});
   const bool was_lame = previous->state() == admin::NODE_LAME_DUCK;
   const bool is_lame = current.state() == admin::NODE_LAME_DUCK;
   if (is_lame != was_lame) {

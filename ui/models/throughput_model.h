@@ -14,9 +14,10 @@
 namespace railyard::ui {
 
 // A command a node reports having run (Telemetry.recent_commands: drain, undrain, compact,
-// flush), or a change the console saw in its telemetry: kRestart (its snapshot sequence went back
-// while time went on), kLameDuck and kLameDuckLeft (its state entered or left lame duck). The
-// throughput plots mark each on their time axes.
+// flush), or a change the console saw in its telemetry: kRestart (its started_unix_ms changed; from
+// a process too old to send it, its snapshot sequence went back while time went on), kLameDuck and
+// kLameDuckLeft (its state entered or left lame duck). The throughput plots mark each on their
+// time axes.
 struct ThroughputEvent {
   static inline const QString kRestart = QStringLiteral("restart");
   static inline const QString kLameDuck = QStringLiteral("lame duck");
@@ -94,6 +95,9 @@ class ThroughputModel : public QObject {
   QVector<ThroughputEvent> Events(int node, qint64 from_ms, qint64 to_ms) const;
   // Changes whenever an event is added or dropped, so a view redraws its marks only then.
   quint64 EventsRevision() const { return events_revision_; }
+  // A mark from outside telemetry (an alert firing or resolving: AlertModel), on `node`'s axis and
+  // the cluster's, kept and dropped like the others.
+  void AddMark(qint64 t_ms, int node, const QString& text) { AddEvent({t_ms, node, text}); }
 
   // Writes the samples of `nodes` (kCluster for the cluster) in [from_ms, to_ms] as CSV: a header
   // line, then one line per sample (node, time_unix_ms, requests_per_s, errors_per_s,

@@ -6,8 +6,10 @@
 #include <QStandardPaths>
 #include <utility>
 
+#include "core/cluster/alert_rules.h"
 #include "core/cluster/cluster_file.h"
 #include "ui/actions/action_controller.h"
+#include "ui/models/alert_model.h"
 #include "ui/models/bloom_model.h"
 #include "ui/models/compaction_model.h"
 #include "ui/models/flow_model.h"
@@ -58,6 +60,22 @@ Session::Session(const Options& options, QObject* parent)
   models_.replication_lag = new ReplicationLagModel(state_, this);
   models_.compaction = new CompactionModel(state_, this);
   models_.bloom = new BloomModel(state_, this);
+  models_.alerts = new AlertModel(
+      state_, options_.alert_rules ? *options_.alert_rules : cluster::DefaultAlertRules(),
+      options_.alert_rules ? options_.alert_rules_source : tr("built-in"), this);
+  // Each alert that fires or resolves is a mark on its node's time axes.
+  connect(models_.alerts, &AlertModel::AlertsChanged, this,
+          [this](const std::vector<cluster::AlertTransition>& changes) {
+            for (const cluster::AlertTransition& t : changes) {
+              if (t.phase == cluster::AlertPhase::kPending) continue;
+              const int node = state_->IndexOfName(QString::fromStdString(t.node));
+              if (node < 0) continue;
+              models_.throughput->AddMark(
+                  t.unix_ms, node,
+                  QStringLiteral("%1 %2").arg(QString::fromStdString(t.rule),
+                                              cluster::AlertPhaseName(t.phase)));
+            }
+          });
   // Children are deleted in the order they were added: the state every source and model reads
   // goes last.
   state_->setParent(this);

@@ -7,6 +7,7 @@
 
 #include "core/cluster/access.h"
 #include "core/rpc/tls.h"
+#include "railyard/alerts.pb.h"
 #include "ui/models/cluster_state.h"
 
 namespace railyard::ui {
@@ -17,6 +18,7 @@ class CompactionModel;
 class FlowModel;
 class LiveSource;
 class OverviewModel;
+class AlertModel;
 class Recorder;
 class ReplaySource;
 class ReplicationLagModel;
@@ -48,6 +50,9 @@ class Session : public QObject {
     // TLS to the admin services (--tls flags): on for every node when given, over a cluster
     // file's admin_tls block.
     cluster::TlsFlags tls;
+    // The alert rules (--alert-rules, or the user's alerts.textproto); unset: the built-in ones.
+    std::optional<alerts::Rules> alert_rules;
+    QString alert_rules_source;  // Where they came from, for the Alerts tab.
   };
   explicit Session(const Options& options, QObject* parent = nullptr);
   // Stops recording and polling.
@@ -71,6 +76,7 @@ class Session : public QObject {
     ReplicationLagModel* replication_lag = nullptr;
     CompactionModel* compaction = nullptr;
     BloomModel* bloom = nullptr;
+    AlertModel* alerts = nullptr;
   };
   const Models& models() const { return models_; }
 

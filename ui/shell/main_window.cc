@@ -44,6 +44,7 @@
 #include "ui/sources/live_source.h"
 #include "ui/sources/recorder.h"
 #include "ui/sources/replay_source.h"
+#include "ui/views/alerts_view.h"
 #include "ui/views/bloom_view.h"
 #include "ui/views/compaction_view.h"
 #include "ui/views/flow_view.h"
@@ -213,6 +214,8 @@ void MainWindow::BuildViews() {
   tabs_->addTab(bloom_, tr("Bloom"));
   tabs_->addTab(throughput_, tr("Throughput"));
   tabs_->addTab(replication_, tr("Replication"));
+  alerts_ = new AlertsView(models.alerts, this);
+  tabs_->addTab(alerts_, tr("Alerts"));
   tabs_->addTab(audit, tr("Audit log"));
   tabs_->setDocumentMode(true);
   // Names for the saved layout (splitter keys), independent of the tabs' translated titles.

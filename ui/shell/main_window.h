@@ -25,6 +25,7 @@ class QTabWidget;
 namespace railyard::ui {
 
 class ActionController;
+class AlertsView;
 class BloomView;
 class CompactionView;
 class LiveSource;
@@ -86,6 +87,7 @@ class MainWindow : public QMainWindow {
   QTabWidget* Tabs() const { return tabs_; }
   SlotMatrixView* slot_matrix_view() const { return slots_; }
   ReplicationView* replication_view() const { return replication_; }
+  AlertsView* alerts_view() const { return alerts_; }
   TimelineWidget* Timeline() const { return timeline_; }
   QComboBox* NodeSelector() const { return node_selector_; }
   QListView* NodeList() const { return node_list_; }
@@ -213,6 +215,7 @@ class MainWindow : public QMainWindow {
   BloomView* bloom_ = nullptr;
   ThroughputView* throughput_ = nullptr;
   ReplicationView* replication_ = nullptr;
+  AlertsView* alerts_ = nullptr;
 
   QAction* drain_ = nullptr;
   QAction* undrain_ = nullptr;

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: Apache-2.0
+// The console's alerts (AlertModel, the Alerts tab) on a real node polled live: a drain fires a
+// lame-duck rule and the undrain resolves it, a node that stops answering goes pending and then
+// firing after the rule's for_s, each firing and resolving is a mark on the node's throughput
+// axis, and the tab says what fires. A quiet, healthy node fires nothing.
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include "core/cluster/admin_client.h"
+#include "core/cluster/alert_rules.h"
+#include "core/node/node.h"
+#include "tests/support/admin_tokens.h"
+#include "tests/support/free_port.h"
+#include "tests/support/qtest_main.h"
+#include "ui/models/alert_model.h"
+#include "ui/models/throughput_model.h"
+#include "ui/session/session.h"
+#include "ui/sources/live_source.h"
+#include "ui/views/alerts_view.h"
+
+namespace {
+
+std::unique_ptr<railyard::node::Node> OpenNode(const QString& dir) {
+  railyard::node::NodeOptions options;
+  options.name = "watched";
+  options.data_dir = dir.toStdString();
+  options.io_threads = 1;
+  options.worker_threads = 1;
+  options.admin.viewer_tokens = {railyard::testing::kViewerToken};
+  options.admin.operator_tokens = {railyard::testing::kOperatorToken};
+  std::unique_ptr<railyard::node::Node> node;
+  if (!railyard::node::Node::Open(options, &node).ok()) return nullptr;
+  return node;
+}
+
+// The shipped rules, with a drain firing at once and a silent node after 1 s.
+railyard::alerts::Rules FastRules() {
+  railyard::alerts::Rules rules = railyard::cluster::DefaultAlertRules();
+  for (railyard::alerts::Rule& r : *rules.mutable_rule()) {
+    if (r.figure() == railyard::alerts::NODE_LAME_DUCK) r.set_for_s(0);
+    if (r.figure() == railyard::alerts::NODE_NOT_ANSWERING) r.set_for_s(1);
+  }
+  return rules;
+}
+
+int Count(const railyard::ui::AlertModel& model, const std::string& rule,
+          railyard::cluster::AlertPhase phase) {
+  int n = 0;
+  for (const railyard::cluster::AlertTransition& t : model.History()) {
+    n += t.rule == rule && t.phase == phase ? 1 : 0;
+  }
+  return n;
+}
+
+}  // namespace
+
+class AlertsTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void drainsAndSilenceFireAndResolve() {
+    QTemporaryDir dir;
+    std::unique_ptr<railyard::node::Node> node = OpenNode(dir.filePath("n"));
+    QVERIFY(node);
+    railyard::ui::Session::Options options;
+    options.use_keyring = false;
+    options.audit_path = dir.filePath("audit.sqlite");
+    options.alert_rules = FastRules();
+    options.alert_rules_source = "fast rules";
+    railyard::ui::Session session(options);
+    railyard::ui::AlertModel& alerts = *session.models().alerts;
+    railyard::ui::AlertsView view(&alerts);
+    QString error;
+    QVERIFY2(session.AddNode(QString("127.0.0.1:%1").arg(node->admin_endpoint().port),
+                             railyard::testing::kViewerToken, &error),
+             qPrintable(error));
+    QTRY_VERIFY_WITH_TIMEOUT(session.State()->Node(0).health == railyard::ui::NodeHealth::kServing,
+                             10000);
+    // Quiet and healthy: nothing new for a good number of frames. (While it opened its store it
+    // was starting: that rule's pending, which its 10 minutes drop.)
+    for (const railyard::cluster::AlertTransition& t : alerts.History()) {
+      QCOMPARE(t.rule, std::string("RailyardStuckStarting"));
+      QCOMPARE(t.phase, railyard::cluster::AlertPhase::kPending);
+    }
+    const size_t before = alerts.History().size();
+    const quint64 frames = session.live_source()->FramesApplied();
+    QTRY_VERIFY_WITH_TIMEOUT(session.live_source()->FramesApplied() >= frames + 10, 10000);
+    QCOMPARE(alerts.History().size(), before);
+    QVERIFY(alerts.Active().empty());
+    QCOMPARE(view.Summary(), QString("0 firing, 0 pending; %1 rules (fast rules)")
+                                 .arg(railyard::cluster::DefaultAlertRules().rule_size()));
+
+    railyard::cluster::AdminClient op(node->admin_endpoint(), railyard::testing::kOperatorToken,
+                                      "tst");
+    QVERIFY(op.Connect(std::chrono::seconds(5)).ok());
+    railyard::admin::AdminResponse response;
+    QVERIFY(op.Drain(&response).ok());
+    QTRY_VERIFY_WITH_TIMEOUT(
+        Count(alerts, "RailyardLameDuckTooLong", railyard::cluster::AlertPhase::kFiring) == 1,
+        10000);
+    QCOMPARE(alerts.FiringCount(), 1);
+    QCOMPARE(alerts.ActiveTable()->rowCount(), 1);
+    QCOMPARE(alerts.ActiveTable()->index(0, 2).data().toString(),
+             QString("RailyardLameDuckTooLong"));
+    QVERIFY(view.Summary().startsWith("1 firing, 0 pending"));
+    QVERIFY(op.Undrain(&response).ok());
+    QTRY_VERIFY_WITH_TIMEOUT(
+        Count(alerts, "RailyardLameDuckTooLong", railyard::cluster::AlertPhase::kResolved) == 1,
+        10000);
+    QCOMPARE(alerts.FiringCount(), 0);
+
+    // Silent: pending at the first failed poll, firing 1 s later, a mark on its axis.
+    node->Shutdown(std::chrono::milliseconds(0));
+    node.reset();
+    QTRY_VERIFY_WITH_TIMEOUT(
+        Count(alerts, "RailyardNodeDown", railyard::cluster::AlertPhase::kPending) == 1, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(
+        Count(alerts, "RailyardNodeDown", railyard::cluster::AlertPhase::kFiring) == 1, 10000);
+    qint64 pending_ms = 0, firing_ms = 0;
+    for (const railyard::cluster::AlertTransition& t : alerts.History()) {
+      if (t.rule != "RailyardNodeDown") continue;
+      (t.phase == railyard::cluster::AlertPhase::kPending ? pending_ms : firing_ms) = t.unix_ms;
+    }
+    QVERIFY(firing_ms - pending_ms >= 1000);
+    QCOMPARE(alerts.History().front().summary, std::string("railyard node watched is down"));
+    bool marked = false;
+    for (const railyard::ui::ThroughputEvent& e :
+         session.models().throughput->Events(0, LLONG_MIN, LLONG_MAX)) {
+      marked = marked || e.command == "RailyardNodeDown firing";
+    }
+    QVERIFY(marked);
+    // Only what was asked for fired.
+    for (const railyard::cluster::AlertTransition& t : alerts.History()) {
+      QVERIFY2(t.rule == "RailyardNodeDown" || t.rule == "RailyardLameDuckTooLong" ||
+                   t.phase == railyard::cluster::AlertPhase::kPending,
+               t.rule.c_str());
+    }
+    QCOMPARE(view.HistoryTable()->model()->rowCount(), static_cast<int>(alerts.History().size()));
+    session.Stop();
+  }
+
+  // Removing a node ends its alerts without a "resolved"; a new cluster starts afresh.
+  void removedNodesTakeTheirAlertsAlong() {
+    railyard::ui::Session::Options options;
+    options.use_keyring = false;
+    QTemporaryDir dir;
+    options.audit_path = dir.filePath("audit.sqlite");
+    options.alert_rules = FastRules();
+    railyard::ui::Session session(options);
+    railyard::ui::AlertModel& alerts = *session.models().alerts;
+    QString error;
+    // Nothing listens there: not answering from the start.
+    QVERIFY(session.AddNode(QString("127.0.0.1:%1").arg(railyard::testing::FreePort()),
+                            railyard::testing::kViewerToken, &error));
+    QTRY_VERIFY_WITH_TIMEOUT(alerts.FiringCount() == 1, 15000);
+    QVERIFY(!session.RemoveNode(0).isEmpty());
+    QCOMPARE(alerts.FiringCount(), 0);
+    QVERIFY(alerts.Active().empty());
+    QCOMPARE(Count(alerts, "RailyardNodeDown", railyard::cluster::AlertPhase::kResolved), 0);
+    session.Stop();
+  }
+};
+
+RAILYARD_QTEST_MAIN(AlertsTest)
+#include "tst_alerts.moc"

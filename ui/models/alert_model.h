@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <QAbstractTableModel>
+#include <QString>
+#include <deque>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "core/cluster/alert_evaluator.h"
+#include "railyard/alerts.pb.h"
+#include "ui/models/cluster_state.h"
+
+namespace railyard::ui {
+
+// The alert rules evaluated over the cluster the console watches (cluster::AlertEvaluator, the
+// definitions of docs/figures.md "Alerts"), once per frame, live and in replay alike, at the
+// frame's cluster time: every node, answering or not (a node not polled yet, or whose token was
+// refused, is not known). Two tables: what is pending or firing now (Active) and every change since the cluster
+// was opened (History, newest first, the last kMaxHistory).
+//
+// A new cluster or a replay seek starts afresh; a removed node's alerts end without a
+// "resolved". History frames (a backfill, a seek's rebuild) are not evaluated: alerts are about
+// what the console saw.
+//
+// Thread safety: GUI thread only.
+class AlertModel : public QObject {
+  Q_OBJECT
+ public:
+  static constexpr size_t kMaxHistory = 10000;
+  // `rules_source` says where the rules came from ("built-in", a path), for the view.
+  AlertModel(ClusterState* state, alerts::Rules rules, QString rules_source,
+             QObject* parent = nullptr);
+  ~AlertModel() override;
+
+  const alerts::Rules& rules() const { return evaluator_->rules(); }
+  const QString& RulesSource() const { return rules_source_; }
+  const std::vector<cluster::ActiveAlert>& Active() const { return active_; }
+  // Newest first.
+  const std::deque<cluster::AlertTransition>& History() const { return history_; }
+  int FiringCount() const;
+
+  // Table models over Active() and History(), for the Alerts tab.
+  QAbstractTableModel* ActiveTable() const { return active_table_; }
+  QAbstractTableModel* HistoryTable() const { return history_table_; }
+
+ Q_SIGNALS:
+  // After a frame that changed anything; `changes` oldest first.
+  void AlertsChanged(const std::vector<cluster::AlertTransition>& changes);
+
+ private:
+  void Evaluate();
+  void Reset();
+
+  ClusterState* state_;
+  alerts::Rules rules_;
+  QString rules_source_;
+  std::unique_ptr<cluster::AlertEvaluator> evaluator_;
+  std::vector<cluster::ActiveAlert> active_;
+  std::deque<cluster::AlertTransition> history_;
+  std::set<std::string> evaluated_;  // The node names the evaluator has seen.
+  QAbstractTableModel* active_table_;
+  QAbstractTableModel* history_table_;
+};
+
+}  // namespace railyard::ui

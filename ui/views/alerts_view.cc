@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "ui/views/alerts_view.h"
+
+#include <QHeaderView>
+#include <QLabel>
+#include <QSplitter>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "ui/models/alert_model.h"
+
+namespace railyard::ui {
+
+namespace {
+
+QTableView* Table(QAbstractItemModel* model, QWidget* parent) {
+  auto* table = new QTableView(parent);
+  table->setModel(model);
+  table->verticalHeader()->hide();
+  table->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  table->horizontalHeader()->setStretchLastSection(true);
+  return table;
+}
+
+}  // namespace
+
+AlertsView::AlertsView(AlertModel* model, QWidget* parent) : QWidget(parent), model_(model) {
+  summary_ = new QLabel(this);
+  active_ = Table(model->ActiveTable(), this);
+  history_ = Table(model->HistoryTable(), this);
+  auto* now = new QWidget(this);
+  auto* now_layout = new QVBoxLayout(now);
+  now_layout->setContentsMargins(0, 0, 0, 0);
+  now_layout->addWidget(new QLabel(tr("<b>Now</b>"), now));
+  now_layout->addWidget(active_);
+  auto* past = new QWidget(this);
+  auto* past_layout = new QVBoxLayout(past);
+  past_layout->setContentsMargins(0, 0, 0, 0);
+  past_layout->addWidget(new QLabel(tr("<b>History</b> (newest first)"), past));
+  past_layout->addWidget(history_);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(now);
+  split->addWidget(past);
+  auto* layout = new QVBoxLayout(this);
+  layout->addWidget(summary_);
+  layout->addWidget(split, 1);
+  connect(model_, &AlertModel::AlertsChanged, this, &AlertsView::Refresh);
+  connect(model_->ActiveTable(), &QAbstractItemModel::modelReset, this, &AlertsView::Refresh);
+  Refresh();
+}
+
+QString AlertsView::Summary() const { return summary_->text(); }
+
+void AlertsView::Refresh() {
+  const int firing = model_->FiringCount();
+  const int pending = static_cast<int>(model_->Active().size()) - firing;
+  summary_->setText(tr("%1 firing, %2 pending; %3 rules (%4)")
+                        .arg(firing)
+                        .arg(pending)
+                        .arg(model_->rules().rule_size())
+                        .arg(model_->RulesSource()));
+}
+
+}  // namespace railyard::ui
