@@ -25,6 +25,7 @@ packages=(
   libsystemd-dev systemd
   # promtool checks /metrics and the alert rules; a real Prometheus scrapes a node in a slow test.
   prometheus
+  dbus-daemon  # A session bus of its own carries the console's alert notifications in a test.
   # The packages: built with dpkg-deb, checked with lintian, man pages from --help.
   dpkg-dev fakeroot lintian help2man bash-completion
 )

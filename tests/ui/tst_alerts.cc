@@ -2,7 +2,11 @@
 // The console's alerts (AlertModel, the Alerts tab) on a real node polled live: a drain fires a
 // lame-duck rule and the undrain resolves it, a node that stops answering goes pending and then
 // firing after the rule's for_s, each firing and resolving is a mark on the node's throughput
-// axis, and the tab says what fires. A quiet, healthy node fires nothing.
+// axis, and the tab says what fires. A quiet, healthy node fires nothing. A firing alert reaches
+// the desktop's notification service over D-Bus.
+#include <QDBusConnection>
+#include <QDBusConnectionInterface>
+#include <QProcess>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -17,6 +21,7 @@
 #include "ui/models/alert_model.h"
 #include "ui/models/throughput_model.h"
 #include "ui/session/session.h"
+#include "ui/shell/alert_notifier.h"
 #include "ui/sources/live_source.h"
 #include "ui/views/alerts_view.h"
 
@@ -53,6 +58,26 @@ int Count(const railyard::ui::AlertModel& model, const std::string& rule,
   }
   return n;
 }
+
+// Stands in for the desktop's notification service on a real session bus of the test's own (no
+// notification daemon is installed here): records each Notify call.
+class NotificationService : public QObject {
+  Q_OBJECT
+  Q_CLASSINFO("D-Bus Interface", "org.freedesktop.Notifications")
+ public:
+  struct Call {
+    QString app, summary, body;
+    int urgency = -1;
+  };
+  std::vector<Call> calls;
+
+ public Q_SLOTS:
+  uint Notify(const QString& app, uint, const QString&, const QString& summary, const QString& body,
+              const QStringList&, const QVariantMap& hints, int) {
+    calls.push_back({app, summary, body, hints.value("urgency").toInt()});
+    return static_cast<uint>(calls.size());
+  }
+};
 
 }  // namespace
 
@@ -139,6 +164,66 @@ class AlertsTest : public QObject {
     }
     QCOMPARE(view.HistoryTable()->model()->rowCount(), static_cast<int>(alerts.History().size()));
     session.Stop();
+  }
+
+  // A firing alert reaches the desktop's notification service over D-Bus (a session bus of the
+  // test's own, from Debian's dbus-daemon), with its severity as urgency; pending and resolved
+  // ones do not; turned off, nothing is sent.
+  void firingAlertsReachTheDesktop() {
+    QProcess daemon;
+    daemon.start("dbus-daemon", {"--session", "--nofork", "--print-address=1"});
+    QVERIFY2(daemon.waitForStarted(10000), "dbus-daemon is not installed (Debian: dbus-daemon)");
+    QVERIFY(daemon.waitForReadyRead(10000));
+    const QString address = QString::fromUtf8(daemon.readLine()).trimmed();
+    QVERIFY2(address.startsWith("unix:"), qPrintable(address));
+    {
+      QDBusConnection service_bus = QDBusConnection::connectToBus(address, "notifications");
+      QVERIFY(service_bus.isConnected());
+      NotificationService service;
+      QVERIFY(service_bus.registerObject("/org/freedesktop/Notifications", &service,
+                                         QDBusConnection::ExportAllSlots));
+      QVERIFY(service_bus.registerService("org.freedesktop.Notifications"));
+      QDBusConnection console_bus = QDBusConnection::connectToBus(address, "console");
+      QVERIFY(console_bus.isConnected());
+
+      railyard::ui::ClusterState state;
+      state.AddNode("127.0.0.1:7001", "n1");
+      railyard::ui::AlertModel alerts(&state, FastRules(), "fast rules");
+      railyard::ui::AlertNotifier notifier(&alerts, console_bus);
+      QCOMPARE(notifier.CurrentChannel(), railyard::ui::AlertNotifier::Channel::kFreedesktop);
+      auto frame = [&](qint64 ms, railyard::admin::NodeState node_state) {
+        auto t = std::make_shared<railyard::admin::Telemetry>();
+        t->set_node("n1");
+        t->set_unix_ms(ms);
+        t->set_state(node_state);
+        state.ApplyFrame({{0, t, {}, ms}}, ms);
+      };
+      frame(1000, railyard::admin::NODE_SERVING);
+      frame(2000, railyard::admin::NODE_LAME_DUCK);  // Fires at once (for 0).
+      QTRY_VERIFY_WITH_TIMEOUT(service.calls.size() == 1, 10000);
+      QCOMPARE(service.calls[0].app, QString("Railyard"));
+      QCOMPARE(service.calls[0].summary, QString("RailyardLameDuckTooLong (warning)"));
+      QCOMPARE(service.calls[0].body, QString("railyard node n1 has been draining for 10 minutes"));
+      QCOMPARE(service.calls[0].urgency, 1);
+      frame(3000, railyard::admin::NODE_SERVING);  // Resolved: not sent.
+      notifier.SetEnabled(false);
+      frame(4000, railyard::admin::NODE_LAME_DUCK);
+      QCOMPARE(alerts.FiringCount(), 1);
+      // On again, the next firing (another rule, critical) arrives second: messages on one
+      // connection keep their order, so the one while off was never sent.
+      frame(5000, railyard::admin::NODE_SERVING);
+      notifier.SetEnabled(true);
+      state.ApplyFrame({{0, nullptr, "connection refused", 6000}}, 6000);
+      state.ApplyFrame({{0, nullptr, "connection refused", 7100}}, 7100);
+      QTRY_VERIFY_WITH_TIMEOUT(service.calls.size() >= 2, 10000);
+      QCOMPARE(service.calls[1].summary, QString("RailyardNodeDown (critical)"));
+      QCOMPARE(service.calls[1].urgency, 2);
+      QCOMPARE(notifier.Sent(), 2);
+    }
+    QDBusConnection::disconnectFromBus("console");
+    QDBusConnection::disconnectFromBus("notifications");
+    daemon.kill();
+    QVERIFY(daemon.waitForFinished(10000));
   }
 
   // Removing a node ends its alerts without a "resolved"; a new cluster starts afresh.

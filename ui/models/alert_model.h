@@ -18,8 +18,8 @@ namespace railyard::ui {
 // The alert rules evaluated over the cluster the console watches (cluster::AlertEvaluator, the
 // definitions of docs/figures.md "Alerts"), once per frame, live and in replay alike, at the
 // frame's cluster time: every node, answering or not (a node not polled yet, or whose token was
-// refused, is not known). Two tables: what is pending or firing now (Active) and every change since the cluster
-// was opened (History, newest first, the last kMaxHistory).
+// refused, is not known). Two tables: what is pending or firing now (Active) and every change since
+// the cluster was opened (History, newest first, the last kMaxHistory).
 //
 // A new cluster or a replay seek starts afresh; a removed node's alerts end without a
 // "resolved". History frames (a backfill, a seek's rebuild) are not evaluated: alerts are about

@@ -32,6 +32,7 @@
 #include "ui/models/replication_model.h"
 #include "ui/session/session.h"
 #include "ui/session/token_store.h"
+#include "ui/shell/alert_notifier.h"
 #include "ui/shell/column_fit.h"
 #include "ui/shell/connect_dialog.h"
 #include "ui/shell/help_dialogs.h"
@@ -61,6 +62,7 @@ namespace railyard::ui {
 namespace {
 
 constexpr char kGeometryKey[] = "window/geometry";
+constexpr char kNotifyKey[] = "alerts/desktop_notifications";
 constexpr char kStateKey[] = "window/state";
 // Raised when the docks or toolbars change so much that an old saved state no longer fits.
 constexpr int kLayoutVersion = 1;
@@ -215,6 +217,7 @@ void MainWindow::BuildViews() {
   tabs_->addTab(throughput_, tr("Throughput"));
   tabs_->addTab(replication_, tr("Replication"));
   alerts_ = new AlertsView(models.alerts, this);
+  notifier_ = new AlertNotifier(models.alerts, QDBusConnection::sessionBus(), this);
   tabs_->addTab(alerts_, tr("Alerts"));
   tabs_->addTab(audit, tr("Audit log"));
   tabs_->setDocumentMode(true);
@@ -437,7 +440,19 @@ void MainWindow::BuildActions() {
   bar->addSeparator();
   bar->addAction(record_);
 
-  AddTabNavigation(tabs_, menuBar()->addMenu(tr("&View")));
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  AddTabNavigation(tabs_, view);
+  // Alerts that fire are told to the desktop (AlertNotifier); the choice is kept with the layout.
+  view->addSeparator();
+  notify_ = view->addAction(tr("Desktop &notifications for alerts"));
+  notify_->setCheckable(true);
+  notify_->setChecked(!options_.remember_layout ||
+                      QSettings().value(QLatin1String(kNotifyKey), true).toBool());
+  notifier_->SetEnabled(notify_->isChecked());
+  connect(notify_, &QAction::toggled, this, [this](bool on) {
+    notifier_->SetEnabled(on);
+    if (options_.remember_layout) QSettings().setValue(QLatin1String(kNotifyKey), on);
+  });
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   QAction* shortcuts = help->addAction(tr("&Keyboard shortcuts"), this,
                                        [this] { CreateShortcutsDialog(menuBar(), this)->show(); });

@@ -25,6 +25,7 @@ class QTabWidget;
 namespace railyard::ui {
 
 class ActionController;
+class AlertNotifier;
 class AlertsView;
 class BloomView;
 class CompactionView;
@@ -88,6 +89,8 @@ class MainWindow : public QMainWindow {
   SlotMatrixView* slot_matrix_view() const { return slots_; }
   ReplicationView* replication_view() const { return replication_; }
   AlertsView* alerts_view() const { return alerts_; }
+  AlertNotifier* alert_notifier() const { return notifier_; }
+  QAction* NotifyAction() const { return notify_; }
   TimelineWidget* Timeline() const { return timeline_; }
   QComboBox* NodeSelector() const { return node_selector_; }
   QListView* NodeList() const { return node_list_; }
@@ -216,6 +219,8 @@ class MainWindow : public QMainWindow {
   ThroughputView* throughput_ = nullptr;
   ReplicationView* replication_ = nullptr;
   AlertsView* alerts_ = nullptr;
+  AlertNotifier* notifier_ = nullptr;
+  QAction* notify_ = nullptr;
 
   QAction* drain_ = nullptr;
   QAction* undrain_ = nullptr;

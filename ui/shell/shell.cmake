@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
-# The main window, its start page, help dialogs and tab keys, the connect, token and demo
+# The main window, its alert notifications, its start page, help dialogs and tab keys, the connect, token and demo
 # dialogs, launch error boxes, view export, column fitting, recent files and
 # the Nodes list's view.
 target_sources(railyard_ui PRIVATE
+  ${CMAKE_CURRENT_LIST_DIR}/alert_notifier.cc
   ${CMAKE_CURRENT_LIST_DIR}/column_fit.cc
   ${CMAKE_CURRENT_LIST_DIR}/connect_dialog.cc
   ${CMAKE_CURRENT_LIST_DIR}/demo_dialog.cc
