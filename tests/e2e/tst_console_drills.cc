@@ -27,6 +27,7 @@
 #include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 #include "ui/models/alert_model.h"
+#include "ui/models/incident_model.h"
 #include "ui/models/overview_model.h"
 #include "ui/models/replication_model.h"
 #include "ui/models/throughput_model.h"
@@ -809,10 +810,18 @@ class ConsoleDrillsTest : public QObject {
                   return true;
                 },
                 kSlackMs) >= 0);
-    late.Tabs()->setCurrentIndex(late.TabIndex("Throughput"));
-    QTest::qWait(300);  // Two frames at 10 Hz, drawn.
-    QVERIFY(
-        late.grab().save(QDir(ScreenshotDir()).filePath("drill_11_opened_after_throughput.png")));
+    // Its incident timeline names who drained replica1 (railyardctl, in the drill).
+    bool drained_by_ctl = false;
+    for (const ThroughputEvent& e : late.session()->models().incidents->Events()) {
+      drained_by_ctl = drained_by_ctl || (e.command == "drain" && e.detail.contains("railyardctl"));
+    }
+    QVERIFY(drained_by_ctl);
+    for (const QString& tab : {QString("Throughput"), QString("Incidents")}) {
+      late.Tabs()->setCurrentIndex(late.TabIndex(tab));
+      QTest::qWait(300);  // Two frames at 10 Hz, drawn.
+      QVERIFY(late.grab().save(
+          QDir(ScreenshotDir()).filePath("drill_11_opened_after_" + tab.toLower() + ".png")));
+    }
     qInfo(
         "drill: a console opened after the drills backfilled %lld snapshots since %lld ms before "
         "in %lld ms",

@@ -6,8 +6,10 @@
 // the desktop's notification service over D-Bus.
 #include <QDBusConnection>
 #include <QDBusConnectionInterface>
+#include <QFile>
 #include <QProcess>
 #include <QSignalSpy>
+#include <QTabWidget>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
@@ -19,11 +21,15 @@
 #include "tests/support/free_port.h"
 #include "tests/support/qtest_main.h"
 #include "ui/models/alert_model.h"
+#include "ui/models/incident_model.h"
 #include "ui/models/throughput_model.h"
 #include "ui/session/session.h"
 #include "ui/shell/alert_notifier.h"
+#include "ui/shell/main_window.h"
 #include "ui/sources/live_source.h"
 #include "ui/views/alerts_view.h"
+#include "ui/views/incident_view.h"
+#include "ui/views/throughput_view.h"
 
 namespace {
 
@@ -224,6 +230,91 @@ class AlertsTest : public QObject {
     QDBusConnection::disconnectFromBus("notifications");
     daemon.kill();
     QVERIFY(daemon.waitForFinished(10000));
+  }
+
+  // The Incidents tab: one list of what happened (a drain and undrain someone else ran, with who
+  // asked; the node going down; its alert firing), newest first, exported as CSV oldest first;
+  // a click centres the live charts on that moment.
+  void theIncidentTimelineListsWhatHappenedAndJumpsThere() {
+    QTemporaryDir dir;
+    std::unique_ptr<railyard::node::Node> node = OpenNode(dir.filePath("n"));
+    QVERIFY(node);
+    railyard::ui::MainWindow::Options options;
+    options.use_keyring = false;
+    options.audit_path = dir.filePath("audit.sqlite");
+    options.alert_rules = FastRules();
+    railyard::ui::MainWindow window(options);
+    window.resize(1200, 700);
+    window.show();
+    QVERIFY(window.AddNode(QString("127.0.0.1:%1").arg(node->admin_endpoint().port),
+                           railyard::testing::kViewerToken, nullptr));
+    QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == railyard::ui::NodeHealth::kServing,
+                             10000);
+    railyard::cluster::AdminClient op(node->admin_endpoint(), railyard::testing::kOperatorToken,
+                                      "someone-else");
+    QVERIFY(op.Connect(std::chrono::seconds(5)).ok());
+    railyard::admin::AdminResponse response;
+    QVERIFY(op.Drain(&response).ok());
+    QVERIFY(op.Undrain(&response).ok());
+    // Seen in a poll (the node's telemetry lists its recent commands) before it goes.
+    QTRY_VERIFY_WITH_TIMEOUT(
+        [&] {
+          const auto& t = window.State()->Node(0).telemetry;
+          return t && t->recent_commands_size() >= 2 &&
+                 t->recent_commands(t->recent_commands_size() - 1).command() == "undrain";
+        }(),
+        10000);
+    node->Shutdown(std::chrono::milliseconds(0));
+    node.reset();
+    railyard::ui::IncidentModel& incidents = *window.session()->models().incidents;
+    auto has = [&](const QString& what, const QString& detail) {
+      for (const railyard::ui::ThroughputEvent& e : incidents.Events()) {
+        if (e.command == what && e.detail.contains(detail)) return true;
+      }
+      return false;
+    };
+    QTRY_VERIFY_WITH_TIMEOUT(has("RailyardNodeDown firing", "railyard node watched is down"),
+                             15000);
+    QVERIFY(has("drain", "someone-else"));
+    QVERIFY(has("undrain", "someone-else"));
+    QVERIFY(has(railyard::ui::ThroughputEvent::kDown, ""));
+    // Newest first.
+    for (int i = 1; i < incidents.Events().size(); ++i) {
+      QVERIFY(incidents.Events()[i - 1].t_ms >= incidents.Events()[i].t_ms);
+    }
+    QCOMPARE(incidents.index(0, railyard::ui::IncidentModel::kNode).data().toString(),
+             QString("watched"));
+
+    const QString csv_path = dir.filePath("incidents.csv");
+    QString error;
+    QVERIFY2(window.incident_view()->ExportCsv(csv_path, &error), qPrintable(error));
+    QFile csv(csv_path);
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QStringList lines = QString::fromUtf8(csv.readAll()).trimmed().split('\n');
+    QCOMPARE(lines.size(), incidents.Events().size() + 1);
+    QCOMPARE(lines[0], QString("time_unix_ms,time,node,what,detail"));
+    QVERIFY2(lines[1].contains(",watched,drain,") && lines[1].contains("someone-else"),
+             qPrintable(lines[1]));
+
+    // A click on the drain: the Throughput tab, its charts centred on that moment.
+    int drain_row = -1;
+    for (int i = 0; i < incidents.rowCount(); ++i) {
+      if (incidents.Events()[i].command == "drain") drain_row = i;
+    }
+    QVERIFY(drain_row >= 0);
+    const qint64 drain_ms = incidents.Events()[drain_row].t_ms;
+    window.Tabs()->setCurrentWidget(window.incident_view());
+    QTableView* table = window.incident_view()->Table();
+    const QRect cell = table->visualRect(incidents.index(drain_row, 0));
+    QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, cell.center());
+    QCOMPARE(window.Tabs()->currentIndex(), window.TabIndex("Throughput"));
+    railyard::ui::ThroughputView* charts = window.findChild<railyard::ui::ThroughputView*>();
+    QVERIFY(charts);
+    QVERIFY(!charts->Following());
+    const qint64 middle = (charts->VisibleFromMs() + charts->VisibleToMs()) / 2;
+    QVERIFY2(std::abs(middle - drain_ms) <= 1000,
+             qPrintable(QString("centred %1 ms off").arg(middle - drain_ms)));
+    window.live_source()->Stop();
   }
 
   // Removing a node ends its alerts without a "resolved"; a new cluster starts afresh.

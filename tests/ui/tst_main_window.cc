@@ -199,7 +199,8 @@ class MainWindowTest : public QObject {
     for (QAction* action : NodeActions(window)) {
       QVERIFY2(!action->isEnabled(), qPrintable(action->text()));
     }
-    QCOMPARE(window.Tabs()->count(), 9);  // Overview ... Replication, Alerts, Audit log.
+    QCOMPARE(window.Tabs()->count(),
+             10);  // Overview ... Replication, Alerts, Incidents, Audit log.
     // No token at all is read-only as well.
     MainWindow::Options viewer_options;
     viewer_options.use_keyring = false;
@@ -375,10 +376,13 @@ class MainWindowTest : public QObject {
     QTableView* table = window.Tabs()->widget(0)->findChild<QTableView*>();
     QVERIFY(table);
     table->setFocus();
-    for (int n = 1; n <= tabs->count(); ++n) {
+    // Ctrl+1..8 the first eight, Ctrl+9 the last.
+    for (int n = 1; n <= 8; ++n) {
       QTest::keyClick(QApplication::focusWidget(), Qt::Key(Qt::Key_0 + n), Qt::ControlModifier);
       QCOMPARE(tabs->currentIndex(), n - 1);
     }
+    QTest::keyClick(QApplication::focusWidget(), Qt::Key_9, Qt::ControlModifier);
+    QCOMPARE(tabs->currentIndex(), tabs->count() - 1);
     QCOMPARE(tabs->currentIndex(), window.TabIndex("Audit log"));
   }
 

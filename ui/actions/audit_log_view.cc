@@ -12,6 +12,7 @@
 
 #include "ui/actions/audit_log.h"
 #include "ui/actions/audit_log_model.h"
+#include "ui/views/read_only_table.h"
 
 namespace railyard::ui {
 
@@ -23,13 +24,7 @@ AuditLogView::AuditLogView(const AuditLog* log, QWidget* parent) : QWidget(paren
   action_ = new QComboBox(this);
   status_ = new QLabel(this);
   model_ = new AuditLogModel(log, this);
-  table_ = new QTableView(this);
-  table_->setModel(model_);
-  table_->verticalHeader()->hide();
-  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table_->horizontalHeader()->setStretchLastSection(true);
+  table_ = MakeReadOnlyTable(model_, this);
 
   auto* filters = new QHBoxLayout;
   filters->addWidget(search_, 1);

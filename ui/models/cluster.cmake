@@ -2,6 +2,7 @@
 # Cluster-wide state and the overview, slot-allocation, request-flow and alert models.
 target_sources(railyard_ui_models PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/alert_model.cc
+  ${CMAKE_CURRENT_LIST_DIR}/incident_model.cc
   ${CMAKE_CURRENT_LIST_DIR}/cluster_state.cc
   ${CMAKE_CURRENT_LIST_DIR}/natural_order.cc
   ${CMAKE_CURRENT_LIST_DIR}/palette.cc

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/cluster/request_figures.h"
+#include "core/trace/recording.h"
 
 namespace railyard::ui {
 
@@ -190,7 +191,8 @@ void ThroughputModel::Append(Series& series, const ThroughputSample& sample) {
 
 void ThroughputModel::CollectEvents(int node, const admin::Telemetry& telemetry) {
   for (const admin::CommandEvent& c : telemetry.recent_commands()) {
-    AddEvent({c.unix_ms(), node, QString::fromStdString(c.command())});
+    AddEvent({c.unix_ms(), node, QString::fromStdString(c.command()),
+              QString::fromStdString(trace::NodeCommandEventDetail(c))});
   }
 }
 

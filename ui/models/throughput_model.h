@@ -29,6 +29,9 @@ struct ThroughputEvent {
   qint64 t_ms = 0;  // Cluster clock: when the node ran it, or the first snapshot that showed it.
   int node = 0;
   QString command;
+  // A command's who and result ("railyardctl (root) at 127.0.0.1:5100 -> OK"), an alert's
+  // summary; empty for what the console saw itself.
+  QString detail = {};
 };
 
 // Request, error and rejection rates and latency over time, per node and for the whole cluster,
@@ -97,7 +100,9 @@ class ThroughputModel : public QObject {
   quint64 EventsRevision() const { return events_revision_; }
   // A mark from outside telemetry (an alert firing or resolving: AlertModel), on `node`'s axis and
   // the cluster's, kept and dropped like the others.
-  void AddMark(qint64 t_ms, int node, const QString& text) { AddEvent({t_ms, node, text}); }
+  void AddMark(qint64 t_ms, int node, const QString& text, const QString& detail = {}) {
+    AddEvent({t_ms, node, text, detail});
+  }
 
   // Writes the samples of `nodes` (kCluster for the cluster) in [from_ms, to_ms] as CSV: a header
   // line, then one line per sample (node, time_unix_ms, requests_per_s, errors_per_s,

@@ -13,6 +13,7 @@
 #include "ui/models/bloom_model.h"
 #include "ui/models/compaction_model.h"
 #include "ui/models/flow_model.h"
+#include "ui/models/incident_model.h"
 #include "ui/models/overview_model.h"
 #include "ui/models/replication_lag_model.h"
 #include "ui/models/replication_model.h"
@@ -63,6 +64,7 @@ Session::Session(const Options& options, QObject* parent)
   models_.alerts = new AlertModel(
       state_, options_.alert_rules ? *options_.alert_rules : cluster::DefaultAlertRules(),
       options_.alert_rules ? options_.alert_rules_source : tr("built-in"), this);
+  models_.incidents = new IncidentModel(models_.throughput, this);
   // Each alert that fires or resolves is a mark on its node's time axes.
   connect(models_.alerts, &AlertModel::AlertsChanged, this,
           [this](const std::vector<cluster::AlertTransition>& changes) {
@@ -73,7 +75,8 @@ Session::Session(const Options& options, QObject* parent)
               models_.throughput->AddMark(
                   t.unix_ms, node,
                   QStringLiteral("%1 %2").arg(QString::fromStdString(t.rule),
-                                              cluster::AlertPhaseName(t.phase)));
+                                              cluster::AlertPhaseName(t.phase)),
+                  QString::fromStdString(t.summary));
             }
           });
   // Children are deleted in the order they were added: the state every source and model reads

@@ -19,6 +19,7 @@ class FlowModel;
 class LiveSource;
 class OverviewModel;
 class AlertModel;
+class IncidentModel;
 class Recorder;
 class ReplaySource;
 class ReplicationLagModel;
@@ -77,6 +78,7 @@ class Session : public QObject {
     CompactionModel* compaction = nullptr;
     BloomModel* bloom = nullptr;
     AlertModel* alerts = nullptr;
+    IncidentModel* incidents = nullptr;
   };
   const Models& models() const { return models_; }
 

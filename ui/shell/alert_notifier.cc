@@ -43,9 +43,9 @@ void AlertNotifier::OnChanges(const std::vector<cluster::AlertTransition>& chang
     const QString body = QString::fromStdString(t.summary);
     const Channel channel = CurrentChannel();
     if (channel == Channel::kFreedesktop) {
-      QDBusMessage notify =
-          QDBusMessage::createMethodCall(kNotificationsService, QStringLiteral("/org/freedesktop/Notifications"),
-                                         kNotificationsService, QStringLiteral("Notify"));
+      QDBusMessage notify = QDBusMessage::createMethodCall(
+          kNotificationsService, QStringLiteral("/org/freedesktop/Notifications"),
+          kNotificationsService, QStringLiteral("Notify"));
       QVariantMap hints;
       // Urgency: 1 normal, 2 critical (the Desktop Notifications Specification).
       hints.insert(QStringLiteral("urgency"),

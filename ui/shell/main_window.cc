@@ -49,6 +49,7 @@
 #include "ui/views/bloom_view.h"
 #include "ui/views/compaction_view.h"
 #include "ui/views/flow_view.h"
+#include "ui/views/incident_view.h"
 #include "ui/views/index_stack_widget.h"
 #include "ui/views/overview_view.h"
 #include "ui/views/qcustomplot_include.h"
@@ -219,6 +220,17 @@ void MainWindow::BuildViews() {
   alerts_ = new AlertsView(models.alerts, this);
   notifier_ = new AlertNotifier(models.alerts, QDBusConnection::sessionBus(), this);
   tabs_->addTab(alerts_, tr("Alerts"));
+  incidents_ = new IncidentView(models.incidents, this);
+  tabs_->addTab(incidents_, tr("Incidents"));
+  // An incident's moment: a replay seeks there; live, the charts centre on it.
+  connect(incidents_, &IncidentView::JumpRequested, this, [this](qint64 t_ms) {
+    if (session_->IsReplay()) {
+      replay_source()->Seek(t_ms);
+    } else {
+      throughput_->ShowAround(t_ms);
+      tabs_->setCurrentWidget(throughput_);
+    }
+  });
   tabs_->addTab(audit, tr("Audit log"));
   tabs_->setDocumentMode(true);
   // Names for the saved layout (splitter keys), independent of the tabs' translated titles.

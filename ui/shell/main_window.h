@@ -27,6 +27,7 @@ namespace railyard::ui {
 class ActionController;
 class AlertNotifier;
 class AlertsView;
+class IncidentView;
 class BloomView;
 class CompactionView;
 class LiveSource;
@@ -89,6 +90,7 @@ class MainWindow : public QMainWindow {
   SlotMatrixView* slot_matrix_view() const { return slots_; }
   ReplicationView* replication_view() const { return replication_; }
   AlertsView* alerts_view() const { return alerts_; }
+  IncidentView* incident_view() const { return incidents_; }
   AlertNotifier* alert_notifier() const { return notifier_; }
   QAction* NotifyAction() const { return notify_; }
   TimelineWidget* Timeline() const { return timeline_; }
@@ -219,6 +221,7 @@ class MainWindow : public QMainWindow {
   ThroughputView* throughput_ = nullptr;
   ReplicationView* replication_ = nullptr;
   AlertsView* alerts_ = nullptr;
+  IncidentView* incidents_ = nullptr;
   AlertNotifier* notifier_ = nullptr;
   QAction* notify_ = nullptr;
 

@@ -27,9 +27,15 @@ void AddTabNavigation(QTabWidget* tabs, QMenu* menu) {
   previous->setShortcuts(
       {QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_Tab), QKeySequence(Qt::CTRL | Qt::Key_PageUp)});
   menu->addSeparator();
-  for (int i = 0; i < tabs->count(); ++i) {
+  // As browsers do: Ctrl+1..8 the first eight, Ctrl+9 the last (there are more than nine).
+  const int count = tabs->count();
+  for (int i = 0; i < count; ++i) {
     QAction* go = menu->addAction(tabs->tabText(i), tabs, [tabs, i] { tabs->setCurrentIndex(i); });
-    if (i < 9) go->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
+    if (i == count - 1) {
+      go->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_9));
+    } else if (i < 8) {
+      go->setShortcut(QKeySequence(Qt::CTRL | Qt::Key(Qt::Key_1 + i)));
+    }
   }
 }
 

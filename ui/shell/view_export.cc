@@ -9,6 +9,7 @@
 
 #include "ui/models/bloom_model.h"
 #include "ui/models/flow_model.h"
+#include "ui/support/csv_field.h"
 #include "ui/views/bloom_view.h"
 #include "ui/views/flow_view.h"
 #include "ui/views/throughput_view.h"
@@ -16,15 +17,6 @@
 namespace railyard::ui {
 
 namespace {
-
-QString CsvField(QString text) {
-  if (!text.contains(QLatin1Char(',')) && !text.contains(QLatin1Char('"')) &&
-      !text.contains(QLatin1Char('\n'))) {
-    return text;
-  }
-  text.replace(QStringLiteral("\""), QStringLiteral("\"\""));
-  return QLatin1Char('"') + text + QLatin1Char('"');
-}
 
 QString BloomCsv(const BloomModel& model) {
   QString csv = QStringLiteral("index,page,recent_requests,p_no,usefulness,resident\n");

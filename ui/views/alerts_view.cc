@@ -1,35 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/views/alerts_view.h"
 
-#include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
 
 #include "ui/models/alert_model.h"
+#include "ui/views/read_only_table.h"
 
 namespace railyard::ui {
 
-namespace {
-
-QTableView* Table(QAbstractItemModel* model, QWidget* parent) {
-  auto* table = new QTableView(parent);
-  table->setModel(model);
-  table->verticalHeader()->hide();
-  table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-  table->horizontalHeader()->setStretchLastSection(true);
-  return table;
-}
-
-}  // namespace
-
 AlertsView::AlertsView(AlertModel* model, QWidget* parent) : QWidget(parent), model_(model) {
   summary_ = new QLabel(this);
-  active_ = Table(model->ActiveTable(), this);
-  history_ = Table(model->HistoryTable(), this);
+  active_ = MakeReadOnlyTable(model->ActiveTable(), this);
+  history_ = MakeReadOnlyTable(model->HistoryTable(), this);
   auto* now = new QWidget(this);
   auto* now_layout = new QVBoxLayout(now);
   now_layout->setContentsMargins(0, 0, 0, 0);

@@ -3,6 +3,7 @@
 # replay timeline.
 target_sources(railyard_ui PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/alerts_view.cc
+  ${CMAKE_CURRENT_LIST_DIR}/incident_view.cc
   ${CMAKE_CURRENT_LIST_DIR}/overview_view.cc
   ${CMAKE_CURRENT_LIST_DIR}/slot_matrix_view.cc
   ${CMAKE_CURRENT_LIST_DIR}/flow_view.cc

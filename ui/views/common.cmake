@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-# Styling shared by every plot and view.
+# Styling shared by every plot, view and list.
 target_sources(railyard_ui PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/plot_style.cc
+  ${CMAKE_CURRENT_LIST_DIR}/read_only_table.cc
 )

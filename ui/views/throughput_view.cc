@@ -234,6 +234,16 @@ void ThroughputView::Follow() {
   ApplyRange();
 }
 
+void ThroughputView::ShowAround(qint64 t_ms) {
+  following_ = false;
+  const double half = std::max(30.0, plots_[0]->xAxis->range().size() / 2);
+  const QCPRange range(double(t_ms) / 1000.0 - half, double(t_ms) / 1000.0 + half);
+  applying_range_ = true;
+  for (QCustomPlot* plot : plots_) plot->xAxis->setRange(range);
+  applying_range_ = false;
+  ApplyRange();
+}
+
 void ThroughputView::SetRecordingSpan(qint64 start_ms, qint64 end_ms) {
   recording_ = {start_ms, end_ms};
   following_ = true;

@@ -104,6 +104,9 @@ class ThroughputView : public QWidget {
   bool Paused() const { return paused_; }
   // Follow the newest samples again after a zoom or pan.
   void Follow();
+  // Stops following and centres the time axes on `t_ms` (cluster clock), keeping the visible
+  // width (at least a minute): an incident's moment.
+  void ShowAround(qint64 t_ms);
   bool Following() const { return following_; }
   // A replay's recording span (cluster ms): where an empty chart is anchored, and the "no
   // latency" notice says "in this recording". (0, 0): live.
