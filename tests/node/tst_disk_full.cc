@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 // A node whose disk fills up refuses writes with a clear status, keeps serving reads, and takes
 // writes again once space comes back: the docstore under a FaultInjectingEnv, served over Boxcar
-// on loopback.
+// on loopback. A failed fsync of the log shows in telemetry, /metrics and the alert figure.
 #include <QTemporaryDir>
 #include <QTest>
 
+#include "core/cluster/alert_evaluator.h"
 #include "core/node/node.h"
+#include "core/node/node_metrics.h"
 #include "core/rpc/client.h"
 #include "railyard/docservice.pb.h"
 #include "storage/fault_env.h"
+#include "storage/filenames.h"
 #include "tests/support/qtest_main.h"
 
 using namespace railyard;
@@ -34,6 +37,48 @@ class DiskFullTest : public QObject {
   Q_OBJECT
 
  private Q_SLOTS:
+  // A failed fsync of the log: the node's telemetry says why it refuses writes, its /metrics
+  // has railyard_storage_writes_refused 1, and the alert rule's figure holds; its disk space is
+  // in telemetry for the disk rules.
+  void aFailedFsyncIsInTelemetryMetricsAndTheAlertFigure() {
+    QTemporaryDir dir;
+    storage::FaultInjectingEnv env;
+    node::NodeOptions options;
+    options.name = "unsynced";
+    options.data_dir = dir.path().toStdString();
+    options.storage.env = &env;
+    options.storage.sync = storage::SyncPolicy::kEveryWrite;
+    options.storage.logger = [](storage::LogLevel, std::string_view) {};
+    std::unique_ptr<node::Node> node;
+    QVERIFY(node::Node::Open(options, &node).ok());
+    rpc::ClientOptions client_options;
+    client_options.servers = {node->endpoint()};
+    rpc::Client client(client_options);
+    QVERIFY(client.Start().ok());
+    QVERIFY(client.WaitForPool(1, std::chrono::seconds(5)));
+    QVERIFY(client.Call("doc.Put", PutPayload(1)).status.ok());
+    admin::Telemetry t = node->Snapshot();
+    QVERIFY(t.storage().writes_refused().empty());
+    QVERIFY(t.has_disk() && t.disk().size_bytes() > 0 && t.disk().free_bytes() > 0);
+    const std::optional<double> share =
+        cluster::AlertFigure(alerts::DISK_FREE_SHARE, {0, true, &t});
+    QVERIFY(share && *share > 0 && *share <= 1);
+    QCOMPARE(*cluster::AlertFigure(alerts::WRITES_REFUSED, {0, true, &t}), 0.0);
+
+    env.Inject({.op = storage::FaultInjectingEnv::Op::kSync, .path_contains = storage::kWalSuffix});
+    QVERIFY(!client.Call("doc.Put", PutPayload(2)).status.ok());
+    t = node->Snapshot();
+    QVERIFY2(t.storage().writes_refused().find("fsync") != std::string::npos,
+             t.storage().writes_refused().c_str());
+    QCOMPARE(*cluster::AlertFigure(alerts::WRITES_REFUSED, {0, true, &t}), 1.0);
+    node::NodeMetricsInput metrics;
+    metrics.telemetry = t;
+    QVERIFY(node::RenderNodeMetrics(metrics).find("\nrailyard_storage_writes_refused 1\n") !=
+            std::string::npos);
+    // Reads go on.
+    QVERIFY(client.Call("doc.Get", GetPayload(1)).status.ok());
+  }
+
   void refusesWritesKeepsReads() {
     QTemporaryDir dir;
     storage::FaultInjectingEnv env;

@@ -182,6 +182,7 @@ class FaultsTest : public QObject {
       auto store = OpenOrDie(options, dir.path().toStdString());
       ledger.PutRange(*store, 0, 200);
       QVERIFY(ledger.errors.empty());
+      QVERIFY(store->GetStats().writes_refused.empty());
       env.Inject({.op = Op::kSync, .path_contains = kWalSuffix});
       // Every-write fails the next put; interval fails one soon after its background fsync.
       uint64_t next = 200;
@@ -197,6 +198,9 @@ class FaultsTest : public QObject {
       QVERIFY2(
           message.find("fsync") != std::string::npos && message.find("reopen") != std::string::npos,
           message.c_str());
+      // Its stats say so (telemetry's writes_refused, the alert RailyardWritesRefused).
+      const std::string refused = store->GetStats().writes_refused;
+      QVERIFY2(refused.find("fsync") != std::string::npos, refused.c_str());
       // The disk behaves again, but the store still refuses writes, and still serves reads.
       env.Heal();
       const size_t errors_before = ledger.errors.size();
