@@ -102,13 +102,11 @@ double AlertEvaluator::Corruptions15m(const std::string& node,
   }
   std::deque<std::pair<int64_t, uint64_t>>& seen = corruptions_[node];
   const uint64_t count = observation.telemetry->storage().corruptions_seen();
-  if (seen.empty() || seen.back().second != count || seen.size() == 1) {
-    seen.emplace_back(observation.unix_ms, count);
-  } else {
-    seen.back().first = observation.unix_ms;  // Unchanged: only the newest time matters.
-  }
-  // Keep one reading from before the window, as the base of the first rise in it.
-  while (seen.size() > 2 && seen[1].first < observation.unix_ms - kCorruptionWindowMs) {
+  // The counter's changes, each at the time it was first seen (an unchanged count adds nothing,
+  // so a rise leaves the window 15 minutes after it); the last change before the window stays as
+  // the base of the first one in it.
+  if (seen.empty() || seen.back().second != count) seen.emplace_back(observation.unix_ms, count);
+  while (seen.size() > 1 && seen[1].first < observation.unix_ms - kCorruptionWindowMs) {
     seen.pop_front();
   }
   double rises = 0;

@@ -137,6 +137,22 @@ class AlertEvaluatorTest : public QObject {
     QCOMPARE(changes[1].phase, AlertPhase::kResolved);
   }
 
+  // A counter that rose once and then stays: the alert resolves once the rise is 15 minutes old
+  // (it fired for ever before: the unchanged readings kept moving the rise's time forward).
+  void aSingleCorruptionLeavesTheWindow() {
+    AlertEvaluator evaluator(OneRule(alerts::STORAGE_CORRUPTION, 0, 0));
+    std::vector<AlertTransition> changes;
+    for (int64_t minute = 0; minute <= 20; ++minute) {
+      admin::Telemetry t;
+      t.mutable_storage()->set_corruptions_seen(minute == 0 ? 0 : 1);
+      evaluator.Observe("n", {minute * 60000, true, &t}, &changes);
+    }
+    QCOMPARE(changes.size(), size_t{2});
+    QCOMPARE(changes[0].phase, AlertPhase::kFiring);
+    QCOMPARE(changes[1].phase, AlertPhase::kResolved);
+    QCOMPARE(changes[1].unix_ms, int64_t{17 * 60000});
+  }
+
   // The figures from a real node's telemetry: drained, it is a lame duck; its disk is known; it
   // takes writes; its p99 and failed share are not known before it served a request.
   void figuresFromARealNode() {
