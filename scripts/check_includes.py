@@ -23,7 +23,7 @@ RULES = {
     "core/http": ["core/rpc", "core/base"],
     "core/trace": ["core/base", "railyard"],
     "core/sim": ["core/balance", "core/trace", "core/base"],
-    "core/cluster": ["core/rpc", "core/balance", "core/base", "railyard"],
+    "core/cluster": ["core/rpc", "core/trace", "core/balance", "core/base", "railyard"],
     "core/node": ["core/cluster", "core/http", "core/rpc", "core/trace", "core/balance", "core/base", "storage",
                   "railyard"],
     "core/load": ["core/cluster", "core/rpc", "core/balance", "core/base", "railyard"],

@@ -12,6 +12,7 @@ packages=(
   libjemalloc-dev  # The console's malloc (CMakeLists.txt, RAILYARD_CONSOLE_MALLOC).
   libprotobuf-dev protobuf-compiler
   libasio-dev libsqlite3-dev
+  libcurl4-openssl-dev  # Range queries to a Prometheus server (core/cluster/prometheus_client.h).
   libspdlog-dev libfmt-dev libcli11-dev liblz4-dev libxxhash-dev
   libbenchmark-dev libssl-dev
   # clang with its libFuzzer and sanitizer runtimes, for the fuzz targets.

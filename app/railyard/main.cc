@@ -26,6 +26,8 @@
 #include "core/base/allocator.h"
 #include "core/cluster/access.h"
 #include "core/cluster/alert_rules.h"
+#include "core/cluster/prometheus_recording.h"
+#include "core/cluster/time_span.h"
 #include "core/load/demo_cluster.h"
 #include "core/node/client_telemetry.h"
 #include "ui/compare/compare_window.h"
@@ -55,6 +57,7 @@ struct ConsoleFlags {
   double quit_after_s = 0;
   double poll_hz = 10;
   std::string log_level = "warn";
+  cluster::PrometheusSourceSpec prometheus;  // Set: open that range, as a recording.
 };
 
 void AddFlags(CLI::App& app, ConsoleFlags& f) {
@@ -80,6 +83,34 @@ void AddFlags(CLI::App& app, ConsoleFlags& f) {
   app.add_option("recording", f.recording_argument, "A recording to replay, as --recording")
       ->check(CLI::ExistingFile)
       ->excludes("--recording");
+  cluster::PrometheusSourceSpec& p = f.prometheus;
+  app.add_option(
+         "--prometheus", p.url,
+         "Open a time range of the cluster from this Prometheus server (http(s)://host:port; "
+         "Thanos, Mimir, VictoriaMetrics too): --since (default 1h) up to --until, replayed "
+         "like a recording and kept in ~/.cache/railyard/prometheus")
+      ->excludes("--demo", "--cluster", "--node", "--recording", "recording");
+  app.add_option("--since", p.since, "With --prometheus: the range's length (15m, 1h, 6h, 2d)")
+      ->capture_default_str();
+  app.add_option("--until", p.until,
+                 "With --prometheus: its end: now, a span ago (30m) or a UTC time "
+                 "(2026-11-29T03:10:00Z)")
+      ->capture_default_str();
+  app.add_option("--step", p.step,
+                 "With --prometheus: time between snapshots (default: the range over 720, at "
+                 "least 5s)");
+  app.add_option("--match", p.match,
+                 "With --prometheus: label matchers for every query, e.g. job=\"railyard\"");
+  app.add_option("--prometheus-token-file", p.token_file,
+                 "With --prometheus: a bearer token (the file's first line)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--prometheus-ca", p.ca_file, "With --prometheus: CAs to trust (PEM)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--prometheus-cert", p.cert_file,
+                 "With --prometheus: a client certificate for mutual TLS (PEM)")
+      ->check(CLI::ExistingFile);
+  app.add_option("--prometheus-key", p.key_file, "With --prometheus: its key (PEM)")
+      ->check(CLI::ExistingFile);
   app.add_flag("--read-only", f.read_only, "Disable every action, whatever the tokens");
   app.add_option("--alert-rules", f.alert_rules,
                  "Alert rules (railyard.alerts.Rules; default: ~/.config/railyard/alerts.textproto "
@@ -105,6 +136,39 @@ void AddFlags(CLI::App& app, ConsoleFlags& f) {
 }
 
 constexpr int kUsageError = 2;  // Every usage or launch error (docs/guide.md: exit codes).
+
+// --prometheus: fetches the range into a new recording in the user's cache (so that it stays
+// replayable, from Recent files too) and returns its path; empty with the problem in `error`.
+// Blocks until the queries end (each within its timeout), saying so on stderr.
+std::string FetchPrometheusRange(const cluster::PrometheusSourceSpec& spec, QString* error) {
+  cluster::PrometheusServer server;
+  cluster::PrometheusHistoryOptions range;
+  if (const railyard::base::Status s =
+          cluster::ResolvePrometheusSource(spec, cluster::UnixMsNow(), &server, &range);
+      !s.ok()) {
+    *error = QString::fromStdString(s.message());
+    return {};
+  }
+  const QString folder = QStandardPaths::writableLocation(QStandardPaths::GenericCacheLocation) +
+                         "/railyard/prometheus";
+  QDir().mkpath(folder);
+  const QString stem = folder + "/" + QDateTime::currentDateTimeUtc().toString("yyyyMMdd-HHmmss");
+  QString path = stem + ".rec";
+  for (int i = 2; QFileInfo::exists(path) && i < 100; ++i) path = stem + QString("-%1.rec").arg(i);
+  std::fprintf(stderr, "railyard: reading the %s up to %s from %s\n", spec.since.c_str(),
+               spec.until.c_str(), spec.url.c_str());
+  size_t nodes = 0;
+  uint64_t snapshots = 0;
+  const railyard::base::Status s =
+      cluster::RecordPrometheusHistory(server, range, path.toStdString(), {}, &nodes, &snapshots);
+  if (!s.ok()) {
+    *error = QString::fromStdString(s.ToString());
+    return {};
+  }
+  std::fprintf(stderr, "railyard: %llu snapshots of %zu nodes, kept in %s\n",
+               static_cast<unsigned long long>(snapshots), nodes, qPrintable(path));
+  return path.toStdString();
+}
 
 // Says why the console cannot start: always on stderr, and in a dialog where a person may be
 // looking (a display, and no --screenshot run).
@@ -179,7 +243,13 @@ bool OpenSources(const ConsoleFlags& f, const load::DemoCluster& demo,
   }
   if (ok && !f.recording.empty()) {
     ok = window.OpenRecording(QString::fromStdString(f.recording), error);
-    if (ok) window.replay_source()->Play();
+    // A range from Prometheus opens at its end, paused, with the charts' window of history
+    // before it (as a dashboard shows a range); a recording plays from its start.
+    if (ok && !f.prometheus.url.empty()) {
+      window.replay_source()->Seek(window.replay_source()->EndMs());
+    } else if (ok) {
+      window.replay_source()->Play();
+    }
   }
   return ok;
 }
@@ -359,6 +429,11 @@ int main(int argc, char** argv) {
         !s.ok()) {
       return LaunchFailed(QString::fromStdString(s.message()), dialogs);
     }
+  }
+  if (!f.prometheus.url.empty()) {
+    QString error;
+    f.recording = FetchPrometheusRange(f.prometheus, &error);
+    if (f.recording.empty()) return LaunchFailed(error, dialogs);
   }
   load::DemoCluster demo;
   ClientAdmins client_admins;  // Declared after the demo: stopped before its clients.

@@ -17,7 +17,9 @@
 #include "app/railyardctl/stop_signal.h"
 #include "core/cluster/admin_client.h"
 #include "core/cluster/history_fetch.h"
+#include "core/cluster/prometheus_recording.h"
 #include "core/cluster/telemetry_poller.h"
+#include "core/cluster/time_span.h"
 #include "core/trace/recording_reader.h"
 #include "core/trace/recording_writer.h"
 #include "core/trace/telemetry_recorder.h"
@@ -89,32 +91,6 @@ JsonLine WatchJson(int round, int64_t unix_ms, const std::string& node) {
   return JsonLine().Add("round", int64_t{round}).Add("unix_ms", unix_ms).Add("node", node);
 }
 
-int64_t UnixMsNow() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
-
-// "15m" and the like in milliseconds (s, m, h, d); false for anything else.
-bool ParseSince(const std::string& text, int64_t* ms) {
-  size_t used = 0;
-  double value = 0;
-  try {
-    value = std::stod(text, &used);
-  } catch (const std::exception&) {
-    return false;
-  }
-  const std::string unit = text.substr(used);
-  const double per = unit == "s"   ? 1e3
-                     : unit == "m" ? 60e3
-                     : unit == "h" ? 3600e3
-                     : unit == "d" ? 86400e3
-                                   : 0;
-  if (per == 0 || !(value > 0)) return false;
-  *ms = static_cast<int64_t>(value * per);
-  return true;
-}
-
 // Writes what each node's flight recorder kept since `from_unix_ms` into the recording, node by
 // node, a page at a time. A node that keeps none, or cannot be reached, is said and skipped.
 int RecordPast(const cluster::ClusterAccess& access, int64_t from_unix_ms,
@@ -159,6 +135,37 @@ int RecordPast(const cluster::ClusterAccess& access, int64_t from_unix_ms,
   return worst;
 }
 
+// record --prometheus: the range from a Prometheus server into a new recording.
+int RecordFromPrometheus(const RecordOptions& o) {
+  cluster::PrometheusSourceSpec spec = o.prometheus;
+  if (!o.since.empty()) spec.since = o.since;
+  cluster::PrometheusServer server;
+  cluster::PrometheusHistoryOptions range;
+  if (base::Status s =
+          cluster::ResolvePrometheusSource(spec, cluster::UnixMsNow(), &server, &range);
+      !s.ok()) {
+    std::fprintf(stderr, "railyardctl: %s\n", s.message().c_str());
+    return kExitUsage;
+  }
+  size_t nodes = 0;
+  uint64_t snapshots = 0;
+  const base::Status s = cluster::RecordPrometheusHistory(
+      server, range, o.out,
+      [](size_t i, size_t n) { std::fprintf(stderr, "\rrecord: query %zu of %zu   ", i + 1, n); },
+      &nodes, &snapshots);
+  std::fprintf(stderr, "\n");
+  if (!s.ok()) {
+    std::fprintf(stderr, "railyardctl: %s\n", s.ToString().c_str());
+    return s.IsInvalidArgument() && s.message().rfind("Prometheus at", 0) != 0 ? kExitUsage
+                                                                               : ExitFor(s);
+  }
+  std::printf("recorded %llu snapshots of %zu nodes (one per %lld s) from %s into %s\n",
+              static_cast<unsigned long long>(snapshots), nodes,
+              static_cast<long long>(cluster::HistoryStepMs(range) / 1000), server.url.c_str(),
+              o.out.c_str());
+  return kExitOk;
+}
+
 }  // namespace
 
 CLI::App* AddRecordCommand(CLI::App& app, RecordOptions& o) {
@@ -176,6 +183,38 @@ CLI::App* AddRecordCommand(CLI::App& app, RecordOptions& o) {
                      "First write the past from each node's flight recorder (15m, 1h, 2d: up to "
                      "24 h, the last 15 min at full detail); then stop, or poll live for "
                      "--duration-s if given");
+  cluster::PrometheusSourceSpec& p = o.prometheus;
+  record
+      ->add_option("--prometheus", p.url,
+                   "Instead of the nodes: record --since (default 1h) up to --until from this "
+                   "Prometheus server's HTTP API (http(s)://host:port; Thanos, Mimir and "
+                   "VictoriaMetrics too): the figures the nodes' /metrics carry, per node")
+      ->excludes("--duration-s", "--interval-ms");
+  record
+      ->add_option("--until", p.until,
+                   "With --prometheus: the range's end: now, a span ago (30m) or a UTC time "
+                   "(2026-11-29T03:10:00Z)")
+      ->capture_default_str();
+  record->add_option("--step", p.step,
+                     "With --prometheus: the time between snapshots (15s, 1m; default: the range "
+                     "over 720, at least 5s)");
+  record->add_option("--match", p.match,
+                     "With --prometheus: label matchers for every query, e.g. job=\"railyard\"");
+  record
+      ->add_option("--prometheus-token-file", p.token_file,
+                   "With --prometheus: a bearer token (the file's first line)")
+      ->check(CLI::ExistingFile);
+  record->add_option("--prometheus-ca", p.ca_file, "With --prometheus: CAs to trust (PEM)")
+      ->check(CLI::ExistingFile);
+  record
+      ->add_option("--prometheus-cert", p.cert_file,
+                   "With --prometheus: a client certificate for mutual TLS (PEM)")
+      ->check(CLI::ExistingFile);
+  record->add_option("--prometheus-key", p.key_file, "With --prometheus: its key (PEM)")
+      ->check(CLI::ExistingFile);
+  record->add_option("--prometheus-timeout-s", p.timeout_s, "With --prometheus: per query")
+      ->check(CLI::Range(0.1, 3600.0))
+      ->capture_default_str();
   return record;
 }
 
@@ -203,6 +242,7 @@ CLI::App* AddWatchCommand(CLI::App& app, WatchOptions& o) {
 }
 
 int RunRecord(const RecordOptions& o) {
+  if (!o.prometheus.url.empty()) return RecordFromPrometheus(o);
   cluster::ClusterAccess access;
   if (int rc = ResolveAccess(o.target, &access); rc != kExitOk) return rc;
   std::unique_ptr<trace::RecordingWriter> writer;
@@ -224,12 +264,13 @@ int RunRecord(const RecordOptions& o) {
   int worst = kExitOk;
   if (!o.since.empty()) {
     int64_t since_ms = 0;
-    if (!ParseSince(o.since, &since_ms)) {
+    if (!cluster::ParseTimeSpan(o.since, &since_ms)) {
       std::fprintf(stderr, "railyardctl: --since %s: a time such as 90s, 15m, 1h or 2d\n",
                    o.since.c_str());
       return kExitUsage;
     }
-    worst = RecordPast(access, UnixMsNow() - since_ms, recorder, *writer, &snapshots, &events);
+    worst =
+        RecordPast(access, cluster::UnixMsNow() - since_ms, recorder, *writer, &snapshots, &events);
     if (worst == kExitFailed) return worst;
     if (o.duration_s <= 0) {
       if (trace::Status s = writer->Close(); !s.ok()) {
@@ -264,8 +305,8 @@ int RunRecord(const RecordOptions& o) {
         // A refused token says nothing of the node; any other failure is an outage a replay shows.
         if (r.paused) {
           ++paused;
-        } else if (trace::Status w =
-                       recorder.RecordUnreachable(name, UnixMsNow(), r.status.ToString(), &events);
+        } else if (trace::Status w = recorder.RecordUnreachable(name, cluster::UnixMsNow(),
+                                                                r.status.ToString(), &events);
                    !w.ok()) {
           std::fprintf(stderr, "railyardctl: %s\n", w.ToString().c_str());
           return kExitFailed;
@@ -361,7 +402,7 @@ int RunWatch(const WatchOptions& o) {
     if (round > 0) stop.SleepFor(std::chrono::milliseconds(o.interval_ms));
     std::vector<std::string> rows(access.nodes.size());
     worst = kExitOk;
-    const int64_t now_ms = UnixMsNow();
+    const int64_t now_ms = cluster::UnixMsNow();
     for (const cluster::PollResult& r : poller->PollRound()) {
       const std::string& name = access.nodes[static_cast<size_t>(r.id)].name;
       if (r.status.ok() && o.json) {

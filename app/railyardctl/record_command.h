@@ -4,6 +4,7 @@
 #include <string>
 
 #include "app/railyardctl/admin_commands.h"
+#include "core/cluster/prometheus_recording.h"
 
 namespace CLI {
 class App;
@@ -19,6 +20,8 @@ struct RecordOptions {
   // Set ("15m", "1h", "90s", "2d"): first the past from each node's flight recorder; then, with
   // --duration-s, live polling for that long.
   std::string since;
+  // Set (--prometheus URL): the range from that server instead of the nodes.
+  cluster::PrometheusSourceSpec prometheus;
 };
 
 struct InspectOptions {

@@ -56,6 +56,7 @@ OverviewModel::Row OverviewModel::RowOf(const NodeView& node, qint64 now_ms) {
   }
   row.slots = t.slots_size();
   row.indexes = t.storage().indexes_size();
+  row.lists_kept = !t.has_downsampled();
   if (t.storage().bloom_budget_bytes() > 0) {
     row.bloom_use =
         double(t.storage().bloom_resident_bytes()) / double(t.storage().bloom_budget_bytes());
@@ -64,6 +65,9 @@ OverviewModel::Row OverviewModel::RowOf(const NodeView& node, qint64 now_ms) {
 }
 
 namespace {
+
+// A count that a downsampled snapshot does not keep (OverviewModel::Row::lists_kept).
+const QString kNotKept = QStringLiteral("n/a");
 
 QString AgeText(qint64 age_ms) {
   if (age_ms < 0) return QStringLiteral("never");
@@ -208,10 +212,12 @@ QVariant OverviewModel::data(const QModelIndex& index, int role) const {
     case kSlots:
       // A client holds no server slots and has no store: nothing to show, not 0 (C16).
       if (row.client) return sort ? QVariant(-1) : QVariant(QString());
+      if (!row.lists_kept) return sort ? QVariant(-1) : QVariant(kNotKept);
       if (sort) return row.slots;
       return known ? QString::number(row.slots) : QString();
     case kIndexes:
       if (row.client) return sort ? QVariant(-1) : QVariant(QString());
+      if (!row.lists_kept) return sort ? QVariant(-1) : QVariant(kNotKept);
       if (sort) return row.indexes;
       return known ? QString::number(row.indexes) : QString();
     case kBloom:

@@ -79,6 +79,9 @@ class OverviewModel : public QAbstractTableModel {
     double client_p99_ms = 0;
     int slots = 0;
     int indexes = 0;
+    // False for a snapshot that stands for a time bucket (a flight recorder's 24-hour part, a
+    // Prometheus history): it keeps no slot or index lists, so their counts are not known.
+    bool lists_kept = true;
     double bloom_use = 0;  // Resident bytes / budget, 0..1 (0 without a budget).
     qint64 age_ms = -1;    // -1: never heard from.
   };

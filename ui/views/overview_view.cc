@@ -89,10 +89,12 @@ OverviewView::OverviewView(OverviewModel* model, QWidget* parent)
   layout->addWidget(no_matches_);
   layout->addWidget(table_, 1);
   // Says which side each figure comes from, so a client's p99 is never read as a server's.
-  auto* legend = new QLabel(tr("<i>Italic rows</i> are clients: their figures are the calls they "
-                               "made (client-side p99). Other rows are servers: what they served "
-                               "(server-side p99). \u2014: no traffic."),
-                            this);
+  auto* legend =
+      new QLabel(tr("<i>Italic rows</i> are clients: their figures are the calls they "
+                    "made (client-side p99). Other rows are servers: what they served "
+                    "(server-side p99). \u2014: no traffic. n/a: not kept in this history "
+                    "(a flight recorder's 24 hours, Prometheus)."),
+                 this);
   legend->setObjectName(QStringLiteral("overviewLegend"));
   legend->setWordWrap(true);
   layout->addWidget(legend);

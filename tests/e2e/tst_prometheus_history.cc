@@ -1,0 +1,280 @@
+// SPDX-License-Identifier: Apache-2.0
+// A cluster's past from a real Prometheus (Debian's binary) scraping real railyard-node processes,
+// an updater and its replica, every second: written to, the replica SIGKILLed and restarted. The
+// history read back (core/cluster/prometheus_history.h) carries what the nodes' own telemetry
+// says, the outage as a gap and the restart; railyardctl record --prometheus and the console's
+// --prometheus make a recording of it; wrong addresses and queries get clear errors.
+#include <QDir>
+#include <QProcess>
+#include <QTemporaryDir>
+#include <QTest>
+#include <cmath>
+
+#include "core/cluster/prometheus_history.h"
+#include "core/cluster/prometheus_recording.h"
+#include "core/cluster/time_span.h"
+#include "core/trace/recording_reader.h"
+#include "tests/e2e/replication_support.h"
+#include "tests/support/prometheus_process.h"
+#include "tests/support/qtest_main.h"
+#include "tests/support/test_paths.h"
+
+namespace {
+
+namespace e2e = railyard::e2e;
+namespace cluster = railyard::cluster;
+namespace admin = railyard::admin;
+
+const admin::MethodStats* HistoryMethod(const admin::Telemetry& t, const std::string& method) {
+  for (const admin::MethodStats& m : t.throughput().methods()) {
+    if (m.method() == method) return &m;
+  }
+  return nullptr;
+}
+
+const cluster::PrometheusNodePast* PastOf(const std::vector<cluster::PrometheusNodePast>& pasts,
+                                          const std::string& node) {
+  for (const auto& p : pasts) {
+    if (p.node == node) return &p;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+class PrometheusHistoryTest : public QObject {
+  Q_OBJECT
+
+ private:
+  QTemporaryDir dir_;
+  std::unique_ptr<e2e::NodeProcess> updater_, replica_;
+  QMap<QString, uint16_t> metrics_port_;
+  railyard::testing::PrometheusProcess prometheus_;
+  int64_t started_ms_ = 0, killed_ms_ = 0, restarted_ms_ = 0;
+  uint64_t puts_ = 0;
+
+  std::unique_ptr<e2e::NodeProcess> StartNode(const QString& name, QStringList args) {
+    metrics_port_[name] = railyard::testing::FreePort();
+    args << "--metrics-listen" << QString("127.0.0.1:%1").arg(metrics_port_[name]);
+    return e2e::StartNodeIn(dir_.path(), name, args);
+  }
+  QString Instance(const QString& name) const {
+    return QString("127.0.0.1:%1").arg(metrics_port_.value(name));
+  }
+  // Waits until Prometheus's latest `up` of `name` is `value`.
+  bool WaitUp(const QString& name, double value) {
+    return e2e::WaitFor(
+        [&] { return prometheus_.Value("up{instance=\"" + Instance(name) + "\"}") == value; });
+  }
+  cluster::PrometheusServer Server() const {
+    cluster::PrometheusServer server;
+    server.url = prometheus_.url().toStdString();
+    server.timeout = std::chrono::seconds(20);
+    return server;
+  }
+  cluster::PrometheusHistoryOptions Range() const {
+    cluster::PrometheusHistoryOptions range;
+    range.from_ms = started_ms_ - 5000;
+    range.to_ms = cluster::UnixMsNow();
+    range.step_ms = 1000;
+    range.match = "job=\"railyard\"";
+    return range;
+  }
+
+ private Q_SLOTS:
+  // Writes, a kill and a restart of the replica, each seen by Prometheus before the next.
+  void initTestCase() {
+    QVERIFY(dir_.isValid());
+    QVERIFY(e2e::WriteTokenFiles(dir_.path()));
+    started_ms_ = cluster::UnixMsNow();
+    updater_ = StartNode("updater", e2e::UpdaterArgs(dir_.path()));
+    QVERIFY(updater_);
+    replica_ = StartNode("replica", e2e::ReplicaArgs(dir_.path(), *updater_));
+    QVERIFY(replica_);
+    QString error;
+    QVERIFY2(prometheus_.Start(dir_.path(), {Instance("updater"), Instance("replica")}, &error),
+             qPrintable(error));
+    QVERIFY2(WaitUp("updater", 1) && WaitUp("replica", 1), "Prometheus did not scrape both");
+
+    std::unique_ptr<railyard::rpc::Client> client = e2e::ConnectTo(*updater_);
+    QVERIFY(client);
+    uint64_t position = 0;
+    const QString put_count =
+        "sum(railyard_requests_total{method=\"doc.Put\",instance=\"" + Instance("updater") + "\"})";
+    // Two batches, each scraped before the next: a counter's first sample is where its series
+    // begins, so a rate needs an increase that Prometheus saw happen.
+    for (const uint64_t batch_end : {100u, 300u}) {
+      for (; puts_ < batch_end; ++puts_) {
+        QVERIFY(e2e::Put(*client, puts_, "doc-" + std::to_string(puts_), &position).ok());
+      }
+      QVERIFY2(e2e::WaitFor([&] { return prometheus_.Value(put_count) == double(puts_); }),
+               "Prometheus did not scrape the updater after the writes");
+    }
+    QVERIFY(e2e::WaitCaughtUp(*updater_, {replica_.get()}, position).isEmpty());
+
+    killed_ms_ = cluster::UnixMsNow();
+    replica_->Kill();
+    QVERIFY2(WaitUp("replica", 0), "Prometheus did not see the replica down");
+    // Two failed scrapes at least, so the gap spans steps of one second whatever their phase.
+    QVERIFY(e2e::WaitFor([&] {
+      return prometheus_.Value("count_over_time((up{instance=\"" + Instance("replica") +
+                               "\"} == 0)[1m:1s])") >= 3;
+    }));
+    QVERIFY2(replica_->Restart(&error), qPrintable(error));
+    restarted_ms_ = cluster::UnixMsNow();
+    QVERIFY2(WaitUp("replica", 1), "Prometheus did not see the replica back");
+    // Back and following: its lag known (exported) again in three scrapes since the restart, so
+    // that a step of the range falls after the first of them.
+    QVERIFY(e2e::WaitFor([&] {
+      const int64_t since_s = (cluster::UnixMsNow() - restarted_ms_) / 1000;
+      return since_s > 0 &&
+             prometheus_.Value(QString("count_over_time(railyard_replication_lag_seconds{"
+                                       "instance=\"%1\"}[%2s])")
+                                   .arg(Instance("replica"))
+                                   .arg(since_s)) >= 3;
+    }));
+  }
+
+  // What the nodes said of themselves is what the history says, per node and step.
+  void theHistoryCarriesWhatTheNodesSaid() {
+    std::vector<cluster::PrometheusNodePast> pasts;
+    const railyard::base::Status s = cluster::FetchPrometheusHistory(Server(), Range(), &pasts);
+    QVERIFY2(s.ok(), s.ToString().c_str());
+    QCOMPARE(pasts.size(), size_t{2});
+    const cluster::PrometheusNodePast* updater = PastOf(pasts, "updater");
+    const cluster::PrometheusNodePast* replica = PastOf(pasts, "replica");
+    QVERIFY(updater && replica);
+    QCOMPARE(QString::fromStdString(updater->instance), Instance("updater"));
+
+    const admin::Telemetry own = e2e::TelemetryOf(*updater_);
+    const admin::Telemetry& last = updater->snapshots.back();
+    QCOMPARE(last.node(), std::string("updater"));
+    QCOMPARE(last.role(), own.role());
+    QCOMPARE(last.state(), admin::NODE_SERVING);
+    // process_start_time_seconds: the process's start, a little before its first snapshot.
+    QVERIFY(std::abs(last.started_unix_ms() - own.started_unix_ms()) < 5000);
+    QCOMPARE(last.replication().role(), admin::DOCSTORE_UPDATER);
+    QCOMPARE(last.storage().writes(), own.storage().writes());
+    const admin::MethodStats* put = HistoryMethod(last, "doc.Put");
+    QVERIFY(put);
+    QCOMPARE(put->requests(), puts_);
+    QCOMPARE(put->errors(), uint64_t{0});
+    // While the writes went on: a rate and a latency (histogram_quantile over /metrics' buckets).
+    bool busy = false;
+    for (const admin::Telemetry& t : updater->snapshots) {
+      const admin::MethodStats* m = HistoryMethod(t, "doc.Put");
+      busy |=
+          m && m->requests_per_s() > 0 && m->p99_us() > 0 && t.throughput().requests_per_s() > 0;
+      QVERIFY(t.has_downsampled());
+      QCOMPARE(t.downsampled().bucket_ms(), 1000u);
+    }
+    QVERIFY(busy);
+    // Snapshots one step apart, oldest first.
+    for (size_t i = 1; i < updater->snapshots.size(); ++i) {
+      QVERIFY(updater->snapshots[i].unix_ms() > updater->snapshots[i - 1].unix_ms());
+    }
+
+    // The replica: its role and lag as it exported them, and the kill as a gap between its last
+    // scrape before and its first after, then a new process (a restart).
+    const admin::Telemetry& replica_last = replica->snapshots.back();
+    QCOMPARE(replica_last.replication().role(), admin::DOCSTORE_REPLICA);
+    QVERIFY(replica_last.replication().lag_known());
+    QCOMPARE(replica_last.replication().state(), e2e::ReplicationOf(*replica_).state());
+    QCOMPARE(replica->gaps.size(), size_t{1});
+    const cluster::PrometheusNodePast::Gap& gap = replica->gaps[0];
+    QVERIFY2(gap.unix_ms >= killed_ms_ - 1000 && gap.unix_ms <= restarted_ms_ + 1000,
+             qPrintable(QString("gap at %1, killed at %2, restarted at %3")
+                            .arg(gap.unix_ms)
+                            .arg(killed_ms_)
+                            .arg(restarted_ms_)));
+    QVERIFY2(gap.reason.find("up = 0") != std::string::npos, gap.reason.c_str());
+    int64_t before = 0, after = 0;
+    for (const admin::Telemetry& t : replica->snapshots) {
+      (t.unix_ms() < gap.unix_ms ? before : after) = t.started_unix_ms();
+    }
+    QVERIFY(before > 0 && after > before);
+    QVERIFY(updater->gaps.empty());
+  }
+
+  // railyardctl record --prometheus and the console's --prometheus: a recording of the range.
+  void theCommandLinesRecordTheRange() {
+    const QString out = dir_.filePath("past.rec");
+    QString said;
+    const QString since = QString("%1s").arg((cluster::UnixMsNow() - started_ms_) / 1000 + 5);
+    QCOMPARE(e2e::RunCtl(QString(railyard::testing::BuiltProgram("railyardctl")),
+                         {"record", "--prometheus", prometheus_.url(), "--since", since, "--step",
+                          "1s", "--match", "job=\"railyard\"", "-o", out},
+                         &said),
+             0);
+    std::unique_ptr<railyard::trace::RecordingReader> reader;
+    QVERIFY(railyard::trace::RecordingReader::Open(out.toStdString(), &reader).ok());
+    std::vector<std::string> nodes;
+    QVERIFY(reader->Nodes(&nodes).ok());
+    QCOMPARE(nodes.size(), size_t{2});
+    std::vector<railyard::trace::Event> events;
+    QVERIFY(reader->Events(&events).ok());
+    bool outage = false;
+    for (const auto& e : events) outage |= e.kind == "unreachable" && e.node == "replica";
+    QVERIFY2(outage, "the replica's outage is not in the recording");
+
+    // The console opens the same range (offscreen) and keeps it in its cache folder.
+    QProcess console;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert("QT_QPA_PLATFORM", "offscreen");
+    env.insert("XDG_CACHE_HOME", dir_.filePath("cache"));
+    env.insert("XDG_CONFIG_HOME", dir_.filePath("config"));
+    console.setProcessEnvironment(env);
+    console.setProcessChannelMode(QProcess::MergedChannels);
+    const QString shot = dir_.filePath("console.png");
+    console.start(QString(railyard::testing::BuiltProgram("railyard")),
+                  {"--prometheus", prometheus_.url(), "--since", since, "--screenshot", shot,
+                   "--quit-after-s", "1"});
+    QVERIFY(console.waitForFinished(60000));
+    QVERIFY2(console.exitCode() == 0, console.readAll().constData());
+    QVERIFY(QFile::exists(shot));
+    QCOMPARE(QDir(dir_.filePath("cache/railyard/prometheus")).entryList({"*.rec"}).size(), 1);
+  }
+
+  // Each wrong turn says what is wrong, and writes nothing.
+  void mistakesGetClearErrors() {
+    std::vector<cluster::PrometheusNodePast> pasts;
+    cluster::PrometheusServer server = Server();
+    // A port that speaks another protocol: the updater's /metrics listener is HTTP but not the API.
+    server.url = "http://" + Instance("updater").toStdString();
+    railyard::base::Status s = cluster::FetchPrometheusHistory(server, Range(), &pasts);
+    QVERIFY2(s.code() == railyard::base::StatusCode::kProtocolError, s.ToString().c_str());
+    // Nothing listening.
+    server.url = "http://127.0.0.1:" + std::to_string(railyard::testing::FreePort());
+    s = cluster::FetchPrometheusHistory(server, Range(), &pasts);
+    QVERIFY2(s.code() == railyard::base::StatusCode::kUnavailable, s.ToString().c_str());
+    // A matcher Prometheus cannot parse: its own words come back.
+    cluster::PrometheusHistoryOptions range = Range();
+    range.match = "job=";
+    s = cluster::FetchPrometheusHistory(Server(), range, &pasts);
+    QVERIFY2(s.IsInvalidArgument() && s.message().find("parse error") != std::string::npos,
+             s.ToString().c_str());
+    // No Railyard target matches.
+    range.match = "job=\"elsewhere\"";
+    s = cluster::FetchPrometheusHistory(Server(), range, &pasts);
+    QVERIFY2(s.IsNotFound(), s.ToString().c_str());
+
+    const QString out = dir_.filePath("never.rec");
+    QString said;
+    QCOMPARE(e2e::RunCtl(QString(railyard::testing::BuiltProgram("railyardctl")),
+                         {"record", "--prometheus", "prometheus:9090", "-o", out}, &said),
+             2);
+    QVERIFY2(said.contains("a URL such as"), qPrintable(said));
+    QCOMPARE(e2e::RunCtl(
+                 QString(railyard::testing::BuiltProgram("railyardctl")),
+                 {"record", "--prometheus", prometheus_.url(), "--since", "yesterday", "-o", out},
+                 &said),
+             2);
+    QVERIFY2(said.contains("--since yesterday"), qPrintable(said));
+    QVERIFY(!QFile::exists(out));
+  }
+
+  void cleanupTestCase() { prometheus_.Stop(); }
+};
+
+RAILYARD_QTEST_GUILESS_MAIN(PrometheusHistoryTest)
+#include "tst_prometheus_history.moc"
