@@ -36,6 +36,7 @@
 #include "ui/shell/main_window.h"
 #include "ui/sources/live_source.h"
 #include "ui/sources/replay_source.h"
+#include "ui/views/throughput_view.h"
 
 namespace {
 
@@ -224,6 +225,19 @@ bool AddDemoClients(const load::DemoCluster& demo, const ClientAdmins& client_ad
   return true;
 }
 
+// A range from Prometheus on the Throughput tab, in the narrowest window that holds all of it.
+void ShowWholeRange(const cluster::PrometheusSourceSpec& spec, ui::MainWindow& window) {
+  int64_t span_ms = 0;
+  if (!cluster::ParseTimeSpan(spec.since, &span_ms)) return;
+  int minutes = ui::ThroughputModel::kWindowChoicesMinutes[0];
+  for (int choice : ui::ThroughputModel::kWindowChoicesMinutes) {
+    minutes = choice;
+    if (int64_t{choice} * 60000 >= span_ms) break;
+  }
+  window.throughput_view()->SetWindowMinutes(minutes);
+  window.Tabs()->setCurrentWidget(window.throughput_view());
+}
+
 bool OpenSources(const ConsoleFlags& f, const load::DemoCluster& demo,
                  const ClientAdmins& client_admins, const QString& token, ui::MainWindow& window,
                  QString* error) {
@@ -246,6 +260,7 @@ bool OpenSources(const ConsoleFlags& f, const load::DemoCluster& demo,
     // A range from Prometheus opens at its end, paused, with the charts' window of history
     // before it (as a dashboard shows a range); a recording plays from its start.
     if (ok && !f.prometheus.url.empty()) {
+      ShowWholeRange(f.prometheus, window);
       window.replay_source()->Seek(window.replay_source()->EndMs());
     } else if (ok) {
       window.replay_source()->Play();

@@ -11,6 +11,8 @@
 #include <QThreadPool>
 #include <atomic>
 #include <climits>
+#include <limits>
+#include <map>
 
 #include "core/trace/recording_reader.h"
 #include "core/trace/recording_writer.h"
@@ -76,7 +78,8 @@ class StorageModelsTest : public QObject {
   // window at most 3 samples per 2 s bucket; a one-sample spike 13 minutes old is still there,
   // with its time, and the bucket's mean beside it.
   void throughputSeriesStayBoundedAndKeepOldSpikes() {
-    ThroughputSeries series(ThroughputModel::kMaxWindowMs);
+    const qint64 window_ms = ThroughputSeries::kCoarseSpanMs;  // 15 minutes.
+    ThroughputSeries series(window_ms);
     const qint64 t0 = 1'750'000'000'000;
     const int frames = 30 * 60 * 10;
     const int spike = frames - 13 * 60 * 10 + 3;  // Mid-bucket, 13 minutes before the end.
@@ -92,12 +95,13 @@ class StorageModelsTest : public QObject {
     }
     const qint64 last = t0 + qint64(frames - 1) * 100;
     QCOMPARE(series.back().t_ms, last);
-    QVERIFY(series.front().t_ms >= last - ThroughputModel::kMaxWindowMs);
-    QVERIFY(series.front().t_ms < last - ThroughputModel::kMaxWindowMs + 2000);
+    QVERIFY(series.front().t_ms >= last - window_ms);
+    QVERIFY(series.front().t_ms < last - window_ms + 2000);
     // 1800 full-resolution samples (and the rest of their bucket) and 3 per bucket for the other
     // 12 minutes: under 2910, where a series of every sample held 9000.
     QVERIFY2(most <= 1820 + 3 * 362, qPrintable(QString::number(most)));
-    QVERIFY(most <= ThroughputSeries::Capacity(ThroughputModel::kMaxWindowMs));
+    QVERIFY(most <= ThroughputSeries::Capacity(window_ms));
+    QCOMPARE(series.WideBeforeMs(), std::numeric_limits<qint64>::min());  // No hours kept.
     size_t fine = 0, spikes = 0;
     for (size_t i = 0; i < series.size(); ++i) {
       if (i > 0) QVERIFY(series[i].t_ms >= series[i - 1].t_ms);  // Still in time order.
@@ -119,11 +123,55 @@ class StorageModelsTest : public QObject {
     QVERIFY(series.DownsampledBeforeMs() <= last - ThroughputSeries::kFullResolutionMs + 2000);
 
     // Polling at 50 Hz does not raise the bound.
-    ThroughputSeries fast(ThroughputModel::kMaxWindowMs);
+    ThroughputSeries fast(window_ms);
     for (int f = 0; f < 20 * 60 * 50; ++f) {
       fast.push_back({t0 + qint64(f) * 20, 100, 0, 0, 200, 900});
-      QVERIFY(fast.size() <= ThroughputSeries::Capacity(ThroughputModel::kMaxWindowMs));
+      QVERIFY(fast.size() <= ThroughputSeries::Capacity(window_ms));
     }
+  }
+
+  // A day's window (ThroughputModel's widest), 26 hours at 1 Hz: past 15 minutes at most 3
+  // samples per minute, within the bound, in time order; a spike and an outage 20 hours old are
+  // still there at their times; the newest 15 minutes as in a 15-minute window.
+  void throughputSeriesKeepADayInMinuteBuckets() {
+    ThroughputSeries series(ThroughputModel::kMaxWindowMs);
+    const qint64 t0 = 1'750'000'000'000;
+    const int seconds = 26 * 3600;
+    const int spike = 6 * 3600 + 1234;  // 20 hours before the end.
+    const int outage_from = 6 * 3600 + 2000, outage_to = 6 * 3600 + 2300;
+    size_t most = 0;
+    for (int i = 0; i < seconds; ++i) {
+      const qint64 t = t0 + qint64(i) * 1000;
+      if (i >= outage_from && i < outage_to) {
+        if (i == outage_from) series.push_back(ThroughputSample::Gap(t));
+        continue;
+      }
+      series.push_back({t, i == spike ? 9000.0 : 100.0 + i % 5, 0, 0, 200, 900});
+      most = std::max(most, series.size());
+    }
+    const qint64 last = t0 + qint64(seconds - 1) * 1000;
+    QVERIFY2(most <= ThroughputSeries::Capacity(ThroughputModel::kMaxWindowMs),
+             qPrintable(QString::number(most)));
+    // At most 3 a minute for 23 h 45 min (4275), 2 per 2 s bucket for 12 min (720), 180 at 1 Hz:
+    // under 5200 samples where every one held 86,400.
+    QVERIFY2(series.size() <= 5200, qPrintable(QString::number(series.size())));
+    QVERIFY(series.front().t_ms >= last - ThroughputModel::kMaxWindowMs);
+    QVERIFY(series.front().t_ms < last - ThroughputModel::kMaxWindowMs + 60000);
+    QVERIFY(series.WideBeforeMs() > last - ThroughputSeries::kCoarseSpanMs - 60000);
+    QVERIFY(series.WideBeforeMs() <= last - ThroughputSeries::kCoarseSpanMs);
+    bool spike_kept = false, gap_kept = false;
+    std::map<qint64, int> per_minute;
+    for (size_t i = 0; i < series.size(); ++i) {
+      const ThroughputSample& s = series[i];
+      if (i > 0) QVERIFY(s.t_ms >= series[i - 1].t_ms);
+      if (s.requests_per_s == 9000.0) spike_kept = s.t_ms == t0 + qint64(spike) * 1000;
+      if (s.IsGap()) gap_kept = s.t_ms == t0 + qint64(outage_from) * 1000;
+      if (s.t_ms < series.WideBeforeMs() && !s.IsGap()) ++per_minute[(s.t_ms - t0) / 60000];
+    }
+    QVERIFY(spike_kept);
+    QVERIFY(gap_kept);
+    for (const auto& [minute, n] : per_minute)
+      QVERIFY2(n <= 3, qPrintable(QString::number(minute)));
   }
 
   // Series filled in step, as the model's per-node series are (their phases differ), grow their
@@ -723,26 +771,28 @@ class StorageModelsTest : public QObject {
     QCOMPARE(model.series(ThroughputModel::kCluster).back().t_ms, t0 + 4100);
     QCOMPARE(model.series(ThroughputModel::kCluster).back().requests_per_s, 0.0);
 
-    // 16 minutes of samples every 10 s: each series keeps 15 minutes.
+    // 16 minutes of samples every 10 s: the last 15 minutes kept one by one (a day is kept, the
+    // older part in minute buckets).
     for (int i = 1; i <= 96; ++i) {
       state.ApplyFrame({{b, telemetry("b", i, 0, 200, 500), {}}}, t0 + 4000 + i * 10000);
     }
     const qint64 last = t0 + 4000 + 96 * 10000;
     QCOMPARE(model.LatestMs(), last);
-    QVERIFY(model.series(b).front().t_ms >= last - ThroughputModel::kMaxWindowMs);
-    QCOMPARE(model.series(b).size(), size_t{91});  // 15 min / 10 s, both ends included.
+    QCOMPARE(model.series(b).front().t_ms, t0);  // Its first sample, 16 minutes before.
+    QCOMPARE(model.Samples(b, last - ThroughputSeries::kCoarseSpanMs, last).size(), 91);
     const QVector<ThroughputSample> window = model.Samples(b, last - model.WindowMs(), last);
     QCOMPARE(window.size(), 7);
     QCOMPARE(window.front().requests_per_s, 90.0);
     // The same as indices, both ends included; nothing outside the samples or between two.
     const ThroughputModel::Series& series = model.series(b);
+    const size_t n = series.size();
     using Indices = std::pair<size_t, size_t>;
-    QCOMPARE(ThroughputModel::IndicesIn(series, last - model.WindowMs(), last), Indices(84, 91));
-    QCOMPARE(ThroughputModel::IndicesIn(series, LLONG_MIN, LLONG_MAX), Indices(0, 91));
-    QCOMPARE(ThroughputModel::IndicesIn(series, last + 1, LLONG_MAX), Indices(91, 91));
+    QCOMPARE(ThroughputModel::IndicesIn(series, last - model.WindowMs(), last), Indices(n - 7, n));
+    QCOMPARE(ThroughputModel::IndicesIn(series, LLONG_MIN, LLONG_MAX), Indices(0, n));
+    QCOMPARE(ThroughputModel::IndicesIn(series, last + 1, LLONG_MAX), Indices(n, n));
     QCOMPARE(ThroughputModel::IndicesIn(series, LLONG_MIN, series.front().t_ms - 1), Indices(0, 0));
-    QCOMPARE(ThroughputModel::IndicesIn(series, last - 5000, last - 4000), Indices(90, 90));
-    QCOMPARE(ThroughputModel::IndicesIn(series, last, last - 10000), Indices(90, 90));
+    QCOMPARE(ThroughputModel::IndicesIn(series, last - 5000, last - 4000), Indices(n - 1, n - 1));
+    QCOMPARE(ThroughputModel::IndicesIn(series, last, last - 10000), Indices(n - 1, n - 1));
 
     QTemporaryDir dir;
     QString error;

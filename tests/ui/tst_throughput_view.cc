@@ -828,6 +828,42 @@ class ThroughputViewTest : public QObject {
     QCOMPARE(view.VisibleToMs() - view.VisibleFromMs(), 5 * 60 * 1000);
   }
 
+  // Windows of hours: two hours at 1 Hz in the 1-hour window show the last hour (its older
+  // part in minute buckets, a spike 50 minutes back still at its height), the axis in hours and
+  // minutes; a zoom stops following and a double-click follows again.
+  void aWindowOfHoursShowsItsHourAndADoubleClickFollows() {
+    ClusterState state;
+    state.AddNode("127.0.0.1:7000", "backend-1");
+    ThroughputView view(&state);
+    view.resize(900, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    QVERIFY(!view.SetWindowMinutes(120));
+    QVERIFY(view.SetWindowMinutes(60));
+    const int seconds = 2 * 3600, spike = seconds - 50 * 60;
+    for (int f = 0; f < seconds; ++f) {
+      state.ApplyFrame({{0, Snapshot(f + 1, f == spike ? 7000 : 100, 100, 900), {}}},
+                       kT0 + qint64(f) * 1000);
+    }
+    const qint64 last = kT0 + qint64(seconds - 1) * 1000;
+    QCOMPARE(view.VisibleToMs(), last);
+    QCOMPARE(view.VisibleToMs() - view.VisibleFromMs(), 60 * 60 * 1000);
+    QCOMPARE(view.RatesPlot()->yAxis->range().upper, 7000 * 1.1);
+    QVERIFY(view.DrawnSamples() < 3600);  // Minute buckets past 15 minutes, not 7200 points.
+    auto ticker = view.RatesPlot()->xAxis->ticker().dynamicCast<QCPAxisTickerDateTime>();
+    QVERIFY(ticker);
+    QCOMPARE(ticker->dateTimeFormat(), QString("hh:mm"));
+
+    view.ShowAround(last - 30 * 60 * 1000);
+    QVERIFY(!view.Following());
+    QTest::mouseDClick(view.RatesPlot(), Qt::LeftButton, {},
+                       view.RatesPlot()->axisRect()->center());
+    QVERIFY(view.Following());
+    QCOMPARE(view.VisibleToMs(), last);
+    QVERIFY(view.SetWindowMinutes(5));
+    QCOMPARE(ticker->dateTimeFormat(), QString("hh:mm:ss"));
+  }
+
   // B15: with no data the time axis ends now (live), not at 1970's midnight.
   void anEmptyChartIsAnchoredToNow() {
     ClusterState state;

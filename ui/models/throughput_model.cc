@@ -6,6 +6,7 @@
 #include <QThreadPool>
 #include <algorithm>
 #include <climits>
+#include <iterator>
 #include <utility>
 #include <vector>
 
@@ -77,7 +78,10 @@ ThroughputModel::ThroughputModel(ClusterState* state, QObject* parent)
 }
 
 bool ThroughputModel::SetWindowMinutes(int minutes) {
-  if (minutes != 1 && minutes != 5 && minutes != 15) return false;
+  if (std::find(std::begin(kWindowChoicesMinutes), std::end(kWindowChoicesMinutes), minutes) ==
+      std::end(kWindowChoicesMinutes)) {
+    return false;
+  }
   window_minutes_ = minutes;
   state_->RequestHistoryMs(WindowMs());
   return true;

@@ -44,8 +44,9 @@ struct ThroughputEvent {
 // request-weighted mean of the nodes' p50 and its p99 the largest node p99, i.e. the worst node's
 // tail.
 //
-// Each series keeps 15 minutes (the widest window), the last 3 at full resolution and the older
-// ones downsampled (ThroughputSeries: a spike stays, memory is bounded at any polling rate). A
+// Each series keeps 24 hours (the widest window), the last 3 minutes at full resolution, the rest
+// of the last 15 in 2 s buckets and the older ones in 1 min buckets (ThroughputSeries: a spike
+// stays, memory is bounded at any polling rate and grows only as samples arrive). A
 // sample older than the newest in its series (a replay seek backwards) restarts that series. A
 // replay seek plays the recorded history of the current window through ClusterState's history
 // frames (see ClusterState::RequestHistoryMs), so the series hold it right after the seek.
@@ -67,14 +68,16 @@ class ThroughputModel : public QObject {
   Q_OBJECT
  public:
   static constexpr int kCluster = -1;
-  static constexpr qint64 kMaxWindowMs = 15 * 60 * 1000;
+  // The windows a view may show: 1, 5 and 15 minutes, 1, 6 and 24 hours.
+  static constexpr int kWindowChoicesMinutes[] = {1, 5, 15, 60, 360, 1440};
+  static constexpr qint64 kMaxWindowMs = 24 * 60 * 60 * 1000;
   using Series = ThroughputSeries;
   enum class Spread { kLowest = 0, kMedian = 1, kHighest = 2 };
 
   explicit ThroughputModel(ClusterState* state, QObject* parent = nullptr);
   ClusterState* State() const { return state_; }
 
-  // 1, 5 or 15 minutes; anything else is refused (returns false).
+  // One of kWindowChoicesMinutes; anything else is refused (returns false).
   bool SetWindowMinutes(int minutes);
   int WindowMinutes() const { return window_minutes_; }
   qint64 WindowMs() const { return qint64(window_minutes_) * 60 * 1000; }

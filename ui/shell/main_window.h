@@ -89,6 +89,7 @@ class MainWindow : public QMainWindow {
   QTabWidget* Tabs() const { return tabs_; }
   SlotMatrixView* slot_matrix_view() const { return slots_; }
   ReplicationView* replication_view() const { return replication_; }
+  ThroughputView* throughput_view() const { return throughput_; }
   AlertsView* alerts_view() const { return alerts_; }
   IncidentView* incident_view() const { return incidents_; }
   AlertNotifier* alert_notifier() const { return notifier_; }

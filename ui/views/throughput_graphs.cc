@@ -123,6 +123,10 @@ void ThroughputGraphs::Append(const ThroughputModel::Series& series) {
     Redraw(series, downsampled_before_ms_, series.DownsampledBeforeMs());
   }
   downsampled_before_ms_ = series.DownsampledBeforeMs();
+  if (drawn_until_ms_ >= 0 && series.WideBeforeMs() > wide_before_ms_) {
+    Redraw(series, wide_before_ms_, series.WideBeforeMs());
+  }
+  wide_before_ms_ = series.WideBeforeMs();
   // Walk back to the first sample not drawn yet; usually one per frame.
   size_t first = series.size();
   while (first > 0 && series[first - 1].t_ms > drawn_until_ms_) --first;
@@ -190,6 +194,7 @@ void ThroughputGraphs::Clear() {
   first_ms_ = -1;
   drawn_until_ms_ = seen_until_ms_ = -1;
   downsampled_before_ms_ = std::numeric_limits<qint64>::min();
+  wide_before_ms_ = std::numeric_limits<qint64>::min();
   had_errors_ = false;
   removed_since_squeeze_ = 0;
 }

@@ -114,6 +114,7 @@ class ThroughputGraphs {
   int removed_since_squeeze_ = 0;  // Points dropped from the front since the last squeeze.
   // The series' DownsampledBeforeMs when last drawn.
   qint64 downsampled_before_ms_ = std::numeric_limits<qint64>::min();
+  qint64 wide_before_ms_ = std::numeric_limits<qint64>::min();  // Its WideBeforeMs, likewise.
 };
 
 }  // namespace railyard::ui

@@ -85,7 +85,14 @@ ThroughputView::ThroughputView(ThroughputModel* model, QWidget* parent)
   window_->addItem(tr("1 minute"), 1);
   window_->addItem(tr("5 minutes"), 5);
   window_->addItem(tr("15 minutes"), 15);
+  window_->addItem(tr("1 hour"), 60);
+  window_->addItem(tr("6 hours"), 360);
+  window_->addItem(tr("24 hours"), 1440);
   window_->setCurrentIndex(1);
+  window_->setToolTip(
+      tr("How much time the charts show; past 15 minutes, in 1-minute buckets (each one's lowest, "
+         "mean and highest). Drag or scroll a chart to zoom and pan; double-click to follow the "
+         "newest samples again."));
   pause_ = new QPushButton(tr("Pause"), this);
   pause_->setCheckable(true);
   follow_ = new QPushButton(tr("Follow"), this);
@@ -121,6 +128,8 @@ ThroughputView::ThroughputView(ThroughputModel* model, QWidget* parent)
     plot->xAxis->setTicker(ticker);
     plot->yAxis->setLabel(tr(labels[i]));
     plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    // As a dashboard does: a double-click leaves a zoom or pan for the newest samples.
+    connect(plot, &QCustomPlot::mouseDoubleClick, this, [this] { Follow(); });
     // QCustomPlot repaints the widget at once after a replot by default: three synchronous
     // repaints a frame, each a pass over the window's dirty regions (its parents' backgrounds,
     // the tab bar) and a flush. A soft update paints the three plots in the frame's one pass.
@@ -217,6 +226,12 @@ bool ThroughputView::SetWindowMinutes(int minutes) {
   if (!model_->SetWindowMinutes(minutes)) return false;
   const int index = window_->findData(minutes);
   if (index != window_->currentIndex()) window_->setCurrentIndex(index);
+  // Seconds matter within minutes; over hours they crowd the axis.
+  for (QCustomPlot* plot : plots_) {
+    if (auto ticker = plot->xAxis->ticker().dynamicCast<QCPAxisTickerDateTime>()) {
+      ticker->setDateTimeFormat(minutes >= 60 ? "hh:mm" : "hh:mm:ss");
+    }
+  }
   following_ = true;
   ApplyRange();
   return true;

@@ -41,10 +41,11 @@ class ThroughputGraphs;
 // (drain, undrain, compact, flush), their restarts and their lame-duck changes.
 //
 // Following, the window ends at the newest sample and reaches back to the first one until it is
-// the chosen 1, 5 or 15 minutes wide; without data it ends now (live) or lies in the recording's
-// span (replay, see SetRecordingSpan). Pause freezes the picture (samples keep being recorded);
-// dragging or the wheel zooms and pans the time axis (and stops following until "Follow" is
-// pressed). Export writes the charts as PNG or the visible samples as CSV.
+// the chosen window wide (1, 5 or 15 minutes, 1, 6 or 24 hours); without data it ends now (live)
+// or lies in the recording's span (replay, see SetRecordingSpan). Pause freezes the picture
+// (samples keep being recorded); dragging or the wheel zooms and pans the time axis (and stops
+// following until "Follow" is pressed or a chart double-clicked). Export writes the charts as PNG
+// or the visible samples as CSV.
 //
 // It stays cheap at 10 Hz with 100 nodes: each frame appends only new samples and asks for a
 // queued replot; a hidden or paused view does nothing but note that it is behind.
