@@ -34,6 +34,7 @@
 #include "ui/session/plain_reason.h"
 #include "ui/shell/launch_error.h"
 #include "ui/shell/main_window.h"
+#include "ui/shell/view_link.h"
 #include "ui/sources/live_source.h"
 #include "ui/sources/replay_source.h"
 #include "ui/views/throughput_view.h"
@@ -59,6 +60,7 @@ struct ConsoleFlags {
   double poll_hz = 10;
   std::string log_level = "warn";
   cluster::PrometheusSourceSpec prometheus;  // Set: open that range, as a recording.
+  std::string tab, window, at;               // --tab, --window, --at (ui/shell/view_link.h).
 };
 
 void AddFlags(CLI::App& app, ConsoleFlags& f) {
@@ -112,6 +114,13 @@ void AddFlags(CLI::App& app, ConsoleFlags& f) {
       ->check(CLI::ExistingFile);
   app.add_option("--prometheus-key", p.key_file, "With --prometheus: its key (PEM)")
       ->check(CLI::ExistingFile);
+  app.add_option("--tab", f.tab,
+                 "Open on this tab: overview, slots, flow, compaction, bloom, throughput, "
+                 "replication, alerts, incidents, audit");
+  app.add_option("--window", f.window, "The Throughput charts' window: 1m, 5m, 15m, 1h, 6h, 24h");
+  app.add_option("--at", f.at,
+                 "Replaying (a recording or --prometheus): start paused at this UTC time "
+                 "(2026-11-29T03:10:00Z) or a span ago (30m)");
   app.add_flag("--read-only", f.read_only, "Disable every action, whatever the tokens");
   app.add_option("--alert-rules", f.alert_rules,
                  "Alert rules (railyard.alerts.Rules; default: ~/.config/railyard/alerts.textproto "
@@ -169,6 +178,26 @@ std::string FetchPrometheusRange(const cluster::PrometheusSourceSpec& spec, QStr
   std::fprintf(stderr, "railyard: %llu snapshots of %zu nodes, kept in %s\n",
                static_cast<unsigned long long>(snapshots), nodes, qPrintable(path));
   return path.toStdString();
+}
+
+// The flags that fetch the same range again, its end as a UTC time (View > Copy command line).
+QStringList PrometheusArguments(const cluster::PrometheusSourceSpec& spec, int64_t to_ms) {
+  QStringList args{"--prometheus",
+                   QString::fromStdString(spec.url),
+                   "--since",
+                   QString::fromStdString(spec.since),
+                   "--until",
+                   QDateTime::fromMSecsSinceEpoch(to_ms, Qt::UTC).toString("yyyy-MM-ddTHH:mm:ssZ")};
+  if (!spec.step.empty()) args << "--step" << QString::fromStdString(spec.step);
+  if (!spec.match.empty()) args << "--match" << QString::fromStdString(spec.match);
+  if (!spec.token_file.empty()) {
+    args << "--prometheus-token-file" << QString::fromStdString(spec.token_file);
+  }
+  if (!spec.ca_file.empty()) args << "--prometheus-ca" << QString::fromStdString(spec.ca_file);
+  if (!spec.cert_file.empty())
+    args << "--prometheus-cert" << QString::fromStdString(spec.cert_file);
+  if (!spec.key_file.empty()) args << "--prometheus-key" << QString::fromStdString(spec.key_file);
+  return args;
 }
 
 // Says why the console cannot start: always on stderr, and in a dialog where a person may be
@@ -259,12 +288,37 @@ bool OpenSources(const ConsoleFlags& f, const load::DemoCluster& demo,
     ok = window.OpenRecording(QString::fromStdString(f.recording), error);
     // A range from Prometheus opens at its end, paused, with the charts' window of history
     // before it (as a dashboard shows a range); a recording plays from its start.
-    if (ok && !f.prometheus.url.empty()) {
-      ShowWholeRange(f.prometheus, window);
+    if (ok && !f.prometheus.url.empty()) ShowWholeRange(f.prometheus, window);
+    if (ok && !f.at.empty()) {
+      int64_t at_ms = 0;
+      if (!cluster::ParseTimePoint(f.at, cluster::UnixMsNow(), &at_ms)) {
+        *error = QString::fromStdString("--at " + f.at +
+                                        ": a UTC time (2026-11-29T03:10:00Z) or a span ago (30m)");
+        return false;
+      }
+      window.replay_source()->Seek(at_ms);
+    } else if (ok && !f.prometheus.url.empty()) {
       window.replay_source()->Seek(window.replay_source()->EndMs());
     } else if (ok) {
       window.replay_source()->Play();
     }
+  }
+  if (ok && !f.window.empty()) {
+    const int minutes = ui::WindowMinutes(QString::fromStdString(f.window));
+    if (minutes == 0) {
+      *error = QString::fromStdString("--window " + f.window + ": 1m, 5m, 15m, 1h, 6h or 24h");
+      return false;
+    }
+    window.throughput_view()->SetWindowMinutes(minutes);
+  }
+  if (ok && !f.tab.empty()) {
+    const int tab = ui::TabIndex(window.Tabs(), QString::fromStdString(f.tab));
+    if (tab < 0) {
+      *error = QString::fromStdString("--tab " + f.tab + ": one of ") +
+               ui::TabKeys(window.Tabs()).join(QStringLiteral(", "));
+      return false;
+    }
+    window.Tabs()->setCurrentIndex(tab);
   }
   return ok;
 }
@@ -445,10 +499,15 @@ int main(int argc, char** argv) {
       return LaunchFailed(QString::fromStdString(s.message()), dialogs);
     }
   }
+  QStringList prometheus_arguments;
   if (!f.prometheus.url.empty()) {
     QString error;
+    const int64_t asked_at_ms = cluster::UnixMsNow();
     f.recording = FetchPrometheusRange(f.prometheus, &error);
     if (f.recording.empty()) return LaunchFailed(error, dialogs);
+    int64_t to_ms = asked_at_ms;
+    cluster::ParseTimePoint(f.prometheus.until, asked_at_ms, &to_ms);
+    prometheus_arguments = PrometheusArguments(f.prometheus, to_ms);
   }
   load::DemoCluster demo;
   ClientAdmins client_admins;  // Declared after the demo: stopped before its clients.
@@ -461,6 +520,9 @@ int main(int argc, char** argv) {
   options.tls = f.tls;
   options.alert_rules = alert_rules;
   options.alert_rules_source = alert_rules_path;
+  options.source_arguments = prometheus_arguments;
+  if (!prometheus_arguments.isEmpty())
+    options.source_recording = QString::fromStdString(f.recording);
   options.remember_layout = true;
   options.remember_recent = true;
   options.show_start_page = true;

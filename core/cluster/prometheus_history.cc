@@ -15,7 +15,17 @@ namespace {
 using base::Status;
 
 // The queries' places in PrometheusHistoryQueries.
-enum Query : size_t { kUp, kRaw, kRequestRate, kErrorRate, kP50, kP90, kP99, kQueryCount };
+enum Query : size_t {
+  kUp,
+  kRaw,
+  kApplyRate,
+  kRequestRate,
+  kErrorRate,
+  kP50,
+  kP90,
+  kP99,
+  kQueryCount
+};
 
 // A target: job and instance.
 using TargetKey = std::pair<std::string, std::string>;
@@ -124,6 +134,8 @@ void ApplyRaw(const PromSeries& s, double v, admin::Telemetry* t) {
     admin::Replication* r = t->mutable_replication();
     if (name == "railyard_replication_head_position") r->set_head_position(U(v));
     if (name == "railyard_replication_applied_position") r->set_applied_position(U(v));
+    if (name == "railyard_replication_head_docs") r->set_head_docs(U(v));
+    if (name == "railyard_replication_applied_docs") r->set_applied_docs(U(v));
     if (name == "railyard_replication_refetches_total") r->set_refetches(U(v));
     if (name.rfind("railyard_replication_lag_", 0) == 0) {
       // Exported only while the lag is known (docs/figures.md, "Replication lag").
@@ -250,6 +262,8 @@ std::vector<std::string> PrometheusHistoryQueries(const PrometheusHistoryOptions
                       "__name__=~\"railyard_(node_info|node_state|requests_total|request_errors_"
                       "total|storage_.+|doc_cache_.+|data_dir_.+|replication_.+|replica_lag_.+)|"
                       "process_start_time_seconds\"");
+  // A gauge that only grows while the replica applies: its slope.
+  q[kApplyRate] = "deriv(railyard_replication_applied_docs" + m + w + ")";
   q[kRequestRate] = "sum by (job, instance, method) (rate(railyard_requests_total" + m + w + "))";
   q[kErrorRate] =
       "sum by (job, instance, method) (rate(railyard_request_errors_total" + m + w + "))";
@@ -293,6 +307,13 @@ std::vector<PrometheusNodePast> AssemblePrometheusHistory(
     }
     for (const PromSample& p : s.samples) {
       if (admin::Telemetry* t = at(s, p.unix_ms)) ApplyRaw(s, p.value, t);
+    }
+  }
+  for (const PromSeries& s : answers[kApplyRate]) {
+    for (const PromSample& p : s.samples) {
+      if (admin::Telemetry* t = at(s, p.unix_ms)) {
+        t->mutable_replication()->set_apply_docs_per_s(std::max(0.0, p.value));
+      }
     }
   }
   for (size_t q = kRequestRate; q < kQueryCount; ++q) {

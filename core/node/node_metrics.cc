@@ -184,6 +184,10 @@ void Replication(const admin::Replication& r, PrometheusText& out) {
              D(r.head_position()));
   out.Single("railyard_replication_applied_position", "gauge",
              "The queue position this node has applied.", D(r.applied_position()));
+  out.Single("railyard_replication_head_docs", "gauge",
+             "Documents up to the updater's queue position this node knows of.", D(r.head_docs()));
+  out.Single("railyard_replication_applied_docs", "gauge",
+             "Documents up to the queue position this node has applied.", D(r.applied_docs()));
   if (r.role() == admin::DOCSTORE_REPLICA) {
     // docs/figures.md, "Replication lag": unknown without a live follow connection, so absent
     // rather than a 0 or a last value that would read as fresh.

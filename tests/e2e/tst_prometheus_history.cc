@@ -180,6 +180,13 @@ class PrometheusHistoryTest : public QObject {
     QCOMPARE(replica_last.replication().role(), admin::DOCSTORE_REPLICA);
     QVERIFY(replica_last.replication().lag_known());
     QCOMPARE(replica_last.replication().state(), e2e::ReplicationOf(*replica_).state());
+    QCOMPARE(replica_last.replication().applied_docs(),
+             e2e::ReplicationOf(*replica_).applied_docs());
+    bool applying = false;
+    for (const admin::Telemetry& t : replica->snapshots) {
+      applying |= t.replication().apply_docs_per_s() > 0;
+    }
+    QVERIFY(applying);
     QCOMPARE(replica->gaps.size(), size_t{1});
     const cluster::PrometheusNodePast::Gap& gap = replica->gaps[0];
     QVERIFY2(gap.unix_ms >= killed_ms_ - 1000 && gap.unix_ms <= restarted_ms_ + 1000,

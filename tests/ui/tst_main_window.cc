@@ -54,6 +54,7 @@ using railyard::ui::NodeHealth;
 using railyard::ui::OverviewModel;
 using railyard::ui::SlotMatrixModel;
 using railyard::ui::TokenStore;
+using railyard::ui::ViewLink;
 
 namespace {
 
@@ -314,6 +315,54 @@ class MainWindowTest : public QObject {
     QVERIFY(Save(&window, "console_replay.png"));
   }
 
+  // View > Copy command line: a command that opens the same source, tab, window and position,
+  // which the console's own flags take back (tst_app_exit_codes runs it).
+  void theViewsCommandLineNamesSourceTabWindowAndPosition() {
+    MainWindow::Options options;
+    options.use_keyring = false;
+    options.audit_path = dir_.filePath("audit.sqlite");
+    MainWindow window(options);
+    const QString copy = dir_.filePath("link it's.rec");  // A name a shell must have quoted.
+    QFile::remove(copy);
+    QVERIFY(QFile::copy(QString(SourcePath("tests/data/console_small.rec")), copy));
+    QString error;
+    QVERIFY2(window.OpenRecording(copy, &error), qPrintable(error));
+    window.replay_source()->Seek(window.replay_source()->StartMs() + 4000);
+    const qint64 at = window.replay_source()->PositionMs();
+    window.Tabs()->setCurrentIndex(window.TabIndex("Audit log"));
+    QVERIFY(window.throughput_view()->SetWindowMinutes(60));
+    const ViewLink link = window.CurrentViewLink();
+    QCOMPARE(link.source, QStringList({"--recording", QFileInfo(copy).absoluteFilePath()}));
+    QCOMPARE(link.tab, QString("audit"));
+    QCOMPARE(railyard::ui::TabIndex(window.Tabs(), link.tab), window.TabIndex("Audit log"));
+    QCOMPARE(link.window_minutes, 60);
+    QCOMPARE(railyard::ui::WindowMinutes(railyard::ui::WindowText(link.window_minutes)), 60);
+    QCOMPARE(link.at_ms.value_or(0), at);
+    const QString line = window.ViewCommandLineText();
+    QVERIFY2(line.startsWith("railyard --recording '") && line.contains("link it'\\''s.rec'") &&
+                 line.contains(" --tab audit --window 1h --at "),
+             qPrintable(line));
+    QVERIFY2(line.contains(QDateTime::fromMSecsSinceEpoch(at, Qt::UTC).toString("HH:mm:ss") + "Z"),
+             qPrintable(line));
+
+    // A source main() named (a Prometheus range) stands for the file it was fetched into.
+    options.source_arguments = {"--prometheus", "http://prom:9090", "--since", "1h"};
+    options.source_recording = copy;
+    MainWindow fetched(options);
+    QVERIFY2(fetched.OpenRecording(copy, &error), qPrintable(error));
+    QCOMPARE(fetched.CurrentViewLink().source, options.source_arguments);
+    // Live nodes, with no token in the line.
+    MainWindow::Options live_options;
+    live_options.use_keyring = false;
+    live_options.audit_path = dir_.filePath("audit.sqlite");
+    MainWindow live(live_options);
+    QVERIFY2(live.AddNode(address_, kOperatorToken, &error), qPrintable(error));
+    const QString live_line = live.ViewCommandLineText();
+    QVERIFY2(live_line.startsWith("railyard -n " + address_ + " --tab overview --window 5m"),
+             qPrintable(live_line));
+    QVERIFY(!live_line.contains(kOperatorToken));
+  }
+
   void clusterFilesAreRememberedWithoutTokens() {
     MainWindow::Options options;
     options.use_keyring = false;
@@ -545,13 +594,25 @@ class MainWindowTest : public QObject {
       const int total = splitter->sizes()[0] + splitter->sizes()[1];
       splitter->setSizes({total / 4, total - total / 4});
       splitter_state = splitter->saveState();
+      QVERIFY(window.throughput_view()->SetWindowMinutes(5));
       QVERIFY(window.close());
+    }
+    {
+      // The Throughput window is kept too.
+      MainWindow window(options);
+      QVERIFY(window.throughput_view()->SetWindowMinutes(360));
+      QVERIFY(window.close());
+      MainWindow again(options);
+      QCOMPARE(again.throughput_view()->WindowMinutes(), 360);
+      QVERIFY(again.throughput_view()->SetWindowMinutes(5));
+      QVERIFY(again.close());
     }
     MainWindow restored(options);
     QCOMPARE(restored.size(), QSize(1000, 650));
     QCOMPARE(restored.dockWidgetArea(restored.findChild<QDockWidget*>("nodes")),
              Qt::RightDockWidgetArea);
     QCOMPARE(restored.slot_matrix_view()->findChild<QSplitter*>()->saveState(), splitter_state);
+    QCOMPARE(restored.throughput_view()->WindowMinutes(), 5);
     // A window that does not remember layouts (tests, embedding) never reads the saved one.
     options.remember_layout = false;
     MainWindow fresh(options);

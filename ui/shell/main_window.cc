@@ -3,12 +3,14 @@
 
 #include <QAction>
 #include <QApplication>
+#include <QClipboard>
 #include <QCloseEvent>
 #include <QComboBox>
 #include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QGuiApplication>
 #include <QLabel>
 #include <QListView>
 #include <QMenu>
@@ -64,6 +66,7 @@ namespace {
 
 constexpr char kGeometryKey[] = "window/geometry";
 constexpr char kNotifyKey[] = "alerts/desktop_notifications";
+constexpr char kThroughputWindowKey[] = "throughput/window_minutes";
 constexpr char kStateKey[] = "window/state";
 // Raised when the docks or toolbars change so much that an old saved state no longer fits.
 constexpr int kLayoutVersion = 1;
@@ -174,6 +177,7 @@ void MainWindow::SaveLayout() const {
   for (const auto& [key, splitter] : SplittersByKey(tabs_)) {
     settings.setValue(key, splitter->saveState());
   }
+  settings.setValue(QLatin1String(kThroughputWindowKey), throughput_->WindowMinutes());
 }
 
 void MainWindow::RestoreLayout() {
@@ -194,6 +198,9 @@ void MainWindow::RestoreLayout() {
   restoreState(settings.value(QLatin1String(kStateKey)).toByteArray(), kLayoutVersion);
   for (const auto& [key, splitter] : SplittersByKey(tabs_)) {
     if (settings.contains(key)) splitter->restoreState(settings.value(key).toByteArray());
+  }
+  if (settings.contains(QLatin1String(kThroughputWindowKey))) {
+    throughput_->SetWindowMinutes(settings.value(QLatin1String(kThroughputWindowKey)).toInt());
   }
 }
 
@@ -465,6 +472,16 @@ void MainWindow::BuildActions() {
     notifier_->SetEnabled(on);
     if (options_.remember_layout) QSettings().setValue(QLatin1String(kNotifyKey), on);
   });
+  view->addSeparator();
+  QAction* copy_link = view->addAction(tr("&Copy command line for this view"), this, [this] {
+    QGuiApplication::clipboard()->setText(ViewCommandLineText());
+    statusBar()->showMessage(
+        tr("Copied: a railyard command line that opens this view (no tokens in it)"), 8000);
+  });
+  copy_link->setShortcut(QKeySequence(tr("Ctrl+Shift+L")));
+  copy_link->setToolTip(
+      tr("The source, tab, chart window and replay position, as a command "
+         "line to keep or share"));
   QMenu* help = menuBar()->addMenu(tr("&Help"));
   QAction* shortcuts = help->addAction(tr("&Keyboard shortcuts"), this,
                                        [this] { CreateShortcutsDialog(menuBar(), this)->show(); });
@@ -560,6 +577,7 @@ void MainWindow::OnTokenRefused(int node_index, const QString& reason) {
 
 bool MainWindow::OpenClusterFile(const QString& path, const QString& token, QString* error) {
   if (!session_->OpenClusterFile(path, token, error)) return false;
+  cluster_file_ = QFileInfo(path).absoluteFilePath();
   recent_.Remember(RecentFiles::Kind::kCluster, QFileInfo(path).absoluteFilePath());
   UpdateStatus();
   return true;
@@ -570,6 +588,30 @@ bool MainWindow::OpenRecording(const QString& path, QString* error) {
   recent_.Remember(RecentFiles::Kind::kRecording, QFileInfo(path).absoluteFilePath());
   UpdateStatus();
   return true;
+}
+
+ViewLink MainWindow::CurrentViewLink() const {
+  ViewLink link;
+  const ReplaySource* replay = session_->replay_source();
+  if (replay->IsOpen()) {
+    if (!options_.source_recording.isEmpty() && replay->Path() == options_.source_recording) {
+      link.source = options_.source_arguments;
+    } else {
+      link.source = {QStringLiteral("--recording"), QFileInfo(replay->Path()).absoluteFilePath()};
+    }
+    link.at_ms = replay->PositionMs();
+  } else if (!demo_info_data_.nodes.isEmpty()) {
+    link.source = {QStringLiteral("--demo")};  // Its ports are new each time.
+  } else if (!cluster_file_.isEmpty()) {
+    link.source = {QStringLiteral("--cluster"), cluster_file_};
+  } else {
+    for (int i = 0; i < state_->NodeCount(); ++i) {
+      link.source << QStringLiteral("-n") << state_->Node(i).admin_address;
+    }
+  }
+  link.tab = TabKey(tabs_, tabs_->currentIndex());
+  link.window_minutes = throughput_->WindowMinutes();
+  return link;
 }
 
 bool MainWindow::ReadOnly() const { return session_->ReadOnly(); }

@@ -12,6 +12,7 @@
 #include "ui/session/session.h"
 #include "ui/shell/demo_dialog.h"
 #include "ui/shell/recent_files.h"
+#include "ui/shell/view_link.h"
 
 class QAction;
 class QCloseEvent;
@@ -75,6 +76,11 @@ class MainWindow : public QMainWindow {
     // crashed), where it was; false with the reason (still running, not a demo node, the start
     // failed). Empty: no Restart demo node.
     std::function<bool(const QString& admin_address, QString* error)> restart_demo_node;
+    // A source main() opened that the window cannot name itself (a Prometheus range, fetched into
+    // `source_recording`): while that recording is open, View > Copy command line gives these
+    // arguments for it rather than the file's path.
+    QStringList source_arguments;
+    QString source_recording;
   };
   explicit MainWindow(const Options& options, QWidget* parent = nullptr);
   ~MainWindow() override;
@@ -133,6 +139,10 @@ class MainWindow : public QMainWindow {
   bool OpenClusterFile(const QString& path, const QString& token, QString* error);
   // Replay: opens a recording; the timeline appears.
   bool OpenRecording(const QString& path, QString* error);
+  // The command line that opens this view again (ui/shell/view_link.h): its source, tab,
+  // Throughput window and replay position. View > Copy command line puts it on the clipboard.
+  ViewLink CurrentViewLink() const;
+  QString ViewCommandLineText() const { return ViewCommandLine(CurrentViewLink()); }
   bool IsReplay() const;
   bool ReadOnly() const;
 
@@ -225,6 +235,7 @@ class MainWindow : public QMainWindow {
   IncidentView* incidents_ = nullptr;
   AlertNotifier* notifier_ = nullptr;
   QAction* notify_ = nullptr;
+  QString cluster_file_;  // The cluster file opened last (absolute), for CurrentViewLink.
 
   QAction* drain_ = nullptr;
   QAction* undrain_ = nullptr;

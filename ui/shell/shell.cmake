@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # The main window, its alert notifications, its start page, help dialogs and tab keys, the connect, token and demo
 # dialogs, launch error boxes, view export, column fitting, recent files and
-# the Nodes list's view.
+# the Nodes list's view; the command line that opens a view again (view_link.h).
 target_sources(railyard_ui PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/alert_notifier.cc
   ${CMAKE_CURRENT_LIST_DIR}/column_fit.cc
@@ -16,4 +16,5 @@ target_sources(railyard_ui PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/tab_navigation.cc
   ${CMAKE_CURRENT_LIST_DIR}/token_dialog.cc
   ${CMAKE_CURRENT_LIST_DIR}/view_export.cc
+  ${CMAKE_CURRENT_LIST_DIR}/view_link.cc
 )
