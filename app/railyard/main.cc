@@ -36,6 +36,7 @@
 #include "ui/shell/main_window.h"
 #include "ui/shell/view_link.h"
 #include "ui/sources/live_source.h"
+#include "ui/sources/prometheus_range.h"
 #include "ui/sources/replay_source.h"
 #include "ui/views/throughput_view.h"
 
@@ -147,59 +148,6 @@ void AddFlags(CLI::App& app, ConsoleFlags& f) {
 
 constexpr int kUsageError = 2;  // Every usage or launch error (docs/guide.md: exit codes).
 
-// --prometheus: fetches the range into a new recording in the user's cache (so that it stays
-// replayable, from Recent files too) and returns its path; empty with the problem in `error`.
-// Blocks until the queries end (each within its timeout), saying so on stderr.
-std::string FetchPrometheusRange(const cluster::PrometheusSourceSpec& spec, QString* error) {
-  cluster::PrometheusServer server;
-  cluster::PrometheusHistoryOptions range;
-  if (const railyard::base::Status s =
-          cluster::ResolvePrometheusSource(spec, cluster::UnixMsNow(), &server, &range);
-      !s.ok()) {
-    *error = QString::fromStdString(s.message());
-    return {};
-  }
-  const QString folder = QStandardPaths::writableLocation(QStandardPaths::GenericCacheLocation) +
-                         "/railyard/prometheus";
-  QDir().mkpath(folder);
-  const QString stem = folder + "/" + QDateTime::currentDateTimeUtc().toString("yyyyMMdd-HHmmss");
-  QString path = stem + ".rec";
-  for (int i = 2; QFileInfo::exists(path) && i < 100; ++i) path = stem + QString("-%1.rec").arg(i);
-  std::fprintf(stderr, "railyard: reading the %s up to %s from %s\n", spec.since.c_str(),
-               spec.until.c_str(), spec.url.c_str());
-  size_t nodes = 0;
-  uint64_t snapshots = 0;
-  const railyard::base::Status s =
-      cluster::RecordPrometheusHistory(server, range, path.toStdString(), {}, &nodes, &snapshots);
-  if (!s.ok()) {
-    *error = QString::fromStdString(s.ToString());
-    return {};
-  }
-  std::fprintf(stderr, "railyard: %llu snapshots of %zu nodes, kept in %s\n",
-               static_cast<unsigned long long>(snapshots), nodes, qPrintable(path));
-  return path.toStdString();
-}
-
-// The flags that fetch the same range again, its end as a UTC time (View > Copy command line).
-QStringList PrometheusArguments(const cluster::PrometheusSourceSpec& spec, int64_t to_ms) {
-  QStringList args{"--prometheus",
-                   QString::fromStdString(spec.url),
-                   "--since",
-                   QString::fromStdString(spec.since),
-                   "--until",
-                   QDateTime::fromMSecsSinceEpoch(to_ms, Qt::UTC).toString("yyyy-MM-ddTHH:mm:ssZ")};
-  if (!spec.step.empty()) args << "--step" << QString::fromStdString(spec.step);
-  if (!spec.match.empty()) args << "--match" << QString::fromStdString(spec.match);
-  if (!spec.token_file.empty()) {
-    args << "--prometheus-token-file" << QString::fromStdString(spec.token_file);
-  }
-  if (!spec.ca_file.empty()) args << "--prometheus-ca" << QString::fromStdString(spec.ca_file);
-  if (!spec.cert_file.empty())
-    args << "--prometheus-cert" << QString::fromStdString(spec.cert_file);
-  if (!spec.key_file.empty()) args << "--prometheus-key" << QString::fromStdString(spec.key_file);
-  return args;
-}
-
 // Says why the console cannot start: always on stderr, and in a dialog where a person may be
 // looking (a display, and no --screenshot run).
 int LaunchFailed(const QString& reason, bool dialog) {
@@ -254,19 +202,6 @@ bool AddDemoClients(const load::DemoCluster& demo, const ClientAdmins& client_ad
   return true;
 }
 
-// A range from Prometheus on the Throughput tab, in the narrowest window that holds all of it.
-void ShowWholeRange(const cluster::PrometheusSourceSpec& spec, ui::MainWindow& window) {
-  int64_t span_ms = 0;
-  if (!cluster::ParseTimeSpan(spec.since, &span_ms)) return;
-  int minutes = ui::ThroughputModel::kWindowChoicesMinutes[0];
-  for (int choice : ui::ThroughputModel::kWindowChoicesMinutes) {
-    minutes = choice;
-    if (int64_t{choice} * 60000 >= span_ms) break;
-  }
-  window.throughput_view()->SetWindowMinutes(minutes);
-  window.Tabs()->setCurrentWidget(window.throughput_view());
-}
-
 bool OpenSources(const ConsoleFlags& f, const load::DemoCluster& demo,
                  const ClientAdmins& client_admins, const QString& token, ui::MainWindow& window,
                  QString* error) {
@@ -288,7 +223,10 @@ bool OpenSources(const ConsoleFlags& f, const load::DemoCluster& demo,
     ok = window.OpenRecording(QString::fromStdString(f.recording), error);
     // A range from Prometheus opens at its end, paused, with the charts' window of history
     // before it (as a dashboard shows a range); a recording plays from its start.
-    if (ok && !f.prometheus.url.empty()) ShowWholeRange(f.prometheus, window);
+    int64_t span_ms = 0;
+    if (ok && !f.prometheus.url.empty() && cluster::ParseTimeSpan(f.prometheus.since, &span_ms)) {
+      window.ShowWholeRange(span_ms);
+    }
     if (ok && !f.at.empty()) {
       int64_t at_ms = 0;
       if (!cluster::ParseTimePoint(f.at, cluster::UnixMsNow(), &at_ms)) {
@@ -499,15 +437,19 @@ int main(int argc, char** argv) {
       return LaunchFailed(QString::fromStdString(s.message()), dialogs);
     }
   }
-  QStringList prometheus_arguments;
+  // --prometheus: the range, fetched before the window opens (each query within its timeout).
+  ui::PrometheusRange prometheus_range;
   if (!f.prometheus.url.empty()) {
     QString error;
-    const int64_t asked_at_ms = cluster::UnixMsNow();
-    f.recording = FetchPrometheusRange(f.prometheus, &error);
-    if (f.recording.empty()) return LaunchFailed(error, dialogs);
-    int64_t to_ms = asked_at_ms;
-    cluster::ParseTimePoint(f.prometheus.until, asked_at_ms, &to_ms);
-    prometheus_arguments = PrometheusArguments(f.prometheus, to_ms);
+    std::fprintf(stderr, "railyard: reading the %s up to %s from %s\n", f.prometheus.since.c_str(),
+                 f.prometheus.until.c_str(), f.prometheus.url.c_str());
+    if (!ui::FetchPrometheusRange(f.prometheus, &prometheus_range, &error)) {
+      return LaunchFailed(error, dialogs);
+    }
+    std::fprintf(stderr, "railyard: %llu snapshots of %zu nodes, kept in %s\n",
+                 static_cast<unsigned long long>(prometheus_range.snapshots),
+                 prometheus_range.nodes, qPrintable(prometheus_range.recording));
+    f.recording = prometheus_range.recording.toStdString();
   }
   load::DemoCluster demo;
   ClientAdmins client_admins;  // Declared after the demo: stopped before its clients.
@@ -520,9 +462,8 @@ int main(int argc, char** argv) {
   options.tls = f.tls;
   options.alert_rules = alert_rules;
   options.alert_rules_source = alert_rules_path;
-  options.source_arguments = prometheus_arguments;
-  if (!prometheus_arguments.isEmpty())
-    options.source_recording = QString::fromStdString(f.recording);
+  options.source_arguments = prometheus_range.arguments;
+  options.source_recording = prometheus_range.recording;
   options.remember_layout = true;
   options.remember_recent = true;
   options.show_start_page = true;

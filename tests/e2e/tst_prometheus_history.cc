@@ -3,9 +3,12 @@
 // an updater and its replica, every second: written to, the replica SIGKILLed and restarted. The
 // history read back (core/cluster/prometheus_history.h) carries what the nodes' own telemetry
 // says, the outage as a gap and the restart; railyardctl record --prometheus and the console's
-// --prometheus make a recording of it; wrong addresses and queries get clear errors.
+// --prometheus and its File > Open Prometheus range make a recording of it; wrong addresses and
+// queries get clear errors.
 #include <QDir>
 #include <QProcess>
+#include <QSignalSpy>
+#include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <cmath>
@@ -18,6 +21,9 @@
 #include "tests/support/prometheus_process.h"
 #include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
+#include "ui/shell/main_window.h"
+#include "ui/sources/replay_source.h"
+#include "ui/views/throughput_view.h"
 
 namespace {
 
@@ -242,6 +248,39 @@ class PrometheusHistoryTest : public QObject {
     QCOMPARE(QDir(dir_.filePath("cache/railyard/prometheus")).entryList({"*.rec"}).size(), 1);
   }
 
+  // File > Open Prometheus range: read on a worker thread, then replayed at its end on the
+  // Throughput tab; the view's command line names the range, not the cached file.
+  void theWindowOpensARangeWithoutBlocking() {
+    railyard::ui::MainWindow::Options options;
+    options.use_keyring = false;
+    options.audit_path = dir_.filePath("audit.sqlite");
+    qputenv("XDG_CACHE_HOME", dir_.filePath("window-cache").toUtf8());
+    railyard::ui::MainWindow window(options);
+    QSignalSpy opened(&window, &railyard::ui::MainWindow::PrometheusRangeOpened);
+    cluster::PrometheusSourceSpec spec;
+    spec.url = prometheus_.url().toStdString();
+    spec.since = "20m";
+    spec.match = "job=\"railyard\"";
+    window.OpenPrometheusRange(spec);
+    QVERIFY(opened.wait(60000));
+    QCOMPARE(opened.at(0).at(0).toString(), QString());
+    QCOMPARE(window.State()->NodeCount(), 2);
+    QCOMPARE(window.Tabs()->currentWidget(), window.throughput_view());
+    QCOMPARE(window.throughput_view()->WindowMinutes(), 60);  // The narrowest that holds 20m.
+    QCOMPARE(window.replay_source()->PositionMs(), window.replay_source()->EndMs());
+    const QStringList source = window.CurrentViewLink().source;
+    QCOMPARE(source.mid(0, 4), QStringList({"--prometheus", prometheus_.url(), "--since", "20m"}));
+    QVERIFY(source.contains("--until") && source.contains("--match"));
+
+    // Nothing there: said, and the window stays as it was.
+    spec.url = "http://127.0.0.1:" + std::to_string(railyard::testing::FreePort());
+    window.OpenPrometheusRange(spec);
+    QVERIFY(opened.wait(60000));
+    QVERIFY2(opened.at(1).at(0).toString().contains("Prometheus at"),
+             qPrintable(opened.at(1).at(0).toString()));
+    QCOMPARE(window.State()->NodeCount(), 2);
+  }
+
   // Each wrong turn says what is wrong, and writes nothing.
   void mistakesGetClearErrors() {
     std::vector<cluster::PrometheusNodePast> pasts;
@@ -283,5 +322,5 @@ class PrometheusHistoryTest : public QObject {
   void cleanupTestCase() { prometheus_.Stop(); }
 };
 
-RAILYARD_QTEST_GUILESS_MAIN(PrometheusHistoryTest)
+RAILYARD_QTEST_MAIN(PrometheusHistoryTest)
 #include "tst_prometheus_history.moc"

@@ -10,6 +10,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QFile>
+#include <QLabel>
 #include <QListView>
 #include <QMainWindow>
 #include <QMenuBar>
@@ -39,6 +40,7 @@
 #include "ui/session/token_store.h"
 #include "ui/shell/help_dialogs.h"
 #include "ui/shell/main_window.h"
+#include "ui/shell/prometheus_dialog.h"
 #include "ui/sources/recorder.h"
 #include "ui/sources/replay_source.h"
 #include "ui/views/slot_matrix_view.h"
@@ -361,6 +363,39 @@ class MainWindowTest : public QObject {
     QVERIFY2(live_line.startsWith("railyard -n " + address_ + " --tab overview --window 5m"),
              qPrintable(live_line));
     QVERIFY(!live_line.contains(kOperatorToken));
+  }
+
+  // File > Open Prometheus range's dialog refuses what makes no range, saying why, and gives
+  // back what it was set to.
+  void thePrometheusDialogSaysWhatIsWrong() {
+    railyard::ui::PrometheusDialog dialog(false);
+    railyard::cluster::PrometheusSourceSpec spec;
+    spec.url = "prometheus:9090";
+    dialog.SetSpec(spec);
+    QVERIFY2(dialog.Problem().contains("a URL such as"), qPrintable(dialog.Problem()));
+    dialog.open();
+    dialog.accept();
+    QVERIFY(dialog.isVisible());  // Still open: Open was refused.
+    QVERIFY(dialog.findChild<QLabel*>("prometheusProblem")->text().contains("a URL such as"));
+    spec.url = "https://mimir.example/prometheus";
+    spec.since = "6h";
+    spec.until = "2026-11-29T03:10:00Z";
+    spec.match = "job=\"railyard\"";
+    dialog.SetSpec(spec);
+    QCOMPARE(dialog.Problem(), QString());
+    QCOMPARE(dialog.findChild<QLabel*>("prometheusProblem")->text(), QString());  // Corrected.
+    QCOMPARE(dialog.Spec().url, spec.url);
+    QCOMPARE(dialog.Spec().since, spec.since);
+    QCOMPARE(dialog.Spec().until, spec.until);
+    QCOMPARE(dialog.Spec().match, spec.match);
+    spec.since = "soon";
+    dialog.SetSpec(spec);
+    QVERIFY2(dialog.Problem().contains("--since soon"), qPrintable(dialog.Problem()));
+    spec.since = "6h";
+    dialog.SetSpec(spec);
+    QVERIFY(Save(&dialog, "console_prometheus_dialog.png"));
+    dialog.accept();
+    QCOMPARE(dialog.result(), int(QDialog::Accepted));
   }
 
   void clusterFilesAreRememberedWithoutTokens() {

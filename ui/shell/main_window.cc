@@ -10,6 +10,7 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QFutureWatcher>
 #include <QGuiApplication>
 #include <QLabel>
 #include <QListView>
@@ -25,9 +26,11 @@
 #include <QTableView>
 #include <QTimer>
 #include <QToolBar>
+#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <utility>
 
+#include "core/cluster/time_span.h"
 #include "ui/actions/action_controller.h"
 #include "ui/compare/compare_window.h"
 #include "ui/models/overview_model.h"
@@ -39,12 +42,14 @@
 #include "ui/shell/connect_dialog.h"
 #include "ui/shell/help_dialogs.h"
 #include "ui/shell/one_column_list_view.h"
+#include "ui/shell/prometheus_dialog.h"
 #include "ui/shell/recent_files.h"
 #include "ui/shell/start_page.h"
 #include "ui/shell/tab_navigation.h"
 #include "ui/shell/token_dialog.h"
 #include "ui/shell/view_export.h"
 #include "ui/sources/live_source.h"
+#include "ui/sources/prometheus_range.h"
 #include "ui/sources/recorder.h"
 #include "ui/sources/replay_source.h"
 #include "ui/views/alerts_view.h"
@@ -96,6 +101,8 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
       state_(session_->State()),
       actions_(session_->action_controller()) {
   setWindowTitle(tr("Railyard"));
+  source_arguments_ = options.source_arguments;
+  source_recording_ = options.source_recording;
   // Qt shows tooltips only over the active window by default; the console is often watched
   // beside the terminal that has the focus, and its reasons ("token refused", why unreachable)
   // live in tooltips. Floating docks are windows of their own and get the same below.
@@ -372,6 +379,11 @@ void MainWindow::BuildActions() {
                      });
   QAction* open_recording =
       file->addAction(tr("Open &recording..."), this, &MainWindow::OnOpenRecording);
+  open_prometheus_ =
+      file->addAction(tr("Open &Prometheus range..."), this, &MainWindow::OnOpenPrometheusRange);
+  open_prometheus_->setToolTip(
+      tr("A time range of the nodes' /metrics from a Prometheus server "
+         "(Thanos, Mimir, VictoriaMetrics too), replayed"));
   file->addAction(tr("&Compare recordings..."), this, [this] {
     auto* compare = new CompareWindow(this);  // A window of its own; closing it deletes it.
     compare->setAttribute(Qt::WA_DeleteOnClose);
@@ -594,8 +606,8 @@ ViewLink MainWindow::CurrentViewLink() const {
   ViewLink link;
   const ReplaySource* replay = session_->replay_source();
   if (replay->IsOpen()) {
-    if (!options_.source_recording.isEmpty() && replay->Path() == options_.source_recording) {
-      link.source = options_.source_arguments;
+    if (!source_recording_.isEmpty() && replay->Path() == source_recording_) {
+      link.source = source_arguments_;
     } else {
       link.source = {QStringLiteral("--recording"), QFileInfo(replay->Path()).absoluteFilePath()};
     }
@@ -836,6 +848,69 @@ void MainWindow::OnOpenRecording() {
   if (path.isEmpty()) return;
   QString error;
   if (!OpenRecording(path, &error)) QMessageBox::warning(this, tr("Railyard"), error);
+}
+
+void MainWindow::OnOpenPrometheusRange() {
+  if (!ConfirmLeaveLive()) return;
+  PrometheusDialog dialog(options_.remember_recent, this);
+  if (dialog.exec() != QDialog::Accepted) return;
+  OpenPrometheusRange(dialog.Spec());
+}
+
+void MainWindow::OpenPrometheusRange(const cluster::PrometheusSourceSpec& spec) {
+  struct Fetched {
+    PrometheusRange range;
+    QString error;
+  };
+  open_prometheus_->setEnabled(false);
+  const QString reading =
+      tr("Reading the %1 up to %2 from %3\u2026")
+          .arg(QString::fromStdString(spec.since), QString::fromStdString(spec.until),
+               QString::fromStdString(spec.url));
+  statusBar()->showMessage(reading);
+  // The watcher belongs to the window: a window closed meanwhile drops the answer (the worker
+  // ends within the queries' timeouts).
+  auto* watcher = new QFutureWatcher<Fetched>(this);
+  connect(watcher, &QFutureWatcher<Fetched>::finished, this, [this, watcher, spec] {
+    const Fetched fetched = watcher->result();
+    watcher->deleteLater();
+    open_prometheus_->setEnabled(true);
+    QString error = fetched.error;
+    if (error.isEmpty() && OpenRecording(fetched.range.recording, &error)) {
+      source_arguments_ = fetched.range.arguments;
+      source_recording_ = fetched.range.recording;
+      int64_t span_ms = 0;
+      if (cluster::ParseTimeSpan(spec.since, &span_ms)) ShowWholeRange(span_ms);
+      replay_source()->Seek(replay_source()->EndMs());
+      statusBar()->showMessage(tr("%1 snapshots of %2 nodes from %3")
+                                   .arg(fetched.range.snapshots)
+                                   .arg(fetched.range.nodes)
+                                   .arg(QString::fromStdString(spec.url)),
+                               15000);
+      Q_EMIT PrometheusRangeOpened({});
+      return;
+    }
+    statusBar()->showMessage(error, 15000);
+    auto* box = new QMessageBox(QMessageBox::Warning, tr("Railyard"), error, QMessageBox::Ok, this);
+    box->setAttribute(Qt::WA_DeleteOnClose);
+    box->open();
+    Q_EMIT PrometheusRangeOpened(error);
+  });
+  watcher->setFuture(QtConcurrent::run([spec] {
+    Fetched fetched;
+    FetchPrometheusRange(spec, &fetched.range, &fetched.error);
+    return fetched;
+  }));
+}
+
+void MainWindow::ShowWholeRange(qint64 span_ms) {
+  int minutes = ThroughputModel::kWindowChoicesMinutes[0];
+  for (int choice : ThroughputModel::kWindowChoicesMinutes) {
+    minutes = choice;
+    if (qint64{choice} * 60000 >= span_ms) break;
+  }
+  throughput_->SetWindowMinutes(minutes);
+  tabs_->setCurrentWidget(throughput_);
 }
 
 void MainWindow::OnRecordToggled(bool on) {

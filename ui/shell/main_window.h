@@ -7,6 +7,7 @@
 
 #include <functional>
 
+#include "core/cluster/prometheus_recording.h"
 #include "railyard/admin.pb.h"
 #include "ui/models/cluster_state.h"
 #include "ui/session/session.h"
@@ -171,8 +172,18 @@ class MainWindow : public QMainWindow {
   // the reason in `error`. See ui/shell/view_export.h for what each view gives.
   bool ExportCurrentView(const QString& path, QString* error);
 
+  // Reads a Prometheus range (ui/sources/prometheus_range.h) on a worker thread, then opens it
+  // as a replay paused at its end, on the Throughput tab in the narrowest window that holds it,
+  // and emits PrometheusRangeOpened. Meanwhile the status bar says so and File > Open
+  // Prometheus range is off; a failure is told in the status bar and a (non-modal) box.
+  void OpenPrometheusRange(const cluster::PrometheusSourceSpec& spec);
+  // The Throughput tab, in the narrowest of its windows that shows `span_ms` whole.
+  void ShowWholeRange(qint64 span_ms);
+
  Q_SIGNALS:
   void CurrentNodeChanged(int node_index);
+  // `error` empty: opened.
+  void PrometheusRangeOpened(const QString& error);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -205,6 +216,7 @@ class MainWindow : public QMainWindow {
   void OnConnectDialog();
   void OnOpenCluster();
   void OnOpenRecording();
+  void OnOpenPrometheusRange();
   void OnRecordToggled(bool on);
   void OnTokenRefused(int node_index, const QString& reason);
 
@@ -236,6 +248,10 @@ class MainWindow : public QMainWindow {
   AlertNotifier* notifier_ = nullptr;
   QAction* notify_ = nullptr;
   QString cluster_file_;  // The cluster file opened last (absolute), for CurrentViewLink.
+  // A source the window cannot name by its file (a Prometheus range): Options' at first.
+  QStringList source_arguments_;
+  QString source_recording_;
+  QAction* open_prometheus_ = nullptr;
 
   QAction* drain_ = nullptr;
   QAction* undrain_ = nullptr;

@@ -11,6 +11,7 @@ target_sources(railyard_ui PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/launch_error.cc
   ${CMAKE_CURRENT_LIST_DIR}/main_window.cc
   ${CMAKE_CURRENT_LIST_DIR}/one_column_list_view.cc
+  ${CMAKE_CURRENT_LIST_DIR}/prometheus_dialog.cc
   ${CMAKE_CURRENT_LIST_DIR}/recent_files.cc
   ${CMAKE_CURRENT_LIST_DIR}/start_page.cc
   ${CMAKE_CURRENT_LIST_DIR}/tab_navigation.cc
