@@ -244,6 +244,57 @@ class LiveSourceTest : public QObject {
     QVERIFY(IsLive(state.Node(0).health));
   }
 
+  // A node added to a cluster already shown brings its own past, before its own series only:
+  // the cluster's sums, taken without it, are not rewritten; the other node polls on meanwhile;
+  // a restart of the source does not ask the same node again.
+  void aNodeAddedLaterBringsItsOwnPast() {
+    QTemporaryDir dir;
+    std::unique_ptr<railyard::node::Node> first = OpenNode(dir.filePath("a"), 0, 20);
+    std::unique_ptr<railyard::node::Node> later = OpenNode(dir.filePath("b"), 0, 20);
+    QVERIFY(first && later);
+    QVERIFY(railyard::testing::WaitUntil([&] { return HistoryTimes(*later).size() >= 30; }));
+    const qint64 later_from = HistoryTimes(*later).front();
+
+    ClusterState state;
+    ThroughputModel throughput(&state);
+    LiveSource source(&state);
+    source.SetOptions(FastOptions());
+    QSignalSpy backfilled(&source, &LiveSource::Backfilled);
+    QCOMPARE(
+        source.AddNode(QString("127.0.0.1:%1").arg(first->admin_endpoint().port), kViewerToken), 0);
+    source.Start();
+    QTRY_VERIFY_WITH_TIMEOUT(source.FramesApplied() > 3, 10000);
+    const qint64 cluster_from = throughput.series(ThroughputModel::kCluster).front().t_ms;
+    const qint64 first_from = throughput.series(0).front().t_ms;
+    const int backfills = backfilled.count();
+
+    const qint64 added = QDateTime::currentMSecsSinceEpoch();
+    QCOMPARE(
+        source.AddNode(QString("127.0.0.1:%1").arg(later->admin_endpoint().port), kViewerToken), 1);
+    QTRY_VERIFY_WITH_TIMEOUT(backfilled.count() == backfills + 1, 10000);
+    QCOMPARE(backfilled.last().at(0).toInt(), 1);
+    const ThroughputModel::Series& series = throughput.series(1);
+    QVERIFY(!series.empty());
+    QVERIFY2(series.front().t_ms < added && series.front().t_ms >= later_from,
+             qPrintable(QString("%1 (added %2, kept from %3)")
+                            .arg(series.front().t_ms)
+                            .arg(added)
+                            .arg(later_from)));
+    for (size_t i = 1; i < series.size(); ++i) QVERIFY(series[i - 1].t_ms <= series[i].t_ms);
+    QCOMPARE(throughput.series(ThroughputModel::kCluster).front().t_ms, cluster_from);
+    QCOMPARE(throughput.series(0).front().t_ms, first_from);
+    QTRY_VERIFY_WITH_TIMEOUT(series.back().t_ms >= added, 10000);  // Then live.
+
+    // Restarted (new options), the source asks nobody's past again.
+    const quint64 frames = source.FramesApplied();
+    source.SetOptions(FastOptions());
+    QTRY_VERIFY_WITH_TIMEOUT(source.FramesApplied() > frames + 5, 10000);
+    QCOMPARE(backfilled.count(), backfills + 1);
+    source.Stop();
+    first->Shutdown(std::chrono::milliseconds(0));
+    later->Shutdown(std::chrono::milliseconds(0));
+  }
+
   // Told not to backfill, a console polls at once and reads no past.
   void backfillIsOffWithTheOption() {
     QTemporaryDir dir;

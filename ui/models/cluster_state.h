@@ -92,6 +92,13 @@ class ClusterState : public QObject {
   // FrameApplied, so only the models that keep series (and listen to it) do any work. A seek
   // ends with one ApplyFrame at the seek point, which every model and view sees.
   void ApplyHistoryFrame(const std::vector<Update>& updates, qint64 now_ms);
+  // One node's own past (its flight recorder's snapshots, oldest first) that came after the
+  // console had started showing the cluster (a node added later): for the models that keep a
+  // series per node, which put it before what they hold (NodePastApplied). Nothing else changes:
+  // the node's view stays as polled, and sums over the cluster, taken without it, stay so.
+  void ApplyNodePast(int node, const std::vector<std::shared_ptr<const admin::Telemetry>>& past) {
+    Q_EMIT NodePastApplied(node, past);
+  }
   // Advances the clock without news (marks nodes stale after stale_after_ms).
   void Tick(qint64 now_ms);
   // Forgets everything (a new cluster, or a replay seek that rebuilds state).
@@ -146,6 +153,8 @@ class ClusterState : public QObject {
   void FrameApplied(const QVector<int>& changed);
   // After ApplyHistoryFrame, with the same meaning.
   void HistoryFrameApplied(const QVector<int>& changed);
+  // ApplyNodePast. Direct connections only (the vector is not a registered metatype).
+  void NodePastApplied(int node, const std::vector<std::shared_ptr<const admin::Telemetry>>& past);
 
  private:
   QVector<int> Apply(const std::vector<Update>& updates, qint64 now_ms);

@@ -75,6 +75,7 @@ ThroughputModel::ThroughputModel(ClusterState* state, QObject* parent)
     }
   });
   state_->RequestHistoryMs(WindowMs());
+  connect(state_, &ClusterState::NodePastApplied, this, &ThroughputModel::PutPastBefore);
 }
 
 bool ThroughputModel::SetWindowMinutes(int minutes) {
@@ -206,6 +207,12 @@ void ThroughputModel::CollectStateEvents(int node, const admin::Telemetry* previ
   const Series& shown = series(node);
   // Time went back: a replay seek, not something the node did.
   if (!shown.empty() && t_ms < shown.back().t_ms) return;
+  StateEventsBetween(node, *previous, current, t_ms);
+}
+
+void ThroughputModel::StateEventsBetween(int node, const admin::Telemetry& previous_telemetry,
+                                         const admin::Telemetry& current, qint64 t_ms) {
+  const admin::Telemetry* previous = &previous_telemetry;
   // A new process: it says when it started (a flight recorder's history samples its snapshot
   // count once a second, so a new process may already count past the old one's last sample);
   // one too old to say counts its snapshots from 1, so a lower count is a new process.
@@ -237,6 +244,41 @@ void ThroughputModel::KeepEvents(qint64 from_ms, qint64 to_ms) {
   const qsizetype before = events_.size();
   events_.removeIf([&](const ThroughputEvent& e) { return e.t_ms < from_ms || e.t_ms > to_ms; });
   if (events_.size() != before) ++events_revision_;
+}
+
+void ThroughputModel::PutPastBefore(
+    int node, const std::vector<std::shared_ptr<const admin::Telemetry>>& past) {
+  if (node < 0 || node >= state_->NodeCount() || past.empty()) return;
+  const Series& now = series(node);
+  const qint64 first_polled = now.empty() ? LLONG_MAX : now.front().t_ms;
+  const qint64 phase = (node % 20) * (ThroughputSeries::kBucketMs / 20);
+  Series rebuilt(kMaxWindowMs, phase);
+  const admin::Telemetry* previous = nullptr;
+  // A silence longer than the stale allowance (beyond a downsampled snapshot's own bucket) was a
+  // node down or stopped: a gap, as live (docs/figures.md, "History").
+  auto allowance = [this](const admin::Telemetry& t) {
+    return state_->StaleAfterMs() + t.downsampled().bucket_ms();
+  };
+  for (const auto& t : past) {
+    const qint64 at = t->unix_ms();
+    if (at >= first_polled) break;
+    if (previous) {
+      if (at - previous->unix_ms() > allowance(*previous)) {
+        Append(rebuilt, ThroughputSample::Gap(previous->unix_ms() + allowance(*previous)));
+      }
+      StateEventsBetween(node, *previous, *t, at);
+    }
+    Append(rebuilt, SampleOf(*t, at));
+    CollectEvents(node, *t);
+    previous = t.get();
+  }
+  if (!previous) return;
+  if (first_polled != LLONG_MAX && first_polled - previous->unix_ms() > allowance(*previous)) {
+    Append(rebuilt, ThroughputSample::Gap(previous->unix_ms() + allowance(*previous)));
+  }
+  for (size_t i = 0; i < now.size(); ++i) Append(rebuilt, now[i]);
+  nodes_.insert(node, std::move(rebuilt));
+  Q_EMIT Cleared();  // The views draw the node's series again from its start.
 }
 
 bool ThroughputModel::AddSamples(const QVector<int>& changed) {

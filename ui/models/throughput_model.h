@@ -131,6 +131,12 @@ class ThroughputModel : public QObject {
   // Restart and lame-duck events between `previous` (null: none yet) and `current`, taken at t_ms.
   void CollectStateEvents(int node, const admin::Telemetry* previous,
                           const admin::Telemetry& current, qint64 t_ms);
+  void StateEventsBetween(int node, const admin::Telemetry& previous,
+                          const admin::Telemetry& current, qint64 t_ms);
+  // ClusterState::NodePastApplied: the node's past before its series (only the part older than
+  // its first polled sample), with its gaps, commands, restarts and lame-duck changes; the
+  // cluster's and spread's series stay as they were taken.
+  void PutPastBefore(int node, const std::vector<std::shared_ptr<const admin::Telemetry>>& past);
   // Inserts `event` in time order unless it is known already; true if inserted.
   bool AddEvent(ThroughputEvent event);
   // Drops events outside [from_ms, to_ms].

@@ -36,6 +36,8 @@ class LivePoller {
   struct Backfill {
     std::vector<cluster::PollTarget> targets;
     qint64 from_unix_ms = 0;
+    // Nodes added to a cluster already shown: read beside the polling, which starts at once.
+    bool beside_polling = false;
   };
 
   LivePoller(std::vector<cluster::PollTarget> targets, const LiveSource::Options& options,
@@ -58,6 +60,7 @@ class LivePoller {
     cv_.NotifyAll();
     poller_.Cancel();
     thread_.join();
+    if (backfill_thread_.joinable()) backfill_thread_.join();
   }
   void SetToken(int index, std::string token) { poller_.SetToken(index, std::move(token)); }
 
@@ -135,7 +138,13 @@ class LivePoller {
   }
 
   void Run() {
-    if (backfill_.from_unix_ms > 0 && !backfill_.targets.empty()) RunBackfill();
+    if (backfill_.from_unix_ms > 0 && !backfill_.targets.empty()) {
+      if (backfill_.beside_polling) {
+        backfill_thread_ = std::thread([this] { RunBackfill(); });
+      } else {
+        RunBackfill();
+      }
+    }
     Clock::time_point next_round = Clock::now();
     while (true) {
       {
@@ -174,6 +183,7 @@ class LivePoller {
   // The backfill's clients while it runs (owned by RunBackfill), for the destructor to cancel.
   std::vector<cluster::AdminClient*> backfilling_ GUARDED_BY(mu_);
   std::thread thread_;
+  std::thread backfill_thread_;  // Backfill::beside_polling.
 };
 
 LiveSource::LiveSource(ClusterState* state, QObject* parent) : QObject(parent), state_(state) {}
@@ -254,7 +264,22 @@ void LiveSource::Start() {
   if (options_.backfill && !state_->AnyTelemetry()) {
     backfill.targets = targets;
     backfill.from_unix_ms = QDateTime::currentMSecsSinceEpoch() - options_.backfill_span.count();
+  } else if (options_.backfill) {
+    // Nodes added since: their own past, once each, beside the polling of the others.
+    for (size_t i = 0; i < targets_.size(); ++i) {  // `targets` is in targets_'s order.
+      if (state_->Node(targets_[i].index).telemetry ||
+          !backfilled_.insert(targets_[i].address).second) {
+        continue;
+      }
+      backfill.targets.push_back(targets[i]);
+    }
+    backfill.beside_polling = true;
+    backfill.from_unix_ms = QDateTime::currentMSecsSinceEpoch() - options_.backfill_span.count();
   }
+  if (backfill.from_unix_ms > 0 && !backfill.beside_polling) {
+    for (const Target& t : targets_) backfilled_.insert(t.address);
+  }
+  const bool per_node = backfill.beside_polling;
   // Runs on the worker thread: only moves data into a queued call. `this` outlives the worker
   // (Stop() joins it), which is what RunOnReceiverThread asks.
   auto post = [this, generation](std::vector<ClusterState::Update> updates, qint64 now_ms) {
@@ -262,10 +287,15 @@ void LiveSource::Start() {
       Deliver(generation, std::move(updates), now_ms);
     });
   };
-  auto post_history = [this, generation](std::vector<NodeHistory> histories) {
-    RunOnReceiverThread(this, [this, generation, histories = std::move(histories)]() mutable {
-      DeliverHistory(generation, std::move(histories));
-    });
+  auto post_history = [this, generation, per_node](std::vector<NodeHistory> histories) {
+    RunOnReceiverThread(this,
+                        [this, generation, per_node, histories = std::move(histories)]() mutable {
+                          if (per_node) {
+                            DeliverNodePasts(generation, std::move(histories));
+                          } else {
+                            DeliverHistory(generation, std::move(histories));
+                          }
+                        });
   };
   poller_ = std::make_unique<LivePoller>(std::move(targets), options_, std::move(backfill),
                                          std::move(post), std::move(post_history));
@@ -310,6 +340,20 @@ void LiveSource::DeliverHistory(quint64 generation, std::vector<NodeHistory> his
     state_->ApplyHistoryFrame(frame.updates, frame.now_ms);
   }
   Q_EMIT Backfilled(static_cast<int>(histories.size()), snapshots, from_ms);
+}
+
+void LiveSource::DeliverNodePasts(quint64 generation, std::vector<NodeHistory> histories) {
+  if (generation != generation_.load()) return;
+  qint64 snapshots = 0;
+  qint64 from_ms = 0;
+  for (const NodeHistory& h : histories) {
+    if (h.node < 0 || h.node >= state_->NodeCount()) continue;
+    state_->ApplyNodePast(h.node, h.snapshots);
+    snapshots += static_cast<qint64>(h.snapshots.size());
+    const qint64 first = h.snapshots.front()->unix_ms();
+    from_ms = from_ms == 0 ? first : std::min(from_ms, first);
+  }
+  if (!histories.empty()) Q_EMIT Backfilled(static_cast<int>(histories.size()), snapshots, from_ms);
 }
 
 }  // namespace railyard::ui

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <memory>
 #include <optional>
+#include <set>
 #include <vector>
 
 #include "core/rpc/tls.h"
@@ -38,8 +39,10 @@ class LivePoller;
 // chart window (backfill_span) and posts it as history frames (history_frames.h), so
 // the charts open with the past the nodes kept, gaps where they were down; then it polls. It waits
 // at most backfill_timeout for all nodes together; a node that keeps no history, or is not
-// reached, is only polled. Not yet: a node added to a watched cluster, or one the console lost
-// for a while, gets no past (docs/guide.md, "The flight recorder").
+// reached, is only polled. A node added to a cluster already shown gets its own past too, read
+// beside the polling of the others (which goes on), and put before its series only
+// (ClusterState::ApplyNodePast): the cluster's sums, taken without it, stay so. Each address is
+// backfilled once. Not yet: the stretch a node kept while the console could not reach it.
 //
 // Thread safety: every method on the GUI thread.
 class LiveSource : public QObject {
@@ -109,11 +112,14 @@ class LiveSource : public QObject {
   };
   void Deliver(quint64 generation, std::vector<ClusterState::Update> updates, qint64 now_ms);
   void DeliverHistory(quint64 generation, std::vector<NodeHistory> histories);
+  // Nodes added later: each one's past before its own series.
+  void DeliverNodePasts(quint64 generation, std::vector<NodeHistory> histories);
   void Restart();
 
   ClusterState* const state_;
   Options options_;
   std::vector<Target> targets_;
+  std::set<QString> backfilled_;  // Admin addresses whose past was asked for.
   std::unique_ptr<LivePoller> poller_;
   std::atomic<quint64> generation_{0};
   quint64 frames_ = 0;
