@@ -20,6 +20,7 @@
 #include "tests/e2e/replication_support.h"
 #include "tests/support/free_port.h"
 #include "tests/support/http_get.h"
+#include "tests/support/prometheus_process.h"
 #include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
@@ -43,7 +44,7 @@ class AlertDrillsTest : public QObject {
   QTemporaryDir dir_;
   std::unique_ptr<NodeProcess> updater_, replica1_, replica2_;
   QMap<QString, uint16_t> metrics_port_;  // By node name.
-  QProcess prometheus_;
+  testing::PrometheusProcess prometheus_;
   uint16_t prometheus_port_ = 0;
 
   std::unique_ptr<NodeProcess> StartNode(const QString& name, QStringList args) {
@@ -107,37 +108,16 @@ class AlertDrillsTest : public QObject {
     replica2_ = StartNode("replica2", ReplicaArgs(dir_.path(), *updater_));
     QVERIFY(replica1_ && replica2_);
 
-    prometheus_port_ = testing::FreePort();
-    QFile config(dir_.filePath("prometheus.yml"));
-    QVERIFY(config.open(QIODevice::WriteOnly));
-    config.write(QString("global:\n"
-                         "  scrape_interval: 1s\n"
-                         "  evaluation_interval: 1s\n"
-                         "rule_files: ['%1']\n"
-                         "scrape_configs:\n"
-                         "  - job_name: railyard\n"
-                         "    static_configs:\n"
-                         "      - targets: ['%2', '%3', '%4']\n")
-                     .arg(SourcePath("resources/monitoring/railyard-alerts.yml"),
-                          Instance("updater"), Instance("replica1"), Instance("replica2"))
-                     .toUtf8());
-    config.close();
-    prometheus_.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    prometheus_.start(
-        "prometheus",
-        {"--config.file=" + dir_.filePath("prometheus.yml"),
-         "--storage.tsdb.path=" + dir_.filePath("tsdb"),
-         QString("--web.listen-address=127.0.0.1:%1").arg(prometheus_port_), "--log.level=warn"});
-    QVERIFY2(prometheus_.waitForStarted(10000), "prometheus is not installed (Debian: prometheus)");
+    testing::PrometheusConfig config;
+    config.targets = {Instance("updater"), Instance("replica1"), Instance("replica2")};
+    config.top_lines =
+        QString("rule_files: ['%1']\n").arg(SourcePath("resources/monitoring/railyard-alerts.yml"));
+    QString error;
+    QVERIFY2(prometheus_.Start(dir_.path(), config, &error), qPrintable(error));
+    prometheus_port_ = prometheus_.port();
   }
 
-  void cleanupTestCase() {
-    prometheus_.terminate();  // SIGTERM to its PID.
-    if (!prometheus_.waitForFinished(20000)) {
-      prometheus_.kill();
-      prometheus_.waitForFinished(5000);
-    }
-  }
+  void cleanupTestCase() { prometheus_.Stop(); }
 
   // A caught-up cluster nobody writes to: nothing pending, nothing firing, for longer than the
   // shortest `for:` of the rules that could apply (1 minute).

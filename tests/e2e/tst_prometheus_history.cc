@@ -98,8 +98,9 @@ class PrometheusHistoryTest : public QObject {
     replica_ = StartNode("replica", e2e::ReplicaArgs(dir_.path(), *updater_));
     QVERIFY(replica_);
     QString error;
-    QVERIFY2(prometheus_.Start(dir_.path(), {Instance("updater"), Instance("replica")}, &error),
-             qPrintable(error));
+    railyard::testing::PrometheusConfig config;
+    config.targets = {Instance("updater"), Instance("replica")};
+    QVERIFY2(prometheus_.Start(dir_.path(), config, &error), qPrintable(error));
     QVERIFY2(WaitUp("updater", 1) && WaitUp("replica", 1), "Prometheus did not scrape both");
 
     std::unique_ptr<railyard::rpc::Client> client = e2e::ConnectTo(*updater_);

@@ -4,13 +4,8 @@
 // back through its HTTP API (/api/v1/query), equal exactly what the node's telemetry shows.
 #include <QDir>
 #include <QFile>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QUrl>
 #include <atomic>
 #include <cmath>
 #include <thread>
@@ -19,35 +14,11 @@
 #include "core/rpc/client.h"
 #include "railyard/docservice.pb.h"
 #include "tests/support/free_port.h"
-#include "tests/support/http_get.h"
+#include "tests/support/prometheus_process.h"
 #include "tests/support/qtest_main.h"
 
 using namespace railyard;
 using namespace std::chrono_literals;
-
-namespace {
-
-// One instant query; the single sample's [timestamp, value], or nullopt if there is none (yet).
-std::optional<std::pair<double, double>> Query(uint16_t port, const QString& promql) {
-  const testing::HttpAnswer answer = testing::HttpGet(
-      "127.0.0.1", port, "/api/v1/query?query=" + QUrl::toPercentEncoding(promql).toStdString());
-  if (answer.status != 200) return std::nullopt;
-  const QJsonArray result = QJsonDocument::fromJson(QByteArray::fromStdString(answer.body))
-                                .object()["data"]
-                                .toObject()["result"]
-                                .toArray();
-  if (result.size() != 1) return std::nullopt;
-  const QJsonArray value = result[0].toObject()["value"].toArray();
-  return std::pair{value[0].toDouble(), value[1].toString().toDouble()};
-}
-
-// The query's single value; NaN (which no comparison accepts) if Prometheus has none.
-double Value(uint16_t port, const QString& promql) {
-  const auto sample = Query(port, promql);
-  return sample ? sample->second : std::nan("");
-}
-
-}  // namespace
 
 class PrometheusScrapeTest : public QObject {
   Q_OBJECT
@@ -70,40 +41,15 @@ class PrometheusScrapeTest : public QObject {
     std::unique_ptr<node::Node> node;
     QVERIFY(node::Node::Open(options, &node).ok());
 
-    const uint16_t prometheus_port = testing::FreePort();
-    {
-      QFile config(dir.filePath("prometheus.yml"));
-      QVERIFY(config.open(QIODevice::WriteOnly));
-      config.write(QStringLiteral("global:\n"
-                                  "  scrape_interval: 1s\n"
-                                  "scrape_configs:\n"
-                                  "  - job_name: railyard\n"
-                                  "    authorization:\n"
-                                  "      credentials_file: %1\n"
-                                  "    static_configs:\n"
-                                  "      - targets: ['%2']\n")
-                       .arg(dir.filePath("scrape.token"),
-                            QString::fromStdString(node->monitoring_endpoint()->ToString()))
-                       .toUtf8());
-    }
-    QProcess prometheus;
-    prometheus.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    prometheus.start("prometheus",
-                     {"--config.file=" + dir.filePath("prometheus.yml"),
-                      "--storage.tsdb.path=" + dir.filePath("tsdb"),
-                      QStringLiteral("--web.listen-address=127.0.0.1:%1").arg(prometheus_port),
-                      "--log.level=warn"});
-    QVERIFY2(prometheus.waitForStarted(10000), "prometheus is not installed (Debian: prometheus)");
-    struct StopByPid {
-      QProcess& p;
-      ~StopByPid() {
-        p.terminate();  // SIGTERM to its PID.
-        if (!p.waitForFinished(20000)) {
-          p.kill();
-          p.waitForFinished(5000);
-        }
-      }
-    } stop{prometheus};
+    testing::PrometheusProcess prometheus;  // Stopped by its PID when the test ends.
+    testing::PrometheusConfig config;
+    config.targets = {QString::fromStdString(node->monitoring_endpoint()->ToString())};
+    config.job_lines = QStringLiteral(
+                           "    authorization:\n"
+                           "      credentials_file: %1\n")
+                           .arg(dir.filePath("scrape.token"));
+    QString error;
+    QVERIFY2(prometheus.Start(dir.path(), config, &error), qPrintable(error));
 
     // Load while Prometheus scrapes: puts and misses from a real client until Prometheus holds
     // at least two samples of the put counter taken under load (bounded: about 20 s at most).
@@ -125,7 +71,7 @@ class PrometheusScrapeTest : public QObject {
       QCOMPARE(client.Call("doc.Get", get.SerializeAsString()).status.code(), rpc::Code::kNotFound);
       std::this_thread::sleep_for(1ms);
       if (i % 100 == 99) {
-        const auto samples = Query(prometheus_port, "count_over_time(" + put_count + "[1m])");
+        const auto samples = prometheus.Sample("count_over_time(" + put_count + "[1m])");
         scraped_under_load = samples && samples->second >= 2;
       }
     }
@@ -136,7 +82,7 @@ class PrometheusScrapeTest : public QObject {
     const double quiet_since = static_cast<double>(t.unix_ms()) / 1e3;
     bool scraped_after = false;
     for (int i = 0; i < 300 && !scraped_after; ++i) {  // At most about 30 s.
-      const auto last = Query(prometheus_port, "timestamp(railyard_storage_writes_total)");
+      const auto last = prometheus.Sample("timestamp(railyard_storage_writes_total)");
       scraped_after = last && last->second > quiet_since + 0.01;
       if (!scraped_after) std::this_thread::sleep_for(100ms);
     }
@@ -147,20 +93,19 @@ class PrometheusScrapeTest : public QObject {
     QVERIFY(requests.at("doc.Put") > 0);
     // Compared as doubles (Value is NaN when a series is missing); counts this size are exact.
     const auto D = [](uint64_t v) { return static_cast<double>(v); };
-    QCOMPARE(Value(prometheus_port, put_count), D(requests.at("doc.Put")));
-    QCOMPARE(
-        Value(prometheus_port, "railyard_requests_total{method=\"doc.Get\",code=\"NOT_FOUND\"}"),
-        D(requests.at("doc.Get")));
-    QCOMPARE(Value(prometheus_port, "railyard_request_duration_seconds_count{method=\"doc.Put\"}"),
+    QCOMPARE(prometheus.Value(put_count), D(requests.at("doc.Put")));
+    QCOMPARE(prometheus.Value("railyard_requests_total{method=\"doc.Get\",code=\"NOT_FOUND\"}"),
+             D(requests.at("doc.Get")));
+    QCOMPARE(prometheus.Value("railyard_request_duration_seconds_count{method=\"doc.Put\"}"),
              D(requests.at("doc.Put")));
-    QCOMPARE(Value(prometheus_port, "railyard_storage_writes_total"), D(t.storage().writes()));
-    QCOMPARE(Value(prometheus_port, "railyard_storage_reads_total"), D(t.storage().reads()));
-    QCOMPARE(Value(prometheus_port, "railyard_node_state{state=\"serving\"}"), 1.0);
-    QCOMPARE(Value(prometheus_port, "railyard_connections"), D(t.slots_size()));
+    QCOMPARE(prometheus.Value("railyard_storage_writes_total"), D(t.storage().writes()));
+    QCOMPARE(prometheus.Value("railyard_storage_reads_total"), D(t.storage().reads()));
+    QCOMPARE(prometheus.Value("railyard_node_state{state=\"serving\"}"), 1.0);
+    QCOMPARE(prometheus.Value("railyard_connections"), D(t.slots_size()));
     // A quantile Prometheus computes from the buckets, as the dashboard does.
-    const auto p99 = Query(prometheus_port,
-                           "histogram_quantile(0.99, sum by (le) (rate("
-                           "railyard_request_duration_seconds_bucket{method=\"doc.Put\"}[1m])))");
+    const auto p99 = prometheus.Sample(
+        "histogram_quantile(0.99, sum by (le) (rate("
+        "railyard_request_duration_seconds_bucket{method=\"doc.Put\"}[1m])))");
     QVERIFY(p99 && p99->second > 0 && p99->second < 5);
   }
 };
