@@ -16,6 +16,7 @@
 #include "core/cluster/admin_client.h"
 #include "core/node/node.h"
 #include "tests/support/admin_tokens.h"
+#include "tests/support/flight_history.h"
 #include "tests/support/qtest_main.h"
 #include "tests/support/wait_until.h"
 #include "ui/models/cluster_state.h"
@@ -49,18 +50,8 @@ std::unique_ptr<railyard::node::Node> OpenNode(const QString& dir, uint16_t admi
   return node;
 }
 
-// The node's flight recorder as a viewer reads it: its snapshots' times, oldest first.
 std::vector<qint64> HistoryTimes(railyard::node::Node& node) {
-  railyard::cluster::AdminClient viewer(node.admin_endpoint(), kViewerToken, "tst");
-  std::vector<qint64> times;
-  if (!viewer.Connect(std::chrono::seconds(5)).ok()) return times;
-  railyard::admin::History page;
-  for (int64_t from = 0; viewer.History(from, 0, 0, &page).ok();) {
-    for (const auto& t : page.snapshots()) times.push_back(t.unix_ms());
-    if (!page.more() || page.next_from_unix_ms() <= from) break;
-    from = page.next_from_unix_ms();
-  }
-  return times;
+  return railyard::testing::FlightRecorderTimes(node.admin_endpoint(), kViewerToken);
 }
 
 bool HasEventBefore(const ThroughputModel& model, const QString& command, qint64 before_ms) {

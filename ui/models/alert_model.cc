@@ -126,7 +126,9 @@ AlertModel::AlertModel(ClusterState* state, alerts::Rules rules, QString rules_s
       evaluator_(std::make_unique<cluster::AlertEvaluator>(rules_)),
       active_table_(new ActiveAlertsTable(this, this)),
       history_table_(new AlertHistoryTable(this, this)) {
-  connect(state_, &ClusterState::FrameApplied, this, [this] { Evaluate(); });
+  connect(state_, &ClusterState::FrameApplied, this, [this] { Evaluate(false); });
+  // A backfill's or a seek's history frames: the past's alerts, at their own times.
+  connect(state_, &ClusterState::HistoryFrameApplied, this, [this] { Evaluate(true); });
   connect(state_, &ClusterState::NodesReset, this, [this] {
     if (state_->RemovedNode() < 0) {
       Reset();
@@ -166,7 +168,7 @@ void AlertModel::Reset() {
   static_cast<AlertHistoryTable*>(history_table_)->Reload();
 }
 
-void AlertModel::Evaluate() {
+void AlertModel::Evaluate(bool past) {
   std::vector<cluster::AlertTransition> changes;
   const qint64 now = state_->NowMs();
   for (int i = 0; i < state_->NodeCount(); ++i) {
@@ -194,7 +196,7 @@ void AlertModel::Evaluate() {
   for (const cluster::AlertTransition& t : changes) history_.push_front(t);
   while (history_.size() > kMaxHistory) history_.pop_back();
   static_cast<AlertHistoryTable*>(history_table_)->Reload();
-  Q_EMIT AlertsChanged(changes);
+  Q_EMIT AlertsChanged(changes, past);
 }
 
 }  // namespace railyard::ui

@@ -22,8 +22,9 @@ namespace railyard::ui {
 // the cluster was opened (History, newest first, the last kMaxHistory).
 //
 // A new cluster or a replay seek starts afresh; a removed node's alerts end without a
-// "resolved". History frames (a backfill, a seek's rebuild) are not evaluated: alerts are about
-// what the console saw.
+// "resolved". History frames (a backfill of the nodes' flight recorders, a seek's rebuild of the
+// past before it) are evaluated as they come, at their own times, so the history holds what fired
+// before the console looked (AlertsChanged says they are past: nothing to notify now).
 //
 // Thread safety: GUI thread only.
 class AlertModel : public QObject {
@@ -47,11 +48,11 @@ class AlertModel : public QObject {
   QAbstractTableModel* HistoryTable() const { return history_table_; }
 
  Q_SIGNALS:
-  // After a frame that changed anything; `changes` oldest first.
-  void AlertsChanged(const std::vector<cluster::AlertTransition>& changes);
+  // After a frame that changed anything; `changes` oldest first. `past`: from history frames.
+  void AlertsChanged(const std::vector<cluster::AlertTransition>& changes, bool past);
 
  private:
-  void Evaluate();
+  void Evaluate(bool past);
   void Reset();
 
   ClusterState* state_;

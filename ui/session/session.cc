@@ -67,7 +67,7 @@ Session::Session(const Options& options, QObject* parent)
   models_.incidents = new IncidentModel(models_.throughput, this);
   // Each alert that fires or resolves is a mark on its node's time axes.
   connect(models_.alerts, &AlertModel::AlertsChanged, this,
-          [this](const std::vector<cluster::AlertTransition>& changes) {
+          [this](const std::vector<cluster::AlertTransition>& changes, bool) {
             for (const cluster::AlertTransition& t : changes) {
               if (t.phase == cluster::AlertPhase::kPending) continue;
               const int node = state_->IndexOfName(QString::fromStdString(t.node));

@@ -34,8 +34,8 @@ AlertNotifier::Channel AlertNotifier::CurrentChannel() const {
   return Channel::kNone;
 }
 
-void AlertNotifier::OnChanges(const std::vector<cluster::AlertTransition>& changes) {
-  if (!enabled_) return;
+void AlertNotifier::OnChanges(const std::vector<cluster::AlertTransition>& changes, bool past) {
+  if (!enabled_ || past) return;  // What fired before the console looked is in its history.
   for (const cluster::AlertTransition& t : changes) {
     if (t.phase != cluster::AlertPhase::kFiring) continue;
     const QString title = QStringLiteral("%1 (%2)").arg(

@@ -42,7 +42,7 @@ class AlertNotifier : public QObject {
   void Notified(const QString& title, const QString& body, Channel channel);
 
  private:
-  void OnChanges(const std::vector<cluster::AlertTransition>& changes);
+  void OnChanges(const std::vector<cluster::AlertTransition>& changes, bool past);
 
   QDBusConnection bus_;
   QSystemTrayIcon* tray_ = nullptr;  // Made on first use where a tray exists.
