@@ -13,8 +13,9 @@ namespace railyard::ui {
 // throughput model collected it (ThroughputModel::Events): down and up, restarts, lame duck
 // entered and left, the drains, undrains, compactions and flushes anyone ran (each node's
 // telemetry carries its recent commands with who asked), and alerts firing and resolving
-// (AlertModel's marks). It keeps what the throughput model keeps (its 15-minute window), live
-// and in replay alike; a replay seek rebuilds it as it rebuilds the charts.
+// (AlertModel's marks). It keeps what the throughput model keeps (a day), live and in replay
+// alike; a replay seek rebuilds it as it rebuilds the charts (the chosen window before the
+// seek point).
 //
 // Thread safety: GUI thread only.
 class IncidentModel : public QAbstractTableModel {
