@@ -291,6 +291,11 @@ class AlertsTest : public QObject {
       QCOMPARE(service.calls[1].summary, QString("RailyardNodeDown (critical)"));
       QCOMPARE(service.calls[1].urgency, 2);
       QCOMPARE(notifier.Sent(), 2);
+      // A replay's alerts fired long ago: not told.
+      notifier.SetWatchingLive(false);
+      frame(8000, railyard::admin::NODE_LAME_DUCK);  // Answers again, and drains.
+      QCOMPARE(alerts.FiringCount(), 1);
+      QCOMPARE(notifier.Sent(), 2);
     }
     QDBusConnection::disconnectFromBus("console");
     QDBusConnection::disconnectFromBus("notifications");

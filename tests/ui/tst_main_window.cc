@@ -38,6 +38,7 @@
 #include "ui/models/overview_model.h"
 #include "ui/models/slot_matrix_model.h"
 #include "ui/session/token_store.h"
+#include "ui/shell/alert_notifier.h"
 #include "ui/shell/help_dialogs.h"
 #include "ui/shell/main_window.h"
 #include "ui/shell/prometheus_dialog.h"
@@ -304,7 +305,9 @@ class MainWindowTest : public QObject {
     QFile::remove(copy);
     QVERIFY(QFile::copy(QString(SourcePath("tests/data/console_small.rec")), copy));
     QString error;
+    QVERIFY(window.alert_notifier()->WatchingLive());
     QVERIFY2(window.OpenRecording(copy, &error), qPrintable(error));
+    QVERIFY(!window.alert_notifier()->WatchingLive());  // A replay's alerts are not told.
     window.show();
     QCOMPARE(window.State()->NodeCount(), 3);
     window.replay_source()->JumpToEvent(0);  // node1 drained; its next snapshot shows it.

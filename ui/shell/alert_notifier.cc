@@ -35,7 +35,8 @@ AlertNotifier::Channel AlertNotifier::CurrentChannel() const {
 }
 
 void AlertNotifier::OnChanges(const std::vector<cluster::AlertTransition>& changes, bool past) {
-  if (!enabled_ || past) return;  // What fired before the console looked is in its history.
+  // What fired before the console looked, or in a recording, is in the Alerts tab's history.
+  if (!enabled_ || past || !watching_live_) return;
   for (const cluster::AlertTransition& t : changes) {
     if (t.phase != cluster::AlertPhase::kFiring) continue;
     const QString title = QStringLiteral("%1 (%2)").arg(

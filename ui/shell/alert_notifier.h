@@ -18,7 +18,8 @@ class AlertModel;
 // those): a freedesktop notification (org.freedesktop.Notifications on the session bus, urgency
 // critical or normal by severity) where a notification service runs, else the system tray's
 // balloon where there is a tray, else nothing, which Channel() says. On by default; the View menu
-// turns it off (the window keeps that in its settings).
+// turns it off (the window keeps that in its settings). Only what fires now: not an alert of the
+// past (a backfill, a seek), nor one a replay plays (SetWatchingLive(false)).
 //
 // Thread safety: GUI thread only.
 class AlertNotifier : public QObject {
@@ -33,6 +34,9 @@ class AlertNotifier : public QObject {
 
   void SetEnabled(bool enabled) { enabled_ = enabled; }
   bool Enabled() const { return enabled_; }
+  // False while the window replays a recording: its alerts fired long ago. True by default.
+  void SetWatchingLive(bool live) { watching_live_ = live; }
+  bool WatchingLive() const { return watching_live_; }
   // Where the next notification goes, asked afresh (a notification service may come and go).
   Channel CurrentChannel() const;
   int Sent() const { return sent_; }
@@ -47,6 +51,7 @@ class AlertNotifier : public QObject {
   QDBusConnection bus_;
   QSystemTrayIcon* tray_ = nullptr;  // Made on first use where a tray exists.
   bool enabled_ = true;
+  bool watching_live_ = true;
   int sent_ = 0;
 };
 

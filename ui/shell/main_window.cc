@@ -233,6 +233,8 @@ void MainWindow::BuildViews() {
   tabs_->addTab(replication_, tr("Replication"));
   alerts_ = new AlertsView(models.alerts, this);
   notifier_ = new AlertNotifier(models.alerts, QDBusConnection::sessionBus(), this);
+  connect(session_, &Session::SourceChanged, notifier_,
+          [this] { notifier_->SetWatchingLive(!session_->IsReplay()); });
   tabs_->addTab(alerts_, tr("Alerts"));
   incidents_ = new IncidentView(models.incidents, this);
   tabs_->addTab(incidents_, tr("Incidents"));
