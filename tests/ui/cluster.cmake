@@ -41,6 +41,9 @@ find_package(Qt6 REQUIRED COMPONENTS Gui)
 railyard_add_qtest(tst_ui_railyard_app SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_railyard_app.cc
   LIBS Qt6::Gui TIMEOUT 120 DEPENDS railyard
   DEFINITIONS RAILYARD_CONSOLE_MALLOC="${RAILYARD_CONSOLE_MALLOC}")
+# Its flags for a view and a Prometheus range (--tab, --window, --at, --prometheus).
+railyard_add_qtest(tst_ui_console_flags SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_console_flags.cc
+  LIBS Qt6::Gui TIMEOUT 120 DEPENDS railyard)
 
 # The console over TLS: --tls flags and a cluster file's admin_tls, and a CA that does not match.
 railyard_add_qtest(tst_ui_tls_console SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_tls_console.cc

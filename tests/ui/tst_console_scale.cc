@@ -56,9 +56,9 @@ int ServerCellsSignalled(const QSignalSpy& spy, int* outside_row = nullptr, int 
 }
 
 // Counts the paint events a widget receives.
-class PaintCounter : public QObject {
+class ScalePaintCounter : public QObject {
  public:
-  explicit PaintCounter(QWidget* widget) { widget->installEventFilter(this); }
+  explicit ScalePaintCounter(QWidget* widget) { widget->installEventFilter(this); }
   bool eventFilter(QObject* watched, QEvent* event) override {
     if (event->type() == QEvent::Paint) ++count;
     return QObject::eventFilter(watched, event);
@@ -228,7 +228,7 @@ class ConsoleScaleTest : public QObject {
     list.setModelColumn(OverviewModel::kName);
     list.resize(200, 400);
     ApplyGenerated(&state, g, 1);
-    PaintCounter paints(list.viewport());
+    ScalePaintCounter paints(list.viewport());
     list.show();
     QVERIFY(QTest::qWaitForWindowExposed(&list));
     QTRY_VERIFY(paints.count > 0);  // The first paint, after showing.

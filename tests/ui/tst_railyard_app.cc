@@ -113,13 +113,6 @@ class RailyardAppTest : public QObject {
         {{"--token-file", dir.path()}, "--token-file"},
         {{"--window-size", "big"}, "--window-size"},
         {{"--no-such-flag"}, "--no-such-flag"},
-        {{"--recording", whole.fileName(), "--tab", "graphs"}, "--tab graphs: one of overview"},
-        {{"--recording", whole.fileName(), "--window", "2h"}, "--window 2h: 1m, 5m"},
-        {{"--recording", whole.fileName(), "--at", "yesterday"}, "--at yesterday: a UTC time"},
-        {{"--prometheus", "prom:9090"}, "a URL such as http://"},
-        {{"--prometheus", "http://127.0.0.1:1", "--since", "1h"},
-         "Prometheus at http://127.0.0.1:1"},
-        {{"--prometheus", "http://127.0.0.1:1", "--demo"}, "--demo"},
     };
     for (const auto& c : cases) {
       QProcess process;
@@ -132,24 +125,6 @@ class RailyardAppTest : public QObject {
         QVERIFY2(!err.contains(leak), qPrintable(err));
       }
     }
-  }
-
-  // What View > Copy command line gives opens that view: the tab, window and position asked.
-  void theViewsCommandLineOpensThatView() {
-    QTemporaryDir dir;
-    const QString copy = dir.filePath("small.rec");
-    QVERIFY(QFile::copy(QString(SourcePath("tests/data/console_small.rec")), copy));
-    const QString shot = dir.filePath("view.png");
-    QProcess process;
-    process.start(BuiltProgram("railyard"),
-                  {"--recording", copy, "--tab", "throughput", "--window", "6h", "--at",
-                   "2020-01-01T00:00:00Z", "--quit-after-s", "1", "--screenshot", shot,
-                   "--window-size", "1024x700"});
-    QVERIFY(process.waitForFinished(30000));
-    QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
-    QImage image(shot);
-    QVERIFY(!image.isNull());
-    QCOMPARE(image.size(), QSize(1024, 700));
   }
 
   // --window-size sets the size the screenshot is taken at.
