@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "app/prometheus_flags.h"
 #include "core/base/allocator.h"
 #include "core/cluster/access.h"
 #include "core/cluster/alert_rules.h"
@@ -96,25 +97,7 @@ void AddFlags(CLI::App& app, ConsoleFlags& f) {
       ->excludes("--demo", "--cluster", "--node", "--recording", "recording");
   app.add_option("--since", p.since, "With --prometheus: the range's length (15m, 1h, 6h, 2d)")
       ->capture_default_str();
-  app.add_option("--until", p.until,
-                 "With --prometheus: its end: now, a span ago (30m) or a UTC time "
-                 "(2026-11-29T03:10:00Z)")
-      ->capture_default_str();
-  app.add_option("--step", p.step,
-                 "With --prometheus: time between snapshots (default: the range over 720, at "
-                 "least 5s)");
-  app.add_option("--match", p.match,
-                 "With --prometheus: label matchers for every query, e.g. job=\"railyard\"");
-  app.add_option("--prometheus-token-file", p.token_file,
-                 "With --prometheus: a bearer token (the file's first line)")
-      ->check(CLI::ExistingFile);
-  app.add_option("--prometheus-ca", p.ca_file, "With --prometheus: CAs to trust (PEM)")
-      ->check(CLI::ExistingFile);
-  app.add_option("--prometheus-cert", p.cert_file,
-                 "With --prometheus: a client certificate for mutual TLS (PEM)")
-      ->check(CLI::ExistingFile);
-  app.add_option("--prometheus-key", p.key_file, "With --prometheus: its key (PEM)")
-      ->check(CLI::ExistingFile);
+  railyard::app::AddPrometheusRangeFlags(app, p);
   app.add_option("--tab", f.tab,
                  "Open on this tab: overview, slots, flow, compaction, bloom, throughput, "
                  "replication, alerts, incidents, audit");

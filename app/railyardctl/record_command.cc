@@ -9,10 +9,12 @@
 #include <csignal>
 #include <cstdio>
 #include <ctime>
+#include <filesystem>
 #include <map>
 #include <memory>
 #include <thread>
 
+#include "app/prometheus_flags.h"
 #include "app/railyardctl/json_line.h"
 #include "app/railyardctl/stop_signal.h"
 #include "core/cluster/admin_client.h"
@@ -147,6 +149,11 @@ int RecordFromPrometheus(const RecordOptions& o) {
     std::fprintf(stderr, "railyardctl: %s\n", s.message().c_str());
     return kExitUsage;
   }
+  if (std::filesystem::exists(o.out)) {
+    std::fprintf(stderr, "railyardctl: %s exists: a past from Prometheus goes into a new file\n",
+                 o.out.c_str());
+    return kExitUsage;
+  }
   size_t nodes = 0;
   uint64_t snapshots = 0;
   const base::Status s = cluster::RecordPrometheusHistory(
@@ -156,8 +163,7 @@ int RecordFromPrometheus(const RecordOptions& o) {
   std::fprintf(stderr, "\n");
   if (!s.ok()) {
     std::fprintf(stderr, "railyardctl: %s\n", s.ToString().c_str());
-    return s.IsInvalidArgument() && s.message().rfind("Prometheus at", 0) != 0 ? kExitUsage
-                                                                               : ExitFor(s);
+    return ExitFor(s);
   }
   std::printf("recorded %llu snapshots of %zu nodes (one per %lld s) from %s into %s\n",
               static_cast<unsigned long long>(snapshots), nodes,
@@ -190,31 +196,7 @@ CLI::App* AddRecordCommand(CLI::App& app, RecordOptions& o) {
                    "Prometheus server's HTTP API (http(s)://host:port; Thanos, Mimir and "
                    "VictoriaMetrics too): the figures the nodes' /metrics carry, per node")
       ->excludes("--duration-s", "--interval-ms");
-  record
-      ->add_option("--until", p.until,
-                   "With --prometheus: the range's end: now, a span ago (30m) or a UTC time "
-                   "(2026-11-29T03:10:00Z)")
-      ->capture_default_str();
-  record->add_option("--step", p.step,
-                     "With --prometheus: the time between snapshots (15s, 1m; default: the range "
-                     "over 720, at least 5s)");
-  record->add_option("--match", p.match,
-                     "With --prometheus: label matchers for every query, e.g. job=\"railyard\"");
-  record
-      ->add_option("--prometheus-token-file", p.token_file,
-                   "With --prometheus: a bearer token (the file's first line)")
-      ->check(CLI::ExistingFile);
-  record->add_option("--prometheus-ca", p.ca_file, "With --prometheus: CAs to trust (PEM)")
-      ->check(CLI::ExistingFile);
-  record
-      ->add_option("--prometheus-cert", p.cert_file,
-                   "With --prometheus: a client certificate for mutual TLS (PEM)")
-      ->check(CLI::ExistingFile);
-  record->add_option("--prometheus-key", p.key_file, "With --prometheus: its key (PEM)")
-      ->check(CLI::ExistingFile);
-  record->add_option("--prometheus-timeout-s", p.timeout_s, "With --prometheus: per query")
-      ->check(CLI::Range(0.1, 3600.0))
-      ->capture_default_str();
+  railyard::app::AddPrometheusRangeFlags(*record, p);
   return record;
 }
 

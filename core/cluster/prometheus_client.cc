@@ -18,8 +18,8 @@ using base::Status;
 using Code = base::StatusCode;
 namespace pb = google::protobuf;
 
-// An answer larger than this is refused rather than held (a day of 10-s steps for 50 nodes is
-// about 100 MiB of JSON at most for the largest of the history's queries).
+// An answer larger than this is refused rather than held in memory (parsed, it takes several
+// times its size). Not measured against real answers: a bound, not a budget.
 constexpr size_t kMaxAnswerBytes = 512u << 20;
 
 struct Answer {
@@ -69,14 +69,6 @@ std::string Seconds(int64_t ms) {
 const pb::Value* Field(const pb::Struct& s, const std::string& name) {
   auto it = s.fields().find(name);
   return it == s.fields().end() ? nullptr : &it->second;
-}
-
-// The server's own words where an error answer carries them.
-std::string ErrorMessage(std::string_view body) {
-  pb::Struct root;
-  if (!pb::util::JsonStringToMessage(std::string(body), &root).ok()) return {};
-  const pb::Value* error = Field(root, "error");
-  return error && error->has_string_value() ? error->string_value() : std::string();
 }
 
 }  // namespace
@@ -189,9 +181,12 @@ Status QueryRange(const PrometheusServer& server, std::string_view promql, int64
             where + ": HTTP " + std::to_string(http) + " (a bearer token it accepts?)"};
   }
   if (http == 400 || http == 422) {
-    const std::string message = ErrorMessage(answer.body);
-    return Status::InvalidArgument(where + ": " +
-                                   (message.empty() ? "HTTP " + std::to_string(http) : message));
+    // The API says why in the same JSON as an answer ("status": "error").
+    const Status said = ParseQueryRangeAnswer(answer.body, out);
+    out->clear();
+    return Status::InvalidArgument(
+        where + ": " +
+        (said.IsInvalidArgument() ? said.message() : "HTTP " + std::to_string(http)));
   }
   if (http >= 500) return {Code::kUnavailable, where + ": HTTP " + std::to_string(http)};
   if (http != 200) {

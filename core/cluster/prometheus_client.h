@@ -39,10 +39,10 @@ struct PromSeries {
 };
 
 // Evaluates `promql` at every `step_ms` from `from_ms` to `to_ms` (Unix milliseconds).
-// Errors, each naming the server: Unavailable (no connection, a timeout, HTTP 5xx),
-// Unauthenticated (HTTP 401 or 403), InvalidArgument (HTTP 400 or 422: the server's own message,
-// a bad query), ProtocolError (an answer that is not the API's JSON: another service at that
-// address).
+// Errors, each naming the server: Unavailable (no connection, HTTP 5xx), DeadlineExceeded
+// (server.timeout passed), Unauthenticated (HTTP 401 or 403), InvalidArgument (HTTP 400 or 422:
+// the server's own message, a bad query), ProtocolError (an answer that is not the API's JSON:
+// another service at that address), ResourceExhausted (an answer too large to hold).
 // Thread safety: callable from any thread; each call has its own connection.
 base::Status QueryRange(const PrometheusServer& server, std::string_view promql, int64_t from_ms,
                         int64_t to_ms, int64_t step_ms, std::vector<PromSeries>* out);

@@ -30,18 +30,12 @@ enum Query : size_t {
 // A target: job and instance.
 using TargetKey = std::pair<std::string, std::string>;
 
-TargetKey KeyOf(const PromSeries& s) {
-  auto label = [&](const char* name) {
-    auto it = s.labels.find(name);
-    return it == s.labels.end() ? std::string() : it->second;
-  };
-  return {label("job"), label("instance")};
-}
-
 std::string Label(const PromSeries& s, const std::string& name) {
   auto it = s.labels.find(name);
   return it == s.labels.end() ? std::string() : it->second;
 }
+
+TargetKey KeyOf(const PromSeries& s) { return {Label(s, "job"), Label(s, "instance")}; }
 
 std::string Selector(const std::string& match) { return "{" + match + "}"; }
 
@@ -336,14 +330,9 @@ std::vector<PrometheusNodePast> AssemblePrometheusHistory(
     if (!names.insert(past.node).second) past.node += " (" + key.first + " " + key.second + ")";
     uint64_t sequence = 0;
     bool seen = false, was_up = false;
-    // Walk the grid of steps the server evaluated: every time any query answered for.
-    std::set<int64_t> steps;
-    for (const auto& [t, v] : target.up) steps.insert(t);
-    for (auto& [t, snapshot] : target.at) {
-      if (snapshot.node().empty()) snapshot.set_node(past.node);
-    }
+    // Walk the steps at which the server had an `up` for the target, in time order.
     int64_t previous = 0;
-    for (int64_t t : steps) {
+    for (const auto& [t, up_value] : target.up) {
       const bool up = target.at.count(t) > 0;
       // A step missing from the grid (no `up` at all: Prometheus itself was not scraping) is a
       // gap too.

@@ -2,14 +2,13 @@
 #include "core/cluster/prometheus_recording.h"
 
 #include <cstdio>
-#include <fstream>
 #include <memory>
 #include <queue>
 #include <string>
 #include <tuple>
 
+#include "core/cluster/text_files.h"
 #include "core/cluster/time_span.h"
-
 #include "core/trace/recording.h"
 #include "core/trace/recording_writer.h"
 
@@ -29,17 +28,13 @@ base::Status ResolvePrometheusSource(const PrometheusSourceSpec& spec, int64_t n
   if (!(spec.timeout_s > 0)) return base::Status::InvalidArgument("a query timeout of 0");
   server->timeout = std::chrono::milliseconds(static_cast<int64_t>(spec.timeout_s * 1000));
   if (!spec.token_file.empty()) {
-    std::ifstream in(spec.token_file);
-    if (!in) return base::Status::NotFound("cannot read the token file " + spec.token_file);
-    std::getline(in, server->bearer_token);
-    while (!server->bearer_token.empty() &&
-           (server->bearer_token.back() == '\r' || server->bearer_token.back() == ' ')) {
-      server->bearer_token.pop_back();
+    // Read as the nodes and railyardctl read token files: the first token in it.
+    std::vector<std::string> tokens;
+    if (base::Status s = ReadTokenFile(spec.token_file, &tokens); !s.ok()) return s;
+    if (tokens.empty()) {
+      return base::Status::InvalidArgument("the token file " + spec.token_file + " holds no token");
     }
-    if (server->bearer_token.empty()) {
-      return base::Status::InvalidArgument("the token file " + spec.token_file +
-                                           " has no token on its first line");
-    }
+    server->bearer_token = tokens.front();
   }
   *options = {};
   options->match = spec.match;
@@ -72,10 +67,7 @@ base::Status RecordPrometheusHistory(const PrometheusServer& server,
                                      const std::string& path,
                                      const std::function<void(size_t, size_t)>& progress,
                                      size_t* nodes, uint64_t* snapshots) {
-  std::vector<PrometheusNodePast> pasts;
-  if (base::Status s = FetchPrometheusHistory(server, options, &pasts, progress); !s.ok()) {
-    return s;
-  }
+  // The file first: a path that cannot be written is said before any query is sent.
   trace::WriterOptions writer_options;
   writer_options.error_if_exists = true;
   writer_options.writer = "Prometheus at " + server.url;
@@ -83,7 +75,9 @@ base::Status RecordPrometheusHistory(const PrometheusServer& server,
   if (base::Status s = trace::RecordingWriter::Create(path, writer_options, &writer); !s.ok()) {
     return s;
   }
-  base::Status s = WritePrometheusHistory(pasts, writer.get(), snapshots);
+  std::vector<PrometheusNodePast> pasts;
+  base::Status s = FetchPrometheusHistory(server, options, &pasts, progress);
+  if (s.ok()) s = WritePrometheusHistory(pasts, writer.get(), snapshots);
   if (s.ok()) s = writer->Close();
   if (!s.ok()) {
     writer.reset();

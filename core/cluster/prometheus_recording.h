@@ -31,14 +31,14 @@ struct PrometheusSourceSpec {
 };
 
 // The server and range `spec` names, as of `now_ms`. InvalidArgument naming the flag that is
-// wrong; NotFound or IOError for a token file that cannot be read.
+// wrong, or a token file that cannot be read or holds no token (read as ReadTokenFile reads).
 base::Status ResolvePrometheusSource(const PrometheusSourceSpec& spec, int64_t now_ms,
                                      PrometheusServer* server, PrometheusHistoryOptions* options);
 
-// Fetches the range and writes it into a new recording at `path` (an existing file is an error:
-// a past is not appended to another). `progress` hears each query as FetchPrometheusHistory's.
-// On an error after the file was created, it is removed. `nodes` and `snapshots` (may be null)
-// get what was written.
+// Creates a new recording at `path` (an existing file is an error, said before any query: a past
+// is not appended to another), then fetches the range into it. `progress` hears each query as
+// FetchPrometheusHistory's. On an error after the file was created, it is removed. `nodes` and
+// `snapshots` (may be null) get what was written.
 base::Status RecordPrometheusHistory(const PrometheusServer& server,
                                      const PrometheusHistoryOptions& options,
                                      const std::string& path,
