@@ -25,6 +25,7 @@
 #include "ui/models/throughput_model.h"
 #include "ui/sources/replay_source.h"
 #include "ui/views/compaction_view.h"
+#include "ui/views/plot_style.h"
 #include "ui/views/qcustomplot_include.h"
 #include "ui/views/replication_view.h"
 
@@ -330,6 +331,51 @@ class ReplicationTest : public QObject {
     view.Table()->selectRow(2);
     QCOMPARE(selected.count(), 1);
     QCOMPARE(selected.at(0).at(0).toInt(), G::kCatchingUp);
+  }
+
+  // The lag plot zooms as Throughput's does: a drag across it shows the dragged range and stops
+  // following (new samples leave it where it is), the lag axis fitted to what is visible; a
+  // double-click follows the newest samples again.
+  void theLagPlotZoomsByDragAndFollowsOnADoubleClick() {
+    ClusterState state;
+    Declare(&state);
+    ReplicationView view(&state);
+    view.resize(1100, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const G g;
+    Apply(&state, g, 0, kFrames);
+    QCustomPlot* plot = view.LagPlot();
+    plot->replot();
+    QVERIFY(view.Following());
+    QCOMPARE(plot->xAxis->range().upper, double(g.TimeOf(kFrames - 1)) / 1000.0);
+    const QRect area = plot->axisRect()->rect();
+    // Over the middle half of the samples (a fresh start fills only part of the axis).
+    const int y = area.center().y();
+    const QPoint from(int(plot->xAxis->coordToPixel(g.TimeOf(kFrames / 4) / 1000.0)), y);
+    const QPoint to(int(plot->xAxis->coordToPixel(g.TimeOf(3 * kFrames / 4) / 1000.0)), y);
+    const double from_s = plot->xAxis->pixelToCoord(from.x());
+    const double to_s = plot->xAxis->pixelToCoord(to.x());
+    QTest::mousePress(plot, Qt::LeftButton, {}, from);
+    QTest::mouseMove(plot, (from + to) / 2);
+    QTest::mouseMove(plot, to);
+    QTest::mouseRelease(plot, Qt::LeftButton, {}, to);
+    QVERIFY(!view.Following());
+    QVERIFY2(std::abs(plot->xAxis->range().lower - from_s) < 0.01 &&
+                 std::abs(plot->xAxis->range().upper - to_s) < 0.01,
+             qPrintable(QString("dragged %1 s wide, shows %2 s")
+                            .arg(to_s - from_s)
+                            .arg(plot->xAxis->range().size())));
+    // The lag axis fits what the zoomed range shows.
+    QCPRange visible;
+    QVERIFY(railyard::ui::VisibleValueRange(plot, &visible));
+    QCOMPARE(plot->yAxis->range().upper, std::max(visible.upper * 1.1, 1.0));
+    const QCPRange zoomed = plot->xAxis->range();
+    Apply(&state, g, kFrames, kFrames + 5);
+    QCOMPARE(plot->xAxis->range(), zoomed);
+    QTest::mouseDClick(plot, Qt::LeftButton, {}, area.center());
+    QVERIFY(view.Following());
+    QCOMPARE(plot->xAxis->range().upper, double(g.TimeOf(kFrames + 4)) / 1000.0);
   }
 
   void compactionViewShowsTheDocumentCache() {

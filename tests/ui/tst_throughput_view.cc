@@ -28,6 +28,8 @@
 #include "ui/views/qcustomplot_include.h"
 #include "ui/views/throughput_graphs.h"
 #include "ui/views/throughput_view.h"
+#include "ui/views/time_axis_drag.h"
+#include "ui/views/time_range_dialog.h"
 
 using namespace railyard;
 using namespace railyard::ui;
@@ -58,6 +60,13 @@ std::shared_ptr<admin::Telemetry> Snapshot(uint64_t sequence, double rate, doubl
 
 // Node n serves 100 * (n + 1) + f requests/s in frame f (one per second) with n + f % 3
 // errors/s, p99 (n + 1) ms.
+// One node (index 0) at 1 Hz from second `first` to `last` after kT0, at a steady 100 req/s.
+void FeedSteadySeconds(ClusterState* state, int first, int last) {
+  for (int f = first; f <= last; ++f) {
+    state->ApplyFrame({{0, Snapshot(f + 1, 100, 100, 900), {}}}, kT0 + qint64(f) * 1000);
+  }
+}
+
 void FeedNodes(ClusterState* state, int nodes, int frames) {
   for (int f = 0; f < frames; ++f) {
     std::vector<ClusterState::Update> updates;
@@ -817,14 +826,10 @@ class ThroughputViewTest : public QObject {
     state.ApplyFrame({{0, Snapshot(1, 100, 100, 900), {}}}, kT0);
     QCOMPARE(view.VisibleToMs(), kT0);
     QCOMPARE(view.VisibleFromMs(), kT0 - ThroughputView::kMinSpanMs);
-    for (int f = 1; f <= 60; ++f) {
-      state.ApplyFrame({{0, Snapshot(f + 1, 100, 100, 900), {}}}, kT0 + f * 1000);
-    }
+    FeedSteadySeconds(&state, 1, 60);
     QCOMPARE(view.VisibleFromMs(), kT0);  // One minute of data fills the chart.
     QCOMPARE(view.VisibleToMs(), kT0 + 60000);
-    for (int f = 61; f <= 400; ++f) {
-      state.ApplyFrame({{0, Snapshot(f + 1, 100, 100, 900), {}}}, kT0 + f * 1000);
-    }
+    FeedSteadySeconds(&state, 61, 400);
     QCOMPARE(view.VisibleToMs() - view.VisibleFromMs(), 5 * 60 * 1000);
   }
 
@@ -861,6 +866,108 @@ class ThroughputViewTest : public QObject {
     QVERIFY(view.Following());
     QCOMPARE(view.VisibleToMs(), last);
     QVERIFY(view.SetWindowMinutes(5));
+    QCOMPARE(ticker->dateTimeFormat(), QString("hh:mm:ss"));
+  }
+
+  // Time as in Grafana: a drag across a chart zooms every chart to the dragged range and stops
+  // following; a drag shorter than a click's wobble does nothing; Shift+drag pans without
+  // zooming; a double-click follows again.
+  void aDragZoomsToItsRangeAndShiftDragPans() {
+    ClusterState state;
+    state.AddNode("127.0.0.1:7000", "backend-1");
+    ThroughputView view(&state);
+    view.resize(900, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    FeedSteadySeconds(&state, 0, 300);
+    const qint64 last = kT0 + 300 * 1000;
+    QCOMPARE(view.VisibleToMs(), last);
+    QCustomPlot* rates = view.RatesPlot();
+    rates->replot();  // The axis rect's geometry, as drawn.
+    const QRect area = rates->axisRect()->rect();
+    const int y = area.center().y();
+    const QPoint from(area.left() + area.width() / 4, y), to(area.left() + area.width() / 2, y);
+    const double from_s = rates->xAxis->pixelToCoord(from.x());
+    const double to_s = rates->xAxis->pixelToCoord(to.x());
+    auto drag = [rates](QPoint a, QPoint b, Qt::KeyboardModifiers modifiers) {
+      QTest::mousePress(rates, Qt::LeftButton, modifiers, a);
+      QTest::mouseMove(rates, (a + b) / 2);
+      QTest::mouseMove(rates, b);
+      QTest::mouseRelease(rates, Qt::LeftButton, modifiers, b);
+    };
+
+    drag(from, from + QPoint(TimeAxisDrag::kMinDragPx - 2, 0), {});
+    QCOMPARE(view.VisibleToMs(), last);  // A wobble, not a zoom.
+
+    // Seen while dragging: the selected range drawn over the charts.
+    QTest::mousePress(rates, Qt::LeftButton, {}, from);
+    QTest::mouseMove(rates, (from + to) / 2);
+    QTest::mouseMove(rates, to);
+    rates->replot();
+    SaveScreenshot(&view, "throughput_drag_to_zoom.png");
+    QTest::mouseRelease(rates, Qt::LeftButton, {}, to);
+    QVERIFY(!view.Following());
+    QVERIFY2(std::abs(rates->xAxis->range().lower - from_s) < 0.01 &&
+                 std::abs(rates->xAxis->range().upper - to_s) < 0.01,
+             qPrintable(QString("dragged %1..%2 s, shows %3..%4")
+                            .arg(from_s - kT0 / 1000.0)
+                            .arg(to_s - kT0 / 1000.0)
+                            .arg(rates->xAxis->range().lower - kT0 / 1000.0)
+                            .arg(rates->xAxis->range().upper - kT0 / 1000.0)));
+    QCOMPARE(view.ErrorsPlot()->xAxis->range(), rates->xAxis->range());
+    QCOMPARE(view.LatencyPlot()->xAxis->range(), rates->xAxis->range());
+    // New samples do not move a zoomed chart.
+    const QCPRange zoomed = rates->xAxis->range();
+    state.ApplyFrame({{0, Snapshot(302, 100, 100, 900), {}}}, last + 1000);
+    QCOMPARE(rates->xAxis->range(), zoomed);
+
+    drag(to, from, Qt::ShiftModifier);  // Pans to later times by the dragged distance.
+    const QCPRange panned = rates->xAxis->range();
+    QVERIFY2(std::abs(panned.size() - zoomed.size()) < 1e-6,
+             qPrintable(QString("width %1 s, was %2").arg(panned.size()).arg(zoomed.size())));
+    const double expected_s = zoomed.size() * (to.x() - from.x()) / area.width();
+    const double pixel_s = zoomed.size() / area.width();
+    QVERIFY2(std::abs(panned.lower - zoomed.lower - expected_s) <= 2 * pixel_s,
+             qPrintable(QString("moved by %1 s, dragged %2 s")
+                            .arg(panned.lower - zoomed.lower)
+                            .arg(expected_s)));
+
+    QTest::mouseDClick(rates, Qt::LeftButton, {}, area.center());
+    QVERIFY(view.Following());
+    QCOMPARE(view.VisibleToMs(), last + 1000);
+  }
+
+  // A custom range: "Range..." offers the visible range, refuses an end before its start, and
+  // shows exactly what was entered (to the second), stopping following; a range of days shows
+  // dates on the time axis.
+  void aCustomRangeShowsWhatWasEntered() {
+    ClusterState state;
+    state.AddNode("127.0.0.1:7000", "backend-1");
+    ThroughputView view(&state);
+    view.resize(900, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    FeedSteadySeconds(&state, 0, 600);
+    TimeRangeDialog* dialog = view.AskRange();
+    QVERIFY(dialog->isVisible());
+    QCOMPARE(dialog->Range().from_ms, view.VisibleFromMs() / 1000 * 1000);
+    QCOMPARE(dialog->Range().to_ms, (view.VisibleToMs() + 999) / 1000 * 1000);
+    dialog->SetRange({kT0 + 200 * 1000, kT0 + 100 * 1000});
+    QVERIFY(!dialog->CanAccept());
+    dialog->SetRange({kT0 + 100 * 1000, kT0 + 250 * 1000});
+    QVERIFY(dialog->CanAccept());
+    dialog->accept();
+    QVERIFY(!view.Following());
+    QCOMPARE(view.VisibleFromMs(), kT0 + 100 * 1000);
+    QCOMPARE(view.VisibleToMs(), kT0 + 250 * 1000);
+    QCOMPARE(view.ErrorsPlot()->xAxis->range(), view.RatesPlot()->xAxis->range());
+
+    view.ShowRange(kT0 - 2 * 86400 * 1000, kT0 + 600 * 1000);
+    auto ticker = view.RatesPlot()->xAxis->ticker().dynamicCast<QCPAxisTickerDateTime>();
+    QVERIFY(ticker);
+    QCOMPARE(ticker->dateTimeFormat(), QString("MM-dd hh:mm"));
+    view.Follow();
+    QCOMPARE(view.VisibleToMs(), kT0 + 600 * 1000);
     QCOMPARE(ticker->dateTimeFormat(), QString("hh:mm:ss"));
   }
 

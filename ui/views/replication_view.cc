@@ -18,6 +18,7 @@
 #include "ui/models/replication_model.h"
 #include "ui/views/plot_style.h"
 #include "ui/views/qcustomplot_include.h"
+#include "ui/views/time_axis_drag.h"
 
 namespace railyard::ui {
 
@@ -112,6 +113,15 @@ ReplicationView::ReplicationView(ReplicationModel* model, ReplicationLagModel* l
   plot_->xAxis->setTicker(ticker);
   plot_->legend->setVisible(true);
   plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
+  // As on Throughput: drag to zoom, Shift+drag to pan, double-click to follow again.
+  auto* drag = new TimeAxisDrag(plot_);
+  connect(drag, &TimeAxisDrag::Taken, this, [this] { following_ = false; });
+  connect(drag, &TimeAxisDrag::FollowAsked, this, &ReplicationView::Follow);
+  connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this] {
+    if (following_) return;  // ApplyRange fits the values itself.
+    FitValues();
+    plot_->replot(QCustomPlot::rpQueuedReplot);
+  });
 
   auto* controls = new QHBoxLayout;
   controls->addWidget(summary_, 1);
@@ -246,13 +256,22 @@ void ReplicationView::ApplyRange() {
     if (!series.empty()) oldest = std::min(oldest, series.front().t_ms);
   }
   const qint64 begin = std::max(end - kWindowMs, std::min(oldest, end - kMinWindowMs));
-  plot_->xAxis->setRange(double(begin) / 1000.0, double(end) / 1000.0);
+  if (following_) plot_->xAxis->setRange(double(begin) / 1000.0, double(end) / 1000.0);
+  FitValues();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ReplicationView::Follow() {
+  following_ = true;
+  ApplyRange();
+}
+
+void ReplicationView::FitValues() {
   QCPRange values;
   const bool found = VisibleValueRange(plot_, &values);
   // From zero, with headroom, so a replica at lag 0 is a line just above the axis rather than in
   // the middle (or under the axis line, where it read as no data).
   plot_->yAxis->setRange(FromZero(found ? std::max(values.upper * 1.1, 1.0) : 1.0));
-  plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 }  // namespace railyard::ui

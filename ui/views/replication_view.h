@@ -20,7 +20,8 @@ class ReplicationModel;
 
 // Replication across the cluster: a sortable table with a row per updater and replica
 // (ReplicationModel; a replica's catch-up progress drawn as a bar while it catches up) and a plot
-// of each replica's lag over the last five minutes, in documents or in seconds (a toggle).
+// of each replica's lag over the last five minutes, in documents or in seconds (a toggle); its
+// time axis zooms and pans as Throughput's does (TimeAxisDrag), over the 15 minutes kept.
 // Selecting a row tells the window which node the per-node views show.
 //
 // Cheap at 10 Hz: the plot appends only new samples and asks for a queued replot; a hidden view
@@ -49,6 +50,10 @@ class ReplicationView : public QWidget {
   QComboBox* UnitBox() const { return unit_box_; }
   QCustomPlot* LagPlot() const { return plot_; }
   QString Summary() const;
+  // Whether the plot follows the newest samples; a drag or a wheel turn on it stops that, a
+  // double-click or Follow() resumes.
+  bool Following() const { return following_; }
+  void Follow();
   // The lag graph of ClusterState node `node`; null if it has none (for tests).
   QCPGraph* GraphOf(int node) const { return graphs_.value(node); }
 
@@ -63,6 +68,8 @@ class ReplicationView : public QWidget {
   void Rebuild();
   void AppendNew();
   void ApplyRange();
+  // The lag axis from zero to above the highest visible point.
+  void FitValues();
   void UpdateSummary();
 
   ClusterState* const state_;
@@ -77,6 +84,7 @@ class ReplicationView : public QWidget {
   QHash<int, QCPGraph*> graphs_;       // Per replica node.
   QHash<int, qint64> drawn_until_ms_;  // Per replica node: the newest sample in its graph.
   bool behind_ = false;
+  bool following_ = true;
 };
 
 }  // namespace railyard::ui

@@ -20,6 +20,8 @@
 #include "ui/views/plot_style.h"
 #include "ui/views/qcustomplot_include.h"
 #include "ui/views/throughput_graphs.h"
+#include "ui/views/time_axis_drag.h"
+#include "ui/views/time_range_dialog.h"
 
 namespace railyard::ui {
 
@@ -91,8 +93,10 @@ ThroughputView::ThroughputView(ThroughputModel* model, QWidget* parent)
   window_->setCurrentIndex(1);
   window_->setToolTip(
       tr("How much time the charts show; past 15 minutes, in 1-minute buckets (each one's lowest, "
-         "mean and highest). Drag or scroll a chart to zoom and pan; double-click to follow the "
-         "newest samples again."));
+         "mean and highest). Drag across a chart to zoom there, Shift+drag to pan, scroll to zoom; "
+         "double-click to follow the newest samples again."));
+  range_ = new QPushButton(tr("Range\u2026"), this);
+  range_->setToolTip(tr("Show a custom time range: a start and an end."));
   pause_ = new QPushButton(tr("Pause"), this);
   pause_->setCheckable(true);
   follow_ = new QPushButton(tr("Follow"), this);
@@ -110,6 +114,7 @@ ThroughputView::ThroughputView(ThroughputModel* model, QWidget* parent)
   controls->addWidget(show_);
   controls->addWidget(new QLabel(tr("Window:"), this));
   controls->addWidget(window_);
+  controls->addWidget(range_);
   controls->addWidget(pause_);
   controls->addWidget(follow_);
   controls->addWidget(png_);
@@ -127,23 +132,20 @@ ThroughputView::ThroughputView(ThroughputModel* model, QWidget* parent)
     ticker->setDateTimeFormat("hh:mm:ss");
     plot->xAxis->setTicker(ticker);
     plot->yAxis->setLabel(tr(labels[i]));
-    plot->setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    // As a dashboard does: a double-click leaves a zoom or pan for the newest samples.
-    connect(plot, &QCustomPlot::mouseDoubleClick, this, [this] { Follow(); });
+    // As a dashboard does: drag to zoom, Shift+drag to pan, a double-click leaves a zoom or pan
+    // for the newest samples; any of them stops scrolling.
+    auto* drag = new TimeAxisDrag(plot);
+    connect(drag, &TimeAxisDrag::Taken, this, [this] { following_ = false; });
+    connect(drag, &TimeAxisDrag::FollowAsked, this, &ThroughputView::Follow);
     // QCustomPlot repaints the widget at once after a replot by default: three synchronous
     // repaints a frame, each a pass over the window's dirty regions (its parents' backgrounds,
     // the tab bar) and a flush. A soft update paints the three plots in the frame's one pass.
     plot->setPlottingHint(QCP::phImmediateRefresh, false);
-    plot->axisRect()->setRangeDrag(Qt::Horizontal);
-    plot->axisRect()->setRangeZoom(Qt::Horizontal);
     // The same left and right margins on all three, so one time is one x on every chart.
     plot->axisRect()->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
     plot->legend->setVisible(true);
     plot->setAutoAddPlottableToLegend(false);  // ThroughputGraphs adds its own entries.
     plot->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
-    // A drag or a wheel turn means the user wants to look at a moment: stop scrolling.
-    connect(plot, &QCustomPlot::mousePress, this, [this](QMouseEvent*) { following_ = false; });
-    connect(plot, &QCustomPlot::mouseWheel, this, [this](QWheelEvent*) { following_ = false; });
     connect(plot->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
             &ThroughputView::SyncRanges);
     layout_->addWidget(plot, 2);
@@ -176,6 +178,7 @@ ThroughputView::ThroughputView(ThroughputModel* model, QWidget* parent)
           [this](int index) { SetShow(Show(show_->itemData(index).toInt())); });
   connect(window_, &QComboBox::currentIndexChanged, this,
           [this](int index) { SetWindowMinutes(window_->itemData(index).toInt()); });
+  connect(range_, &QPushButton::clicked, this, &ThroughputView::AskRange);
   connect(pause_, &QPushButton::toggled, this, &ThroughputView::SetPaused);
   connect(follow_, &QPushButton::clicked, this, &ThroughputView::Follow);
   connect(png_, &QPushButton::clicked, this, &ThroughputView::ExportPngInteractive);
@@ -226,12 +229,6 @@ bool ThroughputView::SetWindowMinutes(int minutes) {
   if (!model_->SetWindowMinutes(minutes)) return false;
   const int index = window_->findData(minutes);
   if (index != window_->currentIndex()) window_->setCurrentIndex(index);
-  // Seconds matter within minutes; over hours they crowd the axis.
-  for (QCustomPlot* plot : plots_) {
-    if (auto ticker = plot->xAxis->ticker().dynamicCast<QCPAxisTickerDateTime>()) {
-      ticker->setDateTimeFormat(minutes >= 60 ? "hh:mm" : "hh:mm:ss");
-    }
-  }
   following_ = true;
   ApplyRange();
   return true;
@@ -257,6 +254,32 @@ void ThroughputView::ShowAround(qint64 t_ms) {
   for (QCustomPlot* plot : plots_) plot->xAxis->setRange(range);
   applying_range_ = false;
   ApplyRange();
+}
+
+void ThroughputView::ShowRange(qint64 from_ms, qint64 to_ms) {
+  following_ = false;
+  double from = double(std::min(from_ms, to_ms)) / 1000.0;
+  double to = double(std::max(from_ms, to_ms)) / 1000.0;
+  if (to - from < TimeAxisDrag::kMinRangeS) {
+    const double middle = (from + to) / 2;
+    from = middle - TimeAxisDrag::kMinRangeS / 2;
+    to = middle + TimeAxisDrag::kMinRangeS / 2;
+  }
+  applying_range_ = true;
+  for (QCustomPlot* plot : plots_) plot->xAxis->setRange(from, to);
+  applying_range_ = false;
+  ApplyRange();
+}
+
+TimeRangeDialog* ThroughputView::AskRange() {
+  auto* dialog = new TimeRangeDialog({VisibleFromMs(), VisibleToMs()}, this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  connect(dialog, &QDialog::accepted, this, [this, dialog] {
+    const TimeWindow range = dialog->Range();
+    ShowRange(range.from_ms, range.to_ms);
+  });
+  dialog->open();
+  return dialog;
 }
 
 void ThroughputView::SetRecordingSpan(qint64 start_ms, qint64 end_ms) {
@@ -408,6 +431,7 @@ void ThroughputView::ApplyRange(bool frame) {
     for (QCustomPlot* plot : plots_) plot->xAxis->setRange(range);
     applying_range_ = false;
   }
+  UpdateTimeFormat();
   UpdateEventMarks();
   UpdateLegends();
   FitValueAxes();
@@ -436,6 +460,16 @@ void ThroughputView::ApplyRange(bool frame) {
     settle_->start();  // Again from now: it fires only once frames stop.
   } else {
     settle_->stop();
+  }
+}
+
+void ThroughputView::UpdateTimeFormat() {
+  // Seconds matter within minutes; over hours they crowd the axis; past a day, the date does.
+  const double seconds = plots_[0]->xAxis->range().size();
+  const QString format = seconds < 3600 ? "hh:mm:ss" : seconds <= 86400 ? "hh:mm" : "MM-dd hh:mm";
+  for (QCustomPlot* plot : plots_) {
+    auto ticker = plot->xAxis->ticker().dynamicCast<QCPAxisTickerDateTime>();
+    if (ticker && ticker->dateTimeFormat() != format) ticker->setDateTimeFormat(format);
   }
 }
 
@@ -628,6 +662,7 @@ void ThroughputView::SyncRanges(const QCPRange& range) {
       plot->replot(QCustomPlot::rpQueuedReplot);
     }
   }
+  UpdateTimeFormat();
   UpdateLegends();  // Their mean and max follow the visible range.
   syncing_ = false;
 }

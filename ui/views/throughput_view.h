@@ -22,6 +22,8 @@ class QVBoxLayout;
 
 namespace railyard::ui {
 
+class TimeRangeDialog;
+
 class PlotEventMarks;
 class PlotCrosshair;
 class ThroughputGraphs;
@@ -43,8 +45,9 @@ class ThroughputGraphs;
 // Following, the window ends at the newest sample and reaches back to the first one until it is
 // the chosen window wide (1, 5 or 15 minutes, 1, 6 or 24 hours); without data it ends now (live)
 // or lies in the recording's span (replay, see SetRecordingSpan). Pause freezes the picture
-// (samples keep being recorded); dragging or the wheel zooms and pans the time axis (and stops
-// following until "Follow" is pressed or a chart double-clicked). Export writes the charts as PNG
+// (samples keep being recorded); dragging across a chart zooms to that range, Shift+drag pans,
+// the wheel zooms, and "Range..." asks for a custom start and end: each stops following until
+// "Follow" is pressed or a chart double-clicked. Export writes the charts as PNG
 // or the visible samples as CSV.
 //
 // It stays cheap at 10 Hz with 100 nodes: each frame appends only new samples and asks for a
@@ -108,6 +111,11 @@ class ThroughputView : public QWidget {
   // Stops following and centres the time axes on `t_ms` (cluster clock), keeping the visible
   // width (at least a minute): an incident's moment.
   void ShowAround(qint64 t_ms);
+  // Stops following and shows [from_ms, to_ms] (cluster clock; at least TimeAxisDrag's least
+  // range): a custom range, as "Range..." asks for one.
+  void ShowRange(qint64 from_ms, qint64 to_ms);
+  // Opens the custom range dialog (window-modal; OK calls ShowRange) and returns it.
+  TimeRangeDialog* AskRange();
   bool Following() const { return following_; }
   // A replay's recording span (cluster ms): where an empty chart is anchored, and the "no
   // latency" notice says "in this recording". (0, 0): live.
@@ -160,6 +168,8 @@ class ThroughputView : public QWidget {
   // The time range to show while following.
   TimeWindow FollowedRange() const;
   void FitValueAxes();
+  // The time axis's labels for the visible width (seconds, minutes, dates).
+  void UpdateTimeFormat();
   // Redraws the event marks if the model's events or what is shown changed.
   void UpdateEventMarks();
   // Each listed graph's legend name with its current, mean and max over the visible range; while
@@ -185,6 +195,7 @@ class ThroughputView : public QWidget {
   QLabel* title_;
   QComboBox* show_;
   QComboBox* window_;
+  QPushButton* range_;
   QPushButton* pause_;
   QPushButton* follow_;
   QPushButton* png_;
