@@ -835,6 +835,45 @@ class ConsoleDrillsTest : public QObject {
         "in %lld ms",
         backfilled.at(0).at(1).toLongLong(), opened - backfilled.at(0).at(2).toLongLong(),
         backfill_ms);
+
+    // The late console stalls (its polling stopped) past its stale allowance while the nodes
+    // serve on: heard again, each node's stretch comes from its recorder, no gap left in it.
+    QSignalSpy filled(late.live_source(), &ui::LiveSource::GapFilled);
+    late.live_source()->Stop();
+    const qint64 stalled_at = QDateTime::currentMSecsSinceEpoch();
+    QVERIFY(WaitMs(
+                [&] {
+                  const qint64 now = QDateTime::currentMSecsSinceEpoch();
+                  if (now < stalled_at + kLateStaleAfterMs + 1500) return false;
+                  // Each recorder has a snapshot well inside the stall.
+                  for (NodeProcess* node : {updater_.get(), replica1_.get(), replica2_.get()}) {
+                    if (railyard::testing::FlightRecorderTimes(node->admin(), kViewerToken,
+                                                               stalled_at + 1000)
+                            .empty()) {
+                      return false;
+                    }
+                  }
+                  return true;
+                },
+                kSlackMs) >= 0);
+    const qint64 resumed_polling = QDateTime::currentMSecsSinceEpoch();
+    late.live_source()->Start();
+    QVERIFY2(WaitMs([&] { return filled.count() >= 3; }, kSlackMs) >= 0,
+             qPrintable(QString("%1 of 3 nodes' stalls filled").arg(filled.count())));
+    for (int i : {late_updater, late_replica1, late_replica2}) {
+      const ThroughputModel::Series& series = charts.series(i);
+      int inside = 0;
+      for (size_t k = 0; k < series.size(); ++k) {
+        if (series[k].t_ms <= stalled_at + 100 || series[k].t_ms >= resumed_polling) continue;
+        QVERIFY2(!series[k].IsGap(), qPrintable(late_state.Node(i).name + ": a gap in the stall"));
+        ++inside;
+      }
+      QVERIFY2(inside >= 1, qPrintable(late_state.Node(i).name + ": nothing in the stall"));
+    }
+    qInfo(
+        "drill: the late console stalled %lld ms; %lld nodes' stretches filled from their "
+        "recorders",
+        resumed_polling - stalled_at, qint64(filled.count()));
   }
 };
 

@@ -286,6 +286,64 @@ class LiveSourceTest : public QObject {
     later->Shutdown(std::chrono::milliseconds(0));
   }
 
+  // A console that heard nothing for a while (stopped here; a suspended laptop or a stopped
+  // console alike) while the node served on: on the node's next answer the console reads what
+  // its recorder kept meanwhile and puts it into the hole, with the command someone ran there;
+  // the chart shows the node serving throughout instead of a line across the silence.
+  void aStretchTheConsoleMissedComesFromTheRecorder() {
+    QTemporaryDir dir;
+    std::unique_ptr<railyard::node::Node> node = OpenNode(dir.filePath("n"), 0, 20);
+    QVERIFY(node);
+    ClusterState state;
+    state.SetStaleAfterMs(300);
+    ThroughputModel throughput(&state);
+    LiveSource source(&state);
+    source.SetOptions(FastOptions());
+    QSignalSpy filled(&source, &LiveSource::GapFilled);
+    QCOMPARE(source.AddNode(QString("127.0.0.1:%1").arg(node->admin_endpoint().port), kViewerToken),
+             0);
+    source.Start();
+    QTRY_VERIFY_WITH_TIMEOUT(source.FramesApplied() > 5, 10000);
+    source.Stop();
+    const qint64 silent_from = throughput.series(0).back().t_ms;
+    railyard::cluster::AdminClient op(node->admin_endpoint(), kOperatorToken, "someone else");
+    QVERIFY(op.Connect(std::chrono::seconds(5)).ok());
+    railyard::admin::AdminResponse response;
+    QVERIFY(op.Drain(&response).ok());
+    // Recorded well past the stale allowance, with the drain in a snapshot.
+    const qint64 drained = QDateTime::currentMSecsSinceEpoch();
+    QVERIFY(railyard::testing::WaitUntil([&] {
+      const std::vector<qint64> times = HistoryTimes(*node);
+      return !times.empty() && times.back() > std::max(drained, silent_from + 1200);
+    }));
+    const qint64 heard_again = QDateTime::currentMSecsSinceEpoch();
+    source.Start();
+    QVERIFY(filled.wait(10000));
+    QCOMPARE(filled.at(0).at(0).toInt(), 0);
+    QVERIFY2(filled.at(0).at(1).toLongLong() >= 20,
+             qPrintable(QString::number(filled.at(0).at(1).toLongLong())));
+    QVERIFY(filled.at(0).at(2).toLongLong() > silent_from);
+    QVERIFY(filled.at(0).at(3).toLongLong() < heard_again + 1000);
+    const ThroughputModel::Series& series = throughput.series(0);
+    int inside = 0;
+    for (size_t i = 0; i < series.size(); ++i) {
+      if (i > 0) QVERIFY(series[i - 1].t_ms <= series[i].t_ms);
+      if (series[i].t_ms <= silent_from || series[i].t_ms >= heard_again) continue;
+      QVERIFY2(
+          !series[i].IsGap(),
+          qPrintable(QString("a gap %1 ms into the silence").arg(series[i].t_ms - silent_from)));
+      ++inside;
+    }
+    QVERIFY2(inside >= 20, qPrintable(QString::number(inside)));
+    bool drain_inside = false;
+    for (const ThroughputEvent& e : throughput.Events(0, silent_from, heard_again)) {
+      drain_inside = drain_inside || e.command == "drain";
+    }
+    QVERIFY(drain_inside);
+    source.Stop();
+    node->Shutdown(std::chrono::milliseconds(0));
+  }
+
   // Told not to backfill, a console polls at once and reads no past.
   void backfillIsOffWithTheOption() {
     QTemporaryDir dir;

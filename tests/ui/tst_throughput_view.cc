@@ -58,8 +58,6 @@ std::shared_ptr<admin::Telemetry> Snapshot(uint64_t sequence, double rate, doubl
   return t;
 }
 
-// Node n serves 100 * (n + 1) + f requests/s in frame f (one per second) with n + f % 3
-// errors/s, p99 (n + 1) ms.
 // One node (index 0) at 1 Hz from second `first` to `last` after kT0, at a steady 100 req/s.
 void FeedSteadySeconds(ClusterState* state, int first, int last) {
   for (int f = first; f <= last; ++f) {
@@ -67,6 +65,8 @@ void FeedSteadySeconds(ClusterState* state, int first, int last) {
   }
 }
 
+// Node n serves 100 * (n + 1) + f requests/s in frame f (one per second) with n + f % 3
+// errors/s, p99 (n + 1) ms.
 void FeedNodes(ClusterState* state, int nodes, int frames) {
   for (int f = 0; f < frames; ++f) {
     std::vector<ClusterState::Update> updates;
@@ -867,6 +867,62 @@ class ThroughputViewTest : public QObject {
     QCOMPARE(view.VisibleToMs(), last);
     QVERIFY(view.SetWindowMinutes(5));
     QCOMPARE(ticker->dateTimeFormat(), QString("hh:mm:ss"));
+  }
+
+  // A node's own past put into a hole in its series (what LiveSource's gap fill delivers): a
+  // stretch it recorded throughout replaces the console's gap and its down/up marks; a stretch
+  // it recorded only the start of (it went down) keeps a gap after its last snapshot, and the
+  // marks; a past over what the console polled changes nothing.
+  void aNodesPastFillsTheHoleTheConsoleHad() {
+    for (const bool whole : {true, false}) {
+      ClusterState state;  // Stale after 5 s.
+      state.AddNode("127.0.0.1:7000", "backend-1");
+      ThroughputModel model(&state);
+      FeedSteadySeconds(&state, 0, 10);
+      state.Tick(kT0 + 16 * 1000);  // Unreachable to the console from 15 s.
+      QVERIFY(model.series(0).back().IsGap());
+      FeedSteadySeconds(&state, 21, 25);
+      const auto marks = [&model] {
+        QStringList out;
+        for (const ThroughputEvent& e : model.Events(0, LLONG_MIN, LLONG_MAX)) out << e.command;
+        return out;
+      };
+      QCOMPARE(marks(), (QStringList{ThroughputEvent::kDown, ThroughputEvent::kUp}));
+      std::vector<std::shared_ptr<const admin::Telemetry>> past;
+      for (int second = 11; second <= (whole ? 20 : 13); ++second) {
+        auto t = Snapshot(uint64_t(second + 1), 300, 100, 900);
+        t->set_unix_ms(kT0 + second * 1000);
+        past.push_back(t);
+      }
+      QSignalSpy cleared(&model, &ThroughputModel::Cleared);
+      state.ApplyNodePast(0, past);
+      QCOMPARE(cleared.count(), 1);
+      const ThroughputModel::Series& series = model.series(0);
+      int gaps = 0, recorded = 0;
+      for (size_t i = 0; i < series.size(); ++i) {
+        if (i > 0) QVERIFY(series[i - 1].t_ms <= series[i].t_ms);
+        gaps += series[i].IsGap() ? 1 : 0;
+        recorded += series[i].requests_per_s == 300 ? 1 : 0;
+      }
+      QCOMPARE(recorded, whole ? 10 : 3);
+      QCOMPARE(series.size(), size_t(11 + recorded + 5 + gaps));
+      if (whole) {
+        QCOMPARE(gaps, 0);
+        QCOMPARE(marks(), QStringList());
+      } else {
+        QCOMPARE(gaps, 1);  // 5 s after its last snapshot (13 s), as live.
+        QCOMPARE(model.Samples(0, kT0 + 18 * 1000, kT0 + 18 * 1000).size(), 1);
+        QVERIFY(model.Samples(0, kT0 + 18 * 1000, kT0 + 18 * 1000).front().IsGap());
+        QCOMPARE(marks(), (QStringList{ThroughputEvent::kDown, ThroughputEvent::kUp}));
+      }
+      // What the console polled stays: a past over it puts nothing in.
+      std::vector<std::shared_ptr<const admin::Telemetry>> polled;
+      auto t = Snapshot(99, 7, 100, 900);
+      t->set_unix_ms(kT0 + 5 * 1000 + 500);
+      polled.push_back(t);
+      state.ApplyNodePast(0, polled);
+      QCOMPARE(cleared.count(), 1);
+    }
   }
 
   // Time as in Grafana: a drag across a chart zooms every chart to the dragged range and stops

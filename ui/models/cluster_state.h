@@ -93,9 +93,10 @@ class ClusterState : public QObject {
   // ends with one ApplyFrame at the seek point, which every model and view sees.
   void ApplyHistoryFrame(const std::vector<Update>& updates, qint64 now_ms);
   // One node's own past (its flight recorder's snapshots, oldest first) that came after the
-  // console had started showing the cluster (a node added later): for the models that keep a
-  // series per node, which put it before what they hold (NodePastApplied). Nothing else changes:
-  // the node's view stays as polled, and sums over the cluster, taken without it, stay so.
+  // console had started showing the cluster (a node added later, or a stretch the console could
+  // not reach it): for the models that keep a series per node, which put it where they hold
+  // nothing of it (NodePastApplied). Nothing else changes: the node's view stays as polled, and
+  // sums over the cluster, taken without it, stay so.
   void ApplyNodePast(int node, const std::vector<std::shared_ptr<const admin::Telemetry>>& past) {
     Q_EMIT NodePastApplied(node, past);
   }

@@ -75,7 +75,7 @@ ThroughputModel::ThroughputModel(ClusterState* state, QObject* parent)
     }
   });
   state_->RequestHistoryMs(WindowMs());
-  connect(state_, &ClusterState::NodePastApplied, this, &ThroughputModel::PutPastBefore);
+  connect(state_, &ClusterState::NodePastApplied, this, &ThroughputModel::PutPast);
 }
 
 bool ThroughputModel::SetWindowMinutes(int minutes) {
@@ -246,37 +246,88 @@ void ThroughputModel::KeepEvents(qint64 from_ms, qint64 to_ms) {
   if (events_.size() != before) ++events_revision_;
 }
 
-void ThroughputModel::PutPastBefore(
-    int node, const std::vector<std::shared_ptr<const admin::Telemetry>>& past) {
+void ThroughputModel::PutPast(int node,
+                              const std::vector<std::shared_ptr<const admin::Telemetry>>& past) {
   if (node < 0 || node >= state_->NodeCount() || past.empty()) return;
   const Series& now = series(node);
-  const qint64 first_polled = now.empty() ? LLONG_MAX : now.front().t_ms;
+  // The hole the past falls in: after the console's last sample of the node before it (none: the
+  // past goes before the series), up to its first sample after it. Between them the series holds
+  // at most gap marks, which the past replaces.
+  const qint64 first_past = past.front()->unix_ms();
+  size_t split = 0;
+  while (split < now.size() && now[split].t_ms < first_past) ++split;
+  qint64 hole_from = LLONG_MIN;
+  size_t kept = 0;  // now[0, kept) stays as it is: up to its last sample before the hole.
+  for (size_t i = split; i-- > 0;) {
+    if (!now[i].IsGap()) {
+      hole_from = now[i].t_ms;
+      kept = i + 1;
+      break;
+    }
+  }
+  qint64 hole_to = LLONG_MAX;
+  bool marked = false;  // A gap mark lies between: the console lost the node there.
+  for (size_t i = kept; i < now.size(); ++i) {
+    if (!now[i].IsGap() && now[i].t_ms >= first_past) {
+      hole_to = now[i].t_ms;
+      break;
+    }
+    marked = marked || now[i].IsGap();
+  }
+  // Between two polled samples, a hole only where the console lost the node (a mark) or heard
+  // nothing for longer than the stale allowance (it was stalled itself: no poll failed, so no
+  // mark; its chart drew a line across). Past the newest polled sample, live polling appends.
+  if (hole_from != LLONG_MIN &&
+      (hole_to == LLONG_MAX || (!marked && hole_to - hole_from <= state_->StaleAfterMs()))) {
+    return;
+  }
   const qint64 phase = (node % 20) * (ThroughputSeries::kBucketMs / 20);
   Series rebuilt(kMaxWindowMs, phase);
-  const admin::Telemetry* previous = nullptr;
+  size_t i = 0;
+  for (; i < kept; ++i) Append(rebuilt, now[i]);
   // A silence longer than the stale allowance (beyond a downsampled snapshot's own bucket) was a
   // node down or stopped: a gap, as live (docs/figures.md, "History").
   auto allowance = [this](const admin::Telemetry& t) {
     return state_->StaleAfterMs() + t.downsampled().bucket_ms();
   };
+  const admin::Telemetry* previous = nullptr;
+  bool gapped = false;  // Whether the hole still holds a silence.
   for (const auto& t : past) {
     const qint64 at = t->unix_ms();
-    if (at >= first_polled) break;
+    if (at <= hole_from) continue;
+    if (at >= hole_to) break;
     if (previous) {
       if (at - previous->unix_ms() > allowance(*previous)) {
         Append(rebuilt, ThroughputSample::Gap(previous->unix_ms() + allowance(*previous)));
+        gapped = true;
       }
       StateEventsBetween(node, *previous, *t, at);
+    } else if (hole_from != LLONG_MIN && at - hole_from > state_->StaleAfterMs()) {
+      Append(rebuilt, ThroughputSample::Gap(hole_from + state_->StaleAfterMs()));
+      gapped = true;
     }
     Append(rebuilt, SampleOf(*t, at));
     CollectEvents(node, *t);
     previous = t.get();
   }
-  if (!previous) return;
-  if (first_polled != LLONG_MAX && first_polled - previous->unix_ms() > allowance(*previous)) {
+  if (!previous) return;  // Nothing the console lacked.
+  if (hole_to != LLONG_MAX && hole_to - previous->unix_ms() > allowance(*previous)) {
     Append(rebuilt, ThroughputSample::Gap(previous->unix_ms() + allowance(*previous)));
+    gapped = true;
   }
-  for (size_t i = 0; i < now.size(); ++i) Append(rebuilt, now[i]);
+  if (!gapped && hole_from != LLONG_MIN && hole_to != LLONG_MAX) {
+    // It served on through the whole hole: the console's "down" and "up" there were its own
+    // loss of contact, not the node's, and its chart now shows no gap for them to mark.
+    const qsizetype before = events_.size();
+    events_.removeIf([&](const ThroughputEvent& e) {
+      return e.node == node && e.t_ms >= hole_from && e.t_ms <= hole_to &&
+             (e.command == ThroughputEvent::kDown || e.command == ThroughputEvent::kUp);
+    });
+    if (events_.size() != before) ++events_revision_;
+  }
+  for (; i < now.size(); ++i) {
+    if (now[i].t_ms >= hole_to) Append(rebuilt, now[i]);  // The hole's old gap marks go.
+  }
   nodes_.insert(node, std::move(rebuilt));
   Q_EMIT Cleared();  // The views draw the node's series again from its start.
 }

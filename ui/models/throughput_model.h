@@ -133,10 +133,14 @@ class ThroughputModel : public QObject {
                           const admin::Telemetry& current, qint64 t_ms);
   void StateEventsBetween(int node, const admin::Telemetry& previous,
                           const admin::Telemetry& current, qint64 t_ms);
-  // ClusterState::NodePastApplied: the node's past before its series (only the part older than
-  // its first polled sample), with its gaps, commands, restarts and lame-duck changes; the
-  // cluster's and spread's series stay as they were taken.
-  void PutPastBefore(int node, const std::vector<std::shared_ptr<const admin::Telemetry>>& past);
+  // ClusterState::NodePastApplied: the node's past put where the console has nothing of it,
+  // the hole the past's first snapshot falls in: before its series (a node added later), or
+  // between two samples the console polled with only gap marks between them (a stretch the
+  // console could not reach it). What lies in the hole goes in with its own gaps, commands,
+  // restarts and lame-duck changes; nothing the console polled is replaced; the cluster's and
+  // spread's series stay as they were taken. A hole filled without a silence left in it loses
+  // the "down" and "up" marks the console put there: they were the console's loss of contact.
+  void PutPast(int node, const std::vector<std::shared_ptr<const admin::Telemetry>>& past);
   // Inserts `event` in time order unless it is known already; true if inserted.
   bool AddEvent(ThroughputEvent event);
   // Drops events outside [from_ms, to_ms].

@@ -2,6 +2,8 @@
 #include "ui/sources/live_source.h"
 
 #include <QDateTime>
+#include <algorithm>
+#include <deque>
 #include <map>
 #include <thread>
 
@@ -32,6 +34,7 @@ class LivePoller {
  public:
   using Deliver = std::function<void(std::vector<ClusterState::Update>, qint64 now_ms)>;
   using DeliverHistory = std::function<void(std::vector<NodeHistory>)>;
+  using DeliverGap = std::function<void(NodeHistory)>;
   // The nodes to backfill before the first round, and from when (unix ms; 0: none).
   struct Backfill {
     std::vector<cluster::PollTarget> targets;
@@ -41,13 +44,16 @@ class LivePoller {
   };
 
   LivePoller(std::vector<cluster::PollTarget> targets, const LiveSource::Options& options,
-             Backfill backfill, Deliver deliver, DeliverHistory deliver_history)
-      : poller_(std::move(targets), PollerOptionsFrom(options)),
+             Backfill backfill, Deliver deliver, DeliverHistory deliver_history,
+             DeliverGap deliver_gap)
+      : targets_(targets),
+        poller_(std::move(targets), PollerOptionsFrom(options)),
         period_(static_cast<int64_t>(1000.0 / std::max(0.1, options.poll_hz))),
         options_(options),
         backfill_(std::move(backfill)),
         deliver_(std::move(deliver)),
-        deliver_history_(std::move(deliver_history)) {
+        deliver_history_(std::move(deliver_history)),
+        deliver_gap_(std::move(deliver_gap)) {
     thread_ = std::thread([this] { Run(); });
   }
   ~LivePoller() {
@@ -58,11 +64,32 @@ class LivePoller {
       for (cluster::AdminClient* client : backfilling_) client->Cancel();
     }
     cv_.NotifyAll();
+    gap_cv_.NotifyAll();
     poller_.Cancel();
     thread_.join();
     if (backfill_thread_.joinable()) backfill_thread_.join();
+    if (gap_thread_.joinable()) gap_thread_.join();
   }
-  void SetToken(int index, std::string token) { poller_.SetToken(index, std::move(token)); }
+  void SetToken(int index, std::string token) {
+    {
+      base::MutexLock lock(mu_);  // The gap reader's copy.
+      for (cluster::PollTarget& t : targets_) {
+        if (t.id == index) t.token = token;
+      }
+    }
+    poller_.SetToken(index, std::move(token));
+  }
+
+  // Reads node `id`'s flight recorder over [from_unix_ms, to_unix_ms] beside the polling, one
+  // read at a time in the order asked, and posts what it held with deliver_gap (nothing if it
+  // held nothing, or could not be read within the backfill's time and byte budget).
+  void FillGap(int id, int64_t from_unix_ms, int64_t to_unix_ms) {
+    base::MutexLock lock(mu_);
+    if (stop_) return;
+    gaps_.push_back({id, from_unix_ms, to_unix_ms});
+    if (!gap_thread_.joinable()) gap_thread_ = std::thread([this] { RunGaps(); });
+    gap_cv_.NotifyAll();
+  }
 
  private:
   static cluster::PollerOptions PollerOptionsFrom(const LiveSource::Options& o) {
@@ -93,6 +120,25 @@ class LivePoller {
     return false;
   }
 
+  // What node `id`'s flight recorder holds in [from, to] (to 0: up to now), within `limits`;
+  // empty if it keeps none, or on an error (the node is polled as before).
+  NodeHistory ReadPast(cluster::AdminClient& client, int id, int64_t from_unix_ms,
+                       int64_t to_unix_ms, cluster::HistoryFetchLimits limits) {
+    NodeHistory history;
+    history.node = id;
+    cluster::HistoryFetchResult fetched;
+    (void)cluster::FetchHistory(
+        client, from_unix_ms, to_unix_ms, limits,
+        [&](admin::History& page) {
+          for (admin::Telemetry& t : *page.mutable_snapshots()) {
+            history.snapshots.push_back(std::make_shared<const admin::Telemetry>(std::move(t)));
+          }
+          return !Stopped();
+        },
+        &fetched);
+    return history;
+  }
+
   // Reads every backfill target's flight recorder, all connecting at once, within the options'
   // time and byte budget, and posts what came.
   void RunBackfill() {
@@ -115,19 +161,9 @@ class LivePoller {
     std::vector<NodeHistory> histories;
     for (size_t i = 0; i < clients.size() && !Stopped(); ++i) {
       if (!WaitConnected(*clients[i], deadline)) continue;
-      NodeHistory history;
-      history.node = backfill_.targets[i].id;
-      cluster::HistoryFetchResult fetched;
       // A node that keeps no history (or an older one without the method) is simply polled.
-      (void)cluster::FetchHistory(
-          *clients[i], backfill_.from_unix_ms, 0, {deadline, per_node},
-          [&](admin::History& page) {
-            for (admin::Telemetry& t : *page.mutable_snapshots()) {
-              history.snapshots.push_back(std::make_shared<const admin::Telemetry>(std::move(t)));
-            }
-            return !Stopped();
-          },
-          &fetched);
+      NodeHistory history = ReadPast(*clients[i], backfill_.targets[i].id, backfill_.from_unix_ms,
+                                     0, {deadline, per_node});
       if (!history.snapshots.empty()) histories.push_back(std::move(history));
     }
     {
@@ -135,6 +171,49 @@ class LivePoller {
       backfilling_.clear();  // Before the clients go.
     }
     if (!Stopped()) deliver_history_(std::move(histories));
+  }
+
+  struct Gap {
+    int id = -1;
+    int64_t from_unix_ms = 0;
+    int64_t to_unix_ms = 0;
+  };
+
+  // The gap reader's thread: FillGap's requests, one after another, until the stop.
+  void RunGaps() {
+    while (true) {
+      Gap gap;
+      std::optional<cluster::PollTarget> target;
+      std::unique_ptr<cluster::AdminClient> client;
+      {
+        base::MutexLock lock(mu_);
+        while (!stop_ && gaps_.empty()) gap_cv_.Wait(mu_);
+        if (stop_) return;
+        gap = gaps_.front();
+        gaps_.pop_front();
+        for (const cluster::PollTarget& t : targets_) {
+          if (t.id == gap.id) target = t;
+        }
+        if (!target) continue;
+        // Started under the lock, as RunBackfill's, so that the destructor cancels it.
+        client = std::make_unique<cluster::AdminClient>(target->admin, target->token,
+                                                        "railyard-console backfill", target->tls);
+        (void)client->StartConnecting();
+        backfilling_.push_back(client.get());
+      }
+      const Clock::time_point deadline = Clock::now() + options_.backfill_timeout;
+      NodeHistory history;
+      if (WaitConnected(*client, deadline)) {
+        history = ReadPast(*client, gap.id, gap.from_unix_ms, gap.to_unix_ms,
+                           {deadline, options_.backfill_max_bytes});
+      }
+      {
+        base::MutexLock lock(mu_);
+        std::erase(backfilling_, client.get());
+        if (stop_) return;
+      }
+      if (!history.snapshots.empty()) deliver_gap_(std::move(history));
+    }
   }
 
   void Run() {
@@ -171,19 +250,25 @@ class LivePoller {
     }
   }
 
+  // The targets as polled (the gap reader's copy; tokens follow SetToken).
+  std::vector<cluster::PollTarget> targets_ GUARDED_BY(mu_);
   cluster::TelemetryPoller poller_;
   const std::chrono::milliseconds period_;
   const LiveSource::Options options_;
   const Backfill backfill_;
   const Deliver deliver_;
   const DeliverHistory deliver_history_;
+  const DeliverGap deliver_gap_;
   base::Mutex mu_;
   base::CondVar cv_;
+  base::CondVar gap_cv_;  // FillGap asked, or the stop.
+  std::deque<Gap> gaps_ GUARDED_BY(mu_);
   bool stop_ GUARDED_BY(mu_) = false;
   // The backfill's clients while it runs (owned by RunBackfill), for the destructor to cancel.
   std::vector<cluster::AdminClient*> backfilling_ GUARDED_BY(mu_);
   std::thread thread_;
   std::thread backfill_thread_;  // Backfill::beside_polling.
+  std::thread gap_thread_;       // Started by the first FillGap (under mu_).
 };
 
 LiveSource::LiveSource(ClusterState* state, QObject* parent) : QObject(parent), state_(state) {}
@@ -297,8 +382,14 @@ void LiveSource::Start() {
                           }
                         });
   };
-  poller_ = std::make_unique<LivePoller>(std::move(targets), options_, std::move(backfill),
-                                         std::move(post), std::move(post_history));
+  auto post_gap = [this, generation](NodeHistory history) {
+    RunOnReceiverThread(this, [this, generation, history = std::move(history)]() mutable {
+      DeliverNodeGap(generation, std::move(history));
+    });
+  };
+  poller_ =
+      std::make_unique<LivePoller>(std::move(targets), options_, std::move(backfill),
+                                   std::move(post), std::move(post_history), std::move(post_gap));
 }
 
 void LiveSource::Stop() {
@@ -315,6 +406,17 @@ void LiveSource::Restart() {
 void LiveSource::Deliver(quint64 generation, std::vector<ClusterState::Update> updates,
                          qint64 now_ms) {
   if (generation != generation_.load()) return;
+  if (options_.backfill) {
+    // A node answering again after a silence the charts show as a gap: what its own recorder kept
+    // meanwhile (it may have served on while the console could not reach it).
+    for (const ClusterState::Update& u : updates) {
+      if (!u.telemetry || u.node < 0 || u.node >= state_->NodeCount()) continue;
+      const std::shared_ptr<const admin::Telemetry>& last = state_->Node(u.node).telemetry;
+      if (last && u.telemetry->unix_ms() - last->unix_ms() > state_->StaleAfterMs()) {
+        poller_->FillGap(u.node, last->unix_ms() + 1, u.telemetry->unix_ms() - 1);
+      }
+    }
+  }
   state_->ApplyFrame(updates, now_ms);
   ++frames_;
   Q_EMIT FrameDelivered();
@@ -340,6 +442,14 @@ void LiveSource::DeliverHistory(quint64 generation, std::vector<NodeHistory> his
     state_->ApplyHistoryFrame(frame.updates, frame.now_ms);
   }
   Q_EMIT Backfilled(static_cast<int>(histories.size()), snapshots, from_ms);
+}
+
+void LiveSource::DeliverNodeGap(quint64 generation, NodeHistory history) {
+  if (generation != generation_.load()) return;
+  if (history.node < 0 || history.node >= state_->NodeCount()) return;
+  state_->ApplyNodePast(history.node, history.snapshots);
+  Q_EMIT GapFilled(history.node, static_cast<qint64>(history.snapshots.size()),
+                   history.snapshots.front()->unix_ms(), history.snapshots.back()->unix_ms());
 }
 
 void LiveSource::DeliverNodePasts(quint64 generation, std::vector<NodeHistory> histories) {

@@ -42,7 +42,11 @@ class LivePoller;
 // reached, is only polled. A node added to a cluster already shown gets its own past too, read
 // beside the polling of the others (which goes on), and put before its series only
 // (ClusterState::ApplyNodePast): the cluster's sums, taken without it, stay so. Each address is
-// backfilled once. Not yet: the stretch a node kept while the console could not reach it.
+// backfilled once. A node that answers again after a silence longer than the stale allowance
+// (ClusterState::StaleAfterMs: the charts show a gap) gets that stretch read from its recorder,
+// beside the polling, and put into the hole (GapFilled): where it served on while the console
+// could not reach it (a partition, a suspended laptop, a stopped console), the charts show what
+// it did; where it was down or stopped itself, its recorder kept nothing and the gap stays.
 //
 // Thread safety: every method on the GUI thread.
 class LiveSource : public QObject {
@@ -98,6 +102,9 @@ class LiveSource : public QObject {
   // After the backfill's history frames were applied: how many nodes gave a past, how many
   // snapshots in all, and the cluster time of the oldest (0 when none did).
   void Backfilled(int nodes, qint64 snapshots, qint64 from_ms);
+  // A stretch node `node` kept while the console had nothing of it was put into its series:
+  // `snapshots` snapshots from from_ms to to_ms (cluster time).
+  void GapFilled(int node, qint64 snapshots, qint64 from_ms, qint64 to_ms);
   // A node's admin service refused its token: it is no longer polled (so it never locks this
   // host out) until SetToken gives it one. Emitted once per refusal, after the frame that shows
   // it as kTokenRefused.
@@ -114,6 +121,7 @@ class LiveSource : public QObject {
   void DeliverHistory(quint64 generation, std::vector<NodeHistory> histories);
   // Nodes added later: each one's past before its own series.
   void DeliverNodePasts(quint64 generation, std::vector<NodeHistory> histories);
+  void DeliverNodeGap(quint64 generation, NodeHistory history);
   void Restart();
 
   ClusterState* const state_;
