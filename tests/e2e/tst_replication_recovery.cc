@@ -106,10 +106,11 @@ class ReplicationRecoveryTest : public QObject {
   }
 
   void replicaKilledUnderLoadResumesIdenticalToTheUpdater() {
-    // Under a sanitizer half the rounds and a quarter of the documents below: every path still
-    // runs, within a quarter of the timeout on a slow machine (tests/support/test_depth.h).
+    // Under a sanitizer a third of the rounds and a quarter of the documents below (enough that
+    // the catch-up's progress is seen between polls): every path still runs, within a quarter of
+    // the timeout on a slow machine beside the fuzz build (tests/support/test_depth.h).
     const int rounds =
-        FromEnvironment("RAILYARD_REPLICA_KILL_ROUNDS", testing::SanitizerScaled(10, 2, 5));
+        FromEnvironment("RAILYARD_REPLICA_KILL_ROUNDS", testing::SanitizerScaled(10, 3, 3));
     std::mt19937_64 rng(seed_);
     // A small in-memory index: both nodes flush (and compact) along the way.
     NodeProcess* updater = Start("updater", UpdaterArgs(Dir()), 64);
@@ -243,9 +244,19 @@ class ReplicationRecoveryTest : public QObject {
     QVERIFY2(updater_log.contains("replication to 'replica' stopped"), qPrintable(updater_log));
     QVERIFY(WaitFor([&] { return ReadText(LogOf(Dir(), "replica")).contains("damaged block"); }));
 
-    // It stays stopped at the block, however often it tries again (every 2 s).
+    // It stays stopped at the block, however often it tries again (every 2 s): once the updater
+    // has served it another fetch, it holds what it held.
     const uint64_t held = SegmentBytes(DataDirOf(Dir(), "replica"));
-    QThread::msleep(2500);
+    auto fetches = [updater] {
+      uint64_t served = 0;
+      const admin::Telemetry telemetry = TelemetryOf(*updater);
+      for (const admin::MethodStats& m : telemetry.throughput().methods()) {
+        if (m.method() == "repl.Fetch") served += m.requests();
+      }
+      return served;
+    };
+    const uint64_t fetched = fetches();
+    QVERIFY(WaitFor([&] { return fetches() > fetched; }));
     QCOMPARE(ReplicationOf(*replica).state(), admin::REPLICA_STOPPED);
     QCOMPARE(SegmentBytes(DataDirOf(Dir(), "replica")), held);
     QVERIFY2(held <= static_cast<uint64_t>(damaged_at),
