@@ -344,6 +344,50 @@ class LiveSourceTest : public QObject {
     node->Shutdown(std::chrono::milliseconds(0));
   }
 
+  // The backfill reads the recent past at full detail before polling, then the older past (the
+  // day the recorder keeps) beside the polling, put before the node's series; the cluster's sum
+  // begins where the backfill's frames do. (Here "recent" is the last 600 ms of a node that has
+  // recorded for 2 s.)
+  void theDayBehindTheBackfillFollowsBesideThePolling() {
+    QTemporaryDir dir;
+    std::unique_ptr<railyard::node::Node> node = OpenNode(dir.filePath("n"), 0, 20);
+    QVERIFY(node);
+    QVERIFY(railyard::testing::WaitUntil([&] {
+      const std::vector<qint64> times = HistoryTimes(*node);
+      return times.size() >= 2 && times.back() - times.front() >= 2000;
+    }));
+    const qint64 recorded_from = HistoryTimes(*node).front();
+    ClusterState state;
+    ThroughputModel throughput(&state);
+    LiveSource source(&state);
+    LiveSource::Options options = FastOptions();
+    options.backfill_span = std::chrono::milliseconds(600);
+    source.SetOptions(options);
+    QSignalSpy backfilled(&source, &LiveSource::Backfilled);
+    QSignalSpy filled(&source, &LiveSource::GapFilled);
+    QCOMPARE(source.AddNode(QString("127.0.0.1:%1").arg(node->admin_endpoint().port), kViewerToken),
+             0);
+    source.Start();
+    QVERIFY(backfilled.wait(10000));
+    const qint64 backfill_from = backfilled.at(0).at(2).toLongLong();
+    QVERIFY2(backfill_from > recorded_from + 1000,
+             qPrintable(QString("%1 ms").arg(backfill_from - recorded_from)));
+    QTRY_VERIFY_WITH_TIMEOUT(filled.count() == 1, 10000);
+    QCOMPARE(filled.at(0).at(0).toInt(), 0);
+    QCOMPARE(filled.at(0).at(2).toLongLong(), recorded_from);
+    QVERIFY(filled.at(0).at(3).toLongLong() < backfill_from);
+    const ThroughputModel::Series& series = throughput.series(0);
+    QCOMPARE(series.front().t_ms, recorded_from);
+    for (size_t i = 0; i < series.size(); ++i) {
+      if (i > 0) QVERIFY(series[i - 1].t_ms <= series[i].t_ms);
+      QVERIFY2(!series[i].IsGap(),
+               qPrintable(QString("a gap at +%1 ms").arg(series[i].t_ms - recorded_from)));
+    }
+    QVERIFY(throughput.series(ThroughputModel::kCluster).front().t_ms >= backfill_from);
+    source.Stop();
+    node->Shutdown(std::chrono::milliseconds(0));
+  }
+
   // Told not to backfill, a console polls at once and reads no past.
   void backfillIsOffWithTheOption() {
     QTemporaryDir dir;

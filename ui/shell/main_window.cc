@@ -6,6 +6,8 @@
 #include <QClipboard>
 #include <QCloseEvent>
 #include <QComboBox>
+#include <QDate>
+#include <QDateTime>
 #include <QDir>
 #include <QDockWidget>
 #include <QFileDialog>
@@ -138,6 +140,20 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
             const QString whose = nodes == 1 ? tr("1 node's") : tr("%1 nodes'").arg(nodes);
             statusBar()->showMessage(tr("Charts since %1 from %2 flight recorders (%3 snapshots)")
                                          .arg(ClockText(from_ms), whose)
+                                         .arg(snapshots),
+                                     15000);
+          });
+  // Then each node's older past, or a stretch the console missed, from its recorder.
+  connect(live_source(), &LiveSource::GapFilled, this,
+          [this](int node, qint64 snapshots, qint64 from_ms, qint64 to_ms) {
+            if (node < 0 || node >= state_->NodeCount()) return;
+            const QDateTime from = QDateTime::fromMSecsSinceEpoch(from_ms);
+            const QString since = from.date() == QDate::currentDate()
+                                      ? ClockText(from_ms)
+                                      : from.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+            statusBar()->showMessage(tr("%1: its past from %2 to %3 from its flight recorder "
+                                        "(%4 snapshots)")
+                                         .arg(state_->Node(node).name, since, ClockText(to_ms))
                                          .arg(snapshots),
                                      15000);
           });

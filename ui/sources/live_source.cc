@@ -442,6 +442,16 @@ void LiveSource::DeliverHistory(quint64 generation, std::vector<NodeHistory> his
     state_->ApplyHistoryFrame(frame.updates, frame.now_ms);
   }
   Q_EMIT Backfilled(static_cast<int>(histories.size()), snapshots, from_ms);
+  ReadDaysBehind(histories);
+}
+
+void LiveSource::ReadDaysBehind(const std::vector<NodeHistory>& histories) {
+  if (options_.backfill_day_span.count() <= 0 || !poller_) return;
+  const qint64 from = QDateTime::currentMSecsSinceEpoch() - options_.backfill_day_span.count();
+  for (const NodeHistory& h : histories) {
+    const qint64 first = h.snapshots.front()->unix_ms();
+    if (first > from) poller_->FillGap(h.node, from, first - 1);
+  }
 }
 
 void LiveSource::DeliverNodeGap(quint64 generation, NodeHistory history) {
@@ -464,6 +474,7 @@ void LiveSource::DeliverNodePasts(quint64 generation, std::vector<NodeHistory> h
     from_ms = from_ms == 0 ? first : std::min(from_ms, first);
   }
   if (!histories.empty()) Q_EMIT Backfilled(static_cast<int>(histories.size()), snapshots, from_ms);
+  ReadDaysBehind(histories);
 }
 
 }  // namespace railyard::ui

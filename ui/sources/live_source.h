@@ -42,7 +42,10 @@ class LivePoller;
 // reached, is only polled. A node added to a cluster already shown gets its own past too, read
 // beside the polling of the others (which goes on), and put before its series only
 // (ClusterState::ApplyNodePast): the cluster's sums, taken without it, stay so. Each address is
-// backfilled once. A node that answers again after a silence longer than the stale allowance
+// backfilled once. Either way, each node's older past (back to backfill_day_span: the day its
+// recorder keeps, downsampled) follows beside the polling, read by the same reader as the holes
+// below and put before its series (GapFilled); the cluster's sums begin where the backfill's
+// frames do. A node that answers again after a silence longer than the stale allowance
 // (ClusterState::StaleAfterMs: the charts show a gap) gets that stretch read from its recorder,
 // beside the polling, and put into the hole (GapFilled): where it served on while the console
 // could not reach it (a partition, a suspended laptop, a stopped console), the charts show what
@@ -62,7 +65,10 @@ class LiveSource : public QObject {
     // Backfill (see the class comment): at most this long before polling starts, and at most
     // this many bytes of snapshots from all nodes together.
     bool backfill = true;
-    std::chrono::milliseconds backfill_span{15 * 60 * 1000};  // The charts' widest window.
+    std::chrono::milliseconds backfill_span{15 * 60 * 1000};  // At full detail.
+    // Then, beside the polling, each node's older past back to this far (its recorder keeps a
+    // day, downsampled), put before its series (0: none).
+    std::chrono::milliseconds backfill_day_span{24 * 60 * 60 * 1000};
     std::chrono::milliseconds backfill_timeout{5000};
     uint64_t backfill_max_bytes = 64ull << 20;
   };
@@ -102,8 +108,9 @@ class LiveSource : public QObject {
   // After the backfill's history frames were applied: how many nodes gave a past, how many
   // snapshots in all, and the cluster time of the oldest (0 when none did).
   void Backfilled(int nodes, qint64 snapshots, qint64 from_ms);
-  // A stretch node `node` kept while the console had nothing of it was put into its series:
-  // `snapshots` snapshots from from_ms to to_ms (cluster time).
+  // A stretch node `node` kept while the console had nothing of it (a hole, or the day behind
+  // the backfill) was put into its series: `snapshots` snapshots from from_ms to to_ms (cluster
+  // time).
   void GapFilled(int node, qint64 snapshots, qint64 from_ms, qint64 to_ms);
   // A node's admin service refused its token: it is no longer polled (so it never locks this
   // host out) until SetToken gives it one. Emitted once per refusal, after the frame that shows
@@ -122,6 +129,8 @@ class LiveSource : public QObject {
   // Nodes added later: each one's past before its own series.
   void DeliverNodePasts(quint64 generation, std::vector<NodeHistory> histories);
   void DeliverNodeGap(quint64 generation, NodeHistory history);
+  // Asks for the day behind each backfilled past (Options::backfill_day_span).
+  void ReadDaysBehind(const std::vector<NodeHistory>& histories);
   void Restart();
 
   ClusterState* const state_;
