@@ -238,6 +238,74 @@ class AlertsTest : public QObject {
     node->Shutdown(std::chrono::milliseconds(0));
   }
 
+  // The day behind the backfill (read beside the polling, put before the node's series) is
+  // evaluated too, apart from what fires now: a drain and undrain that happened before the
+  // backfill's recent stretch fire and resolve once each in the history, told as past.
+  void alertsOfTheDayBehindTheBackfillComeToo() {
+    QTemporaryDir dir;
+    std::unique_ptr<railyard::node::Node> node = OpenWatchedNode(dir.filePath("n"), 20);
+    QVERIFY(node);
+    auto recorded_after = [&](qint64 ms) {
+      const std::vector<qint64> times = railyard::testing::FlightRecorderTimes(
+          node->admin_endpoint(), railyard::testing::kViewerToken);
+      return std::count_if(times.begin(), times.end(), [ms](qint64 t) { return t > ms; });
+    };
+    railyard::cluster::AdminClient op(node->admin_endpoint(), railyard::testing::kOperatorToken,
+                                      "tst");
+    QVERIFY(op.Connect(std::chrono::seconds(5)).ok());
+    railyard::admin::AdminResponse response;
+    const qint64 drained = QDateTime::currentMSecsSinceEpoch();
+    QVERIFY(op.Drain(&response).ok());
+    QVERIFY(railyard::testing::WaitUntil([&] { return recorded_after(drained + 100) >= 5; }));
+    const qint64 undrained = QDateTime::currentMSecsSinceEpoch();
+    QVERIFY(op.Undrain(&response).ok());
+    // Recorded on well past the recent stretch the backfill will read (500 ms).
+    QVERIFY(railyard::testing::WaitUntil([&] { return recorded_after(undrained + 1000) >= 5; }));
+
+    railyard::ui::Session::Options options;
+    options.use_keyring = false;
+    options.audit_path = dir.filePath("audit.sqlite");
+    options.alert_rules = FastRules();
+    railyard::ui::Session session(options);
+    railyard::ui::LiveSource::Options live = session.live_source()->options();
+    live.backfill_span = std::chrono::milliseconds(500);
+    session.live_source()->SetOptions(live);
+    railyard::ui::AlertModel& alerts = *session.models().alerts;
+    QSignalSpy changed(&alerts, &railyard::ui::AlertModel::AlertsChanged);
+    QSignalSpy backfilled(session.live_source(), &railyard::ui::LiveSource::Backfilled);
+    QSignalSpy filled(session.live_source(), &railyard::ui::LiveSource::GapFilled);
+    QString error;
+    QVERIFY2(session.AddNode(QString("127.0.0.1:%1").arg(node->admin_endpoint().port),
+                             railyard::testing::kViewerToken, &error),
+             qPrintable(error));
+    QVERIFY(backfilled.wait(10000));
+    QVERIFY2(backfilled.at(0).at(2).toLongLong() > undrained,
+             "the recent stretch reaches back to the undrain: nothing left for the day behind");
+    QTRY_VERIFY_WITH_TIMEOUT(filled.count() == 1, 10000);
+    const std::string rule = "RailyardLameDuckTooLong";
+    QCOMPARE(Count(alerts, rule, railyard::cluster::AlertPhase::kFiring), 1);
+    QCOMPARE(Count(alerts, rule, railyard::cluster::AlertPhase::kResolved), 1);
+    for (const railyard::cluster::AlertTransition& t : alerts.History()) {
+      if (t.rule != rule) continue;
+      const bool at_its_time = t.phase == railyard::cluster::AlertPhase::kFiring
+                                   ? t.unix_ms >= drained && t.unix_ms < undrained
+                                   : t.unix_ms >= undrained && t.unix_ms < undrained + 1000;
+      QVERIFY2(at_its_time, qPrintable(QString("%1 at %2 (drained %3, undrained %4)")
+                                           .arg(railyard::cluster::AlertPhaseName(t.phase))
+                                           .arg(t.unix_ms)
+                                           .arg(drained)
+                                           .arg(undrained)));
+    }
+    // The history stays newest first.
+    for (size_t i = 1; i < alerts.History().size(); ++i) {
+      QVERIFY(alerts.History()[i - 1].unix_ms >= alerts.History()[i].unix_ms);
+    }
+    QVERIFY(changed.last().at(1).toBool());  // Told as past.
+    QCOMPARE(alerts.FiringCount(), 0);
+    session.Stop();
+    node->Shutdown(std::chrono::milliseconds(0));
+  }
+
   // A firing alert reaches the desktop's notification service over D-Bus (a session bus of the
   // test's own, from Debian's dbus-daemon), with its severity as urgency; pending and resolved
   // ones do not; turned off, nothing is sent.

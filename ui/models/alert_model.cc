@@ -129,6 +129,7 @@ AlertModel::AlertModel(ClusterState* state, alerts::Rules rules, QString rules_s
   connect(state_, &ClusterState::FrameApplied, this, [this] { Evaluate(false); });
   // A backfill's or a seek's history frames: the past's alerts, at their own times.
   connect(state_, &ClusterState::HistoryFrameApplied, this, [this] { Evaluate(true); });
+  connect(state_, &ClusterState::NodePastApplied, this, &AlertModel::EvaluatePast);
   connect(state_, &ClusterState::NodesReset, this, [this] {
     if (state_->RemovedNode() < 0) {
       Reset();
@@ -144,6 +145,7 @@ AlertModel::AlertModel(ClusterState* state, alerts::Rules rules, QString rules_s
         continue;
       }
       evaluator_->Forget(*it);
+      answered_from_ms_.erase(*it);  // Added again, its past comes again.
       it = evaluated_.erase(it);
     }
     active_ = evaluator_->Active();
@@ -162,6 +164,7 @@ int AlertModel::FiringCount() const {
 void AlertModel::Reset() {
   evaluator_ = std::make_unique<cluster::AlertEvaluator>(rules_);
   evaluated_.clear();
+  answered_from_ms_.clear();
   active_.clear();
   history_.clear();
   static_cast<ActiveAlertsTable*>(active_table_)->Reload();
@@ -182,6 +185,7 @@ void AlertModel::Evaluate(bool past) {
     if (IsLive(node.health)) observation.telemetry = node.telemetry.get();
     const std::string name = node.name.toStdString();
     evaluated_.insert(name);
+    if (observation.answering.value_or(false)) answered_from_ms_.try_emplace(name, now);
     evaluator_->Observe(name, observation, &changes);
   }
   std::vector<cluster::ActiveAlert> active = evaluator_->Active();
@@ -192,8 +196,52 @@ void AlertModel::Evaluate(bool past) {
       });
   active_ = std::move(active);
   if (active_changed) static_cast<ActiveAlertsTable*>(active_table_)->Reload();
+  Record(changes, past);
+}
+
+void AlertModel::EvaluatePast(int node,
+                              const std::vector<std::shared_ptr<const admin::Telemetry>>& past) {
+  if (node < 0 || node >= state_->NodeCount() || past.empty()) return;
+  cluster::AlertEvaluator apart(rules_);
+  const std::string name = state_->Node(node).name.toStdString();
+  const auto answered = answered_from_ms_.find(name);
+  const int64_t until = answered == answered_from_ms_.end() ? INT64_MAX : answered->second;
+  std::vector<cluster::AlertTransition> changes;
+  const admin::Telemetry* previous = nullptr;
+  for (const auto& t : past) {
+    if (t->unix_ms() >= until) break;  // The console's own evaluation from here.
+    if (previous) {
+      // The same allowance as the charts' gaps (ThroughputModel::PutPast).
+      const qint64 silent_from =
+          previous->unix_ms() + state_->StaleAfterMs() + previous->downsampled().bucket_ms();
+      const qint64 silence = t->unix_ms() - silent_from;
+      const qint64 step = std::max<qint64>(1000, silence / kMaxSilentObservations + 1);
+      for (qint64 at = silent_from; at < t->unix_ms(); at += step) {
+        cluster::AlertObservation down;
+        down.unix_ms = at;
+        down.answering = false;
+        apart.Observe(name, down, &changes);
+      }
+    }
+    cluster::AlertObservation observation;
+    observation.unix_ms = t->unix_ms();
+    observation.answering = true;
+    observation.telemetry = t.get();
+    apart.Observe(name, observation, &changes);
+    previous = t.get();
+  }
+  Record(changes, /*past=*/true);
+}
+
+void AlertModel::Record(const std::vector<cluster::AlertTransition>& changes, bool past) {
   if (changes.empty()) return;
-  for (const cluster::AlertTransition& t : changes) history_.push_front(t);
+  for (const cluster::AlertTransition& t : changes) {
+    // Newest first; a later past's changes go in at their own times, after any newer one.
+    const auto at = std::upper_bound(
+        history_.begin(), history_.end(), t.unix_ms,
+        [](int64_t ms, const cluster::AlertTransition& other) { return ms >= other.unix_ms; });
+    history_.insert(at, t);
+  }
   while (history_.size() > kMaxHistory) history_.pop_back();
   static_cast<AlertHistoryTable*>(history_table_)->Reload();
   Q_EMIT AlertsChanged(changes, past);

@@ -4,6 +4,7 @@
 #include <QAbstractTableModel>
 #include <QString>
 #include <deque>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -24,13 +25,23 @@ namespace railyard::ui {
 // A new cluster or a replay seek starts afresh; a removed node's alerts end without a
 // "resolved". History frames (a backfill of the nodes' flight recorders, a seek's rebuild of the
 // past before it) are evaluated as they come, at their own times, so the history holds what fired
-// before the console looked (AlertsChanged says they are past: nothing to notify now).
+// before the console looked (AlertsChanged says they are past: nothing to notify now). A node's
+// own past that comes later (ClusterState::NodePastApplied: a node added, the day behind the
+// backfill) is evaluated apart where it lies before the console first heard that node answer, by
+// an evaluator of its own: its changes go into the history at their own times (past), and what
+// fires now is not touched. An alert still firing where that stretch ends has no "resolved" from
+// it; if it goes on, the console's own evaluation fires it again where its samples begin. A
+// stretch the console missed later (a hole) keeps the console's own evaluation of it.
 //
 // Thread safety: GUI thread only.
 class AlertModel : public QObject {
   Q_OBJECT
  public:
   static constexpr size_t kMaxHistory = 10000;
+  // Through a silence in a node's later past, it is observed not answering once a second from
+  // the stale allowance on (so a rule's for_s is crossed at its time), but at most this many
+  // times (a silence of hours: further apart).
+  static constexpr int kMaxSilentObservations = 600;
   // `rules_source` says where the rules came from ("built-in", a path), for the view.
   AlertModel(ClusterState* state, alerts::Rules rules, QString rules_source,
              QObject* parent = nullptr);
@@ -53,6 +64,9 @@ class AlertModel : public QObject {
 
  private:
   void Evaluate(bool past);
+  void EvaluatePast(int node, const std::vector<std::shared_ptr<const admin::Telemetry>>& past);
+  // Puts `changes` (oldest first) into the history and tells of them.
+  void Record(const std::vector<cluster::AlertTransition>& changes, bool past);
   void Reset();
 
   ClusterState* state_;
@@ -62,6 +76,8 @@ class AlertModel : public QObject {
   std::vector<cluster::ActiveAlert> active_;
   std::deque<cluster::AlertTransition> history_;
   std::set<std::string> evaluated_;  // The node names the evaluator has seen.
+  // By node name: when the console first observed it answering (live or history frames).
+  std::map<std::string, int64_t> answered_from_ms_;
   QAbstractTableModel* active_table_;
   QAbstractTableModel* history_table_;
 };
