@@ -71,6 +71,29 @@ int Count(const railyard::ui::AlertModel& model, const std::string& rule,
   return n;
 }
 
+// Someone drains `node` and undrains it once its recorder has 5 snapshots of the drain, then
+// waits until it has 5 more taken `then_ms` after the undrain; the times of both commands.
+bool DrainedAndUndrained(railyard::node::Node& node, qint64 then_ms, qint64* drained,
+                         qint64* undrained) {
+  auto recorded_after = [&](qint64 ms) {
+    const std::vector<qint64> times = railyard::testing::FlightRecorderTimes(
+        node.admin_endpoint(), railyard::testing::kViewerToken);
+    return std::count_if(times.begin(), times.end(), [ms](qint64 t) { return t > ms; });
+  };
+  railyard::cluster::AdminClient op(node.admin_endpoint(), railyard::testing::kOperatorToken,
+                                    "tst");
+  railyard::admin::AdminResponse response;
+  if (!op.Connect(std::chrono::seconds(5)).ok()) return false;
+  *drained = QDateTime::currentMSecsSinceEpoch();
+  if (!op.Drain(&response).ok() ||
+      !railyard::testing::WaitUntil([&] { return recorded_after(*drained + 100) >= 5; })) {
+    return false;
+  }
+  *undrained = QDateTime::currentMSecsSinceEpoch();
+  return op.Undrain(&response).ok() &&
+         railyard::testing::WaitUntil([&] { return recorded_after(*undrained + then_ms) >= 5; });
+}
+
 // Stands in for the desktop's notification service on a real session bus of the test's own (no
 // notification daemon is installed here): records each Notify call.
 class NotificationService : public QObject {
@@ -185,21 +208,8 @@ class AlertsTest : public QObject {
     QTemporaryDir dir;
     std::unique_ptr<railyard::node::Node> node = OpenWatchedNode(dir.filePath("n"), 20);
     QVERIFY(node);
-    auto recorded_after = [&](qint64 ms) {
-      const std::vector<qint64> times = railyard::testing::FlightRecorderTimes(
-          node->admin_endpoint(), railyard::testing::kViewerToken);
-      return std::count_if(times.begin(), times.end(), [ms](qint64 t) { return t > ms; });
-    };
-    railyard::cluster::AdminClient op(node->admin_endpoint(), railyard::testing::kOperatorToken,
-                                      "tst");
-    QVERIFY(op.Connect(std::chrono::seconds(5)).ok());
-    railyard::admin::AdminResponse response;
-    const qint64 drained = QDateTime::currentMSecsSinceEpoch();
-    QVERIFY(op.Drain(&response).ok());
-    QVERIFY(railyard::testing::WaitUntil([&] { return recorded_after(drained + 100) >= 5; }));
-    const qint64 undrained = QDateTime::currentMSecsSinceEpoch();
-    QVERIFY(op.Undrain(&response).ok());
-    QVERIFY(railyard::testing::WaitUntil([&] { return recorded_after(undrained + 100) >= 5; }));
+    qint64 drained = 0, undrained = 0;
+    QVERIFY(DrainedAndUndrained(*node, 100, &drained, &undrained));
 
     railyard::ui::Session::Options options;
     options.use_keyring = false;
@@ -245,22 +255,9 @@ class AlertsTest : public QObject {
     QTemporaryDir dir;
     std::unique_ptr<railyard::node::Node> node = OpenWatchedNode(dir.filePath("n"), 20);
     QVERIFY(node);
-    auto recorded_after = [&](qint64 ms) {
-      const std::vector<qint64> times = railyard::testing::FlightRecorderTimes(
-          node->admin_endpoint(), railyard::testing::kViewerToken);
-      return std::count_if(times.begin(), times.end(), [ms](qint64 t) { return t > ms; });
-    };
-    railyard::cluster::AdminClient op(node->admin_endpoint(), railyard::testing::kOperatorToken,
-                                      "tst");
-    QVERIFY(op.Connect(std::chrono::seconds(5)).ok());
-    railyard::admin::AdminResponse response;
-    const qint64 drained = QDateTime::currentMSecsSinceEpoch();
-    QVERIFY(op.Drain(&response).ok());
-    QVERIFY(railyard::testing::WaitUntil([&] { return recorded_after(drained + 100) >= 5; }));
-    const qint64 undrained = QDateTime::currentMSecsSinceEpoch();
-    QVERIFY(op.Undrain(&response).ok());
+    qint64 drained = 0, undrained = 0;
     // Recorded on well past the recent stretch the backfill will read (500 ms).
-    QVERIFY(railyard::testing::WaitUntil([&] { return recorded_after(undrained + 1000) >= 5; }));
+    QVERIFY(DrainedAndUndrained(*node, 1000, &drained, &undrained));
 
     railyard::ui::Session::Options options;
     options.use_keyring = false;
