@@ -925,6 +925,40 @@ class ThroughputViewTest : public QObject {
     }
   }
 
+  // A past put before the series (the day behind a backfill) from an earlier process of the
+  // node: a restart mark where it meets the series' oldest sample; an older past still from that
+  // same earlier process meets the first past with no mark.
+  void aPastBeforeTheSeriesMarksTheRestartWhereTheyMeet() {
+    ClusterState state;
+    state.AddNode("127.0.0.1:7000", "backend-1");
+    ThroughputModel model(&state);
+    auto at = [](int second, qint64 started) {
+      auto t = Snapshot(uint64_t(second + 1), 100, 100, 900);
+      t->set_unix_ms(kT0 + second * 1000);
+      t->set_started_unix_ms(started);
+      return t;
+    };
+    for (int second = 100; second <= 105; ++second) {
+      state.ApplyFrame({{0, at(second, kT0 + 99 * 1000), {}}}, kT0 + second * 1000);
+    }
+    auto restarts = [&model] {
+      QVector<qint64> out;
+      for (const ThroughputEvent& e : model.Events(0, LLONG_MIN, LLONG_MAX)) {
+        if (e.command == ThroughputEvent::kRestart) out << (e.t_ms - kT0) / 1000;
+      }
+      return out;
+    };
+    std::vector<std::shared_ptr<const admin::Telemetry>> earlier;
+    for (int second = 50; second <= 60; ++second) earlier.push_back(at(second, kT0));
+    state.ApplyNodePast(0, earlier);
+    QCOMPARE(restarts(), QVector<qint64>{100});
+    std::vector<std::shared_ptr<const admin::Telemetry>> older;
+    for (int second = 10; second <= 20; ++second) older.push_back(at(second, kT0));
+    state.ApplyNodePast(0, older);
+    QCOMPARE(restarts(), QVector<qint64>{100});
+    QCOMPARE(model.series(0).front().t_ms, kT0 + 10 * 1000);
+  }
+
   // Time as in Grafana: a drag across a chart zooms every chart to the dragged range and stops
   // following; a drag shorter than a click's wobble does nothing; Shift+drag pans without
   // zooming; a double-click follows again.

@@ -311,6 +311,20 @@ void ThroughputModel::PutPast(int node,
     previous = t.get();
   }
   if (!previous) return;  // Nothing the console lacked.
+  if (hole_from == LLONG_MIN) {
+    // Before the series: a restart where the past meets its oldest sample, and the past's own
+    // oldest becomes what an older past meets.
+    const auto first = first_seen_.constFind(node);
+    if (first != first_seen_.constEnd() && first->t_ms == hole_to) {
+      StateEventsBetween(node, *previous, *first->telemetry, hole_to);
+    }
+    for (const auto& t : past) {
+      if (t->unix_ms() > hole_from) {
+        first_seen_.insert(node, {t->unix_ms(), t});
+        break;
+      }
+    }
+  }
   if (hole_to != LLONG_MAX && hole_to - previous->unix_ms() > allowance(*previous)) {
     Append(rebuilt, ThroughputSample::Gap(previous->unix_ms() + allowance(*previous)));
     gapped = true;
@@ -346,6 +360,7 @@ bool ThroughputModel::AddSamples(const QVector<int>& changed) {
     CollectStateEvents(node, previous, *view.telemetry, view.updated_ms);
     if (seen == last_seen_.end()) {
       last_seen_.insert(node, view.telemetry);
+      if (!first_seen_.contains(node)) first_seen_.insert(node, {view.updated_ms, view.telemetry});
     } else {
       released.push_back(std::exchange(seen.value(), view.telemetry));
     }
@@ -412,6 +427,7 @@ void ThroughputModel::MarkDownOrUp(int node, const NodeView& view) {
 void ThroughputModel::ForgetNode(int removed) {
   ForgetRemovedNode(nodes_, removed);
   ForgetRemovedNode(last_seen_, removed);
+  ForgetRemovedNode(first_seen_, removed);
   events_.removeIf([removed](const ThroughputEvent& e) { return e.node == removed; });
   for (ThroughputEvent& e : events_) {
     if (e.node > removed) --e.node;
@@ -426,6 +442,7 @@ void ThroughputModel::Clear() {
   for (Series& s : spread_) s.clear();
   nodes_.clear();
   last_seen_.clear();
+  first_seen_.clear();
   events_.clear();
   ++events_revision_;
   unannounced_ = false;

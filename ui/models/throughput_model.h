@@ -160,6 +160,13 @@ class ThroughputModel : public QObject {
   QHash<int, Series> nodes_;
   // The telemetry each node's last sample used (held, so its address cannot be reused).
   QHash<int, std::shared_ptr<const admin::Telemetry>> last_seen_;
+  // The telemetry of each node's oldest sample, and its time: what a past put before the series
+  // meets (PutPast marks a restart between them).
+  struct FirstSeen {
+    qint64 t_ms = 0;
+    std::shared_ptr<const admin::Telemetry> telemetry;
+  };
+  QHash<int, FirstSeen> first_seen_;
   // Samples from history frames that SamplesAdded has not told of yet.
   bool unannounced_ = false;
   Series empty_{0};
