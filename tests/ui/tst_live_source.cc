@@ -281,6 +281,14 @@ class LiveSourceTest : public QObject {
     source.SetOptions(FastOptions());
     QTRY_VERIFY_WITH_TIMEOUT(source.FramesApplied() > frames + 5, 10000);
     QCOMPARE(backfilled.count(), backfills + 1);
+    // Removed, its series is gone; added again, it brings its past again.
+    source.RemoveNode(1);
+    const qint64 readded = QDateTime::currentMSecsSinceEpoch();
+    QCOMPARE(
+        source.AddNode(QString("127.0.0.1:%1").arg(later->admin_endpoint().port), kViewerToken), 1);
+    QTRY_VERIFY_WITH_TIMEOUT(backfilled.count() == backfills + 2, 10000);
+    QVERIFY(!throughput.series(1).empty());
+    QVERIFY(throughput.series(1).front().t_ms < readded - 1000);
     source.Stop();
     first->Shutdown(std::chrono::milliseconds(0));
     later->Shutdown(std::chrono::milliseconds(0));

@@ -303,7 +303,11 @@ void LiveSource::RemoveNode(int node) {
   if (node < 0 || node >= state_->NodeCount()) return;
   const bool running = Running();
   Stop();
-  std::erase_if(targets_, [node](const Target& t) { return t.index == node; });
+  std::erase_if(targets_, [&](const Target& t) {
+    // Its series goes with it: added again, it brings its past again.
+    if (t.index == node) backfilled_.erase(t.address);
+    return t.index == node;
+  });
   for (Target& t : targets_) {
     if (t.index > node) --t.index;
   }

@@ -42,14 +42,15 @@ class LivePoller;
 // reached, is only polled. A node added to a cluster already shown gets its own past too, read
 // beside the polling of the others (which goes on), and put before its series only
 // (ClusterState::ApplyNodePast): the cluster's sums, taken without it, stay so. Each address is
-// backfilled once. Either way, each node's older past (back to backfill_day_span: the day its
-// recorder keeps, downsampled) follows beside the polling, read by the same reader as the holes
-// below and put before its series (GapFilled); the cluster's sums begin where the backfill's
-// frames do. A node that answers again after a silence longer than the stale allowance
-// (ClusterState::StaleAfterMs: the charts show a gap) gets that stretch read from its recorder,
-// beside the polling, and put into the hole (GapFilled): where it served on while the console
-// could not reach it (a partition, a suspended laptop, a stopped console), the charts show what
-// it did; where it was down or stopped itself, its recorder kept nothing and the gap stays.
+// backfilled once while it is watched (a removed node added again brings its past again). Either
+// way, each node's older past (back to backfill_day_span: the day its recorder keeps, downsampled)
+// follows beside the polling, read by the same reader as the holes below and put before its series
+// (GapFilled); the cluster's sums begin where the backfill's frames do. A node that answers again
+// after a silence longer than the stale allowance (ClusterState::StaleAfterMs: the charts show a
+// gap) gets that stretch read from its recorder, beside the polling, and put into the hole
+// (GapFilled): where it served on while the console could not reach it (a partition, a suspended
+// laptop, a stopped console), the charts show what it did; where it was down or stopped itself, its
+// recorder kept nothing and the gap stays.
 //
 // Thread safety: every method on the GUI thread.
 class LiveSource : public QObject {
