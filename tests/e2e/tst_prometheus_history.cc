@@ -13,11 +13,13 @@
 #include <QTest>
 #include <cmath>
 
+#include "core/cluster/admin_client.h"
 #include "core/cluster/prometheus_history.h"
 #include "core/cluster/prometheus_recording.h"
 #include "core/cluster/time_span.h"
 #include "core/trace/recording_reader.h"
 #include "tests/e2e/replication_support.h"
+#include "tests/e2e/stopped.h"
 #include "tests/support/prometheus_process.h"
 #include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
@@ -57,6 +59,7 @@ class PrometheusHistoryTest : public QObject {
   QMap<QString, uint16_t> metrics_port_;
   railyard::testing::PrometheusProcess prometheus_;
   int64_t started_ms_ = 0, killed_ms_ = 0, restarted_ms_ = 0;
+  int64_t drained_ms_ = 0, undrained_ms_ = 0, stopped_ms_ = 0, resumed_ms_ = 0;
   uint64_t puts_ = 0;
 
   std::unique_ptr<e2e::NodeProcess> StartNode(const QString& name, QStringList args) {
@@ -88,7 +91,8 @@ class PrometheusHistoryTest : public QObject {
   }
 
  private Q_SLOTS:
-  // Writes, a kill and a restart of the replica, each seen by Prometheus before the next.
+  // Writes, a kill and a restart of the replica, its drain and undrain, and a stop (SIGSTOP) of the
+  // updater, each seen by Prometheus before the next.
   void initTestCase() {
     QVERIFY(dir_.isValid());
     QVERIFY(e2e::WriteTokenFiles(dir_.path()));
@@ -139,6 +143,47 @@ class PrometheusHistoryTest : public QObject {
                                        "instance=\"%1\"}[%2s])")
                                    .arg(Instance("replica"))
                                    .arg(since_s)) >= 3;
+    }));
+
+    // The replica drained, then undrained, each state scraped before the next.
+    cluster::AdminClient op(replica_->admin(), e2e::kOperatorToken, "tst");
+    QVERIFY(op.Connect(std::chrono::seconds(5)).ok());
+    admin::AdminResponse response;
+    const QString lame =
+        "railyard_node_state{state=\"lame_duck\",instance=\"" + Instance("replica") + "\"}";
+    drained_ms_ = cluster::UnixMsNow();
+    QVERIFY(op.Drain(&response).ok());
+    QVERIFY2(e2e::WaitFor([&] { return prometheus_.Value(lame) == 1; }),
+             "Prometheus did not see the replica drained");
+    QVERIFY(e2e::WaitFor(
+        [&] { return prometheus_.Value("count_over_time((" + lame + " == 1)[1m:1s])") >= 2; }));
+    undrained_ms_ = cluster::UnixMsNow();
+    QVERIFY(op.Undrain(&response).ok());
+    QVERIFY2(e2e::WaitFor([&] { return prometheus_.Value(lame) == 0; }),
+             "Prometheus did not see the replica undrained");
+
+    // The updater stopped (SIGSTOP): its scrapes time out, as a dead one's fail; then it goes on
+    // as the same process.
+    {
+      Stopped stopped(updater_->pid());
+      QVERIFY(stopped.ok());
+      stopped_ms_ = cluster::UnixMsNow();
+      QVERIFY2(WaitUp("updater", 0), "Prometheus did not see the stopped updater down");
+      QVERIFY(e2e::WaitFor([&] {
+        return prometheus_.Value("count_over_time((up{instance=\"" + Instance("updater") +
+                                 "\"} == 0)[1m:1s])") >= 3;
+      }));
+      stopped.Resume();
+      resumed_ms_ = cluster::UnixMsNow();
+    }
+    QVERIFY2(WaitUp("updater", 1), "Prometheus did not see the updater back");
+    // Three good scrapes since, so that steps of the range fall after it.
+    QVERIFY(e2e::WaitFor([&] {
+      const int64_t since_s = (cluster::UnixMsNow() - resumed_ms_) / 1000;
+      return since_s > 0 && prometheus_.Value(QString("count_over_time((up{instance=\"%1\"} == "
+                                                      "1)[%2s:1s])")
+                                                  .arg(Instance("updater"))
+                                                  .arg(since_s)) >= 3;
     }));
   }
 
@@ -207,7 +252,35 @@ class PrometheusHistoryTest : public QObject {
       (t.unix_ms() < gap.unix_ms ? before : after) = t.started_unix_ms();
     }
     QVERIFY(before > 0 && after > before);
-    QVERIFY(updater->gaps.empty());
+
+    // The drain: lame duck in the snapshots between the drain and the undrain Prometheus saw,
+    // serving in the last one.
+    bool lame_seen = false;
+    for (const admin::Telemetry& t : replica->snapshots) {
+      if (t.unix_ms() < drained_ms_ - 1000) continue;
+      lame_seen |= t.state() == admin::NODE_LAME_DUCK;
+      if (t.state() == admin::NODE_LAME_DUCK) {
+        QVERIFY2(
+            t.unix_ms() <= undrained_ms_ + 2000,
+            qPrintable(
+                QString("lame duck %1 ms after the undrain").arg(t.unix_ms() - undrained_ms_)));
+      }
+    }
+    QVERIFY(lame_seen);
+    QCOMPARE(replica_last.state(), admin::NODE_SERVING);
+
+    // The stopped updater: one gap (its scrapes timed out), and the same process after it.
+    QCOMPARE(updater->gaps.size(), size_t{1});
+    const cluster::PrometheusNodePast::Gap& stop = updater->gaps[0];
+    QVERIFY2(stop.unix_ms >= stopped_ms_ - 1000 && stop.unix_ms <= resumed_ms_ + 1000,
+             qPrintable(QString("gap at %1, stopped at %2, resumed at %3")
+                            .arg(stop.unix_ms)
+                            .arg(stopped_ms_)
+                            .arg(resumed_ms_)));
+    for (const admin::Telemetry& t : updater->snapshots) {
+      QVERIFY2(std::abs(t.started_unix_ms() - own.started_unix_ms()) < 5000,
+               "the stopped updater reads as a new process");
+    }
   }
 
   // railyardctl record --prometheus and the console's --prometheus: a recording of the range.
