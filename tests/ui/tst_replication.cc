@@ -378,6 +378,47 @@ class ReplicationTest : public QObject {
     QCOMPARE(plot->xAxis->range().upper, double(g.TimeOf(kFrames + 4)) / 1000.0);
   }
 
+  // Windows past the 15 minutes kept in full: each replica's 10 s buckets (their highest lag),
+  // for 24 hours; the plot draws them past 15 minutes and the full series within.
+  void theLagPlotShowsHoursInTenSecondBuckets() {
+    ClusterState state;
+    Declare(&state);
+    ReplicationView view(&state);
+    view.resize(1100, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    G g;
+    g.frame_ms = 1000;
+    constexpr int kMinutes = 30;
+    Apply(&state, g, 0, kMinutes * 60);  // Its bucket boundaries fall on whole 10 s.
+    const qint64 last = g.TimeOf(kMinutes * 60 - 1);
+    const auto& fine = view.LagModel()->series(G::kTailing);
+    QVERIFY(fine.front().t_ms >= last - ReplicationLagModel::kMaxWindowMs);
+    const auto& coarse = view.LagModel()->coarse(G::kTailing);
+    QCOMPARE(coarse.size(), size_t(kMinutes * 6));
+    for (size_t i = 0; i < coarse.size(); ++i) {
+      QCOMPARE(coarse[i].t_ms, g.TimeOf(int(i) * 10));
+      QCOMPARE(coarse[i].lag_docs, 124.0);  // 120..124 within each bucket: its highest.
+    }
+    QVERIFY(!view.SetWindowMinutes(7));
+    QVERIFY(view.SetWindowMinutes(60));
+    QCOMPARE(view.WindowBox()->currentData().toInt(), 60);
+    QCPGraph* graph = view.GraphOf(G::kTailing);
+    QVERIFY(graph);
+    QCOMPARE(graph->data()->size(), int(coarse.size()));
+    QCustomPlot* plot = view.LagPlot();
+    QCOMPARE(plot->xAxis->range().upper, double(last) / 1000.0);
+    QCOMPARE(plot->xAxis->range().lower, double(g.TimeOf(0)) / 1000.0);  // All 30 minutes.
+    // The open bucket grows in place: drawn again, not twice.
+    Apply(&state, g, kMinutes * 60, kMinutes * 60 + 3);
+    QCOMPARE(graph->data()->size(), int(coarse.size()));
+    QCOMPARE(coarse.size(), size_t(kMinutes * 6 + 1));
+    QVERIFY(view.SetWindowMinutes(5));
+    graph = view.GraphOf(G::kTailing);
+    QCOMPARE(graph->data()->size(), int(fine.size()));
+    QCOMPARE(plot->xAxis->range().size(), 5 * 60.0);
+  }
+
   void compactionViewShowsTheDocumentCache() {
     ClusterState state;
     Declare(&state);

@@ -2,6 +2,7 @@
 #include "ui/models/replication_lag_model.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "core/cluster/replication_names.h"
@@ -27,6 +28,7 @@ ReplicationLagModel::ReplicationLagModel(ClusterState* state, QObject* parent)
     }
     // Remove node: only that node's series goes.
     ForgetRemovedNode(series_, state_->RemovedNode());
+    ForgetRemovedNode(coarse_, state_->RemovedNode());
     ForgetRemovedNode(last_seen_, state_->RemovedNode());
     Q_EMIT Cleared();  // The view rebuilds from what is kept.
   });
@@ -42,6 +44,29 @@ QVector<int> ReplicationLagModel::Replicas() const {
 const ReplicationLagModel::Series& ReplicationLagModel::series(int node) const {
   const auto it = series_.constFind(node);
   return it == series_.constEnd() ? empty_ : it.value();
+}
+
+const ReplicationLagModel::Series& ReplicationLagModel::coarse(int node) const {
+  const auto it = coarse_.constFind(node);
+  return it == coarse_.constEnd() ? empty_ : it.value();
+}
+
+void ReplicationLagModel::AddToBucket(Series& coarse, const LagSample& sample) {
+  const qint64 start = sample.t_ms - ((sample.t_ms % kBucketMs) + kBucketMs) % kBucketMs;
+  if (coarse.empty() || coarse.back().t_ms != start) {
+    coarse.push_back({start, sample.lag_docs, sample.lag_seconds});
+    while (coarse.front().t_ms < start - kMaxCoarseWindowMs) coarse.pop_front();
+    return;
+  }
+  // The highest known lag; NaN (unknown) only while no sample in it was known. The ring gives
+  // read access only: the open bucket is replaced by value.
+  LagSample open = coarse.back();
+  auto highest = [](double a, double b) {
+    return std::isnan(a) ? b : std::isnan(b) ? a : std::max(a, b);
+  };
+  open.lag_docs = highest(open.lag_docs, sample.lag_docs);
+  open.lag_seconds = highest(open.lag_seconds, sample.lag_seconds);
+  coarse.set_back(open);
 }
 
 bool ReplicationLagModel::AddSamples(const QVector<int>& changed) {
@@ -62,8 +87,15 @@ bool ReplicationLagModel::AddSamples(const QVector<int>& changed) {
     auto it = series_.find(node);
     if (it == series_.end()) it = series_.insert(node, Series(kMaxSamples));
     Series& series = it.value();
-    if (!series.empty() && sample.t_ms < series.back().t_ms) series.clear();  // Seek backwards.
+    auto coarse_it = coarse_.find(node);
+    if (coarse_it == coarse_.end()) coarse_it = coarse_.insert(node, Series(kMaxCoarseSamples));
+    Series& coarse = coarse_it.value();
+    if (!series.empty() && sample.t_ms < series.back().t_ms) {  // Seek backwards.
+      series.clear();
+      coarse.clear();
+    }
     series.push_back(sample);
+    AddToBucket(coarse, sample);
     while (series.front().t_ms < sample.t_ms - kMaxWindowMs) series.pop_front();
     latest_ms_ = std::max(latest_ms_, sample.t_ms);
     added = true;
@@ -73,6 +105,7 @@ bool ReplicationLagModel::AddSamples(const QVector<int>& changed) {
 
 void ReplicationLagModel::Clear() {
   series_.clear();
+  coarse_.clear();
   last_seen_.clear();
   unannounced_ = false;
   latest_ms_ = 0;

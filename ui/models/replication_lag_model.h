@@ -22,8 +22,11 @@ struct LagSample {
 // of a node whose Telemetry.replication says it is a replica, in ring buffers keyed by cluster
 // time (wall time live, the recording's time in replay), like ThroughputModel.
 //
-// Each series keeps 15 minutes and at most kMaxSamples samples. A sample older than the newest
-// in its series (a replay seek backwards) restarts that series; ClusterState::Clear forgets all.
+// Each series keeps 15 minutes and at most kMaxSamples samples. Beside it, each replica's coarse
+// series keeps 24 hours as kBucketMs buckets, each the highest lag any of its samples had (a
+// spike is what a wide window must not lose; NaN where none was known), for windows wider than
+// 15 minutes. A sample older than the newest in its series (a replay seek backwards) restarts
+// both; ClusterState::Clear forgets all.
 // A replay seek rebuilds the last kViewWindowMs before the seek point through ClusterState's
 // history frames.
 //
@@ -35,6 +38,9 @@ class ReplicationLagModel : public QObject {
   static constexpr size_t kMaxSamples = 15 * 60 * 20;  // 15 minutes at 20 Hz.
   // The replication view's window: the history a replay seek rebuilds for it.
   static constexpr qint64 kViewWindowMs = 5 * 60 * 1000;
+  static constexpr qint64 kBucketMs = 10 * 1000;
+  static constexpr qint64 kMaxCoarseWindowMs = 24 * 60 * 60 * 1000;
+  static constexpr size_t kMaxCoarseSamples = kMaxCoarseWindowMs / kBucketMs + 2;
   using Series = RingBuffer<LagSample>;
 
   explicit ReplicationLagModel(ClusterState* state, QObject* parent = nullptr);
@@ -43,6 +49,8 @@ class ReplicationLagModel : public QObject {
   QVector<int> Replicas() const;
   // An empty series for a node that never reported itself a replica.
   const Series& series(int node) const;
+  // Its 24 hours in kBucketMs buckets (t_ms: the bucket's start), the open bucket last.
+  const Series& coarse(int node) const;
   qint64 LatestMs() const { return latest_ms_; }
 
  Q_SIGNALS:
@@ -55,7 +63,11 @@ class ReplicationLagModel : public QObject {
   void Clear();
 
   ClusterState* const state_;
+  // Adds `sample` to `coarse`'s open bucket, opening a new one past its end.
+  static void AddToBucket(Series& coarse, const LagSample& sample);
+
   QHash<int, Series> series_;
+  QHash<int, Series> coarse_;
   // The telemetry each node's last sample used (held, so its address cannot be reused).
   QHash<int, std::shared_ptr<const admin::Telemetry>> last_seen_;
   // Samples from history frames that SamplesAdded has not told of yet.

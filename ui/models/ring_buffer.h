@@ -55,6 +55,8 @@ class RingBuffer {
   const T& operator[](size_t i) const { return items_[(head_ + i) % items_.size()]; }
   const T& front() const { return (*this)[0]; }
   const T& back() const { return (*this)[count_ - 1]; }
+  // Replaces the newest element (an open bucket that grows). REQUIRES: !empty().
+  void set_back(const T& value) { items_[(head_ + count_ - 1) % items_.size()] = value; }
 
  private:
   void Grow() {

@@ -16,9 +16,11 @@
 
 #include "ui/models/replication_lag_model.h"
 #include "ui/models/replication_model.h"
+#include "ui/models/throughput_model.h"
 #include "ui/views/plot_style.h"
 #include "ui/views/qcustomplot_include.h"
 #include "ui/views/time_axis_drag.h"
+#include "ui/views/time_window.h"
 
 namespace railyard::ui {
 
@@ -77,6 +79,15 @@ ReplicationView::ReplicationView(ReplicationModel* model, ReplicationLagModel* l
   connect(unit_box_, &QComboBox::currentIndexChanged, this, [this](int index) {
     SetLagUnit(static_cast<LagUnit>(unit_box_->itemData(index).toInt()));
   });
+  window_box_ = new QComboBox(this);
+  for (int minutes : ThroughputModel::kWindowChoicesMinutes) {
+    window_box_->addItem(WindowChoiceText(minutes), minutes);
+  }
+  window_box_->setCurrentIndex(window_box_->findData(window_minutes_));
+  window_box_->setToolTip(
+      tr("How much time the lag plot shows; past 15 minutes, each 10 s's highest lag."));
+  connect(window_box_, &QComboBox::currentIndexChanged, this,
+          [this](int index) { SetWindowMinutes(window_box_->itemData(index).toInt()); });
 
   proxy_->setSourceModel(model_);
   proxy_->setSortRole(ReplicationModel::kSortRole);
@@ -127,6 +138,8 @@ ReplicationView::ReplicationView(ReplicationModel* model, ReplicationLagModel* l
   controls->addWidget(summary_, 1);
   controls->addWidget(new QLabel(tr("Plot lag in:"), this));
   controls->addWidget(unit_box_);
+  controls->addWidget(new QLabel(tr("Window:"), this));
+  controls->addWidget(window_box_);
   auto* splitter = new QSplitter(Qt::Vertical, this);
   splitter->addWidget(table_);
   splitter->addWidget(plot_);
@@ -151,6 +164,30 @@ void ReplicationView::SetLagUnit(LagUnit unit) {
   if (unit == unit_) return;
   unit_ = unit;
   Rebuild();
+}
+
+bool ReplicationView::SetWindowMinutes(int minutes) {
+  if (window_box_->findData(minutes) < 0) return false;
+  const int box_index = window_box_->findData(minutes);
+  if (window_box_->currentIndex() != box_index)
+    window_box_->setCurrentIndex(box_index);  // Re-enters.
+  if (minutes == window_minutes_) return true;
+  const bool was_coarse = Coarse();
+  window_minutes_ = minutes;
+  state_->RequestHistoryMs(WindowMs());  // A replay's seek rebuilds as much.
+  following_ = true;
+  if (Coarse() != was_coarse) {
+    Rebuild();  // The other series.
+  } else {
+    ApplyRange();
+  }
+  return true;
+}
+
+bool ReplicationView::Coarse() const { return WindowMs() > ReplicationLagModel::kMaxWindowMs; }
+
+const ReplicationLagModel::Series& ReplicationView::Drawn(int node) const {
+  return Coarse() ? lag_->coarse(node) : lag_->series(node);
 }
 
 void ReplicationView::showEvent(QShowEvent* event) {
@@ -217,7 +254,7 @@ void ReplicationView::AppendNew() {
   const QVector<int> replicas = lag_->Replicas();
   for (int i = 0; i < replicas.size(); ++i) {
     const int node = replicas[i];
-    const ReplicationLagModel::Series& series = lag_->series(node);
+    const ReplicationLagModel::Series& series = Drawn(node);
     QCPGraph* graph = graphs_.value(node);
     if (!graph) {
       graph = plot_->addGraph();
@@ -233,6 +270,10 @@ void ReplicationView::AppendNew() {
     if (series.back().t_ms < drawn) {
       graph->data()->clear();  // The series restarted (a replay seek backwards).
       drawn = -1;
+    } else if (Coarse() && drawn >= 0) {
+      // The open bucket grows in place: drawn again.
+      graph->data()->remove(double(drawn) / 1000.0);
+      --drawn;
     }
     // Walk back to the first sample not drawn yet; usually one per frame.
     size_t first = series.size();
@@ -242,20 +283,25 @@ void ReplicationView::AppendNew() {
       graph->addData(double(s.t_ms) / 1000.0, unit_ == LagUnit::kDocs ? s.lag_docs : s.lag_seconds);
     }
     drawn_until_ms_.insert(node, series.back().t_ms);
-    graph->data()->removeBefore(double(series.back().t_ms - ReplicationLagModel::kMaxWindowMs) /
-                                1000.0);
+    const qint64 kept =
+        Coarse() ? ReplicationLagModel::kMaxCoarseWindowMs : ReplicationLagModel::kMaxWindowMs;
+    graph->data()->removeBefore(double(series.back().t_ms - kept) / 1000.0);
   }
 }
 
 void ReplicationView::ApplyRange() {
-  // The last five minutes, or less while there is less, so a fresh start is not a sliver.
+  // The chosen window, or less while there is less, so a fresh start is not a sliver.
   const qint64 end = std::max<qint64>(lag_->LatestMs(), 0);
   qint64 oldest = end;
   for (int node : lag_->Replicas()) {
-    const ReplicationLagModel::Series& series = lag_->series(node);
+    const ReplicationLagModel::Series& series = Drawn(node);
     if (!series.empty()) oldest = std::min(oldest, series.front().t_ms);
   }
-  const qint64 begin = std::max(end - kWindowMs, std::min(oldest, end - kMinWindowMs));
+  const qint64 begin = std::max(end - WindowMs(), std::min(oldest, end - kMinWindowMs));
+  if (auto ticker = plot_->xAxis->ticker().dynamicCast<QCPAxisTickerDateTime>()) {
+    const QString format = WindowMs() < 60 * 60 * 1000 ? "hh:mm:ss" : "hh:mm";
+    if (ticker->dateTimeFormat() != format) ticker->setDateTimeFormat(format);
+  }
   if (following_) plot_->xAxis->setRange(double(begin) / 1000.0, double(end) / 1000.0);
   FitValues();
   plot_->replot(QCustomPlot::rpQueuedReplot);

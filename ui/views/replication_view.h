@@ -5,6 +5,7 @@
 #include <QWidget>
 
 #include "ui/models/cluster_state.h"
+#include "ui/models/replication_lag_model.h"
 
 class QComboBox;
 class QCustomPlot;
@@ -15,13 +16,12 @@ class QTableView;
 
 namespace railyard::ui {
 
-class ReplicationLagModel;
 class ReplicationModel;
 
 // Replication across the cluster: a sortable table with a row per updater and replica
 // (ReplicationModel; a replica's catch-up progress drawn as a bar while it catches up) and a plot
-// of each replica's lag over the last five minutes, in documents or in seconds (a toggle); its
-// time axis zooms and pans as Throughput's does (TimeAxisDrag), over the 15 minutes kept.
+// of each replica's lag over a window of 1 minute to 24 hours (5 minutes at first), in documents
+// or in seconds (a toggle); its time axis zooms and pans as Throughput's does (TimeAxisDrag).
 // Selecting a row tells the window which node the per-node views show.
 //
 // Cheap at 10 Hz: the plot appends only new samples and asks for a queued replot; a hidden view
@@ -32,7 +32,6 @@ class ReplicationView : public QWidget {
   Q_OBJECT
  public:
   enum class LagUnit { kDocs, kSeconds };
-  static constexpr qint64 kWindowMs = 5 * 60 * 1000;
   static constexpr qint64 kMinWindowMs = 30 * 1000;
 
   // Draws `model` and `lag` (on one ClusterState), which the console's session owns and which
@@ -42,6 +41,11 @@ class ReplicationView : public QWidget {
   explicit ReplicationView(ClusterState* state, QWidget* parent = nullptr);
 
   void SetLagUnit(LagUnit unit);
+  // The plot's window: one of ThroughputModel::kWindowChoicesMinutes (default 5), else refused.
+  // Past 15 minutes it draws each replica's coarse series (10 s buckets, their highest lag).
+  bool SetWindowMinutes(int minutes);
+  int WindowMinutes() const { return window_minutes_; }
+  QComboBox* WindowBox() const { return window_box_; }
   LagUnit Unit() const { return unit_; }
 
   ReplicationModel* Model() const { return model_; }
@@ -68,6 +72,10 @@ class ReplicationView : public QWidget {
   void Rebuild();
   void AppendNew();
   void ApplyRange();
+  qint64 WindowMs() const { return qint64(window_minutes_) * 60 * 1000; }
+  bool Coarse() const;
+  // What the plot draws of `node`: its full series, or its coarse one.
+  const ReplicationLagModel::Series& Drawn(int node) const;
   // The lag axis from zero to above the highest visible point.
   void FitValues();
   void UpdateSummary();
@@ -78,6 +86,8 @@ class ReplicationView : public QWidget {
   QSortFilterProxyModel* proxy_;
   QLabel* summary_;
   QComboBox* unit_box_;
+  QComboBox* window_box_;
+  int window_minutes_ = 5;
   QTableView* table_;
   QCustomPlot* plot_;
   LagUnit unit_ = LagUnit::kDocs;

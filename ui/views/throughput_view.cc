@@ -84,12 +84,9 @@ ThroughputView::ThroughputView(ThroughputModel* model, QWidget* parent)
       tr("Each node overlaid, the node selected in the other views, or the sums "
          "over every node."));
   window_ = new QComboBox(this);
-  window_->addItem(tr("1 minute"), 1);
-  window_->addItem(tr("5 minutes"), 5);
-  window_->addItem(tr("15 minutes"), 15);
-  window_->addItem(tr("1 hour"), 60);
-  window_->addItem(tr("6 hours"), 360);
-  window_->addItem(tr("24 hours"), 1440);
+  for (int minutes : ThroughputModel::kWindowChoicesMinutes) {
+    window_->addItem(WindowChoiceText(minutes), minutes);
+  }
   window_->setCurrentIndex(1);
   window_->setToolTip(
       tr("How much time the charts show; past 15 minutes, in 1-minute buckets (each one's lowest, "

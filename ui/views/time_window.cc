@@ -2,9 +2,17 @@
 #include "ui/views/time_window.h"
 
 #include <QDateTime>
+#include <QObject>
 #include <algorithm>
 
 namespace railyard::ui {
+
+QString WindowChoiceText(int minutes) {
+  if (minutes % 60 != 0) {
+    return minutes == 1 ? QObject::tr("1 minute") : QObject::tr("%1 minutes").arg(minutes);
+  }
+  return minutes == 60 ? QObject::tr("1 hour") : QObject::tr("%1 hours").arg(minutes / 60);
+}
 
 TimeWindow FollowedWindow(qint64 first_ms, qint64 last_ms, qint64 window_ms, qint64 min_span_ms,
                           qint64 now_ms, const RecordingSpan& recording) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <QString>
 #include <QtGlobal>
 
 namespace railyard::ui {
@@ -23,6 +24,9 @@ struct RecordingSpan {
 // recording fills the chart. Without samples (last_ms < 0): in a replay, the part of the recording
 // around now_ms (the player's position); live, the window ending at now_ms, or at the wall clock
 // when the cluster clock has not started (0).
+// A window's name in a window box: "1 minute", "15 minutes", "1 hour", "24 hours".
+QString WindowChoiceText(int minutes);
+
 TimeWindow FollowedWindow(qint64 first_ms, qint64 last_ms, qint64 window_ms, qint64 min_span_ms,
                           qint64 now_ms, const RecordingSpan& recording);
 
