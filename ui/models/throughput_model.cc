@@ -246,6 +246,14 @@ void ThroughputModel::KeepEvents(qint64 from_ms, qint64 to_ms) {
   if (events_.size() != before) ++events_revision_;
 }
 
+std::shared_ptr<const admin::Telemetry> ThroughputModel::StateOnly(const admin::Telemetry& t) {
+  auto state = std::make_shared<admin::Telemetry>();
+  state->set_started_unix_ms(t.started_unix_ms());
+  state->set_sequence(t.sequence());
+  state->set_state(t.state());
+  return state;
+}
+
 void ThroughputModel::PutPast(int node,
                               const std::vector<std::shared_ptr<const admin::Telemetry>>& past) {
   if (node < 0 || node >= state_->NodeCount() || past.empty()) return;
@@ -320,7 +328,7 @@ void ThroughputModel::PutPast(int node,
     }
     for (const auto& t : past) {
       if (t->unix_ms() > hole_from) {
-        first_seen_.insert(node, {t->unix_ms(), t});
+        first_seen_.insert(node, {t->unix_ms(), StateOnly(*t)});
         break;
       }
     }
@@ -360,7 +368,9 @@ bool ThroughputModel::AddSamples(const QVector<int>& changed) {
     CollectStateEvents(node, previous, *view.telemetry, view.updated_ms);
     if (seen == last_seen_.end()) {
       last_seen_.insert(node, view.telemetry);
-      if (!first_seen_.contains(node)) first_seen_.insert(node, {view.updated_ms, view.telemetry});
+      if (!first_seen_.contains(node)) {
+        first_seen_.insert(node, {view.updated_ms, StateOnly(*view.telemetry)});
+      }
     } else {
       released.push_back(std::exchange(seen.value(), view.telemetry));
     }

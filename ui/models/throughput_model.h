@@ -160,12 +160,15 @@ class ThroughputModel : public QObject {
   QHash<int, Series> nodes_;
   // The telemetry each node's last sample used (held, so its address cannot be reused).
   QHash<int, std::shared_ptr<const admin::Telemetry>> last_seen_;
-  // The telemetry of each node's oldest sample, and its time: what a past put before the series
-  // meets (PutPast marks a restart between them).
+  // Of each node's oldest sample, its time and what a restart or lame-duck change is told by
+  // (StateOnly): what a past put before the series meets (PutPast marks the change between
+  // them). Not the snapshot itself, which is released off the GUI thread once replaced.
   struct FirstSeen {
     qint64 t_ms = 0;
     std::shared_ptr<const admin::Telemetry> telemetry;
   };
+  // A copy of `t` with only what StateEventsBetween compares.
+  static std::shared_ptr<const admin::Telemetry> StateOnly(const admin::Telemetry& t);
   QHash<int, FirstSeen> first_seen_;
   // Samples from history frames that SamplesAdded has not told of yet.
   bool unannounced_ = false;
