@@ -419,6 +419,53 @@ class ReplicationTest : public QObject {
     QCOMPARE(plot->xAxis->range().size(), 5 * 60.0);
   }
 
+  // A replica's own past that comes later (here: the day behind a backfill) goes before its lag
+  // series and into its 10 s buckets, with a gap where it was silent; the plot draws it.
+  void aReplicasLaterPastGoesIntoItsLagSeries() {
+    ClusterState state;
+    Declare(&state);
+    ReplicationView view(&state);
+    view.resize(1100, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    G g;
+    g.frame_ms = 1000;
+    Apply(&state, g, 600, 660);  // The console's own: from 10 minutes in.
+    std::vector<std::shared_ptr<const railyard::admin::Telemetry>> past;
+    for (int second = 0; second < 400; ++second) {
+      if (second >= 100 && second < 200) continue;  // Down for 100 s.
+      auto t = std::make_shared<railyard::admin::Telemetry>(g.Telemetry(G::kTailing, second));
+      t->set_unix_ms(g.TimeOf(second));
+      past.push_back(t);
+    }
+    QSignalSpy cleared(view.LagModel(), &ReplicationLagModel::Cleared);
+    state.ApplyNodePast(G::kTailing, past);
+    QCOMPARE(cleared.count(), 1);
+    const auto& fine = view.LagModel()->series(G::kTailing);
+    QCOMPARE(fine.front().t_ms, g.TimeOf(0));  // All within 15 minutes of the newest.
+    int gaps = 0;
+    for (size_t i = 0; i < fine.size(); ++i) {
+      if (i > 0) QVERIFY(fine[i - 1].t_ms <= fine[i].t_ms);
+      if (std::isnan(fine[i].lag_docs)) {
+        ++gaps;
+        // Where it was down, and between its past and the console's first sample.
+        QVERIFY((fine[i].t_ms > g.TimeOf(99) && fine[i].t_ms < g.TimeOf(200)) ||
+                (fine[i].t_ms > g.TimeOf(399) && fine[i].t_ms < g.TimeOf(600)));
+      }
+    }
+    QCOMPARE(gaps, 2);
+    QCOMPARE(fine.size(), size_t(300 + 2 + 60));
+    const auto& coarse = view.LagModel()->coarse(G::kTailing);
+    QCOMPARE(coarse.front().t_ms, g.TimeOf(0));
+    QVERIFY(view.SetWindowMinutes(60));
+    QCOMPARE(view.GraphOf(G::kTailing)->data()->size(), int(coarse.size()));
+    // A past over what the console took puts nothing in.
+    std::vector<std::shared_ptr<const railyard::admin::Telemetry>> polled{
+        std::make_shared<railyard::admin::Telemetry>(g.Telemetry(G::kTailing, 630))};
+    state.ApplyNodePast(G::kTailing, polled);
+    QCOMPARE(cleared.count(), 1);
+  }
+
   void compactionViewShowsTheDocumentCache() {
     ClusterState state;
     Declare(&state);

@@ -2,6 +2,7 @@
 #include "ui/models/replication_lag_model.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <limits>
 
@@ -32,7 +33,110 @@ ReplicationLagModel::ReplicationLagModel(ClusterState* state, QObject* parent)
     ForgetRemovedNode(last_seen_, state_->RemovedNode());
     Q_EMIT Cleared();  // The view rebuilds from what is kept.
   });
+  connect(state_, &ClusterState::NodePastApplied, this, &ReplicationLagModel::PutPast);
   state_->RequestHistoryMs(kViewWindowMs);
+}
+
+void ReplicationLagModel::PutPast(
+    int node, const std::vector<std::shared_ptr<const admin::Telemetry>>& past) {
+  if (node < 0 || node >= state_->NodeCount() || past.empty()) return;
+  const Series& now = series(node);
+  const Series& buckets = coarse(node);
+  // The hole: between the newest sample before the past's first and the oldest after it, with
+  // nothing but gaps between (the lag is NaN there, or nothing was taken for longer than the stale
+  // allowance).
+  const qint64 first_past = past.front()->unix_ms();
+  qint64 hole_from = LLONG_MIN, hole_to = LLONG_MAX;
+  bool silent = false;
+  for (size_t i = 0; i < now.size(); ++i) {
+    if (now[i].t_ms < first_past) {
+      if (!std::isnan(now[i].lag_docs)) hole_from = now[i].t_ms;
+    } else if (!std::isnan(now[i].lag_docs)) {
+      hole_to = now[i].t_ms;
+      break;
+    }
+  }
+  for (size_t i = 0; i < now.size(); ++i) {
+    const qint64 t = now[i].t_ms;
+    silent = silent || (t > hole_from && t < hole_to && std::isnan(now[i].lag_docs));
+  }
+  const qint64 stale = state_->StaleAfterMs();
+  if (hole_from != LLONG_MIN &&
+      (hole_to == LLONG_MAX || (!silent && hole_to - hole_from <= stale))) {
+    return;  // Between two samples the console took, or past the newest: nothing missing.
+  }
+  std::vector<LagSample> in_hole;
+  const admin::Telemetry* previous = nullptr;
+  constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
+  for (const auto& t : past) {
+    const qint64 at = t->unix_ms();
+    if (at <= hole_from) continue;
+    if (at >= hole_to) break;
+    const admin::Replication& r = t->replication();
+    if (r.role() != admin::DOCSTORE_REPLICA) continue;
+    if (previous) {
+      const qint64 allowance = stale + previous->downsampled().bucket_ms();
+      if (at - previous->unix_ms() > allowance) {
+        in_hole.push_back({previous->unix_ms() + allowance, kUnknown, kUnknown});
+      }
+    }
+    const bool known = cluster::ReplicaLagKnown(r, true);
+    const admin::FigureRange& range = t->downsampled().lag_seconds();
+    const double seconds = !known                                        ? kUnknown
+                           : t->has_downsampled() && range.samples() > 0 ? range.max()
+                                                                         : r.lag_seconds();
+    in_hole.push_back({at, known ? double(r.lag_docs()) : kUnknown, seconds});
+    previous = t.get();
+  }
+  if (in_hole.empty()) return;
+  if (hole_to != LLONG_MAX &&
+      hole_to - previous->unix_ms() > stale + previous->downsampled().bucket_ms()) {
+    in_hole.push_back(
+        {previous->unix_ms() + stale + previous->downsampled().bucket_ms(), kUnknown, kUnknown});
+  }
+  // Both series again, in time order: what was before the hole, the hole, what was after.
+  Series fine(kMaxSamples);
+  const qint64 newest =
+      now.empty() ? in_hole.back().t_ms : std::max(now.back().t_ms, in_hole.back().t_ms);
+  auto keep_fine = [&](const LagSample& sample) {
+    if (sample.t_ms >= newest - kMaxWindowMs) fine.push_back(sample);
+  };
+  size_t i = 0;
+  for (; i < now.size() && now[i].t_ms <= hole_from; ++i) keep_fine(now[i]);
+  for (const LagSample& sample : in_hole) keep_fine(sample);
+  for (; i < now.size(); ++i) {
+    if (now[i].t_ms >= hole_to) keep_fine(now[i]);
+  }
+  Series rebucketed(kMaxCoarseSamples);
+  std::vector<LagSample> hole_buckets;
+  {
+    Series scratch(kMaxCoarseSamples);
+    for (const LagSample& sample : in_hole) AddToBucket(scratch, sample);
+    for (size_t k = 0; k < scratch.size(); ++k) hole_buckets.push_back(scratch[k]);
+  }
+  // Buckets the console had and the hole's, merged by start; where both have one, the higher.
+  size_t a = 0, b = 0;
+  while (a < buckets.size() || b < hole_buckets.size()) {
+    if (b == hole_buckets.size() ||
+        (a < buckets.size() && buckets[a].t_ms < hole_buckets[b].t_ms)) {
+      rebucketed.push_back(buckets[a++]);
+    } else if (a == buckets.size() || hole_buckets[b].t_ms < buckets[a].t_ms) {
+      rebucketed.push_back(hole_buckets[b++]);
+    } else {
+      LagSample both = buckets[a++];
+      const LagSample& other = hole_buckets[b++];
+      auto highest = [](double x, double y) {
+        return std::isnan(x) ? y : std::isnan(y) ? x : std::max(x, y);
+      };
+      both.lag_docs = highest(both.lag_docs, other.lag_docs);
+      both.lag_seconds = highest(both.lag_seconds, other.lag_seconds);
+      rebucketed.push_back(both);
+    }
+  }
+  series_.insert(node, std::move(fine));
+  coarse_.insert(node, std::move(rebucketed));
+  latest_ms_ = std::max(latest_ms_, newest);
+  Q_EMIT Cleared();  // The view draws the series again.
 }
 
 QVector<int> ReplicationLagModel::Replicas() const {

@@ -5,6 +5,7 @@
 #include <QObject>
 #include <QVector>
 #include <memory>
+#include <vector>
 
 #include "ui/models/cluster_state.h"
 #include "ui/models/ring_buffer.h"
@@ -21,6 +22,12 @@ struct LagSample {
 // Each replica's lag over time (documents and seconds), one sample per new telemetry snapshot
 // of a node whose Telemetry.replication says it is a replica, in ring buffers keyed by cluster
 // time (wall time live, the recording's time in replay), like ThroughputModel.
+//
+// A node's own past that comes later (ClusterState::NodePastApplied: a node added, a stretch the
+// console missed, the day behind the backfill) goes where the series hold nothing of it, as
+// ThroughputModel::PutPast does: its lag where it was known, a gap (NaN) through a silence
+// longer than the stale allowance; a downsampled snapshot's lag in seconds is its bucket's
+// highest.
 //
 // Each series keeps 15 minutes and at most kMaxSamples samples. Beside it, each replica's coarse
 // series keeps 24 hours as kBucketMs buckets, each the highest lag any of its samples had (a
@@ -65,6 +72,7 @@ class ReplicationLagModel : public QObject {
   ClusterState* const state_;
   // Adds `sample` to `coarse`'s open bucket, opening a new one past its end.
   static void AddToBucket(Series& coarse, const LagSample& sample);
+  void PutPast(int node, const std::vector<std::shared_ptr<const admin::Telemetry>>& past);
 
   QHash<int, Series> series_;
   QHash<int, Series> coarse_;
