@@ -22,6 +22,7 @@
 #include "tests/e2e/stopped.h"
 #include "tests/support/prometheus_process.h"
 #include "tests/support/qtest_main.h"
+#include "tests/support/test_depth.h"
 #include "tests/support/test_paths.h"
 #include "ui/shell/main_window.h"
 #include "ui/sources/replay_source.h"
@@ -80,6 +81,21 @@ class PrometheusHistoryTest : public QObject {
     server.url = prometheus_.url().toStdString();
     server.timeout = std::chrono::seconds(20);
     return server;
+  }
+  // The gap of `past` that begins within a second of [from_ms, to_ms]; null if none.
+  static const cluster::PrometheusNodePast::Gap* GapIn(const cluster::PrometheusNodePast& past,
+                                                       int64_t from_ms, int64_t to_ms) {
+    for (const cluster::PrometheusNodePast::Gap& g : past.gaps) {
+      if (g.unix_ms >= from_ms - 1000 && g.unix_ms <= to_ms + 1000) return &g;
+    }
+    return nullptr;
+  }
+  static QString Gaps(const cluster::PrometheusNodePast& past) {
+    QStringList gaps;
+    for (const cluster::PrometheusNodePast::Gap& g : past.gaps) {
+      gaps << QString("%1 (%2)").arg(g.unix_ms).arg(QString::fromStdString(g.reason));
+    }
+    return QString("gaps at %1").arg(gaps.join(", "));
   }
   cluster::PrometheusHistoryOptions Range() const {
     cluster::PrometheusHistoryOptions range;
@@ -239,13 +255,18 @@ class PrometheusHistoryTest : public QObject {
       applying |= t.replication().apply_docs_per_s() > 0;
     }
     QVERIFY(applying);
-    QCOMPARE(replica->gaps.size(), size_t{1});
-    const cluster::PrometheusNodePast::Gap& gap = replica->gaps[0];
-    QVERIFY2(gap.unix_ms >= killed_ms_ - 1000 && gap.unix_ms <= restarted_ms_ + 1000,
-             qPrintable(QString("gap at %1, killed at %2, restarted at %3")
-                            .arg(gap.unix_ms)
-                            .arg(killed_ms_)
-                            .arg(restarted_ms_)));
+    // Exactly one gap per outage. Under a sanitizer on a loaded machine a node may miss
+    // Prometheus's 1 s scrape timeout once, which is a true gap of its own (up was 0): there, only
+    // the outage's gap is required.
+    const cluster::PrometheusNodePast::Gap* killed = GapIn(*replica, killed_ms_, restarted_ms_);
+    QVERIFY2(killed, qPrintable(QString("no gap between the kill at %1 and the restart at %2: %3")
+                                    .arg(killed_ms_)
+                                    .arg(restarted_ms_)
+                                    .arg(Gaps(*replica))));
+    qInfo("replica: killed at %lld, restarted at %lld; %s", static_cast<long long>(killed_ms_),
+          static_cast<long long>(restarted_ms_), qPrintable(Gaps(*replica)));
+    RAILYARD_VERIFY_FIGURE(replica->gaps.size() == 1, qPrintable(Gaps(*replica)));
+    const cluster::PrometheusNodePast::Gap& gap = *killed;
     QVERIFY2(gap.reason.find("up = 0") != std::string::npos, gap.reason.c_str());
     int64_t before = 0, after = 0;
     for (const admin::Telemetry& t : replica->snapshots) {
@@ -270,13 +291,14 @@ class PrometheusHistoryTest : public QObject {
     QCOMPARE(replica_last.state(), admin::NODE_SERVING);
 
     // The stopped updater: one gap (its scrapes timed out), and the same process after it.
-    QCOMPARE(updater->gaps.size(), size_t{1});
-    const cluster::PrometheusNodePast::Gap& stop = updater->gaps[0];
-    QVERIFY2(stop.unix_ms >= stopped_ms_ - 1000 && stop.unix_ms <= resumed_ms_ + 1000,
-             qPrintable(QString("gap at %1, stopped at %2, resumed at %3")
-                            .arg(stop.unix_ms)
+    QVERIFY2(GapIn(*updater, stopped_ms_, resumed_ms_),
+             qPrintable(QString("no gap between the stop at %1 and the resume at %2: %3")
                             .arg(stopped_ms_)
-                            .arg(resumed_ms_)));
+                            .arg(resumed_ms_)
+                            .arg(Gaps(*updater))));
+    qInfo("updater: stopped at %lld, resumed at %lld; %s", static_cast<long long>(stopped_ms_),
+          static_cast<long long>(resumed_ms_), qPrintable(Gaps(*updater)));
+    RAILYARD_VERIFY_FIGURE(updater->gaps.size() == 1, qPrintable(Gaps(*updater)));
     for (const admin::Telemetry& t : updater->snapshots) {
       QVERIFY2(std::abs(t.started_unix_ms() - own.started_unix_ms()) < 5000,
                "the stopped updater reads as a new process");
