@@ -7,8 +7,22 @@
 #include <limits>
 
 #include "core/cluster/replication_names.h"
+#include "ui/models/past_hole.h"
 
 namespace railyard::ui {
+namespace {
+
+// `bucket` with each lag the higher known of its own and `sample`'s (NaN only where neither knew).
+LagSample HigherOf(LagSample bucket, const LagSample& sample) {
+  auto highest = [](double a, double b) {
+    return std::isnan(a) ? b : std::isnan(b) ? a : std::max(a, b);
+  };
+  bucket.lag_docs = highest(bucket.lag_docs, sample.lag_docs);
+  bucket.lag_seconds = highest(bucket.lag_seconds, sample.lag_seconds);
+  return bucket;
+}
+
+}  // namespace
 
 ReplicationLagModel::ReplicationLagModel(ClusterState* state, QObject* parent)
     : QObject(parent), state_(state) {
@@ -42,29 +56,11 @@ void ReplicationLagModel::PutPast(
   if (node < 0 || node >= state_->NodeCount() || past.empty()) return;
   const Series& now = series(node);
   const Series& buckets = coarse(node);
-  // The hole: between the newest sample before the past's first and the oldest after it, with
-  // nothing but gaps between (the lag is NaN there, or nothing was taken for longer than the stale
-  // allowance).
-  const qint64 first_past = past.front()->unix_ms();
-  qint64 hole_from = LLONG_MIN, hole_to = LLONG_MAX;
-  bool silent = false;
-  for (size_t i = 0; i < now.size(); ++i) {
-    if (now[i].t_ms < first_past) {
-      if (!std::isnan(now[i].lag_docs)) hole_from = now[i].t_ms;
-    } else if (!std::isnan(now[i].lag_docs)) {
-      hole_to = now[i].t_ms;
-      break;
-    }
-  }
-  for (size_t i = 0; i < now.size(); ++i) {
-    const qint64 t = now[i].t_ms;
-    silent = silent || (t > hole_from && t < hole_to && std::isnan(now[i].lag_docs));
-  }
   const qint64 stale = state_->StaleAfterMs();
-  if (hole_from != LLONG_MIN &&
-      (hole_to == LLONG_MAX || (!silent && hole_to - hole_from <= stale))) {
-    return;  // Between two samples the console took, or past the newest: nothing missing.
-  }
+  const PastHole hole = FindPastHole(now, past.front()->unix_ms(), stale,
+                                     [](const LagSample& s) { return std::isnan(s.lag_docs); });
+  if (!hole.fillable) return;
+  const qint64 hole_from = hole.from_ms, hole_to = hole.to_ms;
   std::vector<LagSample> in_hole;
   const admin::Telemetry* previous = nullptr;
   constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
@@ -102,18 +98,14 @@ void ReplicationLagModel::PutPast(
     if (sample.t_ms >= newest - kMaxWindowMs) fine.push_back(sample);
   };
   size_t i = 0;
-  for (; i < now.size() && now[i].t_ms <= hole_from; ++i) keep_fine(now[i]);
+  for (; i < hole.kept; ++i) keep_fine(now[i]);
   for (const LagSample& sample : in_hole) keep_fine(sample);
   for (; i < now.size(); ++i) {
     if (now[i].t_ms >= hole_to) keep_fine(now[i]);
   }
   Series rebucketed(kMaxCoarseSamples);
-  std::vector<LagSample> hole_buckets;
-  {
-    Series scratch(kMaxCoarseSamples);
-    for (const LagSample& sample : in_hole) AddToBucket(scratch, sample);
-    for (size_t k = 0; k < scratch.size(); ++k) hole_buckets.push_back(scratch[k]);
-  }
+  Series hole_buckets(kMaxCoarseSamples);
+  for (const LagSample& sample : in_hole) AddToBucket(hole_buckets, sample);
   // Buckets the console had and the hole's, merged by start; where both have one, the higher.
   size_t a = 0, b = 0;
   while (a < buckets.size() || b < hole_buckets.size()) {
@@ -123,14 +115,7 @@ void ReplicationLagModel::PutPast(
     } else if (a == buckets.size() || hole_buckets[b].t_ms < buckets[a].t_ms) {
       rebucketed.push_back(hole_buckets[b++]);
     } else {
-      LagSample both = buckets[a++];
-      const LagSample& other = hole_buckets[b++];
-      auto highest = [](double x, double y) {
-        return std::isnan(x) ? y : std::isnan(y) ? x : std::max(x, y);
-      };
-      both.lag_docs = highest(both.lag_docs, other.lag_docs);
-      both.lag_seconds = highest(both.lag_seconds, other.lag_seconds);
-      rebucketed.push_back(both);
+      rebucketed.push_back(HigherOf(buckets[a++], hole_buckets[b++]));
     }
   }
   series_.insert(node, std::move(fine));
@@ -162,15 +147,8 @@ void ReplicationLagModel::AddToBucket(Series& coarse, const LagSample& sample) {
     while (coarse.front().t_ms < start - kMaxCoarseWindowMs) coarse.pop_front();
     return;
   }
-  // The highest known lag; NaN (unknown) only while no sample in it was known. The ring gives
-  // read access only: the open bucket is replaced by value.
-  LagSample open = coarse.back();
-  auto highest = [](double a, double b) {
-    return std::isnan(a) ? b : std::isnan(b) ? a : std::max(a, b);
-  };
-  open.lag_docs = highest(open.lag_docs, sample.lag_docs);
-  open.lag_seconds = highest(open.lag_seconds, sample.lag_seconds);
-  coarse.set_back(open);
+  // The ring gives read access only: the open bucket is replaced by value.
+  coarse.set_back(HigherOf(coarse.back(), sample));
 }
 
 bool ReplicationLagModel::AddSamples(const QVector<int>& changed) {

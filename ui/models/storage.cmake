@@ -12,6 +12,7 @@ target_sources(railyard_ui_models PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/bloom_model.h
   ${CMAKE_CURRENT_LIST_DIR}/bloom_model.cc
   ${CMAKE_CURRENT_LIST_DIR}/throughput_model.h
+  ${CMAKE_CURRENT_LIST_DIR}/past_hole.h
   ${CMAKE_CURRENT_LIST_DIR}/throughput_model.cc
   ${CMAKE_CURRENT_LIST_DIR}/throughput_series.h
   ${CMAKE_CURRENT_LIST_DIR}/throughput_series.cc

@@ -12,6 +12,7 @@
 
 #include "core/cluster/request_figures.h"
 #include "core/trace/recording.h"
+#include "ui/models/past_hole.h"
 
 namespace railyard::ui {
 
@@ -258,41 +259,14 @@ void ThroughputModel::PutPast(int node,
                               const std::vector<std::shared_ptr<const admin::Telemetry>>& past) {
   if (node < 0 || node >= state_->NodeCount() || past.empty()) return;
   const Series& now = series(node);
-  // The hole the past falls in: after the console's last sample of the node before it (none: the
-  // past goes before the series), up to its first sample after it. Between them the series holds
-  // at most gap marks, which the past replaces.
-  const qint64 first_past = past.front()->unix_ms();
-  size_t split = 0;
-  while (split < now.size() && now[split].t_ms < first_past) ++split;
-  qint64 hole_from = LLONG_MIN;
-  size_t kept = 0;  // now[0, kept) stays as it is: up to its last sample before the hole.
-  for (size_t i = split; i-- > 0;) {
-    if (!now[i].IsGap()) {
-      hole_from = now[i].t_ms;
-      kept = i + 1;
-      break;
-    }
-  }
-  qint64 hole_to = LLONG_MAX;
-  bool marked = false;  // A gap mark lies between: the console lost the node there.
-  for (size_t i = kept; i < now.size(); ++i) {
-    if (!now[i].IsGap() && now[i].t_ms >= first_past) {
-      hole_to = now[i].t_ms;
-      break;
-    }
-    marked = marked || now[i].IsGap();
-  }
-  // Between two polled samples, a hole only where the console lost the node (a mark) or heard
-  // nothing for longer than the stale allowance (it was stalled itself: no poll failed, so no
-  // mark; its chart drew a line across). Past the newest polled sample, live polling appends.
-  if (hole_from != LLONG_MIN &&
-      (hole_to == LLONG_MAX || (!marked && hole_to - hole_from <= state_->StaleAfterMs()))) {
-    return;
-  }
+  const PastHole hole = FindPastHole(now, past.front()->unix_ms(), state_->StaleAfterMs(),
+                                     [](const ThroughputSample& s) { return s.IsGap(); });
+  if (!hole.fillable) return;
+  const qint64 hole_from = hole.from_ms, hole_to = hole.to_ms;
   const qint64 phase = (node % 20) * (ThroughputSeries::kBucketMs / 20);
   Series rebuilt(kMaxWindowMs, phase);
   size_t i = 0;
-  for (; i < kept; ++i) Append(rebuilt, now[i]);
+  for (; i < hole.kept; ++i) Append(rebuilt, now[i]);
   // A silence longer than the stale allowance (beyond a downsampled snapshot's own bucket) was a
   // node down or stopped: a gap, as live (docs/figures.md, "History").
   auto allowance = [this](const admin::Telemetry& t) {
