@@ -21,6 +21,7 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "app/prometheus_flags.h"
@@ -62,7 +63,7 @@ struct ConsoleFlags {
   double poll_hz = 10;
   std::string log_level = "warn";
   cluster::PrometheusSourceSpec prometheus;  // Set: open that range, as a recording.
-  std::string tab, window, at;               // --tab, --window, --at (ui/shell/view_link.h).
+  std::string tab, window, at, from, to;     // ui/shell/view_link.h's arguments.
 };
 
 void AddFlags(CLI::App& app, ConsoleFlags& f) {
@@ -105,6 +106,11 @@ void AddFlags(CLI::App& app, ConsoleFlags& f) {
   app.add_option("--at", f.at,
                  "Replaying (a recording or --prometheus): start paused at this UTC time "
                  "(2026-11-29T03:10:00Z) or a span ago (30m)");
+  app.add_option("--from", f.from,
+                 "Hold the charts on a time range from this UTC time (2026-11-29T03:10:00Z) or "
+                 "span ago (2h) up to --to (default now), as a drag on a chart does");
+  app.add_option("--to", f.to, "With --from: the range's end, a UTC time or a span ago")
+      ->needs("--from");
   app.add_flag("--read-only", f.read_only, "Disable every action, whatever the tokens");
   app.add_option("--alert-rules", f.alert_rules,
                  "Alert rules (railyard.alerts.Rules; default: ~/.config/railyard/alerts.textproto "
@@ -232,6 +238,24 @@ bool OpenSources(const ConsoleFlags& f, const load::DemoCluster& demo,
     }
     window.throughput_view()->SetWindowMinutes(minutes);
   }
+  if (ok && !f.from.empty()) {
+    const int64_t now_ms = cluster::UnixMsNow();
+    int64_t from_ms = 0, to_ms = now_ms;
+    for (const auto& [flag, text, ms] :
+         {std::tuple{"--from", &f.from, &from_ms}, std::tuple{"--to", &f.to, &to_ms}}) {
+      if (!text->empty() && !cluster::ParseTimePoint(*text, now_ms, ms)) {
+        *error = QString::fromStdString(std::string(flag) + " " + *text +
+                                        ": a UTC time (2026-11-29T03:10:00Z) or a span ago (2h)");
+        return false;
+      }
+    }
+    if (to_ms <= from_ms) {
+      *error = QString::fromStdString("--from " + f.from + " is not before --to " +
+                                      (f.to.empty() ? std::string("now") : f.to));
+      return false;
+    }
+    window.ShowRange(from_ms, to_ms);
+  }
   if (ok && !f.tab.empty()) {
     const int tab = ui::TabIndex(window.Tabs(), QString::fromStdString(f.tab));
     if (tab < 0) {
@@ -283,6 +307,8 @@ int RunUntilDone(const ConsoleFlags& f, const load::DemoCluster& demo, const std
         std::fprintf(stderr, "railyard: cannot write %s\n", qPrintable(shot));
       }
     }
+    // What opens this view again, as View > Copy command line gives it (headless, no clipboard).
+    if (headless) std::printf("view: %s\n", qPrintable(window.ViewCommandLineText()));
     std::fflush(stdout);
     QApplication::quit();
   };

@@ -44,6 +44,7 @@
 #include "ui/shell/prometheus_dialog.h"
 #include "ui/sources/recorder.h"
 #include "ui/sources/replay_source.h"
+#include "ui/views/replication_view.h"
 #include "ui/views/slot_matrix_view.h"
 #include "ui/views/timeline_widget.h"
 
@@ -349,6 +350,28 @@ class MainWindowTest : public QObject {
              qPrintable(line));
     QVERIFY2(line.contains(QDateTime::fromMSecsSinceEpoch(at, Qt::UTC).toString("HH:mm:ss") + "Z"),
              qPrintable(line));
+    QVERIFY(!link.range);  // Following.
+
+    // Charts held on a range: every time axis shows it and the line carries it, to the second.
+    const qint64 from = at - 95000, to = at - 35000;
+    window.ShowRange(from, to);
+    for (const auto& shown :
+         {window.throughput_view()->FixedRange(), window.replication_view()->FixedRange()}) {
+      QVERIFY(shown);
+      QVERIFY2(qAbs(shown->from_ms - from) <= 1 && qAbs(shown->to_ms - to) <= 1,
+               qPrintable(QString("%1..%2").arg(shown->from_ms).arg(shown->to_ms)));
+    }
+    const QString held = window.ViewCommandLineText();
+    auto utc = [](qint64 ms) {
+      return QDateTime::fromMSecsSinceEpoch(ms, Qt::UTC).toString("yyyy-MM-ddTHH:mm:ssZ");
+    };
+    QVERIFY2(held.contains(" --window 1h --from " + utc(from) + " --to " + utc(to) + " --at "),
+             qPrintable(held));
+    // On the Replication tab, its plot's range; following again, none.
+    window.Tabs()->setCurrentIndex(window.TabIndex("Replication"));
+    window.replication_view()->Follow();
+    QVERIFY(!window.CurrentViewLink().range);
+    window.throughput_view()->Follow();
 
     // A source main() named (a Prometheus range) stands for the file it was fetched into.
     options.source_arguments = {"--prometheus", "http://prom:9090", "--since", "1h"};
@@ -645,7 +668,30 @@ class MainWindowTest : public QObject {
       QVERIFY(again.throughput_view()->SetWindowMinutes(5));
       QVERIFY(again.close());
     }
+    {
+      // A range the charts were held on is kept while the nodes' day behind still holds it.
+      const qint64 now = QDateTime::currentMSecsSinceEpoch();
+      MainWindow window(options);
+      window.ShowRange(now - 7200000, now - 3600000);
+      QVERIFY(window.close());
+      MainWindow again(options);
+      const auto kept = again.throughput_view()->FixedRange();
+      QVERIFY(kept);
+      QVERIFY(qAbs(kept->from_ms - (now - 7200000)) <= 1 &&
+              qAbs(kept->to_ms - (now - 3600000)) <= 1);
+      QVERIFY(again.replication_view()->FixedRange());
+      QVERIFY2(again.statusBar()->currentMessage().startsWith("Charts held on "),
+               qPrintable(again.statusBar()->currentMessage()));
+      again.ShowRange(now - 3 * 86400000LL, now - 2 * 86400000LL);  // Older than a day.
+      QVERIFY(again.close());
+      MainWindow older(options);
+      QVERIFY(!older.throughput_view()->FixedRange());
+      older.ShowRange(now - 7200000, now - 3600000);
+      older.throughput_view()->Follow();  // Following again when it closes: nothing kept.
+      QVERIFY(older.close());
+    }
     MainWindow restored(options);
+    QVERIFY(!restored.throughput_view()->FixedRange());
     QCOMPARE(restored.size(), QSize(1000, 650));
     QCOMPARE(restored.dockWidgetArea(restored.findChild<QDockWidget*>("nodes")),
              Qt::RightDockWidgetArea);

@@ -694,6 +694,20 @@ class ThroughputViewTest : public QObject {
       }
     }
     QCOMPARE(boxes.size(), 3);
+    // Each label has a background now, so their whole boxes may not overlap either.
+    QVector<QRectF> whole;
+    for (int i = 0; i < view.RatesPlot()->itemCount(); ++i) {
+      if (auto* text = qobject_cast<QCPItemText*>(view.RatesPlot()->item(i))) {
+        QVERIFY(text->brush() != Qt::NoBrush);
+        whole << QRectF(text->topLeft->pixelPosition(), text->bottomRight->pixelPosition());
+      }
+    }
+    for (int a = 0; a < whole.size(); ++a) {
+      for (int b = a + 1; b < whole.size(); ++b) {
+        QVERIFY2(!whole[a].intersects(whole[b]),
+                 qPrintable(QString("label boxes %1 and %2").arg(a).arg(b)));
+      }
+    }
     for (int a = 0; a < boxes.size(); ++a) {
       for (int b = a + 1; b < boxes.size(); ++b) {
         QVERIFY2(!boxes[a].intersects(boxes[b]),
@@ -706,6 +720,16 @@ class ThroughputViewTest : public QObject {
     QCOMPARE(events[0].t_ms, kT0 + 5000);
     QCOMPARE(events[1].t_ms, kT0 + 8000);
     QCOMPARE(events[2].t_ms, kT0 + 8000);
+    // Held on a range after the lame duck began: its label, whose line is off the chart, is
+    // hidden (it was a clipped stub at the left edge); the two later ones show.
+    view.ShowRange(kT0 + 6000, kT0 + 11000);
+    QStringList shown;
+    for (int i = 0; i < view.RatesPlot()->itemCount(); ++i) {
+      auto* text = qobject_cast<QCPItemText*>(view.RatesPlot()->item(i));
+      if (text && text->visible()) shown << text->text();
+    }
+    QCOMPARE(shown, QStringList({"restart backend-1", "lame duck left backend-1"}));
+    view.Follow();
     // backend-2 alone has none.
     view.SetShow(ThroughputView::Show::kOneNode);
     view.SetNode(1);

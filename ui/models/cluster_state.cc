@@ -37,6 +37,13 @@ QString ClockText(qint64 ms) {
   return QDateTime::fromMSecsSinceEpoch(ms).toString(QStringLiteral("HH:mm:ss"));
 }
 
+QString MomentText(qint64 ms) {
+  const QDateTime moment = QDateTime::fromMSecsSinceEpoch(ms);
+  return moment.date() == QDate::currentDate()
+             ? ClockText(ms)
+             : moment.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
+}
+
 bool ServesRequests(const admin::Telemetry& telemetry) {
   return telemetry.role() != admin::ROLE_CLIENT;
 }

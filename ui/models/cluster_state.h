@@ -32,6 +32,8 @@ QString NodeHealthName(NodeHealth health);
 bool IsLive(NodeHealth health);
 // A cluster clock time as the views print it ("HH:mm:ss", local time).
 QString ClockText(qint64 ms);
+// ClockText today; before today, with its date ("yyyy-MM-dd HH:mm:ss").
+QString MomentText(qint64 ms);
 
 // True for a process whose Throughput counts requests it served (a server, or a node that is
 // both); a client's figures are calls it made, so cluster totals of served requests leave it out

@@ -75,6 +75,9 @@ constexpr char kGeometryKey[] = "window/geometry";
 constexpr char kNotifyKey[] = "alerts/desktop_notifications";
 constexpr char kThroughputWindowKey[] = "throughput/window_minutes";
 constexpr char kStateKey[] = "window/state";
+constexpr char kRangeKey[] = "charts/range_unix_ms";  // [from, to]; absent while following.
+// As far back as a node's flight recorder keeps its day (node/flight_recorder.h).
+constexpr qint64 kSavedRangeKeptMs = 24LL * 60 * 60 * 1000;
 // Raised when the docks or toolbars change so much that an old saved state no longer fits.
 constexpr int kLayoutVersion = 1;
 
@@ -147,15 +150,12 @@ MainWindow::MainWindow(const Options& options, QWidget* parent)
   connect(live_source(), &LiveSource::GapFilled, this,
           [this](int node, qint64 snapshots, qint64 from_ms, qint64 to_ms) {
             if (node < 0 || node >= state_->NodeCount()) return;
-            const QDateTime from = QDateTime::fromMSecsSinceEpoch(from_ms);
-            const QString since = from.date() == QDate::currentDate()
-                                      ? ClockText(from_ms)
-                                      : from.toString(QStringLiteral("yyyy-MM-dd HH:mm:ss"));
-            statusBar()->showMessage(tr("%1: its past from %2 to %3 from its flight recorder "
-                                        "(%4 snapshots)")
-                                         .arg(state_->Node(node).name, since, ClockText(to_ms))
-                                         .arg(snapshots),
-                                     15000);
+            statusBar()->showMessage(
+                tr("%1: its past from %2 to %3 from its flight recorder "
+                   "(%4 snapshots)")
+                    .arg(state_->Node(node).name, MomentText(from_ms), ClockText(to_ms))
+                    .arg(snapshots),
+                15000);
           });
   connect(session_, &Session::AboutToReset, this, &MainWindow::OnSessionReset);
   connect(session_, &Session::SourceChanged, this, &MainWindow::OnSourceChanged);
@@ -201,6 +201,11 @@ void MainWindow::SaveLayout() const {
     settings.setValue(key, splitter->saveState());
   }
   settings.setValue(QLatin1String(kThroughputWindowKey), throughput_->WindowMinutes());
+  if (const std::optional<TimeWindow> range = throughput_->FixedRange()) {
+    settings.setValue(QLatin1String(kRangeKey), QVariantList{range->from_ms, range->to_ms});
+  } else {
+    settings.remove(QLatin1String(kRangeKey));
+  }
 }
 
 void MainWindow::RestoreLayout() {
@@ -224,6 +229,18 @@ void MainWindow::RestoreLayout() {
   }
   if (settings.contains(QLatin1String(kThroughputWindowKey))) {
     throughput_->SetWindowMinutes(settings.value(QLatin1String(kThroughputWindowKey)).toInt());
+  }
+  // A range the charts were held on, while the day behind that the nodes keep still holds it
+  // (older, a live console would show empty charts); said in the status bar, as it is not live.
+  const QVariantList range = settings.value(QLatin1String(kRangeKey)).toList();
+  if (range.size() == 2 &&
+      range[1].toLongLong() >= QDateTime::currentMSecsSinceEpoch() - kSavedRangeKeptMs) {
+    ShowRange(range[0].toLongLong(), range[1].toLongLong());
+    statusBar()->showMessage(
+        tr("Charts held on %1 to %2, as when the console closed: Follow "
+           "or a double-click on a chart goes live")
+            .arg(MomentText(range[0].toLongLong()), MomentText(range[1].toLongLong())),
+        15000);
   }
 }
 
@@ -641,6 +658,8 @@ ViewLink MainWindow::CurrentViewLink() const {
   }
   link.tab = TabKey(tabs_, tabs_->currentIndex());
   link.window_minutes = throughput_->WindowMinutes();
+  link.range = tabs_->currentWidget() == replication_ ? replication_->FixedRange()
+                                                      : throughput_->FixedRange();
   return link;
 }
 
@@ -929,6 +948,11 @@ void MainWindow::ShowWholeRange(qint64 span_ms) {
   }
   throughput_->SetWindowMinutes(minutes);
   tabs_->setCurrentWidget(throughput_);
+}
+
+void MainWindow::ShowRange(qint64 from_ms, qint64 to_ms) {
+  throughput_->ShowRange(from_ms, to_ms);
+  replication_->ShowRange(from_ms, to_ms);
 }
 
 void MainWindow::OnRecordToggled(bool on) {

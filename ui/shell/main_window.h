@@ -141,7 +141,8 @@ class MainWindow : public QMainWindow {
   // Replay: opens a recording; the timeline appears.
   bool OpenRecording(const QString& path, QString* error);
   // The command line that opens this view again (ui/shell/view_link.h): its source, tab,
-  // Throughput window and replay position. View > Copy command line puts it on the clipboard.
+  // Throughput window, the range the charts are held on (the Replication plot's on that tab,
+  // else Throughput's) and replay position. View > Copy command line puts it on the clipboard.
   ViewLink CurrentViewLink() const;
   QString ViewCommandLineText() const { return ViewCommandLine(CurrentViewLink()); }
   bool IsReplay() const;
@@ -179,6 +180,9 @@ class MainWindow : public QMainWindow {
   void OpenPrometheusRange(const cluster::PrometheusSourceSpec& spec);
   // The Throughput tab, in the narrowest of its windows that shows `span_ms` whole.
   void ShowWholeRange(qint64 span_ms);
+  // Holds every time axis (Throughput's charts, the Replication lag plot) on [from_ms, to_ms]
+  // (Unix ms) until the operator follows again: `--from`/`--to` and a saved layout's range.
+  void ShowRange(qint64 from_ms, qint64 to_ms);
 
  Q_SIGNALS:
   void CurrentNodeChanged(int node_index);

@@ -55,6 +55,12 @@ QString Quoted(const QString& argument) {
   return QLatin1Char('\'') + quoted + QLatin1Char('\'');
 }
 
+// The forms ParseTimePoint reads back; to the second, as an operator would type it.
+QString UtcText(qint64 unix_ms) {
+  return QDateTime::fromMSecsSinceEpoch(unix_ms, Qt::UTC)
+      .toString(QStringLiteral("yyyy-MM-ddTHH:mm:ssZ"));
+}
+
 }  // namespace
 
 QString ViewCommandLine(const ViewLink& link) {
@@ -63,11 +69,11 @@ QString ViewCommandLine(const ViewLink& link) {
   if (!link.tab.isEmpty()) args << QStringLiteral("--tab") << link.tab;
   if (link.window_minutes > 0)
     args << QStringLiteral("--window") << WindowText(link.window_minutes);
-  if (link.at_ms) {
-    args << QStringLiteral("--at")
-         << QDateTime::fromMSecsSinceEpoch(*link.at_ms, Qt::UTC)
-                .toString(QStringLiteral("yyyy-MM-ddTHH:mm:ssZ"));
+  if (link.range) {
+    args << QStringLiteral("--from") << UtcText(link.range->from_ms) << QStringLiteral("--to")
+         << UtcText(link.range->to_ms);
   }
+  if (link.at_ms) args << QStringLiteral("--at") << UtcText(*link.at_ms);
   QStringList quoted;
   for (const QString& a : args) quoted << Quoted(a);
   return quoted.join(QLatin1Char(' '));

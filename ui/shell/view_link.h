@@ -3,22 +3,26 @@
 
 // What opens the same view again, on this machine or a colleague's: a `railyard` command line
 // with the window's source (a cluster file, nodes, a recording, a Prometheus range), its tab,
-// its Throughput window and, in a replay, its position. Tokens are never in it.
+// its Throughput window, the time range its charts show when they do not follow the newest
+// samples and, in a replay, its position. Tokens are never in it.
 
 #include <QString>
 #include <QStringList>
 #include <QtGlobal>
 #include <optional>
 
+#include "ui/views/time_window.h"
+
 class QTabWidget;
 
 namespace railyard::ui {
 
 struct ViewLink {
-  QStringList source;           // E.g. {"--cluster", "prod.textproto"}; each element one argument.
-  QString tab;                  // TabKey's.
-  int window_minutes = 0;       // 0: not said.
-  std::optional<qint64> at_ms;  // A replay's position (Unix ms).
+  QStringList source;      // E.g. {"--cluster", "prod.textproto"}; each element one argument.
+  QString tab;             // TabKey's.
+  int window_minutes = 0;  // 0: not said.
+  std::optional<TimeWindow> range;  // Charts held on a range (Unix ms): `--from T --to T`.
+  std::optional<qint64> at_ms;      // A replay's position (Unix ms).
 };
 
 // A tab's key on the command line (`--tab`): the first word of its title, lower case, without

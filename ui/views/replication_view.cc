@@ -13,6 +13,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 #include <algorithm>
+#include <cmath>
 
 #include "ui/models/replication_lag_model.h"
 #include "ui/models/replication_model.h"
@@ -310,6 +311,30 @@ void ReplicationView::ApplyRange() {
 void ReplicationView::Follow() {
   following_ = true;
   ApplyRange();
+}
+
+void ReplicationView::ShowRange(qint64 from_ms, qint64 to_ms) {
+  const TimeWindow range = OrderedRange(from_ms, to_ms, qint64(TimeAxisDrag::kMinRangeS * 1000));
+  const qint64 reach_ms = std::max<qint64>(lag_->LatestMs(), range.to_ms) - range.from_ms;
+  if (qint64{window_minutes_} * 60000 < reach_ms) {
+    int minutes = window_minutes_;
+    for (int choice : ThroughputModel::kWindowChoicesMinutes) {
+      minutes = choice;
+      if (qint64{choice} * 60000 >= reach_ms) break;
+    }
+    SetWindowMinutes(minutes);
+  }
+  following_ = false;
+  plot_->xAxis->setRange(double(range.from_ms) / 1000.0, double(range.to_ms) / 1000.0);
+  FitValues();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+std::optional<TimeWindow> ReplicationView::FixedRange() const {
+  if (following_) return std::nullopt;
+  const QCPRange shown = plot_->xAxis->range();
+  return TimeWindow{qint64(std::llround(shown.lower * 1000)),
+                    qint64(std::llround(shown.upper * 1000))};
 }
 
 void ReplicationView::FitValues() {

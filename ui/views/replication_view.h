@@ -3,9 +3,11 @@
 
 #include <QHash>
 #include <QWidget>
+#include <optional>
 
 #include "ui/models/cluster_state.h"
 #include "ui/models/replication_lag_model.h"
+#include "ui/views/time_window.h"
 
 class QComboBox;
 class QCustomPlot;
@@ -58,6 +60,12 @@ class ReplicationView : public QWidget {
   // double-click or Follow() resumes.
   bool Following() const { return following_; }
   void Follow();
+  // Stops following and shows [from_ms, to_ms] (cluster clock; at least TimeAxisDrag's least
+  // range), first widening the window, if it must, until it reaches back there from the newest
+  // sample, so that the series drawn hold the range.
+  void ShowRange(qint64 from_ms, qint64 to_ms);
+  // What is shown when not following; nullopt while following.
+  std::optional<TimeWindow> FixedRange() const;
   // The lag graph of ClusterState node `node`; null if it has none (for tests).
   QCPGraph* GraphOf(int node) const { return graphs_.value(node); }
 

@@ -255,17 +255,18 @@ void ThroughputView::ShowAround(qint64 t_ms) {
 
 void ThroughputView::ShowRange(qint64 from_ms, qint64 to_ms) {
   following_ = false;
-  double from = double(std::min(from_ms, to_ms)) / 1000.0;
-  double to = double(std::max(from_ms, to_ms)) / 1000.0;
-  if (to - from < TimeAxisDrag::kMinRangeS) {
-    const double middle = (from + to) / 2;
-    from = middle - TimeAxisDrag::kMinRangeS / 2;
-    to = middle + TimeAxisDrag::kMinRangeS / 2;
-  }
+  const TimeWindow range = OrderedRange(from_ms, to_ms, qint64(TimeAxisDrag::kMinRangeS * 1000));
   applying_range_ = true;
-  for (QCustomPlot* plot : plots_) plot->xAxis->setRange(from, to);
+  for (QCustomPlot* plot : plots_) {
+    plot->xAxis->setRange(double(range.from_ms) / 1000.0, double(range.to_ms) / 1000.0);
+  }
   applying_range_ = false;
   ApplyRange();
+}
+
+std::optional<TimeWindow> ThroughputView::FixedRange() const {
+  if (following_) return std::nullopt;
+  return TimeWindow{VisibleFromMs(), VisibleToMs()};
 }
 
 TimeRangeDialog* ThroughputView::AskRange() {
@@ -533,6 +534,7 @@ QString ThroughputView::LatencyNotice() const {
 
 void ThroughputView::UpdateEventMarks() {
   if (!marks_stale_ && marks_revision_ == model_->EventsRevision() && !marks_->ScaleChanged()) {
+    marks_->ShowWithin();
     return;
   }
   marks_stale_ = false;

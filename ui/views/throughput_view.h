@@ -117,6 +117,8 @@ class ThroughputView : public QWidget {
   // Opens the custom range dialog (window-modal; OK calls ShowRange) and returns it.
   TimeRangeDialog* AskRange();
   bool Following() const { return following_; }
+  // What is shown when not following (a zoom, a pan, a custom range); nullopt while following.
+  std::optional<TimeWindow> FixedRange() const;
   // A replay's recording span (cluster ms): where an empty chart is anchored, and the "no
   // latency" notice says "in this recording". (0, 0): live.
   void SetRecordingSpan(qint64 start_ms, qint64 end_ms);

@@ -14,6 +14,15 @@ QString WindowChoiceText(int minutes) {
   return minutes == 60 ? QObject::tr("1 hour") : QObject::tr("%1 hours").arg(minutes / 60);
 }
 
+TimeWindow OrderedRange(qint64 from_ms, qint64 to_ms, qint64 min_ms) {
+  TimeWindow range{std::min(from_ms, to_ms), std::max(from_ms, to_ms)};
+  if (range.to_ms - range.from_ms < min_ms) {
+    const qint64 middle = range.from_ms + (range.to_ms - range.from_ms) / 2;
+    range = {middle - min_ms / 2, middle - min_ms / 2 + min_ms};
+  }
+  return range;
+}
+
 TimeWindow FollowedWindow(qint64 first_ms, qint64 last_ms, qint64 window_ms, qint64 min_span_ms,
                           qint64 now_ms, const RecordingSpan& recording) {
   if (last_ms >= 0) {
