@@ -102,7 +102,8 @@ void AddFlags(CLI::App& app, ConsoleFlags& f) {
   app.add_option("--tab", f.tab,
                  "Open on this tab: overview, slots, flow, compaction, bloom, throughput, "
                  "replication, alerts, incidents, audit");
-  app.add_option("--window", f.window, "The Throughput charts' window: 1m, 5m, 15m, 1h, 6h, 24h");
+  app.add_option("--window", f.window,
+                 "The charts' window (Throughput, Replication lag): 1m, 5m, 15m, 1h, 6h, 24h");
   app.add_option("--at", f.at,
                  "Replaying (a recording or --prometheus): start paused at this UTC time "
                  "(2026-11-29T03:10:00Z) or a span ago (30m)");
@@ -236,7 +237,7 @@ bool OpenSources(const ConsoleFlags& f, const load::DemoCluster& demo,
       *error = QString::fromStdString("--window " + f.window + ": 1m, 5m, 15m, 1h, 6h or 24h");
       return false;
     }
-    window.throughput_view()->SetWindowMinutes(minutes);
+    window.SetWindowMinutes(minutes);
   }
   if (ok && !f.from.empty()) {
     const int64_t now_ms = cluster::UnixMsNow();

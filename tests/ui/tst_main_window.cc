@@ -662,9 +662,14 @@ class MainWindowTest : public QObject {
       // The Throughput window is kept too.
       MainWindow window(options);
       QVERIFY(window.throughput_view()->SetWindowMinutes(360));
+      QVERIFY(window.replication_view()->SetWindowMinutes(60));
       QVERIFY(window.close());
       MainWindow again(options);
       QCOMPARE(again.throughput_view()->WindowMinutes(), 360);
+      QCOMPARE(again.replication_view()->WindowMinutes(), 60);
+      QVERIFY(!again.SetWindowMinutes(7));
+      QVERIFY(again.SetWindowMinutes(15));  // Both.
+      QCOMPARE(again.replication_view()->WindowMinutes(), 15);
       QVERIFY(again.throughput_view()->SetWindowMinutes(5));
       QVERIFY(again.close());
     }

@@ -28,6 +28,7 @@
 #include "ui/views/plot_style.h"
 #include "ui/views/qcustomplot_include.h"
 #include "ui/views/replication_view.h"
+#include "ui/views/time_range_dialog.h"
 
 using namespace railyard::ui;
 using railyard::ui::testing::GeneratedReplication;
@@ -376,6 +377,64 @@ class ReplicationTest : public QObject {
     QTest::mouseDClick(plot, Qt::LeftButton, {}, area.center());
     QVERIFY(view.Following());
     QCOMPARE(plot->xAxis->range().upper, double(g.TimeOf(kFrames + 4)) / 1000.0);
+  }
+
+  // The lag plot marks the moments of the nodes in replication (here an alert on a replica) as
+  // Throughput does, not those of other nodes; Range... holds it on a custom range, where a mark
+  // outside shows no label.
+  void theLagPlotMarksReplicationMomentsAndTakesARange() {
+    ClusterState state;
+    Declare(&state);
+    const int client = state.AddNode("10.0.0.9:7001", "load-client");  // Never answers.
+    ThroughputModel events(&state);
+    ReplicationView view(&state);
+    view.SetEvents(&events);
+    view.resize(1100, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    G g;
+    g.frame_ms = 1000;
+    Apply(&state, g, 0, kFrames);
+    const int replica = IndexOf(state, G::kCatchingUp);
+    events.AddMark(g.TimeOf(10), replica, "RailyardReplicationLag firing");
+    events.AddMark(g.TimeOf(12), client, "flush");
+    Apply(&state, g, kFrames, kFrames + 1);
+    auto labels = [&view](bool only_visible) {
+      QStringList found;
+      for (int i = 0; i < view.LagPlot()->itemCount(); ++i) {
+        auto* text = qobject_cast<QCPItemText*>(view.LagPlot()->item(i));
+        if (text && (!only_visible || text->visible())) found << text->text();
+      }
+      return found;
+    };
+    QCOMPARE(labels(false), QStringList({"RailyardReplicationLag firing replica-a"}));
+    QCOMPARE(labels(true), labels(false));
+
+    TimeRangeDialog* dialog = view.AskRange();
+    QVERIFY(dialog->isVisible());
+    dialog->SetRange({g.TimeOf(20) / 1000 * 1000, g.TimeOf(30) / 1000 * 1000 + 1000});
+    QVERIFY(dialog->CanAccept());
+    dialog->accept();
+    QVERIFY(!view.Following());
+    const std::optional<TimeWindow> held = view.FixedRange();
+    QVERIFY(held);
+    QCOMPARE(held->from_ms, g.TimeOf(20) / 1000 * 1000);
+    QCOMPARE(held->to_ms, g.TimeOf(30) / 1000 * 1000 + 1000);
+    QVERIFY(labels(true).isEmpty());  // The alert came before the range.
+    QCOMPARE(labels(false).size(), 1);
+    view.Follow();
+    QVERIFY(!view.FixedRange());
+    QCOMPARE(labels(true).size(), 1);
+    // A range reaching back past the 15 minutes kept in full draws the 10 s buckets; the window
+    // stays as chosen, and following again draws the full series.
+    QCOMPARE(view.WindowMinutes(), 5);
+    view.ShowRange(g.TimeOf(0) - 2 * 3600 * 1000, g.TimeOf(kFrames));
+    QVERIFY(view.Coarse());
+    QCOMPARE(view.WindowMinutes(), 5);
+    QCOMPARE(view.GraphOf(replica)->data()->size(), int(view.LagModel()->coarse(replica).size()));
+    view.Follow();
+    QVERIFY(!view.Coarse());
+    QCOMPARE(view.GraphOf(replica)->data()->size(), int(view.LagModel()->series(replica).size()));
   }
 
   // Windows past the 15 minutes kept in full: each replica's 10 s buckets (their highest lag),

@@ -79,6 +79,13 @@ ThroughputModel::ThroughputModel(ClusterState* state, QObject* parent)
   connect(state_, &ClusterState::NodePastApplied, this, &ThroughputModel::PutPast);
 }
 
+int ThroughputModel::NarrowestWindowHolding(qint64 span_ms) {
+  for (int choice : kWindowChoicesMinutes) {
+    if (qint64{choice} * 60000 >= span_ms) return choice;
+  }
+  return std::end(kWindowChoicesMinutes)[-1];
+}
+
 bool ThroughputModel::SetWindowMinutes(int minutes) {
   if (std::find(std::begin(kWindowChoicesMinutes), std::end(kWindowChoicesMinutes), minutes) ==
       std::end(kWindowChoicesMinutes)) {

@@ -70,6 +70,8 @@ class ThroughputModel : public QObject {
   static constexpr int kCluster = -1;
   // The windows a view may show: 1, 5 and 15 minutes, 1, 6 and 24 hours.
   static constexpr int kWindowChoicesMinutes[] = {1, 5, 15, 60, 360, 1440};
+  // The narrowest of kWindowChoicesMinutes at least `span_ms` wide (the widest if none is).
+  static int NarrowestWindowHolding(qint64 span_ms);
   static constexpr qint64 kMaxWindowMs = 24 * 60 * 60 * 1000;
   using Series = ThroughputSeries;
   enum class Spread { kLowest = 0, kMedian = 1, kHighest = 2 };

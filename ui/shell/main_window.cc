@@ -74,6 +74,7 @@ namespace {
 constexpr char kGeometryKey[] = "window/geometry";
 constexpr char kNotifyKey[] = "alerts/desktop_notifications";
 constexpr char kThroughputWindowKey[] = "throughput/window_minutes";
+constexpr char kLagWindowKey[] = "replication/window_minutes";
 constexpr char kStateKey[] = "window/state";
 constexpr char kRangeKey[] = "charts/range_unix_ms";  // [from, to]; absent while following.
 // As far back as a node's flight recorder keeps its day (node/flight_recorder.h).
@@ -201,6 +202,7 @@ void MainWindow::SaveLayout() const {
     settings.setValue(key, splitter->saveState());
   }
   settings.setValue(QLatin1String(kThroughputWindowKey), throughput_->WindowMinutes());
+  settings.setValue(QLatin1String(kLagWindowKey), replication_->WindowMinutes());
   if (const std::optional<TimeWindow> range = throughput_->FixedRange()) {
     settings.setValue(QLatin1String(kRangeKey), QVariantList{range->from_ms, range->to_ms});
   } else {
@@ -230,6 +232,9 @@ void MainWindow::RestoreLayout() {
   if (settings.contains(QLatin1String(kThroughputWindowKey))) {
     throughput_->SetWindowMinutes(settings.value(QLatin1String(kThroughputWindowKey)).toInt());
   }
+  if (settings.contains(QLatin1String(kLagWindowKey))) {
+    replication_->SetWindowMinutes(settings.value(QLatin1String(kLagWindowKey)).toInt());
+  }
   // A range the charts were held on, while the day behind that the nodes keep still holds it
   // (older, a live console would show empty charts); said in the status bar, as it is not live.
   const QVariantList range = settings.value(QLatin1String(kRangeKey)).toList();
@@ -254,6 +259,7 @@ void MainWindow::BuildViews() {
   bloom_ = new BloomView(models.bloom, this);
   throughput_ = new ThroughputView(models.throughput, this);
   replication_ = new ReplicationView(models.replication, models.replication_lag, this);
+  replication_->SetEvents(models.throughput);
   QWidget* audit = actions_->CreateAuditLogView(this);
 
   tabs_ = new QTabWidget(this);
@@ -657,9 +663,9 @@ ViewLink MainWindow::CurrentViewLink() const {
     }
   }
   link.tab = TabKey(tabs_, tabs_->currentIndex());
-  link.window_minutes = throughput_->WindowMinutes();
-  link.range = tabs_->currentWidget() == replication_ ? replication_->FixedRange()
-                                                      : throughput_->FixedRange();
+  const bool lag = tabs_->currentWidget() == replication_;
+  link.window_minutes = lag ? replication_->WindowMinutes() : throughput_->WindowMinutes();
+  link.range = lag ? replication_->FixedRange() : throughput_->FixedRange();
   return link;
 }
 
@@ -941,13 +947,14 @@ void MainWindow::OpenPrometheusRange(const cluster::PrometheusSourceSpec& spec) 
 }
 
 void MainWindow::ShowWholeRange(qint64 span_ms) {
-  int minutes = ThroughputModel::kWindowChoicesMinutes[0];
-  for (int choice : ThroughputModel::kWindowChoicesMinutes) {
-    minutes = choice;
-    if (qint64{choice} * 60000 >= span_ms) break;
-  }
-  throughput_->SetWindowMinutes(minutes);
+  SetWindowMinutes(ThroughputModel::NarrowestWindowHolding(span_ms));
   tabs_->setCurrentWidget(throughput_);
+}
+
+bool MainWindow::SetWindowMinutes(int minutes) {
+  if (!throughput_->SetWindowMinutes(minutes)) return false;
+  replication_->SetWindowMinutes(minutes);
+  return true;
 }
 
 void MainWindow::ShowRange(qint64 from_ms, qint64 to_ms) {

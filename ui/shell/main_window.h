@@ -140,9 +140,9 @@ class MainWindow : public QMainWindow {
   bool OpenClusterFile(const QString& path, const QString& token, QString* error);
   // Replay: opens a recording; the timeline appears.
   bool OpenRecording(const QString& path, QString* error);
-  // The command line that opens this view again (ui/shell/view_link.h): its source, tab,
-  // Throughput window, the range the charts are held on (the Replication plot's on that tab,
-  // else Throughput's) and replay position. View > Copy command line puts it on the clipboard.
+  // The command line that opens this view again (ui/shell/view_link.h): its source, tab, the
+  // window and the range the charts are held on (the Replication plot's on that tab, else
+  // Throughput's) and replay position. View > Copy command line puts it on the clipboard.
   ViewLink CurrentViewLink() const;
   QString ViewCommandLineText() const { return ViewCommandLine(CurrentViewLink()); }
   bool IsReplay() const;
@@ -178,8 +178,11 @@ class MainWindow : public QMainWindow {
   // and emits PrometheusRangeOpened. Meanwhile the status bar says so and File > Open
   // Prometheus range is off; a failure is told in the status bar and a (non-modal) box.
   void OpenPrometheusRange(const cluster::PrometheusSourceSpec& spec);
-  // The Throughput tab, in the narrowest of its windows that shows `span_ms` whole.
+  // The Throughput tab, every chart in the narrowest window that shows `span_ms` whole.
   void ShowWholeRange(qint64 span_ms);
+  // Every time axis' window (Throughput's charts, the Replication lag plot): one of
+  // ThroughputModel::kWindowChoicesMinutes, else false and nothing changes. `--window`.
+  bool SetWindowMinutes(int minutes);
   // Holds every time axis (Throughput's charts, the Replication lag plot) on [from_ms, to_ms]
   // (Unix ms) until the operator follows again: `--from`/`--to` and a saved layout's range.
   void ShowRange(qint64 from_ms, qint64 to_ms);

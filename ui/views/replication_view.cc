@@ -7,6 +7,7 @@
 #include <QHeaderView>
 #include <QLabel>
 #include <QPainter>
+#include <QPushButton>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStyledItemDelegate>
@@ -18,9 +19,12 @@
 #include "ui/models/replication_lag_model.h"
 #include "ui/models/replication_model.h"
 #include "ui/models/throughput_model.h"
+#include "ui/views/plot_event_marks.h"
 #include "ui/views/plot_style.h"
 #include "ui/views/qcustomplot_include.h"
+#include "ui/views/throughput_marks.h"
 #include "ui/views/time_axis_drag.h"
+#include "ui/views/time_range_dialog.h"
 #include "ui/views/time_window.h"
 
 namespace railyard::ui {
@@ -131,9 +135,18 @@ ReplicationView::ReplicationView(ReplicationModel* model, ReplicationLagModel* l
   connect(drag, &TimeAxisDrag::FollowAsked, this, &ReplicationView::Follow);
   connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, [this] {
     if (following_) return;  // ApplyRange fits the values itself.
+    FitTimeFormat(plot_);
     FitValues();
+    UpdateMarks();
     plot_->replot(QCustomPlot::rpQueuedReplot);
   });
+  marks_ = std::make_unique<PlotEventMarks>(QVector<QCustomPlot*>{plot_});
+  auto* range = new QPushButton(tr("Range..."), this);
+  range->setToolTip(tr("Show a custom time range (a drag across the plot zooms too)"));
+  connect(range, &QPushButton::clicked, this, &ReplicationView::AskRange);
+  auto* follow = new QPushButton(tr("Follow"), this);
+  follow->setToolTip(tr("Follow the newest samples again (or double-click the plot)"));
+  connect(follow, &QPushButton::clicked, this, &ReplicationView::Follow);
 
   auto* controls = new QHBoxLayout;
   controls->addWidget(summary_, 1);
@@ -141,6 +154,8 @@ ReplicationView::ReplicationView(ReplicationModel* model, ReplicationLagModel* l
   controls->addWidget(unit_box_);
   controls->addWidget(new QLabel(tr("Window:"), this));
   controls->addWidget(window_box_);
+  controls->addWidget(range);
+  controls->addWidget(follow);
   auto* splitter = new QSplitter(Qt::Vertical, this);
   splitter->addWidget(table_);
   splitter->addWidget(plot_);
@@ -159,6 +174,36 @@ ReplicationView::ReplicationView(ReplicationModel* model, ReplicationLagModel* l
   UpdateSummary();
 }
 
+ReplicationView::~ReplicationView() = default;
+
+void ReplicationView::SetEvents(const ThroughputModel* events) {
+  events_ = events;
+  marks_stale_ = true;
+  UpdateMarks();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void ReplicationView::UpdateMarks() {
+  if (!events_) {
+    marks_->Clear();
+    return;
+  }
+  if (!marks_stale_ && marks_revision_ == events_->EventsRevision() && !marks_->ScaleChanged()) {
+    marks_->ShowWithin();
+    return;
+  }
+  marks_stale_ = false;
+  marks_revision_ = events_->EventsRevision();
+  const QVector<int> replicas = lag_->Replicas();
+  marks_->Draw(ThroughputMarks(
+      *events_, *state_, ThroughputModel::kCluster, palette(), [this, &replicas](int node) {
+        if (replicas.contains(node)) return true;
+        if (node >= state_->NodeCount()) return false;
+        const NodeView& n = state_->Node(node);
+        return n.telemetry && n.telemetry->replication().role() != admin::DOCSTORE_ROLE_UNSPECIFIED;
+      }));
+}
+
 void ReplicationView::SetLagUnit(LagUnit unit) {
   const int box_index = unit_box_->findData(static_cast<int>(unit));
   if (unit_box_->currentIndex() != box_index) unit_box_->setCurrentIndex(box_index);  // Re-enters.
@@ -172,23 +217,26 @@ bool ReplicationView::SetWindowMinutes(int minutes) {
   const int box_index = window_box_->findData(minutes);
   if (window_box_->currentIndex() != box_index)
     window_box_->setCurrentIndex(box_index);  // Re-enters.
-  if (minutes == window_minutes_) return true;
-  const bool was_coarse = Coarse();
+  if (minutes == window_minutes_ && following_) return true;
   window_minutes_ = minutes;
   state_->RequestHistoryMs(WindowMs());  // A replay's seek rebuilds as much.
   following_ = true;
-  if (Coarse() != was_coarse) {
-    Rebuild();  // The other series.
-  } else {
-    ApplyRange();
-  }
+  held_reach_ms_ = 0;
+  if (!UpdateCoarse()) ApplyRange();
   return true;
 }
 
-bool ReplicationView::Coarse() const { return WindowMs() > ReplicationLagModel::kMaxWindowMs; }
+bool ReplicationView::UpdateCoarse() {
+  const qint64 reach = std::max(WindowMs(), following_ ? 0 : held_reach_ms_);
+  const bool coarse = reach > ReplicationLagModel::kMaxWindowMs;
+  if (coarse == coarse_) return false;
+  coarse_ = coarse;
+  Rebuild();  // The other series.
+  return true;
+}
 
 const ReplicationLagModel::Series& ReplicationView::Drawn(int node) const {
-  return Coarse() ? lag_->coarse(node) : lag_->series(node);
+  return coarse_ ? lag_->coarse(node) : lag_->series(node);
 }
 
 void ReplicationView::showEvent(QShowEvent* event) {
@@ -271,7 +319,7 @@ void ReplicationView::AppendNew() {
     if (series.back().t_ms < drawn) {
       graph->data()->clear();  // The series restarted (a replay seek backwards).
       drawn = -1;
-    } else if (Coarse() && drawn >= 0) {
+    } else if (coarse_ && drawn >= 0) {
       // The open bucket grows in place: drawn again.
       graph->data()->remove(double(drawn) / 1000.0);
       --drawn;
@@ -285,7 +333,7 @@ void ReplicationView::AppendNew() {
     }
     drawn_until_ms_.insert(node, series.back().t_ms);
     const qint64 kept =
-        Coarse() ? ReplicationLagModel::kMaxCoarseWindowMs : ReplicationLagModel::kMaxWindowMs;
+        coarse_ ? ReplicationLagModel::kMaxCoarseWindowMs : ReplicationLagModel::kMaxWindowMs;
     graph->data()->removeBefore(double(series.back().t_ms - kept) / 1000.0);
   }
 }
@@ -299,35 +347,36 @@ void ReplicationView::ApplyRange() {
     if (!series.empty()) oldest = std::min(oldest, series.front().t_ms);
   }
   const qint64 begin = std::max(end - WindowMs(), std::min(oldest, end - kMinWindowMs));
-  if (auto ticker = plot_->xAxis->ticker().dynamicCast<QCPAxisTickerDateTime>()) {
-    const QString format = WindowMs() < 60 * 60 * 1000 ? "hh:mm:ss" : "hh:mm";
-    if (ticker->dateTimeFormat() != format) ticker->setDateTimeFormat(format);
-  }
   if (following_) plot_->xAxis->setRange(double(begin) / 1000.0, double(end) / 1000.0);
+  FitTimeFormat(plot_);
   FitValues();
+  UpdateMarks();
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
 void ReplicationView::Follow() {
   following_ = true;
-  ApplyRange();
+  held_reach_ms_ = 0;
+  if (!UpdateCoarse()) ApplyRange();
 }
 
 void ReplicationView::ShowRange(qint64 from_ms, qint64 to_ms) {
   const TimeWindow range = OrderedRange(from_ms, to_ms, qint64(TimeAxisDrag::kMinRangeS * 1000));
-  const qint64 reach_ms = std::max<qint64>(lag_->LatestMs(), range.to_ms) - range.from_ms;
-  if (qint64{window_minutes_} * 60000 < reach_ms) {
-    int minutes = window_minutes_;
-    for (int choice : ThroughputModel::kWindowChoicesMinutes) {
-      minutes = choice;
-      if (qint64{choice} * 60000 >= reach_ms) break;
-    }
-    SetWindowMinutes(minutes);
-  }
   following_ = false;
+  // A range reaching back past the full series draws the 10 s buckets, whatever the window.
+  held_reach_ms_ = std::max<qint64>(lag_->LatestMs(), range.to_ms) - range.from_ms;
+  UpdateCoarse();
   plot_->xAxis->setRange(double(range.from_ms) / 1000.0, double(range.to_ms) / 1000.0);
   FitValues();
+  UpdateMarks();
   plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+TimeRangeDialog* ReplicationView::AskRange() {
+  const QCPRange shown = plot_->xAxis->range();
+  return TimeRangeDialog::Ask(
+      {qint64(std::llround(shown.lower * 1000)), qint64(std::llround(shown.upper * 1000))}, this,
+      [this](const TimeWindow& range) { ShowRange(range.from_ms, range.to_ms); });
 }
 
 std::optional<TimeWindow> ReplicationView::FixedRange() const {

@@ -3,6 +3,7 @@
 
 #include <QHash>
 #include <QWidget>
+#include <memory>
 #include <optional>
 
 #include "ui/models/cluster_state.h"
@@ -18,7 +19,10 @@ class QTableView;
 
 namespace railyard::ui {
 
+class PlotEventMarks;
 class ReplicationModel;
+class ThroughputModel;
+class TimeRangeDialog;
 
 // Replication across the cluster: a sortable table with a row per updater and replica
 // (ReplicationModel; a replica's catch-up progress drawn as a bar while it catches up) and a plot
@@ -39,6 +43,7 @@ class ReplicationView : public QWidget {
   // Draws `model` and `lag` (on one ClusterState), which the console's session owns and which
   // must outlive the view.
   ReplicationView(ReplicationModel* model, ReplicationLagModel* lag, QWidget* parent = nullptr);
+  ~ReplicationView() override;
   // With models of its own on `state` (tests, a view outside the console).
   explicit ReplicationView(ClusterState* state, QWidget* parent = nullptr);
 
@@ -48,6 +53,8 @@ class ReplicationView : public QWidget {
   bool SetWindowMinutes(int minutes);
   int WindowMinutes() const { return window_minutes_; }
   QComboBox* WindowBox() const { return window_box_; }
+  // Whether the plot draws the 10 s buckets (past 15 minutes of window or of a held range).
+  bool Coarse() const { return coarse_; }
   LagUnit Unit() const { return unit_; }
 
   ReplicationModel* Model() const { return model_; }
@@ -61,11 +68,17 @@ class ReplicationView : public QWidget {
   bool Following() const { return following_; }
   void Follow();
   // Stops following and shows [from_ms, to_ms] (cluster clock; at least TimeAxisDrag's least
-  // range), first widening the window, if it must, until it reaches back there from the newest
-  // sample, so that the series drawn hold the range.
+  // range): from the 10 s buckets where it reaches back past the full series, so that what is
+  // drawn holds the range. The window stays as chosen, for when it follows again.
   void ShowRange(qint64 from_ms, qint64 to_ms);
   // What is shown when not following; nullopt while following.
   std::optional<TimeWindow> FixedRange() const;
+  // Opens the custom range dialog (window-modal; OK calls ShowRange) and returns it.
+  TimeRangeDialog* AskRange();
+  // Marks the moments of `events` (ThroughputModel's list: commands, restarts, lame ducks, down
+  // and up, alerts) of the nodes that take part in replication on the lag plot, as on the
+  // Throughput charts. `events` must outlive the view; null: no marks.
+  void SetEvents(const ThroughputModel* events);
   // The lag graph of ClusterState node `node`; null if it has none (for tests).
   QCPGraph* GraphOf(int node) const { return graphs_.value(node); }
 
@@ -81,12 +94,17 @@ class ReplicationView : public QWidget {
   void AppendNew();
   void ApplyRange();
   qint64 WindowMs() const { return qint64(window_minutes_) * 60 * 1000; }
-  bool Coarse() const;
   // What the plot draws of `node`: its full series, or its coarse one.
   const ReplicationLagModel::Series& Drawn(int node) const;
+  // Draws the other series (Rebuild) if the window or held range now wants the other; true if
+  // it did.
+  bool UpdateCoarse();
   // The lag axis from zero to above the highest visible point.
   void FitValues();
   void UpdateSummary();
+  // Draws the marks again when the events or the axis' scale changed; else shows those within
+  // the axis.
+  void UpdateMarks();
 
   ClusterState* const state_;
   ReplicationModel* model_;
@@ -103,6 +121,12 @@ class ReplicationView : public QWidget {
   QHash<int, qint64> drawn_until_ms_;  // Per replica node: the newest sample in its graph.
   bool behind_ = false;
   bool following_ = true;
+  bool coarse_ = false;
+  qint64 held_reach_ms_ = 0;  // Held on a range: from its start to the newest sample.
+  const ThroughputModel* events_ = nullptr;
+  std::unique_ptr<PlotEventMarks> marks_;
+  quint64 marks_revision_ = 0;
+  bool marks_stale_ = true;
 };
 
 }  // namespace railyard::ui

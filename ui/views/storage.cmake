@@ -21,6 +21,8 @@ target_sources(railyard_ui PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/plot_crosshair.cc
   ${CMAKE_CURRENT_LIST_DIR}/plot_event_marks.h
   ${CMAKE_CURRENT_LIST_DIR}/plot_event_marks.cc
+  ${CMAKE_CURRENT_LIST_DIR}/throughput_marks.h
+  ${CMAKE_CURRENT_LIST_DIR}/throughput_marks.cc
   ${CMAKE_CURRENT_LIST_DIR}/time_axis_drag.h
   ${CMAKE_CURRENT_LIST_DIR}/time_axis_drag.cc
   ${CMAKE_CURRENT_LIST_DIR}/time_range_dialog.h

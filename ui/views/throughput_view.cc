@@ -20,21 +20,13 @@
 #include "ui/views/plot_style.h"
 #include "ui/views/qcustomplot_include.h"
 #include "ui/views/throughput_graphs.h"
+#include "ui/views/throughput_marks.h"
 #include "ui/views/time_axis_drag.h"
 #include "ui/views/time_range_dialog.h"
 
 namespace railyard::ui {
 
 namespace {
-
-// Commands in the palette's muted text colour; what happened to a node stands out.
-QColor MarkColor(const QString& command, const QPalette& palette) {
-  if (command == ThroughputEvent::kRestart) return SeriesColor(3);
-  if (command == ThroughputEvent::kLameDuck || command == ThroughputEvent::kLameDuckLeft) {
-    return SeriesColor(1);
-  }
-  return palette.color(QPalette::PlaceholderText);
-}
 
 // Node n's colour overlaid: the palette's ten, then darker and lighter rounds of them, so nodes
 // 3 and 13 are told apart.
@@ -270,14 +262,9 @@ std::optional<TimeWindow> ThroughputView::FixedRange() const {
 }
 
 TimeRangeDialog* ThroughputView::AskRange() {
-  auto* dialog = new TimeRangeDialog({VisibleFromMs(), VisibleToMs()}, this);
-  dialog->setAttribute(Qt::WA_DeleteOnClose);
-  connect(dialog, &QDialog::accepted, this, [this, dialog] {
-    const TimeWindow range = dialog->Range();
-    ShowRange(range.from_ms, range.to_ms);
-  });
-  dialog->open();
-  return dialog;
+  return TimeRangeDialog::Ask(
+      {VisibleFromMs(), VisibleToMs()}, this,
+      [this](const TimeWindow& range) { ShowRange(range.from_ms, range.to_ms); });
 }
 
 void ThroughputView::SetRecordingSpan(qint64 start_ms, qint64 end_ms) {
@@ -462,13 +449,7 @@ void ThroughputView::ApplyRange(bool frame) {
 }
 
 void ThroughputView::UpdateTimeFormat() {
-  // Seconds matter within minutes; over hours they crowd the axis; past a day, the date does.
-  const double seconds = plots_[0]->xAxis->range().size();
-  const QString format = seconds < 3600 ? "hh:mm:ss" : seconds <= 86400 ? "hh:mm" : "MM-dd hh:mm";
-  for (QCustomPlot* plot : plots_) {
-    auto ticker = plot->xAxis->ticker().dynamicCast<QCPAxisTickerDateTime>();
-    if (ticker && ticker->dateTimeFormat() != format) ticker->setDateTimeFormat(format);
-  }
+  for (QCustomPlot* plot : plots_) FitTimeFormat(plot);
 }
 
 void ThroughputView::FitValueAxes() {
@@ -540,15 +521,8 @@ void ThroughputView::UpdateEventMarks() {
   marks_stale_ = false;
   marks_revision_ = model_->EventsRevision();
   const bool alone = built_ == Show::kOneNode && built_node_ != ThroughputModel::kCluster;
-  QVector<EventMark> marks;
-  for (const ThroughputEvent& e :
-       model_->Events(alone ? built_node_ : ThroughputModel::kCluster, LLONG_MIN, LLONG_MAX)) {
-    // Over several nodes, say whose it was.
-    const QString label = alone || e.node >= state_->NodeCount()
-                              ? e.command
-                              : QStringLiteral("%1 %2").arg(e.command, state_->Node(e.node).name);
-    marks.push_back({double(e.t_ms) / 1000.0, label, MarkColor(e.command, palette())});
-  }
+  const QVector<EventMark> marks =
+      ThroughputMarks(*model_, *state_, alone ? built_node_ : ThroughputModel::kCluster, palette());
   marks_->Draw(marks);
 }
 

@@ -79,4 +79,11 @@ void TimeAxisDrag::OnSelected(const QRect& rect) {
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
+void FitTimeFormat(QCustomPlot* plot) {
+  const double seconds = plot->xAxis->range().size();
+  const QString format = seconds < 3600 ? "hh:mm:ss" : seconds <= 86400 ? "hh:mm" : "MM-dd hh:mm";
+  auto ticker = plot->xAxis->ticker().dynamicCast<QCPAxisTickerDateTime>();
+  if (ticker && ticker->dateTimeFormat() != format) ticker->setDateTimeFormat(format);
+}
+
 }  // namespace railyard::ui

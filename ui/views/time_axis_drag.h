@@ -41,4 +41,8 @@ class TimeAxisDrag : public QObject {
   QCustomPlot* const plot_;
 };
 
+// The time axis' tick labels for the span it shows: seconds matter within an hour; over hours
+// they crowd the axis; past a day, the date does. For a QCPAxisTickerDateTime x axis.
+void FitTimeFormat(QCustomPlot* plot);
+
 }  // namespace railyard::ui

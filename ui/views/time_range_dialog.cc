@@ -47,6 +47,16 @@ TimeRangeDialog::TimeRangeDialog(const TimeWindow& initial, QWidget* parent) : Q
   SetRange(initial);
 }
 
+TimeRangeDialog* TimeRangeDialog::Ask(const TimeWindow& initial, QWidget* parent,
+                                      std::function<void(const TimeWindow&)> shown) {
+  auto* dialog = new TimeRangeDialog(initial, parent);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  QObject::connect(dialog, &QDialog::accepted, parent,
+                   [dialog, shown = std::move(shown)] { shown(dialog->Range()); });
+  dialog->open();
+  return dialog;
+}
+
 TimeWindow TimeRangeDialog::Range() const {
   return {from_->dateTime().toMSecsSinceEpoch(), to_->dateTime().toMSecsSinceEpoch()};
 }

@@ -3,6 +3,7 @@
 
 #include <QDialog>
 #include <QtGlobal>
+#include <functional>
 
 #include "ui/views/time_window.h"
 
@@ -21,6 +22,10 @@ class TimeRangeDialog : public QDialog {
   Q_OBJECT
  public:
   TimeRangeDialog(const TimeWindow& initial, QWidget* parent = nullptr);
+  // Opens one window-modal over `parent`, deleted when closed, that calls `shown` with the range
+  // on OK; returns it (tests fill it in).
+  static TimeRangeDialog* Ask(const TimeWindow& initial, QWidget* parent,
+                              std::function<void(const TimeWindow&)> shown);
 
   // The range entered (Unix ms); valid once accepted.
   TimeWindow Range() const;
