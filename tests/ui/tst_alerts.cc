@@ -303,6 +303,56 @@ class AlertsTest : public QObject {
     node->Shutdown(std::chrono::milliseconds(0));
   }
 
+  // A stretch the console could not look at (stopped here; a partition or a suspended laptop
+  // alike) while someone drained and undrained the node: once the recorder fills the hole, the
+  // drain's alert fired and resolved there, at its times, told as past; nothing fires now.
+  void alertsWhereTheConsoleCouldNotLookComeFromTheRecorder() {
+    QTemporaryDir dir;
+    std::unique_ptr<railyard::node::Node> node = OpenWatchedNode(dir.filePath("n"), 20);
+    QVERIFY(node);
+    railyard::ui::Session::Options options;
+    options.use_keyring = false;
+    options.audit_path = dir.filePath("audit.sqlite");
+    options.alert_rules = FastRules();
+    railyard::ui::Session session(options);
+    session.State()->SetStaleAfterMs(300);
+    railyard::ui::LiveSource::Options live = session.live_source()->options();
+    live.backfill_day_span = std::chrono::milliseconds(0);  // Only the hole is filled.
+    session.live_source()->SetOptions(live);
+    railyard::ui::AlertModel& alerts = *session.models().alerts;
+    QSignalSpy filled(session.live_source(), &railyard::ui::LiveSource::GapFilled);
+    QString error;
+    QVERIFY2(session.AddNode(QString("127.0.0.1:%1").arg(node->admin_endpoint().port),
+                             railyard::testing::kViewerToken, &error),
+             qPrintable(error));
+    QTRY_VERIFY_WITH_TIMEOUT(session.live_source()->FramesApplied() > 5, 10000);
+    session.live_source()->Stop();
+    const std::string rule = "RailyardLameDuckTooLong";
+    QCOMPARE(Count(alerts, rule, railyard::cluster::AlertPhase::kFiring), 0);
+    qint64 drained = 0, undrained = 0;
+    QVERIFY(DrainedAndUndrained(*node, 400, &drained, &undrained));
+    session.live_source()->Start();
+    QVERIFY(filled.wait(10000));
+    QCOMPARE(Count(alerts, rule, railyard::cluster::AlertPhase::kFiring), 1);
+    QCOMPARE(Count(alerts, rule, railyard::cluster::AlertPhase::kResolved), 1);
+    for (const railyard::cluster::AlertTransition& t : alerts.History()) {
+      if (t.rule != rule) continue;
+      const bool at_its_time = t.phase == railyard::cluster::AlertPhase::kFiring
+                                   ? t.unix_ms >= drained && t.unix_ms < undrained
+                                   : t.unix_ms >= undrained && t.unix_ms < undrained + 1000;
+      QVERIFY2(at_its_time, qPrintable(QString("%1 at %2 (drained %3, undrained %4)")
+                                           .arg(railyard::cluster::AlertPhaseName(t.phase))
+                                           .arg(t.unix_ms)
+                                           .arg(drained)
+                                           .arg(undrained)));
+    }
+    // The console's own word on whether it answered: it was never seen not answering.
+    QCOMPARE(Count(alerts, "RailyardNodeDown", railyard::cluster::AlertPhase::kFiring), 0);
+    QCOMPARE(alerts.FiringCount(), 0);
+    session.Stop();
+    node->Shutdown(std::chrono::milliseconds(0));
+  }
+
   // A firing alert reaches the desktop's notification service over D-Bus (a session bus of the
   // test's own, from Debian's dbus-daemon), with its severity as urgency; pending and resolved
   // ones do not; turned off, nothing is sent.

@@ -202,35 +202,55 @@ void AlertModel::Evaluate(bool past) {
 void AlertModel::EvaluatePast(int node,
                               const std::vector<std::shared_ptr<const admin::Telemetry>>& past) {
   if (node < 0 || node >= state_->NodeCount() || past.empty()) return;
-  cluster::AlertEvaluator apart(rules_);
   const std::string name = state_->Node(node).name.toStdString();
   const auto answered = answered_from_ms_.find(name);
   const int64_t until = answered == answered_from_ms_.end() ? INT64_MAX : answered->second;
+  const auto first_heard = std::find_if(past.begin(), past.end(),
+                                        [until](const auto& t) { return t->unix_ms() >= until; });
   std::vector<cluster::AlertTransition> changes;
+  // Before the console first heard the node: every rule.
+  cluster::AlertEvaluator before(rules_);
+  ObserveRun(&before, name, past.begin(), first_heard, &changes);
+  // After it (a stretch the console missed, filled from the recorder): what the console could not
+  // see there, the rules over telemetry. Whether the node answered is the console's own word,
+  // evaluated as it happened.
+  alerts::Rules over_telemetry;
+  for (const alerts::Rule& rule : rules_.rule()) {
+    if (rule.figure() != alerts::NODE_NOT_ANSWERING) *over_telemetry.add_rule() = rule;
+  }
+  cluster::AlertEvaluator missed(std::move(over_telemetry));
+  ObserveRun(&missed, name, first_heard, past.end(), &changes);
+  std::stable_sort(changes.begin(), changes.end(),
+                   [](const auto& a, const auto& b) { return a.unix_ms < b.unix_ms; });
+  Record(changes, /*past=*/true);
+}
+
+void AlertModel::ObserveRun(cluster::AlertEvaluator* evaluator, const std::string& name,
+                            Past::const_iterator begin, Past::const_iterator end,
+                            std::vector<cluster::AlertTransition>* changes) const {
   const admin::Telemetry* previous = nullptr;
-  for (const auto& t : past) {
-    if (t->unix_ms() >= until) break;  // The console's own evaluation from here.
+  for (auto it = begin; it != end; ++it) {
+    const admin::Telemetry& t = **it;
     if (previous) {
       // The same allowance as the charts' gaps (ThroughputModel::PutPast).
       const qint64 silent_from =
           previous->unix_ms() + state_->StaleAfterMs() + previous->downsampled().bucket_ms();
-      const qint64 silence = t->unix_ms() - silent_from;
+      const qint64 silence = t.unix_ms() - silent_from;
       const qint64 step = std::max<qint64>(1000, silence / kMaxSilentObservations + 1);
-      for (qint64 at = silent_from; at < t->unix_ms(); at += step) {
+      for (qint64 at = silent_from; at < t.unix_ms(); at += step) {
         cluster::AlertObservation down;
         down.unix_ms = at;
         down.answering = false;
-        apart.Observe(name, down, &changes);
+        evaluator->Observe(name, down, changes);
       }
     }
     cluster::AlertObservation observation;
-    observation.unix_ms = t->unix_ms();
+    observation.unix_ms = t.unix_ms();
     observation.answering = true;
-    observation.telemetry = t.get();
-    apart.Observe(name, observation, &changes);
-    previous = t.get();
+    observation.telemetry = &t;
+    evaluator->Observe(name, observation, changes);
+    previous = &t;
   }
-  Record(changes, /*past=*/true);
 }
 
 void AlertModel::Record(const std::vector<cluster::AlertTransition>& changes, bool past) {

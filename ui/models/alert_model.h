@@ -31,7 +31,10 @@ namespace railyard::ui {
 // an evaluator of its own: its changes go into the history at their own times (past), and what
 // fires now is not touched. An alert still firing where that stretch ends has no "resolved" from
 // it; if it goes on, the console's own evaluation fires it again where its samples begin. A
-// stretch the console missed later (a hole) keeps the console's own evaluation of it.
+// stretch the console missed later (a hole: a partition, a suspended console) keeps the console's
+// own "not answering" and has the rules over telemetry (lag, p99, failed share, disk, writes
+// refused...) evaluated apart the same way, so what fired where the console could not look is in
+// the history too.
 //
 // Thread safety: GUI thread only.
 class AlertModel : public QObject {
@@ -64,7 +67,13 @@ class AlertModel : public QObject {
 
  private:
   void Evaluate(bool past);
-  void EvaluatePast(int node, const std::vector<std::shared_ptr<const admin::Telemetry>>& past);
+  using Past = std::vector<std::shared_ptr<const admin::Telemetry>>;
+  void EvaluatePast(int node, const Past& past);
+  // Observes [begin, end) of one node's past (oldest first) with `evaluator`, the node not
+  // answering through each silence in it.
+  void ObserveRun(cluster::AlertEvaluator* evaluator, const std::string& name,
+                  Past::const_iterator begin, Past::const_iterator end,
+                  std::vector<cluster::AlertTransition>* changes) const;
   // Puts `changes` (oldest first) into the history and tells of them.
   void Record(const std::vector<cluster::AlertTransition>& changes, bool past);
   void Reset();
