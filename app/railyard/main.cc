@@ -256,6 +256,8 @@ bool OpenSources(const ConsoleFlags& f, const load::DemoCluster& demo,
       return false;
     }
     window.ShowRange(from_ms, to_ms);
+  } else if (ok && f.recording.empty() && f.prometheus.url.empty()) {
+    window.ShowSavedRange();  // Live: where the charts were held when the console last closed.
   }
   if (ok && !f.tab.empty()) {
     const int tab = ui::TabIndex(window.Tabs(), QString::fromStdString(f.tab));

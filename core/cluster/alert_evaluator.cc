@@ -156,6 +156,18 @@ void AlertEvaluator::Observe(const std::string& node, const AlertObservation& ob
   }
 }
 
+void AlertEvaluator::ObserveSilence(const std::string& node, int64_t silent_from_ms,
+                                    int64_t until_ms, std::vector<AlertTransition>* changes) {
+  const int64_t step =
+      std::max<int64_t>(1000, (until_ms - silent_from_ms) / kMaxSilentObservations + 1);
+  for (int64_t at = silent_from_ms; at < until_ms; at += step) {
+    AlertObservation down;
+    down.unix_ms = at;
+    down.answering = false;
+    Observe(node, down, changes);
+  }
+}
+
 void AlertEvaluator::Forget(const std::string& node) {
   std::erase_if(active_, [&](const auto& entry) { return entry.first.node == node; });
   corruptions_.erase(node);

@@ -73,6 +73,13 @@ class AlertEvaluator {
   // Evaluates every rule for `node` at `observation.unix_ms`; appends what changed to `changes`.
   void Observe(const std::string& node, const AlertObservation& observation,
                std::vector<AlertTransition>* changes);
+  // Through a silence in a node's past (from `silent_from_ms`, where its stale allowance ran
+  // out, until `until_ms`, exclusive): observes it not answering once a second, so each rule's
+  // for_s is crossed at its time, but at most kMaxSilentObservations times (a silence of hours:
+  // further apart).
+  static constexpr int kMaxSilentObservations = 600;
+  void ObserveSilence(const std::string& node, int64_t silent_from_ms, int64_t until_ms,
+                      std::vector<AlertTransition>* changes);
   // Forgets a node (removed from the cluster): its alerts end without a "resolved".
   void Forget(const std::string& node);
   // Everything pending or firing, firing first, then by rule and node.

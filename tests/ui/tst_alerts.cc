@@ -23,6 +23,7 @@
 #include "tests/support/flight_history.h"
 #include "tests/support/free_port.h"
 #include "tests/support/qtest_main.h"
+#include "tests/support/test_paths.h"
 #include "tests/support/wait_until.h"
 #include "ui/models/alert_model.h"
 #include "ui/models/incident_model.h"
@@ -31,9 +32,12 @@
 #include "ui/shell/alert_notifier.h"
 #include "ui/shell/main_window.h"
 #include "ui/sources/live_source.h"
+#include "ui/sources/replay_source.h"
 #include "ui/views/alerts_view.h"
 #include "ui/views/incident_view.h"
 #include "ui/views/throughput_view.h"
+#include "ui/views/timeline_slider.h"
+#include "ui/views/timeline_widget.h"
 
 namespace {
 
@@ -351,6 +355,59 @@ class AlertsTest : public QObject {
     QCOMPARE(alerts.FiringCount(), 0);
     session.Stop();
     node->Shutdown(std::chrono::milliseconds(0));
+  }
+
+  // The replay timeline marks where the recording's alerts fire and resolve, found by its scan
+  // before anything is played: the same alerts the Alerts tab evaluates once the recording has
+  // played through, each within a frame of the other's time.
+  void theReplayTimelineMarksTheRecordingsAlerts() {
+    QTemporaryDir dir;
+    const QString copy = dir.filePath("console_small.rec");
+    QVERIFY(
+        QFile::copy(QString(railyard::testing::SourcePath("tests/data/console_small.rec")), copy));
+    railyard::ui::MainWindow::Options options;
+    options.use_keyring = false;
+    options.audit_path = dir.filePath("audit.sqlite");
+    options.alert_rules = FastRules();
+    railyard::ui::MainWindow window(options);
+    QString error;
+    QVERIFY2(window.OpenRecording(copy, &error), qPrintable(error));
+    QTRY_VERIFY_WITH_TIMEOUT(window.Timeline()->StateMarksReady(), 10000);
+    struct Seen {
+      QString what;  // "<rule> <phase> <node>".
+      qint64 at_ms;
+    };
+    QVector<Seen> marked;
+    const qint64 start = window.replay_source()->StartMs();
+    for (const auto& m : window.Timeline()->Slider()->Marks()) {
+      if (!m.kind.endsWith(" firing") && !m.kind.endsWith(" resolved")) continue;
+      const QString node = m.label.section("  ", 1, 1);
+      marked.push_back({m.kind + " " + node,
+                        start + qint64(m.value) * railyard::ui::TimelineWidget::kSliderStepMs});
+    }
+    QVERIFY2(!marked.isEmpty(), "the drain in the recording fires RailyardLameDuckTooLong");
+    window.replay_source()->Seek(window.replay_source()->EndMs());
+    QVector<Seen> evaluated;
+    const auto& history = window.session()->models().alerts->History();
+    for (auto it = history.rbegin(); it != history.rend(); ++it) {  // Oldest first.
+      if (it->phase == railyard::cluster::AlertPhase::kPending) continue;
+      evaluated.push_back(
+          {QString("%1 %2 %3")
+               .arg(QString::fromStdString(it->rule), railyard::cluster::AlertPhaseName(it->phase),
+                    QString::fromStdString(it->node)),
+           it->unix_ms});
+    }
+    QCOMPARE(marked.size(), evaluated.size());
+    for (int i = 0; i < marked.size(); ++i) {
+      QCOMPARE(marked[i].what, evaluated[i].what);
+      // The slider's step and a frame apart at most.
+      QVERIFY2(qAbs(marked[i].at_ms - evaluated[i].at_ms) <=
+                   railyard::ui::TimelineWidget::kSliderStepMs + 100,
+               qPrintable(QString("%1: %2 vs %3")
+                              .arg(marked[i].what)
+                              .arg(marked[i].at_ms)
+                              .arg(evaluated[i].at_ms)));
+    }
   }
 
   // A firing alert reaches the desktop's notification service over D-Bus (a session bus of the

@@ -369,9 +369,14 @@ class MainWindowTest : public QObject {
              qPrintable(held));
     // On the Replication tab, its plot's range; following again, none.
     window.Tabs()->setCurrentIndex(window.TabIndex("Replication"));
+    QVERIFY(window.CurrentViewLink().range);
     window.replication_view()->Follow();
     QVERIFY(!window.CurrentViewLink().range);
-    window.throughput_view()->Follow();
+    // A source opened anew follows on every axis.
+    window.ShowRange(from, to);
+    QVERIFY2(window.OpenRecording(copy, &error), qPrintable(error));
+    QVERIFY(!window.throughput_view()->FixedRange());
+    QVERIFY(!window.replication_view()->FixedRange());
 
     // A source main() named (a Prometheus range) stands for the file it was fetched into.
     options.source_arguments = {"--prometheus", "http://prom:9090", "--since", "1h"};
@@ -680,6 +685,8 @@ class MainWindowTest : public QObject {
       window.ShowRange(now - 7200000, now - 3600000);
       QVERIFY(window.close());
       MainWindow again(options);
+      QVERIFY(!again.throughput_view()->FixedRange());  // Held again only when asked (live).
+      QVERIFY(again.ShowSavedRange());
       const auto kept = again.throughput_view()->FixedRange();
       QVERIFY(kept);
       QVERIFY(qAbs(kept->from_ms - (now - 7200000)) <= 1 &&
@@ -690,12 +697,14 @@ class MainWindowTest : public QObject {
       again.ShowRange(now - 3 * 86400000LL, now - 2 * 86400000LL);  // Older than a day.
       QVERIFY(again.close());
       MainWindow older(options);
+      QVERIFY(!older.ShowSavedRange());
       QVERIFY(!older.throughput_view()->FixedRange());
       older.ShowRange(now - 7200000, now - 3600000);
       older.throughput_view()->Follow();  // Following again when it closes: nothing kept.
       QVERIFY(older.close());
     }
     MainWindow restored(options);
+    QVERIFY(!restored.ShowSavedRange());
     QVERIFY(!restored.throughput_view()->FixedRange());
     QCOMPARE(restored.size(), QSize(1000, 650));
     QCOMPARE(restored.dockWidgetArea(restored.findChild<QDockWidget*>("nodes")),

@@ -233,16 +233,9 @@ void AlertModel::ObserveRun(cluster::AlertEvaluator* evaluator, const std::strin
     const admin::Telemetry& t = **it;
     if (previous) {
       // The same allowance as the charts' gaps (ThroughputModel::PutPast).
-      const qint64 silent_from =
-          previous->unix_ms() + state_->StaleAfterMs() + previous->downsampled().bucket_ms();
-      const qint64 silence = t.unix_ms() - silent_from;
-      const qint64 step = std::max<qint64>(1000, silence / kMaxSilentObservations + 1);
-      for (qint64 at = silent_from; at < t.unix_ms(); at += step) {
-        cluster::AlertObservation down;
-        down.unix_ms = at;
-        down.answering = false;
-        evaluator->Observe(name, down, changes);
-      }
+      evaluator->ObserveSilence(
+          name, previous->unix_ms() + state_->StaleAfterMs() + previous->downsampled().bucket_ms(),
+          t.unix_ms(), changes);
     }
     cluster::AlertObservation observation;
     observation.unix_ms = t.unix_ms();

@@ -41,10 +41,6 @@ class AlertModel : public QObject {
   Q_OBJECT
  public:
   static constexpr size_t kMaxHistory = 10000;
-  // Through a silence in a node's later past, it is observed not answering once a second from
-  // the stale allowance on (so a rule's for_s is crossed at its time), but at most this many
-  // times (a silence of hours: further apart).
-  static constexpr int kMaxSilentObservations = 600;
   // `rules_source` says where the rules came from ("built-in", a path), for the view.
   AlertModel(ClusterState* state, alerts::Rules rules, QString rules_source,
              QObject* parent = nullptr);

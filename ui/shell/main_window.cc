@@ -35,6 +35,7 @@
 #include "core/cluster/time_span.h"
 #include "ui/actions/action_controller.h"
 #include "ui/compare/compare_window.h"
+#include "ui/models/alert_model.h"
 #include "ui/models/overview_model.h"
 #include "ui/models/replication_model.h"
 #include "ui/session/session.h"
@@ -235,18 +236,24 @@ void MainWindow::RestoreLayout() {
   if (settings.contains(QLatin1String(kLagWindowKey))) {
     replication_->SetWindowMinutes(settings.value(QLatin1String(kLagWindowKey)).toInt());
   }
-  // A range the charts were held on, while the day behind that the nodes keep still holds it
-  // (older, a live console would show empty charts); said in the status bar, as it is not live.
   const QVariantList range = settings.value(QLatin1String(kRangeKey)).toList();
-  if (range.size() == 2 &&
-      range[1].toLongLong() >= QDateTime::currentMSecsSinceEpoch() - kSavedRangeKeptMs) {
-    ShowRange(range[0].toLongLong(), range[1].toLongLong());
-    statusBar()->showMessage(
-        tr("Charts held on %1 to %2, as when the console closed: Follow "
-           "or a double-click on a chart goes live")
-            .arg(MomentText(range[0].toLongLong()), MomentText(range[1].toLongLong())),
-        15000);
+  if (range.size() == 2) saved_range_ = TimeWindow{range[0].toLongLong(), range[1].toLongLong()};
+}
+
+bool MainWindow::ShowSavedRange() {
+  // While the day behind that the nodes keep still holds it (older, a live console would show
+  // empty charts); said in the status bar, as the charts are not live.
+  if (!saved_range_ ||
+      saved_range_->to_ms < QDateTime::currentMSecsSinceEpoch() - kSavedRangeKeptMs) {
+    return false;
   }
+  ShowRange(saved_range_->from_ms, saved_range_->to_ms);
+  statusBar()->showMessage(
+      tr("Charts held on %1 to %2, as when the console closed: Follow or a "
+         "double-click on a chart goes live")
+          .arg(MomentText(saved_range_->from_ms), MomentText(saved_range_->to_ms)),
+      15000);
+  return true;
 }
 
 void MainWindow::BuildViews() {
@@ -371,6 +378,7 @@ void MainWindow::BuildViews() {
   connect(replication_, &ReplicationView::NodeSelected, this, &MainWindow::SetCurrentNode);
 
   timeline_ = new TimelineWidget(replay_source(), this);
+  timeline_->SetAlertScan({session_->models().alerts->rules(), state_->StaleAfterMs()});
   timeline_dock_ = new QDockWidget(tr("Replay"), this);
   timeline_dock_->setObjectName(QStringLiteral("replay"));
   timeline_dock_->setWidget(timeline_);
@@ -552,6 +560,7 @@ void MainWindow::OnSourceChanged() {
   timeline_dock_->setVisible(IsReplay());
   throughput_->SetRecordingSpan(IsReplay() ? replay_source()->StartMs() : 0,
                                 IsReplay() ? replay_source()->EndMs() : 0);
+  replication_->Follow();  // As Throughput does: a range held on another source means nothing.
   UpdateActionsEnabled();
 }
 

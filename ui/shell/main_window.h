@@ -184,8 +184,13 @@ class MainWindow : public QMainWindow {
   // ThroughputModel::kWindowChoicesMinutes, else false and nothing changes. `--window`.
   bool SetWindowMinutes(int minutes);
   // Holds every time axis (Throughput's charts, the Replication lag plot) on [from_ms, to_ms]
-  // (Unix ms) until the operator follows again: `--from`/`--to` and a saved layout's range.
+  // (Unix ms) until the operator follows again: `--from`/`--to`.
   void ShowRange(qint64 from_ms, qint64 to_ms);
+  // Watching live, the range the charts were held on when the console last closed (its saved
+  // layout), if it ended within the day the nodes' recorders keep: held again and said in the
+  // status bar; false if there is none. main() asks when it opened a live cluster without
+  // `--from`; a replay or a new source follows its own.
+  bool ShowSavedRange();
 
  Q_SIGNALS:
   void CurrentNodeChanged(int node_index);
@@ -254,6 +259,7 @@ class MainWindow : public QMainWindow {
   IncidentView* incidents_ = nullptr;
   AlertNotifier* notifier_ = nullptr;
   QAction* notify_ = nullptr;
+  std::optional<TimeWindow> saved_range_;  // From the saved layout; see ShowSavedRange.
   QString cluster_file_;  // The cluster file opened last (absolute), for CurrentViewLink.
   // A source the window cannot name by its file (a Prometheus range): Options' at first.
   QStringList source_arguments_;

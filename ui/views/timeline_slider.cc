@@ -36,6 +36,7 @@ QColor TimelineSlider::MarkColor(const QString& kind) {
   if (kind == QLatin1String("undrain")) return QColor(0x2e, 0x9d, 0x3c);  // Green: it returns.
   if (kind == QLatin1String("compact")) return QColor(0x2f, 0x6f, 0xd6);
   if (kind == QLatin1String("flush")) return QColor(0x8e, 0x44, 0xad);
+  if (kind.endsWith(QLatin1String(" firing"))) return QColor(0xd6, 0x27, 0x28);  // An alert.
   return QColor(0x80, 0x80, 0x80);
 }
 

@@ -136,8 +136,9 @@ void TimelineWidget::OnOpened() {
   const int generation = ++scan_generation_;
   state_marks_ready_ = false;
   const QString path = source_->Path();
-  scan_pool_.start([this, generation, path] {
-    QVector<RecordingStateChange> changes = ScanRecordingStateChanges(path, kMaxScannedSnapshots);
+  scan_pool_.start([this, generation, path, alerts = alert_scan_] {
+    QVector<RecordingStateChange> changes =
+        ScanRecordingStateChanges(path, kMaxScannedSnapshots, nullptr, alerts ? &*alerts : nullptr);
     RunOnReceiverThread(this, [this, generation, changes = std::move(changes)] {
       AddStateMarks(generation, changes);
     });
