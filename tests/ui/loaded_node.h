@@ -20,9 +20,12 @@ struct LoadedNode {
   std::unique_ptr<load::LoadGenerator> load;
 
   // Opens the node in `data_dir` with these admin tokens and starts the load; false on failure.
+  // `flight_interval`: its flight recorder's (zero: the node's default).
   bool Start(const std::string& name, const std::string& data_dir, const std::string& client_name,
-             std::vector<std::string> viewer_tokens, std::vector<std::string> operator_tokens) {
+             std::vector<std::string> viewer_tokens, std::vector<std::string> operator_tokens,
+             std::chrono::milliseconds flight_interval = {}) {
     node::NodeOptions options;
+    if (flight_interval.count() > 0) options.flight.interval = flight_interval;
     options.name = name;
     options.data_dir = data_dir;
     options.io_threads = 1;

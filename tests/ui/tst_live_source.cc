@@ -19,6 +19,7 @@
 #include "tests/support/flight_history.h"
 #include "tests/support/qtest_main.h"
 #include "tests/support/wait_until.h"
+#include "tests/ui/loaded_node.h"
 #include "ui/models/cluster_state.h"
 #include "ui/models/throughput_model.h"
 #include "ui/sources/history_frames.h"
@@ -69,6 +70,21 @@ LiveSource::Options FastOptions() {
   o.connect_timeout = std::chrono::milliseconds(500);
   o.answer_timeout = std::chrono::milliseconds(500);
   return o;
+}
+
+// Waits until `node`'s recorder spans at least `ms`.
+bool RecordedFor(railyard::node::Node& node, qint64 ms) {
+  return railyard::testing::WaitUntil([&] {
+    const std::vector<qint64> times = HistoryTimes(node);
+    return times.size() >= 2 && times.back() - times.front() >= ms;
+  });
+}
+
+// FastOptions whose backfill's recent stretch is the last 600 ms: the rest is the day behind.
+LiveSource::Options ShortRecentPast() {
+  LiveSource::Options options = FastOptions();
+  options.backfill_span = std::chrono::milliseconds(600);
+  return options;
 }
 
 }  // namespace
@@ -313,7 +329,10 @@ class LiveSourceTest : public QObject {
     source.Start();
     QTRY_VERIFY_WITH_TIMEOUT(source.FramesApplied() > 5, 10000);
     source.Stop();
-    const qint64 silent_from = throughput.series(0).back().t_ms;
+    // The console's last news: its sample's time, or the snapshot's own where the node's clock
+    // stamped it earlier than the console took it (the hole is read from the snapshot's).
+    const qint64 silent_from =
+        std::min<qint64>(throughput.series(0).back().t_ms, state.Node(0).telemetry->unix_ms());
     railyard::cluster::AdminClient op(node->admin_endpoint(), kOperatorToken, "someone else");
     QVERIFY(op.Connect(std::chrono::seconds(5)).ok());
     railyard::admin::AdminResponse response;
@@ -353,24 +372,19 @@ class LiveSourceTest : public QObject {
   }
 
   // The backfill reads the recent past at full detail before polling, then the older past (the
-  // day the recorder keeps) beside the polling, put before the node's series; the cluster's sum
-  // begins where the backfill's frames do. (Here "recent" is the last 600 ms of a node that has
+  // day the recorder keeps) beside the polling, put before the node's series, and the cluster's
+  // sums over it before the cluster's. (Here "recent" is the last 600 ms of a node that has
   // recorded for 2 s.)
   void theDayBehindTheBackfillFollowsBesideThePolling() {
     QTemporaryDir dir;
     std::unique_ptr<railyard::node::Node> node = OpenNode(dir.filePath("n"), 0, 20);
     QVERIFY(node);
-    QVERIFY(railyard::testing::WaitUntil([&] {
-      const std::vector<qint64> times = HistoryTimes(*node);
-      return times.size() >= 2 && times.back() - times.front() >= 2000;
-    }));
+    QVERIFY(RecordedFor(*node, 2000));
     const qint64 recorded_from = HistoryTimes(*node).front();
     ClusterState state;
     ThroughputModel throughput(&state);
     LiveSource source(&state);
-    LiveSource::Options options = FastOptions();
-    options.backfill_span = std::chrono::milliseconds(600);
-    source.SetOptions(options);
+    source.SetOptions(ShortRecentPast());
     QSignalSpy backfilled(&source, &LiveSource::Backfilled);
     QSignalSpy filled(&source, &LiveSource::GapFilled);
     QCOMPARE(source.AddNode(QString("127.0.0.1:%1").arg(node->admin_endpoint().port), kViewerToken),
@@ -391,9 +405,69 @@ class LiveSourceTest : public QObject {
       QVERIFY2(!series[i].IsGap(),
                qPrintable(QString("a gap at +%1 ms").arg(series[i].t_ms - recorded_from)));
     }
-    QVERIFY(throughput.series(ThroughputModel::kCluster).front().t_ms >= backfill_from);
+    // One node backfilled: the cluster's sums reach back with its day behind too.
+    QTRY_VERIFY_WITH_TIMEOUT(
+        throughput.series(ThroughputModel::kCluster).front().t_ms < backfill_from, 10000);
     source.Stop();
     node->Shutdown(std::chrono::milliseconds(0));
+  }
+
+  // Once the day behind both nodes backfilled on connect has come, the cluster's sums reach back
+  // over it too: in each poll period, the sum of each node's last sample there, as live (the
+  // per-node series hold the same snapshots), with no gap while both recorded.
+  void theClusterSumsReachBackOverTheDayBehind() {
+    QTemporaryDir dir;
+    railyard::ui::testing::LoadedNode a, b;
+    QVERIFY(a.Start("sum-a", dir.filePath("a").toStdString(), "load-a", {kViewerToken}, {},
+                    std::chrono::milliseconds(20)));
+    QVERIFY(b.Start("sum-b", dir.filePath("b").toStdString(), "load-b", {kViewerToken}, {},
+                    std::chrono::milliseconds(20)));
+    QVERIFY(RecordedFor(*a.node, 2000) && RecordedFor(*b.node, 2000));
+    ClusterState state;
+    ThroughputModel throughput(&state);
+    LiveSource source(&state);
+    source.SetOptions(ShortRecentPast());
+    QSignalSpy backfilled(&source, &LiveSource::Backfilled);
+    QCOMPARE(source.AddNode(a.AdminAddress(), kViewerToken), 0);
+    QCOMPARE(source.AddNode(b.AdminAddress(), kViewerToken), 1);
+    source.Start();
+    QVERIFY(backfilled.wait(10000));
+    const qint64 backfill_from = backfilled.at(0).at(2).toLongLong();
+    const ThroughputModel::Series& sums = throughput.series(ThroughputModel::kCluster);
+    QTRY_VERIFY_WITH_TIMEOUT(!sums.empty() && sums.front().t_ms < backfill_from - 1000, 10000);
+    const qint64 width = 1000 / 20;  // FastOptions' poll period: the recorders' were finer.
+    // Node n's last sample in the bucket of `t`, from its own series.
+    auto last_in_bucket = [&](int n, qint64 t) -> const railyard::ui::ThroughputSample* {
+      const ThroughputModel::Series& series = throughput.series(n);
+      const railyard::ui::ThroughputSample* found = nullptr;
+      for (size_t i = 0; i < series.size(); ++i) {
+        const qint64 at = series[i].t_ms;
+        if (at - at % width == t - t % width && !series[i].IsGap()) found = &series[i];
+      }
+      return found;
+    };
+    int compared = 0, busy = 0;
+    for (size_t i = 0; i < sums.size() && sums[i].t_ms < backfill_from - 100; ++i) {
+      QVERIFY2(!sums[i].IsGap(), qPrintable(QString("a gap at %1").arg(sums[i].t_ms)));
+      double expected = 0;
+      for (int n : {0, 1}) {
+        if (const railyard::ui::ThroughputSample* s = last_in_bucket(n, sums[i].t_ms)) {
+          expected += s->requests_per_s;
+        }
+      }
+      QVERIFY2(qAbs(sums[i].requests_per_s - expected) <= 1e-6 * std::max(1.0, expected),
+               qPrintable(QString("at %1: %2 against %3")
+                              .arg(sums[i].t_ms)
+                              .arg(sums[i].requests_per_s)
+                              .arg(expected)));
+      ++compared;
+      busy += sums[i].requests_per_s > 0 ? 1 : 0;
+    }
+    QVERIFY2(compared >= 10, qPrintable(QString::number(compared)));
+    QVERIFY2(busy >= compared / 2, qPrintable(QString("%1 of %2").arg(busy).arg(compared)));
+    source.Stop();
+    a.Stop();
+    b.Stop();
   }
 
   // Told not to backfill, a console polls at once and reads no past.

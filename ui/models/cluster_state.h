@@ -102,6 +102,16 @@ class ClusterState : public QObject {
   void ApplyNodePast(int node, const std::vector<std::shared_ptr<const admin::Telemetry>>& past) {
     Q_EMIT NodePastApplied(node, past);
   }
+  // Several nodes' pasts that belong together (the day behind every node backfilled on connect,
+  // each also given to ApplyNodePast): for the models that keep sums over the cluster, which sum
+  // them in `width_ms` buckets and put that before their own series (ClusterPastApplied).
+  struct NodePast {
+    int node = -1;
+    std::vector<std::shared_ptr<const admin::Telemetry>> snapshots;  // Oldest first.
+  };
+  void ApplyClusterPast(const std::vector<NodePast>& pasts, qint64 width_ms) {
+    Q_EMIT ClusterPastApplied(pasts, width_ms);
+  }
   // Advances the clock without news (marks nodes stale after stale_after_ms).
   void Tick(qint64 now_ms);
   // Forgets everything (a new cluster, or a replay seek that rebuilds state).
@@ -158,6 +168,9 @@ class ClusterState : public QObject {
   void HistoryFrameApplied(const QVector<int>& changed);
   // ApplyNodePast. Direct connections only (the vector is not a registered metatype).
   void NodePastApplied(int node, const std::vector<std::shared_ptr<const admin::Telemetry>>& past);
+  // ApplyClusterPast. Direct connections only.
+  void ClusterPastApplied(const std::vector<railyard::ui::ClusterState::NodePast>& pasts,
+                          qint64 width_ms);
 
  private:
   QVector<int> Apply(const std::vector<Update>& updates, qint64 now_ms);

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <climits>
 #include <iterator>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -54,6 +55,25 @@ void SpreadOf(std::vector<ThroughputSample>& samples, qint64 t_ms, ThroughputSam
        [&](const ThroughputSample& s) { return served(s) && s.p99_us > 0; });
 }
 
+// The cluster's sample at `t_ms` over the samples of the nodes that served then (docs/figures.md):
+// rates add up, p50 is the request-weighted mean of theirs, p99 the highest.
+ThroughputSample SumOf(const std::vector<ThroughputSample>& served, qint64 t_ms) {
+  ThroughputSample total;
+  total.t_ms = t_ms;
+  double weight = 0, weighted_p50 = 0;
+  for (const ThroughputSample& s : served) {
+    total.requests_per_s += s.requests_per_s;
+    total.errors_per_s += s.errors_per_s;
+    total.rejections_per_s += s.rejections_per_s;
+    const double w = std::max(s.requests_per_s, 1e-9);
+    weight += w;
+    weighted_p50 += w * s.p50_us;
+    total.p99_us = std::max(total.p99_us, s.p99_us);
+  }
+  total.p50_us = weight > 0 ? weighted_p50 / weight : 0;
+  return total;
+}
+
 }  // namespace
 
 ThroughputModel::ThroughputModel(ClusterState* state, QObject* parent)
@@ -77,6 +97,7 @@ ThroughputModel::ThroughputModel(ClusterState* state, QObject* parent)
   });
   state_->RequestHistoryMs(WindowMs());
   connect(state_, &ClusterState::NodePastApplied, this, &ThroughputModel::PutPast);
+  connect(state_, &ClusterState::ClusterPastApplied, this, &ThroughputModel::PutClusterPast);
 }
 
 int ThroughputModel::NarrowestWindowHolding(qint64 span_ms) {
@@ -335,6 +356,55 @@ void ThroughputModel::PutPast(int node,
   Q_EMIT Cleared();  // The views draw the node's series again from its start.
 }
 
+void ThroughputModel::PutClusterPast(const std::vector<ClusterState::NodePast>& pasts,
+                                     qint64 width_ms) {
+  if (width_ms <= 0) return;
+  const qint64 series_from = cluster_.empty() ? LLONG_MAX : cluster_.front().t_ms;
+  // Each node's last snapshot in each bucket, as a recorder's downsampled bucket keeps its last.
+  std::map<qint64, std::map<int, const admin::Telemetry*>> buckets;  // By bucket start.
+  for (const ClusterState::NodePast& past : pasts) {
+    if (past.node < 0 || past.node >= state_->NodeCount()) continue;
+    for (const auto& t : past.snapshots) {
+      const qint64 at = t->unix_ms();
+      if (at >= series_from) break;
+      if (at < 0 || !ServesRequests(*t)) continue;
+      buckets[at - at % width_ms][past.node] = t.get();
+    }
+  }
+  if (buckets.empty()) return;
+  const qint64 allowance = width_ms + state_->StaleAfterMs();
+  Series sums(kMaxWindowMs);
+  Series spreads[3] = {Series(kMaxWindowMs), Series(kMaxWindowMs), Series(kMaxWindowMs)};
+  auto gap_at = [&](qint64 t_ms) {
+    sums.push_back(ThroughputSample::Gap(t_ms));
+    for (Series& s : spreads) s.push_back(ThroughputSample::Gap(t_ms));
+  };
+  qint64 previous = LLONG_MIN;
+  std::vector<ThroughputSample> served;
+  for (const auto& [start, nodes] : buckets) {
+    served.clear();
+    qint64 at = start;
+    for (const auto& [node, t] : nodes) {
+      served.push_back(SampleOf(*t, t->unix_ms()));
+      at = std::max<qint64>(at, t->unix_ms());
+    }
+    if (previous != LLONG_MIN && at - previous > allowance) gap_at(previous + allowance);
+    sums.push_back(SumOf(served, at));
+    ThroughputSample spread[3];
+    SpreadOf(served, at, spread);
+    for (int i = 0; i < 3; ++i) spreads[i].push_back(spread[i]);
+    previous = at;
+  }
+  if (series_from != LLONG_MAX && series_from - previous > allowance) gap_at(previous + allowance);
+  for (size_t i = 0; i < cluster_.size(); ++i) sums.push_back(cluster_[i]);
+  for (int s = 0; s < 3; ++s) {
+    for (size_t i = 0; i < spread_[s].size(); ++i) spreads[s].push_back(spread_[s][i]);
+    spread_[s] = std::move(spreads[s]);
+  }
+  cluster_ = std::move(sums);
+  Q_EMIT Cleared();  // The views draw the cluster's series again from its start.
+}
+
 bool ThroughputModel::AddSamples(const QVector<int>& changed) {
   // A seek backwards: the events after the new time have not happened yet.
   if (state_->NowMs() < latest_ms_) KeepEvents(LLONG_MIN, state_->NowMs());
@@ -368,9 +438,7 @@ bool ThroughputModel::AddSamples(const QVector<int>& changed) {
   // A node that went stale or unreachable changes the cluster's sum even without news.
   if (changed.isEmpty()) return false;
 
-  ThroughputSample total;
-  total.t_ms = state_->NowMs();
-  double weight = 0, weighted_p50 = 0;
+  const qint64 now = state_->NowMs();
   std::vector<ThroughputSample> live;
   live.reserve(size_t(state_->NodeCount()));
   for (int i = 0; i < state_->NodeCount(); ++i) {
@@ -379,17 +447,9 @@ bool ThroughputModel::AddSamples(const QVector<int>& changed) {
     if (!view.telemetry || !IsLive(view.health) || !ServesRequests(*view.telemetry)) {
       continue;
     }
-    const ThroughputSample s = SampleOf(*view.telemetry, total.t_ms);
-    live.push_back(s);
-    total.requests_per_s += s.requests_per_s;
-    total.errors_per_s += s.errors_per_s;
-    total.rejections_per_s += s.rejections_per_s;
-    const double w = std::max(s.requests_per_s, 1e-9);
-    weight += w;
-    weighted_p50 += w * s.p50_us;
-    total.p99_us = std::max(total.p99_us, s.p99_us);
+    live.push_back(SampleOf(*view.telemetry, now));
   }
-  total.p50_us = weight > 0 ? weighted_p50 / weight : 0;
+  const ThroughputSample total = SumOf(live, now);
   Append(cluster_, total);
   ThroughputSample spread[3];
   SpreadOf(live, total.t_ms, spread);

@@ -135,6 +135,11 @@ class ThroughputModel : public QObject {
                           const admin::Telemetry& current, qint64 t_ms);
   void StateEventsBetween(int node, const admin::Telemetry& previous,
                           const admin::Telemetry& current, qint64 t_ms);
+  // ClusterState::ClusterPastApplied: the cluster's sums (and spread) over the nodes' pasts, in
+  // `width_ms` buckets (each node's last snapshot in a bucket, served requests only, as live),
+  // put before the cluster's series, where it has nothing; a bucket no node had a snapshot in
+  // for longer than the stale allowance is a gap.
+  void PutClusterPast(const std::vector<ClusterState::NodePast>& pasts, qint64 width_ms);
   // ClusterState::NodePastApplied: the node's past put where the console has nothing of it,
   // the hole the past's first snapshot falls in: before its series (a node added later), or
   // between two samples the console polled with only gap marks between them (a stretch the

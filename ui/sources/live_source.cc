@@ -32,6 +32,9 @@ bool ParseAdminAddress(const QString& text, std::string* host, uint16_t* port, Q
 // The worker: one thread running the cluster layer's telemetry poller, a round every period.
 class LivePoller {
  public:
+  // EndGapRound's mark in place of a node.
+  static constexpr int kGapRoundEnd = -2;
+
   using Deliver = std::function<void(std::vector<ClusterState::Update>, qint64 now_ms)>;
   using DeliverHistory = std::function<void(std::vector<NodeHistory>)>;
   using DeliverGap = std::function<void(NodeHistory)>;
@@ -90,6 +93,9 @@ class LivePoller {
     if (!gap_thread_.joinable()) gap_thread_ = std::thread([this] { RunGaps(); });
     gap_cv_.NotifyAll();
   }
+  // Once every FillGap asked before it has been read (delivered or not), posts an empty history
+  // for node kGapRoundEnd: the end of a round of reads that belong together.
+  void EndGapRound() { FillGap(kGapRoundEnd, 0, 0); }
 
  private:
   static cluster::PollerOptions PollerOptionsFrom(const LiveSource::Options& o) {
@@ -191,6 +197,10 @@ class LivePoller {
         if (stop_) return;
         gap = gaps_.front();
         gaps_.pop_front();
+        if (gap.id == kGapRoundEnd) {
+          deliver_gap_(NodeHistory{kGapRoundEnd, {}});
+          continue;
+        }
         for (const cluster::PollTarget& t : targets_) {
           if (t.id == gap.id) target = t;
         }
@@ -446,21 +456,56 @@ void LiveSource::DeliverHistory(quint64 generation, std::vector<NodeHistory> his
     state_->ApplyHistoryFrame(frame.updates, frame.now_ms);
   }
   Q_EMIT Backfilled(static_cast<int>(histories.size()), snapshots, from_ms);
-  ReadDaysBehind(histories);
+  ReadDaysBehind(histories, /*whole_cluster=*/true);
 }
 
-void LiveSource::ReadDaysBehind(const std::vector<NodeHistory>& histories) {
+void LiveSource::ReadDaysBehind(const std::vector<NodeHistory>& histories, bool whole_cluster) {
   if (options_.backfill_day_span.count() <= 0 || !poller_) return;
   const qint64 from = QDateTime::currentMSecsSinceEpoch() - options_.backfill_day_span.count();
+  DayRound round;
   for (const NodeHistory& h : histories) {
     const qint64 first = h.snapshots.front()->unix_ms();
-    if (first > from) poller_->FillGap(h.node, from, first - 1);
+    if (first <= from) continue;
+    poller_->FillGap(h.node, from, first - 1);
+    round.until_ms[h.node] = first - 1;
   }
+  // The cluster's sums over the same day, once every node's has come (a sum over some of them
+  // would be low); only for the nodes backfilled together, whose sums the console began with.
+  if (whole_cluster && !round.until_ms.empty()) {
+    day_round_ = std::move(round);
+    poller_->EndGapRound();
+  }
+}
+
+void LiveSource::FinishDayRound() {
+  if (!day_round_) return;
+  DayRound round = std::move(*day_round_);
+  day_round_.reset();
+  if (round.pasts.empty()) return;
+  // Each sum's width: the recorders' buckets for their downsampled day, else a poll period.
+  qint64 width_ms = static_cast<qint64>(1000.0 / std::max(0.1, options_.poll_hz));
+  for (const ClusterState::NodePast& p : round.pasts) {
+    for (const auto& t : p.snapshots) {
+      width_ms = std::max<qint64>(width_ms, t->downsampled().bucket_ms());
+    }
+  }
+  state_->ApplyClusterPast(round.pasts, width_ms);
 }
 
 void LiveSource::DeliverNodeGap(quint64 generation, NodeHistory history) {
   if (generation != generation_.load()) return;
+  if (history.node == LivePoller::kGapRoundEnd) {
+    FinishDayRound();
+    return;
+  }
   if (history.node < 0 || history.node >= state_->NodeCount()) return;
+  if (day_round_) {
+    const auto until = day_round_->until_ms.find(history.node);
+    if (until != day_round_->until_ms.end() &&
+        history.snapshots.back()->unix_ms() <= until->second) {
+      day_round_->pasts.push_back({history.node, history.snapshots});
+    }
+  }
   state_->ApplyNodePast(history.node, history.snapshots);
   Q_EMIT GapFilled(history.node, static_cast<qint64>(history.snapshots.size()),
                    history.snapshots.front()->unix_ms(), history.snapshots.back()->unix_ms());
@@ -478,7 +523,7 @@ void LiveSource::DeliverNodePasts(quint64 generation, std::vector<NodeHistory> h
     from_ms = from_ms == 0 ? first : std::min(from_ms, first);
   }
   if (!histories.empty()) Q_EMIT Backfilled(static_cast<int>(histories.size()), snapshots, from_ms);
-  ReadDaysBehind(histories);
+  ReadDaysBehind(histories, /*whole_cluster=*/false);
 }
 
 }  // namespace railyard::ui

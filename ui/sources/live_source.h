@@ -6,6 +6,7 @@
 #include <QVector>
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -45,7 +46,9 @@ class LivePoller;
 // backfilled once while it is watched (a removed node added again brings its past again). Either
 // way, each node's older past (back to backfill_day_span: the day its recorder keeps, downsampled)
 // follows beside the polling, read by the same reader as the holes below and put before its series
-// (GapFilled); the cluster's sums begin where the backfill's frames do. A node that answers again
+// (GapFilled); once the day behind every node backfilled on connect has come, the cluster's sums
+// over it go before the cluster's series (ClusterState::ApplyClusterPast; a node added later is
+// not in them, as in the sums the console took). A node that answers again
 // after a silence longer than the stale allowance (ClusterState::StaleAfterMs: the charts show a
 // gap) gets that stretch read from its recorder, beside the polling, and put into the hole
 // (GapFilled): where it served on while the console could not reach it (a partition, a suspended
@@ -130,9 +133,19 @@ class LiveSource : public QObject {
   // Nodes added later: each one's past before its own series.
   void DeliverNodePasts(quint64 generation, std::vector<NodeHistory> histories);
   void DeliverNodeGap(quint64 generation, NodeHistory history);
-  // Asks for the day behind each backfilled past (Options::backfill_day_span).
-  void ReadDaysBehind(const std::vector<NodeHistory>& histories);
+  // Asks for the day behind each backfilled past (Options::backfill_day_span); for the nodes
+  // backfilled together on connect (`whole_cluster`), the cluster's sums over it too, once all
+  // of it came (FinishDayRound).
+  void ReadDaysBehind(const std::vector<NodeHistory>& histories, bool whole_cluster);
+  void FinishDayRound();
   void Restart();
+
+  // The day-behind reads of one connect, gathered until the last has come.
+  struct DayRound {
+    std::map<int, qint64> until_ms;  // Per node: where its day-behind read ends.
+    std::vector<ClusterState::NodePast> pasts;
+  };
+  std::optional<DayRound> day_round_;
 
   ClusterState* const state_;
   Options options_;
