@@ -37,9 +37,12 @@ std::string DescribeEffectiveSettings(const railyard::node::NodeOptions& o,
          "; operator tokens: " +
          TokenSource(c.operator_token_file(), o.admin.operator_tokens.size()) +
          "; replication tokens: " + TokenSource(c.replication_token_file(), replication_tokens) +
-         "; grace " + std::to_string(grace.count()) + " ms; memtable " +
-         std::to_string(s.memtable_entries) + " entries; doc cache " +
-         std::to_string(s.doc_cache_bytes >> 20) + " MiB; log level " +
+         "; docservice reader tokens: " +
+         TokenSource(c.data_reader_token_file(), o.data_access.reader_tokens.size()) +
+         "; writer tokens: " +
+         TokenSource(c.data_writer_token_file(), o.data_access.writer_tokens.size()) + "; grace " +
+         std::to_string(grace.count()) + " ms; memtable " + std::to_string(s.memtable_entries) +
+         " entries; doc cache " + std::to_string(s.doc_cache_bytes >> 20) + " MiB; log level " +
          (c.log_level().empty() ? std::string("info") : c.log_level()) +
          (c.log_file().empty() ? std::string() : ", also to " + c.log_file());
 }

@@ -81,6 +81,7 @@ struct NodeFlags {
   std::string name, data_dir, listen, admin_listen;
   TlsFlags tls, admin_tls;
   std::string role, follow, replication_token_file;
+  std::string data_reader_token_file, data_writer_token_file;
   std::string follow_tls_ca, follow_tls_cert, follow_tls_key;
   std::string metrics_listen, metrics_token_file;
   TlsFlags metrics_tls;
@@ -110,6 +111,11 @@ void AddNodeFlags(CLI::App& app, NodeFlags& f) {
   app.add_option("--bloom-budget-mb", f.bloom_budget_mb, "Memory for resident Bloom pages");
   app.add_option("--viewer-token-file", f.viewer_token_file, "Viewer tokens, one per line");
   app.add_option("--operator-token-file", f.operator_token_file, "Operator tokens, one per line");
+  app.add_option("--data-reader-token-file", f.data_reader_token_file,
+                 "Docservice tokens that may get documents, one per line (clients present one in "
+                 "their hello; default: the docservice is open)");
+  app.add_option("--data-writer-token-file", f.data_writer_token_file,
+                 "Docservice tokens that may also put and delete documents, one per line");
   app.add_option("--role", f.role,
                  "updater (takes writes, default) or replica (follows --follow, serves reads)")
       ->check(CLI::IsMember({"updater", "replica"}));
@@ -162,6 +168,12 @@ void ApplyFlags(const NodeFlags& f, railyard::config::NodeConfig* config) {
   }
   if (!f.viewer_token_file.empty()) config->set_viewer_token_file(f.viewer_token_file);
   if (!f.operator_token_file.empty()) config->set_operator_token_file(f.operator_token_file);
+  if (!f.data_reader_token_file.empty()) {
+    config->set_data_reader_token_file(f.data_reader_token_file);
+  }
+  if (!f.data_writer_token_file.empty()) {
+    config->set_data_writer_token_file(f.data_writer_token_file);
+  }
   if (f.grace_ms) config->set_grace_ms(f.grace_ms);
   if (!f.role.empty()) config->set_role(f.role);
   if (!f.follow.empty()) config->set_follow(f.follow);

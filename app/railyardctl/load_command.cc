@@ -92,7 +92,11 @@ void PrintSummary(const load::LoadResult& r, const LoadTargets& targets, bool js
       static_cast<unsigned long long>(r.rejections), static_cast<unsigned long long>(r.retries));
   std::printf("  latency p50 %.0f us, p99 %.0f us, max %.0f us\n", r.p50_us, r.p99_us, r.max_us);
   for (const auto& [code, count] : r.errors_by_code) {
-    std::printf("  %s: %llu\n", code.c_str(), static_cast<unsigned long long>(count));
+    const auto first = r.first_error_by_code.find(code);
+    std::printf(
+        "  %s: %llu%s%s\n", code.c_str(), static_cast<unsigned long long>(count),
+        first == r.first_error_by_code.end() || first->second.empty() ? "" : ", the first: ",
+        first == r.first_error_by_code.end() ? "" : first->second.c_str());
   }
   if (targets.updater) {
     std::printf("  reads carrying a write's position (read-your-writes): %llu\n",
@@ -148,6 +152,7 @@ int RunVerify(const LoadCommandOptions& o) {
   options.value_size = std::max<size_t>(o.load.value_size, 32);
   options.pool_size = std::max(o.load.pool_size, options.writers);
   options.seed = o.load.seed;
+  options.credentials = o.load.credentials;
   load::VerifyingLoad load(options, [json = o.json](const load::VerifyRound& r) {
     if (json) {
       std::printf(
@@ -395,6 +400,10 @@ CLI::App* AddLoadCommand(CLI::App& app, LoadCommandOptions& o) {
       ->check(CLI::ExistingFile);
   load->add_option("--token-file", t.token_file,
                    "Viewer token for asking nodes their role (else $RAILYARD_TOKEN)");
+  load->add_option("--data-token-file", o.data_token_file,
+                   "A docservice token to present (its first line): a writer's, or a reader's "
+                   "with --read-fraction 1; for docservices with data_*_token_file")
+      ->check(CLI::ExistingFile);
   load->add_option("-s,--server", t.servers,
                    "Docservice host:port (repeatable): one node takes reads and writes; several "
                    "take reads only, unless --unreplicated");
@@ -487,8 +496,25 @@ CLI::App* AddLoadCommand(CLI::App& app, LoadCommandOptions& o) {
   return load;
 }
 
+// Reads --data-token-file's first token into the load's credentials; false (having said why) if
+// it cannot be read or holds none.
+bool ReadDataToken(LoadCommandOptions* o) {
+  if (o->data_token_file.empty()) return true;
+  std::vector<std::string> tokens;
+  rpc::Status s = cluster::ReadTokenFile(o->data_token_file, &tokens);
+  if (s.ok() && tokens.empty()) {
+    s = {rpc::Code::kInvalidArgument, o->data_token_file + " holds no token"};
+  }
+  if (!s.ok()) {
+    std::fprintf(stderr, "railyardctl: --data-token-file: %s\n", s.ToString().c_str());
+    return false;
+  }
+  o->load.credentials = tokens.front();
+  return true;
+}
+
 int RunLoad(LoadCommandOptions o) {
-  if (!ApplyBalancing(&o)) return kExitUsage;
+  if (!ApplyBalancing(&o) || !ReadDataToken(&o)) return kExitUsage;
   if (!o.verify && !o.replay.empty()) {
     if (int rc = LoadReplay(o.replay, o.replay_speed, &o.load); rc != kExitOk) return rc;
     if (!o.duration_given) o.duration_s = 1e9;  // Until the workload is done.

@@ -19,7 +19,8 @@ struct LoadCommandOptions {
   std::string distribution = "uniform";
   double duration_s = 10;
   int progress_ms = 1000;
-  std::string admin_listen;  // Empty: no admin service.
+  std::string data_token_file;  // Its first token goes into load.credentials.
+  std::string admin_listen;     // Empty: no admin service.
   // Tokens the admin service accepts (one per line), as a node's; none: open to any caller.
   std::string admin_viewer_token_file;
   std::string admin_operator_token_file;

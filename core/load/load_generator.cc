@@ -18,6 +18,7 @@ LoadGenerator::LoadGenerator(LoadOptions options, OpObserver observer)
   client.servers = options_.servers;
   client.pool_size = options_.pool_size;
   client.client_name = options_.client_name;
+  client.credentials = options_.credentials;
   client.default_timeout = options_.timeout;
   client.balance = options_.balance;
   client.subset_mode = options_.subset_mode;
@@ -166,7 +167,9 @@ void LoadGenerator::OnResult(const LoadRequest& request, const rpc::CallResult& 
     ++counts_.rejections;
   } else {
     ++counts_.errors;
-    ++counts_.errors_by_code[std::string(rpc::CodeName(code))];
+    const std::string name(rpc::CodeName(code));
+    ++counts_.errors_by_code[name];
+    counts_.first_error_by_code.try_emplace(name, result.status.message());
   }
   if (node) {
     NodeCounts& n = counts_.by_node[*node];
@@ -250,6 +253,9 @@ void LoadResult::Add(const LoadResult& o) {
   rejections += o.rejections;
   retries += o.retries;
   for (const auto& [code, count] : o.errors_by_code) errors_by_code[code] += count;
+  for (const auto& [code, message] : o.first_error_by_code) {
+    first_error_by_code.try_emplace(code, message);
+  }
   reads_with_position += o.reads_with_position;
   for (const auto& [node, counts] : o.by_node) {
     NodeCounts& mine = by_node[node];

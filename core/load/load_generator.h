@@ -46,6 +46,8 @@ struct LoadOptions {
   size_t value_size = 100;
   std::chrono::milliseconds timeout{5000};
   std::string client_name = "railyardctl-load";
+  // Presented in each connection's hello: a docservice reader or writer token (empty: none).
+  std::string credentials;
   uint64_t seed = 1;
   // When set, replays these operations (at their offsets divided by replay_speed) instead of
   // generating a workload; rate, concurrency, mix and keys are then ignored.
@@ -82,6 +84,8 @@ struct LoadResult {
   double p99_us = 0;
   double max_us = 0;
   std::map<std::string, uint64_t> errors_by_code;
+  // Each code's first message ("doc.Put needs a writer token..."), so a summary can say why.
+  std::map<std::string, std::string> first_error_by_code;
   uint64_t reads_with_position = 0;  // Reads that carried a write's position (read-your-writes).
   std::map<std::string, NodeCounts> by_node;  // By service address ("host:port").
 

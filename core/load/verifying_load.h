@@ -34,6 +34,7 @@ struct VerifyOptions {
   // How long a check's read may wait for a replica to apply the writes it asks for.
   std::chrono::milliseconds check_timeout{10000};
   std::string client_name = "railyardctl-verify";
+  std::string credentials;  // A docservice writer token for the hello (empty: none).
 };
 
 // One check of every acknowledged document on every node, run after the cluster came back from

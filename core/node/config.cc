@@ -140,6 +140,14 @@ rpc::Status NodeOptionsFrom(const config::NodeConfig& c, NodeOptions* o) {
   if (rpc::Status s = cluster::ReadTokenFile(c.operator_token_file(), &o->admin.operator_tokens);
       !s.ok())
     return s;
+  if (rpc::Status s =
+          cluster::ReadTokenFile(c.data_reader_token_file(), &o->data_access.reader_tokens);
+      !s.ok())
+    return s;
+  if (rpc::Status s =
+          cluster::ReadTokenFile(c.data_writer_token_file(), &o->data_access.writer_tokens);
+      !s.ok())
+    return s;
   o->storage.doc_cache_bytes = st.has_doc_cache_bytes() ? st.doc_cache_bytes() : 64ull << 20;
   o->storage.seal_after =
       std::chrono::milliseconds(st.has_seal_after_ms() ? st.seal_after_ms() : 20);

@@ -43,6 +43,31 @@ rpc::Status Node::Open(NodeOptions options, std::unique_ptr<Node>* out) {
   server_options.worker_threads = o.worker_threads;
   server_options.tls = o.tls;
   server_options.serve_on_start = false;
+  DataAccessOptions access_options = o.data_access;
+  access_options.certificates_authenticate =
+      o.tls && !o.tls->client_ca_file.empty() && o.tls->require_client_cert;
+  auto access = std::make_shared<const DataAccess>(std::move(access_options));
+  if (access->configured()) {
+    server_options.authenticate = [access](const rpc::HelloInfo& hello) {
+      return access->PrincipalOf(hello);
+    };
+    // A refused call is counted as its method's error (UNAUTHENTICATED), as answers are; one to
+    // a method the docservice does not have is left to the server's count, so that strangers'
+    // made-up names cannot grow the figures without bound.
+    server_options.authorize = [access, stats = &node->stats_](const rpc::CallContext& call) {
+      rpc::Status allowed = access->Authorize(call);
+      if (!allowed.ok() && DataAccess::IsDocServiceMethod(call.method)) {
+        stats->Record(std::string(call.method), std::chrono::nanoseconds(0), true, allowed.code());
+      }
+      return allowed;
+    };
+  } else if (o.host != "127.0.0.1" && o.host != "localhost" && o.host != "::1") {
+    spdlog::warn(
+        "{}: the docservice on {} takes reads and writes from anyone who reaches it: give it "
+        "reader and writer tokens (data_reader_token_file, data_writer_token_file) or "
+        "require client certificates (tls.client_ca_file)",
+        o.name, o.host);
+  }
   node->server_ = std::make_unique<rpc::Server>(server_options);
 
   AdminOptions admin_options = o.admin;

@@ -12,6 +12,7 @@
 
 #include "core/base/method_stats.h"
 #include "core/node/admin_service.h"
+#include "core/node/data_access.h"
 #include "core/node/monitoring_listener.h"
 #include "core/node/replica_follower.h"
 #include "core/node/replication_source.h"
@@ -46,6 +47,8 @@ struct NodeOptions {
   size_t worker_threads = 0;
   storage::Options storage;
   AdminOptions admin;
+  // Who may use the docservice (data_access.h); no tokens: anyone who reaches it.
+  DataAccessOptions data_access;
   std::optional<rpc::TlsServerOptions>
       tls;  // The docservice listener; admin.tls for the admin one.
   ReplicationOptions replication;

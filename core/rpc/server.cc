@@ -352,7 +352,8 @@ ServerCounters Server::counters() const {
           c.protocol_errors.load(),
           c.connections_refused.load(),
           c.timeouts.load(),
-          c.tls_handshake_failures.load()};
+          c.tls_handshake_failures.load(),
+          c.unauthorized.load()};
 }
 
 LoadReport Server::CurrentLoad() const { return impl_->core.Load(); }

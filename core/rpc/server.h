@@ -19,6 +19,15 @@
 
 namespace railyard::rpc {
 
+struct CallContext;
+
+// What a server learns of a client from its hello, for ServerOptions::authenticate.
+struct HelloInfo {
+  std::string_view client_name;
+  std::string_view peer;
+  std::string_view credentials;  // The client's ClientOptions::credentials; empty if none.
+};
+
 struct ServerOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 0;      // 0: the OS chooses; read it back with Server::port().
@@ -43,6 +52,14 @@ struct ServerOptions {
   // slot) while the program initialises but send nothing until MarkServing(). Handlers may still
   // be registered until then.
   bool serve_on_start = true;
+  // Who a connection's client is, from its hello: the principal every call on that connection
+  // carries (CallContext::principal; empty: anonymous). Runs on the connection's I/O thread at
+  // its handshake; must be quick. Unset: every client is anonymous.
+  std::function<std::string(const HelloInfo&)> authenticate;
+  // Whether a call may run: a non-OK status (UNAUTHENTICATED with the reason) answers it without
+  // reaching its handler, and is counted (ServerCounters::unauthorized). Runs on the I/O thread
+  // before each request; must be quick and never block. Unset: every call may run.
+  std::function<Status(const CallContext& call)> authorize;
 };
 
 // How long a draining server waits, with nothing in flight, for a request sent before its client
@@ -59,6 +76,8 @@ struct CallContext {
   std::string_view peer;
   // steady_clock::time_point::max() when the caller set no deadline.
   std::chrono::steady_clock::time_point deadline;
+  std::string_view
+      principal;  // ServerOptions::authenticate's word on the client; empty: anonymous.
 };
 
 struct Reply {
@@ -84,6 +103,7 @@ struct ServerCounters {
   uint64_t connections_refused = 0;  // Over max_connections.
   uint64_t timeouts = 0;             // Connections closed as silent, idle or too slow.
   uint64_t tls_handshake_failures = 0;
+  uint64_t unauthorized = 0;  // Calls ServerOptions::authorize refused.
 };
 
 // A Boxcar server: hands each new connection its lowest free slot and dispatches requests to

@@ -57,6 +57,7 @@ struct ServerCore {
   std::atomic<uint64_t> connections_refused{0};
   std::atomic<uint64_t> timeouts{0};
   std::atomic<uint64_t> tls_handshake_failures{0};
+  std::atomic<uint64_t> unauthorized{0};
   base::DecayingRate request_rate;
   base::DecayingRate error_rate;
 

@@ -126,6 +126,9 @@ Status ServerSession::Handshake(const Frame& frame) {
   }
   client_id_ = hello.client_id();
   client_name_ = hello.client_name();
+  if (core_.options.authenticate) {
+    principal_ = core_.options.authenticate({client_name_, peer_, hello.credentials()});
+  }
   slot_ = core_.slots.Allocate({client_id_, client_name_, peer_, activity_});
   idle_from_ = Clock::now();
   welcome->set_slot(*slot_);
@@ -152,23 +155,33 @@ void ServerSession::StartRequest(wire::Request& request) {
     FinishRequest(id, {{Code::kUnavailable, "server is starting"}, {}});
     return;
   }
+  const Clock::time_point deadline =
+      request.timeout_us() == 0 ? Clock::time_point::max()
+                                : arrived + std::chrono::microseconds(request.timeout_us());
+  // Before the method is looked up, so a caller who may not call learns nothing of which exist.
+  if (core_.options.authorize) {
+    const CallContext call{client_id_, client_name_, *slot_,    request.method(),
+                           peer_,      deadline,     principal_};
+    if (Status allowed = core_.options.authorize(call); !allowed.ok()) {
+      core_.unauthorized.fetch_add(1, std::memory_order_relaxed);
+      FinishRequest(id, {std::move(allowed), {}});
+      return;
+    }
+  }
   const auto it = core_.handlers.find(request.method());
   if (it == core_.handlers.end()) {
     FinishRequest(id,
                   {{Code::kUnknownMethod, "no handler for method '" + request.method() + "'"}, {}});
     return;
   }
-  const Clock::time_point deadline =
-      request.timeout_us() == 0 ? Clock::time_point::max()
-                                : arrived + std::chrono::microseconds(request.timeout_us());
   // Runs the handler unless the caller has already given up waiting.
   auto run = [self = shared_from_this(), handler = &it->second.fn, slot = *slot_, deadline,
               method = std::move(*request.mutable_method()),
               payload = std::move(*request.mutable_payload())]() -> Reply {
     if (Clock::now() >= deadline)
       return {{Code::kDeadlineExceeded, "deadline passed before the handler ran"}, {}};
-    const CallContext call{self->client_id_, self->client_name_, slot,
-                           method,           self->peer_,        deadline};
+    const CallContext call{self->client_id_, self->client_name_, slot, method, self->peer_,
+                           deadline,         self->principal_};
     try {
       return (*handler)(call, payload);
     } catch (const std::exception& e) {

@@ -79,6 +79,7 @@ class ServerSession : public std::enable_shared_from_this<ServerSession> {
   std::optional<uint32_t> slot_;
   uint64_t client_id_ = 0;
   std::string client_name_;
+  std::string principal_;  // ServerOptions::authenticate's, at the handshake.
   std::shared_ptr<SlotActivity> activity_ = std::make_shared<SlotActivity>();
   bool busy_ = false;
   bool closed_ = false;

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Frame decoding as the server and client see it: a 4-byte length checked against the limit,
-// then the protobuf body; a hello read as the handshake reads it.
+// then the protobuf body; a hello read as the handshake reads it, its credentials judged as a
+// docservice with data tokens judges them (node::DataAccess), and a request's method authorized
+// for the principal they gave.
 #include <algorithm>
+#include <string>
+#include <string_view>
 
+#include "core/node/data_access.h"
 #include "core/rpc/frame.h"
 #include "railyard/rpc.pb.h"
 #include "tests/fuzz/fuzz_support.h"
@@ -17,10 +22,33 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!ParseFrameBody(reinterpret_cast<const char*>(data) + kFrameHeaderBytes, body, frame).ok()) {
     return 0;
   }
+  static const railyard::node::DataAccess access(
+      {{"fuzz-reader-token"}, {"fuzz-writer-token"}, false});
+  // A call by `principal`: answered or refused as UNAUTHENTICATED, nothing else.
+  auto allowed = [](const std::string& principal, std::string_view method) {
+    CallContext call;
+    call.method = method;
+    call.principal = principal;
+    const Status s = access.Authorize(call);
+    if (!s.ok() && s.code() != Code::kUnauthenticated) __builtin_trap();
+    return s.ok();
+  };
   if (frame.has_hello()) {
     // What the server takes from a hello.
     (void)frame.hello().protocol_version();
-    (void)frame.hello().client_name().size();
+    const std::string principal = access.PrincipalOf(
+        {frame.hello().client_name(), "127.0.0.1:1", frame.hello().credentials()});
+    const bool writer = frame.hello().credentials() == "fuzz-writer-token";
+    const bool reader = frame.hello().credentials() == "fuzz-reader-token";
+    if (allowed(principal, "doc.Put") != writer) __builtin_trap();
+    if (allowed(principal, "doc.Get") != (writer || reader)) __builtin_trap();
+    (void)allowed(principal, frame.hello().client_name());
+  }
+  if (frame.has_request()) {
+    // An anonymous caller reaches repl.Fetch (its own token) and nothing else.
+    if (allowed("", frame.request().method()) != (frame.request().method() == "repl.Fetch")) {
+      __builtin_trap();
+    }
   }
   std::string again;
   AppendEncodedFrame(frame, again);  // Whatever parsed must encode again.

@@ -44,8 +44,14 @@ class ConfigTest : public QObject {
     c.mutable_storage()->set_sync("every-write");
     c.mutable_storage()->set_memtable_entries(500);
     c.set_operator_token_file(dir.filePath("ops").toStdString());
+    Write(dir, "readers", "r-1\n");
+    Write(dir, "writers", "w-1\nw-2\n");
+    c.set_data_reader_token_file(dir.filePath("readers").toStdString());
+    c.set_data_writer_token_file(dir.filePath("writers").toStdString());
     node::NodeOptions o;
     QVERIFY(node::NodeOptionsFrom(c, &o).ok());
+    QCOMPARE(o.data_access.reader_tokens, (std::vector<std::string>{"r-1"}));
+    QCOMPARE(o.data_access.writer_tokens, (std::vector<std::string>{"w-1", "w-2"}));
     QCOMPARE(o.admin.host, std::string("::1"));
     QCOMPARE(o.admin.port, uint16_t{9000});
     QVERIFY(o.storage.sync == storage::SyncPolicy::kEveryWrite);

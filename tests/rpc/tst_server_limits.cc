@@ -57,6 +57,50 @@ class ServerLimitsTest : public QObject {
   Q_OBJECT
 
  private Q_SLOTS:
+  // ServerOptions::authenticate names a connection's client from its hello's credentials, every
+  // call carries that name, and ServerOptions::authorize refuses a call before its handler runs,
+  // with its own status, counted.
+  void helloCredentialsNameTheCallerAndAuthorizeGuardsEachCall() {
+    ServerOptions options;
+    options.name = "guarded";
+    options.io_threads = 1;
+    options.authenticate = [](const HelloInfo& hello) {
+      return hello.credentials == "let-me-in" ? std::string("friend") : std::string();
+    };
+    options.authorize = [](const CallContext& call) {
+      if (call.principal == "friend") return Status::Ok();
+      return Status(Code::kUnauthenticated, "strangers may not call " + std::string(call.method));
+    };
+    Server server(options);
+    std::atomic<int> handled{0};
+    server.RegisterHandler(kEchoMethod, [&handled](const CallContext& call, std::string_view) {
+      ++handled;
+      return Reply{Status::Ok(), std::string(call.principal)};
+    });
+    QVERIFY(server.Start().ok());
+    for (const std::string credentials : {"let-me-in", "", "guess"}) {
+      ClientOptions client_options;
+      client_options.servers = {server.endpoint()};
+      client_options.pool_size = 1;
+      client_options.credentials = credentials;
+      Client client(client_options);
+      QVERIFY(client.Start().ok());
+      QVERIFY(client.WaitForPool(1, milliseconds(5000)));  // A stranger connects, then is refused.
+      const CallResult r = client.Call(kEchoMethod, "hi", milliseconds(5000));
+      if (credentials == "let-me-in") {
+        QVERIFY2(r.status.ok(), r.status.ToString().c_str());
+        QCOMPARE(r.payload, std::string("friend"));
+      } else {
+        QCOMPARE(r.status.code(), Code::kUnauthenticated);
+        QVERIFY2(r.status.message().find("strangers may not call") != std::string::npos,
+                 r.status.ToString().c_str());
+      }
+    }
+    QCOMPARE(handled.load(), 1);
+    QVERIFY(server.counters().unauthorized >= 2);  // Each refused call, retries included.
+    server.Stop();
+  }
+
   void silentPeerIsCutAfterTheHandshakeTimeout() {
     auto server = StartLimitedServer(milliseconds(60000), milliseconds(60000), 16);
     QVERIFY(server);

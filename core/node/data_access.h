@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/rpc/server.h"
+#include "core/rpc/status.h"
+
+namespace railyard::node {
+
+struct DataAccessOptions {
+  // A client presents one of these in its Boxcar hello (ClientOptions::credentials).
+  std::vector<std::string> reader_tokens;  // doc.Get and doc.BatchGet.
+  std::vector<std::string> writer_tokens;  // Every docservice method.
+  // The listener requires client certificates (tls.client_ca_file): a client whose certificate
+  // it verified is a writer without a token.
+  bool certificates_authenticate = false;
+};
+
+// Who may use the docservice. With no token configured (and no client certificates required) it
+// is open to anyone who can reach it, as before: meant for loopback. Configured, a client without
+// a token it accepts is anonymous, and every call it makes is answered UNAUTHENTICATED with the
+// reason (a reader's writes too). repl.Fetch keeps its own replication token (replication.proto)
+// and is let through here. Tokens are compared in constant time and never logged.
+//
+// Thread safety: const after construction; any thread.
+class DataAccess {
+ public:
+  static constexpr std::string_view kReader = "reader";
+  static constexpr std::string_view kWriter = "writer";
+  // A client whose token is none of these: anonymous, told so apart from one that gave none.
+  static constexpr std::string_view kUnknownToken = "unknown-token";
+
+  explicit DataAccess(DataAccessOptions options);
+
+  bool configured() const;
+  // doc.Get, doc.BatchGet, doc.Put or doc.Delete.
+  static bool IsDocServiceMethod(std::string_view method);
+  // For rpc::ServerOptions::authenticate: kWriter, kReader, kUnknownToken or "" (no token). A
+  // writer token wins over a reader one; on a listener that requires client certificates every
+  // client that got through its TLS handshake is a writer.
+  std::string PrincipalOf(const rpc::HelloInfo& hello) const;
+  // For rpc::ServerOptions::authorize.
+  rpc::Status Authorize(const rpc::CallContext& call) const;
+
+ private:
+  DataAccessOptions options_;
+};
+
+}  // namespace railyard::node
