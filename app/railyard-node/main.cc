@@ -264,7 +264,7 @@ int Serve(const railyard::config::NodeConfig& config, const NodeFlags& flags) {
   }
   // SIGHUP reloads the admin token files (and never stops the node), from before it says LISTEN.
   railyard::node::TokenReloader reloader(config, *node, options.admin.viewer_tokens,
-                                         options.admin.operator_tokens);
+                                         options.admin.operator_tokens, options.data_access);
   SystemdNotifier notifier;
   HangupHandler hangup([&reloader, &notifier] {
     notifier.Reloading();

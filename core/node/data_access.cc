@@ -25,18 +25,36 @@ bool DataAccess::IsDocServiceMethod(std::string_view method) {
   return IsRead(method) || method == "doc.Put" || method == "doc.Delete";
 }
 
-DataAccess::DataAccess(DataAccessOptions options) : options_(std::move(options)) {}
+DataAccess::DataAccess(DataAccessOptions options)
+    : certificates_authenticate_(options.certificates_authenticate),
+      configured_(!options.reader_tokens.empty() || !options.writer_tokens.empty() ||
+                  options.certificates_authenticate),
+      tokens_(std::make_shared<const Tokens>(
+          Tokens{std::move(options.reader_tokens), std::move(options.writer_tokens)})) {}
 
-bool DataAccess::configured() const {
-  return !options_.reader_tokens.empty() || !options_.writer_tokens.empty() ||
-         options_.certificates_authenticate;
+bool DataAccess::configured() const { return configured_; }
+
+std::shared_ptr<const DataAccess::Tokens> DataAccess::Current() const {
+  base::MutexLock lock(mu_);
+  return tokens_;
+}
+
+bool DataAccess::Replace(std::vector<std::string> reader_tokens,
+                         std::vector<std::string> writer_tokens) {
+  if (!configured_) return false;
+  auto tokens =
+      std::make_shared<const Tokens>(Tokens{std::move(reader_tokens), std::move(writer_tokens)});
+  base::MutexLock lock(mu_);
+  tokens_ = std::move(tokens);
+  return true;
 }
 
 std::string DataAccess::PrincipalOf(const rpc::HelloInfo& hello) const {
-  if (options_.certificates_authenticate) return std::string(kWriter);
+  if (certificates_authenticate_) return std::string(kWriter);
   if (hello.credentials.empty()) return {};
-  if (HoldsToken(options_.writer_tokens, hello.credentials)) return std::string(kWriter);
-  if (HoldsToken(options_.reader_tokens, hello.credentials)) return std::string(kReader);
+  const std::shared_ptr<const Tokens> tokens = Current();
+  if (HoldsToken(tokens->writers, hello.credentials)) return std::string(kWriter);
+  if (HoldsToken(tokens->readers, hello.credentials)) return std::string(kReader);
   return std::string(kUnknownToken);
 }
 

@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "core/base/mutex.h"
 #include "core/rpc/server.h"
 #include "core/rpc/status.h"
 
@@ -25,7 +27,8 @@ struct DataAccessOptions {
 // reason (a reader's writes too). repl.Fetch keeps its own replication token (replication.proto)
 // and is let through here. Tokens are compared in constant time and never logged.
 //
-// Thread safety: const after construction; any thread.
+// Thread safety: every method may be called from any thread; Replace (a reload on SIGHUP) takes
+// effect for the connections that say hello after it (a connection keeps the principal it got).
 class DataAccess {
  public:
   static constexpr std::string_view kReader = "reader";
@@ -44,9 +47,22 @@ class DataAccess {
   std::string PrincipalOf(const rpc::HelloInfo& hello) const;
   // For rpc::ServerOptions::authorize.
   rpc::Status Authorize(const rpc::CallContext& call) const;
+  // The reader and writer tokens from now on; certificates_authenticate stays. Refused (false)
+  // where the node started without data access configured: its server checks no call, so tokens
+  // added now would mean nothing until a restart.
+  bool Replace(std::vector<std::string> reader_tokens, std::vector<std::string> writer_tokens);
 
  private:
-  DataAccessOptions options_;
+  struct Tokens {
+    std::vector<std::string> readers;
+    std::vector<std::string> writers;
+  };
+  std::shared_ptr<const Tokens> Current() const;
+
+  const bool certificates_authenticate_;
+  const bool configured_;  // Fixed at construction: whether the server checks calls at all.
+  mutable base::Mutex mu_;
+  std::shared_ptr<const Tokens> tokens_ GUARDED_BY(mu_);
 };
 
 }  // namespace railyard::node

@@ -46,7 +46,8 @@ rpc::Status Node::Open(NodeOptions options, std::unique_ptr<Node>* out) {
   DataAccessOptions access_options = o.data_access;
   access_options.certificates_authenticate =
       o.tls && !o.tls->client_ca_file.empty() && o.tls->require_client_cert;
-  auto access = std::make_shared<const DataAccess>(std::move(access_options));
+  auto access = std::make_shared<DataAccess>(std::move(access_options));
+  node->data_access_ = access;
   if (access->configured()) {
     server_options.authenticate = [access](const rpc::HelloInfo& hello) {
       return access->PrincipalOf(hello);
@@ -281,6 +282,11 @@ std::vector<std::pair<std::string, rpc::Status>> Node::ReloadTls() {
 void Node::ReplaceAdminTokens(std::vector<std::string> viewer_tokens,
                               std::vector<std::string> operator_tokens) {
   admin_->ReplaceTokens(std::move(viewer_tokens), std::move(operator_tokens));
+}
+
+bool Node::ReplaceDataTokens(std::vector<std::string> reader_tokens,
+                             std::vector<std::string> writer_tokens) {
+  return data_access_->Replace(std::move(reader_tokens), std::move(writer_tokens));
 }
 
 void Node::ReplaceMetricsTokens(std::vector<std::string> tokens) {

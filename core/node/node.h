@@ -96,6 +96,10 @@ class Node {
                           std::vector<std::string> operator_tokens);
   // The metrics listener's bearer tokens from now on (a reload on SIGHUP); nothing without one.
   void ReplaceMetricsTokens(std::vector<std::string> tokens);
+  // The docservice's reader and writer tokens from now on (DataAccess::Replace); false if the
+  // node started without data access configured (a restart is needed to turn it on).
+  bool ReplaceDataTokens(std::vector<std::string> reader_tokens,
+                         std::vector<std::string> writer_tokens);
 
  private:
   explicit Node(NodeOptions options);
@@ -111,6 +115,7 @@ class Node {
   std::unique_ptr<ReplicationSource> source_;  // The updater's.
   std::unique_ptr<ReplicaFollower> follower_;  // A replica's.
   base::MethodStats stats_;
+  std::shared_ptr<DataAccess> data_access_;  // Shared with the docservice's hooks.
   std::unique_ptr<rpc::Server> server_;
   std::unique_ptr<AdminService> admin_;
   std::unique_ptr<MonitoringListener> monitoring_;

@@ -9,16 +9,28 @@ namespace railyard::node {
 
 TokenReloader::TokenReloader(config::NodeConfig config, Node& node,
                              std::vector<std::string> viewer_tokens,
-                             std::vector<std::string> operator_tokens)
+                             std::vector<std::string> operator_tokens,
+                             DataAccessOptions data_access)
     : config_(std::move(config)),
       node_(node),
       viewers_(std::move(viewer_tokens)),
-      operators_(std::move(operator_tokens)) {}
+      operators_(std::move(operator_tokens)),
+      data_readers_(std::move(data_access.reader_tokens)),
+      data_writers_(std::move(data_access.writer_tokens)) {}
 
 void TokenReloader::Reload() {
   ReloadRole("viewer", config_.viewer_tokens(), config_.viewer_token_file(), &viewers_);
   ReloadRole("operator", config_.operator_tokens(), config_.operator_token_file(), &operators_);
   node_.ReplaceAdminTokens(viewers_, operators_);
+  const bool readers =
+      ReloadRole("docservice reader", {}, config_.data_reader_token_file(), &data_readers_);
+  const bool writers =
+      ReloadRole("docservice writer", {}, config_.data_writer_token_file(), &data_writers_);
+  if ((readers || writers) && !node_.ReplaceDataTokens(data_readers_, data_writers_)) {
+    spdlog::warn(
+        "SIGHUP: the docservice started open (no data tokens): restart the node to make it "
+        "require them");
+  }
   // The metrics listener's bearer tokens: replaced only when the file was read well, since this
   // reloader does not hold the ones the node started with.
   if (std::vector<std::string> metrics;

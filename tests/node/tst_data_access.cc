@@ -4,14 +4,17 @@
 // not accept) every call is answered UNAUTHENTICATED saying why, a reader may get but not put,
 // and each refusal is counted as its method's error. Data tokens and admin tokens are separate:
 // neither opens the other service. repl.Fetch keeps its own replication token. A node without data
-// tokens stays open, as before.
+// tokens stays open, as before. SIGHUP reloads the token files.
+#include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
 #include <memory>
 #include <string>
 
 #include "core/cluster/admin_client.h"
+#include "core/node/config.h"
 #include "core/node/node.h"
+#include "core/node/token_reload.h"
 #include "core/rpc/client.h"
 #include "railyard/docservice.pb.h"
 #include "railyard/replication.pb.h"
@@ -138,6 +141,39 @@ class DataAccessTest : public QObject {
     cluster::AdminClient op(node->admin_endpoint(), kOperator);
     QVERIFY(op.Connect(std::chrono::seconds(5)).ok());
     QVERIFY2(op.Flush(&response).ok(), "the operator token still works");
+    node->Shutdown(std::chrono::milliseconds(0));
+  }
+
+  // SIGHUP reads the token files again: a client saying hello afterwards needs a new token; an
+  // emptied file (a half-written edit) keeps the tokens the node had.
+  void sighupReloadsTheDataTokenFiles() {
+    QTemporaryDir dir;
+    const QString file = dir.filePath("writers");
+    auto write = [&](const char* text) {
+      QFile f(file);
+      QVERIFY(f.open(QIODevice::WriteOnly | QIODevice::Truncate));
+      f.write(text);
+    };
+    write("old-writer\n");
+    config::NodeConfig c;
+    c.set_data_dir(dir.filePath("data").toStdString());
+    c.set_data_writer_token_file(file.toStdString());
+    node::NodeOptions options;
+    QVERIFY(node::NodeOptionsFrom(c, &options).ok());
+    options.flight.enabled = false;
+    std::unique_ptr<node::Node> node;
+    QVERIFY(node::Node::Open(options, &node).ok());
+    node::TokenReloader reloader(c, *node, {}, {}, options.data_access);
+    QVERIFY(CallWith(*node, "old-writer", "doc.Put", Put(1, "a")).status.ok());
+    write("new-writer\n");
+    reloader.Reload();
+    QVERIFY(CallWith(*node, "new-writer", "doc.Put", Put(1, "b")).status.ok());
+    const rpc::CallResult old = CallWith(*node, "old-writer", "doc.Put", Put(1, "c"));
+    QVERIFY2(Says(old.status, "none of its reader or writer tokens"),
+             old.status.ToString().c_str());
+    write("");
+    reloader.Reload();
+    QVERIFY(CallWith(*node, "new-writer", "doc.Put", Put(1, "d")).status.ok());
     node->Shutdown(std::chrono::milliseconds(0));
   }
 
