@@ -256,8 +256,10 @@ bool OpenSources(const ConsoleFlags& f, const load::DemoCluster& demo,
       return false;
     }
     window.ShowRange(from_ms, to_ms);
-  } else if (ok && f.recording.empty() && f.prometheus.url.empty()) {
-    window.ShowSavedRange();  // Live: where the charts were held when the console last closed.
+  } else if (ok && !f.demo && f.recording.empty() && f.prometheus.url.empty()) {
+    // Live on nodes that were there before (a demo's are new each time): where the charts were
+    // held when the console last closed.
+    window.ShowSavedRange();
   }
   if (ok && !f.tab.empty()) {
     const int tab = ui::TabIndex(window.Tabs(), QString::fromStdString(f.tab));

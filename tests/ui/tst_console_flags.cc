@@ -92,6 +92,33 @@ class ConsoleFlagsTest : public QObject {
                                 "2026-11-29T03:40:05Z --at "),
              qPrintable(held_said));
   }
+
+  // A range the charts were held on when a live console closed comes back on the next live start
+  // on those nodes, but not in a demo, whose nodes are new each time (its charts would be held on
+  // a past they never had).
+  void aSavedRangeComesBackLiveButNotInADemo() {
+    QTemporaryDir dir;
+    auto view_of = [&](const QStringList& args) {
+      QProcess process;
+      process.start(
+          railyard::testing::BuiltProgram("railyard"),
+          args + QStringList{"--quit-after-s", "1", "--screenshot", dir.filePath("shot.png")});
+      if (!process.waitForFinished(60000) || process.exitCode() != 0) {
+        return QString("failed: ") + process.readAllStandardError();
+      }
+      const QString out = QString::fromUtf8(process.readAllStandardOutput());
+      return out.mid(out.indexOf("view: "));
+    };
+    // Nothing listens on port 1: the console watches a node it cannot reach, as after an outage.
+    const QStringList live = {"-n", "127.0.0.1:1"};
+    QVERIFY2(view_of(live + QStringList{"--from", "2h", "--to", "1h"}).contains(" --from "),
+             "held by the flags");
+    const QString again = view_of(live);
+    QVERIFY2(again.contains(" --from "), qPrintable(again));
+    const QString demo = view_of({"--demo"});
+    QVERIFY2(demo.startsWith("view: railyard --demo") && !demo.contains(" --from "),
+             qPrintable(demo));
+  }
 };
 
 RAILYARD_QTEST_GUILESS_MAIN(ConsoleFlagsTest)

@@ -409,6 +409,7 @@ void LiveSource::Start() {
 void LiveSource::Stop() {
   ++generation_;  // Batches already posted are dropped on arrival.
   poller_.reset();
+  day_round_.reset();  // Its end mark, if still queued, was dropped with the poller.
 }
 
 void LiveSource::Restart() {
