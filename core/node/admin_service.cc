@@ -9,6 +9,7 @@
 
 #include "core/cluster/admin_methods.h"
 #include "core/node/log_fields.h"
+#include "core/rpc/endpoint.h"
 
 namespace railyard::node {
 
@@ -23,10 +24,6 @@ rpc::ServerOptions ServerOptionsFor(const AdminOptions& options) {
   server.worker_threads = 2;
   server.tls = options.tls;
   return server;
-}
-
-bool IsLoopback(const std::string& host) {
-  return host == "localhost" || host == "::1" || host.rfind("127.", 0) == 0;
 }
 
 }  // namespace
@@ -63,7 +60,7 @@ rpc::Status AdminService::Start() {
     }
   }
   spdlog::info("admin service of {} on {} ({}, {}){}", options_.name, endpoint().ToString(),
-               IsLoopback(options_.host) ? "loopback only" : "reachable from other hosts",
+               rpc::IsLoopbackHost(options_.host) ? "loopback only" : "reachable from other hosts",
                rpc::DescribeServerTls(options_.tls),
                auth_.configured() ? "" : "; no tokens configured: telemetry only, no commands");
   return s;

@@ -9,6 +9,7 @@
 #include "core/node/node_metrics.h"
 #include "core/node/process_metrics.h"
 #include "core/node/telemetry.h"
+#include "core/rpc/endpoint.h"
 
 #ifndef RAILYARD_VERSION
 #define RAILYARD_VERSION "dev"
@@ -62,7 +63,7 @@ rpc::Status Node::Open(NodeOptions options, std::unique_ptr<Node>* out) {
       }
       return allowed;
     };
-  } else if (o.host != "127.0.0.1" && o.host != "localhost" && o.host != "::1") {
+  } else if (!rpc::IsLoopbackHost(o.host)) {
     spdlog::warn(
         "{}: the docservice on {} takes reads and writes from anyone who reaches it: give it "
         "reader and writer tokens (data_reader_token_file, data_writer_token_file) or "

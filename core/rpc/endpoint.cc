@@ -35,4 +35,8 @@ std::optional<Endpoint> ParseListenAddress(std::string_view text) {
   return Endpoint{std::string(host), static_cast<uint16_t>(port)};
 }
 
+bool IsLoopbackHost(std::string_view host) {
+  return host == "localhost" || host == "::1" || host.substr(0, 4) == "127.";
+}
+
 }  // namespace railyard::rpc

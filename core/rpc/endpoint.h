@@ -22,4 +22,8 @@ std::optional<Endpoint> ParseEndpoint(std::string_view text);
 // As ParseEndpoint, but port 0 (let the OS choose) is allowed: for addresses to listen on.
 std::optional<Endpoint> ParseListenAddress(std::string_view text);
 
+// True for a host that only this machine can reach: "localhost", "::1" or 127.0.0.0/8. A
+// listener on anything else is reachable from other hosts.
+bool IsLoopbackHost(std::string_view host);
+
 }  // namespace railyard::rpc

@@ -437,6 +437,41 @@ class ReplicationTest : public QObject {
     QCOMPARE(view.GraphOf(replica)->data()->size(), int(view.LagModel()->series(replica).size()));
   }
 
+  // A replica that stops answering and comes back (SIGSTOP, a partition): its lag is unknown from
+  // when it was first seen stale, a break in its line, not a ramp from its last figure to its next.
+  void aSilentReplicasLagLineBreaks() {
+    ClusterState state;
+    Declare(&state);
+    ReplicationView view(&state);
+    view.resize(900, 500);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    G g;
+    g.frame_ms = 1000;
+    Apply(&state, g, 0, 10);
+    const int replica = IndexOf(state, G::kTailing);
+    state.Tick(g.TimeOf(9) + state.StaleAfterMs() + 1000);  // Heard nothing since frame 9.
+    QCOMPARE(state.Node(replica).health, NodeHealth::kStale);
+    const ReplicationLagModel::Series& series = view.LagModel()->series(replica);
+    QVERIFY(std::isnan(series.back().lag_docs));
+    const qint64 broken_at = series.back().t_ms;
+    QVERIFY(broken_at > g.TimeOf(9));
+    state.Tick(g.TimeOf(9) + state.StaleAfterMs() + 2000);  // One break, not one per tick.
+    QCOMPARE(series.back().t_ms, broken_at);
+    Apply(&state, g, 20, 25);  // Back.
+    QVERIFY(!std::isnan(series.back().lag_docs));
+    int gaps = 0;
+    for (size_t i = 0; i < series.size(); ++i) gaps += std::isnan(series[i].lag_docs) ? 1 : 0;
+    QCOMPARE(gaps, 1);
+    QCPGraph* graph = view.GraphOf(replica);
+    QVERIFY(graph);
+    bool drawn = false;
+    for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it) {
+      drawn = drawn || std::isnan(it->value);
+    }
+    QVERIFY2(drawn, "the plot has the break too");
+  }
+
   // Windows past the 15 minutes kept in full: each replica's 10 s buckets (their highest lag),
   // for 24 hours; the plot draws them past 15 minutes and the full series within.
   void theLagPlotShowsHoursInTenSecondBuckets() {

@@ -156,9 +156,27 @@ bool ReplicationLagModel::AddSamples(const QVector<int>& changed) {
   for (int node : changed) {
     if (node < 0 || node >= state_->NodeCount()) continue;
     const NodeView& view = state_->Node(node);
-    if (!view.telemetry || view.telemetry == last_seen_.value(node)) continue;
+    if (!view.telemetry) continue;
     const admin::Replication& r = view.telemetry->replication();
     if (r.role() != admin::DOCSTORE_REPLICA) continue;
+    if (view.telemetry == last_seen_.value(node)) {
+      // No news: a replica that stopped answering (killed, hung, cut off) has no known lag from
+      // the moment it was first seen failing, as ThroughputModel's gap, so its line breaks there
+      // instead of ramping from its last figure to the next one.
+      auto it = series_.find(node);
+      if (IsLive(view.health) || it == series_.end() || it.value().empty() ||
+          std::isnan(it.value().back().lag_docs)) {
+        continue;
+      }
+      LagSample gap;
+      gap.t_ms = std::max(view.down_since_ms > 0 ? view.down_since_ms : state_->NowMs(),
+                          it.value().back().t_ms + 1);
+      gap.lag_docs = gap.lag_seconds = std::numeric_limits<double>::quiet_NaN();
+      it.value().push_back(gap);
+      AddToBucket(coarse_[node], gap);
+      added = true;
+      continue;
+    }
     last_seen_.insert(node, view.telemetry);
     LagSample sample;
     sample.t_ms = view.updated_ms;

@@ -227,7 +227,9 @@ bool ReplicationView::SetWindowMinutes(int minutes) {
 }
 
 bool ReplicationView::UpdateCoarse() {
-  const qint64 reach = std::max(WindowMs(), following_ ? 0 : held_reach_ms_);
+  // Held on a range, the range alone decides: a recent stretch held under a 24-hour window is
+  // still drawn in full (a 7 s silence was lost in a 10 s bucket).
+  const qint64 reach = following_ ? WindowMs() : held_reach_ms_;
   const bool coarse = reach > ReplicationLagModel::kMaxWindowMs;
   if (coarse == coarse_) return false;
   coarse_ = coarse;
@@ -372,18 +374,20 @@ void ReplicationView::ShowRange(qint64 from_ms, qint64 to_ms) {
   plot_->replot(QCustomPlot::rpQueuedReplot);
 }
 
-TimeRangeDialog* ReplicationView::AskRange() {
+TimeWindow ReplicationView::ShownRange() const {
   const QCPRange shown = plot_->xAxis->range();
-  return TimeRangeDialog::Ask(
-      {qint64(std::llround(shown.lower * 1000)), qint64(std::llround(shown.upper * 1000))}, this,
-      [this](const TimeWindow& range) { ShowRange(range.from_ms, range.to_ms); });
+  return {qint64(std::llround(shown.lower * 1000)), qint64(std::llround(shown.upper * 1000))};
+}
+
+TimeRangeDialog* ReplicationView::AskRange() {
+  return TimeRangeDialog::Ask(ShownRange(), this, [this](const TimeWindow& range) {
+    ShowRange(range.from_ms, range.to_ms);
+  });
 }
 
 std::optional<TimeWindow> ReplicationView::FixedRange() const {
   if (following_) return std::nullopt;
-  const QCPRange shown = plot_->xAxis->range();
-  return TimeWindow{qint64(std::llround(shown.lower * 1000)),
-                    qint64(std::llround(shown.upper * 1000))};
+  return ShownRange();
 }
 
 void ReplicationView::FitValues() {

@@ -53,7 +53,8 @@ class ReplicationView : public QWidget {
   bool SetWindowMinutes(int minutes);
   int WindowMinutes() const { return window_minutes_; }
   QComboBox* WindowBox() const { return window_box_; }
-  // Whether the plot draws the 10 s buckets (past 15 minutes of window or of a held range).
+  // Whether the plot draws the 10 s buckets: following, past a 15-minute window; held on a range,
+  // where the range reaches back past the 15 minutes kept in full.
   bool Coarse() const { return coarse_; }
   LagUnit Unit() const { return unit_; }
 
@@ -99,6 +100,8 @@ class ReplicationView : public QWidget {
   // Draws the other series (Rebuild) if the window or held range now wants the other; true if
   // it did.
   bool UpdateCoarse();
+  // What the time axis shows (Unix ms).
+  TimeWindow ShownRange() const;
   // The lag axis from zero to above the highest visible point.
   void FitValues();
   void UpdateSummary();
