@@ -88,17 +88,18 @@ class PagedFilter {
   struct Page {
     std::atomic<uint32_t> requests{0};  // Since the last re-rank.
     mutable Mutex mu;
-    std::vector<uint8_t> bits GUARDED_BY(mu);  // Empty: not resident.
-    Window current GUARDED_BY(mu);
-    Window last GUARDED_BY(mu);  // The last full window.
+    std::vector<uint8_t> bits RAILYARD_GUARDED_BY(mu);  // Empty: not resident.
+    Window current RAILYARD_GUARDED_BY(mu);
+    Window last RAILYARD_GUARDED_BY(mu);  // The last full window.
     // Used under the pager's rerank_mu_ (which the analysis cannot name from here).
     double recent = 0;
 
-    bool resident() const EXCLUDES(mu);
-    void Load(std::vector<uint8_t> page_bits) EXCLUDES(mu);  // Copied before the lock is taken.
-    bool Evict() EXCLUDES(mu);                               // True if it was resident.
+    bool resident() const RAILYARD_EXCLUDES(mu);
+    void Load(std::vector<uint8_t> page_bits)
+        RAILYARD_EXCLUDES(mu);           // Copied before the lock is taken.
+    bool Evict() RAILYARD_EXCLUDES(mu);  // True if it was resident.
     // After a lookup was counted in `current`: starts a new window once it holds `window`.
-    void EndWindowIfFull(uint64_t window) REQUIRES(mu);
+    void EndWindowIfFull(uint64_t window) RAILYARD_REQUIRES(mu);
   };
 
   const uint64_t index_number_;
@@ -121,15 +122,15 @@ class BloomPager {
   BloomPager& operator=(const BloomPager&) = delete;
 
   void Start();
-  void Stop() EXCLUDES(mu_);
-  void Add(std::shared_ptr<PagedFilter> filter) EXCLUDES(mu_);  // Ranks soon after.
-  void Remove(const PagedFilter* filter) EXCLUDES(rerank_mu_, mu_);
+  void Stop() RAILYARD_EXCLUDES(mu_);
+  void Add(std::shared_ptr<PagedFilter> filter) RAILYARD_EXCLUDES(mu_);  // Ranks soon after.
+  void Remove(const PagedFilter* filter) RAILYARD_EXCLUDES(rerank_mu_, mu_);
   // Re-ranks now, on the calling thread.
-  void Rerank() EXCLUDES(rerank_mu_, mu_);
+  void Rerank() RAILYARD_EXCLUDES(rerank_mu_, mu_);
 
   uint64_t budget_bytes() const { return options_.bloom_memory_budget; }
   uint64_t resident_bytes() const { return resident_bytes_.load(); }
-  std::vector<BloomPageStats> PageStats() const EXCLUDES(rerank_mu_, mu_);
+  std::vector<BloomPageStats> PageStats() const RAILYARD_EXCLUDES(rerank_mu_, mu_);
 
  private:
   // Lookups and (expected) "no" answers of one page, or summed over a filter.
@@ -142,18 +143,18 @@ class BloomPager {
   // the size rule.
   double FilterNo(const PagedFilter& filter) const;
   double PageNo(const PagedFilter::Page& page, double filter_no) const;
-  void Run() EXCLUDES(mu_);
+  void Run() RAILYARD_EXCLUDES(mu_);
 
   const Options& options_;
   // One re-rank at a time; also guards every page's `recent`.
-  mutable Mutex rerank_mu_ ACQUIRED_BEFORE(mu_);
-  std::chrono::steady_clock::time_point last_rerank_ GUARDED_BY(rerank_mu_);
+  mutable Mutex rerank_mu_ RAILYARD_ACQUIRED_BEFORE(mu_);
+  std::chrono::steady_clock::time_point last_rerank_ RAILYARD_GUARDED_BY(rerank_mu_);
   mutable Mutex mu_;
-  std::vector<std::shared_ptr<PagedFilter>> filters_ GUARDED_BY(mu_);
+  std::vector<std::shared_ptr<PagedFilter>> filters_ RAILYARD_GUARDED_BY(mu_);
   std::atomic<uint64_t> resident_bytes_{0};
   CondVar wake_;
-  bool stopping_ GUARDED_BY(mu_) = false;
-  bool rerank_soon_ GUARDED_BY(mu_) = false;
+  bool stopping_ RAILYARD_GUARDED_BY(mu_) = false;
+  bool rerank_soon_ RAILYARD_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 

@@ -52,10 +52,10 @@ class DocCache {
   struct alignas(64) Shard {
     SharedMutex mu;
     // Newest first; eviction looks at the back.
-    std::list<Entry> entries GUARDED_BY(mu);
-    std::unordered_map<uint64_t, std::list<Entry>::iterator> map GUARDED_BY(mu);
-    uint64_t bytes GUARDED_BY(mu) = 0;
-    uint64_t epoch GUARDED_BY(mu) = 0;  // Bumped by every invalidation.
+    std::list<Entry> entries RAILYARD_GUARDED_BY(mu);
+    std::unordered_map<uint64_t, std::list<Entry>::iterator> map RAILYARD_GUARDED_BY(mu);
+    uint64_t bytes RAILYARD_GUARDED_BY(mu) = 0;
+    uint64_t epoch RAILYARD_GUARDED_BY(mu) = 0;  // Bumped by every invalidation.
     std::atomic<uint64_t> hits{0};
     std::atomic<uint64_t> misses{0};
     std::atomic<uint64_t> invalidations{0};
@@ -63,8 +63,8 @@ class DocCache {
   static constexpr size_t kShards = 64;
   static constexpr size_t kEntryOverhead = 64;  // List node and map slot, roughly.
   Shard& ShardOf(uint64_t id);
-  void EraseLocked(Shard& shard, uint64_t id) REQUIRES(shard.mu);
-  void EvictLocked(Shard& shard) REQUIRES(shard.mu);
+  void EraseLocked(Shard& shard, uint64_t id) RAILYARD_REQUIRES(shard.mu);
+  void EvictLocked(Shard& shard) RAILYARD_REQUIRES(shard.mu);
 
   const size_t budget_bytes_;
   const size_t shard_budget_;

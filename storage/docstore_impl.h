@@ -45,26 +45,27 @@ class DocStoreImpl final : public DocStore {
 
   Status Init();
 
-  Status Put(uint64_t id, std::string_view doc) override EXCLUDES(write_mu_);
-  Status Delete(uint64_t id) override EXCLUDES(write_mu_);
-  Status Write(const WriteBatch& batch) override EXCLUDES(write_mu_);
-  Status Get(uint64_t id, std::string* doc) override EXCLUDES(mem_mu_, set_mu_);
-  Status Flush() override EXCLUDES(write_mu_);
-  Status CompactAll() override EXCLUDES(write_mu_, change_mu_);
-  Status CompactIndexes(const std::vector<uint64_t>& index_ids) override EXCLUDES(change_mu_);
-  Stats GetStats() override EXCLUDES(change_mu_, mem_mu_, set_mu_);
-  Status Close() override EXCLUDES(write_mu_, bg_mu_);
+  Status Put(uint64_t id, std::string_view doc) override RAILYARD_EXCLUDES(write_mu_);
+  Status Delete(uint64_t id) override RAILYARD_EXCLUDES(write_mu_);
+  Status Write(const WriteBatch& batch) override RAILYARD_EXCLUDES(write_mu_);
+  Status Get(uint64_t id, std::string* doc) override RAILYARD_EXCLUDES(mem_mu_, set_mu_);
+  Status Flush() override RAILYARD_EXCLUDES(write_mu_);
+  Status CompactAll() override RAILYARD_EXCLUDES(write_mu_, change_mu_);
+  Status CompactIndexes(const std::vector<uint64_t>& index_ids) override
+      RAILYARD_EXCLUDES(change_mu_);
+  Stats GetStats() override RAILYARD_EXCLUDES(change_mu_, mem_mu_, set_mu_);
+  Status Close() override RAILYARD_EXCLUDES(write_mu_, bg_mu_);
 
-  Status Write(const WriteBatch& batch, uint64_t* position) override EXCLUDES(write_mu_);
+  Status Write(const WriteBatch& batch, uint64_t* position) override RAILYARD_EXCLUDES(write_mu_);
   uint64_t AppliedPosition() override;
   bool WaitForApplied(uint64_t position, std::chrono::steady_clock::time_point deadline) override
-      EXCLUDES(applied_mu_);
+      RAILYARD_EXCLUDES(applied_mu_);
   LogPosition QueueEnd() override;
   uint64_t QueuePositionOf(LogPosition position) override;
   Status ReadQueue(LogPosition from, size_t max_bytes, QueueChunk* chunk) override;
   QueueLag LagOf(LogPosition from) override;
   bool WaitForQueuePast(LogPosition from, std::chrono::steady_clock::time_point deadline) override;
-  Status ApplyQueue(LogPosition at, std::string_view blocks) override EXCLUDES(write_mu_);
+  Status ApplyQueue(LogPosition at, std::string_view blocks) override RAILYARD_EXCLUDES(write_mu_);
 
  private:
   // The memtable that is being written to disk, with what its flush must record.
@@ -77,51 +78,53 @@ class DocStoreImpl final : public DocStore {
   // Init's steps. Nothing else runs yet: the locks they take only let the analysis check them.
   // Creates the directory if asked and takes the store's LOCK.
   Status OpenDirectory();
-  Status ReadManifest(const std::string& path) REQUIRES(change_mu_);
+  Status ReadManifest(const std::string& path) RAILYARD_REQUIRES(change_mu_);
   // Opens what the manifest lists: the segment log, the on-disk indexes, an empty memtable.
-  Status LoadState() REQUIRES(change_mu_);
+  Status LoadState() RAILYARD_REQUIRES(change_mu_);
   Status OpenIndex(uint64_t number, std::shared_ptr<DiskIndex>* out);
-  Status Replay() EXCLUDES(change_mu_, mem_mu_);
+  Status Replay() RAILYARD_EXCLUDES(change_mu_, mem_mu_);
   // The line that says what Replay found: records, documents, torn bytes, damage.
   void LogRecovery(size_t logs, const ReplayReport& total, uint64_t documents, uint64_t rewritten);
-  Status ApplyOps(std::span<const WalOp> ops) EXCLUDES(change_mu_, mem_mu_);
-  Status FlushDuringReplay() EXCLUDES(change_mu_, mem_mu_);
+  Status ApplyOps(std::span<const WalOp> ops) RAILYARD_EXCLUDES(change_mu_, mem_mu_);
+  Status FlushDuringReplay() RAILYARD_EXCLUDES(change_mu_, mem_mu_);
 
   // Appends the ops to the segment log (one block), the WAL and the memtable. `position`, if given,
   // receives the queue position that holds them all.
-  Status WriteOps(std::span<WalOp> ops, uint64_t* position) EXCLUDES(write_mu_);
+  Status WriteOps(std::span<WalOp> ops, uint64_t* position) RAILYARD_EXCLUDES(write_mu_);
   // Refuses writes the store cannot take now (closed, failed log sync).
-  Status WritableLocked() REQUIRES(write_mu_) EXCLUDES(wal_sync_mu_);
+  Status WritableLocked() RAILYARD_REQUIRES(write_mu_) RAILYARD_EXCLUDES(wal_sync_mu_);
   // Logs `ops` (already placed in the segment log, or about to be) and indexes them.
-  Status LogAndIndex(std::span<const WalOp> ops) REQUIRES(write_mu_) EXCLUDES(mem_mu_);
-  Status LogOps(std::span<const WalOp> ops) REQUIRES(write_mu_);
+  Status LogAndIndex(std::span<const WalOp> ops) RAILYARD_REQUIRES(write_mu_)
+      RAILYARD_EXCLUDES(mem_mu_);
+  Status LogOps(std::span<const WalOp> ops) RAILYARD_REQUIRES(write_mu_);
   // Into the memtable, then out of the document cache.
-  void IndexOps(std::span<const WalOp> ops) REQUIRES(write_mu_) EXCLUDES(mem_mu_);
+  void IndexOps(std::span<const WalOp> ops) RAILYARD_REQUIRES(write_mu_) RAILYARD_EXCLUDES(mem_mu_);
   // One group of a replica's fetched blocks: WAL, segment log, memtable.
   Status ApplyBlocksLocked(LogPosition at, std::string_view blocks, std::span<const WalOp> ops)
-      REQUIRES(write_mu_);
-  void PublishApplied() EXCLUDES(applied_mu_);
-  void SealLoop() EXCLUDES(seal_mu_, write_mu_);
+      RAILYARD_REQUIRES(write_mu_);
+  void PublishApplied() RAILYARD_EXCLUDES(applied_mu_);
+  void SealLoop() RAILYARD_EXCLUDES(seal_mu_, write_mu_);
   // After a write began a new open block: the seal thread writes it out by seal_after.
-  void ScheduleSeal() EXCLUDES(seal_mu_);
-  Status MakeRoom(size_t count) REQUIRES(write_mu_) EXCLUDES(bg_mu_);
-  Status Freeze() REQUIRES(write_mu_) EXCLUDES(mem_mu_, bg_mu_);
-  Status StartWal() REQUIRES(write_mu_) EXCLUDES(wal_sync_mu_);
-  void RecordSyncFailure(const Status& failure) EXCLUDES(wal_sync_mu_);
-  Status SyncFailure() EXCLUDES(wal_sync_mu_);  // Ok until a log fsync has failed.
+  void ScheduleSeal() RAILYARD_EXCLUDES(seal_mu_);
+  Status MakeRoom(size_t count) RAILYARD_REQUIRES(write_mu_) RAILYARD_EXCLUDES(bg_mu_);
+  Status Freeze() RAILYARD_REQUIRES(write_mu_) RAILYARD_EXCLUDES(mem_mu_, bg_mu_);
+  Status StartWal() RAILYARD_REQUIRES(write_mu_) RAILYARD_EXCLUDES(wal_sync_mu_);
+  void RecordSyncFailure(const Status& failure) RAILYARD_EXCLUDES(wal_sync_mu_);
+  Status SyncFailure() RAILYARD_EXCLUDES(wal_sync_mu_);  // Ok until a log fsync has failed.
   // True if the memtable has room for `count` more entries.
-  bool MemHasRoom(size_t count) const EXCLUDES(mem_mu_);
+  bool MemHasRoom(size_t count) const RAILYARD_EXCLUDES(mem_mu_);
   // The in-memory index's size: memtable_entries, but on a replica never less than one whole
   // block (up to 65535 entries), which it must index at once however small memtable_entries is.
   size_t MemTableCapacity() const;
-  size_t MemEntries() const EXCLUDES(mem_mu_);
-  uint64_t WalStart() EXCLUDES(change_mu_);
+  size_t MemEntries() const RAILYARD_EXCLUDES(mem_mu_);
+  uint64_t WalStart() RAILYARD_EXCLUDES(change_mu_);
   // The background thread has nothing to wait for: no flush pending, stopping, or failed.
-  bool BackgroundSettled() const REQUIRES(bg_mu_);
-  Status FlushFrozen(const Frozen& frozen) EXCLUDES(change_mu_, mem_mu_);
+  bool BackgroundSettled() const RAILYARD_REQUIRES(bg_mu_);
+  Status FlushFrozen(const Frozen& frozen) RAILYARD_EXCLUDES(change_mu_, mem_mu_);
   Status InstallIndex(const std::vector<std::shared_ptr<DiskIndex>>& inputs,
                       std::unique_ptr<EntrySource> newest_source, uint64_t newest_entries,
-                      const Frozen* frozen, bool manual) REQUIRES(change_mu_) EXCLUDES(set_mu_);
+                      const Frozen* frozen, bool manual) RAILYARD_REQUIRES(change_mu_)
+      RAILYARD_EXCLUDES(set_mu_);
   // Merges the inputs (and the memtable's entries, if any) into index `number`; on failure no
   // file of it is left. `*output` stays null if every entry cancelled out.
   Status WriteMergedIndex(const std::vector<std::shared_ptr<DiskIndex>>& inputs,
@@ -130,9 +133,9 @@ class DocStoreImpl final : public DocStore {
                           std::shared_ptr<DiskIndex>* output);
   // Writes the manifest that lists `next_set`, then adopts it as manifest_.
   Status CommitManifest(const IndexSet& next_set, const Frozen* frozen, const MergeResult& merged)
-      REQUIRES(change_mu_);
+      RAILYARD_REQUIRES(change_mu_);
   void UpdateSizeRule(const IndexSet& set);
-  std::shared_ptr<const IndexSet> CurrentSet() const EXCLUDES(set_mu_);
+  std::shared_ptr<const IndexSet> CurrentSet() const RAILYARD_EXCLUDES(set_mu_);
   std::string PathFor(const char* prefix, uint64_t number, const char* suffix) const;
   void DeleteFile(const std::string& path);
   void RemoveOldWals(uint64_t keep_from);
@@ -140,12 +143,12 @@ class DocStoreImpl final : public DocStore {
   // Copies the current indexes into memory, newest first, while Options::index_memory_budget has
   // room (index_memory.h). If one is left mapped that would fit once the copies of replaced indexes
   // still held by readers are freed, the background thread tries again a second later.
-  void LoadIndexesIntoMemory() EXCLUDES(set_mu_, bg_mu_);
-  Status CompactIndexesNow(const std::vector<uint64_t>& index_ids) EXCLUDES(change_mu_);
+  void LoadIndexesIntoMemory() RAILYARD_EXCLUDES(set_mu_, bg_mu_);
+  Status CompactIndexesNow(const std::vector<uint64_t>& index_ids) RAILYARD_EXCLUDES(change_mu_);
 
-  void BackgroundLoop() EXCLUDES(bg_mu_);
-  void SyncLoop() EXCLUDES(bg_mu_, wal_sync_mu_);
-  Status WaitForBackground(std::chrono::milliseconds timeout) EXCLUDES(bg_mu_);
+  void BackgroundLoop() RAILYARD_EXCLUDES(bg_mu_);
+  void SyncLoop() RAILYARD_EXCLUDES(bg_mu_, wal_sync_mu_);
+  Status WaitForBackground(std::chrono::milliseconds timeout) RAILYARD_EXCLUDES(bg_mu_);
 
   const Options options_;
   Env* const env_;
@@ -157,48 +160,49 @@ class DocStoreImpl final : public DocStore {
   std::atomic<uint64_t> next_file_{1};
 
   Mutex write_mu_;  // Serialises writers and log rotation.
-  WalWriter wal_ GUARDED_BY(write_mu_);
-  Mutex wal_sync_mu_ ACQUIRED_AFTER(write_mu_);
-  std::shared_ptr<File> wal_sync_file_ GUARDED_BY(wal_sync_mu_);  // The current log, for fsync.
+  WalWriter wal_ RAILYARD_GUARDED_BY(write_mu_);
+  Mutex wal_sync_mu_ RAILYARD_ACQUIRED_AFTER(write_mu_);
+  std::shared_ptr<File> wal_sync_file_
+      RAILYARD_GUARDED_BY(wal_sync_mu_);  // The current log, for fsync.
   // Set by the first failed fsync of the log and never cleared: after a failed fsync the kernel
   // may have dropped the unwritten pages and a later fsync can succeed without them, so a write
   // acknowledged after it could sit behind a hole in the log. Writes are refused until a reopen
   // replays what really is on disk. Reads go on.
   std::atomic<bool> sync_failed_{false};
-  Status sync_failure_ GUARDED_BY(wal_sync_mu_);
-  bool closed_ GUARDED_BY(write_mu_) = false;
+  Status sync_failure_ RAILYARD_GUARDED_BY(wal_sync_mu_);
+  bool closed_ RAILYARD_GUARDED_BY(write_mu_) = false;
 
   // Serialises changes to the index set (flushes, compactions).
-  Mutex change_mu_ ACQUIRED_AFTER(write_mu_);
-  Manifest manifest_ GUARDED_BY(change_mu_);
-  std::deque<CompactionStats> history_ GUARDED_BY(change_mu_);
-  uint64_t flushes_ GUARDED_BY(change_mu_) = 0;
-  uint64_t compactions_ GUARDED_BY(change_mu_) = 0;
-  uint64_t bytes_compacted_ GUARDED_BY(change_mu_) = 0;
+  Mutex change_mu_ RAILYARD_ACQUIRED_AFTER(write_mu_);
+  Manifest manifest_ RAILYARD_GUARDED_BY(change_mu_);
+  std::deque<CompactionStats> history_ RAILYARD_GUARDED_BY(change_mu_);
+  uint64_t flushes_ RAILYARD_GUARDED_BY(change_mu_) = 0;
+  uint64_t compactions_ RAILYARD_GUARDED_BY(change_mu_) = 0;
+  uint64_t bytes_compacted_ RAILYARD_GUARDED_BY(change_mu_) = 0;
 
-  mutable SharedMutex mem_mu_ ACQUIRED_AFTER(change_mu_);
-  std::unique_ptr<MemTable> mem_ GUARDED_BY(mem_mu_) PT_GUARDED_BY(mem_mu_);
-  std::shared_ptr<const MemTable> frozen_table_ GUARDED_BY(mem_mu_);
+  mutable SharedMutex mem_mu_ RAILYARD_ACQUIRED_AFTER(change_mu_);
+  std::unique_ptr<MemTable> mem_ RAILYARD_GUARDED_BY(mem_mu_) RAILYARD_PT_GUARDED_BY(mem_mu_);
+  std::shared_ptr<const MemTable> frozen_table_ RAILYARD_GUARDED_BY(mem_mu_);
 
-  mutable Mutex set_mu_ ACQUIRED_AFTER(mem_mu_);
-  std::shared_ptr<const IndexSet> set_ GUARDED_BY(set_mu_);
+  mutable Mutex set_mu_ RAILYARD_ACQUIRED_AFTER(mem_mu_);
+  std::shared_ptr<const IndexSet> set_ RAILYARD_GUARDED_BY(set_mu_);
 
-  Mutex bg_mu_ ACQUIRED_AFTER(set_mu_);
+  Mutex bg_mu_ RAILYARD_ACQUIRED_AFTER(set_mu_);
   CondVar bg_cv_;
-  std::optional<Frozen> pending_ GUARDED_BY(bg_mu_);  // Waiting for or under flush.
-  bool bg_stop_ GUARDED_BY(bg_mu_) = false;
-  Status bg_error_ GUARDED_BY(bg_mu_);
-  bool index_load_due_ GUARDED_BY(bg_mu_) = false;  // LoadIndexesIntoMemory again soon.
+  std::optional<Frozen> pending_ RAILYARD_GUARDED_BY(bg_mu_);  // Waiting for or under flush.
+  bool bg_stop_ RAILYARD_GUARDED_BY(bg_mu_) = false;
+  Status bg_error_ RAILYARD_GUARDED_BY(bg_mu_);
+  bool index_load_due_ RAILYARD_GUARDED_BY(bg_mu_) = false;  // LoadIndexesIntoMemory again soon.
   std::thread bg_thread_;
   std::thread sync_thread_;
   const std::shared_ptr<IndexMemoryBudget> index_memory_;
 
   DocCache cache_;
 
-  Mutex seal_mu_ ACQUIRED_AFTER(write_mu_);
+  Mutex seal_mu_ RAILYARD_ACQUIRED_AFTER(write_mu_);
   CondVar seal_cv_;
-  bool seal_pending_ GUARDED_BY(seal_mu_) = false;
-  bool seal_stop_ GUARDED_BY(seal_mu_) = false;
+  bool seal_pending_ RAILYARD_GUARDED_BY(seal_mu_) = false;
+  bool seal_stop_ RAILYARD_GUARDED_BY(seal_mu_) = false;
   std::thread seal_thread_;
 
   Mutex applied_mu_;

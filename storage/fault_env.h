@@ -103,7 +103,7 @@ class FaultInjectingEnv final : public Env {
     size_t length = 0;
   };
   // The fault to apply to this operation, if any (counts it as fired).
-  bool Match(Op op, const std::string& path, Fault* out) EXCLUDES(mu_);
+  bool Match(Op op, const std::string& path, Fault* out) RAILYARD_EXCLUDES(mu_);
 
   // A file the power-loss model knows about.
   struct Tracked {
@@ -124,9 +124,9 @@ class FaultInjectingEnv final : public Env {
     std::string contents;  // Its durable bytes.
   };
   // Counts a mutating operation; true if the power is (now) out.
-  bool TickLocked() REQUIRES(mu_);
+  bool TickLocked() RAILYARD_REQUIRES(mu_);
   // The record of `path`, created as durable (with its current size) if unknown.
-  Tracked& TrackedLocked(const std::string& path) REQUIRES(mu_);
+  Tracked& TrackedLocked(const std::string& path) RAILYARD_REQUIRES(mu_);
   static bool Exists(const std::string& path);
   static std::string DirectoryOf(const std::string& path);
   // The first `length` bytes of `path` (fewer if it is shorter); 0 or an errno value.
@@ -135,20 +135,20 @@ class FaultInjectingEnv final : public Env {
   static int WriteWhole(const std::string& path, const std::string& contents);
 
   mutable Mutex mu_;
-  std::vector<Armed> faults_ GUARDED_BY(mu_);
-  uint64_t space_left_ GUARDED_BY(mu_) = std::numeric_limits<uint64_t>::max();
-  std::vector<Mapping> mappings_ GUARDED_BY(mu_);
-  uint64_t fired_ GUARDED_BY(mu_) = 0;
+  std::vector<Armed> faults_ RAILYARD_GUARDED_BY(mu_);
+  uint64_t space_left_ RAILYARD_GUARDED_BY(mu_) = std::numeric_limits<uint64_t>::max();
+  std::vector<Mapping> mappings_ RAILYARD_GUARDED_BY(mu_);
+  uint64_t fired_ RAILYARD_GUARDED_BY(mu_) = 0;
 
-  bool tracking_ GUARDED_BY(mu_) = false;
-  uint64_t operations_ GUARDED_BY(mu_) = 0;
-  uint64_t cut_at_ GUARDED_BY(mu_) = std::numeric_limits<uint64_t>::max();
-  bool cut_ GUARDED_BY(mu_) = false;
-  std::map<std::string, Tracked> tracked_ GUARDED_BY(mu_);
-  std::vector<PendingRename> renames_ GUARDED_BY(mu_);
-  std::vector<PendingRemoval> removals_ GUARDED_BY(mu_);
+  bool tracking_ RAILYARD_GUARDED_BY(mu_) = false;
+  uint64_t operations_ RAILYARD_GUARDED_BY(mu_) = 0;
+  uint64_t cut_at_ RAILYARD_GUARDED_BY(mu_) = std::numeric_limits<uint64_t>::max();
+  bool cut_ RAILYARD_GUARDED_BY(mu_) = false;
+  std::map<std::string, Tracked> tracked_ RAILYARD_GUARDED_BY(mu_);
+  std::vector<PendingRename> renames_ RAILYARD_GUARDED_BY(mu_);
+  std::vector<PendingRemoval> removals_ RAILYARD_GUARDED_BY(mu_);
   // Start clock of the completed syncs of each path.
-  std::map<std::string, uint64_t> sync_starts_ GUARDED_BY(mu_);
+  std::map<std::string, uint64_t> sync_starts_ RAILYARD_GUARDED_BY(mu_);
 };
 
 }  // namespace railyard::storage

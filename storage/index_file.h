@@ -73,7 +73,7 @@ class IndexFile {
   // destroyed, and drops the file's pages from the page cache. False, and nothing taken, if the
   // pages do not fit in what is left of the budget or the file cannot be read (lookups then go on
   // using the mapping). True at once if the copy exists already.
-  bool LoadIntoMemory(const std::shared_ptr<IndexMemoryBudget>& budget) EXCLUDES(load_mu_);
+  bool LoadIntoMemory(const std::shared_ptr<IndexMemoryBudget>& budget) RAILYARD_EXCLUDES(load_mu_);
   bool in_memory() const { return data_.load(std::memory_order_acquire) != mapped_; }
   // What LoadIntoMemory takes from the budget: the pages, not the fence array (already in memory).
   uint64_t page_bytes() const { return page_count_ * kIndexPageBytes; }
@@ -118,8 +118,10 @@ class IndexFile {
   std::atomic<const char*> data_{
       nullptr};  // What lookups read: the mapping, or the copy once it is made.
   Mutex load_mu_;
-  std::unique_ptr<char[], FreeHugePageMemory> copy_ GUARDED_BY(load_mu_);  // Huge-page advised.
-  std::shared_ptr<IndexMemoryBudget> budget_ GUARDED_BY(load_mu_);  // Holds page_bytes() of it.
+  std::unique_ptr<char[], FreeHugePageMemory> copy_
+      RAILYARD_GUARDED_BY(load_mu_);  // Huge-page advised.
+  std::shared_ptr<IndexMemoryBudget> budget_
+      RAILYARD_GUARDED_BY(load_mu_);  // Holds page_bytes() of it.
   uint64_t size_ = 0;
   uint64_t page_count_ = 0;
   uint64_t entries_ = 0;

@@ -2,8 +2,8 @@
 #pragma once
 
 // Internal to storage/: mutexes the thread-safety analysis understands (thread_annotations.h),
-// as LevelDB's port::Mutex. std::mutex carries no annotations, so a member GUARDED_BY one could not
-// be checked.
+// as LevelDB's port::Mutex. std::mutex carries no annotations, so a member RAILYARD_GUARDED_BY one
+// could not be checked.
 
 #include <chrono>
 #include <condition_variable>
@@ -14,51 +14,51 @@
 
 namespace railyard::storage {
 
-class CAPABILITY("mutex") Mutex {
+class RAILYARD_CAPABILITY("mutex") Mutex {
  public:
   Mutex() = default;
   Mutex(const Mutex&) = delete;
   Mutex& operator=(const Mutex&) = delete;
 
   // Lower-case, so that standard lock helpers (std::condition_variable_any) take it too.
-  void lock() ACQUIRE() { mu_.lock(); }
-  void unlock() RELEASE() { mu_.unlock(); }
+  void lock() RAILYARD_ACQUIRE() { mu_.lock(); }
+  void unlock() RAILYARD_RELEASE() { mu_.unlock(); }
 
  private:
   std::mutex mu_;
 };
 
 // A reader-writer mutex: many readers or one writer.
-class CAPABILITY("shared mutex") SharedMutex {
+class RAILYARD_CAPABILITY("shared mutex") SharedMutex {
  public:
   SharedMutex() = default;
   SharedMutex(const SharedMutex&) = delete;
   SharedMutex& operator=(const SharedMutex&) = delete;
 
-  void lock() ACQUIRE() { mu_.lock(); }
-  void unlock() RELEASE() { mu_.unlock(); }
-  void lock_shared() ACQUIRE_SHARED() { mu_.lock_shared(); }
-  void unlock_shared() RELEASE_SHARED() { mu_.unlock_shared(); }
+  void lock() RAILYARD_ACQUIRE() { mu_.lock(); }
+  void unlock() RAILYARD_RELEASE() { mu_.unlock(); }
+  void lock_shared() RAILYARD_ACQUIRE_SHARED() { mu_.lock_shared(); }
+  void unlock_shared() RAILYARD_RELEASE_SHARED() { mu_.unlock_shared(); }
 
  private:
   std::shared_mutex mu_;
 };
 
 // Holds a Mutex for its scope; Unlock and Lock drop it and take it again within the scope.
-class SCOPED_CAPABILITY MutexLock {
+class RAILYARD_SCOPED_CAPABILITY MutexLock {
  public:
-  explicit MutexLock(Mutex* mu) ACQUIRE(mu) : mu_(mu) { mu_->lock(); }
-  ~MutexLock() RELEASE() {
+  explicit MutexLock(Mutex* mu) RAILYARD_ACQUIRE(mu) : mu_(mu) { mu_->lock(); }
+  ~MutexLock() RAILYARD_RELEASE() {
     if (locked_) mu_->unlock();
   }
   MutexLock(const MutexLock&) = delete;
   MutexLock& operator=(const MutexLock&) = delete;
 
-  void Unlock() RELEASE() {
+  void Unlock() RAILYARD_RELEASE() {
     mu_->unlock();
     locked_ = false;
   }
-  void Lock() ACQUIRE() {
+  void Lock() RAILYARD_ACQUIRE() {
     mu_->lock();
     locked_ = true;
   }
@@ -69,10 +69,10 @@ class SCOPED_CAPABILITY MutexLock {
 };
 
 // Holds a SharedMutex exclusively for its scope.
-class SCOPED_CAPABILITY WriterLock {
+class RAILYARD_SCOPED_CAPABILITY WriterLock {
  public:
-  explicit WriterLock(SharedMutex* mu) ACQUIRE(mu) : mu_(mu) { mu_->lock(); }
-  ~WriterLock() RELEASE() { mu_->unlock(); }
+  explicit WriterLock(SharedMutex* mu) RAILYARD_ACQUIRE(mu) : mu_(mu) { mu_->lock(); }
+  ~WriterLock() RAILYARD_RELEASE() { mu_->unlock(); }
   WriterLock(const WriterLock&) = delete;
   WriterLock& operator=(const WriterLock&) = delete;
 
@@ -81,10 +81,10 @@ class SCOPED_CAPABILITY WriterLock {
 };
 
 // Holds a SharedMutex shared for its scope.
-class SCOPED_CAPABILITY ReaderLock {
+class RAILYARD_SCOPED_CAPABILITY ReaderLock {
  public:
-  explicit ReaderLock(SharedMutex* mu) ACQUIRE_SHARED(mu) : mu_(mu) { mu_->lock_shared(); }
-  ~ReaderLock() RELEASE() { mu_->unlock_shared(); }
+  explicit ReaderLock(SharedMutex* mu) RAILYARD_ACQUIRE_SHARED(mu) : mu_(mu) { mu_->lock_shared(); }
+  ~ReaderLock() RAILYARD_RELEASE() { mu_->unlock_shared(); }
   ReaderLock(const ReaderLock&) = delete;
   ReaderLock& operator=(const ReaderLock&) = delete;
 
@@ -97,9 +97,9 @@ class SCOPED_CAPABILITY ReaderLock {
 class CondVar {
  public:
   // Releases `mu` while waiting; holds it again on return.
-  void Wait(Mutex& mu) REQUIRES(mu) { cv_.wait(mu); }
+  void Wait(Mutex& mu) RAILYARD_REQUIRES(mu) { cv_.wait(mu); }
   // As Wait; false once `deadline` has passed.
-  bool WaitUntil(Mutex& mu, std::chrono::steady_clock::time_point deadline) REQUIRES(mu) {
+  bool WaitUntil(Mutex& mu, std::chrono::steady_clock::time_point deadline) RAILYARD_REQUIRES(mu) {
     return cv_.wait_until(mu, deadline) == std::cv_status::no_timeout;
   }
   void NotifyAll() { cv_.notify_all(); }

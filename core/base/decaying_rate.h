@@ -24,7 +24,7 @@ class DecayingRate {
  private:
   const double tau_s_;
   mutable base::Mutex mu_;
-  DecayingCount events_ GUARDED_BY(mu_);
+  DecayingCount events_ RAILYARD_GUARDED_BY(mu_);
 };
 
 }  // namespace railyard::base

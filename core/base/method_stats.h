@@ -98,9 +98,9 @@ class MethodStats {
   static void MergeRecent(const PerMethod& m, int64_t epoch, LatencyHistogram* into);
 
   mutable base::Mutex mu_;
-  std::map<std::string, PerMethod> methods_ GUARDED_BY(mu_);
-  Rate all_requests_ GUARDED_BY(mu_);
-  Rate all_errors_ GUARDED_BY(mu_);
+  std::map<std::string, PerMethod> methods_ RAILYARD_GUARDED_BY(mu_);
+  Rate all_requests_ RAILYARD_GUARDED_BY(mu_);
+  Rate all_errors_ RAILYARD_GUARDED_BY(mu_);
   DecayingRate rejections_;
 };
 

@@ -10,20 +10,21 @@
 namespace railyard::base {
 
 // A std::mutex that clang's thread-safety analysis knows as a capability, so members can be
-// GUARDED_BY it and functions can REQUIRE it. Not recursive. Prefer MutexLock to Lock/Unlock.
-class CAPABILITY("mutex") Mutex {
+// RAILYARD_GUARDED_BY it and functions can RAILYARD_REQUIRES it. Not recursive. Prefer MutexLock to
+// Lock/Unlock.
+class RAILYARD_CAPABILITY("mutex") Mutex {
  public:
   Mutex() = default;
   Mutex(const Mutex&) = delete;
   Mutex& operator=(const Mutex&) = delete;
 
-  void Lock() ACQUIRE() { mu_.lock(); }
-  void Unlock() RELEASE() { mu_.unlock(); }
-  bool TryLock() TRY_ACQUIRE(true) { return mu_.try_lock(); }
+  void Lock() RAILYARD_ACQUIRE() { mu_.lock(); }
+  void Unlock() RAILYARD_RELEASE() { mu_.unlock(); }
+  bool TryLock() RAILYARD_TRY_ACQUIRE(true) { return mu_.try_lock(); }
 
   // Tells the analysis that the caller holds this mutex where it cannot see so (a callback run
   // with the lock held). Checks nothing at run time: std::mutex does not know its owner.
-  void AssertHeld() const ASSERT_CAPABILITY(this) {}
+  void AssertHeld() const RAILYARD_ASSERT_CAPABILITY(this) {}
 
  private:
   friend class CondVar;
@@ -31,10 +32,10 @@ class CAPABILITY("mutex") Mutex {
 };
 
 // Holds `mu` from construction to the end of the scope, like std::lock_guard.
-class SCOPED_CAPABILITY MutexLock {
+class RAILYARD_SCOPED_CAPABILITY MutexLock {
  public:
-  explicit MutexLock(Mutex& mu) ACQUIRE(mu) : mu_(mu) { mu_.Lock(); }
-  ~MutexLock() RELEASE() { mu_.Unlock(); }
+  explicit MutexLock(Mutex& mu) RAILYARD_ACQUIRE(mu) : mu_(mu) { mu_.Lock(); }
+  ~MutexLock() RAILYARD_RELEASE() { mu_.Unlock(); }
   MutexLock(const MutexLock&) = delete;
   MutexLock& operator=(const MutexLock&) = delete;
 
@@ -56,9 +57,9 @@ class CondVar {
   CondVar(const CondVar&) = delete;
   CondVar& operator=(const CondVar&) = delete;
 
-  void Wait(Mutex& mu) REQUIRES(mu);
+  void Wait(Mutex& mu) RAILYARD_REQUIRES(mu);
   // Returns false if `deadline` passed before a notification (or a spurious wake-up).
-  bool WaitUntil(Mutex& mu, std::chrono::steady_clock::time_point deadline) REQUIRES(mu);
+  bool WaitUntil(Mutex& mu, std::chrono::steady_clock::time_point deadline) RAILYARD_REQUIRES(mu);
 
   void NotifyOne() { cv_.notify_one(); }
   void NotifyAll() { cv_.notify_all(); }

@@ -28,8 +28,9 @@ struct TelemetryPoller::Node {
 struct TelemetryPoller::Round {
   base::Mutex mu;
   base::CondVar cv;
-  int pending GUARDED_BY(mu) = 0;
-  std::vector<std::pair<size_t, std::pair<rpc::Status, admin::Telemetry>>> answers GUARDED_BY(mu);
+  int pending RAILYARD_GUARDED_BY(mu) = 0;
+  std::vector<std::pair<size_t, std::pair<rpc::Status, admin::Telemetry>>> answers
+      RAILYARD_GUARDED_BY(mu);
 };
 
 TelemetryPoller::TelemetryPoller(std::vector<PollTarget> targets, PollerOptions options)

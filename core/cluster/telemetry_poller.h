@@ -98,16 +98,16 @@ class TelemetryPoller {
   void Collect(const std::shared_ptr<Round>& round, std::chrono::steady_clock::time_point start,
                const std::vector<size_t>& asked, std::vector<PollResult>* out);
   void Fail(Node& node, rpc::Status why, std::vector<PollResult>* out);
-  bool cancelled() EXCLUDES(mu_);
+  bool cancelled() RAILYARD_EXCLUDES(mu_);
 
   const PollerOptions options_;
   std::vector<Node> nodes_;  // PollRound's thread only.
   std::mt19937 rng_;         // PollRound's thread only.
 
   base::Mutex mu_;
-  bool cancelled_ GUARDED_BY(mu_) = false;
-  std::weak_ptr<Round> current_ GUARDED_BY(mu_);
-  std::map<int, std::string> new_tokens_ GUARDED_BY(mu_);
+  bool cancelled_ RAILYARD_GUARDED_BY(mu_) = false;
+  std::weak_ptr<Round> current_ RAILYARD_GUARDED_BY(mu_);
+  std::map<int, std::string> new_tokens_ RAILYARD_GUARDED_BY(mu_);
 };
 
 }  // namespace railyard::cluster

@@ -162,7 +162,7 @@ struct HttpServer::Impl {
   uint16_t port = 0;
   bool started = false;
   base::Mutex tls_mu;
-  std::shared_ptr<asio::ssl::context> tls GUARDED_BY(tls_mu);
+  std::shared_ptr<asio::ssl::context> tls RAILYARD_GUARDED_BY(tls_mu);
 };
 
 HttpServer::HttpServer(HttpServerOptions options, HttpHandler handler)

@@ -82,7 +82,7 @@ class ClosedLoopLoad {
   asio::executor_work_guard<asio::io_context::executor_type> pacing_work_{pacing_.get_executor()};
   std::thread pacing_thread_;
   mutable base::Mutex mu_;
-  std::map<std::string, std::pair<uint64_t, std::string>> failures_ GUARDED_BY(mu_);
+  std::map<std::string, std::pair<uint64_t, std::string>> failures_ RAILYARD_GUARDED_BY(mu_);
 };
 
 }  // namespace railyard::load

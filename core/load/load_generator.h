@@ -148,10 +148,10 @@ class LoadGenerator {
   base::MethodStats stats_;
 
   mutable base::Mutex mu_;
-  KeyChooser keys_ GUARDED_BY(mu_);
-  std::mt19937_64 rng_ GUARDED_BY(mu_);
-  base::LatencyHistogram latencies_ GUARDED_BY(mu_);  // The whole run.
-  LoadResult counts_ GUARDED_BY(mu_);
+  KeyChooser keys_ RAILYARD_GUARDED_BY(mu_);
+  std::mt19937_64 rng_ RAILYARD_GUARDED_BY(mu_);
+  base::LatencyHistogram latencies_ RAILYARD_GUARDED_BY(mu_);  // The whole run.
+  LoadResult counts_ RAILYARD_GUARDED_BY(mu_);
 };
 
 }  // namespace railyard::load

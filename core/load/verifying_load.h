@@ -125,10 +125,10 @@ class VerifyingLoad {
   std::atomic<int64_t> outage_since_ns_{0};  // steady_clock; 0: no outage.
   base::Mutex verify_mu_;
   base::CondVar verify_cv_;  // Notified when a check is requested or on Stop.
-  bool verify_requested_ GUARDED_BY(verify_mu_) = false;
-  double requested_outage_s_ GUARDED_BY(verify_mu_) = 0;
+  bool verify_requested_ RAILYARD_GUARDED_BY(verify_mu_) = false;
+  double requested_outage_s_ RAILYARD_GUARDED_BY(verify_mu_) = 0;
   mutable base::Mutex report_mu_;
-  VerifyReport report_ GUARDED_BY(report_mu_);
+  VerifyReport report_ RAILYARD_GUARDED_BY(report_mu_);
   std::atomic<uint64_t> acked_{0}, failed_{0}, deletes_acked_{0};
   std::atomic<uint64_t> reads_checked_{0}, stale_reads_{0}, reads_failed_{0};
   std::vector<std::thread> threads_;

@@ -93,11 +93,11 @@ class AdminService {
   const std::function<admin::Telemetry()> telemetry_;
   const AdminCommands commands_;
   base::Mutex recent_mu_;
-  std::deque<admin::CommandEvent> recent_ GUARDED_BY(recent_mu_);
+  std::deque<admin::CommandEvent> recent_ RAILYARD_GUARDED_BY(recent_mu_);
   std::unique_ptr<FlightRecorder> flight_;
   base::Mutex flight_mu_;
   base::CondVar flight_cv_;
-  bool flight_stop_ GUARDED_BY(flight_mu_) = false;
+  bool flight_stop_ RAILYARD_GUARDED_BY(flight_mu_) = false;
   std::thread flight_thread_;
   rpc::Server server_;
 };

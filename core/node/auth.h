@@ -35,7 +35,7 @@ class TokenAuthenticator {
   std::shared_ptr<const Tokens> Current() const;
 
   mutable base::Mutex mu_;
-  std::shared_ptr<const Tokens> tokens_ GUARDED_BY(mu_);
+  std::shared_ptr<const Tokens> tokens_ RAILYARD_GUARDED_BY(mu_);
 };
 
 // True if `a` and `b` are equal, taking time that depends only on their lengths.

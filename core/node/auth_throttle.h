@@ -45,11 +45,11 @@ class AuthThrottle {
     Clock::time_point locked_until{};
     Clock::time_point last_failure{};
   };
-  void ForgetQuietPeers(Clock::time_point now) REQUIRES(mu_);
+  void ForgetQuietPeers(Clock::time_point now) RAILYARD_REQUIRES(mu_);
 
   const Options options_;
   base::Mutex mu_;
-  std::unordered_map<std::string, Record> peers_ GUARDED_BY(mu_);
+  std::unordered_map<std::string, Record> peers_ RAILYARD_GUARDED_BY(mu_);
 };
 
 }  // namespace railyard::node

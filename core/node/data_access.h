@@ -62,7 +62,7 @@ class DataAccess {
   const bool certificates_authenticate_;
   const bool configured_;  // Fixed at construction: whether the server checks calls at all.
   mutable base::Mutex mu_;
-  std::shared_ptr<const Tokens> tokens_ GUARDED_BY(mu_);
+  std::shared_ptr<const Tokens> tokens_ RAILYARD_GUARDED_BY(mu_);
 };
 
 }  // namespace railyard::node

@@ -97,25 +97,25 @@ class FlightRecorder {
 
   explicit FlightRecorder(FlightRecorderOptions options);
   base::Status Load(const std::string& path, std::deque<Kept>* into);
-  void CloseBucket() REQUIRES(mu_);
+  void CloseBucket() RAILYARD_REQUIRES(mu_);
   // Drops what fell out of the spans or the budget, in memory and (now and then) in the folder.
-  void Trim(int64_t now_ms) REQUIRES(mu_);
+  void Trim(int64_t now_ms) RAILYARD_REQUIRES(mu_);
   // Appends to a recording in the folder; the first failure ends the folder's history.
-  void Persist(trace::RecordingWriter* writer, const admin::Telemetry& t) REQUIRES(mu_);
-  void StopPersisting(const base::Status& why) REQUIRES(mu_);
-  Held HeldLocked() const REQUIRES(mu_);
+  void Persist(trace::RecordingWriter* writer, const admin::Telemetry& t) RAILYARD_REQUIRES(mu_);
+  void StopPersisting(const base::Status& why) RAILYARD_REQUIRES(mu_);
+  Held HeldLocked() const RAILYARD_REQUIRES(mu_);
 
   const FlightRecorderOptions options_;
   mutable base::Mutex mu_;
-  std::deque<Kept> full_ GUARDED_BY(mu_);
-  std::deque<Kept> downsampled_ GUARDED_BY(mu_);
-  size_t full_bytes_ GUARDED_BY(mu_) = 0;
-  size_t downsampled_bytes_ GUARDED_BY(mu_) = 0;
-  OpenBucket bucket_ GUARDED_BY(mu_);
-  std::unique_ptr<trace::RecordingWriter> full_writer_ GUARDED_BY(mu_);
-  std::unique_ptr<trace::RecordingWriter> downsampled_writer_ GUARDED_BY(mu_);
-  base::Status persistence_ GUARDED_BY(mu_);
-  int64_t trimmed_files_ms_ GUARDED_BY(mu_) = 0;  // When the recordings were last trimmed.
+  std::deque<Kept> full_ RAILYARD_GUARDED_BY(mu_);
+  std::deque<Kept> downsampled_ RAILYARD_GUARDED_BY(mu_);
+  size_t full_bytes_ RAILYARD_GUARDED_BY(mu_) = 0;
+  size_t downsampled_bytes_ RAILYARD_GUARDED_BY(mu_) = 0;
+  OpenBucket bucket_ RAILYARD_GUARDED_BY(mu_);
+  std::unique_ptr<trace::RecordingWriter> full_writer_ RAILYARD_GUARDED_BY(mu_);
+  std::unique_ptr<trace::RecordingWriter> downsampled_writer_ RAILYARD_GUARDED_BY(mu_);
+  base::Status persistence_ RAILYARD_GUARDED_BY(mu_);
+  int64_t trimmed_files_ms_ RAILYARD_GUARDED_BY(mu_) = 0;  // When the recordings were last trimmed.
 };
 
 }  // namespace railyard::node

@@ -55,7 +55,7 @@ class MonitoringListener {
   const MonitoringOptions options_;
   const MonitoringSource source_;
   base::Mutex mu_;
-  std::vector<std::string> tokens_ GUARDED_BY(mu_);
+  std::vector<std::string> tokens_ RAILYARD_GUARDED_BY(mu_);
   std::unique_ptr<http::HttpServer> server_;
 };
 

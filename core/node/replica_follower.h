@@ -51,19 +51,19 @@ class ReplicaFollower {
 
   rpc::Status Start();
   void Stop();
-  void FillTelemetry(admin::Replication* out) EXCLUDES(mu_);
+  void FillTelemetry(admin::Replication* out) RAILYARD_EXCLUDES(mu_);
   rpc::PoolSnapshot pool() const { return client_->Snapshot(); }
   const std::string& updater() const { return options_.updater; }
 
  private:
   void Run();
   // One fetch and its application. Returns how long to wait before the next (zero: at once).
-  std::chrono::milliseconds FetchOnce() EXCLUDES(mu_);
+  std::chrono::milliseconds FetchOnce() RAILYARD_EXCLUDES(mu_);
   std::chrono::milliseconds OnFailure(admin::ReplicaState state, const std::string& error)
-      EXCLUDES(mu_);
-  void LogProgress() EXCLUDES(mu_);
+      RAILYARD_EXCLUDES(mu_);
+  void LogProgress() RAILYARD_EXCLUDES(mu_);
   // Calls options_.on_ready once it is time (see FollowerOptions).
-  void ReportReadiness() EXCLUDES(mu_);
+  void ReportReadiness() RAILYARD_EXCLUDES(mu_);
 
   const FollowerOptions options_;
   storage::DocStore& store_;
@@ -79,26 +79,26 @@ class ReplicaFollower {
   std::chrono::steady_clock::time_point ready_clock_;
 
   base::Mutex mu_;
-  admin::ReplicaState state_ GUARDED_BY(mu_) = admin::REPLICA_DISCONNECTED;
-  std::string last_error_ GUARDED_BY(mu_);
-  uint64_t head_ GUARDED_BY(mu_) = 0;
+  admin::ReplicaState state_ RAILYARD_GUARDED_BY(mu_) = admin::REPLICA_DISCONNECTED;
+  std::string last_error_ RAILYARD_GUARDED_BY(mu_);
+  uint64_t head_ RAILYARD_GUARDED_BY(mu_) = 0;
   // The updater's last answer, for the lag (core/node/replication_lag.h).
-  uint64_t answer_end_ GUARDED_BY(mu_) = 0;
-  uint64_t answer_docs_ GUARDED_BY(mu_) = 0;
-  int64_t answer_first_append_us_ GUARDED_BY(mu_) = 0;
-  uint64_t behind_docs_ GUARDED_BY(mu_) = 0;
-  int64_t oldest_unsent_us_ GUARDED_BY(mu_) = 0;
+  uint64_t answer_end_ RAILYARD_GUARDED_BY(mu_) = 0;
+  uint64_t answer_docs_ RAILYARD_GUARDED_BY(mu_) = 0;
+  int64_t answer_first_append_us_ RAILYARD_GUARDED_BY(mu_) = 0;
+  uint64_t behind_docs_ RAILYARD_GUARDED_BY(mu_) = 0;
+  int64_t oldest_unsent_us_ RAILYARD_GUARDED_BY(mu_) = 0;
   // When the fetch now in flight was sent: one unanswered for longer than it may wait means the
   // connection is not live.
-  std::chrono::steady_clock::time_point fetch_sent_at_ GUARDED_BY(mu_);
-  bool fetch_in_flight_ GUARDED_BY(mu_) = false;
-  uint64_t applied_docs_ GUARDED_BY(mu_) = 0;
-  uint64_t refetches_ GUARDED_BY(mu_) = 0;
-  int64_t last_contact_ms_ GUARDED_BY(mu_) = 0;
+  std::chrono::steady_clock::time_point fetch_sent_at_ RAILYARD_GUARDED_BY(mu_);
+  bool fetch_in_flight_ RAILYARD_GUARDED_BY(mu_) = false;
+  uint64_t applied_docs_ RAILYARD_GUARDED_BY(mu_) = 0;
+  uint64_t refetches_ RAILYARD_GUARDED_BY(mu_) = 0;
+  int64_t last_contact_ms_ RAILYARD_GUARDED_BY(mu_) = 0;
   // Where the current catch-up began, for its progress.
-  uint64_t catch_up_from_ GUARDED_BY(mu_) = 0;
-  std::chrono::steady_clock::time_point last_progress_log_ GUARDED_BY(mu_);
-  int failures_in_a_row_ GUARDED_BY(mu_) = 0;
+  uint64_t catch_up_from_ RAILYARD_GUARDED_BY(mu_) = 0;
+  std::chrono::steady_clock::time_point last_progress_log_ RAILYARD_GUARDED_BY(mu_);
+  int failures_in_a_row_ RAILYARD_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace railyard::node

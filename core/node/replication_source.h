@@ -50,14 +50,14 @@ class ReplicationSource {
   // `connections`: the docservice's slot table, which the caller took for the same snapshot; a
   // follower none of whose connections is in it has left.
   void FillTelemetry(const std::vector<rpc::SlotInfo>& connections, admin::Replication* out)
-      EXCLUDES(mu_);
+      RAILYARD_EXCLUDES(mu_);
 
  private:
-  rpc::Reply Fetch(const rpc::CallContext& call, std::string_view payload) EXCLUDES(mu_);
+  rpc::Reply Fetch(const rpc::CallContext& call, std::string_view payload) RAILYARD_EXCLUDES(mu_);
   rpc::Status Authorize(const rpc::CallContext& call, const std::string& token,
                         const std::string& follower);
   void RecordFollower(const rpc::CallContext& call, const repl::FetchRequest& request,
-                      std::chrono::milliseconds wait) EXCLUDES(mu_);
+                      std::chrono::milliseconds wait) RAILYARD_EXCLUDES(mu_);
 
   struct FollowerEntry {
     admin::Follower shown;          // Name, addresses, state as the follower reported it.
@@ -73,7 +73,7 @@ class ReplicationSource {
   AuthThrottle throttle_;
   std::atomic<int> corrupt_left_;
   base::Mutex mu_;
-  std::map<std::string, FollowerEntry> followers_ GUARDED_BY(mu_);  // By name.
+  std::map<std::string, FollowerEntry> followers_ RAILYARD_GUARDED_BY(mu_);  // By name.
 };
 
 // Microseconds since the epoch, now.

@@ -42,9 +42,10 @@ class BalancedSelection final : public SelectionPolicy {
  private:
   const std::string name_;
   mutable base::Mutex mu_;
-  const std::unique_ptr<balance::Policy> policy_ PT_GUARDED_BY(mu_);
-  std::vector<balance::Candidate> candidates_ GUARDED_BY(mu_);  // Reused between picks.
-  std::vector<SlotPool::Handle> best_idle_ GUARDED_BY(mu_);     // candidates_[i]'s best member.
+  const std::unique_ptr<balance::Policy> policy_ RAILYARD_PT_GUARDED_BY(mu_);
+  std::vector<balance::Candidate> candidates_ RAILYARD_GUARDED_BY(mu_);  // Reused between picks.
+  std::vector<SlotPool::Handle> best_idle_
+      RAILYARD_GUARDED_BY(mu_);  // candidates_[i]'s best member.
 };
 
 // The balance policies' clock: steady time since its epoch.

@@ -40,7 +40,7 @@ class SelectionPolicy {
   // a retry should prefer any other server while one is available.
   virtual std::optional<SlotPool::Handle> Pick(SlotPool& pool,
                                                std::span<const uint32_t> failed_servers) = 0;
-  virtual void OnOutcome(const AttemptOutcome& outcome) {}
+  virtual void OnOutcome(const AttemptOutcome& /*outcome*/) {}
   // What the policy knows about each server (backend ids are server indices), for telemetry;
   // nullopt for policies that keep no state. May run concurrently with Pick and OnOutcome.
   virtual std::optional<balance::Explanation> Explain() const { return std::nullopt; }

@@ -33,10 +33,10 @@ struct ServerCore {
   void OnRequestFinished(bool error);
   LoadReport Load() const;
 
-  void AddSession(const std::shared_ptr<ServerSession>& session) EXCLUDES(sessions_mu_);
-  void RemoveSession(ServerSession* session) EXCLUDES(sessions_mu_);
+  void AddSession(const std::shared_ptr<ServerSession>& session) RAILYARD_EXCLUDES(sessions_mu_);
+  void RemoveSession(ServerSession* session) RAILYARD_EXCLUDES(sessions_mu_);
   // Live sessions, for lame duck pushes and Stop.
-  std::vector<std::shared_ptr<ServerSession>> Sessions() EXCLUDES(sessions_mu_);
+  std::vector<std::shared_ptr<ServerSession>> Sessions() RAILYARD_EXCLUDES(sessions_mu_);
 
   const ServerOptions options;
   std::unordered_map<std::string, HandlerEntry> handlers;  // Frozen once started.
@@ -65,19 +65,19 @@ struct ServerCore {
   std::mutex idle_mu;
   std::condition_variable idle_cv;
 
-  size_t session_count() EXCLUDES(sessions_mu_);
+  size_t session_count() RAILYARD_EXCLUDES(sessions_mu_);
 
   // The TLS context new connections take; null for a plain listener. Server::Start sets it and
   // Server::ReloadTls replaces it; a connection keeps the one it was accepted with.
-  std::shared_ptr<asio::ssl::context> TlsContext() const EXCLUDES(tls_mu_);
-  void SetTlsContext(std::shared_ptr<asio::ssl::context> context) EXCLUDES(tls_mu_);
+  std::shared_ptr<asio::ssl::context> TlsContext() const RAILYARD_EXCLUDES(tls_mu_);
+  void SetTlsContext(std::shared_ptr<asio::ssl::context> context) RAILYARD_EXCLUDES(tls_mu_);
 
  private:
   mutable base::Mutex tls_mu_;
-  std::shared_ptr<asio::ssl::context> tls_context_ GUARDED_BY(tls_mu_);
+  std::shared_ptr<asio::ssl::context> tls_context_ RAILYARD_GUARDED_BY(tls_mu_);
   base::Mutex sessions_mu_;
   std::unordered_map<ServerSession*, std::weak_ptr<ServerSession>> sessions_
-      GUARDED_BY(sessions_mu_);
+      RAILYARD_GUARDED_BY(sessions_mu_);
 
  public:
   // Declared last so they are destroyed first: handlers still queued in them may hold sessions,

@@ -65,10 +65,11 @@ class SlotTable {
 
   mutable base::Mutex mu_;
   // Indexed by slot; grows to the high-water mark of live connections.
-  std::vector<Row> rows_ GUARDED_BY(mu_);
+  std::vector<Row> rows_ RAILYARD_GUARDED_BY(mu_);
   // Free slots below rows_.size(), lowest on top.
-  std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> free_ GUARDED_BY(mu_);
-  size_t live_ GUARDED_BY(mu_) = 0;
+  std::priority_queue<uint32_t, std::vector<uint32_t>, std::greater<>> free_
+      RAILYARD_GUARDED_BY(mu_);
+  size_t live_ RAILYARD_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace railyard::rpc

@@ -261,7 +261,7 @@ class LivePoller {
   }
 
   // The targets as polled (the gap reader's copy; tokens follow SetToken).
-  std::vector<cluster::PollTarget> targets_ GUARDED_BY(mu_);
+  std::vector<cluster::PollTarget> targets_ RAILYARD_GUARDED_BY(mu_);
   cluster::TelemetryPoller poller_;
   const std::chrono::milliseconds period_;
   const LiveSource::Options options_;
@@ -272,10 +272,10 @@ class LivePoller {
   base::Mutex mu_;
   base::CondVar cv_;
   base::CondVar gap_cv_;  // FillGap asked, or the stop.
-  std::deque<Gap> gaps_ GUARDED_BY(mu_);
-  bool stop_ GUARDED_BY(mu_) = false;
+  std::deque<Gap> gaps_ RAILYARD_GUARDED_BY(mu_);
+  bool stop_ RAILYARD_GUARDED_BY(mu_) = false;
   // The backfill's clients while it runs (owned by RunBackfill), for the destructor to cancel.
-  std::vector<cluster::AdminClient*> backfilling_ GUARDED_BY(mu_);
+  std::vector<cluster::AdminClient*> backfilling_ RAILYARD_GUARDED_BY(mu_);
   std::thread thread_;
   std::thread backfill_thread_;  // Backfill::beside_polling.
   std::thread gap_thread_;       // Started by the first FillGap (under mu_).

@@ -105,8 +105,8 @@ class RecorderWorker {
   std::string error_;                               // Worker thread, then finish.
   base::Mutex mu_;
   base::CondVar cv_;
-  std::deque<Item> queue_ GUARDED_BY(mu_);
-  bool stop_ GUARDED_BY(mu_) = false;
+  std::deque<Item> queue_ RAILYARD_GUARDED_BY(mu_);
+  bool stop_ RAILYARD_GUARDED_BY(mu_) = false;
   std::thread thread_;
 };
 
