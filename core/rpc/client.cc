@@ -1,8 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/rpc/client.h"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <asio.hpp>
 #include <future>
@@ -17,6 +15,7 @@
 #include "core/rpc/balanced_selection.h"
 #include "core/rpc/client_connection.h"
 #include "core/rpc/failing_answer.h"
+#include "core/rpc/logging.h"
 #include "core/rpc/subset_membership.h"
 #include "core/rpc/tls_context.h"
 #include "railyard/rpc.pb.h"
@@ -277,7 +276,7 @@ struct Client::Impl final : internal::ConnectionObserver {
   }
 
   // Lets go of `conn` if it is the one held for its starting server; true if it was.
-  bool UnparkLocked(const std::shared_ptr<ClientConnection>& conn) REQUIRES(mu) {
+  bool UnparkLocked(const std::shared_ptr<ClientConnection>& conn) RAILYARD_REQUIRES(mu) {
     std::shared_ptr<ClientConnection>& held = servers[conn->server()].starting;
     if (held != conn) return false;
     held.reset();
@@ -285,7 +284,7 @@ struct Client::Impl final : internal::ConnectionObserver {
   }
 
   // Takes `conn` out of the pool. Returns true if it is idle and should be closed now.
-  bool DropLocked(const std::shared_ptr<ClientConnection>& conn) REQUIRES(mu) {
+  bool DropLocked(const std::shared_ptr<ClientConnection>& conn) RAILYARD_REQUIRES(mu) {
     const SlotPool::Handle handle = conn->handle;
     if (handle >= conns.size() || conns[handle] != conn)
       return false;  // Not (or no longer) pooled.
@@ -294,7 +293,7 @@ struct Client::Impl final : internal::ConnectionObserver {
     return true;
   }
 
-  void AvoidLocked(uint32_t server, std::chrono::milliseconds how_long) REQUIRES(mu) {
+  void AvoidLocked(uint32_t server, std::chrono::milliseconds how_long) RAILYARD_REQUIRES(mu) {
     servers[server].avoid_until = Clock::now() + how_long;
   }
 
@@ -472,7 +471,8 @@ struct Client::Impl final : internal::ConnectionObserver {
     // Back off from a dead server, doubling up to a second, so probing it stays cheap.
     const int exponent = std::min(server.consecutive_failures++, 6);
     AvoidLocked(target, std::chrono::milliseconds(16 << exponent));
-    if (server.consecutive_failures == 1) spdlog::warn("client: {}", failure.message());
+    if (server.consecutive_failures == 1)
+      internal::Log(LogLevel::kWarning, "client: {}", failure.message());
     last_connect_failure = failure.message();
     pool_cv.NotifyAll();  // WaitForPoolOrConnectFailure.
     if (server.consecutive_failures >= kFailedConnectsBeforeReplacing && !PooledLocked(target)) {
@@ -480,7 +480,7 @@ struct Client::Impl final : internal::ConnectionObserver {
     }
   }
 
-  bool PooledLocked(uint32_t server) const REQUIRES(mu) {
+  bool PooledLocked(uint32_t server) const RAILYARD_REQUIRES(mu) {
     for (const SlotPool::Handle handle : pool.order()) {
       if (pool.entry(handle).server == server) return true;
     }
@@ -612,7 +612,7 @@ struct Client::Impl final : internal::ConnectionObserver {
   // Takes pooled connections to servers no longer wanted (out of the subset, a replacement no
   // longer needed, removed) out of the pool; returns those to close now (busy ones close when
   // their request ends, so calls in flight finish).
-  std::vector<std::shared_ptr<ClientConnection>> DropUnwantedLocked() REQUIRES(mu) {
+  std::vector<std::shared_ptr<ClientConnection>> DropUnwantedLocked() RAILYARD_REQUIRES(mu) {
     std::vector<std::shared_ptr<ClientConnection>> to_close;
     const std::vector<SlotPool::Handle> members = pool.order();
     for (const SlotPool::Handle handle : members) {
@@ -623,7 +623,7 @@ struct Client::Impl final : internal::ConnectionObserver {
     return to_close;
   }
 
-  uint32_t AppendServerLocked(ServerEntry entry) REQUIRES(mu) {
+  uint32_t AppendServerLocked(ServerEntry entry) RAILYARD_REQUIRES(mu) {
     // Random tie-break ranks, distinct per client, so clients spread their equal-slot preferences.
     entry.tie_break = static_cast<uint32_t>(tie_break_rng());
     servers.push_back(std::move(entry));
@@ -643,7 +643,7 @@ struct Client::Impl final : internal::ConnectionObserver {
   const std::shared_ptr<SelectionPolicy> policy;
   const uint64_t client_id;
   const uint64_t seed;
-  std::mt19937_64 tie_break_rng GUARDED_BY(mu){base::MixSeed(seed, kTieBreakStream)};
+  std::mt19937_64 tie_break_rng RAILYARD_GUARDED_BY(mu){base::MixSeed(seed, kTieBreakStream)};
   std::atomic<uint64_t> next_request_id{1};
   std::atomic<bool> stopping{false};
   std::atomic<bool> started{false};
@@ -655,14 +655,15 @@ struct Client::Impl final : internal::ConnectionObserver {
   mutable base::Mutex mu;
   mutable base::CondVar pool_cv;  // Notified when a connection joins the pool.
   base::CondVar calls_cv;         // Notified when calls_in_flight drops to zero.
-  SlotPool pool GUARDED_BY(mu);
-  std::vector<std::shared_ptr<ClientConnection>> conns GUARDED_BY(mu);    // Indexed by handle.
-  std::vector<std::shared_ptr<ClientConnection>> opening GUARDED_BY(mu);  // Being opened.
-  std::vector<ServerEntry> servers GUARDED_BY(mu);
-  SubsetMembership membership GUARDED_BY(mu);  // Which servers: by the same indices.
-  ClientCounters counters GUARDED_BY(mu);
-  std::string last_connect_failure GUARDED_BY(mu);
-  std::optional<balance::RetryBudget> retry_budget GUARDED_BY(mu);
+  SlotPool pool RAILYARD_GUARDED_BY(mu);
+  std::vector<std::shared_ptr<ClientConnection>> conns
+      RAILYARD_GUARDED_BY(mu);  // Indexed by handle.
+  std::vector<std::shared_ptr<ClientConnection>> opening RAILYARD_GUARDED_BY(mu);  // Being opened.
+  std::vector<ServerEntry> servers RAILYARD_GUARDED_BY(mu);
+  SubsetMembership membership RAILYARD_GUARDED_BY(mu);  // Which servers: by the same indices.
+  ClientCounters counters RAILYARD_GUARDED_BY(mu);
+  std::string last_connect_failure RAILYARD_GUARDED_BY(mu);
+  std::optional<balance::RetryBudget> retry_budget RAILYARD_GUARDED_BY(mu);
 };
 
 Client::Client(ClientOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/rpc/server.h"
 
-#include <spdlog/spdlog.h>
-
 #include <algorithm>
 #include <thread>
 
+#include "core/rpc/logging.h"
 #include "core/rpc/server_core.h"
 #include "core/rpc/server_session.h"
 #include "core/rpc/tls_context.h"
@@ -108,7 +107,7 @@ struct Server::Impl {
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return;
       if (ec) {
         // EMFILE and friends: say so, back off briefly rather than spin.
-        spdlog::warn("server {}: accept failed: {}", name, ec.message());
+        internal::Log(LogLevel::kWarning, "server {}: accept failed: {}", name, ec.message());
         asio::steady_timer pause(core.io, std::chrono::milliseconds(50));
         co_await pause.async_wait(asio::use_awaitable);
         continue;
@@ -156,8 +155,8 @@ struct Server::Impl {
   uint16_t port = 0;
   std::string name;
   base::Mutex stop_mu;
-  bool started GUARDED_BY(stop_mu) = false;
-  bool stopped GUARDED_BY(stop_mu) = false;
+  bool started RAILYARD_GUARDED_BY(stop_mu) = false;
+  bool stopped RAILYARD_GUARDED_BY(stop_mu) = false;
 };
 
 Server::Server(ServerOptions options) : impl_(std::make_unique<Impl>(std::move(options))) {
@@ -209,9 +208,9 @@ Status Server::Start() {
     base::MutexLock lock(m.stop_mu);
     m.started = true;
   }
-  spdlog::info("server {} listening on {}:{} ({}, {} I/O threads){}", m.name, m.core.options.host,
-               m.port, DescribeServerTls(m.core.options.tls), threads,
-               m.core.options.serve_on_start ? "" : ", starting");
+  internal::Log(LogLevel::kInfo, "server {} listening on {}:{} ({}, {} I/O threads){}", m.name,
+                m.core.options.host, m.port, DescribeServerTls(m.core.options.tls), threads,
+                m.core.options.serve_on_start ? "" : ", starting");
   return Status::Ok();
 }
 
@@ -229,7 +228,7 @@ void Server::MarkServing() {
   core.handlers_ready = true;
   ServerState expected = ServerState::kStarting;
   if (!core.state.compare_exchange_strong(expected, ServerState::kServing)) return;
-  spdlog::info("server {} serving", impl_->name);
+  internal::Log(LogLevel::kInfo, "server {} serving", impl_->name);
   for (auto& session : core.Sessions()) session->PushState(ServerState::kServing);
 }
 
@@ -239,7 +238,7 @@ void Server::EnterLameDuck() {
     if (impl_->core.state.compare_exchange_weak(state, ServerState::kLameDuck)) break;
   }
   if (state != ServerState::kServing && state != ServerState::kStarting) return;
-  spdlog::info("server {} entering lame duck", impl_->name);
+  internal::Log(LogLevel::kInfo, "server {} entering lame duck", impl_->name);
   for (auto& session : impl_->core.Sessions()) session->PushState(ServerState::kLameDuck);
 }
 
@@ -248,7 +247,7 @@ void Server::LeaveLameDuck() {
   const ServerState back = core.handlers_ready ? ServerState::kServing : ServerState::kStarting;
   ServerState expected = ServerState::kLameDuck;
   if (!core.state.compare_exchange_strong(expected, back)) return;
-  spdlog::info("server {} leaving lame duck", impl_->name);
+  internal::Log(LogLevel::kInfo, "server {} leaving lame duck", impl_->name);
   for (auto& session : core.Sessions()) session->PushState(back);
 }
 
@@ -262,8 +261,8 @@ Status Server::ReloadTls() {
     return {s.code(), "server " + impl_->name + ": " + s.message() + "; keeping the loaded one"};
   }
   core.SetTlsContext(std::move(tls));
-  spdlog::info("server {}: TLS certificate and key reloaded from {}", impl_->name,
-               core.options.tls->cert_file);
+  internal::Log(LogLevel::kInfo, "server {}: TLS certificate and key reloaded from {}", impl_->name,
+                core.options.tls->cert_file);
   return Status::Ok();
 }
 
@@ -285,17 +284,18 @@ void Server::Shutdown(std::chrono::milliseconds grace, std::chrono::milliseconds
       const Clock::time_point quiet_until = std::max(began, last_request) + quiet;
       const bool idle = core.in_flight.load() == 0;
       if (idle && now >= quiet_until) {
-        spdlog::info(
-            "server {}: nothing in flight and no request for {} ms; stopping after {} ms "
-            "of a {} ms grace",
-            impl_->name, quiet.count(),
-            std::chrono::duration_cast<std::chrono::milliseconds>(now - began).count(),
-            grace.count());
+        internal::Log(LogLevel::kInfo,
+                      "server {}: nothing in flight and no request for {} ms; stopping after {} ms "
+                      "of a {} ms grace",
+                      impl_->name, quiet.count(),
+                      std::chrono::duration_cast<std::chrono::milliseconds>(now - began).count(),
+                      grace.count());
         break;
       }
       if (now >= give_up) {
-        spdlog::warn("server {}: grace period over with {} requests still in flight", impl_->name,
-                     core.in_flight.load());
+        internal::Log(LogLevel::kWarning,
+                      "server {}: grace period over with {} requests still in flight", impl_->name,
+                      core.in_flight.load());
         break;
       }
       // Woken early when in_flight drops to zero (OnRequestFinished) or the server stops.
@@ -337,7 +337,7 @@ void Server::Stop() {
   m.core.io.stop();
   for (auto& t : m.threads) t.join();
   m.threads.clear();
-  if (started) spdlog::info("server {} stopped", m.name);
+  if (started) internal::Log(LogLevel::kInfo, "server {} stopped", m.name);
 }
 
 std::vector<SlotInfo> Server::SlotSnapshot() const { return impl_->core.slots.Snapshot(); }

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/rpc/server_session.h"
 
-#include <spdlog/spdlog.h>
 #include <algorithm>
 #include <functional>
 
 #include "core/rpc/frame_io.h"
+#include "core/rpc/logging.h"
 #include "core/rpc/wire_convert.h"
 
 namespace railyard::rpc::internal {
@@ -185,7 +185,7 @@ void ServerSession::StartRequest(wire::Request& request) {
     try {
       return (*handler)(call, payload);
     } catch (const std::exception& e) {
-      spdlog::error("handler for '{}' threw: {}", method, e.what());
+      internal::Log(LogLevel::kError, "handler for '{}' threw: {}", method, e.what());
       return {{Code::kInternal, std::string("handler threw: ") + e.what()}, {}};
     }
   };
@@ -291,8 +291,8 @@ void ServerSession::OnReadTimer(const asio::error_code& ec, uint64_t generation)
     return;
   }
   core_.timeouts.fetch_add(1, std::memory_order_relaxed);
-  spdlog::info("closing connection from {}: {} for {} ms", peer_, read_timeout_what_,
-               read_timeout_.count());
+  internal::Log(LogLevel::kInfo, "closing connection from {}: {} for {} ms", peer_,
+                read_timeout_what_, read_timeout_.count());
   CloseNow(Status::Ok());
 }
 
@@ -338,8 +338,8 @@ void ServerSession::CloseNow(const Status& why) {
   closed_ = true;
   if (why.code() == Code::kProtocolError) {
     // Logged before counted: whoever sees the counter move can rely on the line being there.
-    spdlog::warn("closing connection from {}{}: {}", peer_,
-                 slot_ ? " (slot " + std::to_string(*slot_) + ")" : std::string(), why.message());
+    internal::Log(LogLevel::kWarning, "closing connection from {}{}: {}", peer_,
+                  slot_ ? " (slot " + std::to_string(*slot_) + ")" : std::string(), why.message());
     core_.protocol_errors.fetch_add(1, std::memory_order_release);
   }
   handshake_timer_.cancel();

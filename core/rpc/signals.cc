@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/rpc/signals.h"
 
-#include <spdlog/spdlog.h>
-
 #include <asio.hpp>
 #include <csignal>
 #include <thread>
 
+#include "core/rpc/logging.h"
 #include "core/rpc/server.h"
 
 namespace railyard::rpc {
@@ -17,15 +16,16 @@ void ServeUntilSignalled(Server& server, std::chrono::milliseconds grace) {
   std::thread graceful;
   signals.async_wait([&](const asio::error_code& ec, int signal) {
     if (ec) return;
-    spdlog::info("signal {}: draining for up to {} ms (send it again to stop at once)", signal,
-                 grace.count());
+    internal::Log(LogLevel::kInfo,
+                  "signal {}: draining for up to {} ms (send it again to stop at once)", signal,
+                  grace.count());
     graceful = std::thread([&] {
       server.Shutdown(grace);
       asio::post(io, [&] { signals.cancel(); });
     });
     signals.async_wait([&](const asio::error_code& again, int second) {
       if (again) return;
-      spdlog::warn("signal {} again: stopping now", second);
+      internal::Log(LogLevel::kWarning, "signal {} again: stopping now", second);
       server.Stop();
     });
   });

@@ -6,8 +6,12 @@
 
 #include <QTest>
 #include <future>
+#include <mutex>
 #include <thread>
+#include <utility>
+#include <vector>
 
+#include "core/rpc/log_sink.h"
 #include "tests/rpc/rpc_test_support.h"
 #include "tests/support/qtest_main.h"
 
@@ -185,6 +189,48 @@ class HostileInputTest : public QObject {
     QCOMPARE(response->response().payload(), std::string("still here"));
     // Only the client's pool and the bystander hold slots now.
     QVERIFY(WaitUntil([&] { return server.server->SlotSnapshot().size() <= 4 + 1 + 1; }));
+  }
+
+  // A program that embeds Boxcar sets its own log sink: the lines go there, not to spdlog, with
+  // their level; an empty sink gives them back to spdlog.
+  void aProgramsLogSinkGetsTheLinesAndCanBeRemoved() {
+    struct Received {
+      std::mutex mutex;
+      std::vector<std::pair<LogLevel, std::string>> lines;
+    };
+    auto received = std::make_shared<Received>();
+    SetLogSink([received](LogLevel level, std::string_view line) {
+      std::lock_guard lock(received->mutex);
+      received->lines.emplace_back(level, std::string(line));
+    });
+    auto sink_saw = [&](LogLevel level, const std::string& text) {
+      std::lock_guard lock(received->mutex);
+      for (const auto& [l, line] : received->lines) {
+        if (l == level && line.find(text) != std::string::npos) return true;
+      }
+      return false;
+    };
+    TestServer server = StartTestServer("sunk");
+    const uint16_t port = server.server->port();
+    QVERIFY(sink_saw(LogLevel::kInfo, "server sunk listening on 127.0.0.1:"));
+    {
+      RawConnection attacker(port);
+      QVERIFY(attacker.Handshake(5));
+      attacker.SendBytes(FrameHeader(10) + std::string(10, '\xfe'));
+      QVERIFY(attacker.WaitForClose());
+    }
+    QVERIFY(WaitUntil([&] { return sink_saw(LogLevel::kWarning, "malformed frame body"); }));
+    QVERIFY(!Logged("server sunk listening"));  // Not also to spdlog.
+
+    SetLogSink({});
+    const size_t before = [&] {
+      std::lock_guard lock(received->mutex);
+      return received->lines.size();
+    }();
+    server.server->Stop();
+    QVERIFY(Logged("server sunk stopped"));
+    std::lock_guard lock(received->mutex);
+    QCOMPARE(received->lines.size(), before);
   }
 
   void unsupportedProtocolVersionIsRefusedClearly() {
