@@ -80,8 +80,18 @@ function(railyard_use_pch target kind)
     message(FATAL_ERROR "railyard_use_pch: unknown kind '${kind}'")
   endif()
   set(owner railyard_pch_${kind})
+  # A header precompiled for position-dependent (PIE) code is invalid in position-independent code
+  # and the reverse: a library that also goes into a shared one (cmake/RailyardInstall.cmake) needs
+  # its own copy.
+  get_target_property(pic ${target} POSITION_INDEPENDENT_CODE)
+  if(pic)
+    set(owner railyard_pch_${kind}_pic)
+  endif()
   if(NOT TARGET ${owner})
     add_library(${owner} OBJECT ${_railyard_pch_anchor})
+    if(pic)
+      set_target_properties(${owner} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+    endif()
     target_link_libraries(${owner} PRIVATE ${_railyard_pch_${kind}_libs})
     target_include_directories(${owner} PRIVATE ${PROJECT_SOURCE_DIR})
     target_compile_definitions(${owner} PRIVATE ${_railyard_pch_${kind}_definitions})

@@ -1,21 +1,90 @@
 # SPDX-License-Identifier: Apache-2.0
-# Install rules (COMPONENT dev) for the libraries a service owner embeds: the docstore engine
-# (Railyard::storage) and the Boxcar runtime (Railyard::rpc, with base, balance, proto and asio
-# under it), their public headers under include/railyard/, a CMake package (find_package(Railyard))
-# and railyard.pc. Included last from the top-level CMakeLists.txt, once every target exists.
+# Install rules for the libraries a service owner embeds: the docstore engine (Railyard::storage)
+# and the Boxcar runtime (Railyard::rpc, with base, balance, proto and asio under it), each as a
+# static archive and as a shared library (Railyard::storage_shared, Railyard::rpc_shared), their
+# public headers under include/railyard/, a CMake package (find_package(Railyard)) and pkg-config
+# files (railyard.pc links the shared libraries, railyard-static.pc the archives). The shared
+# objects are COMPONENT lib (the librailyard0.1 package); everything else is COMPONENT dev.
+# Included from the top-level CMakeLists.txt once every library target exists.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
-set(railyard_exported storage base balance rpc proto asio)
+# While the major version is 0, every minor release may break the ABI, so it is in the SONAME.
+if(PROJECT_VERSION_MAJOR EQUAL 0)
+  set(RAILYARD_SOVERSION ${PROJECT_VERSION_MAJOR}.${PROJECT_VERSION_MINOR})
+else()
+  set(RAILYARD_SOVERSION ${PROJECT_VERSION_MAJOR})
+endif()
+set(RAILYARD_LIB_PACKAGE librailyard${RAILYARD_SOVERSION})
+
+set(railyard_compiled storage base balance rpc proto)
+set(railyard_exported ${railyard_compiled} asio)
 foreach(name ${railyard_exported})
   set_target_properties(railyard_${name} PROPERTIES EXPORT_NAME ${name})
   add_library(Railyard::${name} ALIAS railyard_${name})  # The same names inside the tree.
   list(APPEND railyard_exported_targets railyard_${name})
 endforeach()
 
-install(TARGETS ${railyard_exported_targets}
+# A shared twin of each archive, linked from the archive's own objects (so nothing compiles
+# twice), with the twin's dependencies in place of the archive's: railyard_rpc links
+# railyard_base, railyard_rpc_shared links railyard_base_shared. Not in fuzz builds, which
+# nobody installs.
+option(RAILYARD_SHARED_LIBS "Also link the embeddable libraries as shared libraries" ON)
+if(RAILYARD_FUZZ)
+  set(RAILYARD_SHARED_LIBS OFF)
+endif()
+function(railyard_shared_name item out)
+  if(TARGET ${item} AND item MATCHES "^railyard_(.+)$" AND CMAKE_MATCH_1 IN_LIST railyard_compiled)
+    set(${out} ${item}_shared PARENT_SCOPE)
+  else()
+    set(${out} ${item} PARENT_SCOPE)
+  endif()
+endfunction()
+set(railyard_shared_targets "")
+if(RAILYARD_SHARED_LIBS)
+  # The archives' imported dependencies were found in their own folders; they are seen here
+  # only once found again.
+  find_package(OpenSSL REQUIRED)
+  pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)
+  pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+  foreach(name ${railyard_compiled})
+    set(archive railyard_${name})
+    set(twin railyard_${name}_shared)
+    set_target_properties(${archive} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+    add_library(${twin} SHARED $<TARGET_OBJECTS:${archive}>)
+    add_library(Railyard::${name}_shared ALIAS ${twin})
+    set_target_properties(${twin} PROPERTIES OUTPUT_NAME railyard_${name} EXPORT_NAME ${name}_shared
+      VERSION ${PROJECT_VERSION} SOVERSION ${RAILYARD_SOVERSION}
+      # Installed outside the loader's folders (a prefix of one's own), librailyard_rpc.so still
+      # finds librailyard_base.so beside it.
+      INSTALL_RPATH "$ORIGIN")
+    target_include_directories(${twin} PUBLIC $<TARGET_PROPERTY:${archive},INTERFACE_INCLUDE_DIRECTORIES>)
+    # INTERFACE_LINK_LIBRARIES holds the archive's PUBLIC dependencies and, as $<LINK_ONLY:x>,
+    # its PRIVATE ones.
+    get_target_property(deps ${archive} INTERFACE_LINK_LIBRARIES)
+    foreach(dep IN LISTS deps)
+      if(dep MATCHES "^\\$<LINK_ONLY:(.+)>$")
+        railyard_shared_name(${CMAKE_MATCH_1} mapped)
+        target_link_libraries(${twin} PRIVATE ${mapped})
+      else()
+        railyard_shared_name(${dep} mapped)
+        target_link_libraries(${twin} PUBLIC ${mapped})
+      endif()
+    endforeach()
+    # Every symbol resolved at link time, so a missing dependency fails here, not in a
+    # service owner's program. Sanitizers resolve theirs from the executable's runtime.
+    if(NOT RAILYARD_SANITIZE)
+      target_link_options(${twin} PRIVATE -Wl,--no-undefined)
+    endif()
+    list(APPEND railyard_shared_targets ${twin})
+  endforeach()
+  add_custom_target(railyard_shared_libs ALL DEPENDS ${railyard_shared_targets})
+endif()
+
+install(TARGETS ${railyard_exported_targets} ${railyard_shared_targets}
   EXPORT RailyardTargets
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT lib NAMELINK_COMPONENT dev
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 set(railyard_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/Railyard)
 install(EXPORT RailyardTargets NAMESPACE Railyard:: DESTINATION ${railyard_cmake_dir} COMPONENT dev)
@@ -30,7 +99,8 @@ install(FILES ${PROJECT_BINARY_DIR}/include/railyard/version.h
 # (cmake/RailyardInstallHeaders.cmake), so a new include cannot be left out. In the tree they
 # include each other as "storage/..." and "core/..."; installed, as "railyard/storage/...", so that
 # only include/ is on the search path and nothing collides in /usr/include.
-set(railyard_public_headers storage/docstore.h core/rpc/client.h core/rpc/server.h core/rpc/signals.h)
+set(railyard_public_headers storage/docstore.h core/rpc/client.h core/rpc/server.h core/rpc/signals.h
+  core/rpc/log_sink.h)
 install(CODE "
   set(RAILYARD_SOURCE_DIR \"${PROJECT_SOURCE_DIR}\")
   set(RAILYARD_PUBLIC_HEADERS \"${railyard_public_headers}\")
@@ -53,6 +123,12 @@ install(FILES ${PROJECT_BINARY_DIR}/RailyardConfig.cmake ${PROJECT_BINARY_DIR}/R
 
 # railyard.pc finds its prefix from where it lies, so the tree can be installed anywhere.
 file(RELATIVE_PATH railyard_pc_to_prefix /prefix/${CMAKE_INSTALL_LIBDIR}/pkgconfig /prefix)
-configure_file(${CMAKE_CURRENT_LIST_DIR}/railyard.pc.in ${PROJECT_BINARY_DIR}/railyard.pc @ONLY)
-install(FILES ${PROJECT_BINARY_DIR}/railyard.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
+configure_file(${CMAKE_CURRENT_LIST_DIR}/railyard-static.pc.in ${PROJECT_BINARY_DIR}/railyard-static.pc
+  @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/railyard-static.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
   COMPONENT dev)
+if(RAILYARD_SHARED_LIBS)
+  configure_file(${CMAKE_CURRENT_LIST_DIR}/railyard.pc.in ${PROJECT_BINARY_DIR}/railyard.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/railyard.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
+    COMPONENT dev)
+endif()

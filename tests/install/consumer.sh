@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Installs the dev component of BUILD_DIR into a temporary prefix, then builds and runs
-# CONSUMER_DIR's program against it twice: as a CMake project (find_package(Railyard 0.1)) and as
-# one file compiled with `pkg-config --cflags --libs railyard`. Also compiles every installed
-# header of Railyard's in one file, so a header that includes one not installed fails here.
+# Installs the dev and lib components of BUILD_DIR into a temporary prefix, then builds and runs
+# CONSUMER_DIR's program against it four times: as a CMake project (find_package(Railyard 0.1))
+# with the static and with the shared libraries, and as one file compiled with pkg-config's
+# railyard (shared) and railyard-static. Also compiles every installed header on its own, with
+# the macros a service owner's build may define (RELEASE, GUARDED_BY...), so a header that
+# includes one not installed, is not self-contained or uses an unprefixed macro fails here.
 #   consumer.sh BUILD_DIR CONSUMER_DIR WORK_PARENT CXX [EXTRA_FLAGS]
 set -euo pipefail
 build_dir=$1 consumer_dir=$2 work_parent=$3 cxx=$4 extra_flags=${5:-}
@@ -13,9 +15,11 @@ prefix="$work/prefix"
 launcher=()
 if command -v ccache >/dev/null; then launcher=(ccache); fi
 
-echo "--- install (component dev) into $prefix"
-cmake --install "$build_dir" --prefix "$prefix" --component dev >"$work/install.log" || {
-  cat "$work/install.log"; exit 1; }
+echo "--- install (components dev and lib) into $prefix"
+for component in dev lib; do
+  cmake --install "$build_dir" --prefix "$prefix" --component $component >"$work/install.log" || {
+    cat "$work/install.log"; exit 1; }
+done
 test -f "$prefix/include/railyard/storage/docstore.h"
 test -f "$prefix/include/railyard/version.h"
 if [ -e "$prefix/include/storage" ] || [ -e "$prefix/include/core" ]; then
@@ -26,25 +30,64 @@ if grep -rqE '#include "(storage|core)/' "$prefix/include/railyard"; then
   grep -rnE '#include "(storage|core)/' "$prefix/include/railyard" >&2; exit 1
 fi
 
-echo "--- find_package(Railyard 0.1) in a separate CMake project"
-cmake -S "$consumer_dir" -B "$work/cmake-build" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
-  -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_CXX_COMPILER_LAUNCHER="${launcher[*]}" \
-  -DCMAKE_CXX_FLAGS="$extra_flags" -DCMAKE_EXE_LINKER_FLAGS="$extra_flags" >"$work/configure.log" || {
-  cat "$work/configure.log"; exit 1; }
-cmake --build "$work/cmake-build"
-"$work/cmake-build/railyard_consumer" "$work/store-cmake"
+needed() { readelf -d "$1" | grep -c 'NEEDED.*librailyard_' || true; }
+for linkage in static shared; do
+  echo "--- find_package(Railyard 0.1) in a separate CMake project, $linkage libraries"
+  shared=OFF
+  [ $linkage = shared ] && shared=ON
+  cmake -S "$consumer_dir" -B "$work/cmake-$linkage" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+    -DRAILYARD_CONSUMER_SHARED=$shared \
+    -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_CXX_COMPILER_LAUNCHER="${launcher[*]}" \
+    -DCMAKE_CXX_FLAGS="$extra_flags" -DCMAKE_EXE_LINKER_FLAGS="$extra_flags" >"$work/configure.log" || {
+    cat "$work/configure.log"; exit 1; }
+  cmake --build "$work/cmake-$linkage"
+  program="$work/cmake-$linkage/railyard_consumer"
+  if [ $linkage = shared ]; then
+    [ "$(needed "$program")" -ge 2 ] || { echo "FAIL: not linked with the shared libraries" >&2; exit 1; }
+  else
+    [ "$(needed "$program")" -eq 0 ] || { echo "FAIL: the static build needs a shared library" >&2; exit 1; }
+  fi
+  "$program" "$work/store-cmake-$linkage"
+done
 
-echo "--- pkg-config railyard"
+echo "--- the shared libraries: SONAME and version"
+version_h="$prefix/include/railyard/version.h"
+soversion=$(sed -n 's/^#define RAILYARD_SOVERSION "\(.*\)"$/\1/p' "$version_h")
+[ -n "$soversion" ] || { echo "FAIL: no RAILYARD_SOVERSION in version.h" >&2; exit 1; }
+for library in rpc balance base proto storage; do
+  lib=$(find "$prefix" -name "librailyard_$library.so.$soversion.*" | head -1)
+  [ -n "$lib" ] || { echo "FAIL: no librailyard_$library.so.$soversion.*" >&2; exit 1; }
+  readelf -d "$lib" | grep -q "SONAME.*\[librailyard_$library.so.$soversion\]" ||
+    { echo "FAIL: $lib has no SONAME librailyard_$library.so.$soversion" >&2; exit 1; }
+done
+
 pc_dir=$(dirname "$(find "$prefix" -name railyard.pc)")
 export PKG_CONFIG_PATH="$pc_dir"
-test "$(pkg-config --modversion railyard)" = "$(grep -o '"[0-9.]*"' "$prefix/include/railyard/version.h" | tr -d '"')"
-# shellcheck disable=SC2046,SC2086  # Word splitting of the flags is meant.
-"${launcher[@]}" "$cxx" -std=c++20 $extra_flags -o "$work/railyard_consumer_pc" "$consumer_dir/main.cc" \
-  $(pkg-config --cflags --libs railyard)
-"$work/railyard_consumer_pc" "$work/store-pc"
+version=$(sed -n 's/^#define RAILYARD_VERSION_STRING "\(.*\)"$/\1/p' "$version_h")
+for pc in railyard railyard-static; do
+  [ "$(pkg-config --modversion $pc)" = "$version" ] || { echo "FAIL: $pc.pc is not $version" >&2; exit 1; }
+done
+for pc in railyard railyard-static; do
+  echo "--- pkg-config $pc"
+  # shellcheck disable=SC2046,SC2086  # Word splitting of the flags is meant.
+  "${launcher[@]}" "$cxx" -std=c++20 $extra_flags -o "$work/consumer-$pc" "$consumer_dir/main.cc" \
+    $(pkg-config --cflags --libs $pc)
+  LD_LIBRARY_PATH="$(dirname "$(find "$prefix" -name 'librailyard_rpc.so' | head -1)")" \
+    "$work/consumer-$pc" "$work/store-$pc"
+done
 
-echo "--- every installed header, in one file"
-(cd "$prefix/include" && find railyard -name '*.h' | sort | sed 's/.*/#include <&>/') >"$work/all_headers.cc"
-# shellcheck disable=SC2046,SC2086
-"$cxx" -std=c++20 -fsyntax-only $(pkg-config --cflags railyard) "$work/all_headers.cc"
-echo "PASS: $(wc -l <"$work/all_headers.cc") installed headers; the program ran built both ways"
+echo "--- every installed header on its own, beside a service owner's macros"
+# Names a program may well define for itself; no installed header may depend on them.
+hostile=(-DRELEASE=1 -DGUARDED_BY=x -DREQUIRES=x -DEXCLUDES=x -DACQUIRE=x -DCAPABILITY=x
+  -DSCOPED_CAPABILITY=x -DDEBUG=1)
+headers=$(cd "$prefix/include" && find railyard -name '*.h' | sort)
+count=0
+for header in $headers; do
+  echo "#include <$header>" >"$work/one_header.cc"
+  # shellcheck disable=SC2046,SC2086
+  "$cxx" -std=c++20 -fsyntax-only -Wall -Wextra -Werror "${hostile[@]}" \
+    $(pkg-config --cflags railyard) "$work/one_header.cc" ||
+    { echo "FAIL: <$header> does not compile on its own" >&2; exit 1; }
+  count=$((count + 1))
+done
+echo "PASS: $count installed headers each compile alone; the program ran built four ways"

@@ -36,7 +36,9 @@ step "cpack"
 node_deb=$(echo "$tmp"/debs/railyard-node_*.deb)
 console_deb=$(echo "$tmp"/debs/railyard-console_*.deb)
 dev_deb=$(echo "$tmp"/debs/librailyard-dev_*.deb)
-for deb in "$node_deb" "$dev_deb"; do check "no package $deb" test -f "$deb"; done
+lib_deb=$(echo "$tmp"/debs/librailyard[0-9]*_*.deb)
+for deb in "$node_deb" "$dev_deb" "$lib_deb"; do check "no package $deb" test -f "$deb"; done
+lib_package=$(dpkg-deb -f "$lib_deb" Package)
 if $console; then check "no console package" test -f "$console_deb"; else
   [ ! -e "$console_deb" ] || fail "a console package from a build without the console"
 fi
@@ -51,6 +53,10 @@ grep -v 'running with root' "$tmp/lintian.log" || true
 if grep -q 'hardening-' "$tmp/lintian.log"; then fail "a binary lacks Debian's hardening flags"; fi
 
 step "Depends"
+check "librailyard-dev does not depend on $lib_package" grep -q "$lib_package" \
+  <<<"$(dpkg-deb -f "$dev_deb" Depends)"
+check "$lib_package has no shlibs file" grep -q "librailyard_rpc" <(dpkg-deb -I "$lib_deb" shlibs)
+check "$lib_package has no ldconfig trigger" grep -q "ldconfig" <(dpkg-deb -I "$lib_deb" triggers)
 node_depends=$(dpkg-deb -f "$node_deb" Depends)
 echo "railyard-node: $node_depends"
 if grep -qi 'qt' <<<"$node_depends"; then fail "railyard-node depends on Qt"; fi
@@ -90,7 +96,7 @@ for file in lib/systemd/system/railyard-node.service usr/lib/sysusers.d/railyard
   check "missing /$file" test -s "$root/$file"
 done
 pages=(railyard-node railyardctl)
-docs=(railyard-node librailyard-dev)
+docs=(railyard-node librailyard-dev "$lib_package")
 if $console; then
   pages+=(railyard)
   docs+=(railyard-console)
@@ -192,7 +198,7 @@ for gone in etc/railyard var/lib/railyard \
   [ ! -e "$root/$gone" ] || fail "/$gone left after purge"
 done
 check "railyard user removed" grep -q '^railyard:' "$root/etc/passwd"
-others=(librailyard-dev)
+others=(librailyard-dev "$lib_package")
 if $console; then others+=(railyard-console); fi
 dpkg_root -P "${others[@]}"
 left=$(cd "$root" && { find usr lib etc/railyard -type f 2>/dev/null || true; })

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // A service owner's program, built only from the installed tree (tests/install/consumer.sh): a
-// Boxcar server and client on 127.0.0.1 exchange one call, then the docstore engine puts a
-// document, reads it, closes, reopens and reads it again. Exits 0 only if all of that worked.
+// Boxcar server and client on 127.0.0.1 exchange one call, with the runtime's log lines sent to the
+// program's own sink, then the docstore engine puts a document, reads it, closes, reopens and
+// reads it again. Exits 0 only if all of that worked.
 //   railyard_consumer STORE_DIRECTORY
 #include <railyard/core/rpc/client.h>
+#include <railyard/core/rpc/log_sink.h>
 #include <railyard/core/rpc/server.h>
 #include <railyard/storage/docstore.h>
 #include <railyard/version.h>
@@ -11,9 +13,11 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
+#include <vector>
 
 namespace {
 
@@ -25,7 +29,15 @@ int Fail(const std::string& what) {
   return 1;
 }
 
+// The runtime's lines, as the program's sink received them.
+std::mutex log_mutex;
+std::vector<std::string> log_lines;
+
 int ExchangeOneCall() {
+  rpc::SetLogSink([](rpc::LogLevel level, std::string_view line) {
+    std::lock_guard lock(log_mutex);
+    log_lines.push_back(std::string(rpc::LogLevelName(level)) + ": " + std::string(line));
+  });
   rpc::ServerOptions server_options;
   server_options.name = "consumer";
   server_options.io_threads = 1;
@@ -57,6 +69,16 @@ int ExchangeOneCall() {
   if (!result.status.ok()) return Fail("call: " + result.status.ToString());
   if (result.payload != "echo: hello") return Fail("call answered '" + result.payload + "'");
   std::printf("rpc: one call answered '%s'\n", result.payload.c_str());
+  client.Stop();
+  server.Stop();
+  rpc::SetLogSink({});
+  std::lock_guard lock(log_mutex);
+  bool listening = false;
+  for (const std::string& line : log_lines) {
+    std::printf("sink: %s\n", line.c_str());
+    listening = listening || line.starts_with("info: server consumer listening on 127.0.0.1:");
+  }
+  if (!listening) return Fail("the log sink never saw the server's 'listening' line");
   return 0;
 }
 
