@@ -31,7 +31,7 @@
 #include "core/load/key_chooser.h"
 #include "core/load/node_process.h"
 #include "core/rpc/client.h"
-#include "railyard/docservice.pb.h"
+#include "railyard/docservice.boxcar.h"
 #include "storage/docstore.h"
 
 namespace railyard::bench {
@@ -135,10 +135,12 @@ uint64_t WriteLoad(const rpc::Endpoint& updater, int writers, const std::atomic<
     threads.emplace_back([&, w] {
       std::mt19937_64 rng(static_cast<uint64_t>(w) * 7919 + 1);
       doc::PutRequest put;
+      doc::PutResponse answer;
+      doc::DocService::Stub stub(client);
       while (!stop.load()) {
         put.set_id(rng());
         put.set_doc(Value96(rng));
-        if (client.Call("doc.Put", put.SerializeAsString()).status.ok()) acked.fetch_add(1);
+        if (stub.Put(put, &answer).status.ok()) acked.fetch_add(1);
       }
     });
   }

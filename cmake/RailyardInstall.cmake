@@ -86,8 +86,14 @@ install(TARGETS ${railyard_exported_targets} ${railyard_shared_targets}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT dev
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT lib NAMELINK_COMPONENT dev
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# protoc-gen-boxcar, and railyard_generate_boxcar() that runs it (Railyard::protoc-gen-boxcar). A
+# build tool protoc starts rather than a command for people, so it lives in libexec/railyard/.
+install(TARGETS protoc-gen-boxcar EXPORT RailyardTargets
+  RUNTIME DESTINATION ${CMAKE_INSTALL_LIBEXECDIR}/railyard COMPONENT dev)
 set(railyard_cmake_dir ${CMAKE_INSTALL_LIBDIR}/cmake/Railyard)
 install(EXPORT RailyardTargets NAMESPACE Railyard:: DESTINATION ${railyard_cmake_dir} COMPONENT dev)
+install(FILES ${CMAKE_CURRENT_LIST_DIR}/RailyardBoxcar.cmake DESTINATION ${railyard_cmake_dir}
+  COMPONENT dev)
 
 # railyard/version.h from project(VERSION).
 configure_file(${CMAKE_CURRENT_LIST_DIR}/version.h.in ${PROJECT_BINARY_DIR}/include/railyard/version.h

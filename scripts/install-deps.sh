@@ -10,7 +10,7 @@ packages=(
   qt6-base-dev qt6-base-dev-tools libgl-dev
   libqcustomplot-dev libqcustomplot2.1-qt6 qtkeychain-qt6-dev fonts-dejavu-core
   libjemalloc-dev  # The console's malloc (CMakeLists.txt, RAILYARD_CONSOLE_MALLOC).
-  libprotobuf-dev protobuf-compiler
+  libprotobuf-dev protobuf-compiler libprotoc-dev
   libasio-dev libsqlite3-dev
   libcurl4-openssl-dev  # Range queries to a Prometheus server (core/cluster/prometheus_client.h).
   libspdlog-dev libfmt-dev libcli11-dev liblz4-dev libxxhash-dev

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/cluster/admin_client.h"
 
-#include "core/cluster/admin_methods.h"
+#include "railyard/admin.boxcar.h"
 
 namespace railyard::cluster {
 
@@ -10,14 +10,13 @@ namespace {
 struct CommandSpec {
   AdminCommand command;
   const char* name;
-  const char* method;
 };
 
 constexpr CommandSpec kCommands[] = {
-    {AdminCommand::kDrain, "drain", admin_methods::kDrain},
-    {AdminCommand::kUndrain, "undrain", admin_methods::kUndrain},
-    {AdminCommand::kCompact, "compact", admin_methods::kCompact},
-    {AdminCommand::kFlush, "flush", admin_methods::kFlush},
+    {AdminCommand::kDrain, "drain"},
+    {AdminCommand::kUndrain, "undrain"},
+    {AdminCommand::kCompact, "compact"},
+    {AdminCommand::kFlush, "flush"},
 };
 
 const CommandSpec& SpecOf(AdminCommand command) {
@@ -101,13 +100,11 @@ rpc::Status NameWrongService(rpc::Status status, const std::string& address) {
 
 }  // namespace
 
-rpc::Status AdminClient::Call(const char* method, const admin::AdminRequest& request,
+rpc::Status AdminClient::Call(StubMethod method, const admin::AdminRequest& request,
                               admin::AdminResponse* response, std::chrono::milliseconds timeout) {
-  const rpc::CallResult result = client_->Call(method, request.SerializeAsString(), timeout);
+  admin::AdminService::Stub stub(*client_);
+  const rpc::CallResult result = (stub.*method)(request, response, timeout);
   if (!result.status.ok()) return NameWrongService(result.status, admin_.ToString());
-  if (!response->ParseFromString(result.payload)) {
-    return {rpc::Code::kProtocolError, "malformed admin response from " + admin_.ToString()};
-  }
   return rpc::Status::Ok();
 }
 
@@ -115,7 +112,7 @@ void AdminClient::Cancel() { client_->Stop(); }
 
 rpc::Status AdminClient::Telemetry(admin::Telemetry* telemetry) {
   admin::AdminResponse response;
-  rpc::Status s = Call(admin_methods::kTelemetry, Request(), &response);
+  rpc::Status s = Call(&admin::AdminService::Stub::Telemetry, Request(), &response);
   if (s.ok()) *telemetry = std::move(*response.mutable_telemetry());
   return s;
 }
@@ -127,20 +124,18 @@ rpc::Status AdminClient::History(int64_t from_unix_ms, int64_t to_unix_ms, uint3
   request.set_to_unix_ms(to_unix_ms);
   request.set_max_bytes(max_bytes);
   admin::AdminResponse response;
-  rpc::Status s = Call(admin_methods::kHistory, request, &response, timeout);
+  rpc::Status s = Call(&admin::AdminService::Stub::History, request, &response, timeout);
   if (s.ok()) *history = std::move(*response.mutable_history());
   return s;
 }
 
 void AdminClient::AsyncTelemetry(TelemetryCallback done, std::chrono::milliseconds timeout) {
-  client_->AsyncCall(
-      admin_methods::kTelemetry, Request().SerializeAsString(),
-      [done = std::move(done), address = admin_.ToString()](rpc::CallResult&& result) {
-        admin::AdminResponse response;
+  admin::AdminService::Stub(*client_).AsyncTelemetry(
+      Request(),
+      [done = std::move(done), address = admin_.ToString()](rpc::CallResult&& result,
+                                                            admin::AdminResponse&& response) {
         if (!result.status.ok()) {
           done(NameWrongService(result.status, address), {});
-        } else if (!response.ParseFromString(result.payload)) {
-          done({rpc::Code::kProtocolError, "malformed admin response from " + address}, {});
         } else {
           done(rpc::Status::Ok(), std::move(*response.mutable_telemetry()));
         }
@@ -149,22 +144,22 @@ void AdminClient::AsyncTelemetry(TelemetryCallback done, std::chrono::millisecon
 }
 
 rpc::Status AdminClient::Drain(admin::AdminResponse* response) {
-  return Call(admin_methods::kDrain, Request(), response);
+  return Call(&admin::AdminService::Stub::Drain, Request(), response);
 }
 
 rpc::Status AdminClient::Undrain(admin::AdminResponse* response) {
-  return Call(admin_methods::kUndrain, Request(), response);
+  return Call(&admin::AdminService::Stub::Undrain, Request(), response);
 }
 
 rpc::Status AdminClient::Compact(const std::vector<uint64_t>& indexes,
                                  admin::AdminResponse* response) {
   admin::AdminRequest request = Request();
   for (uint64_t index : indexes) request.add_indexes(index);
-  return Call(admin_methods::kCompact, request, response);
+  return Call(&admin::AdminService::Stub::Compact, request, response);
 }
 
 rpc::Status AdminClient::Flush(admin::AdminResponse* response) {
-  return Call(admin_methods::kFlush, Request(), response);
+  return Call(&admin::AdminService::Stub::Flush, Request(), response);
 }
 
 rpc::Status AdminClient::Run(AdminCommand command, const std::vector<uint64_t>& indexes,

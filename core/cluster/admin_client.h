@@ -12,7 +12,7 @@
 
 #include "core/rpc/client.h"
 #include "core/rpc/endpoint.h"
-#include "railyard/admin.pb.h"
+#include "railyard/admin.boxcar.h"
 
 namespace railyard::cluster {
 
@@ -79,7 +79,10 @@ class AdminClient {
                   admin::AdminResponse* response);
 
  private:
-  rpc::Status Call(const char* method, const admin::AdminRequest& request,
+  using StubMethod = rpc::CallResult (admin::AdminService::Stub::*)(const admin::AdminRequest&,
+                                                                    admin::AdminResponse*,
+                                                                    std::chrono::milliseconds);
+  rpc::Status Call(StubMethod method, const admin::AdminRequest& request,
                    admin::AdminResponse* response, std::chrono::milliseconds timeout = {});
   admin::AdminRequest Request() const;
 

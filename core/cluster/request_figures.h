@@ -9,11 +9,12 @@
 #include <string_view>
 
 #include "railyard/admin.pb.h"
+#include "railyard/replication.boxcar.h"
 
 namespace railyard::cluster {
 
 // The one method whose handler waits for news by design: a replica's fetch at the head.
-inline constexpr std::string_view kLongPollMethod = "repl.Fetch";
+inline constexpr std::string_view kLongPollMethod = repl::ReplicationService::kFetchMethod;
 // Methods whose handlers wait for news by design: kLongPollMethod.
 bool IsLongPoll(std::string_view method);
 

@@ -3,7 +3,7 @@
 
 #include <utility>
 
-#include "railyard/docservice.pb.h"
+#include "railyard/docservice.boxcar.h"
 
 namespace railyard::load {
 
@@ -58,19 +58,22 @@ LoadRequest LoadGenerator::RequestFor(char op, uint64_t key, size_t size) {
     get.set_id(key);
     if (write_client_) get.set_min_position(positions_.For(key));
     // No replica had applied the position in time: the updater has.
-    return {"doc.Get", get.SerializeAsString(), nullptr, write_client_.get(), key};
+    return {std::string(doc::DocService::kGetMethod), get.SerializeAsString(), nullptr,
+            write_client_.get(), key};
   }
   if (op == 'd') {
     doc::DeleteRequest del;
     del.set_id(key);
-    return {"doc.Delete", del.SerializeAsString(), write_client_.get(), nullptr, key};
+    return {std::string(doc::DocService::kDeleteMethod), del.SerializeAsString(),
+            write_client_.get(), nullptr, key};
   }
   doc::PutRequest put;
   put.set_id(key);
   std::string value(size, '\0');
   for (size_t i = 0; i < value.size(); ++i) value[i] = static_cast<char>('a' + (key + i) % 26);
   put.set_doc(std::move(value));
-  return {"doc.Put", put.SerializeAsString(), write_client_.get(), nullptr, key};
+  return {std::string(doc::DocService::kPutMethod), put.SerializeAsString(), write_client_.get(),
+          nullptr, key};
 }
 
 void LoadGenerator::Issue(LoadRequest request) {
@@ -112,11 +115,11 @@ void LoadGenerator::ReplayLoop() {
 
 namespace {
 
-bool IsWrite(const LoadRequest& request) { return request.method != "doc.Get"; }
+bool IsWrite(const LoadRequest& request) { return request.method != doc::DocService::kGetMethod; }
 
 // The position an acknowledged write reached (0 if its answer carries none).
 uint64_t PositionOf(const LoadRequest& request, const std::string& payload) {
-  if (request.method == "doc.Put") {
+  if (request.method == doc::DocService::kPutMethod) {
     doc::PutResponse put;
     return put.ParseFromString(payload) ? put.position() : 0;
   }

@@ -5,7 +5,7 @@
 #include <random>
 
 #include "core/base/random.h"
-#include "railyard/docservice.pb.h"
+#include "railyard/docservice.boxcar.h"
 
 namespace railyard::load {
 
@@ -33,16 +33,6 @@ uint32_t VersionIn(const std::string& doc, uint64_t id) {
   unsigned version = 0;
   if (std::sscanf(doc.c_str(), "v%u id%llu ", &version, &got_id) != 2 || got_id != id) return 0;
   return version;
-}
-
-// The position a write's answer carries (0 if none).
-uint64_t PositionIn(bool deleted, const std::string& payload) {
-  if (deleted) {
-    doc::DeleteResponse response;
-    return response.ParseFromString(payload) ? response.position() : 0;
-  }
-  doc::PutResponse response;
-  return response.ParseFromString(payload) ? response.position() : 0;
 }
 
 std::unique_ptr<rpc::Client> MakeClient(const VerifyOptions& o, std::vector<rpc::Endpoint> servers,
@@ -151,19 +141,23 @@ void VerifyingLoad::WriterLoop(size_t writer) {
     entry.attempted.store(version);
     const bool deleting = IsDelete(id, version);
     rpc::CallResult result;
+    uint64_t position = 0;  // Where the acknowledged write lies in the queue; 0 if unsaid.
     if (deleting) {
       doc::DeleteRequest del;
       del.set_id(id);
-      result = writes_->Call("doc.Delete", del.SerializeAsString());
+      doc::DeleteResponse answer;
+      result = doc::DocService::Stub(*writes_).Delete(del, &answer);
+      position = answer.position();
     } else {
       doc::PutRequest put;
       put.set_id(id);
       put.set_doc(DocumentFor(id, version, options_.value_size));
-      result = writes_->Call("doc.Put", put.SerializeAsString());
+      doc::PutResponse answer;
+      result = doc::DocService::Stub(*writes_).Put(put, &answer);
+      position = answer.position();
     }
     // Deleting what is not there is still done: the document is absent afterwards.
     if (result.status.ok() || (deleting && result.status.code() == rpc::Code::kNotFound)) {
-      const uint64_t position = PositionIn(deleting, result.payload);
       if (position > entry.acked_position.load()) entry.acked_position.store(position);
       entry.acked.store(version);
       acked_.fetch_add(1);
@@ -201,15 +195,14 @@ void VerifyingLoad::ReaderLoop(size_t reader) {
     doc::GetRequest get;
     get.set_id(id);
     get.set_min_position(position);
-    const rpc::CallResult result = reads_->Call("doc.Get", get.SerializeAsString());
+    doc::GetResponse response;
+    const rpc::CallResult result = doc::DocService::Stub(*reads_).Get(get, &response);
     const bool found = result.status.ok();
     if (!found && result.status.code() != rpc::Code::kNotFound) {
       reads_failed_.fetch_add(1);
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       continue;
     }
-    doc::GetResponse response;
-    if (found && !response.ParseFromString(result.payload)) response.clear_doc();
     reads_checked_.fetch_add(1);
     // Writes acknowledged since the read was sent are allowed, so judge against now's attempts.
     if (Judge(id, acked, entry.attempted.load(), found, response.doc()) != Verdict::kOk) {
@@ -266,10 +259,10 @@ bool VerifyingLoad::VerifyNode(rpc::Client& node, VerifyRound* round) {
     if (batch.ids_size() == 0) break;
     // A replica waits until it has applied every acknowledged write of the batch.
     batch.set_min_position(min_position);
-    const rpc::CallResult result =
-        node.Call("doc.BatchGet", batch.SerializeAsString(), options_.check_timeout);
     doc::BatchGetResponse response;
-    if (result.status.ok() && !response.ParseFromString(result.payload)) {
+    const rpc::CallResult result =
+        doc::DocService::Stub(node).BatchGet(batch, &response, options_.check_timeout);
+    if (result.status.code() == rpc::Code::kProtocolError) {  // An answer that does not parse.
       round->wrong += static_cast<uint64_t>(batch.ids_size());
       continue;
     }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <memory>
 #include <string_view>
 
 #include "core/cluster/admin_methods.h"
@@ -28,6 +29,41 @@ rpc::ServerOptions ServerOptionsFor(const AdminOptions& options) {
 
 }  // namespace
 
+// admin.proto's typed methods, each handed to Handle with its Boxcar name (one check of the token
+// and role for all of them).
+class AdminService::TypedMethods final : public admin::AdminService::Service {
+ public:
+  explicit TypedMethods(AdminService& owner) : owner_(owner) {}
+  rpc::Status Telemetry(const rpc::CallContext& call, const admin::AdminRequest& request,
+                        admin::AdminResponse* response) override {
+    return owner_.Handle(std::string(admin::AdminService::kTelemetryMethod), call, request,
+                         response);
+  }
+  rpc::Status History(const rpc::CallContext& call, const admin::AdminRequest& request,
+                      admin::AdminResponse* response) override {
+    return owner_.Handle(std::string(admin::AdminService::kHistoryMethod), call, request, response);
+  }
+  rpc::Status Drain(const rpc::CallContext& call, const admin::AdminRequest& request,
+                    admin::AdminResponse* response) override {
+    return owner_.Handle(std::string(admin::AdminService::kDrainMethod), call, request, response);
+  }
+  rpc::Status Undrain(const rpc::CallContext& call, const admin::AdminRequest& request,
+                      admin::AdminResponse* response) override {
+    return owner_.Handle(std::string(admin::AdminService::kUndrainMethod), call, request, response);
+  }
+  rpc::Status Compact(const rpc::CallContext& call, const admin::AdminRequest& request,
+                      admin::AdminResponse* response) override {
+    return owner_.Handle(std::string(admin::AdminService::kCompactMethod), call, request, response);
+  }
+  rpc::Status Flush(const rpc::CallContext& call, const admin::AdminRequest& request,
+                    admin::AdminResponse* response) override {
+    return owner_.Handle(std::string(admin::AdminService::kFlushMethod), call, request, response);
+  }
+
+ private:
+  AdminService& owner_;
+};
+
 AdminService::AdminService(AdminOptions options, std::function<admin::Telemetry()> telemetry,
                            AdminCommands commands)
     : options_(std::move(options)),
@@ -36,14 +72,7 @@ AdminService::AdminService(AdminOptions options, std::function<admin::Telemetry(
       telemetry_(std::move(telemetry)),
       commands_(std::move(commands)),
       server_(ServerOptionsFor(options_)) {
-  namespace methods = cluster::admin_methods;
-  for (const char* method : {methods::kTelemetry, methods::kHistory, methods::kDrain,
-                             methods::kUndrain, methods::kCompact, methods::kFlush}) {
-    server_.RegisterHandler(method,
-                            [this, method](const rpc::CallContext& call, std::string_view payload) {
-                              return Handle(method, call, payload);
-                            });
-  }
+  admin::AdminService::Register(server_, std::make_shared<TypedMethods>(*this));
 }
 
 AdminService::~AdminService() { Stop(); }
@@ -97,42 +126,38 @@ void AdminService::SampleFlight() {
   }
 }
 
-rpc::Reply AdminService::Handle(const std::string& method, const rpc::CallContext& call,
-                                std::string_view payload) {
-  admin::AdminRequest request;
-  if (!request.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
-    return {{rpc::Code::kInvalidArgument, "malformed admin request"}, {}};
-  }
+rpc::Status AdminService::Handle(const std::string& method, const rpc::CallContext& call,
+                                 const admin::AdminRequest& request,
+                                 admin::AdminResponse* response) {
   const std::string who =
       std::string(call.client_name.empty() ? "unnamed client" : call.client_name) + " at " +
       std::string(call.peer);
   AdminRole role = AdminRole::kNone;
   if (rpc::Status refused = Authorize(method, call.peer, request.token(), who, &role);
       !refused.ok()) {
-    return {refused, {}};
+    return refused;
   }
-  admin::AdminResponse response;
-  if (method == cluster::admin_methods::kTelemetry) {
-    *response.mutable_telemetry() = TelemetryWithCommands();
-    return {rpc::Status::Ok(), response.SerializeAsString()};
+  if (method == admin::AdminService::kTelemetryMethod) {
+    *response->mutable_telemetry() = TelemetryWithCommands();
+    return rpc::Status::Ok();
   }
-  if (method == cluster::admin_methods::kHistory) {
+  if (method == admin::AdminService::kHistoryMethod) {
     if (!flight_) {
-      return {{rpc::Code::kFailedPrecondition, options_.name + " keeps no flight recorder"}, {}};
+      return {rpc::Code::kFailedPrecondition, options_.name + " keeps no flight recorder"};
     }
-    *response.mutable_history() =
+    *response->mutable_history() =
         flight_->Read(request.from_unix_ms(), request.to_unix_ms(), request.max_bytes());
-    return {rpc::Status::Ok(), response.SerializeAsString()};
+    return rpc::Status::Ok();
   }
   const rpc::Status result =
       role == AdminRole::kOperator
           ? RunCommand(method, request)
           : rpc::Status{rpc::Code::kFailedPrecondition, method + " needs an operator token"};
   RecordCommand(method, request, who, role, result);
-  if (!result.ok()) return {result, {}};
-  response.set_message(method + " done on " + options_.name);
-  *response.mutable_telemetry() = TelemetryWithCommands();
-  return {rpc::Status::Ok(), response.SerializeAsString()};
+  if (!result.ok()) return result;
+  response->set_message(method + " done on " + options_.name);
+  *response->mutable_telemetry() = TelemetryWithCommands();
+  return rpc::Status::Ok();
 }
 
 rpc::Status AdminService::Authorize(const std::string& method, std::string_view peer,
@@ -171,13 +196,13 @@ rpc::Status AdminService::Authorize(const std::string& method, std::string_view 
 
 rpc::Status AdminService::RunCommand(const std::string& method,
                                      const admin::AdminRequest& request) {
-  namespace methods = cluster::admin_methods;
-  if (method == methods::kDrain && commands_.drain) return commands_.drain();
-  if (method == methods::kUndrain && commands_.undrain) return commands_.undrain();
-  if (method == methods::kCompact && commands_.compact) {
+  using Methods = admin::AdminService;
+  if (method == Methods::kDrainMethod && commands_.drain) return commands_.drain();
+  if (method == Methods::kUndrainMethod && commands_.undrain) return commands_.undrain();
+  if (method == Methods::kCompactMethod && commands_.compact) {
     return commands_.compact({request.indexes().begin(), request.indexes().end()});
   }
-  if (method == methods::kFlush && commands_.flush) return commands_.flush();
+  if (method == Methods::kFlushMethod && commands_.flush) return commands_.flush();
   return {rpc::Code::kFailedPrecondition, method + " is not supported by this process"};
 }
 

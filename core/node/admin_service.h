@@ -17,7 +17,7 @@
 #include "core/node/flight_recorder.h"
 #include "core/rpc/server.h"
 #include "core/rpc/status.h"
-#include "railyard/admin.pb.h"
+#include "railyard/admin.boxcar.h"
 
 namespace railyard::node {
 
@@ -74,8 +74,10 @@ class AdminService {
   }
 
  private:
-  rpc::Reply Handle(const std::string& method, const rpc::CallContext& call,
-                    std::string_view payload);
+  class TypedMethods;  // admin.proto's AdminService::Service, calling Handle.
+
+  rpc::Status Handle(const std::string& method, const rpc::CallContext& call,
+                     const admin::AdminRequest& request, admin::AdminResponse* response);
   // OK with the caller's role, or why it is refused (a locked-out host, a missing or wrong token).
   rpc::Status Authorize(const std::string& method, std::string_view peer, const std::string& token,
                         const std::string& who, AdminRole* role);

@@ -5,6 +5,8 @@
 #include <utility>
 
 #include "core/node/auth.h"
+#include "railyard/docservice.boxcar.h"
+#include "railyard/replication.boxcar.h"
 
 namespace railyard::node {
 
@@ -17,12 +19,15 @@ bool HoldsToken(const std::vector<std::string>& tokens, std::string_view present
   return found;
 }
 
-bool IsRead(std::string_view method) { return method == "doc.Get" || method == "doc.BatchGet"; }
+bool IsRead(std::string_view method) {
+  return method == doc::DocService::kGetMethod || method == doc::DocService::kBatchGetMethod;
+}
 
 }  // namespace
 
 bool DataAccess::IsDocServiceMethod(std::string_view method) {
-  return IsRead(method) || method == "doc.Put" || method == "doc.Delete";
+  return IsRead(method) || method == doc::DocService::kPutMethod ||
+         method == doc::DocService::kDeleteMethod;
 }
 
 DataAccess::DataAccess(DataAccessOptions options)
@@ -59,7 +64,9 @@ std::string DataAccess::PrincipalOf(const rpc::HelloInfo& hello) const {
 }
 
 rpc::Status DataAccess::Authorize(const rpc::CallContext& call) const {
-  if (!configured() || call.method == "repl.Fetch") return rpc::Status::Ok();
+  // Replication carries its own token in each request (replication_source.h).
+  if (!configured() || call.method == repl::ReplicationService::kFetchMethod)
+    return rpc::Status::Ok();
   if (call.principal == kWriter || (call.principal == kReader && IsRead(call.method))) {
     return rpc::Status::Ok();
   }

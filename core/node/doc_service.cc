@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/node/doc_service.h"
 
-#include "railyard/docservice.pb.h"
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "railyard/docservice.boxcar.h"
 
 namespace railyard::node {
 
@@ -32,24 +36,6 @@ rpc::Status ToRpcStatus(const storage::Status& status) {
 
 namespace {
 
-// Parses the request, runs `body`, times the call into `stats`.
-template <typename Request, typename Body>
-rpc::Handler Timed(base::MethodStats& stats, const char* method, Body body) {
-  return [&stats, method, body](const rpc::CallContext& call, std::string_view payload) {
-    const Clock::time_point start = Clock::now();
-    Request request;
-    rpc::Reply reply;
-    if (!request.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
-      reply.status = {rpc::Code::kInvalidArgument, std::string("malformed ") + method + " request"};
-    } else {
-      reply = body(call, request);
-    }
-    stats.Record(method, Clock::now() - start, base::IsFailure(reply.status.code()),
-                 reply.status.code());
-    return reply;
-  };
-}
-
 // OK once `store` has applied `position` (within the call's deadline and `max_wait`); else BEHIND.
 rpc::Status AwaitPosition(storage::DocStore& store, const rpc::CallContext& call, uint64_t position,
                           std::chrono::milliseconds max_wait) {
@@ -65,85 +51,84 @@ rpc::Status AwaitPosition(storage::DocStore& store, const rpc::CallContext& call
                                   std::to_string(position)};
 }
 
-template <typename Response>
-rpc::Reply WriteReply(const storage::Status& s, uint64_t position) {
-  Response response;
-  response.set_position(position);
-  return {ToRpcStatus(s), s.ok() ? response.SerializeAsString() : std::string()};
-}
+// The docservice over one store. On a replica (options.replica_of set) writes are refused.
+class DocServiceImpl final : public doc::DocService::Service {
+ public:
+  DocServiceImpl(storage::DocStore& store, const DocServiceOptions& options)
+      : store_(store),
+        options_(options),
+        write_refusal_{rpc::Code::kFailedPrecondition, "this node is a replica of " +
+                                                           options.replica_of +
+                                                           "; send writes to the updater there"} {}
 
-void RegisterReads(rpc::Server& server, storage::DocStore& store, base::MethodStats& stats,
-                   const DocServiceOptions& options) {
-  const auto wait = options.max_read_wait;
-  server.RegisterHandler(
-      "doc.Get",
-      Timed<doc::GetRequest>(
-          stats, "doc.Get", [&store, wait](const rpc::CallContext& call, const doc::GetRequest& r) {
-            if (rpc::Status s = AwaitPosition(store, call, r.min_position(), wait); !s.ok()) {
-              return rpc::Reply{s, {}};
-            }
-            doc::GetResponse response;
-            const storage::Status s = store.Get(r.id(), response.mutable_doc());
-            return rpc::Reply{ToRpcStatus(s),
-                              s.ok() ? response.SerializeAsString() : std::string()};
-          }));
-  server.RegisterHandler(
-      "doc.BatchGet",
-      Timed<doc::BatchGetRequest>(
-          stats, "doc.BatchGet",
-          [&store, wait](const rpc::CallContext& call, const doc::BatchGetRequest& r) {
-            if (rpc::Status s = AwaitPosition(store, call, r.min_position(), wait); !s.ok()) {
-              return rpc::Reply{s, {}};
-            }
-            doc::BatchGetResponse response;
-            for (uint64_t id : r.ids()) {
-              doc::BatchGetResponse::Item* item = response.add_items();
-              item->set_id(id);
-              const storage::Status s = store.Get(id, item->mutable_doc());
-              item->set_found(s.ok());
-              if (!s.ok() && !s.IsNotFound()) item->set_error(s.ToString());
-            }
-            return rpc::Reply{rpc::Status::Ok(), response.SerializeAsString()};
-          }));
-}
+  rpc::Status Get(const rpc::CallContext& call, const doc::GetRequest& request,
+                  doc::GetResponse* response) override {
+    if (rpc::Status s = AwaitPosition(store_, call, request.min_position(), options_.max_read_wait);
+        !s.ok()) {
+      return s;
+    }
+    return ToRpcStatus(store_.Get(request.id(), response->mutable_doc()));
+  }
+
+  rpc::Status BatchGet(const rpc::CallContext& call, const doc::BatchGetRequest& request,
+                       doc::BatchGetResponse* response) override {
+    if (rpc::Status s = AwaitPosition(store_, call, request.min_position(), options_.max_read_wait);
+        !s.ok()) {
+      return s;
+    }
+    for (uint64_t id : request.ids()) {
+      doc::BatchGetResponse::Item* item = response->add_items();
+      item->set_id(id);
+      const storage::Status s = store_.Get(id, item->mutable_doc());
+      item->set_found(s.ok());
+      if (!s.ok() && !s.IsNotFound()) item->set_error(s.ToString());
+    }
+    return rpc::Status::Ok();
+  }
+
+  rpc::Status Put(const rpc::CallContext&, const doc::PutRequest& request,
+                  doc::PutResponse* response) override {
+    if (is_replica()) return write_refusal_;
+    storage::WriteBatch batch;
+    batch.Put(request.id(), request.doc());
+    return Write(batch, response);
+  }
+
+  rpc::Status Delete(const rpc::CallContext&, const doc::DeleteRequest& request,
+                     doc::DeleteResponse* response) override {
+    if (is_replica()) return write_refusal_;
+    storage::WriteBatch batch;
+    batch.Delete(request.id());
+    return Write(batch, response);
+  }
+
+ private:
+  bool is_replica() const { return !options_.replica_of.empty(); }
+
+  template <typename Response>
+  rpc::Status Write(const storage::WriteBatch& batch, Response* response) {
+    uint64_t position = 0;
+    const storage::Status s = store_.Write(batch, &position);
+    response->set_position(position);
+    return ToRpcStatus(s);
+  }
+
+  storage::DocStore& store_;
+  const DocServiceOptions options_;
+  const rpc::Status write_refusal_;
+};
 
 }  // namespace
 
 void RegisterDocService(rpc::Server& server, storage::DocStore& store, base::MethodStats& stats,
                         const DocServiceOptions& options) {
-  RegisterReads(server, store, stats, options);
-  if (!options.replica_of.empty()) {
-    const rpc::Status refusal{
-        rpc::Code::kFailedPrecondition,
-        "this node is a replica of " + options.replica_of + "; send writes to the updater there"};
-    for (const char* method : {"doc.Put", "doc.Delete"}) {
-      server.RegisterHandler(
-          method, [&stats, method, refusal](const rpc::CallContext&, std::string_view) {
-            stats.Record(method, std::chrono::nanoseconds(0), true, refusal.code());
-            return rpc::Reply{refusal, {}};
-          });
-    }
-    return;
-  }
-  server.RegisterHandler(
-      "doc.Put", Timed<doc::PutRequest>(
-                     stats, "doc.Put", [&store](const rpc::CallContext&, const doc::PutRequest& r) {
-                       storage::WriteBatch batch;
-                       batch.Put(r.id(), r.doc());
-                       uint64_t position = 0;
-                       const storage::Status s = store.Write(batch, &position);
-                       return WriteReply<doc::PutResponse>(s, position);
-                     }));
-  server.RegisterHandler(
-      "doc.Delete",
-      Timed<doc::DeleteRequest>(stats, "doc.Delete",
-                                [&store](const rpc::CallContext&, const doc::DeleteRequest& r) {
-                                  storage::WriteBatch batch;
-                                  batch.Delete(r.id());
-                                  uint64_t position = 0;
-                                  const storage::Status s = store.Write(batch, &position);
-                                  return WriteReply<doc::DeleteResponse>(s, position);
-                                }));
+  doc::DocService::RegisterOptions register_options;
+  register_options.on_done = [&stats](std::string_view method, std::chrono::nanoseconds elapsed,
+                                      const rpc::Status& status) {
+    stats.Record(std::string(method), elapsed, base::IsFailure(status.code()), status.code());
+  };
+  doc::DocService::Register(server, std::make_shared<DocServiceImpl>(store, options),
+                            std::move(register_options));
 }
 
 }  // namespace railyard::node

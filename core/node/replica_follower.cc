@@ -9,7 +9,7 @@
 #include "core/node/replication_lag.h"
 #include "core/node/replication_source.h"
 #include "core/node/telemetry.h"
-#include "railyard/replication.pb.h"
+#include "railyard/replication.boxcar.h"
 
 namespace railyard::node {
 
@@ -104,8 +104,9 @@ std::chrono::milliseconds ReplicaFollower::FetchOnce() {
     fetch_sent_at_ = Clock::now();
     fetch_in_flight_ = true;
   }
-  rpc::CallResult result = client_->Call("repl.Fetch", request.SerializeAsString(),
-                                         options_.wait + std::chrono::seconds(5));
+  repl::FetchResponse response;
+  rpc::CallResult result = repl::ReplicationService::Stub(*client_).Fetch(
+      request, &response, options_.wait + std::chrono::seconds(5));
   {
     base::MutexLock lock(mu_);
     fetch_in_flight_ = false;
@@ -124,10 +125,6 @@ std::chrono::milliseconds ReplicaFollower::FetchOnce() {
     return OnFailure(
         IsTransient(code) ? admin::REPLICA_DISCONNECTED : admin::REPLICA_STOPPED,
         (damaged ? "replication stopped at a damaged block of the updater's queue: " : "") + error);
-  }
-  repl::FetchResponse response;
-  if (!response.ParseFromString(result.payload)) {
-    return OnFailure(admin::REPLICA_DISCONNECTED, "malformed repl.Fetch answer from the updater");
   }
   const storage::LogPosition start{response.segment(), response.offset()};
   if (!response.blocks().empty()) {

@@ -46,14 +46,12 @@ ReplicationSource::ReplicationSource(ReplicationSourceOptions options, storage::
       corrupt_left_(options_.corrupt_first_sends) {}
 
 void ReplicationSource::Register(rpc::Server& server, base::MethodStats& stats) {
-  server.RegisterHandler("repl.Fetch",
-                         [this, &stats](const rpc::CallContext& call, std::string_view payload) {
-                           const Clock::time_point start = Clock::now();
-                           rpc::Reply reply = Fetch(call, payload);
-                           stats.Record("repl.Fetch", Clock::now() - start,
-                                        base::IsFailure(reply.status.code()), reply.status.code());
-                           return reply;
-                         });
+  repl::ReplicationService::RegisterOptions options;
+  options.on_done = [&stats](std::string_view method, std::chrono::nanoseconds elapsed,
+                             const rpc::Status& status) {
+    stats.Record(std::string(method), elapsed, base::IsFailure(status.code()), status.code());
+  };
+  repl::ReplicationService::Register(server, *this, std::move(options));
 }
 
 rpc::Status ReplicationSource::Authorize(const rpc::CallContext& call, const std::string& token,
@@ -89,14 +87,10 @@ rpc::Status ReplicationSource::Authorize(const rpc::CallContext& call, const std
   return rpc::Status::Ok();
 }
 
-rpc::Reply ReplicationSource::Fetch(const rpc::CallContext& call, std::string_view payload) {
-  repl::FetchRequest request;
-  if (!request.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
-    return {{rpc::Code::kInvalidArgument, "malformed repl.Fetch request"}, {}};
-  }
-  if (rpc::Status s = Authorize(call, request.token(), request.follower()); !s.ok()) {
-    return {s, {}};
-  }
+rpc::Status ReplicationSource::Fetch(const rpc::CallContext& call,
+                                     const repl::FetchRequest& request,
+                                     repl::FetchResponse* response) {
+  if (rpc::Status s = Authorize(call, request.token(), request.follower()); !s.ok()) return s;
   const storage::LogPosition from{request.segment(), request.offset()};
   const auto wait = std::min<std::chrono::milliseconds>(
       options_.max_wait, std::chrono::milliseconds(request.wait_ms()));
@@ -108,34 +102,33 @@ rpc::Reply ReplicationSource::Fetch(const rpc::CallContext& call, std::string_vi
   if (storage::Status s = store_.ReadQueue(from, max_bytes, &chunk); !s.ok()) {
     if (s.IsCorruption()) {
       spdlog::error("{}: replication to '{}' stopped: {}", name_, request.follower(), s.ToString());
-      return {{rpc::Code::kCorrupted, "updater " + name_ + ": " + s.message()}, {}};
+      return {rpc::Code::kCorrupted, "updater " + name_ + ": " + s.message()};
     }
     spdlog::warn("{}: follower '{}' asked for segment {} offset {}: {}", name_, request.follower(),
                  from.segment, from.offset, s.ToString());
-    return {{rpc::Code::kFailedPrecondition,
-             "the replica has diverged from updater " + name_ + ": " + s.message()},
-            {}};
+    return {rpc::Code::kFailedPrecondition,
+            "the replica has diverged from updater " + name_ + ": " + s.message()};
   }
   if (!chunk.blocks.empty() && corrupt_left_.load() > 0 && corrupt_left_.fetch_sub(1) > 0) {
     chunk.blocks[chunk.blocks.size() / 2] ^= 0x20;  // The test fault: damage in transit.
   }
   const storage::LogPosition after{chunk.start.segment, chunk.start.offset + chunk.blocks.size()};
   const storage::QueueLag lag = store_.LagOf(after);
-  repl::FetchResponse response;
-  response.set_segment(chunk.start.segment);
-  response.set_offset(chunk.start.offset);
-  response.set_head_position(lag.head);
-  response.set_behind_bytes(lag.bytes);
-  response.set_behind_docs(lag.entries);
-  response.set_oldest_unsent_append_unix_us(lag.oldest_unsent_append_unix_us);
+  response->set_segment(chunk.start.segment);
+  response->set_offset(chunk.start.offset);
+  response->set_head_position(lag.head);
+  response->set_behind_bytes(lag.bytes);
+  response->set_behind_docs(lag.entries);
+  response->set_oldest_unsent_append_unix_us(lag.oldest_unsent_append_unix_us);
   if (!chunk.blocks.empty()) {
     // The oldest write in this answer: the oldest one not sent before it.
-    response.set_first_block_append_unix_us(store_.LagOf(chunk.start).oldest_unsent_append_unix_us);
-    response.set_last_block_append_unix_us(chunk.last_append_unix_us);
+    response->set_first_block_append_unix_us(
+        store_.LagOf(chunk.start).oldest_unsent_append_unix_us);
+    response->set_last_block_append_unix_us(chunk.last_append_unix_us);
   }
-  response.set_blocks_docs(chunk.entries);
-  *response.mutable_blocks() = std::move(chunk.blocks);
-  return {rpc::Status::Ok(), response.SerializeAsString()};
+  response->set_blocks_docs(chunk.entries);
+  *response->mutable_blocks() = std::move(chunk.blocks);
+  return rpc::Status::Ok();
 }
 
 void ReplicationSource::RecordFollower(const rpc::CallContext& call,

@@ -12,7 +12,7 @@
 #include "core/node/auth_throttle.h"
 #include "core/rpc/server.h"
 #include "railyard/admin.pb.h"
-#include "railyard/replication.pb.h"
+#include "railyard/replication.boxcar.h"
 #include "storage/docstore.h"
 
 namespace railyard::node {
@@ -42,7 +42,7 @@ struct ReplicationSourceOptions {
 // not fetched for its fetch's wait plus kFollowSilenceAllowance.
 //
 // Thread safety: fetches run concurrently on the server's workers; FillTelemetry from any thread.
-class ReplicationSource {
+class ReplicationSource final : public repl::ReplicationService::Service {
  public:
   ReplicationSource(ReplicationSourceOptions options, storage::DocStore& store, std::string name);
 
@@ -53,7 +53,8 @@ class ReplicationSource {
       RAILYARD_EXCLUDES(mu_);
 
  private:
-  rpc::Reply Fetch(const rpc::CallContext& call, std::string_view payload) RAILYARD_EXCLUDES(mu_);
+  rpc::Status Fetch(const rpc::CallContext& call, const repl::FetchRequest& request,
+                    repl::FetchResponse* response) override RAILYARD_EXCLUDES(mu_);
   rpc::Status Authorize(const rpc::CallContext& call, const std::string& token,
                         const std::string& follower);
   void RecordFollower(const rpc::CallContext& call, const repl::FetchRequest& request,

@@ -3,7 +3,8 @@
 # Installs the dev and lib components of BUILD_DIR into a temporary prefix, then builds and runs
 # CONSUMER_DIR's program against it four times: as a CMake project (find_package(Railyard 0.1))
 # with the static and with the shared libraries, and as one file compiled with pkg-config's
-# railyard (shared) and railyard-static. Also compiles every installed header on its own, with
+# railyard (shared) and railyard-static. The CMake project also builds and runs a typed service
+# of its own (echo.proto, through railyard_generate_boxcar() and the installed protoc-gen-boxcar). Also compiles every installed header on its own, with
 # the macros a service owner's build may define (RELEASE, GUARDED_BY...), so a header that
 # includes one not installed, is not self-contained or uses an unprefixed macro fails here.
 #   consumer.sh BUILD_DIR CONSUMER_DIR WORK_PARENT CXX [EXTRA_FLAGS]
@@ -48,6 +49,7 @@ for linkage in static shared; do
     [ "$(needed "$program")" -eq 0 ] || { echo "FAIL: the static build needs a shared library" >&2; exit 1; }
   fi
   "$program" "$work/store-cmake-$linkage"
+  "$work/cmake-$linkage/railyard_typed_echo"
 done
 
 echo "--- the shared libraries: SONAME and version"
