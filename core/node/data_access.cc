@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/node/data_access.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <utility>
 
@@ -34,6 +36,7 @@ DataAccess::DataAccess(DataAccessOptions options)
     : certificates_authenticate_(options.certificates_authenticate),
       configured_(!options.reader_tokens.empty() || !options.writer_tokens.empty() ||
                   options.certificates_authenticate),
+      throttle_(options.throttle),
       tokens_(std::make_shared<const Tokens>(
           Tokens{std::move(options.reader_tokens), std::move(options.writer_tokens)})) {}
 
@@ -54,12 +57,29 @@ bool DataAccess::Replace(std::vector<std::string> reader_tokens,
   return true;
 }
 
-std::string DataAccess::PrincipalOf(const rpc::HelloInfo& hello) const {
+std::string DataAccess::PrincipalOf(const rpc::HelloInfo& hello) {
   if (certificates_authenticate_) return std::string(kWriter);
   if (hello.credentials.empty()) return {};
+  const AuthThrottle::Clock::time_point now = AuthThrottle::Clock::now();
+  // The token is not even looked at: guessing costs time whatever the guess.
+  if (throttle_.LockedFor(hello.peer, now).count() > 0) return std::string(kLockedOut);
   const std::shared_ptr<const Tokens> tokens = Current();
-  if (HoldsToken(tokens->writers, hello.credentials)) return std::string(kWriter);
-  if (HoldsToken(tokens->readers, hello.credentials)) return std::string(kReader);
+  std::string principal;
+  if (HoldsToken(tokens->writers, hello.credentials)) {
+    principal = kWriter;
+  } else if (HoldsToken(tokens->readers, hello.credentials)) {
+    principal = kReader;
+  }
+  if (!principal.empty()) {
+    throttle_.RecordSuccess(hello.peer);
+    return principal;
+  }
+  throttle_.RecordFailure(hello.peer, now);
+  if (const std::chrono::milliseconds wait = throttle_.LockedFor(hello.peer, now);
+      wait.count() > 0) {
+    spdlog::warn("docservice: {} locked out for {} ms after repeated wrong data tokens",
+                 AuthThrottle::HostOf(hello.peer), wait.count());
+  }
   return std::string(kUnknownToken);
 }
 
@@ -69,6 +89,11 @@ rpc::Status DataAccess::Authorize(const rpc::CallContext& call) const {
     return rpc::Status::Ok();
   if (call.principal == kWriter || (call.principal == kReader && IsRead(call.method))) {
     return rpc::Status::Ok();
+  }
+  if (call.principal == kLockedOut) {
+    return {rpc::Code::kUnauthenticated,
+            "too many wrong data tokens from this host: this connection's hello came while it was "
+            "locked out, so its token was not looked at; connect again later"};
   }
   if (call.principal == kReader) {
     return {rpc::Code::kUnauthenticated,

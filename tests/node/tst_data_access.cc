@@ -13,6 +13,7 @@
 
 #include "core/cluster/admin_client.h"
 #include "core/node/config.h"
+#include "core/node/data_access.h"
 #include "core/node/node.h"
 #include "core/node/token_reload.h"
 #include "core/rpc/client.h"
@@ -28,8 +29,10 @@ constexpr char kReader[] = "reader-secret-1";
 constexpr char kWriter[] = "writer-secret-1";
 constexpr char kOperator[] = "operator-secret-1";
 
-std::unique_ptr<node::Node> OpenNode(const QString& dir, bool with_data_tokens) {
+std::unique_ptr<node::Node> OpenNode(const QString& dir, bool with_data_tokens,
+                                     node::AuthThrottle::Options throttle = {}) {
   node::NodeOptions options;
+  options.data_access.throttle = throttle;
   options.name = "guarded-data";
   options.data_dir = dir.toStdString();
   options.io_threads = 1;
@@ -90,9 +93,68 @@ class DataAccessTest : public QObject {
   Q_OBJECT
 
  private Q_SLOTS:
+  // The throttle's arithmetic on hellos themselves: a wrong token counts against the hello's
+  // host, a right one clears its record, no token is no guess; once locked out, even a writer's
+  // token is not looked at.
+  void wrongTokensCountAgainstTheirHost() {
+    node::DataAccessOptions options;
+    options.reader_tokens = {kReader};
+    options.writer_tokens = {kWriter};
+    options.throttle.free_failures = 2;
+    options.throttle.first_lockout = std::chrono::minutes(1);
+    node::DataAccess access(std::move(options));
+    const auto hello = [&](std::string_view peer, std::string_view token) {
+      return access.PrincipalOf({"tst", peer, token});
+    };
+    QCOMPARE(hello("10.0.0.1:1000", "guess"), std::string(node::DataAccess::kUnknownToken));
+    QCOMPARE(hello("10.0.0.1:1001", "guess"), std::string(node::DataAccess::kUnknownToken));
+    QCOMPARE(hello("10.0.0.1:1002", kWriter), std::string(node::DataAccess::kWriter));  // Clears.
+    QCOMPARE(hello("10.0.0.1:1003", ""), std::string());                                // No guess.
+    for (int i = 0; i < 3; ++i) {
+      QCOMPARE(hello("10.0.0.1:2000", "guess"), std::string(node::DataAccess::kUnknownToken));
+    }
+    // The third failure in a row passed the two free ones: the host is locked out, any port.
+    QCOMPARE(hello("10.0.0.1:3000", kWriter), std::string(node::DataAccess::kLockedOut));
+    QCOMPARE(hello("10.0.0.2:3000", kReader), std::string(node::DataAccess::kReader));
+    rpc::CallContext call;
+    call.method = "doc.Get";
+    call.principal = node::DataAccess::kLockedOut;
+    QVERIFY(Says(access.Authorize(call), "too many wrong data tokens"));
+  }
+
+  // On a real node over loopback: a host that keeps guessing is locked out, and then its right
+  // token is refused too, saying why, and nothing it sends is written. (How many hellos a call
+  // makes is the pool's business, so the test guesses until the lockout shows, within bounds.)
+  void tokenGuessersAreLockedOut() {
+    QTemporaryDir dir;
+    node::AuthThrottle::Options throttle;
+    throttle.free_failures = 3;
+    throttle.first_lockout = std::chrono::minutes(1);  // The test never waits it out.
+    std::unique_ptr<node::Node> node = OpenNode(dir.filePath("n"), true, throttle);
+    QVERIFY(node);
+    rpc::CallResult r = CallWith(*node, kWriter, "doc.Put", Put(1, "before"));
+    QVERIFY2(r.status.ok(), r.status.ToString().c_str());
+    bool locked_out = false;
+    for (int guess = 0; guess < 20 && !locked_out; ++guess) {
+      r = CallWith(*node, "guess-" + std::to_string(guess), "doc.Get", Get(1));
+      locked_out = Says(r.status, "too many wrong data tokens");
+      QVERIFY2(locked_out || Says(r.status, "none of its reader or writer tokens"),
+               r.status.ToString().c_str());
+    }
+    QVERIFY(locked_out);
+    r = CallWith(*node, kWriter, "doc.Put", Put(1, "locked out"));
+    QVERIFY2(Says(r.status, "too many wrong data tokens"), r.status.ToString().c_str());
+    std::string doc;
+    QVERIFY(node->store().Get(1, &doc).ok());
+    QCOMPARE(doc, std::string("before"));
+    node->Shutdown(std::chrono::milliseconds(0));
+  }
+
   void tokensDecideWhoReadsAndWhoWrites() {
     QTemporaryDir dir;
-    std::unique_ptr<node::Node> node = OpenNode(dir.filePath("n"), true);
+    node::AuthThrottle::Options no_lockout;  // Its wrong tokens are no guessing.
+    no_lockout.free_failures = 1000;
+    std::unique_ptr<node::Node> node = OpenNode(dir.filePath("n"), true, no_lockout);
     QVERIFY(node);
     rpc::CallResult r = CallWith(*node, "", "doc.Put", Put(1, "anonymous"));
     QVERIFY2(Says(r.status, "none was given"), r.status.ToString().c_str());
