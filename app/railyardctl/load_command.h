@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "app/railyardctl/load_targets.h"
+#include "core/cluster/access.h"
 #include "core/load/load_generator.h"
 
 namespace CLI {
@@ -20,6 +21,7 @@ struct LoadCommandOptions {
   double duration_s = 10;
   int progress_ms = 1000;
   std::string data_token_file;  // Its first token goes into load.credentials.
+  cluster::TlsFlags data_tls;   // --data-tls*: into load.tls.
   std::string admin_listen;     // Empty: no admin service.
   // Tokens the admin service accepts (one per line), as a node's; none: open to any caller.
   std::string admin_viewer_token_file;

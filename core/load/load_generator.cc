@@ -19,6 +19,7 @@ LoadGenerator::LoadGenerator(LoadOptions options, OpObserver observer)
   client.pool_size = options_.pool_size;
   client.client_name = options_.client_name;
   client.credentials = options_.credentials;
+  client.tls = options_.tls;
   client.default_timeout = options_.timeout;
   client.balance = options_.balance;
   client.subset_mode = options_.subset_mode;
@@ -193,12 +194,18 @@ rpc::Status LoadGenerator::Start() {
   if (write_client_) {
     if (rpc::Status s = write_client_->Start(); !s.ok()) return s;
   }
+  // Why the last connection failed (refused, a TLS handshake, a hello refused...) is what the
+  // operator needs to hear.
+  const auto why = [](const rpc::Client& client) {
+    const std::string failure = client.Snapshot().last_connect_failure;
+    return failure.empty() ? std::string() : " (" + failure + ")";
+  };
   if (!client_->WaitForPool(std::min<size_t>(options_.pool_size, 1), std::chrono::seconds(5))) {
-    return {rpc::Code::kUnavailable, "could not connect to any server"};
+    return {rpc::Code::kUnavailable, "could not connect to any server" + why(*client_)};
   }
   if (write_client_ && !write_client_->WaitForPool(1, std::chrono::seconds(5))) {
-    return {rpc::Code::kUnavailable,
-            "could not connect to the updater " + options_.updater->ToString()};
+    return {rpc::Code::kUnavailable, "could not connect to the updater " +
+                                         options_.updater->ToString() + why(*write_client_)};
   }
   client_->WaitForPool(options_.pool_size, std::chrono::seconds(2));  // Best effort.
   if (write_client_) write_client_->WaitForPool(options_.pool_size, std::chrono::seconds(1));

@@ -48,6 +48,8 @@ struct LoadOptions {
   std::string client_name = "railyardctl-load";
   // Presented in each connection's hello: a docservice reader or writer token (empty: none).
   std::string credentials;
+  // TLS to the docservices (and a client certificate for mutual TLS); nullopt: plain TCP.
+  std::optional<rpc::TlsClientOptions> tls;
   uint64_t seed = 1;
   // When set, replays these operations (at their offsets divided by replay_speed) instead of
   // generating a workload; rate, concurrency, mix and keys are then ignored.

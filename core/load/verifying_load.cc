@@ -42,6 +42,7 @@ std::unique_ptr<rpc::Client> MakeClient(const VerifyOptions& o, std::vector<rpc:
   options.pool_size = pool_size;
   options.client_name = o.client_name;
   options.credentials = o.credentials;
+  options.tls = o.tls;
   options.connect_timeout = std::chrono::milliseconds(500);
   options.default_timeout = o.call_timeout;
   options.seed = seed;

@@ -35,6 +35,7 @@ struct VerifyOptions {
   std::chrono::milliseconds check_timeout{10000};
   std::string client_name = "railyardctl-verify";
   std::string credentials;  // A docservice writer token for the hello (empty: none).
+  std::optional<rpc::TlsClientOptions> tls;  // TLS to the docservices; nullopt: plain TCP.
 };
 
 // One check of every acknowledged document on every node, run after the cluster came back from
