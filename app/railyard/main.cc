@@ -363,6 +363,8 @@ bool StartDemo(load::DemoCluster& demo, ClientAdmins* client_admins, std::string
   }
   ui::DemoInfo info;
   info.token = QString::fromStdString(*token);
+  info.cluster_file = QString::fromStdString(demo.ClusterFile());
+  info.data_token_file = QString::fromStdString(demo.DataTokenFile());
   for (const load::DemoNode& n : demo.nodes()) {
     info.nodes.push_back({QString::fromStdString(n.name), QString::fromStdString(n.role),
                           QString::fromStdString(n.admin.ToString())});

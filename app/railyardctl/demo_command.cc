@@ -102,6 +102,8 @@ void PrintTables(const load::DemoCluster& demo, cluster::TelemetryPoller& poller
               nodes.back().admin.ToString().c_str());
   std::printf("     railyardctl status --cluster %s   (every node, its role and lag)\n",
               demo.ClusterFile().c_str());
+  std::printf("     railyardctl load --cluster %s --data-token-file %s\n",
+              demo.ClusterFile().c_str(), demo.DataTokenFile().c_str());
   std::fflush(stdout);
 }
 

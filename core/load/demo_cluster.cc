@@ -59,6 +59,9 @@ std::string RandomToken() {
 }
 
 constexpr const char* kReplicationTokenFile = "replication-token";
+// The docservices' writer token: the demo's clients present it, and so must anyone who loads the
+// demo (railyardctl load --data-token-file), as on a real cluster.
+constexpr const char* kDataWriterTokenFile = "data-writer-token";
 
 }  // namespace
 
@@ -79,6 +82,7 @@ rpc::Status DemoCluster::StartNode(size_t index, const DemoClusterOptions& o,
                        "io_threads: 1\nworker_threads: 4\ngrace_ms: 1000\n" +
                        "storage { memtable_entries: " + std::to_string(o.memtable_entries) +
                        " bloom_budget_bytes: " + std::to_string(8 << 20) + " }\n";
+  config += "data_writer_token_file: " + Quoted(DataTokenFile()) + "\n";
   if (!o.viewer_tokens.empty()) config += "viewer_token_file: " + Quoted(viewer.string()) + "\n";
   if (!o.operator_tokens.empty()) {
     config += "operator_token_file: " + Quoted(operators.string()) + "\n";
@@ -164,6 +168,8 @@ rpc::Status DemoCluster::Start(const DemoClusterOptions& o) {
   rpc::Status s = WriteFile(fs::path(root_) / "viewer-tokens", Lines(o.viewer_tokens), 0600);
   if (s.ok()) s = WriteFile(fs::path(root_) / "operator-tokens", Lines(o.operator_tokens), 0600);
   if (s.ok()) s = WriteFile(fs::path(root_) / kReplicationTokenFile, RandomToken() + "\n", 0600);
+  data_token_ = RandomToken();
+  if (s.ok()) s = WriteFile(DataTokenFile(), data_token_ + "\n", 0600);
   for (size_t i = 0; s.ok() && i < o.nodes; ++i) s = StartNode(i, o, binary);
   if (s.ok()) s = WriteClusterFile();
   if (!s.ok()) {
@@ -188,6 +194,7 @@ rpc::Status DemoCluster::Start(const DemoClusterOptions& o) {
     load.keys = o.keys;
     load.distribution = KeyChooser::Distribution::kZipfian;
     load.client_name = "demo-client-" + std::to_string(i);
+    load.credentials = data_token_;
     load.seed = i + 1;
     load.subset_mode = o.subset_mode;
     load.subset_size = o.subset_size;
@@ -218,6 +225,10 @@ LoadResult DemoCluster::Stop() {
   }
   root_.clear();
   return total;
+}
+
+std::string DemoCluster::DataTokenFile() const {
+  return root_.empty() ? std::string() : (fs::path(root_) / kDataWriterTokenFile).string();
 }
 
 std::string DemoCluster::ClusterFile() const {

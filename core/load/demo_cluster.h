@@ -90,12 +90,17 @@ class DemoCluster {
   const std::string& root() const { return root_; }
   // The cluster file in root() (for railyardctl --cluster and the console).
   std::string ClusterFile() const;
+  // The docservices' writer token (a 0600 file in root()), which every node requires in a
+  // client's hello and the demo's clients present: for railyardctl load --data-token-file.
+  std::string DataTokenFile() const;
+  const std::string& data_token() const { return data_token_; }
 
  private:
   rpc::Status StartNode(size_t index, const DemoClusterOptions& options, const std::string& binary);
   rpc::Status WriteClusterFile() const;
 
   std::string root_;
+  std::string data_token_;
   bool temporary_ = false;
   std::string binary_;                           // railyard-node, as found by Start.
   std::vector<std::vector<std::string>> flags_;  // Each node's command line, as first started.

@@ -31,6 +31,39 @@ class RailyardctlDemoTest : public QObject {
     QCOMPARE(summary.captured(2).toULongLong(), 0ull);
   }
 
+  // The load line the demo prints works as it is: the nodes require the demo's writer token, and
+  // a load without it is refused, saying so.
+  void thePrintedLoadLineCarriesTheDemosToken() {
+    QProcess demo;
+    demo.start(BuiltProgram("railyardctl"), {"demo", "--interval-ms", "300"});
+    QVERIFY(demo.waitForStarted(5000));
+    QString out;
+    QRegularExpressionMatch line;
+    const QRegularExpression load_line(R"(railyardctl (load --cluster \S+ --data-token-file \S+))");
+    for (int i = 0; i < 300 && !line.hasMatch(); ++i) {  // Up to 30 s for the first table.
+      demo.waitForReadyRead(100);
+      out += QString::fromUtf8(demo.readAllStandardOutput());
+      line = load_line.match(out);
+    }
+    QVERIFY2(line.hasMatch(), qPrintable(out.right(400)));
+    const QStringList with_token = line.captured(1).split(' ');
+    QProcess load;
+    load.start(BuiltProgram("railyardctl"), with_token + QStringList{"--duration-s", "1", "--keys",
+                                                                     "100", "--concurrency", "2"});
+    QVERIFY(load.waitForFinished(60000));
+    QVERIFY2(load.exitCode() == 0, load.readAllStandardOutput().right(600).constData());
+    QStringList without_token = with_token.mid(0, 3);  // load --cluster FILE
+    load.start(BuiltProgram("railyardctl"),
+               without_token + QStringList{"--duration-s", "1", "--keys", "100"});
+    QVERIFY(load.waitForFinished(60000));
+    const QByteArray refused = load.readAllStandardOutput() + load.readAllStandardError();
+    QCOMPARE(load.exitCode(), 1);
+    QVERIFY2(refused.contains("UNAUTHENTICATED"), refused.right(600).constData());
+    demo.terminate();
+    QVERIFY(demo.waitForFinished(15000));
+    QCOMPARE(demo.exitCode(), 0);
+  }
+
   void sigtermStopsTheDemo() {
     QProcess process;
     process.start(BuiltProgram("railyardctl"), {"demo", "--interval-ms", "200"});

@@ -50,11 +50,13 @@ QJsonObject JsonLine(const QString& out, const QString& key, const QString& valu
   return found;
 }
 
-std::unique_ptr<rpc::Client> ClientOf(const rpc::Endpoint& service) {
+// A client of one docservice of the demo, presenting its writer token.
+std::unique_ptr<rpc::Client> ClientOf(const load::DemoCluster& demo, const rpc::Endpoint& service) {
   rpc::ClientOptions options;
   options.servers = {service};
   options.pool_size = 2;
   options.client_name = "across-replicas-test";
+  options.credentials = demo.data_token();
   auto client = std::make_unique<rpc::Client>(options);
   if (!client->Start().ok() || !client->WaitForPool(1, std::chrono::seconds(20))) return nullptr;
   return client;
@@ -128,6 +130,7 @@ class AcrossReplicasTest : public QObject {
     QProcess verify;
     verify.start(BuiltProgram("railyardctl"),
                  {"load", "--updater", updater, "--read", read.join(','), "--verify", "--json",
+                  "--data-token-file", QString::fromStdString(demo_.DataTokenFile()),
                   "--duration-s", "120", "--keys", QString::number(kKeys), "--concurrency", "4"});
     QVERIFY(verify.waitForStarted(10000));
     QTest::qWait(3000);
@@ -162,7 +165,7 @@ class AcrossReplicasTest : public QObject {
     // Independently of the tool: once it has applied a write made after the load, each replica
     // holds exactly the updater's documents (deleted ones gone).
     std::map<uint64_t, std::string> expected;
-    auto updater_client = ClientOf(nodes[0].service);
+    auto updater_client = ClientOf(demo_, nodes[0].service);
     QVERIFY(updater_client);
     const uint64_t head = MarkerPosition(*updater_client);
     QVERIFY(head > 0);
@@ -170,7 +173,7 @@ class AcrossReplicasTest : public QObject {
     QVERIFY(expected.size() > 100);
     QVERIFY(expected.size() < kKeys);  // Some were deleted (or never written).
     for (size_t i = 1; i < nodes.size(); ++i) {
-      auto replica = ClientOf(nodes[i].service);
+      auto replica = ClientOf(demo_, nodes[i].service);
       QVERIFY(replica);
       std::map<uint64_t, std::string> held;
       QVERIFY(ReadAll(*replica, head, &held));
@@ -193,6 +196,7 @@ class AcrossReplicasTest : public QObject {
   void loadByClusterFileWritesToTheUpdaterAndReadsEverywhere() {
     QString out;
     QCOMPARE(Ctl({"load", "--cluster", QString::fromStdString(demo_.ClusterFile()), "--json",
+                  "--data-token-file", QString::fromStdString(demo_.DataTokenFile()),
                   "--duration-s", "1.5", "--keys", "300", "--read-fraction", "0.7"},
                  &out),
              0);
@@ -226,7 +230,7 @@ class AcrossReplicasTest : public QObject {
 
   void aWriteToAReplicaIsRefusedNamingTheUpdater() {
     const std::string updater = demo_.nodes()[0].service.ToString();
-    auto replica = ClientOf(demo_.nodes()[1].service);
+    auto replica = ClientOf(demo_, demo_.nodes()[1].service);
     QVERIFY(replica);
     doc::PutRequest put;
     put.set_id(7);
@@ -242,7 +246,7 @@ class AcrossReplicasTest : public QObject {
              rpc::Code::kFailedPrecondition);
 
     // The same write sent to the updater is found on the replica by a read carrying its position.
-    auto writer = ClientOf(demo_.nodes()[0].service);
+    auto writer = ClientOf(demo_, demo_.nodes()[0].service);
     QVERIFY(writer);
     put.set_doc("written to the updater");
     const rpc::CallResult written = writer->Call("doc.Put", put.SerializeAsString());

@@ -14,6 +14,8 @@
 #include "core/cluster/admin_client.h"
 #include "core/cluster/cluster_file.h"
 #include "core/load/demo_cluster.h"
+#include "core/rpc/client.h"
+#include "railyard/docservice.boxcar.h"
 #include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
@@ -140,6 +142,22 @@ class DemoClusterTest : public QObject {
     QCOMPARE(::stat((std::filesystem::path(demo.root()) / "replication-token").c_str(), &token), 0);
     QCOMPARE(token.st_mode & 0777, 0600u);
     QVERIFY(token.st_size > 16);
+    // So is the docservices' writer token, which the demo's clients present and a stranger lacks.
+    QCOMPARE(::stat(demo.DataTokenFile().c_str(), &token), 0);
+    QCOMPARE(token.st_mode & 0777, 0600u);
+    {
+      rpc::ClientOptions stranger;
+      stranger.servers = {demo.nodes()[0].service};
+      stranger.pool_size = 1;
+      rpc::Client client(stranger);
+      QVERIFY(client.Start().ok());
+      QVERIFY(client.WaitForPool(1, std::chrono::seconds(20)));
+      doc::GetRequest get;
+      get.set_id(1);
+      doc::GetResponse response;
+      const rpc::CallResult refused = doc::DocService::Stub(client).Get(get, &response);
+      QCOMPARE(refused.status.code(), rpc::Code::kUnauthenticated);
+    }
     // The cluster file names every node with its role.
     config::Cluster file;
     const rpc::Status loaded = cluster::LoadClusterFile(demo.ClusterFile(), &file);

@@ -21,6 +21,11 @@ QString RailyardctlCommand(const DemoInfo& info) {
   return parts.join(QLatin1Char(' '));
 }
 
+QString RailyardctlLoadCommand(const DemoInfo& info) {
+  return QStringLiteral("railyardctl load --cluster %1 --data-token-file %2")
+      .arg(info.cluster_file, info.data_token_file);
+}
+
 namespace {
 
 // A read-only field holding `text` and a Copy button; both named after `name` for tests and
@@ -68,6 +73,11 @@ DemoDialog::DemoDialog(const DemoInfo& info, QWidget* parent) : QDialog(parent) 
                CopyableField(info.token, QStringLiteral("token"), tr("operator token"), this));
   form->addRow(tr("railyardctl"), CopyableField(RailyardctlCommand(info), QStringLiteral("command"),
                                                 tr("railyardctl command line"), this));
+  if (!info.cluster_file.isEmpty()) {
+    form->addRow(tr("More load"),
+                 CopyableField(RailyardctlLoadCommand(info), QStringLiteral("load_command"),
+                               tr("railyardctl load command line"), this));
+  }
   auto* buttons = new QDialogButtonBox(QDialogButtonBox::Close, this);
   connect(buttons, &QDialogButtonBox::rejected, this, &QDialog::reject);
   auto* layout = new QVBoxLayout(this);

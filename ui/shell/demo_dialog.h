@@ -18,10 +18,14 @@ struct DemoInfo {
   };
   QVector<Node> nodes;
   QString token;
+  QString cluster_file;     // The demo's cluster file (names every node's service and role).
+  QString data_token_file;  // The docservices' writer token: load needs it, as on a real cluster.
 };
 
 // `railyardctl status -n <admin> ... --token <token>`: a command line that works as it is.
 QString RailyardctlCommand(const DemoInfo& info);
+// `railyardctl load --cluster <file> --data-token-file <file>`: more load on the demo's nodes.
+QString RailyardctlLoadCommand(const DemoInfo& info);
 
 // Shows a DemoInfo: each node's admin address, the token and the railyardctl command line, each
 // in a read-only field with a Copy button that puts it on the clipboard. Non-modal.
