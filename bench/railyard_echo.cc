@@ -51,7 +51,7 @@ class RailyardEcho final : public EchoSystem {
     client_options.client_name = "rpc-bench";
     client_options.default_timeout = kCallTimeout;
     if (selection_ == RailyardSelection::kFastPath) {
-      client_options.policy = std::make_shared<rpc::LowestSlotFastPath>();
+      client_options.policy = rpc::LowestSlotFastPathPolicy();
     }
     client_ = std::make_unique<rpc::Client>(client_options);
     if (rpc::Status status = client_->Start(); !status.ok()) return status;

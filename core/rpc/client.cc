@@ -16,11 +16,16 @@
 #include "core/rpc/client_connection.h"
 #include "core/rpc/failing_answer.h"
 #include "core/rpc/logging.h"
+#include "core/rpc/selection_policy.h"
 #include "core/rpc/subset_membership.h"
 #include "core/rpc/tls_context.h"
 #include "railyard/rpc.pb.h"
 
 namespace railyard::rpc {
+
+std::shared_ptr<SelectionPolicy> LowestSlotFastPathPolicy() {
+  return std::make_shared<LowestSlotFastPath>();
+}
 
 using internal::ClientConnection;
 using Clock = std::chrono::steady_clock;

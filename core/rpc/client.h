@@ -13,12 +13,18 @@
 #include "core/balance/retry_budget.h"
 #include "core/balance/subsetting.h"
 #include "core/rpc/endpoint.h"
-#include "core/rpc/frame.h"
-#include "core/rpc/selection_policy.h"
+#include "core/rpc/frame_limits.h"
 #include "core/rpc/status.h"
 #include "core/rpc/tls.h"
 
 namespace railyard::rpc {
+
+// Chooses the connection for each attempt (core/rpc/selection_policy.h, not installed: custom
+// policies are Railyard's own); a client holds one through ClientOptions::policy.
+class SelectionPolicy;
+// Boxcar's stateless lowest-slot rule without flow control or telemetry: the fastest path, for
+// ClientOptions::policy.
+std::shared_ptr<SelectionPolicy> LowestSlotFastPathPolicy();
 
 struct ClientOptions {
   // Host names or IP addresses; names are resolved when first connected to (see Client).
@@ -62,7 +68,7 @@ struct ClientOptions {
   // (about 11 connections each) stays under the limit in normal operation. A client made with one
   // server (or none) has nowhere to divert to: its limit is the pool (a server added later keeps
   // that). `balance` uses its own max_active_per_backend (100 unless set).
-  // LowestSlotFastPath is the stateless fast path, for callers who want neither.
+  // LowestSlotFastPathPolicy() is the stateless fast path, for callers who want neither.
   std::shared_ptr<SelectionPolicy> policy;
   uint64_t seed = 0;  // For the acquirer's choices; 0: random.
   // Set: servers are chosen by this core/balance policy (through BalancedSelection), and `policy`

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "core/rpc/frame_limits.h"
 #include "core/rpc/status.h"
 
 namespace railyard::rpc {
@@ -16,7 +17,6 @@ using wire::Frame;
 
 // Wire framing: a 4-byte big-endian body length, then the serialized railyard.rpc.Frame.
 inline constexpr size_t kFrameHeaderBytes = 4;
-inline constexpr uint32_t kDefaultMaxFrameBytes = 16u << 20;
 inline constexpr uint32_t kProtocolVersion = 1;
 
 // Reads the body length from a header. REQUIRES: header points at kFrameHeaderBytes bytes.

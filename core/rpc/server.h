@@ -10,14 +10,16 @@
 #include <string_view>
 #include <vector>
 
+#include "core/base/load_report.h"
 #include "core/rpc/endpoint.h"
-#include "core/rpc/frame.h"
-#include "core/rpc/selection_policy.h"
-#include "core/rpc/slot_table.h"
+#include "core/rpc/frame_limits.h"
+#include "core/rpc/slot_info.h"
 #include "core/rpc/status.h"
 #include "core/rpc/tls.h"
 
 namespace railyard::rpc {
+
+using base::LoadReport;
 
 struct CallContext;
 

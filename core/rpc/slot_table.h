@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "core/base/mutex.h"
+#include "core/rpc/slot_info.h"
 
 namespace railyard::rpc {
 
@@ -17,17 +18,6 @@ namespace railyard::rpc {
 struct SlotActivity {
   std::atomic<uint64_t> requests{0};
   std::atomic<bool> busy{false};
-};
-
-// One row of a slot table snapshot.
-struct SlotInfo {
-  uint32_t slot = 0;
-  uint64_t client_id = 0;
-  std::string client_name;
-  std::string peer;
-  std::chrono::system_clock::time_point connected_since;
-  uint64_t requests = 0;
-  bool busy = false;
 };
 
 // The server's slot allocator. Every live connection holds exactly one slot; a new connection gets

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "core/rpc/client.h"
+#include "core/rpc/frame.h"
 #include "core/rpc/server.h"
 #include "railyard/rpc.pb.h"
 #include "tests/support/wait_until.h"
