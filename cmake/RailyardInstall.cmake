@@ -27,12 +27,8 @@ endforeach()
 
 # A shared twin of each archive, linked from the archive's own objects (so nothing compiles
 # twice), with the twin's dependencies in place of the archive's: railyard_rpc links
-# railyard_base, railyard_rpc_shared links railyard_base_shared. Not in fuzz builds, which
-# nobody installs.
-option(RAILYARD_SHARED_LIBS "Also link the embeddable libraries as shared libraries" ON)
-if(RAILYARD_FUZZ)
-  set(RAILYARD_SHARED_LIBS OFF)
-endif()
+# railyard_base, railyard_rpc_shared links railyard_base_shared. RAILYARD_SHARED_LIBS (top-level
+# CMakeLists.txt) turns them off.
 function(railyard_shared_name item out)
   if(TARGET ${item} AND item MATCHES "^railyard_(.+)$" AND CMAKE_MATCH_1 IN_LIST railyard_compiled)
     set(${out} ${item}_shared PARENT_SCOPE)

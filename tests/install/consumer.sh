@@ -1,15 +1,26 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Installs the dev and lib components of BUILD_DIR into a temporary prefix, then builds and runs
-# CONSUMER_DIR's program against it four times: as a CMake project (find_package(Railyard 0.1))
-# with the static and with the shared libraries, and as one file compiled with pkg-config's
-# railyard (shared) and railyard-static. The CMake project also builds and runs a typed service
-# of its own (echo.proto, through railyard_generate_boxcar() and the installed protoc-gen-boxcar). Also compiles every installed header on its own, with
-# the macros a service owner's build may define (RELEASE, GUARDED_BY...), so a header that
-# includes one not installed, is not self-contained or uses an unprefixed macro fails here.
-#   consumer.sh BUILD_DIR CONSUMER_DIR WORK_PARENT CXX [EXTRA_FLAGS]
+# Installs the dev and lib components of BUILD_DIR into a temporary prefix and builds and runs
+# CONSUMER_DIR's programs against it: a CMake project (find_package(Railyard 0.1)) with a program
+# of the runtime and the docstore and a typed service of its own (echo.proto, through the
+# installed railyard_generate_boxcar() and protoc-gen-boxcar), and the first program again as
+# one file compiled with pkg-config.
+#   SCOPE full (a build with the shared libraries): the CMake project with the static and with
+#     the shared libraries, pkg-config railyard (shared) and railyard-static, each SONAME, and
+#     every installed header compiled on its own with the macros a service owner's build may
+#     define (RELEASE, GUARDED_BY...), so a header that includes one not installed, is not
+#     self-contained or uses an unprefixed macro fails here.
+#   SCOPE static (a sanitizer build, without shared libraries): the static builds only, which is
+#     what runs under the sanitizer; the headers' check compiles nothing a sanitizer looks at.
+#   consumer.sh BUILD_DIR CONSUMER_DIR WORK_PARENT CXX [EXTRA_FLAGS] [SCOPE]
 set -euo pipefail
-build_dir=$1 consumer_dir=$2 work_parent=$3 cxx=$4 extra_flags=${5:-}
+build_dir=$1 consumer_dir=$2 work_parent=$3 cxx=$4 extra_flags=${5:-} scope=${6:-full}
+linkages=(static)
+pcs=(railyard-static)
+if [ "$scope" = full ]; then
+  linkages=(static shared)
+  pcs=(railyard railyard-static)
+fi
 work=$(mktemp -d "$work_parent/consumer.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 prefix="$work/prefix"
@@ -32,7 +43,7 @@ if grep -rqE '#include "(storage|core)/' "$prefix/include/railyard"; then
 fi
 
 needed() { readelf -d "$1" | grep -c 'NEEDED.*librailyard_' || true; }
-for linkage in static shared; do
+for linkage in "${linkages[@]}"; do
   echo "--- find_package(Railyard 0.1) in a separate CMake project, $linkage libraries"
   shared=OFF
   [ $linkage = shared ] && shared=ON
@@ -52,24 +63,26 @@ for linkage in static shared; do
   "$work/cmake-$linkage/railyard_typed_echo"
 done
 
-echo "--- the shared libraries: SONAME and version"
 version_h="$prefix/include/railyard/version.h"
-soversion=$(sed -n 's/^#define RAILYARD_SOVERSION "\(.*\)"$/\1/p' "$version_h")
-[ -n "$soversion" ] || { echo "FAIL: no RAILYARD_SOVERSION in version.h" >&2; exit 1; }
-for library in rpc balance base proto storage; do
-  lib=$(find "$prefix" -name "librailyard_$library.so.$soversion.*" | head -1)
-  [ -n "$lib" ] || { echo "FAIL: no librailyard_$library.so.$soversion.*" >&2; exit 1; }
-  readelf -d "$lib" | grep -q "SONAME.*\[librailyard_$library.so.$soversion\]" ||
-    { echo "FAIL: $lib has no SONAME librailyard_$library.so.$soversion" >&2; exit 1; }
-done
+if [ "$scope" = full ]; then
+  echo "--- the shared libraries: SONAME and version"
+  soversion=$(sed -n 's/^#define RAILYARD_SOVERSION "\(.*\)"$/\1/p' "$version_h")
+  [ -n "$soversion" ] || { echo "FAIL: no RAILYARD_SOVERSION in version.h" >&2; exit 1; }
+  for library in rpc balance base proto storage; do
+    lib=$(find "$prefix" -name "librailyard_$library.so.$soversion.*" | head -1)
+    [ -n "$lib" ] || { echo "FAIL: no librailyard_$library.so.$soversion.*" >&2; exit 1; }
+    readelf -d "$lib" | grep -q "SONAME.*\[librailyard_$library.so.$soversion\]" ||
+      { echo "FAIL: $lib has no SONAME librailyard_$library.so.$soversion" >&2; exit 1; }
+  done
+fi
 
-pc_dir=$(dirname "$(find "$prefix" -name railyard.pc)")
+pc_dir=$(dirname "$(find "$prefix" -name railyard-static.pc)")
 export PKG_CONFIG_PATH="$pc_dir"
 version=$(sed -n 's/^#define RAILYARD_VERSION_STRING "\(.*\)"$/\1/p' "$version_h")
-for pc in railyard railyard-static; do
+for pc in "${pcs[@]}"; do
   [ "$(pkg-config --modversion $pc)" = "$version" ] || { echo "FAIL: $pc.pc is not $version" >&2; exit 1; }
 done
-for pc in railyard railyard-static; do
+for pc in "${pcs[@]}"; do
   echo "--- pkg-config $pc"
   # shellcheck disable=SC2046,SC2086  # Word splitting of the flags is meant.
   "${launcher[@]}" "$cxx" -std=c++20 $extra_flags -o "$work/consumer-$pc" "$consumer_dir/main.cc" \
@@ -78,18 +91,22 @@ for pc in railyard railyard-static; do
     "$work/consumer-$pc" "$work/store-$pc"
 done
 
+if [ "$scope" != full ]; then
+  echo "PASS: the programs ran built with the static libraries (CMake and pkg-config)"
+  exit 0
+fi
+
 echo "--- every installed header on its own, beside a service owner's macros"
 # Names a program may well define for itself; no installed header may depend on them.
-hostile=(-DRELEASE=1 -DGUARDED_BY=x -DREQUIRES=x -DEXCLUDES=x -DACQUIRE=x -DCAPABILITY=x
-  -DSCOPED_CAPABILITY=x -DDEBUG=1)
-headers=$(cd "$prefix/include" && find railyard -name '*.h' | sort)
-count=0
-for header in $headers; do
-  echo "#include <$header>" >"$work/one_header.cc"
-  # shellcheck disable=SC2046,SC2086
-  "$cxx" -std=c++20 -fsyntax-only -Wall -Wextra -Werror "${hostile[@]}" \
-    $(pkg-config --cflags railyard) "$work/one_header.cc" ||
-    { echo "FAIL: <$header> does not compile on its own" >&2; exit 1; }
-  count=$((count + 1))
-done
-echo "PASS: $count installed headers each compile alone; the program ran built four ways"
+# shellcheck disable=SC2046,SC2086
+flags="-std=c++20 -fsyntax-only -Wall -Wextra -Werror -DRELEASE=1 -DGUARDED_BY=x -DREQUIRES=x
+  -DEXCLUDES=x -DACQUIRE=x -DCAPABILITY=x -DSCOPED_CAPABILITY=x -DDEBUG=1 $(pkg-config --cflags railyard)"
+mkdir -p "$work/headers"
+(cd "$prefix/include" && find railyard -name '*.h' | sort) >"$work/headers.txt"
+count=$(wc -l <"$work/headers.txt")
+# Two at a time, as the machine has two cores; the first that fails is named.
+# shellcheck disable=SC2016
+xargs -P 2 -I{} sh -c 'f="$1/headers/$(echo "$2" | tr / _).cc"; echo "#include <$2>" >"$f";
+  $3 $4 "$f" || { echo "FAIL: <$2> does not compile on its own" >&2; exit 255; }' \
+  sh "$work" {} "$cxx" "$flags" <"$work/headers.txt"
+echo "PASS: $count installed headers each compile alone; the programs ran built every way"

@@ -16,6 +16,7 @@
 #include "boxcar_test.boxcar.h"
 #include "tests/rpc/rpc_test_support.h"
 #include "tests/support/qtest_main.h"
+#include "tests/support/test_paths.h"
 
 using namespace railyard::rpc;
 using namespace railyard::rpc::testing;
@@ -167,29 +168,28 @@ class TypedServicesTest : public QObject {
     QCOMPARE(result.status.code(), Code::kProtocolError);
   }
 
-  // protoc with the plugin refuses a streaming method, naming it, and writes nothing.
+  // protoc with the plugin refuses a streaming method, naming it, and writes nothing; and an
+  // unknown option is named, not ignored. The real protoc (from PATH) and the plugin just built.
   void thePluginRefusesStreamingMethods() {
     QTemporaryDir out;
     QVERIFY(out.isValid());
+    const QString plugin = QStringLiteral("--plugin=protoc-gen-boxcar=") +
+                           railyard::testing::BuiltProgram("protoc-gen-boxcar");
+    const QString protos = railyard::testing::SourcePath("tests/rpc");
     QProcess protoc;
-    protoc.start(RAILYARD_PROTOC,
-                 {QStringLiteral("--plugin=protoc-gen-boxcar=") + RAILYARD_BOXCAR_PLUGIN,
-                  QStringLiteral("--boxcar_out=") + out.path(),
-                  QStringLiteral("-I") + RAILYARD_TEST_PROTO_DIR,
-                  QStringLiteral(RAILYARD_TEST_PROTO_DIR "/boxcar_streaming.proto")});
+    protoc.start(QStringLiteral("protoc"),
+                 {plugin, QStringLiteral("--boxcar_out=") + out.path(), QStringLiteral("-I") + protos,
+                  protos + QStringLiteral("/boxcar_streaming.proto")});
     QVERIFY(protoc.waitForFinished(60000));
     QVERIFY(protoc.exitCode() != 0);
     const QString error = QString::fromUtf8(protoc.readAllStandardError());
     QVERIFY2(error.contains("railyard.boxcar_test.Ticker.Watch streams"), qPrintable(error));
     QVERIFY(QDir(out.path()).entryList(QDir::Files).isEmpty());
 
-    // And an unknown option is named, not ignored.
-    protoc.start(
-        RAILYARD_PROTOC,
-        {QStringLiteral("--plugin=protoc-gen-boxcar=") + RAILYARD_BOXCAR_PLUGIN,
-         QStringLiteral("--boxcar_out=") + out.path(), QStringLiteral("--boxcar_opt=lite=true"),
-         QStringLiteral("-I") + RAILYARD_TEST_PROTO_DIR,
-         QStringLiteral(RAILYARD_TEST_PROTO_DIR "/boxcar_test.proto")});
+    protoc.start(QStringLiteral("protoc"),
+                 {plugin, QStringLiteral("--boxcar_out=") + out.path(),
+                  QStringLiteral("--boxcar_opt=lite=true"), QStringLiteral("-I") + protos,
+                  protos + QStringLiteral("/boxcar_test.proto")});
     QVERIFY(protoc.waitForFinished(60000));
     QVERIFY(protoc.exitCode() != 0);
     QVERIFY(QString::fromUtf8(protoc.readAllStandardError()).contains("unknown option 'lite'"));
