@@ -177,9 +177,9 @@ class TypedServicesTest : public QObject {
                            railyard::testing::BuiltProgram("protoc-gen-boxcar");
     const QString protos = railyard::testing::SourcePath("tests/rpc");
     QProcess protoc;
-    protoc.start(QStringLiteral("protoc"),
-                 {plugin, QStringLiteral("--boxcar_out=") + out.path(), QStringLiteral("-I") + protos,
-                  protos + QStringLiteral("/boxcar_streaming.proto")});
+    protoc.start(QStringLiteral("protoc"), {plugin, QStringLiteral("--boxcar_out=") + out.path(),
+                                            QStringLiteral("-I") + protos,
+                                            protos + QStringLiteral("/boxcar_streaming.proto")});
     QVERIFY(protoc.waitForFinished(60000));
     QVERIFY(protoc.exitCode() != 0);
     const QString error = QString::fromUtf8(protoc.readAllStandardError());
