@@ -2,6 +2,7 @@
 #include "app/protoc-gen-boxcar/boxcar_generator.h"
 
 #include <google/protobuf/compiler/code_generator.h>
+#include <google/protobuf/compiler/cpp/names.h>
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/io/printer.h>
 #include <google/protobuf/io/zero_copy_stream.h>
@@ -20,35 +21,17 @@ namespace {
 namespace pb = google::protobuf;
 using Vars = std::map<std::string, std::string>;
 
-std::string Replace(std::string text, const std::string& from, const std::string& to) {
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
-    text.replace(at, from.size(), to);
-  }
-  return text;
-}
-
-std::string StripProto(const std::string& name) {
-  const std::string suffix = ".proto";
-  if (name.size() > suffix.size() &&
-      name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
-    return name.substr(0, name.size() - suffix.size());
-  }
-  return name;
-}
-
 // The C++ namespace protoc's C++ generator gives `package`: "a.b" -> "a::b".
-std::string Namespace(const std::string& package) { return Replace(package, ".", "::"); }
-
-// The fully qualified C++ class of a message, as protoc's C++ generator names it: nested
-// messages join their parents' names with '_'.
-std::string ClassName(const pb::Descriptor* message) {
-  std::string name = message->name();
-  for (const pb::Descriptor* outer = message->containing_type(); outer != nullptr;
-       outer = outer->containing_type()) {
-    name = outer->name() + "_" + name;
+std::string Namespace(const std::string& package) {
+  std::string ns;
+  for (char c : package) {
+    if (c == '.') {
+      ns += "::";
+    } else {
+      ns += c;
+    }
   }
-  const std::string& package = message->file()->package();
-  return package.empty() ? "::" + name : "::" + Namespace(package) + "::" + name;
+  return ns;
 }
 
 std::string WireName(const pb::ServiceDescriptor* service, const pb::MethodDescriptor* method) {
@@ -60,8 +43,10 @@ Vars MethodVars(const pb::ServiceDescriptor* service, const pb::MethodDescriptor
   return {{"Service", service->name()},
           {"Method", method->name()},
           {"wire", WireName(service, method)},
-          {"Request", ClassName(method->input_type())},
-          {"Response", ClassName(method->output_type())}};
+          // As protoc's C++ generator names them: nested types joined with '_', C++ keywords
+          // mangled.
+          {"Request", pb::compiler::cpp::QualifiedClassName(method->input_type())},
+          {"Response", pb::compiler::cpp::QualifiedClassName(method->output_type())}};
 }
 
 void OpenNamespace(pb::io::Printer& p, const std::string& package) {
@@ -270,7 +255,7 @@ bool BoxcarGenerator::Generate(const pb::FileDescriptor* file, const std::string
     }
   }
 
-  const std::string base = StripProto(file->name());
+  const std::string base = pb::compiler::StripProto(file->name());
   {
     std::unique_ptr<pb::io::ZeroCopyOutputStream> out(context->Open(base + ".boxcar.h"));
     pb::io::Printer p(out.get(), '$');

@@ -184,8 +184,8 @@ rpc::Status AdminService::Authorize(const std::string& method, std::string_view 
   spdlog::warn("admin: refused {} from {}: {} token", method, who,
                token.empty() ? "no" : "invalid");
   if (!token.empty()) {
-    throttle_.RecordFailure(peer, now);
-    if (const std::chrono::milliseconds wait = throttle_.LockedFor(peer, now); wait.count() > 0) {
+    if (const std::chrono::milliseconds wait = throttle_.RecordFailure(peer, now);
+        wait.count() > 0) {
       spdlog::warn("admin: {} locked out for {} ms after repeated wrong tokens",
                    AuthThrottle::HostOf(peer), wait.count());
     }

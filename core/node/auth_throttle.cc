@@ -28,7 +28,7 @@ milliseconds AuthThrottle::LockedFor(std::string_view peer, Clock::time_point no
   return std::chrono::ceil<milliseconds>(it->second.locked_until - now);
 }
 
-void AuthThrottle::RecordFailure(std::string_view peer, Clock::time_point now) {
+milliseconds AuthThrottle::RecordFailure(std::string_view peer, Clock::time_point now) {
   base::MutexLock lock(mu_);
   if (peers_.size() >= options_.max_peers) ForgetQuietPeers(now);
   if (peers_.size() >= options_.max_peers) peers_.clear();  // A flood: start over, stay bounded.
@@ -36,11 +36,12 @@ void AuthThrottle::RecordFailure(std::string_view peer, Clock::time_point now) {
   if (now - record.last_failure > options_.forget_after) record.failures = 0;
   record.last_failure = now;
   const int over = ++record.failures - options_.free_failures;
-  if (over <= 0) return;
+  if (over <= 0) return milliseconds(0);
   const int doublings = std::min(over - 1, 20);
   const milliseconds lockout =
       std::min(options_.max_lockout, options_.first_lockout * (int64_t{1} << doublings));
   record.locked_until = now + lockout;
+  return lockout;
 }
 
 void AuthThrottle::RecordSuccess(std::string_view peer) {

@@ -33,7 +33,9 @@ class AuthThrottle {
 
   // Zero if `peer` may try now; otherwise how long it must wait.
   std::chrono::milliseconds LockedFor(std::string_view peer, Clock::time_point now);
-  void RecordFailure(std::string_view peer, Clock::time_point now);
+  // Returns the lockout this failure leaves the peer's host under (zero: none yet), so the caller
+  // can say so once, where it happens.
+  std::chrono::milliseconds RecordFailure(std::string_view peer, Clock::time_point now);
   void RecordSuccess(std::string_view peer);
 
   // "10.1.2.3:5555" -> "10.1.2.3", "[::1]:5555" -> "::1": lockouts apply to a host, not a port.

@@ -74,8 +74,7 @@ std::string DataAccess::PrincipalOf(const rpc::HelloInfo& hello) {
     throttle_.RecordSuccess(hello.peer);
     return principal;
   }
-  throttle_.RecordFailure(hello.peer, now);
-  if (const std::chrono::milliseconds wait = throttle_.LockedFor(hello.peer, now);
+  if (const std::chrono::milliseconds wait = throttle_.RecordFailure(hello.peer, now);
       wait.count() > 0) {
     spdlog::warn("docservice: {} locked out for {} ms after repeated wrong data tokens",
                  AuthThrottle::HostOf(hello.peer), wait.count());

@@ -3,16 +3,13 @@
 // certificate its CA signed carries a read and write load (a verified certificate is a writer
 // without a token); without a certificate, or without TLS at all, nothing connects (exit 4) and
 // the error says why; a certificate without its key is a usage error (exit 2).
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include "core/node/node.h"
+#include "tests/app/short_load.h"
 #include "tests/rpc/tls_test_certs.h"
 #include "tests/support/qtest_main.h"
-#include "tests/support/test_paths.h"
-
-using railyard::testing::BuiltProgram;
 
 using namespace railyard;
 
@@ -24,17 +21,8 @@ class LoadDataTlsTest : public QObject {
   rpc::testing::TlsTestFiles certs_;
   std::unique_ptr<node::Node> node_;
 
-  // railyardctl load for a second with `extra`; its exit code, and what it printed in `out`.
   int Load(const QStringList& extra, QString* out) {
-    QProcess process;
-    process.setProcessChannelMode(QProcess::MergedChannels);
-    process.start(BuiltProgram("railyardctl"),
-                  QStringList{"load", "-s", QString("127.0.0.1:%1").arg(node_->endpoint().port),
-                              "--duration-s", "1", "--concurrency", "2", "--keys", "100"} +
-                      extra);
-    if (!process.waitForFinished(30000)) return -1;
-    *out = QString::fromUtf8(process.readAllStandardOutput());
-    return process.exitCode();
+    return railyard::testing::ShortLoad(node_->endpoint(), extra, out);
   }
 
  private Q_SLOTS:

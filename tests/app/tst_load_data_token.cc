@@ -4,15 +4,12 @@
 // reads only; without a token every call fails (exit 1); a token file without a token is a usage
 // error that says so (exit 2).
 #include <QFile>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include "core/node/node.h"
+#include "tests/app/short_load.h"
 #include "tests/support/qtest_main.h"
-#include "tests/support/test_paths.h"
-
-using railyard::testing::BuiltProgram;
 
 using namespace railyard;
 
@@ -30,17 +27,8 @@ class LoadDataTokenTest : public QObject {
     return file.fileName();
   }
 
-  // railyardctl load for a second with `extra`; its exit code, and what it printed in `err`.
-  int Load(const QStringList& extra, QString* err) {
-    QProcess process;
-    process.setProcessChannelMode(QProcess::MergedChannels);
-    process.start(BuiltProgram("railyardctl"),
-                  QStringList{"load", "-s", QString("127.0.0.1:%1").arg(node_->endpoint().port),
-                              "--duration-s", "1", "--concurrency", "2", "--keys", "100"} +
-                      extra);
-    if (!process.waitForFinished(30000)) return -1;
-    *err = QString::fromUtf8(process.readAllStandardOutput());
-    return process.exitCode();
+  int Load(const QStringList& extra, QString* out) {
+    return railyard::testing::ShortLoad(node_->endpoint(), extra, out);
   }
 
  private Q_SLOTS:

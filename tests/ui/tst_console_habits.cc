@@ -241,6 +241,8 @@ class ConsoleHabitsTest : public QObject {
     railyard::ui::DemoInfo info;
     info.nodes = {{"habits-node", "updater", address_}};
     info.token = kOperatorToken;
+    info.cluster_file = dir_.filePath("demo/cluster.textproto");
+    info.data_token_file = dir_.filePath("demo/data-writer-token");
     window.SetDemoInfo(info);
     QVERIFY(window.DemoInfoAction()->isEnabled());
     window.DemoInfoAction()->trigger();
@@ -250,7 +252,12 @@ class ConsoleHabitsTest : public QObject {
     QCOMPARE(dialog->findChild<QLineEdit*>("token")->text(), QString(kOperatorToken));
     const QString command = dialog->findChild<QLineEdit*>("command")->text();
     QCOMPARE(command, QString("railyardctl status -n %1 --token %2").arg(address_, kOperatorToken));
-    for (const char* name : {"admin_0", "token", "command"}) {
+    // More load, with the token the demo's docservices require (railyardctl demo prints the
+    // same line; tst_app_railyardctl_demo runs it).
+    QCOMPARE(dialog->findChild<QLineEdit*>("load_command")->text(),
+             QString("railyardctl load --cluster %1 --data-token-file %2")
+                 .arg(info.cluster_file, info.data_token_file));
+    for (const char* name : {"admin_0", "token", "command", "load_command"}) {
       QApplication::clipboard()->clear();
       dialog->findChild<QPushButton*>(QString("copy_") + name)->click();
       QCOMPARE(QApplication::clipboard()->text(), dialog->findChild<QLineEdit*>(name)->text());

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "ui/shell/demo_dialog.h"
 
+#include <algorithm>
+
 #include <QApplication>
 #include <QClipboard>
 #include <QDialogButtonBox>
@@ -38,7 +40,10 @@ QWidget* CopyableField(const QString& text, const QString& name, const QString& 
   field->setObjectName(name);
   field->setAccessibleName(what);
   field->setCursorPosition(0);
-  field->setMinimumWidth(field->fontMetrics().horizontalAdvance(text) + 16);
+  // Wide enough to show an address or a token whole; a long command line scrolls in its field
+  // (Copy takes all of it), so the dialog still fits a 1024-pixel screen.
+  constexpr int kWidestField = 560;
+  field->setMinimumWidth(std::min(field->fontMetrics().horizontalAdvance(text) + 16, kWidestField));
   auto* copy = new QPushButton(QObject::tr("Copy"), row);
   copy->setObjectName(QStringLiteral("copy_") + name);
   copy->setAccessibleName(QObject::tr("Copy %1").arg(what));
