@@ -182,12 +182,18 @@ void ServerSession::StartRequest(wire::Request& request) {
       return {{Code::kDeadlineExceeded, "deadline passed before the handler ran"}, {}};
     const CallContext call{self->client_id_, self->client_name_, slot, method, self->peer_,
                            deadline,         self->principal_};
+    Reply reply;
+    const Clock::time_point began = Clock::now();
     try {
-      return (*handler)(call, payload);
+      reply = (*handler)(call, payload);
     } catch (const std::exception& e) {
       internal::Log(LogLevel::kError, "handler for '{}' threw: {}", method, e.what());
-      return {{Code::kInternal, std::string("handler threw: ") + e.what()}, {}};
+      reply = {{Code::kInternal, std::string("handler threw: ") + e.what()}, {}};
     }
+    if (const auto& done = self->core_.options.on_call_done) {
+      done(method, Clock::now() - began, reply.status);
+    }
+    return reply;
   };
   if (it->second.dispatch == Dispatch::kInline) {
     FinishRequest(id, run());
