@@ -192,17 +192,7 @@ admin::Telemetry Node::Snapshot() {
   t.set_node(options_.name);
   t.set_version(RAILYARD_VERSION);
   t.set_role(admin::ROLE_SERVER);
-  switch (server_->state()) {
-    case rpc::ServerState::kServing:
-      t.set_state(admin::NODE_SERVING);
-      break;
-    case rpc::ServerState::kStarting:
-      t.set_state(admin::NODE_STARTING);
-      break;
-    default:
-      t.set_state(admin::NODE_LAME_DUCK);
-      break;
-  }
+  t.set_state(NodeStateOf(server_->state()));
   t.set_service_address(server_->endpoint().ToString());
   t.set_admin_address(admin_->endpoint().ToString());
   const std::vector<rpc::SlotInfo> slots = server_->SlotSnapshot();

@@ -45,7 +45,7 @@ void Slots(const admin::Telemetry& t, PrometheusText& out) {
 
 void Methods(const std::vector<base::MethodStats::Totals>& methods, PrometheusText& out) {
   out.Family("railyard_requests_total", "counter",
-             "Requests the docservice answered, by method and status code.");
+             "Requests the service answered (a node: its docservice), by method and status code.");
   for (const auto& m : methods) {
     for (const auto& [code, count] : m.codes) {
       out.Sample("railyard_requests_total",
