@@ -51,8 +51,10 @@ const char* StateName(admin::NodeState state) {
   }
 }
 
-// A node without replication telemetry takes writes itself: it is its own updater.
+// The docstore role; "-" without replication telemetry: a node still opening its store (it may
+// become either), or a service of one's own with no docstore (node::ServiceAdmin).
 const char* RoleName(const admin::Telemetry& t) {
+  if (!t.has_replication()) return "-";
   return t.replication().role() == admin::DOCSTORE_REPLICA ? "replica" : "updater";
 }
 
@@ -88,18 +90,24 @@ void PrintStatusHeader() {
 
 std::string StatusRow(const std::string& name, const admin::Telemetry& t) {
   const double p99 = cluster::RequestP99Us(t.throughput());
+  // Storage columns are "-" where the process reports no store (starting, or no docstore at
+  // all), never zeros.
   const admin::StorageStats& st = t.storage();
+  const bool store = t.has_storage();
+  const std::string indexes = store ? std::to_string(st.indexes_size()) : "-";
   const std::string memtable =
-      std::to_string(st.memtable_entries()) + "/" + std::to_string(st.memtable_capacity());
-  const std::string bloom = std::to_string(st.bloom_resident_bytes() >> 10) + "K/" +
-                            std::to_string(st.bloom_budget_bytes() >> 10) + "K";
+      store ? std::to_string(st.memtable_entries()) + "/" + std::to_string(st.memtable_capacity())
+            : "-";
+  const std::string bloom = store ? std::to_string(st.bloom_resident_bytes() >> 10) + "K/" +
+                                        std::to_string(st.bloom_budget_bytes() >> 10) + "K"
+                                  : "-";
   char row[1024];
   std::snprintf(
-      row, sizeof(row), "%-22s %-10s %-8s %-17s %-14s %-22s %9.1f %8.1f %9.0f %6d %8d %10s %14s\n",
+      row, sizeof(row), "%-22s %-10s %-8s %-17s %-14s %-22s %9.1f %8.1f %9.0f %6d %8s %10s %14s\n",
       name.c_str(), StateName(t.state()), RoleName(t), ReplicaStateName(t.replication()).c_str(),
       LagText(t.replication()).c_str(), t.service_address().c_str(),
       t.throughput().requests_per_s(), t.throughput().errors_per_s(), p99, t.slots_size(),
-      st.indexes_size(), memtable.c_str(), bloom.c_str());
+      indexes.c_str(), memtable.c_str(), bloom.c_str());
   return row;
 }
 

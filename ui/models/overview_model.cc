@@ -55,6 +55,7 @@ OverviewModel::Row OverviewModel::RowOf(const NodeView& node, qint64 now_ms) {
     row.latency_requests_per_s = cluster::LatencyRequestsPerS(t.throughput());
   }
   row.slots = t.slots_size();
+  row.store = t.has_storage();
   row.indexes = t.storage().indexes_size();
   row.lists_kept = !t.has_downsampled();
   if (t.storage().bloom_budget_bytes() > 0) {
@@ -216,12 +217,12 @@ QVariant OverviewModel::data(const QModelIndex& index, int role) const {
       if (sort) return row.slots;
       return known ? QString::number(row.slots) : QString();
     case kIndexes:
-      if (row.client) return sort ? QVariant(-1) : QVariant(QString());
+      if (row.client || !row.store) return sort ? QVariant(-1) : QVariant(QString());
       if (!row.lists_kept) return sort ? QVariant(-1) : QVariant(kNotKept);
       if (sort) return row.indexes;
       return known ? QString::number(row.indexes) : QString();
     case kBloom:
-      if (row.client) return sort ? QVariant(-1.0) : QVariant(QString());
+      if (row.client || !row.store) return sort ? QVariant(-1.0) : QVariant(QString());
       if (sort) return row.bloom_use;
       return known ? QStringLiteral("%1 %").arg(row.bloom_use * 100.0, 0, 'f', 0) : QString();
     case kAge:

@@ -83,7 +83,10 @@ class OverviewModel : public QAbstractTableModel {
     // Prometheus history): it keeps no slot or index lists, so their counts are not known.
     bool lists_kept = true;
     double bloom_use = 0;  // Resident bytes / budget, 0..1 (0 without a budget).
-    qint64 age_ms = -1;    // -1: never heard from.
+    // The process reports a store: a node once its store is open; never a service of one's own
+    // (node::ServiceAdmin). Without one, Indexes and Bloom budget are blank, not 0.
+    bool store = false;
+    qint64 age_ms = -1;  // -1: never heard from.
   };
   static Row RowOf(const NodeView& node, qint64 now_ms);
   // Below this many requests per second (what Req/s shows as 0) a row has no current latency.
