@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-# Install rules for the libraries a service owner embeds: the docstore engine (Railyard::storage)
-# and the Boxcar runtime (Railyard::rpc, with base, balance, proto and asio under it), each as a
+# Install rules for the libraries a service owner embeds: the docstore engine (Railyard::storage),
+# the Boxcar runtime (Railyard::rpc, with base, balance, proto and asio under it) and the admin
+# service for their own servers (Railyard::admin), each as a
 # static archive and as a shared library (Railyard::storage_shared, Railyard::rpc_shared), their
 # public headers under include/railyard/, a CMake package (find_package(Railyard)) and pkg-config
 # files (railyard.pc links the shared libraries, railyard-static.pc the archives). The shared
@@ -17,11 +18,20 @@ else()
 endif()
 set(RAILYARD_LIB_PACKAGE librailyard${RAILYARD_SOVERSION})
 
-set(railyard_compiled storage base balance rpc proto)
+# node_admin is the admin service a service owner adds to their own server
+# (core/node/service_admin.h), with what it links: the typed admin service (services), its client
+# side's shared names (cluster), the flight recorder's recordings (trace) and /metrics (http).
+set(railyard_compiled storage base balance rpc proto services cluster trace http node_admin)
 set(railyard_exported ${railyard_compiled} asio)
 foreach(name ${railyard_exported})
-  set_target_properties(railyard_${name} PROPERTIES EXPORT_NAME ${name})
-  add_library(Railyard::${name} ALIAS railyard_${name})  # The same names inside the tree.
+  set(export_name ${name})
+  if(name STREQUAL node_admin)
+    # Railyard::admin, librailyard_admin.a: what it is to a service owner.
+    set(export_name admin)
+    set_target_properties(railyard_${name} PROPERTIES OUTPUT_NAME railyard_admin)
+  endif()
+  set_target_properties(railyard_${name} PROPERTIES EXPORT_NAME ${export_name})
+  add_library(Railyard::${export_name} ALIAS railyard_${name})  # The same names inside the tree.
   list(APPEND railyard_exported_targets railyard_${name})
 endforeach()
 
@@ -43,13 +53,16 @@ if(RAILYARD_SHARED_LIBS)
   find_package(OpenSSL REQUIRED)
   pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)
   pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+  find_package(SQLite3 REQUIRED)
   foreach(name ${railyard_compiled})
     set(archive railyard_${name})
     set(twin railyard_${name}_shared)
     set_target_properties(${archive} PROPERTIES POSITION_INDEPENDENT_CODE ON)
+    get_target_property(export_name ${archive} EXPORT_NAME)
     add_library(${twin} SHARED $<TARGET_OBJECTS:${archive}>)
-    add_library(Railyard::${name}_shared ALIAS ${twin})
-    set_target_properties(${twin} PROPERTIES OUTPUT_NAME railyard_${name} EXPORT_NAME ${name}_shared
+    add_library(Railyard::${export_name}_shared ALIAS ${twin})
+    set_target_properties(${twin} PROPERTIES OUTPUT_NAME railyard_${export_name}
+      EXPORT_NAME ${export_name}_shared
       VERSION ${PROJECT_VERSION} SOVERSION ${RAILYARD_SOVERSION}
       # Installed outside the loader's folders (a prefix of one's own), librailyard_rpc.so still
       # finds librailyard_base.so beside it.
@@ -102,7 +115,7 @@ install(FILES ${PROJECT_BINARY_DIR}/include/railyard/version.h
 # include each other as "storage/..." and "core/..."; installed, as "railyard/storage/...", so that
 # only include/ is on the search path and nothing collides in /usr/include.
 set(railyard_public_headers storage/docstore.h core/rpc/client.h core/rpc/server.h core/rpc/signals.h
-  core/rpc/log_sink.h)
+  core/rpc/log_sink.h core/node/service_admin.h)
 install(CODE "
   set(RAILYARD_SOURCE_DIR \"${PROJECT_SOURCE_DIR}\")
   set(RAILYARD_PUBLIC_HEADERS \"${railyard_public_headers}\")
@@ -115,6 +128,11 @@ install(DIRECTORY ${PROJECT_BINARY_DIR}/proto/railyard/ DESTINATION ${CMAKE_INST
   COMPONENT dev FILES_MATCHING PATTERN "*.pb.h")
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/proto/railyard/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/railyard
   COMPONENT dev FILES_MATCHING PATTERN "*.proto")
+
+# examples/greeter: a service of one's own with the admin service, built against this package
+# (tests/install/example.sh builds the installed copy), where Debian keeps a package's examples.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/greeter
+  DESTINATION ${CMAKE_INSTALL_DATADIR}/doc/librailyard-dev/examples COMPONENT dev)
 
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/RailyardConfig.cmake.in
   ${PROJECT_BINARY_DIR}/RailyardConfig.cmake INSTALL_DESTINATION ${railyard_cmake_dir})
@@ -129,8 +147,14 @@ configure_file(${CMAKE_CURRENT_LIST_DIR}/railyard-static.pc.in ${PROJECT_BINARY_
   @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/railyard-static.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
   COMPONENT dev)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/railyard-admin-static.pc.in
+  ${PROJECT_BINARY_DIR}/railyard-admin-static.pc @ONLY)
+install(FILES ${PROJECT_BINARY_DIR}/railyard-admin-static.pc
+  DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT dev)
 if(RAILYARD_SHARED_LIBS)
-  configure_file(${CMAKE_CURRENT_LIST_DIR}/railyard.pc.in ${PROJECT_BINARY_DIR}/railyard.pc @ONLY)
-  install(FILES ${PROJECT_BINARY_DIR}/railyard.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
-    COMPONENT dev)
+  foreach(pc railyard railyard-admin)
+    configure_file(${CMAKE_CURRENT_LIST_DIR}/${pc}.pc.in ${PROJECT_BINARY_DIR}/${pc}.pc @ONLY)
+    install(FILES ${PROJECT_BINARY_DIR}/${pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig
+      COMPONENT dev)
+  endforeach()
 endif()
