@@ -10,7 +10,10 @@
 #include "core/node/admin_service.h"
 #include "core/node/config.h"
 #include "core/node/node.h"
+#include "core/node/service_admin.h"
+#include "core/rpc/server.h"
 #include "tests/rpc/tls_test_certs.h"
+#include "tests/support/http_get.h"
 #include "tests/support/qtest_main.h"
 
 using namespace railyard;
@@ -133,6 +136,52 @@ class TlsAdminTest : public QObject {
     cluster::AdminClient lost(service.endpoint(), "viewer-secret", "tls-test", missing);
     const rpc::Status s = lost.Connect(milliseconds(500));
     QVERIFY2(s.message().find(missing.ca_file) != std::string::npos, s.message().c_str());
+  }
+
+  // A service of one's own takes the same TLS options as a node for its admin service and
+  // /metrics: a client certificate is required where the node would require one.
+  void aServiceAdminSpeaksTlsAsANodeDoes() {
+    rpc::TlsServerOptions tls;
+    tls.cert_file = files_.server_cert;
+    tls.key_file = files_.server_key;
+    tls.client_ca_file = files_.ca_cert;
+    node::ServiceAdminOptions options;
+    options.name = "tls-service";
+    options.viewer_tokens = {"viewer-secret"};
+    options.tls = tls;
+    options.metrics = node::ServiceMetricsOptions{};
+    options.metrics->tls = tls;
+    options.metrics->tls->client_ca_file.clear();  // /metrics: server TLS only, as a node's may be.
+    node::ServiceAdmin admin(options);
+    rpc::ServerOptions server_options;
+    admin.Instrument(&server_options);
+    rpc::Server server(server_options);
+    QVERIFY(server.Start().ok());
+    const rpc::Status started = admin.Start(&server);
+    QVERIFY2(started.ok(), started.ToString().c_str());
+
+    rpc::TlsClientOptions with_cert;
+    with_cert.ca_file = files_.ca_cert;
+    with_cert.cert_file = files_.client_cert;
+    with_cert.key_file = files_.client_key;
+    cluster::AdminClient member(admin.endpoint(), "viewer-secret", "tls-test", with_cert);
+    const rpc::Status connected = member.Connect(milliseconds(5000));
+    QVERIFY2(connected.ok(), connected.ToString().c_str());
+    admin::Telemetry telemetry;
+    QVERIFY(member.Telemetry(&telemetry).ok());
+    QCOMPARE(telemetry.node(), std::string("tls-service"));
+    cluster::AdminClient plain(admin.endpoint(), "viewer-secret", "tls-test");
+    QCOMPARE(plain.Connect(milliseconds(500)).code(), rpc::Code::kUnavailable);
+
+    const rpc::Endpoint metrics = *admin.metrics_endpoint();
+    const testing::HttpAnswer page =
+        testing::HttpGet(metrics.host, metrics.port, "/metrics", {}, files_.ca_cert);
+    QCOMPARE(page.status, 200);
+    QVERIFY(page.body.find("railyard_node_state{state=\"serving\"} 1") != std::string::npos);
+    QCOMPARE(testing::HttpGet(metrics.host, metrics.port, "/metrics").status, 0);  // Not plain.
+    const rpc::Status reloaded = admin.ReloadTls();
+    QVERIFY2(reloaded.ok(), reloaded.ToString().c_str());
+    admin.Stop();
   }
 
   void aNodeServesBothListenersOverTls() {
