@@ -49,7 +49,9 @@ admin::Telemetry FlightRecorder::Stripped(const admin::Telemetry& snapshot) {
     pool.clear_subset();
     pool.clear_servers();
   }
-  t.mutable_storage()->clear_bloom_pages();
+  // Only where there is a store: an empty one would read as a store of zeros (a node that was
+  // still opening its store, a service with no store at all).
+  if (t.has_storage()) t.mutable_storage()->clear_bloom_pages();
   return t;
 }
 

@@ -67,7 +67,7 @@ std::string ServiceAdmin::Impl::NotReadyReason() const {
     case rpc::ServerState::kStarting:
       return "starting";
     case rpc::ServerState::kLameDuck:
-      return "lame duck: drained";
+      return "lame duck: drained, or draining before it stops";
     default:
       return "stopped";
   }
@@ -89,8 +89,12 @@ void ServiceAdmin::Instrument(rpc::ServerOptions* options) {
   };
 }
 
-void ServiceAdmin::WatchClient(std::string name, const rpc::Client* client) {
+rpc::Status ServiceAdmin::WatchClient(std::string name, const rpc::Client* client) {
+  if (impl_->admin) {
+    return {rpc::Code::kFailedPrecondition, "WatchClient after ServiceAdmin::Start: watch first"};
+  }
   impl_->clients.emplace_back(std::move(name), client);
+  return rpc::Status::Ok();
 }
 
 rpc::Status ServiceAdmin::Start(rpc::Server* server) {
@@ -136,6 +140,7 @@ rpc::Status ServiceAdmin::Start(rpc::Server* server) {
     if (rpc::Status s = impl_->monitoring->Start(); !s.ok()) {
       impl_->monitoring.reset();
       impl_->admin->Stop();
+      impl_->admin.reset();  // Nothing listens: Start may be tried again.
       return s;
     }
   }
@@ -147,7 +152,10 @@ void ServiceAdmin::Stop() {
   if (impl_->admin) impl_->admin->Stop();
 }
 
-rpc::Endpoint ServiceAdmin::endpoint() const { return impl_->admin->endpoint(); }
+std::optional<rpc::Endpoint> ServiceAdmin::endpoint() const {
+  if (!impl_->admin) return std::nullopt;
+  return impl_->admin->endpoint();
+}
 
 std::optional<rpc::Endpoint> ServiceAdmin::metrics_endpoint() const {
   if (!impl_->monitoring) return std::nullopt;
@@ -158,6 +166,10 @@ void ServiceAdmin::ReplaceTokens(std::vector<std::string> viewer_tokens,
                                  std::vector<std::string> operator_tokens) {
   if (impl_->admin)
     impl_->admin->ReplaceTokens(std::move(viewer_tokens), std::move(operator_tokens));
+}
+
+void ServiceAdmin::ReplaceMetricsTokens(std::vector<std::string> tokens) {
+  if (impl_->monitoring) impl_->monitoring->ReplaceTokens(std::move(tokens));
 }
 
 rpc::Status ServiceAdmin::ReloadTls() {

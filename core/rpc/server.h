@@ -62,11 +62,12 @@ struct ServerOptions {
   // reaching its handler, and is counted (ServerCounters::unauthorized). Runs on the I/O thread
   // before each request; must be quick and never block. Unset: every call may run.
   std::function<Status(const CallContext& call)> authorize;
-  // Told of every call a handler answered (not of those refused before one ran: unknown methods,
-  // authorize's refusals, lame duck, starting), with the handler's own time (docs/figures.md's
-  // server latency: a worker's queue is not in it) and the handler's status: how a process keeps
-  // per-method figures of its own (node::ServiceAdmin does). Runs on the thread that ran the
-  // handler, after it; must be quick and never block. Unset: nothing is told.
+  // Told of every call a handler answered (not of those answered before one ran: unknown
+  // methods, authorize's refusals, lame duck, starting, a deadline already past), with the
+  // handler's own time (docs/figures.md's server latency: a worker's queue is not in it) and its
+  // status: how a process keeps per-method figures of its own (node::ServiceAdmin does). Runs on
+  // the thread that ran the handler, after it; must be quick, never block and never throw.
+  // Unset: nothing is told.
   std::function<void(std::string_view method, std::chrono::nanoseconds elapsed,
                      const Status& status)>
       on_call_done;

@@ -33,8 +33,10 @@ constexpr const char* kUsage =
     "between calls, for --seconds (default 10; 0: until SIGTERM or SIGINT) and prints the calls\n"
     "each server answered.\n";
 
-volatile std::sig_atomic_t g_stop = 0;
-void OnSignal(int) { g_stop = 1; }
+// Set by the signal handler, read by the callers: a lock-free atomic is safe in both.
+std::atomic<bool> g_stop{false};
+static_assert(std::atomic<bool>::is_always_lock_free);
+void OnSignal(int) { g_stop.store(true); }
 
 int Usage(const std::string& error) {
   std::fprintf(stderr, "greeter_client: %s\n%s", error.c_str(), kUsage);
@@ -135,7 +137,7 @@ int main(int argc, char** argv) {
       greeter::GreetRequest request;
       request.set_name("caller " + std::to_string(i));
       greeter::GreetReply reply;
-      while (!g_stop && Clock::now() < end) {
+      while (!g_stop.load() && Clock::now() < end) {
         const rpc::CallResult result = stub.Greet(request, &reply, std::chrono::seconds(2));
         if (result.status.ok()) {
           tally.Answered(reply.served_by());

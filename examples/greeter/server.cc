@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
   }
   const std::optional<rpc::Endpoint> metrics = admin.metrics_endpoint();
   std::printf("greeter %s: service %s admin %s metrics %s\n", name.c_str(),
-              server.endpoint().ToString().c_str(), admin.endpoint().ToString().c_str(),
+              server.endpoint().ToString().c_str(), admin.endpoint()->ToString().c_str(),
               metrics ? metrics->ToString().c_str() : "-");
   std::fflush(stdout);
   rpc::ServeUntilSignalled(server, std::chrono::seconds(5));

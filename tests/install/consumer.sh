@@ -5,8 +5,9 @@
 # of the runtime and the docstore and a typed service of its own (echo.proto, through the
 # installed railyard_generate_boxcar() and protoc-gen-boxcar), and the first program again as
 # one file compiled with pkg-config.
-#   SCOPE full (a build with the shared libraries): the CMake project with the static and with
-#     the shared libraries, pkg-config railyard (shared) and railyard-static, each SONAME, and
+#   SCOPE full (a build with the shared libraries): the CMake project with the shared libraries
+#     (its static build runs in the sanitizer stages, and tst_install_example builds a static
+#     program beside this one), pkg-config railyard (shared) and railyard-static, each SONAME, and
 #     every installed header compiled on its own with the macros a service owner's build may
 #     define (RELEASE, GUARDED_BY...), so a header that includes one not installed, is not
 #     self-contained or uses an unprefixed macro fails here.
@@ -18,7 +19,7 @@ build_dir=$1 consumer_dir=$2 work_parent=$3 cxx=$4 extra_flags=${5:-} scope=${6:
 linkages=(static)
 pcs=(railyard-static)
 if [ "$scope" = full ]; then
-  linkages=(static shared)
+  linkages=(shared)
   pcs=(railyard railyard-static)
 fi
 work=$(mktemp -d "$work_parent/consumer.XXXXXX")
@@ -68,7 +69,7 @@ if [ "$scope" = full ]; then
   echo "--- the shared libraries: SONAME and version"
   soversion=$(sed -n 's/^#define RAILYARD_SOVERSION "\(.*\)"$/\1/p' "$version_h")
   [ -n "$soversion" ] || { echo "FAIL: no RAILYARD_SOVERSION in version.h" >&2; exit 1; }
-  for library in rpc balance base proto storage; do
+  for library in rpc balance base proto storage admin http cluster services trace; do
     lib=$(find "$prefix" -name "librailyard_$library.so.$soversion.*" | head -1)
     [ -n "$lib" ] || { echo "FAIL: no librailyard_$library.so.$soversion.*" >&2; exit 1; }
     readelf -d "$lib" | grep -q "SONAME.*\[librailyard_$library.so.$soversion\]" ||

@@ -47,6 +47,20 @@ cmake -S "$installed_example" -B "$work/build" -G Ninja -DCMAKE_PREFIX_PATH="$pr
   -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_CXX_COMPILER_LAUNCHER="${launcher[*]}" \
   -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS="-Wall -Wextra -Werror" >"$work/configure.log" || { cat "$work/configure.log"; exit 1; }
 cmake --build "$work/build"
+echo "--- the same server with the shared libraries (Railyard::admin_shared), and pkg-config's files"
+cmake -S "$installed_example" -B "$work/build-shared" -G Ninja -DCMAKE_PREFIX_PATH="$prefix" \
+  -DCMAKE_CXX_COMPILER="$cxx" -DCMAKE_CXX_COMPILER_LAUNCHER="${launcher[*]}" -DGREETER_SHARED=ON \
+  -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS="-Wall -Wextra -Werror" >"$work/configure.log" ||
+  { cat "$work/configure.log"; exit 1; }
+cmake --build "$work/build-shared" --target greeter_server
+readelf -d "$work/build-shared/greeter_server" | grep -q 'NEEDED.*librailyard_admin\.so' ||
+  fail "the shared build does not use librailyard_admin.so"
+export PKG_CONFIG_PATH
+PKG_CONFIG_PATH=$(dirname "$(find "$prefix" -name railyard-admin.pc)")
+pkg-config --libs railyard-admin | grep -q -- '-lrailyard_admin' || fail "railyard-admin.pc"
+for archive in $(pkg-config --static --libs railyard-admin-static | tr ' ' '\n' | grep '\.a$'); do
+  [ -f "$archive" ] || fail "railyard-admin-static.pc names $archive, which is not installed"
+done
 "$work/build/greeter_server" --help | grep -q -- '--admin-listen'
 if "$work/build/greeter_server" --bogus 2>"$work/usage.err"; then fail "an unknown flag was taken"; fi
 grep -q "unknown argument '--bogus'" "$work/usage.err" || fail "no clear usage error"
@@ -59,12 +73,12 @@ echo "--- two servers, each with its admin service; the first with /metrics"
 start_server() {  # NAME [EXTRA_FLAGS...]
   local name=$1
   shift
-  "$work/build/greeter_server" --name "$name" --viewer-token-file "$work/viewer.token" \
+  "${server:-$work/build/greeter_server}" --name "$name" --viewer-token-file "$work/viewer.token" \
     --operator-token-file "$work/operator.token" "$@" >"$work/$name.out" 2>"$work/$name.err" &
   pids+=($!)
 }
 start_server greeter-a --metrics-listen 127.0.0.1:0
-start_server greeter-b
+server=$work/build-shared/greeter_server start_server greeter-b  # The shared build.
 listening() { grep -q "^greeter $1: service" "$work/$1.out"; }
 wait_for 30 "greeter-a listening" listening greeter-a
 wait_for 30 "greeter-b listening" listening greeter-b
@@ -80,7 +94,8 @@ echo "--- load from the example's client over both servers"
 client_pid=$!
 pids+=($client_pid)
 
-ctl() { "$bin_dir/railyardctl" "$@"; }
+# Every command the test waits for has a bound of its own, so a hang fails here, with cleanup.
+ctl() { timeout 30 "$bin_dir/railyardctl" "$@"; }
 # requests ADMIN: greeter.Greet requests the server has answered, from `railyardctl status --json`.
 requests() {
   ctl status -n "$1" --token-file "$work/viewer.token" --json | python3 -c '
@@ -117,8 +132,8 @@ assert "railyard_storage_" not in body
 PY
 
 echo "--- the console watches both (offscreen)"
-QT_QPA_PLATFORM=offscreen "$bin_dir/railyard" -n "$admin_a" -n "$admin_b" \
-  --token-file "$work/viewer.token" --tab slots --quit-after-s 6 \
+QT_QPA_PLATFORM=offscreen timeout 60 "$bin_dir/railyard" -n "$admin_a" -n "$admin_b" \
+  --token-file "$work/viewer.token" --tab slots --quit-after-s 10 \
   --screenshot "$screenshot_dir/example_greeter_slots.png" >"$work/console.out" 2>"$work/console.err" ||
   fail "the console exited with $?"
 grep -q "screenshot: " "$work/console.out" || fail "no screenshot"
@@ -140,13 +155,24 @@ ctl undrain -n "$admin_b" --token-file "$work/operator.token"
 wait_for 60 "greeter-b answering again" answered_at_least "$admin_b" $((b_drained + 100))
 
 echo "--- stop: the client reports no failed call; the servers drain and exit 0"
+# forget PID: it has been waited for, so cleanup must not signal it (the number may be reused).
+forget() {
+  local left=() pid
+  for pid in "${pids[@]}"; do [ "$pid" = "$1" ] || left+=("$pid"); done
+  pids=(${left[@]+"${left[@]}"})
+}
 kill -TERM "$client_pid"
-wait "$client_pid" || fail "the client exited with $?"
+status=0
+wait "$client_pid" || status=$?
+forget "$client_pid"
 cat "$work/client.out"
+[ $status -eq 0 ] || fail "the client exited with $status"
 grep -q ", 0 failed;" "$work/client.out" || fail "calls failed"
-for pid in "${pids[@]:0:2}"; do
+for pid in "${pids[@]}"; do
   kill -TERM "$pid"
-  wait "$pid" || fail "a server exited with $?"
+  status=0
+  wait "$pid" || status=$?
+  forget "$pid"
+  [ $status -eq 0 ] || fail "a server exited with $status"
 done
-pids=()
 echo "PASS"

@@ -75,6 +75,23 @@ class FlightRecorderTest : public QObject {
   Q_OBJECT
 
  private Q_SLOTS:
+  // A process that reports no store (a node opening it, a service of one's own) stays without
+  // one in its downsampled history: an empty store would be drawn as zeros.
+  void strippedSnapshotsInventNoStore() {
+    Telemetry service;
+    service.set_node("greeter");
+    service.add_slots()->set_slot(0);
+    const Telemetry stripped = FlightRecorder::Stripped(service);
+    QVERIFY(!stripped.has_storage());
+    QCOMPARE(stripped.slots_size(), 0);
+    Telemetry node_with_store;
+    node_with_store.mutable_storage()->add_bloom_pages()->set_page(3);
+    node_with_store.mutable_storage()->set_reads(7);
+    const Telemetry kept = FlightRecorder::Stripped(node_with_store);
+    QCOMPARE(kept.storage().bloom_pages_size(), 0);
+    QCOMPARE(kept.storage().reads(), uint64_t{7});
+  }
+
   void fullDetailForItsSpanThenTenSecondBuckets() {
     std::unique_ptr<FlightRecorder> recorder;
     QVERIFY(FlightRecorder::Open(Short(), &recorder).ok());

@@ -67,6 +67,7 @@ struct InstrumentedService {
     admin.Instrument(&options);
     return options;
   }
+  ~InstrumentedService() { admin.Stop(); }  // Before the server goes (ServiceAdmin::Stop).
   bool Start() {
     RegisterServiceEcho(server);
     return server.Start().ok() && admin.Start(&server).ok();
@@ -95,8 +96,11 @@ class ServiceAdminTest : public QObject {
     QVERIFY(server.Start().ok());
     std::unique_ptr<rpc::Client> client = StartFrontEndClient(server);
     QVERIFY(client);
-    admin.WatchClient("front-end", client.get());
+    QVERIFY(!admin.endpoint());
+    QVERIFY(admin.WatchClient("front-end", client.get()).ok());
     QVERIFY(admin.Start(&server).ok());
+    // The list is the admin threads' now.
+    QCOMPARE(admin.WatchClient("late", client.get()).code(), rpc::Code::kFailedPrecondition);
     QVERIFY(!admin.metrics_endpoint());
 
     for (int i = 0; i < 20; ++i) QVERIFY(client->Call("svc.Echo", "hi").status.ok());
@@ -105,7 +109,7 @@ class ServiceAdminTest : public QObject {
     }
     QCOMPARE(client->Call("svc.Nothing", "x").status.code(), rpc::Code::kUnknownMethod);
 
-    cluster::AdminClient viewer(admin.endpoint(), kServiceViewerToken);
+    cluster::AdminClient viewer(*admin.endpoint(), kServiceViewerToken);
     QVERIFY(viewer.Connect(seconds(10)).ok());
     admin::Telemetry t;
     QVERIFY(viewer.Telemetry(&t).ok());
@@ -114,7 +118,7 @@ class ServiceAdminTest : public QObject {
     QCOMPARE(t.role(), admin::ROLE_BOTH);  // It serves, and it calls through a watched client.
     QCOMPARE(t.state(), admin::NODE_SERVING);
     QCOMPARE(t.service_address(), server.endpoint().ToString());
-    QCOMPARE(t.admin_address(), admin.endpoint().ToString());
+    QCOMPARE(t.admin_address(), admin.endpoint()->ToString());
     QVERIFY(t.started_unix_ms() > 0);
     QVERIFY(!t.has_storage());  // Unknown here, so absent: never shown as zero.
     QVERIFY(!t.has_replication());
@@ -136,7 +140,7 @@ class ServiceAdminTest : public QObject {
     QCOMPARE(t.pools(0).entries(0).server(), server.endpoint().ToString());
     QVERIFY(t.pools(0).counters().requests() >= 24);
 
-    cluster::AdminClient stranger(admin.endpoint(), "wrong-token");
+    cluster::AdminClient stranger(*admin.endpoint(), "wrong-token");
     QVERIFY(stranger.Connect(seconds(10)).ok());
     QCOMPARE(stranger.Telemetry(&t).code(), rpc::Code::kUnauthenticated);
     admin.Stop();
@@ -152,14 +156,14 @@ class ServiceAdminTest : public QObject {
     QCOMPARE(testing::HttpGet(metrics.host, metrics.port, "/readyz").status, 200);
 
     admin::AdminResponse response;
-    cluster::AdminClient viewer(admin.endpoint(), kServiceViewerToken);
+    cluster::AdminClient viewer(*admin.endpoint(), kServiceViewerToken);
     QVERIFY(viewer.Connect(seconds(10)).ok());
     const rpc::Status refused = viewer.Drain(&response);
     QCOMPARE(refused.code(), rpc::Code::kFailedPrecondition);
     QVERIFY2(refused.message().find("operator") != std::string::npos, refused.message().c_str());
     QCOMPARE(server.state(), rpc::ServerState::kServing);
 
-    cluster::AdminClient op(admin.endpoint(), kServiceOperatorToken);
+    cluster::AdminClient op(*admin.endpoint(), kServiceOperatorToken);
     QVERIFY(op.Connect(seconds(10)).ok());
     QVERIFY(op.Drain(&response).ok());
     QCOMPARE(server.state(), rpc::ServerState::kLameDuck);
@@ -206,6 +210,13 @@ class ServiceAdminTest : public QObject {
     QVERIFY(body.find("railyard_storage_") == std::string::npos);
     QVERIFY(body.find("railyard_replication_") == std::string::npos);
     QVERIFY(body.find("railyard_data_dir_") == std::string::npos);
+
+    admin.ReplaceMetricsTokens({"scrape-token"});  // A reload, as a node's SIGHUP does.
+    QCOMPARE(testing::HttpGet(metrics.host, metrics.port, "/metrics").status, 401);
+    QCOMPARE(testing::HttpGet(metrics.host, metrics.port, "/metrics",
+                              "Authorization: Bearer scrape-token\r\n")
+                 .status,
+             200);
     admin.Stop();
   }
 

@@ -164,13 +164,13 @@ class TlsAdminTest : public QObject {
     with_cert.ca_file = files_.ca_cert;
     with_cert.cert_file = files_.client_cert;
     with_cert.key_file = files_.client_key;
-    cluster::AdminClient member(admin.endpoint(), "viewer-secret", "tls-test", with_cert);
+    cluster::AdminClient member(*admin.endpoint(), "viewer-secret", "tls-test", with_cert);
     const rpc::Status connected = member.Connect(milliseconds(5000));
     QVERIFY2(connected.ok(), connected.ToString().c_str());
     admin::Telemetry telemetry;
     QVERIFY(member.Telemetry(&telemetry).ok());
     QCOMPARE(telemetry.node(), std::string("tls-service"));
-    cluster::AdminClient plain(admin.endpoint(), "viewer-secret", "tls-test");
+    cluster::AdminClient plain(*admin.endpoint(), "viewer-secret", "tls-test");
     QCOMPARE(plain.Connect(milliseconds(500)).code(), rpc::Code::kUnavailable);
 
     const rpc::Endpoint metrics = *admin.metrics_endpoint();
