@@ -186,17 +186,9 @@ rpc::Status Node::Compact(const std::vector<uint64_t>& indexes) {
 
 admin::Telemetry Node::Snapshot() {
   admin::Telemetry t;
-  t.set_sequence(sequence_.fetch_add(1) + 1);
-  t.set_started_unix_ms(started_unix_ms_);
-  t.set_unix_ms(UnixMillis(std::chrono::system_clock::now()));
-  t.set_node(options_.name);
-  t.set_version(RAILYARD_VERSION);
-  t.set_role(admin::ROLE_SERVER);
-  t.set_state(NodeStateOf(server_->state()));
-  t.set_service_address(server_->endpoint().ToString());
-  t.set_admin_address(admin_->endpoint().ToString());
-  const std::vector<rpc::SlotInfo> slots = server_->SlotSnapshot();
-  FillSlots(slots, &t);
+  const std::vector<rpc::SlotInfo> slots = FillServerSnapshot(
+      {sequence_.fetch_add(1) + 1, started_unix_ms_, options_.name, RAILYARD_VERSION}, *server_,
+      admin_->endpoint(), &t);
   if (const std::optional<DiskFigures> disk = ReadDiskFigures(options_.data_dir)) {
     t.mutable_disk()->set_free_bytes(disk->free_bytes);
     t.mutable_disk()->set_size_bytes(disk->size_bytes);

@@ -18,6 +18,23 @@ admin::NodeState NodeStateOf(rpc::ServerState state) {
   }
 }
 
+std::vector<rpc::SlotInfo> FillServerSnapshot(const SnapshotSource& source,
+                                              const rpc::Server& server, const rpc::Endpoint& admin,
+                                              admin::Telemetry* telemetry) {
+  telemetry->set_sequence(source.sequence);
+  telemetry->set_started_unix_ms(source.started_unix_ms);
+  telemetry->set_unix_ms(UnixMillis(std::chrono::system_clock::now()));
+  telemetry->set_node(std::string(source.name));
+  telemetry->set_version(std::string(source.version));
+  telemetry->set_role(admin::ROLE_SERVER);
+  telemetry->set_state(NodeStateOf(server.state()));
+  telemetry->set_service_address(server.endpoint().ToString());
+  telemetry->set_admin_address(admin.ToString());
+  std::vector<rpc::SlotInfo> slots = server.SlotSnapshot();
+  FillSlots(slots, telemetry);
+  return slots;
+}
+
 void FillSlots(const std::vector<rpc::SlotInfo>& slots, admin::Telemetry* telemetry) {
   for (const rpc::SlotInfo& slot : slots) {
     admin::SlotEntry* e = telemetry->add_slots();

@@ -36,17 +36,10 @@ struct ServiceAdmin::Impl {
 
 admin::Telemetry ServiceAdmin::Impl::Snapshot() const {
   admin::Telemetry t;
-  t.set_sequence(sequence.fetch_add(1) + 1);
-  t.set_started_unix_ms(started_unix_ms);
-  t.set_unix_ms(UnixMillis(std::chrono::system_clock::now()));
-  t.set_node(options.name);
-  t.set_version(options.version);
+  FillServerSnapshot({sequence.fetch_add(1) + 1, started_unix_ms, options.name, options.version},
+                     *server, admin->endpoint(), &t);
   // A service that calls others is a client too, as a replica that follows its updater is.
-  t.set_role(clients.empty() ? admin::ROLE_SERVER : admin::ROLE_BOTH);
-  t.set_state(NodeStateOf(server->state()));
-  t.set_service_address(server->endpoint().ToString());
-  t.set_admin_address(admin->endpoint().ToString());
-  FillSlots(server->SlotSnapshot(), &t);
+  if (!clients.empty()) t.set_role(admin::ROLE_BOTH);
   FillThroughput(*stats, t.mutable_throughput());
   for (const auto& [name, client] : clients) FillPool(client->Snapshot(), name, "", t.add_pools());
   return t;
