@@ -195,7 +195,7 @@ admin::Telemetry Node::Snapshot() {
   }
   if (!ready_.load()) return t;  // Starting: the store and replication are not there yet.
   FillStorage(store_->GetStats(), t.mutable_storage());
-  FillThroughput(stats_, t.mutable_throughput());
+  FillServerThroughput(stats_, *server_, t.mutable_throughput());
   if (source_) source_->FillTelemetry(slots, t.mutable_replication());
   if (follower_) {
     follower_->FillTelemetry(t.mutable_replication());

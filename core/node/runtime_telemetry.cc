@@ -66,4 +66,10 @@ void FillThroughput(const base::MethodStats& stats, admin::Throughput* out) {
   }
 }
 
+void FillServerThroughput(const base::MethodStats& stats, const rpc::Server& server,
+                          admin::Throughput* out) {
+  FillThroughput(stats, out);
+  out->set_rejections_per_s(server.RefusalsPerSecond());
+}
+
 }  // namespace railyard::node

@@ -18,6 +18,10 @@ namespace railyard::node {
 
 void FillSlots(const std::vector<rpc::SlotInfo>& slots, admin::Telemetry* telemetry);
 void FillThroughput(const base::MethodStats& stats, admin::Throughput* out);
+// A server's throughput: its handlers' figures from `stats`, and as its rejections the calls the
+// server refused by its state (rpc::Server::RefusalsPerSecond), which never reach `stats`.
+void FillServerThroughput(const base::MethodStats& stats, const rpc::Server& server,
+                          admin::Throughput* out);
 int64_t UnixMillis(std::chrono::system_clock::time_point t);
 // A server's state as telemetry reports it (stopping reports as lame duck: it serves no new work).
 admin::NodeState NodeStateOf(rpc::ServerState state);

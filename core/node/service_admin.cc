@@ -40,7 +40,7 @@ admin::Telemetry ServiceAdmin::Impl::Snapshot() const {
                      *server, admin->endpoint(), &t);
   // A service that calls others is a client too, as a replica that follows its updater is.
   if (!clients.empty()) t.set_role(admin::ROLE_BOTH);
-  FillThroughput(*stats, t.mutable_throughput());
+  FillServerThroughput(*stats, *server, t.mutable_throughput());
   for (const auto& [name, client] : clients) FillPool(client->Snapshot(), name, "", t.add_pools());
   return t;
 }

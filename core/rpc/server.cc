@@ -46,6 +46,11 @@ void ServerCore::OnRequestFinished(bool error) {
   }
 }
 
+void ServerCore::OnRefused() {
+  refused.fetch_add(1, std::memory_order_relaxed);
+  refusal_rate.Add(std::chrono::steady_clock::now());
+}
+
 LoadReport ServerCore::Load() const {
   const auto now = std::chrono::steady_clock::now();
   LoadReport load;
@@ -353,7 +358,12 @@ ServerCounters Server::counters() const {
           c.connections_refused.load(),
           c.timeouts.load(),
           c.tls_handshake_failures.load(),
-          c.unauthorized.load()};
+          c.unauthorized.load(),
+          c.refused.load()};
+}
+
+double Server::RefusalsPerSecond() const {
+  return impl_->core.refusal_rate.PerSecond(std::chrono::steady_clock::now());
 }
 
 LoadReport Server::CurrentLoad() const { return impl_->core.Load(); }

@@ -115,6 +115,9 @@ struct ServerCounters {
   uint64_t timeouts = 0;             // Connections closed as silent, idle or too slow.
   uint64_t tls_handshake_failures = 0;
   uint64_t unauthorized = 0;  // Calls ServerOptions::authorize refused.
+  // Calls answered without reaching a handler because of the server's state: LAME_DUCK to a client
+  // that knew, UNAVAILABLE while starting. Counted in `errors` too.
+  uint64_t refused = 0;
 };
 
 // A Boxcar server: hands each new connection its lowest free slot and dispatches requests to
@@ -174,6 +177,9 @@ class Server {
   size_t in_flight() const;
   ServerCounters counters() const;
   LoadReport CurrentLoad() const;
+  // ServerCounters::refused as a rate (1 s time constant, as the load's rates): a server's
+  // "rejections" in its telemetry (docs/figures.md).
+  double RefusalsPerSecond() const;
 
  private:
   struct Impl;

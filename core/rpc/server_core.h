@@ -31,6 +31,9 @@ struct ServerCore {
 
   // Everything a finished request changes, in one place so that no path forgets a part.
   void OnRequestFinished(bool error);
+  // A request answered without reaching a handler because of the server's state (LAME_DUCK to a
+  // client that knew, UNAVAILABLE while starting): what the balancer takes as a rejection.
+  void OnRefused();
   LoadReport Load() const;
 
   void AddSession(const std::shared_ptr<ServerSession>& session) RAILYARD_EXCLUDES(sessions_mu_);
@@ -58,8 +61,10 @@ struct ServerCore {
   std::atomic<uint64_t> timeouts{0};
   std::atomic<uint64_t> tls_handshake_failures{0};
   std::atomic<uint64_t> unauthorized{0};
+  std::atomic<uint64_t> refused{0};
   base::DecayingRate request_rate;
   base::DecayingRate error_rate;
+  base::DecayingRate refusal_rate;
 
   // Signalled when in_flight drops to zero or the server stops.
   std::mutex idle_mu;

@@ -148,10 +148,12 @@ void ServerSession::StartRequest(wire::Request& request) {
 
   const uint64_t id = request.id();
   if (client_knows_lame_duck_ && core_.state.load() == ServerState::kLameDuck) {
+    core_.OnRefused();
     FinishRequest(id, {{Code::kLameDuck, "server is draining"}, {}});
     return;
   }
   if (!core_.handlers_ready.load()) {
+    core_.OnRefused();
     FinishRequest(id, {{Code::kUnavailable, "server is starting"}, {}});
     return;
   }

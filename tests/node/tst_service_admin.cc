@@ -13,6 +13,7 @@
 #include "core/node/service_admin.h"
 #include "core/rpc/client.h"
 #include "core/rpc/server.h"
+#include "tests/rpc/rpc_test_support.h"
 #include "tests/support/http_get.h"
 #include "tests/support/qtest_main.h"
 #include "tests/support/wait_until.h"
@@ -176,6 +177,28 @@ class ServiceAdminTest : public QObject {
     const testing::HttpAnswer not_ready = testing::HttpGet(metrics.host, metrics.port, "/readyz");
     QCOMPARE(not_ready.status, 503);
     QVERIFY2(not_ready.body.find("lame duck") != std::string::npos, not_ready.body.c_str());
+    QCOMPARE(t.throughput().rejections_per_s(), 0.0);
+
+    // A caller that heard of the drain and calls anyway is refused: the server's rejections, not
+    // a request or failure of the method.
+    {
+      rpc::testing::RawConnection caller(server.port());
+      QVERIFY(caller.Handshake(77));
+      rpc::wire::Frame request;
+      request.mutable_request()->set_id(1);
+      request.mutable_request()->set_method("svc.Echo");
+      request.mutable_request()->set_payload("late");
+      caller.SendFrame(request);
+      std::optional<rpc::wire::Frame> answer;
+      for (int frames = 0; frames < 4 && !(answer && answer->has_response()); ++frames) {
+        answer = caller.ReadFrame();
+      }
+      QVERIFY(answer && answer->has_response());
+      QCOMPARE(answer->response().code(), rpc::wire::LAME_DUCK);
+    }
+    QVERIFY(op.Telemetry(&t).ok());
+    QVERIFY(t.throughput().rejections_per_s() > 0.0);
+    QVERIFY(!FindServiceMethod(t, "svc.Echo"));
 
     QVERIFY(op.Undrain(&response).ok());
     QCOMPARE(server.state(), rpc::ServerState::kServing);

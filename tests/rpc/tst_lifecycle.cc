@@ -37,6 +37,16 @@ std::optional<wire::Response> NextResponse(RawConnection& connection) {
   return std::nullopt;
 }
 
+// Opens a connection, says hello and sends one echo request; the answer's code, or nullopt.
+std::optional<wire::StatusCode> EchoOnNewConnection(uint16_t port, uint64_t client_id) {
+  RawConnection connection(port);
+  if (!connection.Handshake(client_id)) return std::nullopt;
+  connection.SendFrame(EchoRequest(client_id));
+  const std::optional<wire::Response> response = NextResponse(connection);
+  if (!response) return std::nullopt;
+  return response->code();
+}
+
 }  // namespace
 
 class LifecycleTest : public QObject {
@@ -100,6 +110,43 @@ class LifecycleTest : public QObject {
     QCOMPARE(response->code(), wire::OK);
     QCOMPARE(response->payload(), std::string("hi"));
     QCOMPARE(server.handled->load(), uint64_t{1});
+  }
+
+  // What a server refuses by its state is its "rejections" (docs/figures.md): counted and a rate,
+  // apart from what its handlers ran.
+  void refusalsByStateAreTheServersRejections() {
+    ServerOptions options;
+    options.name = "refuser";
+    options.io_threads = 1;
+    options.serve_on_start = false;
+    Server server(options);
+    QVERIFY(server.Start().ok());
+    auto handled = std::make_shared<std::atomic<int>>(0);
+    server.RegisterHandler(kEchoMethod, [handled](const CallContext&, std::string_view p) {
+      handled->fetch_add(1);
+      return Reply{Status::Ok(), std::string(p)};
+    });
+    QCOMPARE(server.RefusalsPerSecond(), 0.0);
+
+    // Starting: a request sent anyway is answered UNAVAILABLE.
+    QCOMPARE(EchoOnNewConnection(server.port(), 1), std::optional(wire::UNAVAILABLE));
+    QCOMPARE(server.counters().refused, uint64_t{1});
+    QVERIFY(server.RefusalsPerSecond() > 0.0);
+
+    // Serving: a handled request is no refusal.
+    server.MarkServing();
+    QCOMPARE(EchoOnNewConnection(server.port(), 2), std::optional(wire::OK));
+    QCOMPARE(server.counters().refused, uint64_t{1});
+    QCOMPARE(handled->load(), 1);
+
+    // Lame duck, told in the handshake: LAME_DUCK.
+    server.EnterLameDuck();
+    QCOMPARE(EchoOnNewConnection(server.port(), 3), std::optional(wire::LAME_DUCK));
+    const ServerCounters counters = server.counters();
+    QCOMPARE(counters.refused, uint64_t{2});
+    QCOMPARE(counters.requests, uint64_t{3});
+    QCOMPARE(counters.errors, uint64_t{2});
+    QCOMPARE(handled->load(), 1);
   }
 
   void drainEndsOnQuietBeforeTheGrace() {

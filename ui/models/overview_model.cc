@@ -245,8 +245,8 @@ QVariant OverviewModel::headerData(int section, Qt::Orientation orientation, int
     }
     if (section == kRejections) {
       return tr(
-          "Calls refused before any handler ran: a server's refusals, a client's "
-          "POOL_EXHAUSTED (no idle connection)");
+          "Calls refused before any work: a server's LAME_DUCK or starting answers, a "
+          "client's POOL_EXHAUSTED (no idle connection)");
     }
     if (section == kRetries) return tr("A client's attempts after a call's first");
     if (section == kP99) {
