@@ -37,6 +37,14 @@ BloomAnswer PagedFilter::MayContain(uint64_t id) {
   return BloomAnswer::kNo;
 }
 
+BloomAnswer PagedFilter::Probe(uint64_t id) const {
+  const BloomShape& shape = file_->shape();
+  Page& page = pages_[BloomPageOf(shape, id)];
+  MutexLock lock(&page.mu);
+  if (page.bits.empty()) return BloomAnswer::kNotResident;
+  return PageMayContain(shape, page.bits.data(), id) ? BloomAnswer::kMaybe : BloomAnswer::kNo;
+}
+
 void PagedFilter::RecordSearch(uint64_t id, BloomAnswer answer, bool found) {
   searches_.fetch_add(1, std::memory_order_relaxed);
   if (answer == BloomAnswer::kMaybe) {

@@ -61,6 +61,8 @@ class PagedFilter {
               uint32_t window_lookups = 1000);
 
   BloomAnswer MayContain(uint64_t id);
+  // As MayContain, counting nothing (an operator's lookup must not move the figures).
+  BloomAnswer Probe(uint64_t id) const;
   // The index was searched for `id` after MayContain(id) returned `answer` (kMaybe or
   // kNotResident), and `found` says whether it held the id: a false positive, or a measurement of
   // a page that is not resident.

@@ -16,6 +16,30 @@
 
 namespace railyard::storage {
 
+// Where a store holds a document and what answered for it (DocStore::Locate), for an operator
+// asking which copies of a document a cluster holds.
+struct DocLocation {
+  enum class Source {
+    kNone,      // No index holds the id: never written here, or compacted away after a deletion.
+    kMemtable,  // The in-memory index (not yet written to disk).
+    kIndex,     // On-disk index `index_id`.
+  };
+  Source source = Source::kNone;
+  bool deleted = false;  // The newest entry is a deletion (a tombstone).
+  // The queue position a replica must have applied to hold this entry, as Write's `position`
+  // (0 with Source::kNone).
+  uint64_t position = 0;
+  uint64_t size = 0;      // Of a live document, in bytes.
+  uint64_t checksum = 0;  // Of a live document: XXH3-64 of its bytes, equal on every copy.
+  // Source::kIndex: the page of the index's Bloom filter that holds the id's bits, and whether it
+  // was in memory (if not, the index was searched without asking it).
+  uint64_t index_id = 0;
+  uint32_t bloom_page = 0;
+  bool bloom_page_resident = false;
+  // Newer on-disk indexes whose filter ruled the id out before the one that answered.
+  uint32_t indexes_skipped = 0;
+};
+
 // Docstore v2: documents keyed by 64-bit ids, appended to an immutable segment log and found
 // through an LSM-tree index with paged Bloom filters; a write-ahead log makes acknowledged writes
 // survive crashes (how far: Options::sync).
@@ -35,6 +59,10 @@ class DocStore {
   // NotFound if absent or deleted; Corruption (naming the file) if the document cannot be read
   // back intact.
   virtual Status Get(uint64_t id, std::string* doc) = 0;
+  // Where `id` is held, as Get finds it, without the document cache and without counting as a read
+  // (the Bloom filters' figures do not move). OK with Source::kNone if no index holds it;
+  // Corruption as Get.
+  virtual Status Locate(uint64_t id, DocLocation* location) = 0;
 
   // Writes the in-memory index to disk as a new index (compacting by the seed's rule) and waits
   // for background work to finish.

@@ -793,6 +793,51 @@ Status DocStoreImpl::Get(uint64_t id, std::string* doc) {
   return s;
 }
 
+Status DocStoreImpl::Locate(uint64_t id, DocLocation* location) {
+  *location = DocLocation{};
+  std::optional<IndexValue> value;
+  {
+    ReaderLock mem(&mem_mu_);
+    value = mem_->Get(id);
+    if (!value && frozen_table_) value = frozen_table_->Get(id);
+  }
+  if (value) location->source = DocLocation::Source::kMemtable;
+  if (!value) {
+    const std::shared_ptr<const IndexSet> set = CurrentSet();
+    for (const auto& index : set->indexes) {
+      const BloomAnswer answer = index->filter->Probe(id);
+      if (answer == BloomAnswer::kNo) {
+        ++location->indexes_skipped;
+        continue;
+      }
+      bool found = false;
+      IndexValue found_value;
+      if (Status s = index->file->Find(id, &found, &found_value); !s.ok()) return s;
+      if (!found) continue;
+      value = found_value;
+      location->source = DocLocation::Source::kIndex;
+      location->index_id = index->file->number();
+      location->bloom_page = BloomPageOf(index->filter->file().shape(), id);
+      location->bloom_page_resident = answer != BloomAnswer::kNotResident;
+      break;
+    }
+  }
+  if (!value) return Status::Ok();
+  location->position =
+      segments_.QueuePositionOf({value->address.segment, value->address.block_offset}) + 1;
+  location->deleted = value->kind == EntryKind::kDelete;
+  if (value->kind == EntryKind::kCorrupted) {
+    return Status::Corruption("document " + std::to_string(id) +
+                              " was written in a damaged log record and cannot be read");
+  }
+  if (location->deleted) return Status::Ok();
+  std::string doc;
+  if (Status s = segments_.Read(value->address, id, &doc); !s.ok()) return s;
+  location->size = doc.size();
+  location->checksum = Checksum64(doc.data(), doc.size());
+  return Status::Ok();
+}
+
 Stats DocStoreImpl::GetStats() {
   Stats stats;
   const std::shared_ptr<const IndexSet> set = CurrentSet();

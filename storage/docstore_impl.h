@@ -49,6 +49,7 @@ class DocStoreImpl final : public DocStore {
   Status Delete(uint64_t id) override RAILYARD_EXCLUDES(write_mu_);
   Status Write(const WriteBatch& batch) override RAILYARD_EXCLUDES(write_mu_);
   Status Get(uint64_t id, std::string* doc) override RAILYARD_EXCLUDES(mem_mu_, set_mu_);
+  Status Locate(uint64_t id, DocLocation* location) override RAILYARD_EXCLUDES(mem_mu_, set_mu_);
   Status Flush() override RAILYARD_EXCLUDES(write_mu_);
   Status CompactAll() override RAILYARD_EXCLUDES(write_mu_, change_mu_);
   Status CompactIndexes(const std::vector<uint64_t>& index_ids) override

@@ -30,4 +30,24 @@ std::unique_ptr<DocStore> OpenOrDie(const Options& options, const std::string& d
   return store;
 }
 
+int FollowQueue(DocStore& updater, DocStore& replica, size_t max_bytes) {
+  int chunks = 0;
+  for (int guard = 0; guard < 100000; ++guard) {
+    QueueChunk chunk;
+    const Status read = updater.ReadQueue(replica.QueueEnd(), max_bytes, &chunk);
+    if (!read.ok()) throw std::runtime_error("ReadQueue: " + read.ToString());
+    if (chunk.blocks.empty()) return chunks;
+    const Status applied = replica.ApplyQueue(chunk.start, chunk.blocks);
+    if (!applied.ok()) throw std::runtime_error("ApplyQueue: " + applied.ToString());
+    ++chunks;
+  }
+  throw std::runtime_error("FollowQueue did not finish");
+}
+
+Options ReplicaOptions(const Options& base) {
+  Options options = base;
+  options.replica = true;
+  return options;
+}
+
 }  // namespace railyard::storage::testing

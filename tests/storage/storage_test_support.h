@@ -20,4 +20,11 @@ std::string DocFor(uint64_t id, uint32_t generation = 0);
 
 std::unique_ptr<DocStore> OpenOrDie(const Options& options, const std::string& directory);
 
+// Fetches from `updater` and applies to `replica` until the replica holds the whole queue, as a
+// replica's follower does. Returns the number of chunks moved; throws on an error.
+int FollowQueue(DocStore& updater, DocStore& replica, size_t max_bytes = 64 * 1024);
+
+// `base` for a replica's store.
+Options ReplicaOptions(const Options& base);
+
 }  // namespace railyard::storage::testing

@@ -23,28 +23,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-// Fetches from `updater` and applies to `replica` until the replica holds the whole queue.
-// Returns the number of chunks moved.
-int Follow(DocStore& updater, DocStore& replica, size_t max_bytes = 64 * 1024) {
-  int chunks = 0;
-  for (int guard = 0; guard < 100000; ++guard) {
-    QueueChunk chunk;
-    const Status read = updater.ReadQueue(replica.QueueEnd(), max_bytes, &chunk);
-    if (!read.ok()) throw std::runtime_error("ReadQueue: " + read.ToString());
-    if (chunk.blocks.empty()) return chunks;
-    const Status applied = replica.ApplyQueue(chunk.start, chunk.blocks);
-    if (!applied.ok()) throw std::runtime_error("ApplyQueue: " + applied.ToString());
-    ++chunks;
-  }
-  throw std::runtime_error("Follow did not finish");
-}
-
-Options ReplicaOptions(const Options& base) {
-  Options options = base;
-  options.replica = true;
-  return options;
-}
-
 std::string ReadFile(const std::filesystem::path& path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream buffer;
@@ -121,7 +99,7 @@ class ReplicationTest : public QObject {
       if (i % 700 == 0) QVERIFY(updater->Flush().ok());  // Seals the open block.
     }
     QVERIFY(updater->Flush().ok());
-    QVERIFY(Follow(*updater, *replica) > 1);
+    QVERIFY(FollowQueue(*updater, *replica) > 1);
     CheckSameDocuments(*updater, *replica, 600);
     QVERIFY(replica->GetStats().deletes > 0);
     QCOMPARE(replica->QueueEnd(), updater->QueueEnd());
@@ -148,7 +126,7 @@ class ReplicationTest : public QObject {
     QVERIFY(replica->AppliedPosition() > 0);
     for (uint64_t id = 1500; id < 2500; ++id) QVERIFY(updater->Put(id % 700, DocFor(id, 2)).ok());
     QVERIFY(updater->Flush().ok());
-    Follow(*updater, *replica);
+    FollowQueue(*updater, *replica);
     CheckSameDocuments(*updater, *replica, 700);
     CheckSegmentsIdentical(up_dir.path(), rep_dir.path());
   }
@@ -176,7 +154,7 @@ class ReplicationTest : public QObject {
     std::string doc;
     QVERIFY(replica->Get(blocks[0].front(), &doc).ok());
     QVERIFY(replica->Get(blocks[1].front(), &doc).IsNotFound());
-    Follow(*updater, *replica);  // Fetching again from the damaged block's start heals it.
+    FollowQueue(*updater, *replica);  // Fetching again from the damaged block's start heals it.
     CheckSameDocuments(*updater, *replica, 200);
     CheckSegmentsIdentical(up_dir.path(), rep_dir.path());
   }
@@ -256,7 +234,7 @@ class ReplicationTest : public QObject {
     }
     QCOMPARE(holding, 1);
     QVERIFY(!replica->WaitForApplied(position, Clock::now() + std::chrono::milliseconds(20)));
-    Follow(*updater, *replica);
+    FollowQueue(*updater, *replica);
     QVERIFY(replica->AppliedPosition() >= position);
     QVERIFY(replica->WaitForApplied(position, Clock::now()));
     std::string doc;
