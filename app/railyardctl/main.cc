@@ -8,6 +8,7 @@
 #include "app/railyardctl/admin_commands.h"
 #include "app/railyardctl/alerts_command.h"
 #include "app/railyardctl/demo_command.h"
+#include "app/railyardctl/get_command.h"
 #include "app/railyardctl/load_command.h"
 #include "app/railyardctl/record_command.h"
 #include "app/railyardctl/sim_command.h"
@@ -25,6 +26,8 @@ int main(int argc, char** argv) {
   CLI::App* demo_command = railyard::ctl::AddDemoCommand(app, demo);
   railyard::ctl::AdminTarget target;
   const std::vector<CLI::App*> admin_commands = railyard::ctl::AddAdminCommands(app, target);
+  railyard::ctl::GetOptions get;
+  CLI::App* get_command = railyard::ctl::AddGetCommand(app, get);
   railyard::ctl::LoadCommandOptions load;
   CLI::App* load_command = railyard::ctl::AddLoadCommand(app, load);
   railyard::ctl::RecordOptions record;
@@ -42,6 +45,7 @@ int main(int argc, char** argv) {
   spdlog::set_default_logger(spdlog::stderr_color_mt("railyardctl"));  // stdout is for results.
   spdlog::set_level(spdlog::level::from_str(log_level));
   if (demo_command->parsed()) return railyard::ctl::RunDemo(demo);
+  if (get_command->parsed()) return railyard::ctl::RunGet(get);
   if (load_command->parsed()) return railyard::ctl::RunLoad(load);
   if (record_command->parsed()) return railyard::ctl::RunRecord(record);
   if (inspect_command->parsed()) return railyard::ctl::RunInspect(inspect);

@@ -162,6 +162,15 @@ rpc::Status AdminClient::Flush(admin::AdminResponse* response) {
   return Call(&admin::AdminService::Stub::Flush, Request(), response);
 }
 
+rpc::Status AdminClient::Locate(uint64_t id, admin::DocLocation* location) {
+  admin::AdminRequest request = Request();
+  request.set_doc_id(id);
+  admin::AdminResponse response;
+  rpc::Status s = Call(&admin::AdminService::Stub::Locate, request, &response);
+  if (s.ok()) *location = std::move(*response.mutable_location());
+  return s;
+}
+
 rpc::Status AdminClient::Run(AdminCommand command, const std::vector<uint64_t>& indexes,
                              admin::AdminResponse* response) {
   switch (command) {

@@ -74,6 +74,9 @@ class AdminClient {
   // `indexes`: on-disk indexes to merge (adjacent); empty: all.
   rpc::Status Compact(const std::vector<uint64_t>& indexes, admin::AdminResponse* response);
   rpc::Status Flush(admin::AdminResponse* response);
+  // Where the process's store holds document `id` (admin.Locate; a viewer token will do).
+  // FAILED_PRECONDITION from a process without a store, or one still opening it.
+  rpc::Status Locate(uint64_t id, admin::DocLocation* location);
   // One of the above by name; `indexes` matter to kCompact only.
   rpc::Status Run(AdminCommand command, const std::vector<uint64_t>& indexes,
                   admin::AdminResponse* response);

@@ -59,6 +59,10 @@ class AdminService::TypedMethods final : public admin::AdminService::Service {
                     admin::AdminResponse* response) override {
     return owner_.Handle(std::string(admin::AdminService::kFlushMethod), call, request, response);
   }
+  rpc::Status Locate(const rpc::CallContext& call, const admin::AdminRequest& request,
+                     admin::AdminResponse* response) override {
+    return owner_.Handle(std::string(admin::AdminService::kLocateMethod), call, request, response);
+  }
 
  private:
   AdminService& owner_;
@@ -147,6 +151,16 @@ rpc::Status AdminService::Handle(const std::string& method, const rpc::CallConte
     }
     *response->mutable_history() =
         flight_->Read(request.from_unix_ms(), request.to_unix_ms(), request.max_bytes());
+    return rpc::Status::Ok();
+  }
+  if (method == admin::AdminService::kLocateMethod) {
+    if (!commands_.locate) {
+      return {rpc::Code::kFailedPrecondition,
+              options_.name + " " + cluster::admin_methods::kNoDocumentStore};
+    }
+    admin::DocLocation* location = response->mutable_location();
+    if (rpc::Status s = commands_.locate(request.doc_id(), location); !s.ok()) return s;
+    location->set_id(request.doc_id());
     return rpc::Status::Ok();
   }
   const rpc::Status result =

@@ -42,11 +42,13 @@ struct AdminCommands {
   std::function<rpc::Status()> undrain;
   std::function<rpc::Status(const std::vector<uint64_t>& indexes)> compact;
   std::function<rpc::Status()> flush;
+  // admin.Locate, for viewers too: fills everything but the id.
+  std::function<rpc::Status(uint64_t id, admin::DocLocation* location)> locate;
 };
 
 // The admin service on its own Boxcar listener: admin.Telemetry (and, with a flight recorder,
-// admin.History) for viewers and operators, and admin.Drain / Undrain / Compact / Flush for
-// operators. With no tokens configured it is open:
+// admin.History, and admin.Locate where there is a store) for viewers and operators, and
+// admin.Drain / Undrain / Compact / Flush for operators. With no tokens configured it is open:
 // telemetry for any caller, with or without a token, and no commands. Refusals are logged (never
 // the token); every command is written as an audit line: who, what, when, result.
 //

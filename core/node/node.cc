@@ -98,6 +98,17 @@ rpc::Status Node::Open(NodeOptions options, std::unique_ptr<Node>* out) {
     if (!raw->ready_.load()) return NotReady();
     return ToRpcStatus(raw->store_->Flush());
   };
+  commands.locate = [raw](uint64_t id, admin::DocLocation* location) {
+    if (!raw->ready_.load()) return NotReady();
+    storage::DocLocation where;
+    if (rpc::Status s = ToRpcStatus(raw->store_->Locate(id, &where)); !s.ok()) return s;
+    FillDocLocation(where, location);
+    location->set_role(raw->options_.replication.replica ? admin::DOCSTORE_REPLICA
+                                                         : admin::DOCSTORE_UPDATER);
+    // After the lookup: a store that holds the entry has applied at least its position.
+    location->set_applied_position(raw->store_->AppliedPosition());
+    return rpc::Status::Ok();
+  };
   node->admin_ = std::make_unique<AdminService>(
       admin_options, [raw] { return raw->Snapshot(); }, std::move(commands));
   if (rpc::Status s = node->server_->Start(); !s.ok()) return s;

@@ -62,4 +62,26 @@ void FillStorage(const storage::Stats& stats, admin::StorageStats* out) {
   out->set_wal_bytes(stats.wal_bytes);
 }
 
+void FillDocLocation(const storage::DocLocation& where, admin::DocLocation* out) {
+  switch (where.source) {
+    case storage::DocLocation::Source::kNone:
+      out->set_source(admin::DocLocation::SOURCE_NONE);
+      break;
+    case storage::DocLocation::Source::kMemtable:
+      out->set_source(admin::DocLocation::SOURCE_MEMTABLE);
+      break;
+    case storage::DocLocation::Source::kIndex:
+      out->set_source(admin::DocLocation::SOURCE_INDEX);
+      out->set_index(where.index_id);
+      out->set_bloom_page(where.bloom_page);
+      out->set_bloom_page_resident(where.bloom_page_resident);
+      break;
+  }
+  out->set_deleted(where.deleted);
+  out->set_position(where.position);
+  out->set_size_bytes(where.size);
+  out->set_checksum(where.checksum);
+  out->set_indexes_skipped(where.indexes_skipped);
+}
+
 }  // namespace railyard::node

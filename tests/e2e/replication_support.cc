@@ -140,6 +140,18 @@ rpc::Status Put(rpc::Client& client, uint64_t id, const std::string& doc, uint64
   return result.status;
 }
 
+rpc::Status Delete(rpc::Client& client, uint64_t id, uint64_t* position) {
+  doc::DeleteRequest request;
+  request.set_id(id);
+  const rpc::CallResult result =
+      client.Call("doc.Delete", request.SerializeAsString(), std::chrono::milliseconds(3000));
+  doc::DeleteResponse response;
+  if (result.status.ok() && position && response.ParseFromString(result.payload)) {
+    *position = response.position();
+  }
+  return result.status;
+}
+
 QString ReadDocs(rpc::Client& client, const std::vector<uint64_t>& ids,
                  std::map<uint64_t, std::string>* docs) {
   constexpr size_t kPerCall = 1000;

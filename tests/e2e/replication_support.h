@@ -69,6 +69,8 @@ rpc::CallResult Get(rpc::Client& client, uint64_t id, uint64_t min_position,
                     std::optional<std::string>* doc);
 // Puts through `client`, giving the position the updater acknowledged.
 rpc::Status Put(rpc::Client& client, uint64_t id, const std::string& doc, uint64_t* position);
+// Deletes through `client`, giving the position the updater acknowledged.
+rpc::Status Delete(rpc::Client& client, uint64_t id, uint64_t* position);
 // The documents among `ids` that `client`'s node holds (doc.BatchGet, 1000 ids a call); empty
 // when it answered every one, else the error.
 QString ReadDocs(rpc::Client& client, const std::vector<uint64_t>& ids,

@@ -256,6 +256,20 @@ void Session::KeepTokensForSessionOnly(const QStringList& addresses) {
   for (const QString& address : addresses) tokens_->KeepForSessionOnly(address);
 }
 
+std::vector<cluster::CopyTarget> Session::CopyTargets() const {
+  std::vector<cluster::CopyTarget> targets;
+  if (mode_ != Mode::kLive) return targets;
+  for (int i = 0; i < state_->NodeCount(); ++i) {
+    const NodeView& node = state_->Node(i);
+    const std::optional<rpc::Endpoint> admin = rpc::ParseEndpoint(node.admin_address.toStdString());
+    if (!admin) continue;
+    const QString stored = tokens_->Token(node.admin_address);
+    targets.push_back({node.name.toStdString(), *admin,
+                       (stored.isEmpty() ? live_->Token(i) : stored).toStdString(), live_->Tls(i)});
+  }
+  return targets;
+}
+
 QString Session::SummaryLine() const {
   int by_health[7] = {0, 0, 0, 0, 0, 0, 0};
   double requests = 0, errors = 0;

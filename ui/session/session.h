@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "core/cluster/access.h"
+#include "core/cluster/doc_copies.h"
 #include "core/rpc/tls.h"
 #include "railyard/alerts.pb.h"
 #include "ui/models/cluster_state.h"
@@ -121,6 +122,10 @@ class Session : public QObject {
 
   // Tokens for these addresses stay in memory only (a demo's nodes).
   void KeepTokensForSessionOnly(const QStringList& addresses);
+
+  // Live: every watched node to ask for a document (cluster/doc_copies.h), with its token (the
+  // token store's, else the one it was added with) and TLS; empty when not live.
+  std::vector<cluster::CopyTarget> CopyTargets() const;
 
   // One line for logs: nodes by state, cluster req/s, errors/s (the headless demo prints it).
   QString SummaryLine() const;

@@ -43,6 +43,7 @@
 #include "ui/shell/alert_notifier.h"
 #include "ui/shell/column_fit.h"
 #include "ui/shell/connect_dialog.h"
+#include "ui/shell/find_document_dialog.h"
 #include "ui/shell/help_dialogs.h"
 #include "ui/shell/one_column_list_view.h"
 #include "ui/shell/prometheus_dialog.h"
@@ -509,6 +510,24 @@ void MainWindow::BuildActions() {
     }
   });
   restart_demo_node_->setVisible(static_cast<bool>(options_.restart_demo_node));
+  // Where every node holds one document: live only (a recording holds no documents).
+  find_document_ = new QAction(tr("&Find document..."), this);
+  find_document_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F));
+  find_document_->setToolTip(
+      tr("Ask every node where it holds a document: its entry, position and checksum, and which "
+         "nodes are behind"));
+  connect(find_document_, &QAction::triggered, this, [this] {
+    if (!find_document_dialog_) {
+      find_document_dialog_ =
+          new FindDocumentDialog([this] { return session_->CopyTargets(); }, this);
+    }
+    find_document_dialog_->show();
+    find_document_dialog_->raise();
+    find_document_dialog_->activateWindow();
+  });
+  find_document_->setEnabled(session_->mode() == Session::Mode::kLive);
+  node_menu->addSeparator();
+  node_menu->addAction(find_document_);
   node_menu->addSeparator();
   node_menu->addAction(edit_token_);
   node_menu->addAction(remove_node_);
@@ -558,6 +577,7 @@ void MainWindow::OnSessionReset() {
 
 void MainWindow::OnSourceChanged() {
   timeline_dock_->setVisible(IsReplay());
+  if (find_document_) find_document_->setEnabled(session_->mode() == Session::Mode::kLive);
   throughput_->SetRecordingSpan(IsReplay() ? replay_source()->StartMs() : 0,
                                 IsReplay() ? replay_source()->EndMs() : 0);
   replication_->Follow();  // As Throughput does: a range held on another source means nothing.

@@ -32,6 +32,7 @@ class AlertsView;
 class IncidentView;
 class BloomView;
 class CompactionView;
+class FindDocumentDialog;
 class LiveSource;
 class OverviewFilterModel;
 class OverviewView;
@@ -109,6 +110,10 @@ class MainWindow : public QMainWindow {
   QAction* RemoveNodeAction() const { return remove_node_; }
   QAction* RestartDemoNodeAction() const { return restart_demo_node_; }
   QAction* ExportAction() const { return export_; }
+  // Node > Find document: one dialog, opened (or raised) on the live nodes.
+  QAction* FindDocumentAction() const { return find_document_; }
+  // The dialog FindDocumentAction opened; null before.
+  FindDocumentDialog* find_document_dialog() const { return find_document_dialog_; }
   QAction* DemoInfoAction() const { return demo_info_; }
   StartPage* start_page() const { return start_page_; }
   // True while the start page stands in for the tabs.
@@ -276,6 +281,8 @@ class MainWindow : public QMainWindow {
   QAction* restart_demo_node_ = nullptr;
   QAction* export_ = nullptr;
   QAction* demo_info_ = nullptr;
+  QAction* find_document_ = nullptr;
+  FindDocumentDialog* find_document_dialog_ = nullptr;
   QLabel* mode_label_ = nullptr;
   QLabel* read_only_label_ = nullptr;
   QLabel* keyring_label_ = nullptr;

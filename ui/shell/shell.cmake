@@ -1,12 +1,13 @@
 # SPDX-License-Identifier: Apache-2.0
 # The main window, its alert notifications, its start page, help dialogs and tab keys, the connect, token and demo
-# dialogs, launch error boxes, view export, column fitting, recent files and
+# dialogs, Find document, launch error boxes, view export, column fitting, recent files and
 # the Nodes list's view; the command line that opens a view again (view_link.h).
 target_sources(railyard_ui PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/alert_notifier.cc
   ${CMAKE_CURRENT_LIST_DIR}/column_fit.cc
   ${CMAKE_CURRENT_LIST_DIR}/connect_dialog.cc
   ${CMAKE_CURRENT_LIST_DIR}/demo_dialog.cc
+  ${CMAKE_CURRENT_LIST_DIR}/find_document_dialog.cc
   ${CMAKE_CURRENT_LIST_DIR}/help_dialogs.cc
   ${CMAKE_CURRENT_LIST_DIR}/launch_error.cc
   ${CMAKE_CURRENT_LIST_DIR}/main_window.cc
