@@ -512,7 +512,7 @@ void MainWindow::BuildActions() {
   restart_demo_node_->setVisible(static_cast<bool>(options_.restart_demo_node));
   // Where every node holds one document: live only (a recording holds no documents).
   find_document_ = new QAction(tr("&Find document..."), this);
-  find_document_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F));
+  find_document_->setShortcut(QKeySequence(tr("Ctrl+Shift+K")));  // K: key.
   find_document_->setToolTip(
       tr("Ask every node where it holds a document: its entry, position and checksum, and which "
          "nodes are behind"));
