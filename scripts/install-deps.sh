@@ -27,6 +27,7 @@ packages=(
   # promtool checks /metrics and the alert rules; a real Prometheus scrapes a node in a slow test.
   prometheus
   dbus-daemon  # A session bus of its own carries the console's alert notifications in a test.
+  iproute2  # railyardctl lab: ip, tc and bridge make its hosts (network namespaces) and cuts.
   # The packages: built with dpkg-deb, checked with lintian, man pages from --help.
   dpkg-dev fakeroot lintian help2man bash-completion
 )

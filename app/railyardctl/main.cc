@@ -9,6 +9,7 @@
 #include "app/railyardctl/alerts_command.h"
 #include "app/railyardctl/demo_command.h"
 #include "app/railyardctl/get_command.h"
+#include "app/railyardctl/lab_command.h"
 #include "app/railyardctl/load_command.h"
 #include "app/railyardctl/record_command.h"
 #include "app/railyardctl/sim_command.h"
@@ -28,6 +29,8 @@ int main(int argc, char** argv) {
   const std::vector<CLI::App*> admin_commands = railyard::ctl::AddAdminCommands(app, target);
   railyard::ctl::GetOptions get;
   CLI::App* get_command = railyard::ctl::AddGetCommand(app, get);
+  railyard::ctl::LabCommandOptions lab;
+  CLI::App* lab_command = railyard::ctl::AddLabCommand(app, lab);
   railyard::ctl::LoadCommandOptions load;
   CLI::App* load_command = railyard::ctl::AddLoadCommand(app, load);
   railyard::ctl::RecordOptions record;
@@ -46,6 +49,7 @@ int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::from_str(log_level));
   if (demo_command->parsed()) return railyard::ctl::RunDemo(demo);
   if (get_command->parsed()) return railyard::ctl::RunGet(get);
+  if (lab_command->parsed()) return railyard::ctl::RunLab(*lab_command, lab);
   if (load_command->parsed()) return railyard::ctl::RunLoad(load);
   if (record_command->parsed()) return railyard::ctl::RunRecord(record);
   if (inspect_command->parsed()) return railyard::ctl::RunInspect(inspect);

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// A lab of hosts on one machine (`railyardctl lab`): one updater and its replicas, each
+// railyard-node a host of its own.
+//
+// As root, each host is a network namespace with its own address on a private /24 (10.77.N.I),
+// joined to the others by a bridge inside a namespace the lab makes. No host has a route off
+// that subnet, so nothing leaves it; the machine itself reaches the hosts through one veth of its
+// own (10.77.N.254), so that railyardctl and the console watch the lab as they would real hosts.
+// Without the privilege the hosts share the machine's network on addresses of their own
+// (127.0.0.2, 127.0.0.3, ...), and partitions are not available (the lab says so).
+//
+// Everything the lab makes (namespaces, links, processes) is written to <dir>/lab.state before it
+// is made, so LabDown removes it all, also after the lab's own command crashed half-way. The
+// nodes run detached: they outlive the command that started them, until `lab down`.
+//
+// Partitions, by host: a silent cut drops every frame to and from it (a tbf qdisc at 8 bit/s on
+// both ends of its link: the kernel here has tbf, not netem); a loud cut takes its link down;
+// isolating two or more hosts cuts them from each other only (bridge port isolation), silently,
+// while every other host and the machine still reach them. Heal undoes all three.
+//
+// Thread safety: none; one command at a time per lab folder (they read and write lab.state).
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/rpc/status.h"
+#include "railyard/lab.pb.h"
+
+namespace railyard::load {
+
+struct LabOptions {
+  std::string dir;          // Holds lab.state, cluster.textproto, tokens and each host's folder.
+  std::string node_binary;  // Empty: FindNodeBinary().
+  int replicas = 2;
+  bool namespaces = true;  // false: loopback addresses, as without the privilege.
+  size_t memtable_entries = 20000;
+  std::function<void(const std::string&)> progress;  // One line per step; may be empty.
+};
+
+// Makes the hosts and starts their nodes (the updater first), waits until each listens, and
+// writes <dir>/cluster.textproto. FAILED_PRECONDITION if a lab is up in `dir` already. On a
+// failure, what was made stays recorded for LabDown, and the error says so.
+rpc::Status LabUp(const LabOptions& options, lab::State* state);
+// Kills the lab's processes (by the PIDs recorded, if they still run railyard-node), removes
+// its namespaces and links and its lab.state; the hosts' data and logs stay. `removed` lists
+// what it did. OK with nothing to do.
+rpc::Status LabDown(const std::string& dir, std::vector<std::string>* removed);
+rpc::Status ReadLabState(const std::string& dir, lab::State* state);
+
+enum class LabHostAction {
+  kKill,     // SIGKILL.
+  kStop,     // SIGTERM: the node drains and exits (waited for, up to its grace and a little).
+  kPause,    // SIGSTOP.
+  kResume,   // SIGCONT.
+  kStart,    // Starts it again on its addresses and data, once it no longer runs.
+  kRestart,  // kStop, then kStart.
+};
+// On host `host` (a name from the state). NOT_FOUND for no such host.
+rpc::Status LabHost(const std::string& dir, const std::string& host, LabHostAction action);
+
+enum class LabCut { kSilent, kLoud, kIsolate };
+// FAILED_PRECONDITION on a lab without namespaces.
+rpc::Status LabPartition(const std::string& dir, const std::string& host, LabCut cut);
+rpc::Status LabHeal(const std::string& dir, const std::string& host);
+
+std::string LabClusterFile(const std::string& dir);
+std::string LabViewerTokenFile(const std::string& dir);
+std::string LabOperatorTokenFile(const std::string& dir);
+
+}  // namespace railyard::load
