@@ -80,6 +80,10 @@ struct Client::Impl final : internal::ConnectionObserver {
     // A connection to a server that said it is starting: held (reading) but not pooled until the
     // server says it is serving. While it is held the acquirer does not probe that server.
     std::shared_ptr<ClientConnection> starting;
+    // It said lame duck on a connection still pooled: make before break (OnServerState), for
+    // at most lame_duck_avoid from lame_duck_since.
+    bool lame_duck = false;
+    Clock::time_point lame_duck_since{};
   };
 
   explicit Impl(ClientOptions opts)
@@ -256,10 +260,22 @@ struct Client::Impl final : internal::ConnectionObserver {
       base::MutexLock lock(mu);
       if (state == ServerState::kServing) {
         servers[conn->server()].avoid_until = {};
+        servers[conn->server()].lame_duck = false;
         return;
       }
       if (state != ServerState::kLameDuck) return;
       AvoidLocked(conn->server(), options.lame_duck_avoid);
+      if (!servers[conn->server()].lame_duck) {
+        servers[conn->server()].lame_duck = true;
+        servers[conn->server()].lame_duck_since = Clock::now();
+      }
+      // Make before break: while no pooled connection to a server that is not draining remains,
+      // this one stays (a lame duck still runs what a client that heard of it before sends on
+      // it; see Server) until the acquirer pools a replacement (Admit), so that a drain never
+      // leaves the pool empty while other servers serve; but no longer than lame_duck_avoid
+      // (ReleaseOverdueDraining), so that a client with nowhere else to go does not hold a
+      // drain up.
+      if (!OthersPooledLocked(conn->server())) return;
       close_now = DropLocked(conn);
     }
     // A busy connection finishes its request first; OnAttemptDone closes it then.
@@ -286,6 +302,42 @@ struct Client::Impl final : internal::ConnectionObserver {
     if (held != conn) return false;
     held.reset();
     return true;
+  }
+
+  // Whether the pool holds a connection to a server other than `server` that is not draining.
+  bool OthersPooledLocked(uint32_t server) const RAILYARD_REQUIRES(mu) {
+    for (const std::shared_ptr<ClientConnection>& c : conns) {
+      if (c && c->server() != server && !servers[c->server()].lame_duck) return true;
+    }
+    return false;
+  }
+
+  // A replacement was pooled: the connections kept to draining servers go (make before break).
+  // Returns those idle now, to be closed outside the lock.
+  std::vector<std::shared_ptr<ClientConnection>> DropDrainingLocked() RAILYARD_REQUIRES(mu) {
+    std::vector<std::shared_ptr<ClientConnection>> idle;
+    for (const std::shared_ptr<ClientConnection>& c : std::vector(conns)) {
+      if (c && servers[c->server()].lame_duck && DropLocked(c)) idle.push_back(c);
+    }
+    return idle;
+  }
+
+  // The connections kept to servers that have been draining for lame_duck_avoid go.
+  void ReleaseOverdueDraining() {
+    std::vector<std::shared_ptr<ClientConnection>> idle;
+    {
+      base::MutexLock lock(mu);
+      const Clock::time_point now = Clock::now();
+      for (const std::shared_ptr<ClientConnection>& c : std::vector(conns)) {
+        if (!c) continue;
+        const ServerEntry& server = servers[c->server()];
+        if (server.lame_duck && now - server.lame_duck_since >= options.lame_duck_avoid &&
+            DropLocked(c)) {
+          idle.push_back(c);
+        }
+      }
+    }
+    for (auto& c : idle) c->Close();
   }
 
   // Takes `conn` out of the pool. Returns true if it is idle and should be closed now.
@@ -365,6 +417,7 @@ struct Client::Impl final : internal::ConnectionObserver {
     uint32_t fruitless = 0;  // Probes in a row that did not improve a full pool.
 
     while (!stopping.load()) {
+      if (index == 0) ReleaseOverdueDraining();
       if (index > 0 && PoolFull()) {
         co_await Sleep(pause, Jitter(rng));
         continue;
@@ -498,6 +551,7 @@ struct Client::Impl final : internal::ConnectionObserver {
     MarkUp(target);
     SlotPool::Admission admission;
     std::shared_ptr<ClientConnection> evicted;
+    std::vector<std::shared_ptr<ClientConnection>> draining;
     {
       base::MutexLock lock(mu);
       servers[target].consecutive_failures = 0;
@@ -516,9 +570,14 @@ struct Client::Impl final : internal::ConnectionObserver {
       conn->handle = admission.handle;
       if (conns.size() <= admission.handle) conns.resize(admission.handle + 1);
       conns[admission.handle] = conn;
+      // Pooled connections said serving (Probe turns lame ducks away): the server is not
+      // draining, whatever an older connection heard.
+      servers[target].lame_duck = false;
+      draining = DropDrainingLocked();
       pool_cv.NotifyAll();
     }
     if (evicted) evicted->Close();
+    for (auto& c : draining) c->Close();
     return true;
   }
 

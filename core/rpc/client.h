@@ -161,7 +161,11 @@ struct PoolSnapshot {
 // Server states: a server that says it is starting gets one held connection and no request until
 // it says serving, when that connection joins the pool. One that says lame duck (pushed, or in
 // answer to an idle connection's health-check ping) is left for lame_duck_avoid; its connections
-// leave the pool, busy ones once their request is answered.
+// leave the pool, busy ones once their request is answered. Make before break: while the pool
+// holds no connection to another server that is not draining, they stay, and calls go on over
+// them (a lame duck still runs requests on connections opened before it), until the acquirer
+// pools a replacement or lame_duck_avoid has passed; so a drain never empties a pool while
+// another server serves, and a client with nowhere else to go holds a drain up for no longer.
 //
 // Name resolution: neither the constructor nor AddServer looks a name up, so neither blocks on
 // DNS (an IP address needs no lookup). The acquirer resolves a server's host (asio's async_resolve,

@@ -142,11 +142,64 @@ class LifecycleTest : public QObject {
     // Lame duck, told in the handshake: LAME_DUCK.
     server.EnterLameDuck();
     QCOMPARE(EchoOnNewConnection(server.port(), 3), std::optional(wire::LAME_DUCK));
+    // A finished request is counted just after its answer is sent.
+    QVERIFY(WaitUntil([&] { return server.counters().errors == 2; }));
     const ServerCounters counters = server.counters();
     QCOMPARE(counters.refused, uint64_t{2});
     QCOMPARE(counters.requests, uint64_t{3});
-    QCOMPARE(counters.errors, uint64_t{2});
     QCOMPARE(handled->load(), 1);
+  }
+
+  // Make before break: a client whose whole pool is on a server that enters lame duck keeps
+  // calling it until a replacement is pooled, then lets go (and the drain completes).
+  void drainedServerIsKeptUntilAReplacementIsPooled() {
+    TestServer draining = StartTestServer("draining");
+    ServerOptions options;
+    options.name = "late";
+    options.io_threads = 1;
+    options.serve_on_start = false;
+    Server late(options);
+    QVERIFY(late.Start().ok());
+    late.RegisterHandler(kEchoMethod, [](const CallContext&, std::string_view p) {
+      return Reply{Status::Ok(), std::string(p)};
+    });
+    ClientOptions client_options =
+        FastClientOptions({draining.server->endpoint(), late.endpoint()}, 2);
+    client_options.lame_duck_avoid = 60s;  // Kept until the replacement, however slow this machine.
+    Client client(client_options);
+    QVERIFY(client.Start().ok());
+    QVERIFY(client.WaitForPool(2, 5s));
+    QVERIFY(WaitUntil([&] { return !late.SlotSnapshot().empty(); }));  // Held, starting.
+    QVERIFY(PooledSlots(client, 1).empty());
+
+    draining.server->EnterLameDuck();
+    for (int i = 0; i < 20; ++i) {
+      const CallResult result = client.Call(kEchoMethod, "still");
+      QVERIFY2(result.status.ok(), result.status.ToString().c_str());
+      QCOMPARE(result.server, std::optional<uint32_t>(0));
+    }
+    QVERIFY(!draining.server->SlotSnapshot().empty());
+
+    late.MarkServing();
+    QVERIFY(WaitUntil([&] { return draining.server->SlotSnapshot().empty(); }));
+    const CallResult moved = client.Call(kEchoMethod, "moved");
+    QVERIFY2(moved.status.ok(), moved.status.ToString().c_str());
+    QCOMPARE(moved.server, std::optional<uint32_t>(1));
+    client.Stop();
+  }
+
+  // ...but a client with nowhere else to go lets go after lame_duck_avoid: it does not hold a
+  // drain up.
+  void aLoneClientLetsADrainEnd() {
+    TestServer only = StartTestServer("only");
+    ClientOptions options = FastClientOptions({only.server->endpoint()}, 2);
+    options.lame_duck_avoid = 300ms;
+    Client client(options);
+    QVERIFY(client.Start().ok());
+    QVERIFY(client.WaitForPool(2, 5s));
+    only.server->EnterLameDuck();
+    QVERIFY(WaitUntil([&] { return only.server->SlotSnapshot().empty(); }));
+    client.Stop();
   }
 
   void drainEndsOnQuietBeforeTheGrace() {
