@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "app/railyardctl/admin_commands.h"
+#include "core/cluster/replication_names.h"
 
 namespace railyard::ctl {
 
@@ -37,9 +38,10 @@ int WaitUntilDrained(cluster::AdminClient& client, const std::string& name,
       std::fprintf(stderr, "railyardctl: %s: %s\n", name.c_str(), s.ToString().c_str());
       return ExitFor(s);
     }
-    const int slots = telemetry.slots_size();
-    int busy = 0;
-    for (const admin::SlotEntry& slot : telemetry.slots()) busy += slot.busy() ? 1 : 0;
+    // An updater's followers stay connected while it drains: they are not its clients.
+    const cluster::DrainFigures figures = cluster::DrainFiguresOf(telemetry);
+    const int slots = figures.client_slots;
+    const int busy = figures.busy;
     if (slots == 0) {
       std::printf("%s: drained: no requests in flight, no client slots held\n", name.c_str());
       std::fflush(stdout);

@@ -18,9 +18,10 @@ inline constexpr int kExitDrainTimeout = 5;
 std::optional<std::chrono::milliseconds> ParseTimeout(const std::string& text);
 
 // Polls `client`'s telemetry (bounded by `deadline`) until the node has no client slots held, and
-// so no request in flight, printing each change of those figures as a line for `name`. Returns
-// kExitOk once drained, kExitDrainTimeout (having said so on stderr) at the deadline, or the
-// exit code of a failed telemetry call.
+// so no request in flight (an updater's replicas' follower connections are not clients' and stay),
+// printing each change of those figures as a line for `name`. Returns kExitOk once drained,
+// kExitDrainTimeout (having said so on stderr) at the deadline, or the exit code of a failed
+// telemetry call.
 int WaitUntilDrained(cluster::AdminClient& client, const std::string& name,
                      std::chrono::steady_clock::time_point deadline);
 

@@ -12,6 +12,7 @@
 #include "app/railyardctl/lab_command.h"
 #include "app/railyardctl/load_command.h"
 #include "app/railyardctl/record_command.h"
+#include "app/railyardctl/rolling_restart_command.h"
 #include "app/railyardctl/sim_command.h"
 
 int main(int argc, char** argv) {
@@ -31,6 +32,8 @@ int main(int argc, char** argv) {
   CLI::App* get_command = railyard::ctl::AddGetCommand(app, get);
   railyard::ctl::LabCommandOptions lab;
   CLI::App* lab_command = railyard::ctl::AddLabCommand(app, lab);
+  railyard::ctl::RollingRestartCommandOptions rolling;
+  CLI::App* rolling_command = railyard::ctl::AddRollingRestartCommand(app, rolling);
   railyard::ctl::LoadCommandOptions load;
   CLI::App* load_command = railyard::ctl::AddLoadCommand(app, load);
   railyard::ctl::RecordOptions record;
@@ -49,6 +52,7 @@ int main(int argc, char** argv) {
   spdlog::set_level(spdlog::level::from_str(log_level));
   if (demo_command->parsed()) return railyard::ctl::RunDemo(demo);
   if (get_command->parsed()) return railyard::ctl::RunGet(get);
+  if (rolling_command->parsed()) return railyard::ctl::RunRollingRestart(rolling);
   if (lab_command->parsed()) return railyard::ctl::RunLab(*lab_command, lab);
   if (load_command->parsed()) return railyard::ctl::RunLoad(load);
   if (record_command->parsed()) return railyard::ctl::RunRecord(record);

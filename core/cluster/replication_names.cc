@@ -29,7 +29,28 @@ std::string_view DocstoreRoleName(admin::DocstoreRole role) {
   }
 }
 
-std::string FollowerClientName(std::string_view node) { return std::string(node) + " (replica)"; }
+namespace {
+constexpr std::string_view kFollowerSuffix = " (replica)";
+}  // namespace
+
+std::string FollowerClientName(std::string_view node) {
+  return std::string(node) + std::string(kFollowerSuffix);
+}
+
+bool IsFollowerClientName(std::string_view client_name) {
+  return client_name.size() > kFollowerSuffix.size() &&
+         client_name.substr(client_name.size() - kFollowerSuffix.size()) == kFollowerSuffix;
+}
+
+DrainFigures DrainFiguresOf(const admin::Telemetry& t) {
+  DrainFigures f;
+  for (const admin::SlotEntry& slot : t.slots()) {
+    if (IsFollowerClientName(slot.client_name())) continue;
+    ++f.client_slots;
+    if (slot.busy()) ++f.busy;
+  }
+  return f;
+}
 
 bool ReplicaLagKnown(const admin::Replication& r, bool live) {
   return live && r.role() == admin::DOCSTORE_REPLICA && r.lag_known();

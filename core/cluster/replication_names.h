@@ -22,5 +22,15 @@ bool ReplicaLagKnown(const admin::Replication& r, bool live = true);
 // The client name a replica's follower gives the updater ("node1 (replica)"), so slot tables can
 // tell follower connections from clients'.
 std::string FollowerClientName(std::string_view node);
+// Whether a slot's client name is a replica's follower (FollowerClientName's form).
+bool IsFollowerClientName(std::string_view client_name);
+// A node's figures for a drain: the client slots held and requests in flight, a replica's
+// follower connections to its updater left out (they stay while their replica follows: the
+// seeds' drain moves clients, not replication).
+struct DrainFigures {
+  int client_slots = 0;
+  int busy = 0;
+};
+DrainFigures DrainFiguresOf(const admin::Telemetry& t);
 
 }  // namespace railyard::cluster

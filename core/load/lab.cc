@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "core/load/lab.h"
 
+#include <fcntl.h>
 #include <google/protobuf/text_format.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <sys/file.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -280,7 +282,17 @@ rpc::Status LabUp(const LabOptions& o, lab::State* state) {
   char id[8];
   std::snprintf(id, sizeof(id), "ry%04x", static_cast<unsigned>(random() & 0xffff));
   state->set_id(id);
+  // Two labs coming up at once must not pick one subnet: the pick and the machine's address on
+  // it happen under a lock (released when LabUp returns).
+  struct SubnetLock {
+    int fd = -1;
+    ~SubnetLock() {
+      if (fd >= 0) ::close(fd);
+    }
+  } subnet_lock;
   if (namespaces) {
+    subnet_lock.fd = ::open("/run/railyard-lab.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (subnet_lock.fd >= 0) ::flock(subnet_lock.fd, LOCK_EX);
     std::string subnet;
     if (!PickSubnet(&subnet)) return {rpc::Code::kInternal, "no free 10.77.N.0/24 subnet"};
     state->set_subnet(subnet);

@@ -12,23 +12,16 @@
 //    a clear error, the replicas read disconnected; healed, writes resume and the replicas catch
 //    up.
 //  - lab down removes every namespace and process the lab made.
-#include <QDir>
-#include <QFile>
-#include <QTemporaryDir>
 #include <QTest>
-#include <atomic>
-#include <thread>
 
 #include "core/cluster/admin_client.h"
 #include "core/cluster/doc_copies.h"
 #include "core/load/lab.h"
 #include "core/load/lab_network.h"
 #include "core/node/replication_lag.h"
+#include "tests/e2e/lab_support.h"
 #include "tests/e2e/replication_support.h"
 #include "tests/support/qtest_main.h"
-#include "tests/support/test_paths.h"
-
-using railyard::testing::BuiltProgram;
 
 using namespace railyard;
 using namespace railyard::e2e;
@@ -41,95 +34,30 @@ namespace {
 constexpr auto kDisconnectedWithin =
     std::chrono::milliseconds(1000) + node::kFollowSilenceAllowance + std::chrono::seconds(10);
 
-std::string ReadToken(const std::string& path) {
-  QFile file(QString::fromStdString(path));
-  if (!file.open(QIODevice::ReadOnly)) return {};
-  return file.readLine().trimmed().toStdString();
-}
-
-// Reads keep going over a client's servers in the background and count what they saw.
-class ReadLoop {
- public:
-  ReadLoop(rpc::Client& client, uint64_t id) : client_(client), id_(id) {
-    thread_ = std::thread([this] {
-      while (!stop_) {
-        std::optional<std::string> doc;
-        const rpc::CallResult r = Get(client_, id_, 0, &doc);
-        if (r.status.ok()) {
-          ++ok_;
-        } else {
-          ++failed_;
-        }
-      }
-    });
-  }
-  ~ReadLoop() { Stop(); }
-  void Stop() {
-    stop_ = true;
-    if (thread_.joinable()) thread_.join();
-  }
-  uint64_t ok() const { return ok_; }
-  uint64_t failed() const { return failed_; }
-
- private:
-  rpc::Client& client_;
-  const uint64_t id_;
-  std::atomic<bool> stop_{false};
-  std::atomic<uint64_t> ok_{0}, failed_{0};
-  std::thread thread_;
-};
-
 }  // namespace
 
 class LabPartitionsTest : public QObject {
   Q_OBJECT
 
  private:
-  QTemporaryDir dir_;
-  std::string lab_dir_;
-  lab::State state_;
-  std::string viewer_;
+  LabFixture lab_;
 
-  int Lab(const QStringList& args, QString* out = nullptr) {
-    return RunCtl(BuiltProgram("railyardctl"),
-                  QStringList{"lab"} << args << "--dir" << QString::fromStdString(lab_dir_), out);
-  }
-  const lab::Host& Host(const std::string& name) const {
-    for (const lab::Host& h : state_.host()) {
-      if (h.name() == name) return h;
-    }
-    throw std::runtime_error("no host " + name);
-  }
-  rpc::Endpoint Service(const std::string& name) const {
-    return *rpc::ParseEndpoint(Host(name).service());
-  }
+  int Lab(const QStringList& args) { return lab_.Lab(args); }
   admin::Replication ReplicationAt(const std::string& name) const {
-    cluster::AdminClient client(*rpc::ParseEndpoint(Host(name).admin()), viewer_);
-    admin::Telemetry t;
-    if (!client.Connect(std::chrono::seconds(2)).ok() || !client.Telemetry(&t).ok()) return {};
-    return t.replication();
+    return lab_.TelemetryAt(name).replication();
   }
   std::unique_ptr<rpc::Client> ClientOf(const std::vector<std::string>& hosts) const {
-    rpc::ClientOptions options;
-    for (const std::string& h : hosts) options.servers.push_back(Service(h));
-    options.pool_size = 4;
-    options.client_name = "lab-drill";
-    auto client = std::make_unique<rpc::Client>(options);
-    if (!client->Start().ok() || !client->WaitForPool(hosts.size(), std::chrono::seconds(20))) {
-      return nullptr;
-    }
-    return client;
+    return lab_.ClientOf(hosts);
+  }
+  bool CaughtUp(const std::string& replica, uint64_t position) const {
+    return lab_.CaughtUp(replica, position);
   }
   std::vector<cluster::NodeCopy> Copies(uint64_t id) const {
     std::vector<cluster::CopyTarget> targets;
-    for (const lab::Host& h : state_.host()) {
-      targets.push_back({h.name(), *rpc::ParseEndpoint(h.admin()), viewer_, std::nullopt});
+    for (const lab::Host& h : lab_.state().host()) {
+      targets.push_back({h.name(), *rpc::ParseEndpoint(h.admin()), lab_.viewer_token(), {}});
     }
     return cluster::LocateEverywhere(targets, id, std::chrono::seconds(2));
-  }
-  bool CaughtUp(const std::string& replica, uint64_t position) const {
-    const admin::Replication r = ReplicationAt(replica);
-    return r.state() == admin::REPLICA_TAILING && r.applied_position() >= position;
   }
 
  private Q_SLOTS:
@@ -139,19 +67,9 @@ class LabPartitionsTest : public QObject {
       QSKIP(qPrintable("network namespaces cannot be made here (" + QString::fromStdString(why) +
                        "): the partition drills need them"));
     }
-    QVERIFY(dir_.isValid());
-    lab_dir_ = (dir_.path() + "/lab").toStdString();
-    QString out;
-    QCOMPARE(RunCtl(BuiltProgram("railyardctl"),
-                    {"lab", "up", "--dir", QString::fromStdString(lab_dir_), "--replicas", "2",
-                     "--memtable-entries", "500"},
-                    &out),
-             0);
-    QVERIFY2(out.contains("network namespaces on 10.77."), qPrintable(out));
-    QVERIFY(load::ReadLabState(lab_dir_, &state_).ok());
-    QCOMPARE(state_.host_size(), 3);
-    viewer_ = ReadToken(load::LabViewerTokenFile(lab_dir_));
-    QVERIFY(!viewer_.empty());
+    QVERIFY(lab_.Up(2, {"--memtable-entries", "500"}));
+    QVERIFY(lab_.state().namespaces());
+    QCOMPARE(lab_.state().host_size(), 3);
     QVERIFY(WaitFor([&] { return CaughtUp("replica1", 0) && CaughtUp("replica2", 0); }));
   }
 
@@ -267,19 +185,7 @@ class LabPartitionsTest : public QObject {
     QVERIFY(WaitFor([&] { return CaughtUp("replica1", after) && CaughtUp("replica2", after); }));
   }
 
-  void cleanupTestCase() {
-    if (lab_dir_.empty()) return;
-    QString out;
-    const int rc = Lab({"down"}, &out);
-    std::vector<std::string> removed;
-    (void)load::LabDown(lab_dir_, &removed);  // If the command failed: by the PIDs recorded.
-    QCOMPARE(rc, 0);
-    for (const lab::Host& h : state_.host()) {
-      QVERIFY2(!QDir("/run/netns").exists(QString::fromStdString(h.netns())),
-               qPrintable(QString::fromStdString(h.netns())));
-    }
-    QVERIFY(!QDir("/run/netns").exists(QString::fromStdString(state_.bridge_netns())));
-  }
+  void cleanupTestCase() { QVERIFY(lab_.Down()); }
 };
 
 RAILYARD_QTEST_GUILESS_MAIN(LabPartitionsTest)

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+
+// A rolling restart: for each chosen node in turn, drain it, wait until no client holds a slot
+// on it (an updater's followers aside), restart it (by a function the caller gives: the lab, a
+// systemd unit, a command), wait until it serves again and, a replica, has caught up with its
+// updater, undrain it; stop at the first failure. Shared by railyardctl and the console.
+
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "core/cluster/doc_copies.h"
+#include "core/rpc/status.h"
+
+namespace railyard::cluster {
+
+struct RollingRestartOptions {
+  // The whole cluster (for the last-replica check), with operator tokens.
+  std::vector<CopyTarget> cluster;
+  // The nodes to restart, by name, in order; empty: every node, replicas first, the updater last.
+  std::vector<std::string> nodes;
+  // Restarts one node; returns once its process was started again (not once it serves).
+  std::function<rpc::Status(const std::string& node)> restart;
+  // One line per step; may be empty.
+  std::function<void(const std::string& line)> progress;
+  std::chrono::milliseconds drain_timeout{60000};
+  std::chrono::milliseconds serve_timeout{120000};  // Until it serves and has caught up.
+  // Refused by default: draining the last replica that serves leaves every read on the updater
+  // (or on none).
+  bool allow_last_replica = false;
+};
+
+// OK once every node was restarted and serves; else the first failure, naming the node and the
+// step (the node is left as that step left it: drained, stopped or not caught up).
+// FAILED_PRECONDITION for the last serving replica without allow_last_replica; NOT_FOUND for a
+// node not in the cluster.
+rpc::Status RollingRestart(const RollingRestartOptions& options);
+
+}  // namespace railyard::cluster
