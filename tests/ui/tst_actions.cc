@@ -20,6 +20,7 @@
 #include "tests/support/qtest_main.h"
 #include "tests/ui/screenshot.h"
 #include "tests/ui/storage_test_node.h"
+#include "tests/ui/ui_test_support.h"
 #include "ui/actions/action_controller.h"
 #include "ui/actions/audit_log.h"
 #include "ui/actions/audit_log_model.h"
@@ -150,6 +151,33 @@ class ActionsTest : public QObject {
     QVERIFY(rows[1].ok);
     // The node keeps its own record of the commands too.
     QVERIFY(f.state.Node(f.index).telemetry->recent_commands_size() >= 2);
+  }
+
+  // Before a drain, the question says what it costs: an updater's writes fail, the last serving
+  // replica's reads all fall on the updater. Told from the telemetry the console shows.
+  void drainWarnsOfTheUpdaterAndTheLastServingReplica() {
+    ClusterState state;
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    const char* names[] = {"up", "r1", "r2"};
+    for (int i = 0; i < 3; ++i) {
+      const int node = state.AddNode(QString("127.0.0.1:%1").arg(7001 + i), names[i]);
+      auto t = railyard::ui::testing::MakeTelemetry(names[i], now);
+      t->mutable_replication()->set_role(i == 0 ? admin::DOCSTORE_UPDATER
+                                                : admin::DOCSTORE_REPLICA);
+      railyard::ui::testing::ApplySnapshot(state, node, t, now);
+    }
+    ActionController actions(&state, nullptr);
+    QVERIFY(actions.ConfirmationText(ActionController::Action::kDrain, 0)
+                .contains("It is the updater: writes have no other node to go to"));
+    QVERIFY(actions.DrainWarning(1).isEmpty());  // r2 serves.
+    // r2 drained: r1 is the last replica that serves.
+    auto lame = railyard::ui::testing::MakeTelemetry("r2", now + 100);
+    lame->set_state(admin::NODE_LAME_DUCK);
+    lame->mutable_replication()->set_role(admin::DOCSTORE_REPLICA);
+    railyard::ui::testing::ApplySnapshot(state, 2, lame, now + 100);
+    QVERIFY(actions.ConfirmationText(ActionController::Action::kDrain, 1)
+                .contains("It is the last replica that serves: every read falls on the updater."));
+    QVERIFY(actions.ConfirmationText(ActionController::Action::kUndrain, 1).indexOf("last") < 0);
   }
 
   void flushWritesTheInMemoryIndex() {

@@ -158,6 +158,26 @@ QString ActionController::ActionName(Action action) {
   return {};
 }
 
+QString ActionController::DrainWarning(int node) const {
+  const NodeView& view = state_->Node(node);
+  if (!view.telemetry || !view.telemetry->has_replication()) return {};
+  if (view.telemetry->replication().role() == admin::DOCSTORE_UPDATER) {
+    return tr(
+        "\n\nIt is the updater: writes have no other node to go to and fail until it is "
+        "undrained.");
+  }
+  for (int other = 0; other < state_->NodeCount(); ++other) {
+    const NodeView& o = state_->Node(other);
+    if (other == node || !IsLive(o.health) || !o.telemetry) continue;
+    if (o.telemetry->has_replication() &&
+        o.telemetry->replication().role() == admin::DOCSTORE_REPLICA &&
+        o.telemetry->state() == admin::NODE_SERVING) {
+      return {};
+    }
+  }
+  return tr("\n\nIt is the last replica that serves: every read falls on the updater.");
+}
+
 QString ActionController::ConfirmationText(Action action, int node,
                                            const QVector<quint64>& indexes) const {
   if (node < 0 || node >= state_->NodeCount()) return {};
@@ -167,7 +187,8 @@ QString ActionController::ConfirmationText(Action action, int node,
   const admin::StorageStats* storage = view.telemetry ? &view.telemetry->storage() : nullptr;
   switch (action) {
     case Action::kDrain:
-      return tr("Drain %1? It stops taking new requests; clients move to other nodes.").arg(who);
+      return tr("Drain %1? It stops taking new requests; clients move to other nodes.").arg(who) +
+             DrainWarning(node);
     case Action::kUndrain:
       return tr("Undrain %1? It takes new requests again; clients come back to it.").arg(who);
     case Action::kFlush: {

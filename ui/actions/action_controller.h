@@ -83,6 +83,9 @@ class ActionController : public QObject {
 
   // "Drain node2 (127.0.0.1:4567)? It stops taking new requests; clients move to other nodes."
   QString ConfirmationText(Action action, int node, const QVector<quint64>& indexes = {}) const;
+  // A drain's warning, empty when there is none: the node is the updater (writes fail), or the
+  // last replica that serves (as the telemetry shown says; reads all fall on the updater).
+  QString DrainWarning(int node) const;
   static QString ActionName(Action action);
 
   // The audit log (opened on first use; null if it cannot be opened).
