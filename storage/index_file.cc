@@ -146,8 +146,10 @@ Status IndexFile::Open(Env* env, const std::string& path, uint64_t number,
       Checksum64(footer, kFooterBytes - 8) != DecodeFixed64(footer + kFooterBytes - 8)) {
     return Status::Corruption(path + ": index footer damaged");
   }
-  if (DecodeFixed32(footer + 8) != kIndexVersion) {
-    return Status::Corruption(path + ": unsupported index version");
+  if (const uint32_t version = DecodeFixed32(footer + 8); version != kIndexVersion) {
+    return Status::Corruption(path + ": index format version " + std::to_string(version) +
+                              ", which this release cannot read (it reads version " +
+                              std::to_string(kIndexVersion) + ")");
   }
   index->page_count_ = DecodeFixed64(footer + 16);
   index->entries_ = DecodeFixed64(footer + 24);
