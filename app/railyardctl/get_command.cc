@@ -4,11 +4,16 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
+#include <fstream>
+#include <optional>
 
 #include "app/railyardctl/drain_wait.h"
 #include "app/railyardctl/json_line.h"
+#include "core/cluster/admin_client.h"
 #include "core/cluster/doc_copies.h"
 #include "core/cluster/replication_names.h"
+#include "core/rpc/client.h"
+#include "railyard/docservice.boxcar.h"
 
 namespace railyard::ctl {
 
@@ -62,16 +67,73 @@ void PrintJson(const std::vector<cluster::NodeCopy>& copies,
   }
 }
 
+// The document's bytes on stdout, read over the serving nodes' docservices (their addresses from
+// their telemetry), as a client would.
+int ReadDocument(const GetOptions& o, const cluster::ClusterAccess& access) {
+  const std::chrono::milliseconds timeout = *ParseTimeout(o.timeout);
+  rpc::ClientOptions client_options;
+  client_options.client_name = "railyardctl-get";
+  client_options.pool_size = 2;
+  for (const cluster::NodeTarget& n : access.nodes) {
+    cluster::AdminClient admin(n.admin, access.token, "railyardctl", access.tls);
+    admin::Telemetry t;
+    if (!admin.Connect(timeout).ok() || !admin.Telemetry(&t).ok()) continue;
+    if (t.state() != admin::NODE_SERVING || !t.has_storage()) continue;
+    if (std::optional<rpc::Endpoint> service = rpc::ParseEndpoint(t.service_address())) {
+      client_options.servers.push_back(*service);
+    }
+  }
+  if (client_options.servers.empty()) {
+    std::fprintf(stderr, "railyardctl: no node serves documents now\n");
+    return kExitUnreachable;
+  }
+  if (!o.data_token_file.empty()) {
+    std::ifstream in(o.data_token_file);
+    std::getline(in, client_options.credentials);
+    if (client_options.credentials.empty()) {
+      std::fprintf(stderr, "railyardctl: %s holds no token\n", o.data_token_file.c_str());
+      return kExitUsage;
+    }
+  }
+  rpc::Client client(client_options);
+  if (rpc::Status s = client.Start(); !s.ok()) {
+    std::fprintf(stderr, "railyardctl: %s\n", s.ToString().c_str());
+    return kExitUsage;
+  }
+  (void)client.WaitForPool(1, timeout);  // Else the call says why.
+  doc::GetRequest request;
+  request.set_id(o.id);
+  request.set_min_position(o.min_position);
+  doc::GetResponse response;
+  const rpc::CallResult result = doc::DocService::Stub(client).Get(request, &response, timeout);
+  if (result.status.code() == rpc::Code::kNotFound) {
+    std::fprintf(stderr, "railyardctl: document %" PRIu64 " not found\n", o.id);
+    return kExitFailed;
+  }
+  if (!result.status.ok()) {
+    std::fprintf(stderr, "railyardctl: %s\n", result.status.ToString().c_str());
+    return std::max(kExitFailed, ExitFor(result.status));
+  }
+  std::fwrite(response.doc().data(), 1, response.doc().size(), stdout);
+  return kExitOk;
+}
+
 }  // namespace
 
 CLI::App* AddGetCommand(CLI::App& app, GetOptions& o) {
   CLI::App* get = app.add_subcommand(
       "get",
-      "With --all-nodes: where the updater and every replica hold a document (its entry, size, "
-      "checksum and queue position, the index and Bloom page that answered) and which are behind "
-      "(viewer token)");
+      "A document's bytes, read from the nodes that serve; with --all-nodes, where the updater "
+      "and every replica hold it (its entry, size, checksum and queue position, the index and "
+      "Bloom page that answered) and which are behind (viewer token)");
   get->add_option("id", o.id, "The document's id")->required();
-  get->add_flag("--all-nodes", o.all_nodes, "Ask every node of the cluster (required for now)");
+  get->add_flag("--all-nodes", o.all_nodes,
+                "Where every node holds it, instead of its bytes (a viewer token will do)");
+  get->add_option("--data-token-file", o.data_token_file,
+                  "Without --all-nodes: the docservice's reader token (first line)");
+  get->add_option("--min-position", o.min_position,
+                  "Without --all-nodes: a node must have applied this queue position (as a "
+                  "write's answer gives it) to answer");
   AddTargetOptions(*get, o.target);
   get->add_flag("--json", o.target.json,
                 "One JSON object per node and line: {\"node\", \"verdict\", \"location\"} or "
@@ -83,21 +145,17 @@ CLI::App* AddGetCommand(CLI::App& app, GetOptions& o) {
   get->footer(
       "Verdicts: newest (holds the newest entry of any node), behind (has not applied that "
       "entry's position), absent (no node holds the id), DIFFERS (applied it, holds another: a "
-      "fault), unknown (could not be asked), no store (a process without a docstore).\nExit codes: "
-      "0 every node answered and no copy "
-      "differs, 1 a copy differs, 2 usage, 3 token refused, 4 node unreachable.");
+      "fault), unknown (could not be asked), no store (a process without a docstore).\n"
+      "Exit codes with --all-nodes: 0 every node answered and no copy differs, 1 a copy differs, "
+      "2 usage, 3 token refused, 4 node unreachable. Without: 0 the document is on stdout, 1 not "
+      "found or the read failed, 2 usage, 4 no node serves.");
   return get;
 }
 
 int RunGet(const GetOptions& o) {
-  if (!o.all_nodes) {
-    std::fprintf(stderr,
-                 "railyardctl: get reads no document's bytes yet; --all-nodes shows where every "
-                 "node holds it\n");
-    return kExitUsage;
-  }
   cluster::ClusterAccess access;
   if (int rc = ResolveAccess(o.target, &access); rc != kExitOk) return rc;
+  if (!o.all_nodes) return ReadDocument(o, access);
   const std::vector<cluster::NodeCopy> copies =
       cluster::LocateEverywhere(cluster::CopyTargetsOf(access), o.id, *ParseTimeout(o.timeout));
   const cluster::CopyComparison comparison = cluster::CompareCopies(copies);

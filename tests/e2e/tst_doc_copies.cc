@@ -150,6 +150,19 @@ class DocCopiesTest : public QObject {
       }
       QVERIFY2(listed, qPrintable(seen));
     }
+    // Without --all-nodes: the bytes, read from the nodes that serve; an absent id is exit 1.
+    QString bytes;
+    QCOMPARE(RunCtl(BuiltProgram("railyardctl"),
+                    {"get", "42", "--cluster", cluster_file_, "--token", kViewerToken,
+                     "--min-position", QString::number(first_position)},
+                    &bytes),
+             0);
+    QCOMPARE(bytes, QString::fromStdString(first));
+    QCOMPARE(RunCtl(BuiltProgram("railyardctl"),
+                    {"get", "4242", "--cluster", cluster_file_, "--token", kViewerToken}, &bytes),
+             1);
+    QVERIFY2(bytes.contains("document 4242 not found"), qPrintable(bytes));
+
     QString out;
     QCOMPARE(Get(42, &out), 0);
     QVERIFY2(out.contains("newest entry at queue position " + QString::number(first_position)),
