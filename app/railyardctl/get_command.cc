@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cinttypes>
 #include <cstdio>
-#include <fstream>
 #include <optional>
 
 #include "app/railyardctl/drain_wait.h"
@@ -12,6 +11,7 @@
 #include "core/cluster/admin_client.h"
 #include "core/cluster/doc_copies.h"
 #include "core/cluster/replication_names.h"
+#include "core/cluster/text_files.h"
 #include "core/rpc/client.h"
 #include "railyard/docservice.boxcar.h"
 
@@ -88,12 +88,16 @@ int ReadDocument(const GetOptions& o, const cluster::ClusterAccess& access) {
     return kExitUnreachable;
   }
   if (!o.data_token_file.empty()) {
-    std::ifstream in(o.data_token_file);
-    std::getline(in, client_options.credentials);
-    if (client_options.credentials.empty()) {
-      std::fprintf(stderr, "railyardctl: %s holds no token\n", o.data_token_file.c_str());
+    std::vector<std::string> tokens;
+    rpc::Status s = cluster::ReadTokenFile(o.data_token_file, &tokens);
+    if (s.ok() && tokens.empty()) {
+      s = {rpc::Code::kInvalidArgument, o.data_token_file + " holds no token"};
+    }
+    if (!s.ok()) {
+      std::fprintf(stderr, "railyardctl: --data-token-file: %s\n", s.message().c_str());
       return kExitUsage;
     }
+    client_options.credentials = tokens.front();
   }
   rpc::Client client(client_options);
   if (rpc::Status s = client.Start(); !s.ok()) {

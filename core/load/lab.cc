@@ -14,9 +14,9 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
-#include <sstream>
 #include <thread>
 
+#include "core/cluster/text_files.h"
 #include "core/load/cluster_folder.h"
 #include "core/load/lab_network.h"
 #include "core/load/node_process.h"
@@ -243,14 +243,10 @@ std::string LabOperatorTokenFile(const std::string& dir) {
 }
 
 rpc::Status ReadLabState(const std::string& dir, lab::State* state) {
-  std::ifstream in(StatePath(dir));
-  if (!in) return {rpc::Code::kNotFound, "no lab in " + dir + " (no " + kStateFile + ")"};
-  std::stringstream text;
-  text << in.rdbuf();
-  if (!google::protobuf::TextFormat::ParseFromString(text.str(), state)) {
-    return {rpc::Code::kInternal, StatePath(dir).string() + " is damaged"};
+  if (!fs::exists(StatePath(dir))) {
+    return {rpc::Code::kNotFound, "no lab in " + dir + " (no " + kStateFile + ")"};
   }
-  return rpc::Status::Ok();
+  return cluster::ParseTextProtoFile(StatePath(dir).string(), state);
 }
 
 rpc::Status LabUp(const LabOptions& o, lab::State* state) {

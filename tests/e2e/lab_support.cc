@@ -2,9 +2,9 @@
 #include "tests/e2e/lab_support.h"
 
 #include <QDir>
-#include <QFile>
 
 #include "core/cluster/admin_client.h"
+#include "core/cluster/text_files.h"
 #include "core/load/lab.h"
 #include "tests/e2e/replication_support.h"
 #include "tests/support/test_paths.h"
@@ -13,10 +13,11 @@ namespace railyard::e2e {
 
 namespace {
 
+// The first token of a token file; empty if none.
 std::string ReadToken(const std::string& path) {
-  QFile file(QString::fromStdString(path));
-  if (!file.open(QIODevice::ReadOnly)) return {};
-  return file.readLine().trimmed().toStdString();
+  std::vector<std::string> tokens;
+  if (!cluster::ReadTokenFile(path, &tokens).ok() || tokens.empty()) return {};
+  return tokens.front();
 }
 
 }  // namespace
