@@ -260,15 +260,12 @@ struct Client::Impl final : internal::ConnectionObserver {
       base::MutexLock lock(mu);
       if (state == ServerState::kServing) {
         servers[conn->server()].avoid_until = {};
-        servers[conn->server()].lame_duck = false;
+        SetLameDuckLocked(conn->server(), false);
         return;
       }
       if (state != ServerState::kLameDuck) return;
       AvoidLocked(conn->server(), options.lame_duck_avoid);
-      if (!servers[conn->server()].lame_duck) {
-        servers[conn->server()].lame_duck = true;
-        servers[conn->server()].lame_duck_since = Clock::now();
-      }
+      SetLameDuckLocked(conn->server(), true);
       // Make before break: while no pooled connection to a server that is not draining remains,
       // this one stays (a lame duck still runs what a client that heard of it before sends on
       // it; see Server) until the acquirer pools a replacement (Admit), so that a drain never
@@ -304,10 +301,21 @@ struct Client::Impl final : internal::ConnectionObserver {
     return true;
   }
 
-  // Whether the pool holds a connection to a server other than `server` that is not draining.
+  // Marks `server` draining or not. Its pooled connections sort behind every other (SlotPool),
+  // so that while they are kept a replacement with any slot displaces them.
+  void SetLameDuckLocked(uint32_t server, bool lame_duck) RAILYARD_REQUIRES(mu) {
+    ServerEntry& entry = servers[server];
+    if (lame_duck && !entry.lame_duck) entry.lame_duck_since = Clock::now();
+    entry.lame_duck = lame_duck;
+    pool.SetServerDraining(server, lame_duck);
+  }
+
+  // Whether the pool holds a member on a server other than `server` that is not draining
+  // (a busy connection evicted from the pool, still in conns until its request ends, is none).
   bool OthersPooledLocked(uint32_t server) const RAILYARD_REQUIRES(mu) {
-    for (const std::shared_ptr<ClientConnection>& c : conns) {
-      if (c && c->server() != server && !servers[c->server()].lame_duck) return true;
+    for (const SlotPool::Handle handle : pool.order()) {
+      const SlotPool::Entry& e = pool.entry(handle);
+      if (e.server != server && !e.draining) return true;
     }
     return false;
   }
@@ -572,7 +580,7 @@ struct Client::Impl final : internal::ConnectionObserver {
       conns[admission.handle] = conn;
       // Pooled connections said serving (Probe turns lame ducks away): the server is not
       // draining, whatever an older connection heard.
-      servers[target].lame_duck = false;
+      SetLameDuckLocked(target, false);
       draining = DropDrainingLocked();
       pool_cv.NotifyAll();
     }

@@ -166,6 +166,7 @@ struct PoolSnapshot {
 // them (a lame duck still runs requests on connections opened before it), until the acquirer
 // pools a replacement or lame_duck_avoid has passed; so a drain never empties a pool while
 // another server serves, and a client with nowhere else to go holds a drain up for no longer.
+// Kept connections rank behind every other in the pool, so a replacement with any slot is taken.
 //
 // Name resolution: neither the constructor nor AddServer looks a name up, so neither blocks on
 // DNS (an IP address needs no lookup). The acquirer resolves a server's host (asio's async_resolve,

@@ -98,6 +98,21 @@ SlotPool::Admission SlotPool::Offer(uint32_t server, uint32_t slot, uint32_t tie
   return result;
 }
 
+void SlotPool::SetServerDraining(uint32_t server, bool draining) {
+  bool changed = false;
+  for (const Handle handle : order_) {
+    Entry& e = entries_[handle];
+    if (e.server == server && e.draining != draining) {
+      e.draining = draining;
+      changed = true;
+    }
+  }
+  if (!changed) return;
+  std::stable_sort(order_.begin(), order_.end(),
+                   [this](Handle a, Handle b) { return Before(entries_[a], entries_[b]); });
+  RebuildPositions(0);
+}
+
 SlotPool::Handle SlotPool::AcquireAt(size_t position) {
   SetIdleBit(position, false);
   const Handle handle = order_[position];

@@ -13,11 +13,13 @@ namespace railyard::rpc {
 // "specialized data structure" for the non-I/O pool operations. It tracks only identities and
 // states; rpc::Client keeps the sockets in a table indexed by the same handles.
 //
-// Members are ordered by (slot, tie_break); the owner passes a per-client ranking of servers as
-// tie_break so that no server is preferred by every client on equal slots. An idle bitmap over
-// positions in that order makes "lowest idle slot" a find-first-set over a few words, so acquire
-// and release are O(capacity / 64) with no allocation. Admitting or removing a member reorders in
-// O(capacity), which only the background acquirer and failures do.
+// Members are ordered by (draining, slot, tie_break): members on a server that is draining come
+// last, behind every other, so requests go to them only when nothing else is idle and any fresh
+// connection displaces them from a full pool, whatever its slot. The owner passes a per-client
+// ranking of servers as tie_break so that no server is preferred by every client on equal slots. An
+// idle bitmap over positions in that order makes "lowest idle slot" a find-first-set over a few
+// words, so acquire and release are O(capacity / 64) with no allocation. Admitting or removing a
+// member reorders in O(capacity), which only the background acquirer and failures do.
 //
 // A member evicted or removed while busy becomes "retiring": it leaves the order at once (its place
 // is free for a better connection) but its handle lives on until its request ends, when Release
@@ -34,7 +36,8 @@ class SlotPool {
     uint32_t tie_break = 0;
     uint64_t requests = 0;
     bool busy = false;
-    bool member = false;  // In the slot order (false: retiring or free).
+    bool draining = false;  // Its server said lame duck (SetServerDraining).
+    bool member = false;    // In the slot order (false: retiring or free).
     bool allocated = false;
   };
 
@@ -54,11 +57,14 @@ class SlotPool {
   size_t size() const { return order_.size(); }
   bool full() const { return order_.size() >= capacity_; }
 
-  // Offers a freshly connected (server, slot). Joins a pool that is not full; in a full pool it
-  // displaces the worst member if it beats it, otherwise it is rejected. Equal slots are ordered
-  // by `tie_break`, lowest first.
+  // Offers a freshly connected (server, slot), not draining. Joins a pool that is not full; in a
+  // full pool it displaces the worst member if it beats it (any draining member is beaten),
+  // otherwise it is rejected. Equal slots are ordered by `tie_break`, lowest first.
   Admission Offer(uint32_t server, uint32_t slot, uint32_t tie_break);
   Admission Offer(uint32_t server, uint32_t slot) { return Offer(server, slot, server); }
+
+  // Marks every member on `server` draining or not, and reorders. O(capacity log capacity).
+  void SetServerDraining(uint32_t server, bool draining);
 
   // Marks the idle member with the lowest slot busy and returns it; nullopt when none is idle.
   std::optional<Handle> AcquireLowestIdle();
@@ -77,11 +83,12 @@ class SlotPool {
   // Members in slot order; position 0 is the best connection.
   const std::vector<Handle>& order() const { return order_; }
   size_t idle_count() const;
-  // The worst member's slot, when full; policies and the acquirer compare against it.
+  // The worst member's slot (a draining one, if any), when full.
   std::optional<uint32_t> worst_slot() const;
 
  private:
   static bool Before(const Entry& a, const Entry& b) {
+    if (a.draining != b.draining) return b.draining;
     return a.slot != b.slot ? a.slot < b.slot : a.tie_break < b.tie_break;
   }
   Handle AllocateHandle();

@@ -188,6 +188,38 @@ class LifecycleTest : public QObject {
     client.Stop();
   }
 
+  // ...and a replacement is pooled even when its slot is worse than the draining ones' (the
+  // pool is full of them): found by the lab's rolling restart, whose reader's pool emptied when
+  // lame_duck_avoid ran out with every replacement turned away.
+  void aWorseSlottedReplacementDisplacesADrainingServer() {
+    TestServer draining = StartTestServer("draining");
+    TestServer crowded = StartTestServer("crowded");
+    // Another client's connections hold the crowded server's slots 0 and 1.
+    RawConnection first(crowded.server->port()), second(crowded.server->port());
+    QVERIFY(first.Handshake(1) && second.Handshake(2));
+    ClientOptions client_options =
+        FastClientOptions({draining.server->endpoint(), crowded.server->endpoint()}, 2);
+    client_options.lame_duck_avoid = 60s;  // Only a pooled replacement can end this drain.
+    Client client(client_options);
+    QVERIFY(client.Start().ok());
+    QVERIFY(WaitUntil([&] {
+      return PooledSlots(client, 0) == std::vector<uint32_t>{0, 1} &&
+             PooledSlots(client, 1).empty();
+    }));
+
+    draining.server->EnterLameDuck();
+    QVERIFY(WaitUntil([&] {
+      const CallResult result = client.Call(kEchoMethod, "moving");
+      return result.status.ok() && draining.server->SlotSnapshot().empty();
+    }));
+    QVERIFY(!PooledSlots(client, 1).empty());
+    QVERIFY(PooledSlots(client, 1).front() >= 2u);
+    const CallResult moved = client.Call(kEchoMethod, "moved");
+    QVERIFY2(moved.status.ok(), moved.status.ToString().c_str());
+    QCOMPARE(moved.server, std::optional<uint32_t>(1));
+    client.Stop();
+  }
+
   // ...but a client with nowhere else to go lets go after lame_duck_avoid: it does not hold a
   // drain up.
   void aLoneClientLetsADrainEnd() {

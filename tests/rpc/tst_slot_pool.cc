@@ -80,6 +80,28 @@ class SlotPoolTest : public QObject {
     QCOMPARE(*pool.worst_slot(), 3u);
   }
 
+  // A draining server's members sort last and any fresh connection displaces them from a full
+  // pool, whatever its slot: a drain must not keep a client's better-slotted replacements out.
+  void drainingMembersGoLastAndAreDisplacedFirst() {
+    SlotPool pool(3);
+    pool.Offer(0, 0);
+    pool.Offer(0, 1);
+    pool.Offer(1, 2);
+    QCOMPARE(pool.Offer(2, 5).kind, Kind::kRejected);
+    pool.SetServerDraining(0, true);
+    QCOMPARE(SlotsInOrder(pool), (std::vector<uint32_t>{2, 0, 1}));
+    const auto first = pool.AcquireLowestIdle();
+    QCOMPARE(pool.entry(*first).server, 1u);  // The one not draining, though its slot is worse.
+    const SlotPool::Admission admission = pool.Offer(2, 5);
+    QCOMPARE(admission.kind, Kind::kReplaced);
+    QCOMPARE(pool.entry(pool.order().back()).server, 0u);  // One draining member is left, last.
+    QCOMPARE(SlotsInOrder(pool), (std::vector<uint32_t>{2, 5, 0}));
+    pool.SetServerDraining(0, false);  // Serving again: back in slot order.
+    QCOMPARE(SlotsInOrder(pool), (std::vector<uint32_t>{0, 2, 5}));
+    QVERIFY(!pool.Release(*first));
+    QCOMPARE(pool.idle_count(), size_t{3});
+  }
+
   void busyVictimRetiresWhenItsRequestEnds() {
     SlotPool pool(1);
     pool.Offer(0, 9);
