@@ -2,9 +2,11 @@
 #include "app/railyardctl/lab_command.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <vector>
 
 #include "app/railyardctl/admin_commands.h"
+#include "core/cluster/restart_command.h"
 #include "core/load/lab.h"
 #include "core/load/lab_network.h"
 
@@ -110,6 +112,15 @@ int RunLab(CLI::App& lab, const LabCommandOptions& o) {
     options.replicas = o.replicas;
     options.namespaces = !o.loopback;
     options.memtable_entries = o.memtable_entries;
+    // Rolling restarts of the lab (railyardctl and the console) restart a host through this
+    // program, as `lab restart` does.
+    std::error_code ec;
+    const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+    const std::filesystem::path dir = std::filesystem::absolute(o.dir, ec);
+    if (!self.empty() && !dir.empty()) {
+      options.restart_command = cluster::ShellWord(self.string()) + " lab restart {name} --dir " +
+                                cluster::ShellWord(dir.string());
+    }
     options.progress = [](const std::string& line) {
       std::printf("%s\n", line.c_str());
       std::fflush(stdout);

@@ -1,37 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/railyardctl/rolling_restart_command.h"
 
-#include <sys/wait.h>
-
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
 #include "app/railyardctl/drain_wait.h"
+#include "core/cluster/restart_command.h"
 #include "core/cluster/rolling_restart.h"
 #include "core/load/lab.h"
 
 namespace railyard::ctl {
-
-namespace {
-
-// `command` with every {name} replaced by the node's name, run by /bin/sh.
-rpc::Status RunRestartCommand(const std::string& command, const std::string& node) {
-  std::string line = command;
-  for (size_t at = line.find("{name}"); at != std::string::npos; at = line.find("{name}", at)) {
-    line.replace(at, 6, node);
-    at += node.size();
-  }
-  std::fflush(stdout);
-  const int status = std::system(line.c_str());
-  if (status == 0) return rpc::Status::Ok();
-  return {rpc::Code::kInternal,
-          "`" + line + "` " +
-              (WIFEXITED(status) ? "exited with " + std::to_string(WEXITSTATUS(status))
-                                 : std::string("did not exit normally"))};
-}
-
-}  // namespace
 
 CLI::App* AddRollingRestartCommand(CLI::App& app, RollingRestartCommandOptions& o) {
   CLI::App* command = app.add_subcommand(
@@ -46,7 +25,8 @@ CLI::App* AddRollingRestartCommand(CLI::App& app, RollingRestartCommandOptions& 
   command
       ->add_option("--restart-command", o.restart_command,
                    "Restart with this shell command, {name} replaced by the node's name (e.g. "
-                   "'ssh {name} systemctl restart railyard-node')")
+                   "'ssh {name} systemctl restart railyard-node'; default: the cluster file's "
+                   "restart_command)")
       ->excludes(lab);
   auto check_duration = [](const std::string& text) {
     return ParseTimeout(text) ? std::string() : "not a duration: " + text;
@@ -71,12 +51,16 @@ CLI::App* AddRollingRestartCommand(CLI::App& app, RollingRestartCommandOptions& 
 }
 
 int RunRollingRestart(const RollingRestartCommandOptions& o) {
-  if (o.lab_dir.empty() && o.restart_command.empty()) {
-    std::fprintf(stderr, "railyardctl: rolling-restart needs --lab DIR or --restart-command CMD\n");
-    return kExitUsage;
-  }
   cluster::ClusterAccess access;
   if (int rc = ResolveAccess(o.target, &access); rc != kExitOk) return rc;
+  const std::string command =
+      o.restart_command.empty() ? access.restart_command : o.restart_command;
+  if (o.lab_dir.empty() && command.empty()) {
+    std::fprintf(stderr,
+                 "railyardctl: rolling-restart needs --restart-command CMD, --lab DIR or a "
+                 "cluster file with a restart_command\n");
+    return kExitUsage;
+  }
   cluster::RollingRestartOptions options;
   options.cluster = cluster::CopyTargetsOf(access);
   options.nodes = o.nodes;
@@ -88,10 +72,13 @@ int RunRollingRestart(const RollingRestartCommandOptions& o) {
     std::fflush(stdout);
   };
   const std::string lab = o.lab_dir;
-  const std::string command = o.restart_command;
-  options.restart = [lab, command](const std::string& node) {
-    return lab.empty() ? RunRestartCommand(command, node)
-                       : load::LabHost(lab, node, load::LabHostAction::kRestart);
+  const auto command_timeout = options.serve_timeout;
+  options.restart = [lab, command, command_timeout](const std::string& node) {
+    if (!lab.empty()) return load::LabHost(lab, node, load::LabHostAction::kRestart);
+    std::string output;
+    const rpc::Status s = cluster::RunRestartCommand(command, node, command_timeout, &output);
+    if (!output.empty()) std::printf("%s%s", output.c_str(), output.back() == '\n' ? "" : "\n");
+    return s;
   };
   const rpc::Status s = cluster::RollingRestart(options);
   if (s.ok()) {

@@ -35,6 +35,7 @@ rpc::Status ResolveAccess(const AccessRequest& request, ClusterAccess* out) {
       out->nodes.push_back({member.name().empty() ? member.admin() : member.name(), *endpoint});
     }
     file_tls = AdminTlsOf(cluster);
+    out->restart_command = cluster.restart_command();
   }
   for (const std::string& address : request.nodes) {
     const auto endpoint = rpc::ParseEndpoint(address);

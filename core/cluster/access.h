@@ -50,6 +50,7 @@ struct ClusterAccess {
   std::vector<NodeTarget> nodes;
   std::string token;  // Empty: none (viewer access on nodes without tokens).
   std::optional<rpc::TlsClientOptions> tls;
+  std::string restart_command;  // The cluster file's (config.Cluster); empty without one.
 };
 
 // Resolves a request. INVALID_ARGUMENT with a message for the operator when the cluster file

@@ -17,8 +17,9 @@ using Clock = std::chrono::steady_clock;
 constexpr std::chrono::milliseconds kPollEvery{200};
 constexpr std::chrono::seconds kConnectTimeout{2};
 
-std::optional<admin::Telemetry> TelemetryOf(const CopyTarget& target, rpc::Status* why) {
-  AdminClient client(target.admin, target.token, "railyardctl-rolling-restart", target.tls);
+std::optional<admin::Telemetry> TelemetryOf(const RollingRestartOptions& o,
+                                            const CopyTarget& target, rpc::Status* why) {
+  AdminClient client(target.admin, target.token, o.client_name, target.tls);
   admin::Telemetry t;
   *why = client.Connect(kConnectTimeout);
   if (why->ok()) *why = client.Telemetry(&t);
@@ -36,6 +37,10 @@ std::string Seconds(Clock::duration d) {
   return text;
 }
 
+bool StopRequested(const RollingRestartOptions& o) {
+  return o.stop && o.stop->load(std::memory_order_relaxed);
+}
+
 rpc::Status Step(const std::string& node, const std::string& what, const rpc::Status& s) {
   return {s.code(), node + ": " + what + ": " + s.message()};
 }
@@ -43,12 +48,12 @@ rpc::Status Step(const std::string& node, const std::string& what, const rpc::St
 // Every other replica that serves now; the node's own telemetry says whether it is a replica.
 rpc::Status CheckNotLastReplica(const RollingRestartOptions& o, const CopyTarget& target) {
   rpc::Status why;
-  const std::optional<admin::Telemetry> own = TelemetryOf(target, &why);
+  const std::optional<admin::Telemetry> own = TelemetryOf(o, target, &why);
   if (!own) return Step(target.node, "telemetry", why);
   if (!IsReplica(*own) || o.allow_last_replica) return rpc::Status::Ok();
   for (const CopyTarget& other : o.cluster) {
     if (other.node == target.node) continue;
-    const std::optional<admin::Telemetry> t = TelemetryOf(other, &why);
+    const std::optional<admin::Telemetry> t = TelemetryOf(o, other, &why);
     if (t && IsReplica(*t) && t->state() == admin::NODE_SERVING) return rpc::Status::Ok();
   }
   return {rpc::Code::kFailedPrecondition,
@@ -62,7 +67,7 @@ rpc::Status RestartOne(const RollingRestartOptions& o, const CopyTarget& target)
     if (o.progress) o.progress(target.node + ": " + line);
   };
   if (rpc::Status s = CheckNotLastReplica(o, target); !s.ok()) return s;
-  AdminClient admin(target.admin, target.token, "railyardctl-rolling-restart", target.tls);
+  AdminClient admin(target.admin, target.token, o.client_name, target.tls);
   if (rpc::Status s = admin.Connect(kConnectTimeout); !s.ok())
     return Step(target.node, "connect", s);
   admin::AdminResponse response;
@@ -79,6 +84,13 @@ rpc::Status RestartOne(const RollingRestartOptions& o, const CopyTarget& target)
           std::to_string(f.busy) + " requests in flight");
       last = f;
     }
+    if (StopRequested(o)) {
+      // Nothing was restarted: the node goes back to serving as it was.
+      rpc::Status undrained = admin.Undrain(&response);
+      return {rpc::Code::kCancelled,
+              target.node + ": stopped while draining; " +
+                  (undrained.ok() ? "undrained again" : "left drained: " + undrained.ToString())};
+    }
     if (Clock::now() - drain_start > o.drain_timeout) {
       return {rpc::Code::kDeadlineExceeded,
               target.node + ": not drained within " + Seconds(o.drain_timeout) + ": " +
@@ -94,7 +106,7 @@ rpc::Status RestartOne(const RollingRestartOptions& o, const CopyTarget& target)
   rpc::Status last_why = {rpc::Code::kUnavailable, "no answer yet"};
   std::string last_state = "not answering";
   while (true) {
-    const std::optional<admin::Telemetry> t = TelemetryOf(target, &last_why);
+    const std::optional<admin::Telemetry> t = TelemetryOf(o, target, &last_why);
     if (!t) last_state = "not answering: " + last_why.ToString();
     if (t) {
       const bool serving = t->state() == admin::NODE_SERVING;
@@ -103,6 +115,12 @@ rpc::Status RestartOne(const RollingRestartOptions& o, const CopyTarget& target)
                              ReplicaLagKnown(t->replication()) && t->replication().lag_docs() == 0);
       if (serving && caught_up) break;
       last_state = serving ? "serving, catching up" : "not serving yet";
+    }
+    if (StopRequested(o)) {
+      return {rpc::Code::kCancelled, target.node +
+                                         ": stopped while waiting for it to serve after its "
+                                         "restart (" +
+                                         last_state + ")"};
     }
     if (Clock::now() - restart_start > o.serve_timeout) {
       return {rpc::Code::kDeadlineExceeded, target.node + ": not serving and caught up within " +
@@ -114,7 +132,7 @@ rpc::Status RestartOne(const RollingRestartOptions& o, const CopyTarget& target)
   say("serving and caught up " + Seconds(Clock::now() - restart_start) + " after the restart");
   // A restarted node serves; a restart that left the old process (a command that did nothing)
   // would leave it drained.
-  AdminClient again(target.admin, target.token, "railyardctl-rolling-restart", target.tls);
+  AdminClient again(target.admin, target.token, o.client_name, target.tls);
   rpc::Status s = again.Connect(kConnectTimeout);
   if (s.ok()) s = again.Undrain(&response);
   if (!s.ok()) return Step(target.node, "undrain", s);
@@ -131,8 +149,9 @@ rpc::Status RollingRestart(const RollingRestartOptions& o) {
     std::vector<const CopyTarget*> updaters;
     for (const CopyTarget& t : o.cluster) {
       rpc::Status why;
-      const std::optional<admin::Telemetry> telemetry = TelemetryOf(t, &why);
+      const std::optional<admin::Telemetry> telemetry = TelemetryOf(o, t, &why);
       if (!telemetry) return Step(t.node, "telemetry", why);
+      if (telemetry->role() == admin::ROLE_CLIENT) continue;  // A load client serves nothing.
       (IsReplica(*telemetry) ? order : updaters).push_back(&t);
     }
     order.insert(order.end(), updaters.begin(), updaters.end());
@@ -147,6 +166,11 @@ rpc::Status RollingRestart(const RollingRestartOptions& o) {
     }
   }
   for (size_t i = 0; i < order.size(); ++i) {
+    if (StopRequested(o)) {
+      return {rpc::Code::kCancelled, "stopped before " + order[i]->node + " (" + std::to_string(i) +
+                                         " of " + std::to_string(order.size()) + " restarted)"};
+    }
+    if (o.node_started) o.node_started(i, order.size(), order[i]->node);
     if (o.progress) {
       o.progress("[" + std::to_string(i + 1) + "/" + std::to_string(order.size()) + "] " +
                  order[i]->node);

@@ -6,6 +6,7 @@
 // systemd unit, a command), wait until it serves again and, a replica, has caught up with its
 // updater, undrain it; stop at the first failure. Shared by railyardctl and the console.
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <string>
@@ -19,12 +20,22 @@ namespace railyard::cluster {
 struct RollingRestartOptions {
   // The whole cluster (for the last-replica check), with operator tokens.
   std::vector<CopyTarget> cluster;
-  // The nodes to restart, by name, in order; empty: every node, replicas first, the updater last.
+  // The nodes to restart, by name, in order; empty: every node that serves (load clients
+  // aside), replicas first, the updater last.
   std::vector<std::string> nodes;
   // Restarts one node; returns once its process was started again (not once it serves).
   std::function<rpc::Status(const std::string& node)> restart;
   // One line per step; may be empty.
   std::function<void(const std::string& line)> progress;
+  // Called as node `index` (0-based) of `count` starts; may be empty.
+  std::function<void(size_t index, size_t count, const std::string& node)> node_started;
+  // Read before each node and at each wait: once true, the restart stops (CANCELLED): before the
+  // next node; or, draining, after undraining the node again; or, waiting for a restarted node
+  // to serve, at once (a restarted node serves undrained by itself). A restart command under way
+  // is let finish. May be null.
+  const std::atomic<bool>* stop = nullptr;
+  // The name the nodes log the drains and undrains under (their recent commands).
+  std::string client_name = "railyardctl-rolling-restart";
   std::chrono::milliseconds drain_timeout{60000};
   std::chrono::milliseconds serve_timeout{120000};  // Until it serves and has caught up.
   // Refused by default: draining the last replica that serves leaves every read on the updater

@@ -202,6 +202,9 @@ rpc::Status WriteLabClusterFile(const std::string& dir, const lab::State& state)
     text += "node { name: " + Quoted(h.name()) + " service: " + Quoted(h.service()) +
             " admin: " + Quoted(h.admin()) + " role: " + Quoted(h.role()) + " }\n";
   }
+  if (!state.restart_command().empty()) {
+    text += "restart_command: " + Quoted(state.restart_command()) + "\n";
+  }
   return WriteFile(LabClusterFile(dir), text, 0644);
 }
 
@@ -266,6 +269,7 @@ rpc::Status LabUp(const LabOptions& o, lab::State* state) {
     if (rpc::Status s = FindNodeBinary(&binary); !s.ok()) return s;
   }
   state->set_node_binary(fs::absolute(binary).string());
+  state->set_restart_command(o.restart_command);
   std::string why;
   const bool namespaces = o.namespaces && NamespacesAvailable(&why);
   if (o.namespaces && !namespaces) {

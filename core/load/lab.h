@@ -37,6 +37,9 @@ struct LabOptions {
   int replicas = 2;
   bool namespaces = true;  // false: loopback addresses, as without the privilege.
   size_t memtable_entries = 20000;
+  // The cluster file's restart_command (config.Cluster), for rolling restarts of the lab; the
+  // lab command gives "<its own path> lab restart {name} --dir <dir>".
+  std::string restart_command;
   std::function<void(const std::string&)> progress;  // One line per step; may be empty.
 };
 
