@@ -94,6 +94,18 @@ struct Fixture {
   }
 };
 
+// Telemetry frames (at `now`) of "up", the updater, and replicas "r1" and "r2", serving, on
+// 127.0.0.1:7001 to 7003.
+void AddUpdaterAndTwoReplicas(ClusterState& state, qint64 now) {
+  const char* names[] = {"up", "r1", "r2"};
+  for (int i = 0; i < 3; ++i) {
+    const int node = state.AddNode(QString("127.0.0.1:%1").arg(7001 + i), names[i]);
+    auto t = railyard::ui::testing::MakeTelemetry(names[i], now);
+    t->mutable_replication()->set_role(i == 0 ? admin::DOCSTORE_UPDATER : admin::DOCSTORE_REPLICA);
+    railyard::ui::testing::ApplySnapshot(state, node, t, now);
+  }
+}
+
 }  // namespace
 
 class ActionsTest : public QObject {
@@ -158,14 +170,7 @@ class ActionsTest : public QObject {
   void drainWarnsOfTheUpdaterAndTheLastServingReplica() {
     ClusterState state;
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    const char* names[] = {"up", "r1", "r2"};
-    for (int i = 0; i < 3; ++i) {
-      const int node = state.AddNode(QString("127.0.0.1:%1").arg(7001 + i), names[i]);
-      auto t = railyard::ui::testing::MakeTelemetry(names[i], now);
-      t->mutable_replication()->set_role(i == 0 ? admin::DOCSTORE_UPDATER
-                                                : admin::DOCSTORE_REPLICA);
-      railyard::ui::testing::ApplySnapshot(state, node, t, now);
-    }
+    AddUpdaterAndTwoReplicas(state, now);
     ActionController actions(&state, nullptr);
     QVERIFY(actions.ConfirmationText(ActionController::Action::kDrain, 0)
                 .contains("It is the updater: writes have no other node to go to"));
@@ -178,6 +183,82 @@ class ActionsTest : public QObject {
     QVERIFY(actions.ConfirmationText(ActionController::Action::kDrain, 1)
                 .contains("It is the last replica that serves: every read falls on the updater."));
     QVERIFY(actions.ConfirmationText(ActionController::Action::kUndrain, 1).indexOf("last") < 0);
+  }
+
+  // Several nodes selected: one question naming each (with the warnings of the whole set), then
+  // each is drained, audited and shown as its own command; undrain the same; the actions say how
+  // many nodes they act on.
+  void drainAndUndrainSeveralNodesAtOnce() {
+    Fixture f;
+    QVERIFY2(f.Start(), qPrintable(f.node.error()));
+    StorageTestNode second;
+    StorageTestNode::Options options;
+    options.name = "node2";
+    QVERIFY2(second.Start(options), qPrintable(second.error()));
+    const int other = second.Feed(&f.state);
+    QVERIFY(other >= 0 && other != f.index);
+    f.actions->SetCurrentNode(f.index);
+    QCOMPARE(f.actions->DrainAction()->text(), QString("&Drain"));
+    f.actions->SetSelectedNodes({other, f.index});
+    QCOMPARE(f.actions->DrainTargets(),
+             (QVector<int>{std::min(f.index, other), std::max(f.index, other)}));
+    QCOMPARE(f.actions->DrainAction()->text(), QString("&Drain 2 nodes"));
+    QVERIFY(f.actions->DrainAction()->isEnabled());
+
+    QSignalSpy finished(f.actions.get(), &ActionController::ActionFinished);
+    f.actions->DrainAction()->trigger();
+    QCOMPARE(f.confirmations.size(), 1);  // One question for both.
+    QVERIFY2(f.confirmations[0].startsWith("Drain 2 nodes?"), qPrintable(f.confirmations[0]));
+    QVERIFY2(f.confirmations[0].contains("node1 (" + f.node.adminAddress() + ")") &&
+                 f.confirmations[0].contains("node2 (" + second.adminAddress() + ")"),
+             qPrintable(f.confirmations[0]));
+    QVERIFY(WaitFor([&] { return finished.size() == 2; }));
+    for (const QList<QVariant>& event : finished) {
+      QCOMPARE(event[0].value<admin::CommandEvent>().result(), std::string("OK"));
+    }
+    QCOMPARE(f.node.Telemetry()->state(), admin::NODE_LAME_DUCK);
+    QCOMPARE(second.Telemetry()->state(), admin::NODE_LAME_DUCK);
+    QCOMPARE(f.Audit({"", "", "drain", 10}).size(), 2);
+
+    finished.clear();
+    f.confirmations.clear();
+    f.actions->UndrainAction()->trigger();
+    QCOMPARE(f.confirmations.size(), 1);
+    QVERIFY(WaitFor([&] { return finished.size() == 2; }));
+    QCOMPARE(f.node.Telemetry()->state(), admin::NODE_SERVING);
+    QCOMPARE(second.Telemetry()->state(), admin::NODE_SERVING);
+
+    // One of them without a token: nothing at all is done, and the reason names it.
+    f.token.clear();
+    f.actions->TokensChanged();
+    QVERIFY(!f.actions->DrainAction()->isEnabled());
+    f.confirmations.clear();
+    f.results.clear();
+    f.actions->DrainNodes(f.actions->DrainTargets());
+    QVERIFY(f.confirmations.isEmpty());
+    QCOMPARE(f.results.size(), 1);
+    QVERIFY2(f.results[0].text.startsWith("Nothing was done"), qPrintable(f.results[0].text));
+    QCOMPARE(f.node.Telemetry()->state(), admin::NODE_SERVING);
+
+    // Back to one node: the actions act on it alone.
+    f.actions->SetSelectedNodes({f.index});
+    QCOMPARE(f.actions->DrainAction()->text(), QString("&Drain"));
+  }
+
+  // The warnings of draining several at once: the updater among them, or every serving replica.
+  void drainingSeveralWarnsOfWhatIsLeft() {
+    ClusterState state;
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    AddUpdaterAndTwoReplicas(state, now);
+    ActionController actions(&state, nullptr);
+    QVERIFY(actions.DrainWarning(QVector<int>{0, 1}).contains("up is the updater"));
+    QVERIFY(actions.DrainWarning(QVector<int>{0, 1}).indexOf("last replicas") < 0);  // r2 serves.
+    QVERIFY(
+        actions.DrainWarning(QVector<int>{1, 2})
+            .contains("They are the last replicas that serve: every read falls on the updater."));
+    QVERIFY(actions.DrainWarning(QVector<int>{0, 1, 2}).contains("no node is left to read from"));
+    QVERIFY(actions.ConfirmationText(ActionController::Action::kUndrain, QVector<int>{1, 2})
+                .startsWith("Undrain 2 nodes: r1 (127.0.0.1:7002), r2 (127.0.0.1:7003)?"));
   }
 
   void flushWritesTheInMemoryIndex() {

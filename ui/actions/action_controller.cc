@@ -10,6 +10,7 @@
 #include <QProgressDialog>
 #include <QStandardPaths>
 #include <QStringList>
+#include <algorithm>
 #include <chrono>
 #include <vector>
 
@@ -74,15 +75,23 @@ ActionController::ActionController(ClusterState* state, QWidget* dialog_parent)
   undrain_action_->setShortcut(QKeySequence(tr("Ctrl+Shift+U")));
   flush_action_->setShortcut(QKeySequence(tr("Ctrl+Shift+F")));
   compact_all_action_->setShortcut(QKeySequence(tr("Ctrl+Shift+C")));
-  connect(drain_action_, &QAction::triggered, this, [this] { Drain(current_node_); });
-  connect(undrain_action_, &QAction::triggered, this, [this] { Undrain(current_node_); });
+  connect(drain_action_, &QAction::triggered, this, [this] { DrainNodes(DrainTargets()); });
+  connect(undrain_action_, &QAction::triggered, this, [this] { UndrainNodes(DrainTargets()); });
   connect(flush_action_, &QAction::triggered, this, [this] { Flush(current_node_); });
   connect(compact_all_action_, &QAction::triggered, this, [this] { Compact(current_node_, {}); });
   connect(this, &ActionController::AvailabilityChanged, this, &ActionController::UpdateActions);
-  connect(state_, &ClusterState::NodesReset, this, [this] { SetCurrentNode(-1); });
+  connect(state_, &ClusterState::NodesReset, this, [this] {
+    selected_.clear();
+    SetCurrentNode(-1);
+  });
   // A node's role and token state come with its telemetry: the actions follow them.
   connect(state_, &ClusterState::FrameApplied, this, [this](const QVector<int>& changed) {
-    if (current_node_ >= 0 && changed.contains(current_node_)) UpdateActions();
+    for (int node : DrainTargets()) {
+      if (changed.contains(node)) {
+        UpdateActions();
+        return;
+      }
+    }
   });
   UpdateActions();
 }
@@ -178,6 +187,68 @@ QString ActionController::DrainWarning(int node) const {
   return tr("\n\nIt is the last replica that serves: every read falls on the updater.");
 }
 
+QString ActionController::DrainWarning(const QVector<int>& nodes) const {
+  if (nodes.size() == 1) return DrainWarning(nodes.front());
+  QStringList updaters;
+  int replicas_drained = 0, replicas_left = 0;
+  for (int i = 0; i < state_->NodeCount(); ++i) {
+    const NodeView& o = state_->Node(i);
+    if (!o.telemetry || !o.telemetry->has_replication()) continue;
+    const bool chosen = nodes.contains(i);
+    if (o.telemetry->replication().role() == admin::DOCSTORE_UPDATER) {
+      if (chosen) updaters << o.name;
+      continue;
+    }
+    if (o.telemetry->replication().role() != admin::DOCSTORE_REPLICA || !IsLive(o.health) ||
+        o.telemetry->state() != admin::NODE_SERVING) {
+      continue;
+    }
+    ++(chosen ? replicas_drained : replicas_left);
+  }
+  QString warning;
+  if (!updaters.isEmpty()) {
+    warning += tr("\n\n%1 is the updater: writes have no other node to go to and fail until it is "
+                  "undrained.")
+                   .arg(updaters.join(QStringLiteral(", ")));
+  }
+  if (replicas_drained > 0 && replicas_left == 0) {
+    warning += updaters.isEmpty()
+                   ? tr("\n\nThey are the last replicas that serve: every read falls on the "
+                        "updater.")
+                   : tr("\n\nThey are the last replicas that serve: no node is left to read "
+                        "from.");
+  }
+  return warning;
+}
+
+QString ActionController::Who(int node) const {
+  const NodeView& view = state_->Node(node);
+  return QStringLiteral("%1 (%2)").arg(view.name, view.admin_address);
+}
+
+QString ActionController::ConfirmationText(Action action, const QVector<int>& nodes) const {
+  if (nodes.size() == 1) return ConfirmationText(action, nodes.front());
+  QStringList who;
+  for (int node : nodes) {
+    if (node >= 0 && node < state_->NodeCount()) who << Who(node);
+  }
+  const QString list = who.join(QStringLiteral(", "));
+  switch (action) {
+    case Action::kDrain:
+      return tr("Drain %1 nodes: %2? They stop taking new requests; clients move to other "
+                "nodes.")
+                 .arg(who.size())
+                 .arg(list) +
+             DrainWarning(nodes);
+    case Action::kUndrain:
+      return tr("Undrain %1 nodes: %2? They take new requests again; clients come back to them.")
+          .arg(who.size())
+          .arg(list);
+    default:
+      return {};
+  }
+}
+
 QString ActionController::ConfirmationText(Action action, int node,
                                            const QVector<quint64>& indexes) const {
   if (node < 0 || node >= state_->NodeCount()) return {};
@@ -228,6 +299,17 @@ AuditLog* ActionController::audit_log() {
   return audit_.get();
 }
 
+bool ActionController::Audit(AuditEntry entry, QString* problem) {
+  AuditLog* log = audit_log();
+  if (!log) {
+    if (problem) *problem = audit_error_;
+    return false;
+  }
+  if (!log->Append(&entry, problem)) return false;
+  Q_EMIT AuditAppended();
+  return true;
+}
+
 QWidget* ActionController::CreateAuditLogView(QWidget* parent) {
   AuditLog* log = audit_log();
   if (!log) {
@@ -247,23 +329,83 @@ void ActionController::SetCurrentNode(int node) {
   UpdateActions();
 }
 
+void ActionController::SetSelectedNodes(QVector<int> nodes) {
+  std::sort(nodes.begin(), nodes.end());
+  nodes.erase(std::unique(nodes.begin(), nodes.end()), nodes.end());
+  selected_ = nodes;
+  UpdateActions();
+}
+
+QVector<int> ActionController::DrainTargets() const {
+  if (selected_.size() > 1) return selected_;
+  return {current_node_};
+}
+
 void ActionController::UpdateActions() {
   const bool enabled = CanAct(current_node_);
   const QString why = DisabledReason(current_node_);
-  for (QAction* a : {drain_action_, undrain_action_, flush_action_, compact_all_action_}) {
+  for (QAction* a : {flush_action_, compact_all_action_}) {
     a->setEnabled(enabled);
     a->setToolTip(why);
+  }
+  const QVector<int> targets = DrainTargets();
+  QString first_why;
+  for (int node : targets) {
+    first_why = DisabledReason(node);
+    if (!first_why.isEmpty()) break;
+  }
+  const bool several = targets.size() > 1;
+  drain_action_->setText(several ? tr("&Drain %1 nodes").arg(targets.size()) : tr("&Drain"));
+  undrain_action_->setText(several ? tr("&Undrain %1 nodes").arg(targets.size()) : tr("&Undrain"));
+  for (QAction* a : {drain_action_, undrain_action_}) {
+    a->setEnabled(first_why.isEmpty());
+    a->setToolTip(first_why);
   }
 }
 
 void ActionController::Drain(int node) { Run(Action::kDrain, node, {}); }
 void ActionController::Undrain(int node) { Run(Action::kUndrain, node, {}); }
+void ActionController::DrainNodes(QVector<int> nodes) { RunOnEach(Action::kDrain, nodes); }
+void ActionController::UndrainNodes(QVector<int> nodes) { RunOnEach(Action::kUndrain, nodes); }
+
+void ActionController::RunOnEach(Action action, const QVector<int>& nodes) {
+  if (nodes.size() == 1) {
+    Run(action, nodes.front(), {});
+    return;
+  }
+  const QString name = ActionName(action);
+  if (nodes.isEmpty()) {
+    Present(tr("Cannot %1").arg(name), tr("No node selected."), false);
+    return;
+  }
+  QStringList refusals;
+  QStringList names;
+  for (int node : nodes) {
+    if (const QString why = DisabledReason(node); !why.isEmpty()) refusals << why;
+    if (node >= 0 && node < state_->NodeCount()) names << state_->Node(node).name;
+  }
+  if (!refusals.isEmpty()) {
+    Present(tr("Cannot %1").arg(name),
+            tr("Nothing was done: %1").arg(refusals.join(QStringLiteral(" "))), false);
+    return;
+  }
+  const QString title =
+      tr("%1 %2 nodes?").arg(name.left(1).toUpper() + name.mid(1)).arg(nodes.size());
+  if (!confirmer_(title, ConfirmationText(action, nodes))) return;
+  // The question ran an event loop: run on the nodes still there, by name.
+  for (int node : nodes) {
+    if (node < state_->NodeCount() && names.contains(state_->Node(node).name)) {
+      Run(action, node, {}, /*confirmed=*/true);
+    }
+  }
+}
 void ActionController::Flush(int node) { Run(Action::kFlush, node, {}); }
 void ActionController::Compact(int node, QVector<quint64> indexes) {
   Run(Action::kCompact, node, indexes);
 }
 
-void ActionController::Run(Action action, int node, const QVector<quint64>& requested) {
+void ActionController::Run(Action action, int node, const QVector<quint64>& requested,
+                           bool confirmed) {
   const QString name = ActionName(action);
   if (const QString why = DisabledReason(node); !why.isEmpty()) {
     Present(tr("Cannot %1").arg(name), why, false);
@@ -300,7 +442,7 @@ void ActionController::Run(Action action, int node, const QVector<quint64>& requ
     return;
   }
   const QString title = tr("%1 %2?").arg(name.left(1).toUpper() + name.mid(1), node_name);
-  if (!confirmer_(title, ConfirmationText(action, node, requested))) return;
+  if (!confirmed && !confirmer_(title, ConfirmationText(action, node, requested))) return;
   if (!CanAct(node) || state_->Node(node).admin_address != address) {
     return;  // Something changed while the question was open.
   }

@@ -86,16 +86,28 @@ class ActionController : public QObject {
   // A drain's warning, empty when there is none: the node is the updater (writes fail), or the
   // last replica that serves (as the telemetry shown says; reads all fall on the updater).
   QString DrainWarning(int node) const;
+  // The same for draining `nodes` at once: the updater among them, or every replica that serves.
+  QString DrainWarning(const QVector<int>& nodes) const;
+  // One question for draining or undraining `nodes` at once, naming each.
+  QString ConfirmationText(Action action, const QVector<int>& nodes) const;
   static QString ActionName(Action action);
 
   // The audit log (opened on first use; null if it cannot be opened).
   AuditLog* audit_log();
+  // Appends a row for work done outside this controller (a rolling restart); false with the
+  // reason if it could not be written.
+  bool Audit(AuditEntry entry, QString* problem);
   QWidget* CreateAuditLogView(QWidget* parent);
 
   // Menu and toolbar actions that act on the current node, enabled when CanAct(current node),
-  // with Ctrl+Shift shortcuts (D, U, F, C) that clash with none of Qt's standard keys.
+  // with Ctrl+Shift shortcuts (D, U, F, C) that clash with none of Qt's standard keys. With
+  // several nodes selected (SetSelectedNodes), drain and undrain act on all of them ("Drain 3
+  // nodes"), enabled when each can be acted on; flush and compact stay on the current node.
   void SetCurrentNode(int node);
   int CurrentNode() const { return current_node_; }
+  void SetSelectedNodes(QVector<int> nodes);
+  // What drain and undrain act on: the selection if it holds several nodes, else the current one.
+  QVector<int> DrainTargets() const;
   QAction* DrainAction() const { return drain_action_; }
   QAction* UndrainAction() const { return undrain_action_; }
   QAction* FlushAction() const { return flush_action_; }
@@ -104,6 +116,9 @@ class ActionController : public QObject {
  public Q_SLOTS:
   void Drain(int node);
   void Undrain(int node);
+  // After one confirmation for all of them; nothing runs if any of them cannot be acted on.
+  void DrainNodes(QVector<int> nodes);
+  void UndrainNodes(QVector<int> nodes);
   void Flush(int node);
   // indexes empty: all. Otherwise a run of on-disk indexes adjacent in age.
   void Compact(int node, QVector<quint64> indexes);
@@ -126,7 +141,10 @@ class ActionController : public QObject {
     bool node_recorded = false;  // See ActionFinished.
   };
   // `requested`: the indexes to compact, or none for all of them.
-  void Run(Action action, int node, const QVector<quint64>& requested);
+  // `confirmed`: asked already (RunOnEach), so no question of its own.
+  void Run(Action action, int node, const QVector<quint64>& requested, bool confirmed = false);
+  void RunOnEach(Action action, const QVector<int>& nodes);
+  QString Who(int node) const;
   void Finish(quint64 job, Action action, int node, QVector<quint64> indexes, Outcome outcome);
   void Present(const QString& title, const QString& text, bool ok);
   void UpdateActions();
@@ -145,6 +163,7 @@ class ActionController : public QObject {
   QHash<quint64, QPointer<QProgressDialog>> progress_;
   quint64 next_job_ = 1;
   int current_node_ = -1;
+  QVector<int> selected_;
   QAction* drain_action_;
   QAction* undrain_action_;
   QAction* flush_action_;

@@ -50,7 +50,7 @@ OverviewView::OverviewView(OverviewModel* model, QWidget* parent)
   table_->setSortingEnabled(true);
   table_->sortByColumn(OverviewModel::kName, Qt::AscendingOrder);
   table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  table_->setSelectionMode(QAbstractItemView::ExtendedSelection);
   table_->setAlternatingRowColors(true);
   table_->verticalHeader()->hide();
   // Fixed row heights and column widths: nothing is measured per frame.
@@ -119,15 +119,30 @@ OverviewView::OverviewView(OverviewModel* model, QWidget* parent)
             if (selecting_ || !current.isValid()) return;
             Q_EMIT NodeSelected(filter_->mapToSource(current).row());
           });
+  connect(table_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+    if (!selecting_) Q_EMIT NodesSelected(SelectedNodes());
+  });
+}
+
+QVector<int> OverviewView::SelectedNodes() const {
+  QVector<int> nodes;
+  for (const QModelIndex& row : table_->selectionModel()->selectedRows()) {
+    nodes << filter_->mapToSource(row).row();
+  }
+  return nodes;
 }
 
 void OverviewView::SetNode(int node_index) {
   if (node_index < 0 || node_index >= model_->rowCount()) return;
   const QModelIndex index = filter_->mapFromSource(model_->index(node_index, 0));
   if (!index.isValid()) return;
+  QItemSelectionModel* selection = table_->selectionModel();
+  // Already current: a click made it so, and the view is still working out the selection it
+  // makes (Ctrl adds the row to several); clearing it here would undo that.
+  if (selection->currentIndex().row() == index.row()) return;
   selecting_ = true;
-  table_->selectionModel()->setCurrentIndex(
-      index, QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
+  selection->setCurrentIndex(index,
+                             QItemSelectionModel::ClearAndSelect | QItemSelectionModel::Rows);
   selecting_ = false;
 }
 

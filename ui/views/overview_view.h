@@ -30,11 +30,16 @@ class OverviewView : public QWidget {
   QLineEdit* NameFilter() const { return name_filter_; }
   // "No node matches ...": shown while the filters hide every node.
   QLabel* NoMatches() const { return no_matches_; }
-  // Selects the row of a node (ClusterState index) without emitting NodeSelected.
+  // Makes a node's row (ClusterState index) current and the only one selected, without emitting
+  // NodeSelected; nothing changes if it is current already (a selection of several stays).
   void SetNode(int node_index);
+  // The nodes (ClusterState indexes) whose rows are selected.
+  QVector<int> SelectedNodes() const;
 
  Q_SIGNALS:
   void NodeSelected(int node_index);
+  // The rows selected changed (several may be: Ctrl or Shift and a click).
+  void NodesSelected(const QVector<int>& node_indexes);
 
  private:
   OverviewModel* model_;
