@@ -99,6 +99,7 @@ void Session::Reset(Mode mode) {
   state_->Clear();
   mode_ = mode;
   source_description_.clear();
+  restart_command_.clear();
 }
 
 bool Session::ReadOnly() const {
@@ -187,6 +188,7 @@ bool Session::OpenClusterFile(const QString& path, const QString& token, QString
     return false;
   }
   Reset(Mode::kLive);
+  restart_command_ = QString::fromStdString(cluster.restart_command());
   // The file's admin_tls block, with the console's --tls flags on top.
   const std::optional<rpc::TlsClientOptions> tls =
       cluster::ApplyTlsFlags(options_.tls, cluster::AdminTlsOf(cluster));

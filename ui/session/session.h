@@ -126,6 +126,8 @@ class Session : public QObject {
   // Live: every watched node to ask for a document (cluster/doc_copies.h), with its token (the
   // token store's, else the one it was added with) and TLS; empty when not live.
   std::vector<cluster::CopyTarget> CopyTargets() const;
+  // The cluster file's restart_command (config.Cluster) while its nodes are watched; else empty.
+  QString RestartCommand() const { return restart_command_; }
 
   // One line for logs: nodes by state, cluster req/s, errors/s (the headless demo prints it).
   QString SummaryLine() const;
@@ -155,6 +157,7 @@ class Session : public QObject {
   ActionController* actions_;
   Models models_;
   Mode mode_ = Mode::kNone;
+  QString restart_command_;
   QString source_description_;
 };
 

@@ -48,6 +48,7 @@
 #include "ui/shell/one_column_list_view.h"
 #include "ui/shell/prometheus_dialog.h"
 #include "ui/shell/recent_files.h"
+#include "ui/shell/rolling_restart_dialog.h"
 #include "ui/shell/start_page.h"
 #include "ui/shell/tab_navigation.h"
 #include "ui/shell/token_dialog.h"
@@ -375,6 +376,19 @@ void MainWindow::BuildViews() {
           [this](const QModelIndex& current) {
             if (current.isValid()) SetCurrentNode(node_list_order_->mapToSource(current).row());
           });
+  // Several nodes selected (Ctrl or Shift and a click) in either list: drain and undrain act
+  // on all of them.
+  node_list_->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  connect(node_list_->selectionModel(), &QItemSelectionModel::selectionChanged, this, [this] {
+    QVector<int> nodes;
+    // A list selects one column of the model's rows: selectedRows() would find no whole row.
+    for (const QModelIndex& cell : node_list_->selectionModel()->selectedIndexes()) {
+      const int node = node_list_order_->mapToSource(cell).row();
+      if (!nodes.contains(node)) nodes << node;
+    }
+    actions_->SetSelectedNodes(nodes);
+  });
+  connect(overview_, &OverviewView::NodesSelected, actions_, &ActionController::SetSelectedNodes);
   connect(overview_, &OverviewView::NodeSelected, this, &MainWindow::SetCurrentNode);
   connect(replication_, &ReplicationView::NodeSelected, this, &MainWindow::SetCurrentNode);
 
@@ -526,8 +540,14 @@ void MainWindow::BuildActions() {
     find_document_dialog_->activateWindow();
   });
   find_document_->setEnabled(session_->mode() == Session::Mode::kLive);
+  rolling_restart_ = new QAction(tr("&Rolling restart..."), this);
+  rolling_restart_->setToolTip(
+      tr("Restart nodes one at a time: drain, wait for clients to leave, restart, wait until "
+         "it serves and has caught up, undrain"));
+  connect(rolling_restart_, &QAction::triggered, this, &MainWindow::OpenRollingRestart);
   node_menu->addSeparator();
   node_menu->addAction(find_document_);
+  node_menu->addAction(rolling_restart_);
   node_menu->addSeparator();
   node_menu->addAction(edit_token_);
   node_menu->addAction(remove_node_);
@@ -730,6 +750,8 @@ void MainWindow::SetCurrentNode(int node_index) {
   bloom_->SetNode(node_index);
   throughput_->SetNode(node_index);
   actions_->SetCurrentNode(node_index);
+  // A node made current that is not among those selected ends a selection of several.
+  if (!actions_->DrainTargets().contains(node_index)) actions_->SetSelectedNodes({node_index});
   UpdateActionsEnabled();
   if (changed) Q_EMIT CurrentNodeChanged(node_index);
 }
@@ -889,8 +911,61 @@ void MainWindow::UpdateActionsEnabled() {
   restart_demo_node_->setEnabled(live_node && options_.restart_demo_node &&
                                  IsDemoNode(current_node_));
   actions_->SetReadOnly(ReadOnly());
+  if (rolling_restart_) {
+    rolling_restart_->setEnabled(session_->mode() == Session::Mode::kLive && !ReadOnly());
+  }
   compaction_->SetActionsEnabled(actions_->CanAct(current_node_));
   UpdateStatus();
+}
+
+void MainWindow::OpenRollingRestart() {
+  if (!rolling_restart_dialog_) {
+    rolling_restart_dialog_ =
+        new RollingRestartDialog([this] { return session_->CopyTargets(); }, this);
+    connect(
+        rolling_restart_dialog_, &RollingRestartDialog::Finished, this,
+        [this](bool ok, const QString& message, const QStringList& nodes, const QString& command) {
+          AuditEntry entry;
+          entry.unix_ms = QDateTime::currentMSecsSinceEpoch();
+          entry.user = AuditLog::CurrentUser();
+          entry.node_name = nodes.join(QStringLiteral(", "));
+          entry.action = QStringLiteral("rolling restart");
+          entry.detail = command;
+          entry.result = ok ? QStringLiteral("OK") : message;
+          entry.ok = ok;
+          QString problem;
+          if (!actions_->Audit(entry, &problem)) {
+            statusBar()->showMessage(tr("Not written to the audit log: %1").arg(problem));
+          }
+        });
+  }
+  if (!rolling_restart_dialog_->Running()) {
+    // Replicas first, the updater last (writes stop once, at the end); clients serve nothing.
+    QVector<RollingRestartDialog::Node> replicas, updaters, others;
+    for (int i = 0; i < state_->NodeCount(); ++i) {
+      const NodeView& node = state_->Node(i);
+      if (node.telemetry && !ServesRequests(*node.telemetry)) continue;
+      const admin::DocstoreRole role = node.telemetry && node.telemetry->has_replication()
+                                           ? node.telemetry->replication().role()
+                                           : admin::DocstoreRole{};
+      if (role == admin::DOCSTORE_REPLICA) {
+        replicas.push_back({node.name, tr("replica")});
+      } else if (role == admin::DOCSTORE_UPDATER) {
+        updaters.push_back({node.name, tr("updater")});
+      } else {
+        others.push_back({node.name, QString()});
+      }
+    }
+    QStringList checked;
+    if (const QVector<int> selected = actions_->DrainTargets(); selected.size() > 1) {
+      for (int node : selected) checked << state_->Node(node).name;
+    }
+    rolling_restart_dialog_->SetNodes(replicas + others + updaters, checked);
+    rolling_restart_dialog_->SetRestartCommand(session_->RestartCommand());
+  }
+  rolling_restart_dialog_->show();
+  rolling_restart_dialog_->raise();
+  rolling_restart_dialog_->activateWindow();
 }
 
 void MainWindow::OnConnectDialog() {

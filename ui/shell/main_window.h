@@ -33,6 +33,7 @@ class IncidentView;
 class BloomView;
 class CompactionView;
 class FindDocumentDialog;
+class RollingRestartDialog;
 class LiveSource;
 class OverviewFilterModel;
 class OverviewView;
@@ -114,6 +115,10 @@ class MainWindow : public QMainWindow {
   QAction* FindDocumentAction() const { return find_document_; }
   // The dialog FindDocumentAction opened; null before.
   FindDocumentDialog* find_document_dialog() const { return find_document_dialog_; }
+  // Node > Rolling restart: one dialog on the live nodes (replicas first, the updater last; the
+  // nodes selected, if several are), its command the cluster file's restart_command.
+  QAction* RollingRestartAction() const { return rolling_restart_; }
+  RollingRestartDialog* rolling_restart_dialog() const { return rolling_restart_dialog_; }
   QAction* DemoInfoAction() const { return demo_info_; }
   StartPage* start_page() const { return start_page_; }
   // True while the start page stands in for the tabs.
@@ -218,6 +223,7 @@ class MainWindow : public QMainWindow {
   void OnSourceChanged();
   void UpdateStatus();
   void UpdateActionsEnabled();
+  void OpenRollingRestart();
   // Window geometry, dock and toolbar state and the tabs' splitters, in QSettings under "window/";
   // saved on close, restored on start (a first start gets 1280x800).
   void SaveLayout() const;
@@ -283,6 +289,8 @@ class MainWindow : public QMainWindow {
   QAction* demo_info_ = nullptr;
   QAction* find_document_ = nullptr;
   FindDocumentDialog* find_document_dialog_ = nullptr;
+  QAction* rolling_restart_ = nullptr;
+  RollingRestartDialog* rolling_restart_dialog_ = nullptr;
   QLabel* mode_label_ = nullptr;
   QLabel* read_only_label_ = nullptr;
   QLabel* keyring_label_ = nullptr;

@@ -8,6 +8,7 @@ target_sources(railyard_ui PRIVATE
   ${CMAKE_CURRENT_LIST_DIR}/connect_dialog.cc
   ${CMAKE_CURRENT_LIST_DIR}/demo_dialog.cc
   ${CMAKE_CURRENT_LIST_DIR}/find_document_dialog.cc
+  ${CMAKE_CURRENT_LIST_DIR}/rolling_restart_dialog.cc
   ${CMAKE_CURRENT_LIST_DIR}/help_dialogs.cc
   ${CMAKE_CURRENT_LIST_DIR}/launch_error.cc
   ${CMAKE_CURRENT_LIST_DIR}/main_window.cc
