@@ -69,6 +69,23 @@ class DocStore {
   virtual Status Flush() = 0;
   // Merges every on-disk index into one.
   virtual Status CompactAll() = 0;
+
+  // A consistent copy of the store, as it stood at one queue position, in `directory` (which
+  // must not exist; its parent must, on this store's filesystem for links to work): every index
+  // file and closed segment hard-linked (copied where the filesystem refuses a link), the segment
+  // being written copied up to the queue's end, and a MANIFEST; no write-ahead log. Opened as a
+  // store, it holds what this one held at `info->position`, and as a replica it follows its
+  // updater from there without fetching the queue again. The open block is sealed and the
+  // in-memory index flushed first; writes wait only while that and the index files' links are
+  // made. Built in `directory`.partial, renamed into place once complete and synced, so a crash
+  // leaves no half snapshot under the name (a stale .partial is replaced). InvalidArgument if
+  // `directory` exists.
+  struct SnapshotInfo {
+    uint64_t position = 0;  // Queue position: everything before it is in the snapshot.
+    uint64_t files_linked = 0, bytes_linked = 0;
+    uint64_t files_copied = 0, bytes_copied = 0;
+  };
+  virtual Status Snapshot(const std::string& directory, SnapshotInfo* info) = 0;
   // Merges the named on-disk indexes, which must be adjacent in age, into one.
   virtual Status CompactIndexes(const std::vector<uint64_t>& index_ids) = 0;
 

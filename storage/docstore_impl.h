@@ -52,6 +52,8 @@ class DocStoreImpl final : public DocStore {
   Status Locate(uint64_t id, DocLocation* location) override RAILYARD_EXCLUDES(mem_mu_, set_mu_);
   Status Flush() override RAILYARD_EXCLUDES(write_mu_);
   Status CompactAll() override RAILYARD_EXCLUDES(write_mu_, change_mu_);
+  Status Snapshot(const std::string& directory, SnapshotInfo* info) override
+      RAILYARD_EXCLUDES(write_mu_, change_mu_);
   Status CompactIndexes(const std::vector<uint64_t>& index_ids) override
       RAILYARD_EXCLUDES(change_mu_);
   Stats GetStats() override RAILYARD_EXCLUDES(change_mu_, mem_mu_, set_mu_);

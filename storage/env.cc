@@ -110,6 +110,10 @@ int Env::FileSize(const std::string& path, uint64_t* size) {
   return 0;
 }
 
+int Env::LinkFile(const std::string& from, const std::string& to) {
+  return ::link(from.c_str(), to.c_str()) != 0 ? errno : 0;
+}
+
 int Env::LockFile(const std::string& path, int* lock) {
   const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) return errno;

@@ -47,6 +47,9 @@ class Env {
   virtual int CreateDirectories(const std::string& directory);
   // ENOENT if nothing is at `path`.
   virtual int FileSize(const std::string& path, uint64_t* size);
+  // One link(2): `to` becomes another name of `from`'s file. EXDEV across filesystems, EPERM
+  // where the filesystem has no hard links.
+  virtual int LinkFile(const std::string& from, const std::string& to);
 
   // Creates the file if missing and takes an exclusive advisory lock on it (flock(2)), held until
   // UnlockFile(`*lock`). EWOULDBLOCK if another open file description holds it: another process,

@@ -143,6 +143,11 @@ int FaultInjectingEnv::Truncate(const std::string& path, int fd, uint64_t size) 
   return rc;
 }
 
+int FaultInjectingEnv::LinkFile(const std::string& from, const std::string& to) {
+  if (Fault f; Match(Op::kLink, from, &f)) return f.error;
+  return Env::LinkFile(from, to);
+}
+
 int FaultInjectingEnv::Rename(const std::string& from, const std::string& to) {
   if (Fault f; Match(Op::kRename, from, &f)) return f.error;
   MutexLock lock(&mu_);

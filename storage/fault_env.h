@@ -22,7 +22,7 @@ namespace railyard::storage {
 // Thread safety: all methods may be called concurrently.
 class FaultInjectingEnv final : public Env {
  public:
-  enum class Op { kOpen, kWrite, kRead, kSync, kTruncate, kRename, kRemove, kList, kLock };
+  enum class Op { kOpen, kWrite, kRead, kSync, kTruncate, kRename, kRemove, kList, kLock, kLink };
 
   struct Fault {
     Op op = Op::kWrite;
@@ -76,6 +76,8 @@ class FaultInjectingEnv final : public Env {
   int LosePower(uint64_t torn_seed = 0);
 
   int Open(const std::string& path, int flags, int* fd) override;
+  // Faults only: a snapshot's links are outside the store, and power loss does not track them.
+  int LinkFile(const std::string& from, const std::string& to) override;
   int Write(const std::string& path, int fd, const char* data, size_t size,
             size_t* written) override;
   int ReadAt(const std::string& path, int fd, uint64_t offset, char* buffer, size_t size,

@@ -14,6 +14,7 @@
 #include "app/railyardctl/record_command.h"
 #include "app/railyardctl/rolling_restart_command.h"
 #include "app/railyardctl/sim_command.h"
+#include "app/railyardctl/snapshot_command.h"
 
 int main(int argc, char** argv) {
   CLI::App app{"railyardctl: operate Railyard clusters from the command line"};
@@ -34,6 +35,8 @@ int main(int argc, char** argv) {
   CLI::App* lab_command = railyard::ctl::AddLabCommand(app, lab);
   railyard::ctl::RollingRestartCommandOptions rolling;
   CLI::App* rolling_command = railyard::ctl::AddRollingRestartCommand(app, rolling);
+  railyard::ctl::SnapshotOptions snapshot;
+  CLI::App* snapshot_command = railyard::ctl::AddSnapshotCommand(app, snapshot);
   railyard::ctl::LoadCommandOptions load;
   CLI::App* load_command = railyard::ctl::AddLoadCommand(app, load);
   railyard::ctl::RecordOptions record;
@@ -53,6 +56,7 @@ int main(int argc, char** argv) {
   if (demo_command->parsed()) return railyard::ctl::RunDemo(demo);
   if (get_command->parsed()) return railyard::ctl::RunGet(get);
   if (rolling_command->parsed()) return railyard::ctl::RunRollingRestart(rolling);
+  if (snapshot_command->parsed()) return railyard::ctl::RunSnapshot(snapshot);
   if (lab_command->parsed()) return railyard::ctl::RunLab(*lab_command, lab);
   if (load_command->parsed()) return railyard::ctl::RunLoad(load);
   if (record_command->parsed()) return railyard::ctl::RunRecord(record);

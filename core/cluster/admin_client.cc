@@ -171,6 +171,17 @@ rpc::Status AdminClient::Locate(uint64_t id, admin::DocLocation* location) {
   return s;
 }
 
+rpc::Status AdminClient::Snapshot(const std::string& name, admin::SnapshotTaken* taken,
+                                  std::chrono::milliseconds timeout) {
+  admin::AdminRequest request = Request();
+  request.set_snapshot_name(name);
+  admin::AdminResponse response;
+  rpc::Status s = Call(&admin::AdminService::Stub::Snapshot, request, &response,
+                       timeout.count() > 0 ? timeout : std::chrono::milliseconds(120000));
+  if (s.ok()) *taken = std::move(*response.mutable_snapshot());
+  return s;
+}
+
 rpc::Status AdminClient::Run(AdminCommand command, const std::vector<uint64_t>& indexes,
                              admin::AdminResponse* response) {
   switch (command) {

@@ -77,6 +77,12 @@ class AdminClient {
   // Where the process's store holds document `id` (admin.Locate; a viewer token will do).
   // FAILED_PRECONDITION from a process without a store, or one still opening it.
   rpc::Status Locate(uint64_t id, admin::DocLocation* location);
+  // A snapshot of the process's store named `name` (admin.Snapshot, an operator's): made in
+  // <data_dir>/snapshots/<name> on its host. INVALID_ARGUMENT for a bad or taken name;
+  // FAILED_PRECONDITION from a process without a store. Waits up to `timeout` (0: 120 s: the
+  // snapshot flushes the in-memory index and may copy a segment).
+  rpc::Status Snapshot(const std::string& name, admin::SnapshotTaken* taken,
+                       std::chrono::milliseconds timeout = {});
   // One of the above by name; `indexes` matter to kCompact only.
   rpc::Status Run(AdminCommand command, const std::vector<uint64_t>& indexes,
                   admin::AdminResponse* response);

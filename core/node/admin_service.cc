@@ -29,6 +29,13 @@ rpc::ServerOptions ServerOptionsFor(const AdminOptions& options) {
 
 }  // namespace
 
+bool IsSnapshotName(std::string_view name) {
+  if (name.empty() || name.size() > 64 || name.front() == '.') return false;
+  return std::all_of(name.begin(), name.end(), [](unsigned char c) {
+    return std::isalnum(c) || c == '_' || c == '.' || c == '-';
+  });
+}
+
 // admin.proto's typed methods, each handed to Handle with its Boxcar name (one check of the token
 // and role for all of them).
 class AdminService::TypedMethods final : public admin::AdminService::Service {
@@ -62,6 +69,11 @@ class AdminService::TypedMethods final : public admin::AdminService::Service {
   rpc::Status Locate(const rpc::CallContext& call, const admin::AdminRequest& request,
                      admin::AdminResponse* response) override {
     return owner_.Handle(std::string(admin::AdminService::kLocateMethod), call, request, response);
+  }
+  rpc::Status Snapshot(const rpc::CallContext& call, const admin::AdminRequest& request,
+                       admin::AdminResponse* response) override {
+    return owner_.Handle(std::string(admin::AdminService::kSnapshotMethod), call, request,
+                         response);
   }
 
  private:
@@ -163,9 +175,13 @@ rpc::Status AdminService::Handle(const std::string& method, const rpc::CallConte
     location->set_id(request.doc_id());
     return rpc::Status::Ok();
   }
+  if (method == admin::AdminService::kSnapshotMethod && !commands_.snapshot) {
+    return {rpc::Code::kFailedPrecondition,  // Whoever asks: there is nothing to copy.
+            options_.name + " " + cluster::admin_methods::kNoDocumentStore};
+  }
   const rpc::Status result =
       role == AdminRole::kOperator
-          ? RunCommand(method, request)
+          ? RunCommand(method, request, response)
           : rpc::Status{rpc::Code::kFailedPrecondition, method + " needs an operator token"};
   RecordCommand(method, request, who, role, result);
   if (!result.ok()) return result;
@@ -208,9 +224,16 @@ rpc::Status AdminService::Authorize(const std::string& method, std::string_view 
           token.empty() ? "this admin service requires a token" : "the admin token is not valid"};
 }
 
-rpc::Status AdminService::RunCommand(const std::string& method,
-                                     const admin::AdminRequest& request) {
+rpc::Status AdminService::RunCommand(const std::string& method, const admin::AdminRequest& request,
+                                     admin::AdminResponse* response) {
   using Methods = admin::AdminService;
+  if (method == Methods::kSnapshotMethod) {
+    if (!commands_.snapshot) {
+      return {rpc::Code::kFailedPrecondition,
+              options_.name + " " + cluster::admin_methods::kNoDocumentStore};
+    }
+    return commands_.snapshot(request.snapshot_name(), response->mutable_snapshot());
+  }
   if (method == Methods::kDrainMethod && commands_.drain) return commands_.drain();
   if (method == Methods::kUndrainMethod && commands_.undrain) return commands_.undrain();
   if (method == Methods::kCompactMethod && commands_.compact) {
@@ -226,6 +249,10 @@ void AdminService::RecordCommand(const std::string& method, const admin::AdminRe
   std::string detail;
   for (uint64_t index : request.indexes()) {
     detail += (detail.empty() ? " indexes " : ",") + std::to_string(index);
+  }
+  if (!request.snapshot_name().empty()) {
+    detail += IsSnapshotName(request.snapshot_name()) ? " name " + request.snapshot_name()
+                                                      : std::string(" name (not a valid one)");
   }
   {
     // The same facts as fields of their own, for journald (app/railyard-node/journal_sink.h).

@@ -8,6 +8,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -35,6 +36,10 @@ struct AdminOptions {
   std::optional<FlightRecorderOptions> flight;
 };
 
+// A name admin.Snapshot accepts: 1 to 64 of [A-Za-z0-9_.-], not starting with '.' (so neither
+// a path nor a hidden or partial folder).
+bool IsSnapshotName(std::string_view name);
+
 // What the process behind the admin service can be asked to do. A missing command is answered
 // with FAILED_PRECONDITION ("not supported by this process").
 struct AdminCommands {
@@ -44,13 +49,15 @@ struct AdminCommands {
   std::function<rpc::Status()> flush;
   // admin.Locate, for viewers too: fills everything but the id.
   std::function<rpc::Status(uint64_t id, admin::DocLocation* location)> locate;
+  // admin.Snapshot, for operators: a snapshot named `name` of the store, described in `taken`.
+  std::function<rpc::Status(const std::string& name, admin::SnapshotTaken* taken)> snapshot;
 };
 
 // The admin service on its own Boxcar listener: admin.Telemetry (and, with a flight recorder,
 // admin.History, and admin.Locate where there is a store) for viewers and operators, and
-// admin.Drain / Undrain / Compact / Flush for operators. With no tokens configured it is open:
-// telemetry for any caller, with or without a token, and no commands. Refusals are logged (never
-// the token); every command is written as an audit line: who, what, when, result.
+// admin.Drain / Undrain / Compact / Flush / Snapshot for operators. With no tokens configured it is
+// open: telemetry for any caller, with or without a token, and no commands. Refusals are logged
+// (never the token); every command is written as an audit line: who, what, when, result.
 //
 // Thread safety: Start and Stop from one thread; requests are served concurrently.
 class AdminService {
@@ -83,7 +90,8 @@ class AdminService {
   // OK with the caller's role, or why it is refused (a locked-out host, a missing or wrong token).
   rpc::Status Authorize(const std::string& method, std::string_view peer, const std::string& token,
                         const std::string& who, AdminRole* role);
-  rpc::Status RunCommand(const std::string& method, const admin::AdminRequest& request);
+  rpc::Status RunCommand(const std::string& method, const admin::AdminRequest& request,
+                         admin::AdminResponse* response);
   // The audit line and the entry among the recent commands that telemetry shows.
   void RecordCommand(const std::string& method, const admin::AdminRequest& request,
                      const std::string& who, AdminRole role, const rpc::Status& result);

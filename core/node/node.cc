@@ -109,6 +109,38 @@ rpc::Status Node::Open(NodeOptions options, std::unique_ptr<Node>* out) {
     location->set_applied_position(raw->store_->AppliedPosition());
     return rpc::Status::Ok();
   };
+  commands.snapshot = [raw](const std::string& name, admin::SnapshotTaken* taken) {
+    if (!raw->ready_.load()) return NotReady();
+    if (!IsSnapshotName(name)) {
+      return rpc::Status{rpc::Code::kInvalidArgument,
+                         "'" + name.substr(0, 80) +
+                             "' is not a snapshot name: 1 to 64 letters, digits, '_', '.' or '-', "
+                             "not starting with '.'"};
+    }
+    // Inside the data folder: on the store's filesystem (hard links), and nowhere else.
+    std::error_code ec;
+    const std::filesystem::path folder =
+        std::filesystem::absolute(std::filesystem::path(raw->options_.data_dir) / "snapshots", ec);
+    std::filesystem::create_directories(folder, ec);
+    if (ec) {
+      return rpc::Status{rpc::Code::kInternal, "creating " + folder.string() + ": " + ec.message()};
+    }
+    const std::string path = (folder / name).string();
+    storage::DocStore::SnapshotInfo info;
+    if (rpc::Status s = ToRpcStatus(raw->store_->Snapshot(path, &info)); !s.ok()) return s;
+    taken->set_path(path);
+    taken->set_position(info.position);
+    taken->set_files_linked(info.files_linked);
+    taken->set_bytes_linked(info.bytes_linked);
+    taken->set_files_copied(info.files_copied);
+    taken->set_bytes_copied(info.bytes_copied);
+    taken->set_role(raw->options_.replication.replica ? admin::DOCSTORE_REPLICA
+                                                      : admin::DOCSTORE_UPDATER);
+    spdlog::info("{}: snapshot {} at queue position {}: {} files linked, {} copied ({} bytes)",
+                 raw->options_.name, path, info.position, info.files_linked, info.files_copied,
+                 info.bytes_copied);
+    return rpc::Status::Ok();
+  };
   node->admin_ = std::make_unique<AdminService>(
       admin_options, [raw] { return raw->Snapshot(); }, std::move(commands));
   if (rpc::Status s = node->server_->Start(); !s.ok()) return s;
