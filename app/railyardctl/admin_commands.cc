@@ -127,6 +127,33 @@ void PrintErrorJson(const std::string& name, const rpc::Status& status) {
       .Print();
 }
 
+void AddDataTlsOptions(CLI::App& command, cluster::TlsFlags& tls) {
+  command.add_flag("--data-tls", tls.on,
+                   "Reach the docservices over TLS (the system's CAs unless --data-tls-ca)");
+  command
+      .add_option("--data-tls-ca", tls.ca_file,
+                  "CA file the docservices' certificates chain to (PEM)")
+      ->check(CLI::ExistingFile);
+  command
+      .add_option("--data-tls-cert", tls.cert_file,
+                  "Client certificate for the docservices' mutual TLS (PEM): a verified one is a "
+                  "writer without a token")
+      ->check(CLI::ExistingFile);
+  command.add_option("--data-tls-key", tls.key_file, "Key of --data-tls-cert (PEM)")
+      ->check(CLI::ExistingFile);
+  command.add_option("--data-tls-server-name", tls.server_name,
+                     "Name the docservices' certificates must carry (default: each server's host)");
+}
+
+bool DataTlsOf(const cluster::TlsFlags& flags, std::optional<rpc::TlsClientOptions>* tls) {
+  if (flags.cert_file.empty() != flags.key_file.empty()) {
+    std::fprintf(stderr, "railyardctl: --data-tls-cert and --data-tls-key go together\n");
+    return false;
+  }
+  *tls = cluster::ApplyTlsFlags(flags, std::nullopt);
+  return true;
+}
+
 void AddTargetOptions(CLI::App& command, AdminTarget& target) {
   cluster::AccessRequest& a = target.access;
   command.add_option("-n,--node", a.nodes, "Admin address host:port (repeatable)");

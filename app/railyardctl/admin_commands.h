@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,12 @@ struct AdminTarget {
 int ResolveAccess(const AdminTarget& target, cluster::ClusterAccess* access);
 // Adds --node, --cluster, --token, --token-file and the --tls flags to `command`.
 void AddTargetOptions(CLI::App& command, AdminTarget& target);
+// --data-tls, --data-tls-ca, --data-tls-cert, --data-tls-key and --data-tls-server-name: TLS to
+// the docservices (not the admin services), for load and get.
+void AddDataTlsOptions(CLI::App& command, cluster::TlsFlags& tls);
+// The docservices' TLS those flags ask for (nullopt: plain TCP); false, said on stderr, for a
+// certificate without its key or the other way round.
+bool DataTlsOf(const cluster::TlsFlags& flags, std::optional<rpc::TlsClientOptions>* tls);
 // The exit code a failed call to a node deserves.
 int ExitFor(const rpc::Status& status);
 // The status table.

@@ -87,6 +87,7 @@ int ReadDocument(const GetOptions& o, const cluster::ClusterAccess& access) {
     std::fprintf(stderr, "railyardctl: no node serves documents now\n");
     return kExitUnreachable;
   }
+  if (!DataTlsOf(o.data_tls, &client_options.tls)) return kExitUsage;
   if (!o.data_token_file.empty()) {
     std::vector<std::string> tokens;
     rpc::Status s = cluster::ReadTokenFile(o.data_token_file, &tokens);
@@ -139,6 +140,7 @@ CLI::App* AddGetCommand(CLI::App& app, GetOptions& o) {
                   "Without --all-nodes: a node must have applied this queue position (as a "
                   "write's answer gives it) to answer");
   AddTargetOptions(*get, o.target);
+  AddDataTlsOptions(*get, o.data_tls);
   get->add_flag("--json", o.target.json,
                 "One JSON object per node and line: {\"node\", \"verdict\", \"location\"} or "
                 "{\"node\", \"verdict\", \"error\", \"exit_code\"}");

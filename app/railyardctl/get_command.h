@@ -15,6 +15,7 @@ struct GetOptions {
   std::string timeout = "5s";   // Per node, to connect and answer.
   std::string data_token_file;  // Without --all-nodes: the docservice's reader token.
   uint64_t min_position = 0;    // Without --all-nodes: read at least this queue position.
+  cluster::TlsFlags data_tls;   // Without --all-nodes: TLS to the docservices.
 };
 
 // `railyardctl get ID`: the document's bytes, read through the docservice and balanced over the

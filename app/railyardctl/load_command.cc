@@ -405,19 +405,7 @@ CLI::App* AddLoadCommand(CLI::App& app, LoadCommandOptions& o) {
                    "A docservice token to present (its first line): a writer's, or a reader's "
                    "with --read-fraction 1; for docservices with data_*_token_file")
       ->check(CLI::ExistingFile);
-  load->add_flag("--data-tls", o.data_tls.on,
-                 "Reach the docservices over TLS (the system's CAs unless --data-tls-ca)");
-  load->add_option("--data-tls-ca", o.data_tls.ca_file,
-                   "CA file the docservices' certificates chain to (PEM)")
-      ->check(CLI::ExistingFile);
-  load->add_option("--data-tls-cert", o.data_tls.cert_file,
-                   "Client certificate for the docservices' mutual TLS (PEM): a verified one is a "
-                   "writer without a token")
-      ->check(CLI::ExistingFile);
-  load->add_option("--data-tls-key", o.data_tls.key_file, "Key of --data-tls-cert (PEM)")
-      ->check(CLI::ExistingFile);
-  load->add_option("--data-tls-server-name", o.data_tls.server_name,
-                   "Name the docservices' certificates must carry (default: each server's host)");
+  AddDataTlsOptions(*load, o.data_tls);
   load->add_option("-s,--server", t.servers,
                    "Docservice host:port (repeatable): one node takes reads and writes; several "
                    "take reads only, unless --unreplicated");
@@ -529,11 +517,7 @@ bool ReadDataToken(LoadCommandOptions* o) {
 
 int RunLoad(LoadCommandOptions o) {
   if (!ApplyBalancing(&o) || !ReadDataToken(&o)) return kExitUsage;
-  if (o.data_tls.cert_file.empty() != o.data_tls.key_file.empty()) {
-    std::fprintf(stderr, "railyardctl: --data-tls-cert and --data-tls-key go together\n");
-    return kExitUsage;
-  }
-  o.load.tls = cluster::ApplyTlsFlags(o.data_tls, std::nullopt);
+  if (!DataTlsOf(o.data_tls, &o.load.tls)) return kExitUsage;
   if (!o.verify && !o.replay.empty()) {
     if (int rc = LoadReplay(o.replay, o.replay_speed, &o.load); rc != kExitOk) return rc;
     if (!o.duration_given) o.duration_s = 1e9;  // Until the workload is done.
