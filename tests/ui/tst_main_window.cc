@@ -244,6 +244,23 @@ class MainWindowTest : public QObject {
     QVERIFY(window.State()->Node(0).telemetry);
     window.show();
     QVERIFY(window.Timeline()->isVisible());
+
+    // Back to live: the node watched before the replay, with its token and name, polled afresh.
+    QVERIFY(window.BackToLiveAction()->isEnabled() && window.BackToLiveAction()->isVisible());
+    window.BackToLiveAction()->trigger();
+    QVERIFY(!window.IsReplay());
+    QCOMPARE(window.session()->mode(), railyard::ui::Session::Mode::kLive);
+    QVERIFY(!window.Timeline()->isVisible());
+    QVERIFY(!window.BackToLiveAction()->isEnabled() && !window.BackToLiveAction()->isVisible());
+    QCOMPARE(window.State()->NodeCount(), 1);
+    QCOMPARE(window.State()->Node(0).admin_address, address_);
+    QTRY_VERIFY_WITH_TIMEOUT(window.State()->Node(0).health == NodeHealth::kServing, 10000);
+    QCOMPARE(window.session()->CopyTargets().front().token, std::string(kViewerToken));
+    // And back and forth again: the live cluster is remembered each time it is left.
+    QVERIFY2(window.OpenRecording(out, &error), qPrintable(error));
+    QVERIFY(window.BackToLive(&error));
+    QVERIFY(!window.BackToLive(&error));  // Live already.
+    QVERIFY2(error.contains("no live cluster to go back to"), qPrintable(error));
   }
 
   void drainFromTheWindowReachesTheNodeAndTheRecording() {

@@ -461,6 +461,14 @@ void MainWindow::BuildActions() {
                          QMessageBox::warning(this, tr("Railyard"), error);
                        }
                      });
+  back_to_live_ = file->addAction(tr("&Back to live"), this, [this] {
+    QString error;
+    if (!BackToLive(&error)) QMessageBox::warning(this, tr("Railyard"), error);
+  });
+  back_to_live_->setShortcut(QKeySequence(tr("Ctrl+Shift+B")));
+  back_to_live_->setToolTip(tr("Watch the live cluster again that the replay replaced"));
+  back_to_live_->setEnabled(false);
+  back_to_live_->setVisible(false);
   demo_info_ = file->addAction(tr("&Demo cluster..."), this, [this] { ShowDemoInfo(); });
   demo_info_->setToolTip(tr("The demo's admin addresses and token, for railyardctl"));
   demo_info_->setEnabled(false);
@@ -486,6 +494,7 @@ void MainWindow::BuildActions() {
   bar->addAction(connect_action);
   bar->addAction(open_cluster);
   bar->addAction(open_recording);
+  bar->addAction(back_to_live_);  // Shown only while there is a live cluster to go back to.
   bar->addSeparator();
   bar->addWidget(new QLabel(tr(" Node: "), this));
   node_selector_ = new QComboBox(this);
@@ -589,7 +598,40 @@ void MainWindow::BuildActions() {
   help->addAction(tr("&Glossary"), this, [this] { CreateGlossaryDialog(this)->show(); });
 }
 
+bool MainWindow::BackToLive(QString* error) {
+  if (!left_live_ || session_->mode() == Session::Mode::kLive) {
+    if (error) *error = tr("There is no live cluster to go back to.");
+    return false;
+  }
+  const LeftLive live = *left_live_;  // Opening resets the session, which would replace it.
+  const QString token =
+      live.nodes.empty() ? QString() : QString::fromStdString(live.nodes[0].token);
+  if (!live.cluster_file.isEmpty() && !OpenClusterFile(live.cluster_file, token, error)) {
+    return false;
+  }
+  // Nodes added by address (and after the file's): each with the token it had, by its name.
+  for (const cluster::CopyTarget& node : live.nodes) {
+    const QString address = QString::fromStdString(node.admin.ToString());
+    // (The replay's nodes carry the same addresses: only live ones are there already.)
+    if (session_->mode() == Session::Mode::kLive && state_->IndexOfAddress(address) >= 0) {
+      continue;
+    }
+    if (!AddNode(address, QString::fromStdString(node.token), error,
+                 QString::fromStdString(node.node))) {
+      return false;
+    }
+  }
+  statusBar()->showMessage(tr("Back to watching %1 live").arg(live.description), 8000);
+  return true;
+}
+
 void MainWindow::OnSessionReset() {
+  // Leaving a live cluster: kept for Back to live (tokens stay in memory, as they were).
+  if (session_->mode() == Session::Mode::kLive && state_->NodeCount() > 0) {
+    left_live_ =
+        LeftLive{live_cluster_file_, session_->CopyTargets(), session_->SourceDescription()};
+  }
+  live_cluster_file_.clear();
   // Open token questions name nodes of the cluster being left.
   for (TokenDialog* open : findChildren<TokenDialog*>()) open->reject();
   current_node_ = -1;
@@ -597,6 +639,12 @@ void MainWindow::OnSessionReset() {
 
 void MainWindow::OnSourceChanged() {
   timeline_dock_->setVisible(IsReplay());
+  if (back_to_live_) {
+    // Visible first: Qt keeps an invisible action disabled whatever setEnabled said.
+    const bool available = left_live_.has_value() && session_->mode() != Session::Mode::kLive;
+    back_to_live_->setVisible(available);
+    back_to_live_->setEnabled(available);
+  }
   if (find_document_) find_document_->setEnabled(session_->mode() == Session::Mode::kLive);
   throughput_->SetRecordingSpan(IsReplay() ? replay_source()->StartMs() : 0,
                                 IsReplay() ? replay_source()->EndMs() : 0);
@@ -680,6 +728,7 @@ void MainWindow::OnTokenRefused(int node_index, const QString& reason) {
 bool MainWindow::OpenClusterFile(const QString& path, const QString& token, QString* error) {
   if (!session_->OpenClusterFile(path, token, error)) return false;
   cluster_file_ = QFileInfo(path).absoluteFilePath();
+  live_cluster_file_ = cluster_file_;
   recent_.Remember(RecentFiles::Kind::kCluster, QFileInfo(path).absoluteFilePath());
   UpdateStatus();
   return true;

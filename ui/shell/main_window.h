@@ -6,6 +6,8 @@
 #include <QStringList>
 
 #include <functional>
+#include <optional>
+#include <vector>
 
 #include "core/cluster/prometheus_recording.h"
 #include "railyard/admin.pb.h"
@@ -115,6 +117,10 @@ class MainWindow : public QMainWindow {
   QAction* FindDocumentAction() const { return find_document_; }
   // The dialog FindDocumentAction opened; null before.
   FindDocumentDialog* find_document_dialog() const { return find_document_dialog_; }
+  // File > Back to live: watches again the live cluster a recording (or a failed open) replaced,
+  // with the tokens it had; enabled while one is remembered and the window is not live.
+  QAction* BackToLiveAction() const { return back_to_live_; }
+  bool BackToLive(QString* error);
   // Node > Rolling restart: one dialog on the live nodes (replicas first, the updater last; the
   // nodes selected, if several are), its command the cluster file's restart_command.
   QAction* RollingRestartAction() const { return rolling_restart_; }
@@ -272,6 +278,16 @@ class MainWindow : public QMainWindow {
   QAction* notify_ = nullptr;
   std::optional<TimeWindow> saved_range_;  // From the saved layout; see ShowSavedRange.
   QString cluster_file_;  // The cluster file opened last (absolute), for CurrentViewLink.
+  // The live cluster last left for another source: its cluster file (if it came from one) and
+  // every node watched, with its token and name.
+  struct LeftLive {
+    QString cluster_file;
+    std::vector<cluster::CopyTarget> nodes;
+    QString description;
+  };
+  std::optional<LeftLive> left_live_;
+  QString live_cluster_file_;  // The cluster file the live nodes came from; empty: by address.
+  QAction* back_to_live_ = nullptr;
   // A source the window cannot name by its file (a Prometheus range): Options' at first.
   QStringList source_arguments_;
   QString source_recording_;
