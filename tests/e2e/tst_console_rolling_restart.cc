@@ -6,12 +6,16 @@
 // updater's does not) while the progress shows each step; Stop ends a run before its next node;
 // every run is in the audit log. A screenshot of a run in progress is kept
 // (build/<preset>/screenshots/rolling_restart.png).
+#include <QApplication>
 #include <QDir>
 #include <QItemSelectionModel>
+#include <QMessageBox>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTimer>
 
 #include "core/cluster/admin_client.h"
 #include "tests/e2e/lab_support.h"
@@ -186,6 +190,19 @@ class ConsoleRollingRestartTest : public QObject {
     QVERIFY(dialog->Start());
     QVERIFY(
         QTest::qWaitFor([&] { return dialog->LogText().contains("replica1: drained in"); }, 60000));
+    // Quitting the console now asks first; Cancel keeps the window and the run.
+    bool asked = false;
+    QTimer::singleShot(0, [&] {
+      for (QWidget* w : QApplication::topLevelWidgets()) {
+        auto* box = qobject_cast<QMessageBox*>(w);
+        if (!box || box->objectName() != "quitDuringRollingRestart") continue;
+        asked = true;
+        box->button(QMessageBox::Cancel)->click();
+      }
+    });
+    QVERIFY(!window_->close());
+    QVERIFY(asked);
+    QVERIFY(window_->isVisible() && dialog->Running());
     dialog->Stop();
     QVERIFY(!finished.isEmpty() || finished.wait(120000));
     QCOMPARE(finished[0][0].toBool(), false);

@@ -192,6 +192,23 @@ ActionController* MainWindow::action_controller() const { return actions_; }
 bool MainWindow::IsReplay() const { return session_->IsReplay(); }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
+  if (rolling_restart_dialog_ && rolling_restart_dialog_->Running()) {
+    // Quitting stops the run after the step under way; the operator should know, and may wait.
+    QMessageBox box(QMessageBox::Question, tr("Rolling restart under way"),
+                    tr("A rolling restart is under way. Quitting stops it after the step under "
+                       "way (a node being restarted is waited for, or its command ended), and "
+                       "the nodes not yet restarted are left as they are."),
+                    QMessageBox::Cancel, this);
+    box.setObjectName(QStringLiteral("quitDuringRollingRestart"));
+    QPushButton* quit = box.addButton(tr("Stop it and quit"), QMessageBox::AcceptRole);
+    box.setDefaultButton(QMessageBox::Cancel);
+    box.exec();
+    if (box.clickedButton() != quit) {
+      event->ignore();
+      return;
+    }
+    rolling_restart_dialog_->Stop();
+  }
   SaveLayout();
   QMainWindow::closeEvent(event);
 }
