@@ -2,20 +2,11 @@
 #include "app/railyardctl/drain_wait.h"
 
 #include <cstdio>
-#include <thread>
 
 #include "app/railyardctl/admin_commands.h"
-#include "core/cluster/replication_names.h"
+#include "core/cluster/drain_wait.h"
 
 namespace railyard::ctl {
-
-namespace {
-
-// Telemetry is cheap for the node (a snapshot of counters), so a few polls a second cost nothing
-// and a script moves on within this of the last client leaving.
-constexpr std::chrono::milliseconds kPollEvery{200};
-
-}  // namespace
 
 std::optional<std::chrono::milliseconds> ParseTimeout(const std::string& text) {
   size_t digits = 0;
@@ -31,38 +22,31 @@ std::optional<std::chrono::milliseconds> ParseTimeout(const std::string& text) {
 
 int WaitUntilDrained(cluster::AdminClient& client, const std::string& name,
                      std::chrono::steady_clock::time_point deadline) {
-  int last_slots = -1, last_busy = -1;
-  while (true) {
-    admin::Telemetry telemetry;
-    if (rpc::Status s = client.Telemetry(&telemetry); !s.ok()) {
-      std::fprintf(stderr, "railyardctl: %s: %s\n", name.c_str(), s.ToString().c_str());
-      return ExitFor(s);
-    }
-    // An updater's followers stay connected while it drains: they are not its clients.
-    const cluster::DrainFigures figures = cluster::DrainFiguresOf(telemetry);
-    const int slots = figures.client_slots;
-    const int busy = figures.busy;
-    if (slots == 0) {
-      std::printf("%s: drained: no requests in flight, no client slots held\n", name.c_str());
-      std::fflush(stdout);
-      return kExitOk;
-    }
-    if (slots != last_slots || busy != last_busy) {
-      std::printf("%s: waiting: %d client slot%s held, %d request%s in flight\n", name.c_str(),
-                  slots, slots == 1 ? "" : "s", busy, busy == 1 ? "" : "s");
-      std::fflush(stdout);
-      last_slots = slots;
-      last_busy = busy;
-    }
-    if (std::chrono::steady_clock::now() + kPollEvery > deadline) {
-      std::fprintf(stderr,
-                   "railyardctl: %s: not drained before the timeout: %d client slot%s still "
-                   "held, %d request%s in flight\n",
-                   name.c_str(), slots, slots == 1 ? "" : "s", busy, busy == 1 ? "" : "s");
-      return kExitDrainTimeout;
-    }
-    std::this_thread::sleep_for(kPollEvery);
+  const auto plural = [](int n) { return n == 1 ? "" : "s"; };
+  cluster::DrainWaitOptions options;
+  options.deadline = deadline;
+  options.on_change = [&](const cluster::DrainFigures& f) {
+    std::printf("%s: waiting: %d client slot%s held, %d request%s in flight\n", name.c_str(),
+                f.client_slots, plural(f.client_slots), f.busy, plural(f.busy));
+    std::fflush(stdout);
+  };
+  cluster::DrainFigures last;
+  const rpc::Status s = cluster::WaitUntilDrained(client, options, &last);
+  if (s.ok()) {
+    std::printf("%s: drained: no requests in flight, no client slots held\n", name.c_str());
+    std::fflush(stdout);
+    return kExitOk;
   }
+  if (s.code() == rpc::Code::kDeadlineExceeded) {
+    std::fprintf(stderr,
+                 "railyardctl: %s: not drained before the timeout: %d client slot%s still "
+                 "held, %d request%s in flight\n",
+                 name.c_str(), last.client_slots, plural(last.client_slots), last.busy,
+                 plural(last.busy));
+    return kExitDrainTimeout;
+  }
+  std::fprintf(stderr, "railyardctl: %s: %s\n", name.c_str(), s.ToString().c_str());
+  return ExitFor(s);
 }
 
 }  // namespace railyard::ctl

@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "core/cluster/admin_client.h"
+#include "core/cluster/drain_wait.h"
 #include "core/cluster/replication_names.h"
 
 namespace railyard::cluster {
@@ -74,29 +75,28 @@ rpc::Status RestartOne(const RollingRestartOptions& o, const CopyTarget& target)
   if (rpc::Status s = admin.Drain(&response); !s.ok()) return Step(target.node, "drain", s);
   const auto drain_start = Clock::now();
   say("draining");
-  for (DrainFigures last{-1, -1};;) {
-    admin::Telemetry t;
-    if (rpc::Status s = admin.Telemetry(&t); !s.ok()) return Step(target.node, "telemetry", s);
-    const DrainFigures f = DrainFiguresOf(t);
-    if (f.client_slots == 0) break;
-    if (f.client_slots != last.client_slots || f.busy != last.busy) {
-      say("waiting: " + std::to_string(f.client_slots) + " client slots held, " +
-          std::to_string(f.busy) + " requests in flight");
-      last = f;
-    }
-    if (StopRequested(o)) {
+  DrainWaitOptions wait;
+  wait.deadline = drain_start + o.drain_timeout;
+  wait.stop = o.stop;
+  wait.on_change = [&](const DrainFigures& f) {
+    say("waiting: " + std::to_string(f.client_slots) + " client slots held, " +
+        std::to_string(f.busy) + " requests in flight");
+  };
+  DrainFigures left;
+  if (rpc::Status s = WaitUntilDrained(admin, wait, &left); !s.ok()) {
+    if (s.code() == rpc::Code::kCancelled) {
       // Nothing was restarted: the node goes back to serving as it was.
       rpc::Status undrained = admin.Undrain(&response);
       return {rpc::Code::kCancelled,
               target.node + ": stopped while draining; " +
                   (undrained.ok() ? "undrained again" : "left drained: " + undrained.ToString())};
     }
-    if (Clock::now() - drain_start > o.drain_timeout) {
+    if (s.code() == rpc::Code::kDeadlineExceeded) {
       return {rpc::Code::kDeadlineExceeded,
               target.node + ": not drained within " + Seconds(o.drain_timeout) + ": " +
-                  std::to_string(f.client_slots) + " client slots still held"};
+                  std::to_string(left.client_slots) + " client slots still held"};
     }
-    std::this_thread::sleep_for(kPollEvery);
+    return Step(target.node, "telemetry", s);
   }
   say("drained in " + Seconds(Clock::now() - drain_start) + "; restarting");
   admin.Cancel();  // The process goes; so does this connection.
@@ -142,19 +142,36 @@ rpc::Status RestartOne(const RollingRestartOptions& o, const CopyTarget& target)
 
 }  // namespace
 
+std::vector<size_t> RestartOrder(const std::vector<const admin::Telemetry*>& telemetry) {
+  std::vector<size_t> replicas, unknown, updaters;
+  for (size_t i = 0; i < telemetry.size(); ++i) {
+    const admin::Telemetry* t = telemetry[i];
+    if (t && t->role() == admin::ROLE_CLIENT) continue;
+    const admin::DocstoreRole role =
+        t && t->has_replication() ? t->replication().role() : admin::DocstoreRole{};
+    (role == admin::DOCSTORE_REPLICA   ? replicas
+     : role == admin::DOCSTORE_UPDATER ? updaters
+                                       : unknown)
+        .push_back(i);
+  }
+  replicas.insert(replicas.end(), unknown.begin(), unknown.end());
+  replicas.insert(replicas.end(), updaters.begin(), updaters.end());
+  return replicas;
+}
+
 rpc::Status RollingRestart(const RollingRestartOptions& o) {
   std::vector<const CopyTarget*> order;
   if (o.nodes.empty()) {
-    // Replicas first, the updater last: writes stop once, at the end.
-    std::vector<const CopyTarget*> updaters;
-    for (const CopyTarget& t : o.cluster) {
+    std::vector<admin::Telemetry> known(o.cluster.size());
+    std::vector<const admin::Telemetry*> telemetry;
+    for (size_t i = 0; i < o.cluster.size(); ++i) {
       rpc::Status why;
-      const std::optional<admin::Telemetry> telemetry = TelemetryOf(o, t, &why);
-      if (!telemetry) return Step(t.node, "telemetry", why);
-      if (telemetry->role() == admin::ROLE_CLIENT) continue;  // A load client serves nothing.
-      (IsReplica(*telemetry) ? order : updaters).push_back(&t);
+      std::optional<admin::Telemetry> t = TelemetryOf(o, o.cluster[i], &why);
+      if (!t) return Step(o.cluster[i].node, "telemetry", why);
+      known[i] = std::move(*t);
+      telemetry.push_back(&known[i]);
     }
-    order.insert(order.end(), updaters.begin(), updaters.end());
+    for (const size_t i : RestartOrder(telemetry)) order.push_back(&o.cluster[i]);
   } else {
     for (const std::string& name : o.nodes) {
       const auto it = std::find_if(o.cluster.begin(), o.cluster.end(),

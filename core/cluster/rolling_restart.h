@@ -14,6 +14,7 @@
 
 #include "core/cluster/doc_copies.h"
 #include "core/rpc/status.h"
+#include "railyard/admin.pb.h"
 
 namespace railyard::cluster {
 
@@ -42,6 +43,12 @@ struct RollingRestartOptions {
   // (or on none).
   bool allow_last_replica = false;
 };
+
+// The order a rolling restart takes nodes in when none are named: replicas first, then those
+// whose docstore role is not known (or that have none), the updater last (writes stop once, at
+// the end); a process that serves nothing (a load client) is left out. `telemetry[i]` null: not
+// known. Returns indexes into `telemetry`. The console offers its nodes in this order.
+std::vector<size_t> RestartOrder(const std::vector<const admin::Telemetry*>& telemetry);
 
 // OK once every node was restarted and serves; else the first failure, naming the node and the
 // step (the node is left as that step left it: drained, stopped or not caught up).

@@ -227,10 +227,13 @@ rpc::Status AdminService::Authorize(const std::string& method, std::string_view 
 rpc::Status AdminService::RunCommand(const std::string& method, const admin::AdminRequest& request,
                                      admin::AdminResponse* response) {
   using Methods = admin::AdminService;
-  if (method == Methods::kSnapshotMethod) {
-    if (!commands_.snapshot) {
-      return {rpc::Code::kFailedPrecondition,
-              options_.name + " " + cluster::admin_methods::kNoDocumentStore};
+  if (method == Methods::kSnapshotMethod) {  // Handle answered a process without a store.
+    // Checked here, for every process that takes snapshots: the name becomes a folder's.
+    if (!IsSnapshotName(request.snapshot_name())) {
+      return {rpc::Code::kInvalidArgument,
+              "'" + request.snapshot_name().substr(0, 80) +
+                  "' is not a snapshot name: 1 to 64 letters, digits, '_', '.' or '-', not "
+                  "starting with '.'"};
     }
     return commands_.snapshot(request.snapshot_name(), response->mutable_snapshot());
   }

@@ -49,7 +49,8 @@ struct AdminCommands {
   std::function<rpc::Status()> flush;
   // admin.Locate, for viewers too: fills everything but the id.
   std::function<rpc::Status(uint64_t id, admin::DocLocation* location)> locate;
-  // admin.Snapshot, for operators: a snapshot named `name` of the store, described in `taken`.
+  // admin.Snapshot, for operators: a snapshot named `name` (IsSnapshotName, checked by the
+  // service) of the store, described in `taken`.
   std::function<rpc::Status(const std::string& name, admin::SnapshotTaken* taken)> snapshot;
 };
 

@@ -111,12 +111,6 @@ rpc::Status Node::Open(NodeOptions options, std::unique_ptr<Node>* out) {
   };
   commands.snapshot = [raw](const std::string& name, admin::SnapshotTaken* taken) {
     if (!raw->ready_.load()) return NotReady();
-    if (!IsSnapshotName(name)) {
-      return rpc::Status{rpc::Code::kInvalidArgument,
-                         "'" + name.substr(0, 80) +
-                             "' is not a snapshot name: 1 to 64 letters, digits, '_', '.' or '-', "
-                             "not starting with '.'"};
-    }
     // Inside the data folder: on the store's filesystem (hard links), and nowhere else.
     std::error_code ec;
     const std::filesystem::path folder =

@@ -320,12 +320,23 @@ struct Client::Impl final : internal::ConnectionObserver {
     return false;
   }
 
-  // A replacement was pooled: the connections kept to draining servers go (make before break).
-  // Returns those idle now, to be closed outside the lock.
-  std::vector<std::shared_ptr<ClientConnection>> DropDrainingLocked() RAILYARD_REQUIRES(mu) {
+  // The connections kept to draining servers go (make before break): all of them once a
+  // replacement was pooled, or those of servers draining since `cutoff` or before. Returns those
+  // idle now, to be closed outside the lock.
+  std::vector<std::shared_ptr<ClientConnection>> DropDrainingLocked(
+      Clock::time_point cutoff = Clock::time_point::max()) RAILYARD_REQUIRES(mu) {
     std::vector<std::shared_ptr<ClientConnection>> idle;
+    // The common case, checked without copying the connection table: nothing is draining.
+    if (std::none_of(servers.begin(), servers.end(),
+                     [](const ServerEntry& e) { return e.lame_duck; })) {
+      return idle;
+    }
     for (const std::shared_ptr<ClientConnection>& c : std::vector(conns)) {
-      if (c && servers[c->server()].lame_duck && DropLocked(c)) idle.push_back(c);
+      if (!c) continue;
+      const ServerEntry& server = servers[c->server()];
+      if (server.lame_duck && server.lame_duck_since <= cutoff && DropLocked(c)) {
+        idle.push_back(c);
+      }
     }
     return idle;
   }
@@ -335,15 +346,7 @@ struct Client::Impl final : internal::ConnectionObserver {
     std::vector<std::shared_ptr<ClientConnection>> idle;
     {
       base::MutexLock lock(mu);
-      const Clock::time_point now = Clock::now();
-      for (const std::shared_ptr<ClientConnection>& c : std::vector(conns)) {
-        if (!c) continue;
-        const ServerEntry& server = servers[c->server()];
-        if (server.lame_duck && now - server.lame_duck_since >= options.lame_duck_avoid &&
-            DropLocked(c)) {
-          idle.push_back(c);
-        }
-      }
+      idle = DropDrainingLocked(Clock::now() - options.lame_duck_avoid);
     }
     for (auto& c : idle) c->Close();
   }

@@ -214,6 +214,46 @@ class ConsoleRollingRestartTest : public QObject {
     QCOMPARE(lab_.TelemetryAt("replica2").state(), admin::NODE_SERVING);
   }
 
+  // Pictures to look at: the window with two nodes selected, small and large; the dialog empty
+  // and with 300 nodes of long names and a long command, small and large.
+  void screenshotsAtSmallAndLargeSizes() {
+    const QDir shots(ScreenshotDir());
+    QVERIFY(SelectInOverview({"replica1", "updater"}));
+    window_->Tabs()->setCurrentIndex(window_->TabIndex("Overview"));
+    for (const QSize size : {QSize(1024, 700), QSize(1920, 1200)}) {
+      window_->resize(size);
+      QCoreApplication::processEvents();
+      QVERIFY(window_->grab().save(
+          shots.filePath(QString("rolling_restart_selection_%1.png").arg(size.width()))));
+    }
+    RollingRestartDialog* dialog = window_->rolling_restart_dialog();
+    QVERIFY(dialog && !dialog->Running());
+    dialog->show();
+    QVector<RollingRestartDialog::Node> many;
+    for (int i = 0; i < 300; ++i) {
+      many.push_back(
+          {QString("replica-%1.rack-%2.datacenter-with-a-long-name.example.org").arg(i).arg(i % 12),
+           "replica"});
+    }
+    const std::vector<std::pair<QString, QVector<RollingRestartDialog::Node>>> cases = {
+        {"empty", {}}, {"extreme", many}};
+    for (const auto& [name, nodes] : cases) {
+      dialog->SetNodes(nodes, {});
+      dialog->SetRestartCommand(name == "empty" ? QString()
+                                                : "ssh -o ConnectTimeout=5 operator@{name} sudo "
+                                                  "systemctl restart railyard-node.service && "
+                                                  "sleep 2");
+      for (const QSize size : {QSize(560, 420), QSize(1400, 1000)}) {
+        dialog->resize(size);
+        QCoreApplication::processEvents();
+        QVERIFY(dialog->grab().save(
+            shots.filePath(QString("rolling_restart_%1_%2.png").arg(name).arg(size.width()))));
+      }
+    }
+    QCOMPARE(dialog->CheckedNodes().size(), 300);
+    dialog->hide();
+  }
+
   void cleanupTestCase() {
     window_.reset();
     QVERIFY(lab_.Down());

@@ -32,6 +32,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "core/cluster/replication_names.h"
+#include "core/cluster/rolling_restart.h"
 #include "core/cluster/time_span.h"
 #include "ui/actions/action_controller.h"
 #include "ui/compare/compare_window.h"
@@ -1006,27 +1008,26 @@ void MainWindow::OpenRollingRestart() {
         });
   }
   if (!rolling_restart_dialog_->Running()) {
-    // Replicas first, the updater last (writes stop once, at the end); clients serve nothing.
-    QVector<RollingRestartDialog::Node> replicas, updaters, others;
-    for (int i = 0; i < state_->NodeCount(); ++i) {
-      const NodeView& node = state_->Node(i);
-      if (node.telemetry && !ServesRequests(*node.telemetry)) continue;
-      const admin::DocstoreRole role = node.telemetry && node.telemetry->has_replication()
-                                           ? node.telemetry->replication().role()
-                                           : admin::DocstoreRole{};
-      if (role == admin::DOCSTORE_REPLICA) {
-        replicas.push_back({node.name, tr("replica")});
-      } else if (role == admin::DOCSTORE_UPDATER) {
-        updaters.push_back({node.name, tr("updater")});
-      } else {
-        others.push_back({node.name, QString()});
-      }
+    // In the order a rolling restart takes them: replicas first, the updater last.
+    std::vector<const admin::Telemetry*> telemetry;
+    for (int i = 0; i < state_->NodeCount(); ++i)
+      telemetry.push_back(state_->Node(i).telemetry.get());
+    QVector<RollingRestartDialog::Node> nodes;
+    for (const size_t i : cluster::RestartOrder(telemetry)) {
+      const admin::Telemetry* t = telemetry[i];
+      const admin::DocstoreRole docstore =
+          t && t->has_replication() ? t->replication().role() : admin::DocstoreRole{};
+      const std::string_view role = cluster::DocstoreRoleName(docstore);
+      nodes.push_back({state_->Node(int(i)).name,
+                       docstore == admin::DocstoreRole{}
+                           ? QString()
+                           : QString::fromUtf8(role.data(), qsizetype(role.size()))});
     }
     QStringList checked;
     if (const QVector<int> selected = actions_->DrainTargets(); selected.size() > 1) {
       for (int node : selected) checked << state_->Node(node).name;
     }
-    rolling_restart_dialog_->SetNodes(replicas + others + updaters, checked);
+    rolling_restart_dialog_->SetNodes(nodes, checked);
     rolling_restart_dialog_->SetRestartCommand(session_->RestartCommand());
   }
   rolling_restart_dialog_->show();

@@ -55,7 +55,7 @@ RollingRestartDialog::RollingRestartDialog(TargetProvider targets, QWidget* pare
   progress_ = new QProgressBar(this);
   progress_->setRange(0, 1);
   progress_->setValue(0);
-  progress_->setFormat(tr("%v of %m nodes"));
+  progress_->setTextVisible(false);  // No count before a run: "0 of 1" would be no figure at all.
   status_ = new QLabel(tr("Not started."), this);
   status_->setWordWrap(true);
   status_->setTextInteractionFlags(Qt::TextSelectableByMouse);
@@ -111,6 +111,13 @@ void RollingRestartDialog::JoinWorker() {
 void RollingRestartDialog::SetNodes(const QVector<Node>& nodes, const QStringList& checked) {
   if (running_) return;
   nodes_->clear();
+  // The last run's count belongs to its nodes; its lines stay in the log below.
+  progress_->setTextVisible(false);
+  progress_->setValue(0);
+  if (nodes.isEmpty()) {
+    status_->setStyleSheet(QString());
+    status_->setText(tr("No node that serves is watched: there is nothing to restart."));
+  }
   for (const Node& node : nodes) {
     auto* item = new QListWidgetItem(
         node.role.isEmpty() ? node.name : QStringLiteral("%1 (%2)").arg(node.name, node.role),
@@ -174,6 +181,8 @@ bool RollingRestartDialog::Start() {
   log_->clear();
   progress_->setRange(0, int(chosen.size()));
   progress_->setValue(0);
+  progress_->setFormat(tr("%v of %m nodes"));
+  progress_->setTextVisible(true);
   status_->setText(tr("Starting\u2026"));
   status_->setStyleSheet(QString());  // A failure's red is the last run's.
   start_->setEnabled(false);
