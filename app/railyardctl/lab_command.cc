@@ -49,7 +49,7 @@ int Status(const std::string& dir) {
     if (h.cut_loudly()) network += "link down ";
     if (h.isolated()) network += "isolated ";
     if (network.empty()) network = "connected";
-    const bool running = load::ProcessRuns(h.pid(), "railyard-node");
+    const bool running = load::ProcessRuns(h.pid(), load::LabHostProgram(h));
     std::printf("%-12s %-8s %-10s %-22s %-22s %-8d %s\n", h.name().c_str(), h.role().c_str(),
                 running ? "running" : "ended", h.service().c_str(), h.admin().c_str(), h.pid(),
                 network.c_str());
@@ -63,10 +63,11 @@ int Status(const std::string& dir) {
 }  // namespace
 
 CLI::App* AddLabCommand(CLI::App& app, LabCommandOptions& o) {
-  CLI::App* lab = app.add_subcommand(
-      "lab",
-      "A lab of hosts on one machine: an updater and replicas, each in a network namespace of its "
-      "own as root (else on loopback addresses), to stop, pause and partition");
+  CLI::App* lab =
+      app.add_subcommand("lab",
+                         "A lab of hosts on one machine: an updater, replicas and load clients, "
+                         "each in a network namespace of its "
+                         "own as root (else on loopback addresses), to stop, pause and partition");
   lab->require_subcommand(1);
   lab->add_option("--dir", o.dir, "The lab's folder: its state, cluster file, tokens, data, logs")
       ->capture_default_str();
@@ -74,6 +75,19 @@ CLI::App* AddLabCommand(CLI::App& app, LabCommandOptions& o) {
   up->add_option("--replicas", o.replicas, "Replicas beside the updater")->capture_default_str();
   up->add_flag("--loopback", o.loopback, "Loopback addresses even as root (no partitions)");
   up->add_option("--memtable-entries", o.memtable_entries, "In-memory index size per node")
+      ->capture_default_str();
+  up->add_option("--clients", o.clients,
+                 "Load clients (railyardctl load), each a host of its own: writes go to the "
+                 "updater, reads over a deterministic subset of the replicas; their telemetry is "
+                 "in the cluster file (role \"client\")")
+      ->check(CLI::Range(0, 249))
+      ->capture_default_str();
+  up->add_option("--client-subset", o.client_subset, "Replicas each load client reads from")
+      ->check(CLI::Range(1, 250))
+      ->capture_default_str();
+  up->add_option("--client-rate", o.client_rate,
+                 "Calls per second of each load client (a tenth of them writes)")
+      ->check(CLI::Range(0.1, 1e6))
       ->capture_default_str();
   lab->add_subcommand("down",
                       "Kill the nodes and remove every namespace and link the lab made (also "
@@ -112,11 +126,15 @@ int RunLab(CLI::App& lab, const LabCommandOptions& o) {
     options.replicas = o.replicas;
     options.namespaces = !o.loopback;
     options.memtable_entries = o.memtable_entries;
+    options.clients = o.clients;
+    options.client_subset = o.client_subset;
+    options.client_rate = o.client_rate;
     // Rolling restarts of the lab (railyardctl and the console) restart a host through this
     // program, as `lab restart` does.
     std::error_code ec;
     const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
     const std::filesystem::path dir = std::filesystem::absolute(o.dir, ec);
+    options.ctl_binary = self.string();
     if (!self.empty() && !dir.empty()) {
       options.restart_command = cluster::ShellWord(self.string()) + " lab restart {name} --dir " +
                                 cluster::ShellWord(dir.string());

@@ -11,6 +11,9 @@ struct LabCommandOptions {
   int replicas = 2;
   bool loopback = false;  // Loopback addresses even as root.
   size_t memtable_entries = 20000;
+  int clients = 0;  // Load clients, each a host of its own.
+  int client_subset = 8;
+  double client_rate = 20;
   std::string host;  // The host an action or a cut is for.
   bool loud = false;
   bool isolate = false;

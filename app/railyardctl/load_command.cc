@@ -442,6 +442,12 @@ CLI::App* AddLoadCommand(CLI::App& app, LoadCommandOptions& o) {
   load->add_option("--progress-ms", o.progress_ms, "Progress line interval")
       ->check(CLI::Range(100, 60000))
       ->capture_default_str();
+  load->add_option("--name", o.load.client_name,
+                   "The name this client gives the servers it connects to and its telemetry")
+      ->check([](const std::string& name) {
+        return name.empty() ? std::string("the name must not be empty") : std::string();
+      })
+      ->capture_default_str();
   load->add_option("--admin-listen", o.admin_listen,
                    "Expose this client's telemetry (its pool, read and write clients as one, and "
                    "client-seen rates, rejections, "

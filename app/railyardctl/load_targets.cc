@@ -49,6 +49,7 @@ bool FromClusterFile(const LoadTargetFlags& flags, bool writes, LoadTargets* out
   std::vector<std::string> updaters;
   for (int i = 0; i < file.node_size(); ++i) {
     const config::ClusterMember& member = file.node(i);
+    if (member.role() == "client") continue;  // Another load client, watched only.
     LoadNode node;
     if (!Parse(member.service(), member.name().c_str(), &node.service)) return false;
     node.role = member.role();

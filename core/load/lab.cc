@@ -14,6 +14,7 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <string_view>
 #include <thread>
 
 #include "core/cluster/text_files.h"
@@ -75,17 +76,35 @@ bool PickSubnet(std::string* subnet) {
   return false;
 }
 
-// Waits for the "LISTEN <service> ADMIN <admin>" line a node prints once it listens.
-rpc::Status WaitListening(pid_t pid, const fs::path& out, const fs::path& log, std::string* service,
-                          std::string* admin) {
+bool IsClient(const lab::Host& host) { return host.role() == "client"; }
+
+// The addresses a started host announced: a node's "LISTEN <service> ADMIN <admin>" line on its
+// standard output, a load client's "load: telemetry on <admin>" line in its log.
+bool Announced(const lab::Host& host, const fs::path& out, const fs::path& log,
+               std::string* service, std::string* admin) {
+  if (IsClient(host)) {
+    std::ifstream in(log);
+    constexpr std::string_view kLine = "load: telemetry on ";
+    for (std::string line; std::getline(in, line);) {
+      if (line.starts_with(kLine)) {
+        *admin = line.substr(kLine.size());
+        return true;
+      }
+    }
+    return false;
+  }
+  std::ifstream in(out);
+  std::string word;
+  return in >> word && word == "LISTEN" && in >> *service && in >> word && word == "ADMIN" &&
+         in >> *admin;
+}
+
+// Waits until the host started as `pid` announces its addresses.
+rpc::Status WaitListening(const lab::Host& host, pid_t pid, const fs::path& out,
+                          const fs::path& log, std::string* service, std::string* admin) {
   const auto deadline = Clock::now() + std::chrono::seconds(20);
   while (Clock::now() < deadline) {
-    std::ifstream in(out);
-    std::string word;
-    if (in >> word && word == "LISTEN" && in >> *service && in >> word && word == "ADMIN" &&
-        in >> *admin) {
-      return rpc::Status::Ok();
-    }
+    if (Announced(host, out, log, service, admin)) return rpc::Status::Ok();
     int status = 0;
     if (::waitpid(pid, &status, WNOHANG) == pid) {
       return {rpc::Code::kUnavailable, "exited before it listened; see " + log.string()};
@@ -97,18 +116,18 @@ rpc::Status WaitListening(pid_t pid, const fs::path& out, const fs::path& log, s
 
 rpc::Status StartHost(const std::string& dir, const lab::State& state, lab::Host* host) {
   const fs::path folder = fs::path(dir) / host->name();
+  const std::string stem = IsClient(*host) ? "load" : "node";
+  const fs::path out = folder / (stem + ".out"), log = folder / (stem + ".log");
   pid_t pid = -1;
   if (rpc::Status s = SpawnDetached(
-          host->netns(), state.node_binary(), {host->args().begin(), host->args().end()},
-          (folder / "node.out").string(), (folder / "node.log").string(), &pid);
+          host->netns(), host->binary().empty() ? state.node_binary() : host->binary(),
+          {host->args().begin(), host->args().end()}, out.string(), log.string(), &pid);
       !s.ok()) {
     return s;
   }
   host->set_pid(pid);
   std::string service, admin;
-  if (rpc::Status s =
-          WaitListening(pid, folder / "node.out", folder / "node.log", &service, &admin);
-      !s.ok()) {
+  if (rpc::Status s = WaitListening(*host, pid, out, log, &service, &admin); !s.ok()) {
     return {s.code(), host->name() + ": " + s.message()};
   }
   host->set_service(service);
@@ -147,6 +166,55 @@ std::vector<std::string> NodeArgs(const std::string& dir, const lab::State& stat
     args.insert(args.end(), {"--follow", state.host(0).service()});
   }
   return args;
+}
+
+// A load client's command line: writes to the updater, reads over its subset of the replicas,
+// its telemetry on its own address, until `lab down`.
+std::vector<std::string> ClientArgs(const std::string& dir, const lab::State& state,
+                                    const lab::Host& host, int index, const LabOptions& o) {
+  std::string reads;
+  int servers = 0;
+  for (const lab::Host& h : state.host()) {
+    if (h.role() != "replica") continue;
+    reads += (reads.empty() ? "" : ",") + h.service();
+    ++servers;
+  }
+  if (servers == 0) {
+    reads = state.host(0).service();
+    servers = 1;
+  }
+  const int subset = std::min(o.client_subset, servers);
+  char rate[32];
+  std::snprintf(rate, sizeof(rate), "%g", o.client_rate);
+  return {"load",
+          "--name",
+          host.name(),
+          "--updater",
+          state.host(0).service(),
+          "--read",
+          reads,
+          "--subset",
+          "deterministic",
+          "--subset-size",
+          std::to_string(subset),
+          "--client-index",
+          std::to_string(index),
+          "--pool-size",
+          std::to_string(subset),
+          "--rate",
+          rate,
+          "--concurrency",
+          "4",
+          "--duration-s",
+          "86400",
+          "--progress-ms",
+          "60000",
+          "--admin-listen",
+          host.address() + ":" + (state.namespaces() ? "7001" : "0"),
+          "--admin-viewer-token-file",
+          LabViewerTokenFile(dir),
+          "--admin-operator-token-file",
+          LabOperatorTokenFile(dir)};
 }
 
 rpc::Status MakeNetwork(const std::string& dir, lab::State* state, const LabOptions& o) {
@@ -196,10 +264,12 @@ rpc::Status MakeNetwork(const std::string& dir, lab::State* state, const LabOpti
 }
 
 rpc::Status WriteLabClusterFile(const std::string& dir, const lab::State& state) {
-  std::string text = "# The lab (railyard.config.Cluster): one updater, its replicas.\n";
+  std::string text =
+      "# The lab (railyard.config.Cluster): one updater, its replicas, its load clients.\n";
   text += "name: \"railyard-lab\"\n";
   for (const lab::Host& h : state.host()) {
-    text += "node { name: " + Quoted(h.name()) + " service: " + Quoted(h.service()) +
+    text += "node { name: " + Quoted(h.name()) +
+            (IsClient(h) ? std::string() : " service: " + Quoted(h.service())) +
             " admin: " + Quoted(h.admin()) + " role: " + Quoted(h.role()) + " }\n";
   }
   if (!state.restart_command().empty()) {
@@ -221,19 +291,23 @@ rpc::Status NoSuchHost(const lab::State& state, const std::string& name) {
   return {rpc::Code::kNotFound, "the lab has no host " + name + " (it has " + names + ")"};
 }
 
-// Waits up to `timeout` for `pid` to end (reaping it if it is ours).
-bool WaitGone(pid_t pid, std::chrono::milliseconds timeout) {
+// Waits up to `timeout` for `pid` (running `program`) to end (reaping it if it is ours).
+bool WaitGone(pid_t pid, const std::string& program, std::chrono::milliseconds timeout) {
   const auto deadline = Clock::now() + timeout;
   while (Clock::now() < deadline) {
     int status = 0;
     ::waitpid(pid, &status, WNOHANG);
-    if (!ProcessRuns(pid, kNodeProgram)) return true;
+    if (!ProcessRuns(pid, program)) return true;
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  return !ProcessRuns(pid, kNodeProgram);
+  return !ProcessRuns(pid, program);
 }
 
 }  // namespace
+
+std::string LabHostProgram(const lab::Host& host) {
+  return IsClient(host) ? "railyardctl" : kNodeProgram;
+}
 
 std::string LabClusterFile(const std::string& dir) {
   return (fs::path(dir) / "cluster.textproto").string();
@@ -259,6 +333,17 @@ rpc::Status LabUp(const LabOptions& o, lab::State* state) {
   }
   if (o.replicas < 0 || o.replicas > 200) {
     return {rpc::Code::kInvalidArgument, "--replicas must be 0 to 200"};
+  }
+  // One /24 holds them all, beside the machine's .254.
+  if (o.clients < 0 || o.replicas + 1 + o.clients > 250) {
+    return {rpc::Code::kInvalidArgument,
+            "--clients must be 0 or more, and at most 250 hosts in all"};
+  }
+  if (o.clients > 0 && (o.client_subset < 1 || !(o.client_rate > 0))) {
+    return {rpc::Code::kInvalidArgument, "--client-subset and --client-rate must be positive"};
+  }
+  if (o.clients > 0 && o.ctl_binary.empty()) {
+    return {rpc::Code::kInvalidArgument, "load clients need railyardctl's path (ctl_binary)"};
   }
   std::error_code ec;
   fs::create_directories(o.dir, ec);
@@ -298,10 +383,16 @@ rpc::Status LabUp(const LabOptions& o, lab::State* state) {
     state->set_subnet(subnet);
     state->set_bridge_netns(state->id() + "-bridge");
   }
-  for (int i = 0; i <= o.replicas; ++i) {
+  for (int i = 0; i <= o.replicas + o.clients; ++i) {
     lab::Host* h = state->add_host();
-    h->set_name(i == 0 ? "updater" : "replica" + std::to_string(i));
-    h->set_role(i == 0 ? "updater" : "replica");
+    if (i > o.replicas) {
+      h->set_name("client" + std::to_string(i - o.replicas));
+      h->set_role("client");
+      h->set_binary(fs::absolute(o.ctl_binary).string());
+    } else {
+      h->set_name(i == 0 ? "updater" : "replica" + std::to_string(i));
+      h->set_role(i == 0 ? "updater" : "replica");
+    }
     if (namespaces) {
       h->set_address(state->subnet() + "." + std::to_string(i + 1));
       h->set_netns(state->id() + "-" + h->name());
@@ -319,7 +410,10 @@ rpc::Status LabUp(const LabOptions& o, lab::State* state) {
   if (s.ok() && namespaces) s = MakeNetwork(o.dir, state, o);
   for (int i = 0; s.ok() && i < state->host_size(); ++i) {
     lab::Host* h = state->mutable_host(i);
-    std::vector<std::string> args = NodeArgs(o.dir, *state, *h, o);
+    // Nodes come first in the hosts, so a client's servers have their addresses by now.
+    std::vector<std::string> args = IsClient(*h)
+                                        ? ClientArgs(o.dir, *state, *h, i - o.replicas - 1, o)
+                                        : NodeArgs(o.dir, *state, *h, o);
     h->mutable_args()->Assign(args.begin(), args.end());
     s = StartHost(o.dir, *state, h);
     if (rpc::Status saved = SaveState(o.dir, *state); s.ok()) s = saved;
@@ -330,7 +424,8 @@ rpc::Status LabUp(const LabOptions& o, lab::State* state) {
         if (h->args(a) == "--admin-listen") h->set_args(a + 1, h->admin());
       }
       Say(o, "host " + h->name() + ": " + h->role() + " pid " + std::to_string(h->pid()) +
-                 ", service " + h->service() + ", admin " + h->admin());
+                 (IsClient(*h) ? std::string() : ", service " + h->service()) + ", admin " +
+                 h->admin());
     }
   }
   if (s.ok()) s = SaveState(o.dir, *state);
@@ -347,10 +442,12 @@ rpc::Status LabDown(const std::string& dir, std::vector<std::string>* removed) {
   if (rpc::Status s = ReadLabState(dir, &state); !s.ok()) {
     return s.code() == rpc::Code::kNotFound ? rpc::Status::Ok() : s;
   }
-  for (const lab::Host& h : state.host()) {
-    if (ProcessRuns(h.pid(), kNodeProgram)) {
+  // Clients first (they are last in the hosts), so that no node sees them fail over.
+  for (auto it = state.host().rbegin(); it != state.host().rend(); ++it) {
+    const lab::Host& h = *it;
+    if (ProcessRuns(h.pid(), LabHostProgram(h))) {
       ::kill(h.pid(), SIGKILL);
-      WaitGone(h.pid(), std::chrono::seconds(5));
+      WaitGone(h.pid(), LabHostProgram(h), std::chrono::seconds(5));
       removed->push_back("killed " + h.name() + " (pid " + std::to_string(h.pid()) + ")");
     }
   }
@@ -380,7 +477,8 @@ rpc::Status LabHost(const std::string& dir, const std::string& name, LabHostActi
   if (rpc::Status s = ReadLabState(dir, &state); !s.ok()) return s;
   lab::Host* h = FindHost(&state, name);
   if (!h) return NoSuchHost(state, name);
-  const bool running = ProcessRuns(h->pid(), kNodeProgram);
+  const std::string program = LabHostProgram(*h);
+  const bool running = ProcessRuns(h->pid(), program);
   switch (action) {
     case LabHostAction::kKill:
     case LabHostAction::kPause:
@@ -389,7 +487,7 @@ rpc::Status LabHost(const std::string& dir, const std::string& name, LabHostActi
       ::kill(h->pid(), action == LabHostAction::kKill    ? SIGKILL
                        : action == LabHostAction::kPause ? SIGSTOP
                                                          : SIGCONT);
-      if (action == LabHostAction::kKill && !WaitGone(h->pid(), std::chrono::seconds(5))) {
+      if (action == LabHostAction::kKill && !WaitGone(h->pid(), program, std::chrono::seconds(5))) {
         return {rpc::Code::kInternal, name + " did not die on SIGKILL"};
       }
       return rpc::Status::Ok();
@@ -398,14 +496,14 @@ rpc::Status LabHost(const std::string& dir, const std::string& name, LabHostActi
       if (running) {
         ::kill(h->pid(), SIGCONT);  // A paused node cannot drain.
         ::kill(h->pid(), SIGTERM);
-        if (!WaitGone(h->pid(), std::chrono::milliseconds(kGraceMs + 10000))) {
+        if (!WaitGone(h->pid(), program, std::chrono::milliseconds(kGraceMs + 10000))) {
           return {rpc::Code::kDeadlineExceeded, name + " did not exit on SIGTERM"};
         }
       }
       if (action == LabHostAction::kStop) return rpc::Status::Ok();
       [[fallthrough]];
     case LabHostAction::kStart:
-      if (ProcessRuns(h->pid(), kNodeProgram)) {
+      if (ProcessRuns(h->pid(), program)) {
         return {rpc::Code::kFailedPrecondition,
                 name + " is running (pid " + std::to_string(h->pid()) + ")"};
       }

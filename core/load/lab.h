@@ -2,7 +2,9 @@
 #pragma once
 
 // A lab of hosts on one machine (`railyardctl lab`): one updater and its replicas, each
-// railyard-node a host of its own.
+// railyard-node a host of its own, and load clients (`railyardctl load`), each a host of its own
+// too, writing to the updater and reading from a deterministic subset of the replicas, their
+// telemetry on their own admin address (the cluster file lists them with role "client").
 //
 // As root, each host is a network namespace with its own address on a private /24 (10.77.N.I),
 // joined to the others by a bridge inside a namespace the lab makes. No host has a route off
@@ -37,6 +39,13 @@ struct LabOptions {
   int replicas = 2;
   bool namespaces = true;  // false: loopback addresses, as without the privilege.
   size_t memtable_entries = 20000;
+  // Load clients: each runs `<ctl_binary> load` at client_rate calls/s (open loop), a tenth of
+  // them writes, reads over client_subset replicas (deterministic subsetting; the updater when
+  // there is no replica), until `lab down`.
+  int clients = 0;
+  std::string ctl_binary;  // railyardctl; required with clients.
+  int client_subset = 8;
+  double client_rate = 20;
   // The cluster file's restart_command (config.Cluster), for rolling restarts of the lab; the
   // lab command gives "<its own path> lab restart {name} --dir <dir>".
   std::string restart_command;
@@ -61,13 +70,18 @@ enum class LabHostAction {
   kStart,    // Starts it again on its addresses and data, once it no longer runs.
   kRestart,  // kStop, then kStart.
 };
-// On host `host` (a name from the state). NOT_FOUND for no such host.
+// On host `host` (a name from the state; a client's `railyardctl load` as a node). NOT_FOUND for
+// no such host.
 rpc::Status LabHost(const std::string& dir, const std::string& host, LabHostAction action);
 
 enum class LabCut { kSilent, kLoud, kIsolate };
 // FAILED_PRECONDITION on a lab without namespaces.
 rpc::Status LabPartition(const std::string& dir, const std::string& host, LabCut cut);
 rpc::Status LabHeal(const std::string& dir, const std::string& host);
+
+// What a host's recorded PID must run to be its process: "railyard-node", or "railyardctl" for a
+// load client.
+std::string LabHostProgram(const lab::Host& host);
 
 std::string LabClusterFile(const std::string& dir);
 std::string LabViewerTokenFile(const std::string& dir);
