@@ -186,7 +186,7 @@ struct Client::Impl final : internal::ConnectionObserver {
       base::MutexLock lock(mu);
       const SlotPool::Handle handle = conn.handle;
       const bool was_retired = pool.Release(handle);
-      if (!was_retired && dispose) pool.Remove(handle);
+      if (!was_retired && dispose && pool.Remove(handle)) WakeAcquirersLocked();
       if ((was_retired || dispose) && conns[handle].get() == &conn) {
         conns[handle].reset();
         close_now = true;
@@ -358,7 +358,30 @@ struct Client::Impl final : internal::ConnectionObserver {
       return false;  // Not (or no longer) pooled.
     if (!pool.Remove(handle)) return false;
     conns[handle].reset();
+    WakeAcquirersLocked();
     return true;
+  }
+
+  // A pool that lost a member: an acquirer in a settled client's backoff (longer than its
+  // acquirer_sleep_max) probes again at once. Each timer is cancelled on its acquirer's own
+  // strand, if it is still backing off there.
+  void WakeAcquirersLocked() RAILYARD_REQUIRES(mu) {
+    for (const AcquirerPause& p : pauses) {
+      if (!p.backing_off) continue;
+      asio::post(p.executor, [this, timer = p.timer] {
+        base::MutexLock lock(mu);
+        for (const AcquirerPause& q : pauses) {
+          if (q.timer == timer && q.backing_off) timer->cancel();
+        }
+      });
+    }
+  }
+
+  void SetBackingOff(asio::steady_timer* timer, bool backing_off) {
+    base::MutexLock lock(mu);
+    for (AcquirerPause& p : pauses) {
+      if (p.timer == timer) p.backing_off = backing_off;
+    }
   }
 
   void AvoidLocked(uint32_t server, std::chrono::milliseconds how_long) RAILYARD_REQUIRES(mu) {
@@ -423,7 +446,15 @@ struct Client::Impl final : internal::ConnectionObserver {
   // better than the worst pooled one (or the pool has room).
   asio::awaitable<void> AcquireLoop(size_t index, uint64_t seed) {
     std::mt19937_64 rng(seed);
-    asio::steady_timer pause(co_await asio::this_coro::executor);
+    const asio::any_io_executor executor = co_await asio::this_coro::executor;
+    asio::steady_timer pause(executor);
+    // Registered for WakeAcquirersLocked while the loop runs (on this strand, as the wake is).
+    // Taken out when the loop ends, not by a destructor: a frame destroyed with the io_context
+    // outlives the mutex.
+    {
+      base::MutexLock lock(mu);
+      pauses.push_back({&pause, executor});
+    }
     const wire::Hello hello = MakeHello();
     uint32_t fruitless = 0;  // Probes in a row that did not improve a full pool.
 
@@ -447,12 +478,17 @@ struct Client::Impl final : internal::ConnectionObserver {
       if (!Admit(*target, conn)) {
         conn->Close();
         ++fruitless;
-        co_await Sleep(pause, Jitter(rng) * BackoffFactor(fruitless));
+        const int64_t factor = BackoffFactor(fruitless);
+        if (factor > 1) SetBackingOff(&pause, true);
+        co_await Sleep(pause, Jitter(rng) * factor);
+        if (factor > 1) SetBackingOff(&pause, false);
         continue;
       }
       fruitless = 0;
       conn->StartReading(options.health_check_interval, options.connect_timeout);
     }
+    base::MutexLock lock(mu);
+    std::erase_if(pauses, [&](const AcquirerPause& p) { return p.timer == &pause; });
   }
 
   // Holds a connection to a starting server, reading, until it says serving (OnParkedState).
@@ -734,6 +770,12 @@ struct Client::Impl final : internal::ConnectionObserver {
   std::vector<std::shared_ptr<ClientConnection>> conns
       RAILYARD_GUARDED_BY(mu);  // Indexed by handle.
   std::vector<std::shared_ptr<ClientConnection>> opening RAILYARD_GUARDED_BY(mu);  // Being opened.
+  struct AcquirerPause {
+    asio::steady_timer* timer;       // In its AcquireLoop's frame.
+    asio::any_io_executor executor;  // Its strand.
+    bool backing_off = false;        // Sleeping past acquirer_sleep_max after fruitless probes.
+  };
+  std::vector<AcquirerPause> pauses RAILYARD_GUARDED_BY(mu);
   std::vector<ServerEntry> servers RAILYARD_GUARDED_BY(mu);
   SubsetMembership membership RAILYARD_GUARDED_BY(mu);  // Which servers: by the same indices.
   ClientCounters counters RAILYARD_GUARDED_BY(mu);

@@ -40,7 +40,8 @@ struct ClientOptions {
   std::chrono::milliseconds acquirer_sleep_min{10};
   std::chrono::milliseconds acquirer_sleep_max{50};
   // While probes keep failing to improve a full pool, that sleep doubles every few probes up to
-  // this multiple, so a settled client stops churning connections on its servers (1: never).
+  // this multiple, so a settled client stops churning connections on its servers (1: never). A
+  // pool that loses a member cuts that backoff short.
   uint32_t acquirer_backoff_limit = 8;
   // Connection attempts that may run at once while the pool is short of capacity (one when full),
   // so a pool that lost a server refills in one round trip rather than one per connection.

@@ -4,6 +4,7 @@
 // retries that can happen is bounded in configuration ... This continues until the client finds a
 // connection to a live server, reaches its retry limit, or purges all connections in its pool.
 // The latter two conditions both result in the request failing outright."
+#include <QElapsedTimer>
 #include <QTest>
 #include <atomic>
 #include <memory>
@@ -99,6 +100,38 @@ class RetriesTest : public QObject {
     QCOMPARE(next.status.code(), Code::kUnavailable);
     QCOMPARE(next.attempts, 0);
     QCOMPARE(server.attempts->load(), uint64_t{kPool});
+  }
+
+  // A settled client backs off to probes seconds apart; a pool that then loses its connection
+  // refills at once, not when that sleep ends. The acquirer's sleeps here are exact (1 ms times
+  // 2^(fruitless probes / 4)), so the loss lands just as a sleep of 2 s or more begins.
+  void aLostConnectionCutsASettledBackoffShort() {
+    UnavailableServer server = StartUnavailableServer();
+    ClientOptions options = FastClientOptions({server.server->endpoint()}, 1);
+    options.max_retries = 0;
+    options.retry_budget.reset();
+    options.refill_parallelism = 1;
+    options.acquirer_sleep_min = options.acquirer_sleep_max = std::chrono::milliseconds(1);
+    options.acquirer_backoff_limit = 1u << 16;
+    Client client(options);
+    QVERIFY(client.Start().ok());
+    QVERIFY(client.WaitForPool(1, std::chrono::seconds(5)));
+    // Every probe after the first connect is turned away (slot 1 is no better than slot 0):
+    // after the 44th, the acquirer sleeps 2^11 ms = 2048 ms.
+    constexpr uint64_t kSettled = 1 + 44;
+    QVERIFY(WaitUntil([&] { return client.Snapshot().counters.connects >= kSettled; },
+                      std::chrono::seconds(60)));
+    const uint64_t connects = client.Snapshot().counters.connects;
+    QVERIFY2(connects == kSettled, "the count moved on while the test looked: a slow machine");
+
+    // An UNAVAILABLE answer disposes of the only pooled connection.
+    QElapsedTimer refill;
+    refill.start();
+    QCOMPARE(client.Call(kUnavailableMethod, "x").status.code(), Code::kUnavailable);
+    QVERIFY(client.WaitForPool(1, std::chrono::seconds(10)));
+    const qint64 ms = refill.elapsed();
+    qInfo("pool refilled %lld ms after its connection was lost, in a 2048 ms backoff", ms);
+    QVERIFY2(ms < 1000, qPrintable(QString("refilled after %1 ms").arg(ms)));
   }
 };
 
