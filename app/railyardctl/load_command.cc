@@ -439,6 +439,9 @@ CLI::App* AddLoadCommand(CLI::App& app, LoadCommandOptions& o) {
   load->add_option("--pool-size", o.load.pool_size, "Connections in the client pool")
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
+  load->add_option("--write-pool-size", o.load.write_pool_size,
+                   "Connections in the write client's pool, to the updater (default: --pool-size)")
+      ->check(CLI::Range(1, 100000));
   load->add_option("--progress-ms", o.progress_ms, "Progress line interval")
       ->check(CLI::Range(100, 60000))
       ->capture_default_str();

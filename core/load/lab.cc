@@ -13,6 +13,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <random>
 #include <string_view>
 #include <thread>
@@ -201,6 +202,8 @@ std::vector<std::string> ClientArgs(const std::string& dir, const lab::State& st
           std::to_string(index),
           "--pool-size",
           std::to_string(subset),
+          "--write-pool-size",
+          "2",
           "--rate",
           rate,
           "--concurrency",
@@ -217,7 +220,72 @@ std::vector<std::string> ClientArgs(const std::string& dir, const lab::State& st
           LabOperatorTokenFile(dir)};
 }
 
+constexpr const char* kNeighThresh[] = {"/proc/sys/net/ipv4/neigh/default/gc_thresh1",
+                                        "/proc/sys/net/ipv4/neigh/default/gc_thresh2",
+                                        "/proc/sys/net/ipv4/neigh/default/gc_thresh3"};
+
+std::optional<int64_t> ReadSysctl(const char* path) {
+  std::ifstream in(path);
+  int64_t value = 0;
+  if (!(in >> value)) return std::nullopt;
+  return value;
+}
+
+bool WriteSysctl(const char* path, int64_t value) {
+  std::ofstream out(path);
+  out << value << "\n";
+  out.flush();
+  return static_cast<bool>(out);
+}
+
+// Every namespace's neighbour entries count against one table (1024 by default). A host keeps
+// one for each peer it talks to: a client its subset and the updater, a replica its updater and
+// its readers, the updater everyone. Raises the limits (recorded first, for LabDown) when the
+// hosts could need more than the table holds.
+rpc::Status RaiseNeighbourLimits(const std::string& dir, lab::State* state, const LabOptions& o) {
+  const int64_t hosts = state->host_size() + 1;  // And the machine's own way in.
+  const int64_t needed = hosts * (o.client_subset + 4) * 4;
+  std::vector<int64_t> before;
+  for (const char* path : kNeighThresh) {
+    const std::optional<int64_t> value = ReadSysctl(path);
+    if (!value) return rpc::Status::Ok();  // Not this kernel's: nothing to raise.
+    before.push_back(*value);
+  }
+  if (before[2] >= needed) return rpc::Status::Ok();
+  const std::vector<int64_t> set = {std::max(before[0], needed / 4), std::max(before[1], needed),
+                                    std::max(before[2], needed * 2)};
+  state->mutable_neigh_thresh_before()->Assign(before.begin(), before.end());
+  state->mutable_neigh_thresh_set()->Assign(set.begin(), set.end());
+  if (rpc::Status s = SaveState(dir, *state); !s.ok()) return s;
+  // Highest first: each must stay at or below the next.
+  for (int i = 2; i >= 0; --i) {
+    if (!WriteSysctl(kNeighThresh[i], set[static_cast<size_t>(i)])) {
+      return {rpc::Code::kInternal, std::string("cannot write ") + kNeighThresh[i]};
+    }
+  }
+  Say(o, "raised the kernel's neighbour table limits (net.ipv4.neigh.default.gc_thresh1..3) from " +
+             std::to_string(before[0]) + "/" + std::to_string(before[1]) + "/" +
+             std::to_string(before[2]) + " to " + std::to_string(set[0]) + "/" +
+             std::to_string(set[1]) + "/" + std::to_string(set[2]) + " for " +
+             std::to_string(hosts) + " hosts; lab down puts them back");
+  return rpc::Status::Ok();
+}
+
+// Puts back what RaiseNeighbourLimits raised, unless someone changed them since.
+void RestoreNeighbourLimits(const lab::State& state, std::vector<std::string>* removed) {
+  if (state.neigh_thresh_before_size() != 3 || state.neigh_thresh_set_size() != 3) return;
+  for (int i = 0; i < 3; ++i) {
+    if (ReadSysctl(kNeighThresh[i]) != state.neigh_thresh_set(i)) return;
+  }
+  for (int i = 0; i < 3; ++i) WriteSysctl(kNeighThresh[i], state.neigh_thresh_before(i));
+  removed->push_back("put the kernel's neighbour table limits back to " +
+                     std::to_string(state.neigh_thresh_before(0)) + "/" +
+                     std::to_string(state.neigh_thresh_before(1)) + "/" +
+                     std::to_string(state.neigh_thresh_before(2)));
+}
+
 rpc::Status MakeNetwork(const std::string& dir, lab::State* state, const LabOptions& o) {
+  if (rpc::Status s = RaiseNeighbourLimits(dir, state, o); !s.ok()) return s;
   const std::string br = state->bridge_netns();
   state->add_netns_made(br);
   if (rpc::Status s = SaveState(dir, *state); !s.ok()) return s;
@@ -467,6 +535,7 @@ rpc::Status LabDown(const std::string& dir, std::vector<std::string>* removed) {
     }
   }
   if (!result.ok()) return result;  // lab.state stays, for another try.
+  RestoreNeighbourLimits(state, removed);
   std::error_code ec;
   fs::remove(StatePath(dir), ec);
   return rpc::Status::Ok();

@@ -13,6 +13,9 @@
 // Without the privilege the hosts share the machine's network on addresses of their own
 // (127.0.0.2, 127.0.0.3, ...), and partitions are not available (the lab says so).
 //
+// The kernel keeps one neighbour (ARP) table for every namespace, 1024 entries by default; a lab
+// whose hosts could need more raises net.ipv4.neigh.default.gc_thresh1..3 (and says so), and
+// `lab down` puts them back unless they were changed since.
 // Everything the lab makes (namespaces, links, processes) is written to <dir>/lab.state before it
 // is made, so LabDown removes it all, also after the lab's own command crashed half-way. The
 // nodes run detached: they outlive the command that started them, until `lab down`.

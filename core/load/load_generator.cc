@@ -30,6 +30,7 @@ LoadGenerator::LoadGenerator(LoadOptions options, OpObserver observer)
   if (options_.updater) {
     rpc::ClientOptions writes = client;
     writes.servers = {*options_.updater};
+    if (options_.write_pool_size > 0) writes.pool_size = options_.write_pool_size;
     writes.balance.reset();  // One server: nothing to balance.
     writes.subset_mode = balance::SubsetMode::kNone;
     writes.client_id = client_->client_id();

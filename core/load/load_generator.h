@@ -37,6 +37,9 @@ struct LoadOptions {
   // reads and reads carry no position (one node, or nodes that are independent stores).
   std::optional<rpc::Endpoint> updater;
   size_t pool_size = 32;
+  // The write client's pool (to the updater alone); 0: pool_size. Many clients each holding
+  // pool_size connections to the one updater crowd its slots and its acquirers' probes.
+  size_t write_pool_size = 0;
   size_t concurrency = 8;  // Closed loop: calls kept in flight.
   double rate = 0;         // Open loop: calls per second; 0 means closed loop.
   double read_fraction = 0.9;
