@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/distribution.h"
 #include "core/base/allocator.h"
 #include "tests/ui/console_fixture.h"
 #include "ui/models/cluster_state.h"
@@ -34,23 +35,8 @@
 
 namespace {
 
-struct Distribution {
-  double p50 = 0, p90 = 0, p99 = 0, max = 0;
-};
-
-Distribution Summarize(std::vector<double> ms) {
-  Distribution d;
-  if (ms.empty()) return d;
-  std::sort(ms.begin(), ms.end());
-  auto at = [&](double q) {
-    return ms[std::min(ms.size() - 1, static_cast<size_t>(q * double(ms.size())))];
-  };
-  d.p50 = at(0.50);
-  d.p90 = at(0.90);
-  d.p99 = at(0.99);
-  d.max = ms.back();
-  return d;
-}
+using railyard::bench::Distribution;
+using railyard::bench::Summarize;
 
 void PrintDistribution(const char* bench, const QString& tab, int nodes, int clients, int hz,
                        const std::vector<double>& total, const std::vector<double>& apply,

@@ -11,6 +11,9 @@
 
 namespace railyard::bench {
 
+// Failed calls an echo system logs before it goes quiet (the first few say what went wrong).
+inline constexpr int kEchoFailuresToLog = 5;
+
 // Both systems give each call the same deadline, so both pay for a deadline timer.
 inline constexpr std::chrono::milliseconds kCallTimeout{5000};
 

@@ -23,8 +23,6 @@ namespace {
 
 using SystemClock = std::chrono::system_clock;
 
-constexpr int kFailuresToLog = 5;
-
 class EchoServiceImpl final : public EchoService::CallbackService {
   grpc::ServerUnaryReactor* Echo(grpc::CallbackServerContext* context, const EchoMessage* request,
                                  EchoMessage* reply) override {
@@ -110,7 +108,7 @@ class GrpcEcho final : public EchoSystem {
   };
 
   void LogFailure(const grpc::Status& status, const EchoMessage& reply) {
-    if (failures_logged_.fetch_add(1, std::memory_order_relaxed) >= kFailuresToLog) return;
+    if (failures_logged_.fetch_add(1, std::memory_order_relaxed) >= kEchoFailuresToLog) return;
     if (!status.ok()) {
       spdlog::warn("grpc: call failed: code {}: {}", static_cast<int>(status.error_code()),
                    status.error_message());

@@ -15,7 +15,6 @@ namespace {
 
 constexpr char kMethod[] = "bench.Echo";
 constexpr size_t kMinPoolSize = 32;
-constexpr int kFailuresToLog = 5;
 
 class RailyardEcho final : public EchoSystem {
  public:
@@ -91,7 +90,7 @@ class RailyardEcho final : public EchoSystem {
 
  private:
   void LogFailure(const rpc::CallResult& result) {
-    if (failures_logged_.fetch_add(1, std::memory_order_relaxed) >= kFailuresToLog) return;
+    if (failures_logged_.fetch_add(1, std::memory_order_relaxed) >= kEchoFailuresToLog) return;
     if (!result.status.ok()) {
       spdlog::warn("railyard: call failed after {} attempt(s): {}", result.attempts,
                    result.status.ToString());

@@ -17,10 +17,11 @@ the commit, and each benchmark is followed by a line with its command, exit stat
 Then draws docs/bench-kv.png and docs/bench-rpc.png from FILE (gnuplot).
 
   --full    the issue's sizes (the default): kv_bench 10M keys, rpc_bench 8 s per point,
-            replication_bench 60 s and 10M documents. Expect an hour or more on 2 cores.
+            replication_bench 60 s and 10M documents, fleet_bench 48 nodes and 96 load clients
+            (as root, each in a network namespace). Expect an hour or more on 2 cores.
   --quick   small sizes, a few minutes: to try the script, not for figures.
   --only    run only these benchmarks: rpc_bench, pool_bench, kv_bench, trace_seek_bench,
-            admin_poll_bench, console_frame_bench, replication_bench.
+            admin_poll_bench, console_frame_bench, replication_bench, fleet_bench.
   --kv-engines  kv_bench's engines, of docstore, leveldb, rocksdb, kyoto, sqlite (default: all
             built), to leave out those a run does not need (the docstore's targets are
             against LevelDB and RocksDB).
@@ -56,7 +57,8 @@ if [[ -n "$plot_only" ]]; then
   exec python3 scripts/bench_plot.py "$plot_only" docs
 fi
 
-all=(rpc_bench pool_bench kv_bench trace_seek_bench admin_poll_bench console_frame_bench replication_bench)
+all=(rpc_bench pool_bench kv_bench trace_seek_bench admin_poll_bench console_frame_bench replication_bench
+  fleet_bench)
 if [[ -n "$only" ]]; then
   IFS=, read -r -a selected <<<"$only"
   for name in "${selected[@]}"; do
@@ -141,6 +143,8 @@ args_for() {
     full:console_frame_bench) echo "" ;;
     quick:replication_bench) echo "--duration-s 3 --catch-up-docs 200000 --cache-docs 100000 --cache-reps 1" ;;
     full:replication_bench) echo "--duration-s 60 --catch-up-docs 10000000 --cache-docs 1000000 --cache-reps 5" ;;
+    quick:fleet_bench) echo "--replicas 5 --clients 10 --client-subset 3 --per-tab-s 3 --idle-s 3" ;;
+    full:fleet_bench) echo "--screenshot-dir build/bench/screenshots" ;;
   esac
   if [[ "$name" == kv_bench && -n "$kv_engines" ]]; then echo "--engines $kv_engines"; fi
   if [[ "$name" == kv_bench || "$name" == rpc_bench ]] && has_flag "$name" --repeat; then

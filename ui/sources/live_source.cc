@@ -2,6 +2,7 @@
 #include "ui/sources/live_source.h"
 
 #include <QDateTime>
+#include <QElapsedTimer>
 #include <algorithm>
 #include <deque>
 #include <map>
@@ -432,7 +433,10 @@ void LiveSource::Deliver(quint64 generation, std::vector<ClusterState::Update> u
       }
     }
   }
+  QElapsedTimer apply;
+  apply.start();
   state_->ApplyFrame(updates, now_ms);
+  last_apply_ns_ = apply.nsecsElapsed();
   ++frames_;
   Q_EMIT FrameDelivered();
   for (const ClusterState::Update& u : updates) {

@@ -106,6 +106,9 @@ class LiveSource : public QObject {
   bool Running() const { return poller_ != nullptr; }
   // Batches received and applied so far.
   quint64 FramesApplied() const { return frames_; }
+  // GUI-thread time of the last frame's ClusterState::ApplyFrame (every model included), in ns:
+  // what a frame costs before the repaint it asks for (bench/fleet_bench.cc).
+  qint64 LastApplyNs() const { return last_apply_ns_; }
 
  Q_SIGNALS:
   void FrameDelivered();
@@ -154,6 +157,7 @@ class LiveSource : public QObject {
   std::unique_ptr<LivePoller> poller_;
   std::atomic<quint64> generation_{0};
   quint64 frames_ = 0;
+  qint64 last_apply_ns_ = 0;
 };
 
 // Parses "host:port" (IPv4, name, or [IPv6]:port); false with a message on anything else.
