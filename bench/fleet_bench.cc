@@ -269,12 +269,18 @@ int main(int argc, char** argv) {
     QElapsedTimer settle;
     settle.start();
     if (result == 0 && !WaitUntil(all_serving, 180000)) {
-      int serving = 0;
+      int serving = 0, lag_unknown = 0;
       for (int i = 0; i < state->NodeCount(); ++i) {
-        serving += state->Node(i).health == railyard::ui::NodeHealth::kServing;
+        const railyard::ui::NodeView& n = state->Node(i);
+        serving += n.health == railyard::ui::NodeHealth::kServing;
+        lag_unknown += n.telemetry &&
+                       n.telemetry->replication().role() == railyard::admin::DOCSTORE_REPLICA &&
+                       !n.telemetry->replication().lag_known();
       }
-      std::fprintf(stderr, "fleet_bench: %d of %d hosts serving after %.0f s\n", serving, hosts,
-                   double(settle.elapsed()) / 1000.0);
+      std::fprintf(stderr,
+                   "fleet_bench: after %.0f s, %d of %d hosts serving and %d replicas' lag "
+                   "unknown\n",
+                   double(settle.elapsed()) / 1000.0, serving, hosts, lag_unknown);
       result = 1;
     }
     std::fprintf(stderr, "lab up in %.1f s; all %d hosts serving in the console %.1f s later\n",
