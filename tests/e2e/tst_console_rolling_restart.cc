@@ -251,6 +251,16 @@ class ConsoleRollingRestartTest : public QObject {
       }
     }
     QCOMPARE(dialog->CheckedNodes().size(), 300);
+    // The empty case's warning went with it.
+    QCOMPARE(dialog->StatusText(), QString("Not started."));
+    // Tick none, then tick all, by their buttons.
+    auto* none = dialog->findChild<QPushButton*>(QStringLiteral("tickNone"));
+    auto* all = dialog->findChild<QPushButton*>(QStringLiteral("tickAll"));
+    QVERIFY(none && all && none->isEnabled());
+    QTest::mouseClick(none, Qt::LeftButton);
+    QVERIFY(dialog->CheckedNodes().isEmpty());
+    QTest::mouseClick(all, Qt::LeftButton);
+    QCOMPARE(dialog->CheckedNodes().size(), 300);
     dialog->hide();
   }
 

@@ -34,6 +34,10 @@ RollingRestartDialog::RollingRestartDialog(TargetProvider targets, QWidget* pare
   intro->setWordWrap(true);
   nodes_ = new QListWidget(this);
   nodes_->setAccessibleName(tr("Nodes to restart"));
+  tick_all_ = new QPushButton(tr("Tick &all"), this);
+  tick_all_->setObjectName(QStringLiteral("tickAll"));
+  tick_none_ = new QPushButton(tr("Tick &none"), this);
+  tick_none_->setObjectName(QStringLiteral("tickNone"));
   command_ = new QLineEdit(this);
   command_->setPlaceholderText(tr("ssh {name} sudo systemctl restart railyard-node"));
   command_->setToolTip(
@@ -88,6 +92,11 @@ RollingRestartDialog::RollingRestartDialog(TargetProvider targets, QWidget* pare
   auto* layout = new QVBoxLayout(this);
   layout->addWidget(intro);
   layout->addWidget(nodes_, 1);
+  auto* ticks = new QHBoxLayout;
+  ticks->addWidget(tick_all_);
+  ticks->addWidget(tick_none_);
+  ticks->addStretch(1);
+  layout->addLayout(ticks);
   layout->addLayout(form);
   layout->addLayout(buttons);
   layout->addWidget(status_);
@@ -95,6 +104,8 @@ RollingRestartDialog::RollingRestartDialog(TargetProvider targets, QWidget* pare
   resize(760, 560);
 
   connect(start_, &QPushButton::clicked, this, [this] { Start(); });
+  connect(tick_all_, &QPushButton::clicked, this, [this] { SetAllChecked(true); });
+  connect(tick_none_, &QPushButton::clicked, this, [this] { SetAllChecked(false); });
   connect(stop_button_, &QPushButton::clicked, this, &RollingRestartDialog::Stop);
   connect(close, &QPushButton::clicked, this, &QDialog::hide);  // A run goes on meanwhile.
 }
@@ -114,9 +125,12 @@ void RollingRestartDialog::SetNodes(const QVector<Node>& nodes, const QStringLis
   // The last run's count belongs to its nodes; its lines stay in the log below.
   progress_->setTextVisible(false);
   progress_->setValue(0);
+  const QString nothing = tr("No node that serves is watched: there is nothing to restart.");
   if (nodes.isEmpty()) {
     status_->setStyleSheet(QString());
-    status_->setText(tr("No node that serves is watched: there is nothing to restart."));
+    status_->setText(nothing);
+  } else if (status_->text() == nothing) {
+    status_->setText(tr("Not started."));  // Not a warning about nodes it now has.
   }
   for (const Node& node : nodes) {
     auto* item = new QListWidgetItem(
@@ -136,6 +150,8 @@ void RollingRestartDialog::SetTimeouts(int drain_seconds, int serve_seconds) {
   serve_timeout_->setValue(serve_seconds);
 }
 
+QString RollingRestartDialog::StatusText() const { return status_->text(); }
+
 QStringList RollingRestartDialog::CheckedNodes() const {
   QStringList names;
   for (int i = 0; i < nodes_->count(); ++i) {
@@ -150,10 +166,17 @@ QString RollingRestartDialog::LogText() const { return log_->toPlainText(); }
 
 void RollingRestartDialog::Append(const QString& line) { log_->appendPlainText(line); }
 
+void RollingRestartDialog::SetAllChecked(bool checked) {
+  for (int i = 0; i < nodes_->count(); ++i) {
+    nodes_->item(i)->setCheckState(checked ? Qt::Checked : Qt::Unchecked);
+  }
+}
+
 void RollingRestartDialog::SetSettingsEnabled(bool enabled) {
   // A run goes on with what it started with: nothing here may look as if it changed that.
-  for (QWidget* w : std::initializer_list<QWidget*>{nodes_, command_, drain_timeout_,
-                                                    serve_timeout_, allow_last_replica_}) {
+  for (QWidget* w :
+       std::initializer_list<QWidget*>{nodes_, tick_all_, tick_none_, command_, drain_timeout_,
+                                       serve_timeout_, allow_last_replica_}) {
     w->setEnabled(enabled);
   }
 }

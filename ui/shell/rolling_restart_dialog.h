@@ -53,6 +53,8 @@ class RollingRestartDialog : public QDialog {
   void Stop();
   bool Running() const { return running_; }
   QStringList CheckedNodes() const;
+  // The line under the buttons: the run's state, or why there is nothing to run.
+  QString StatusText() const;
   QString LogText() const;
 
  Q_SIGNALS:
@@ -62,6 +64,8 @@ class RollingRestartDialog : public QDialog {
 
  private:
   void Append(const QString& line);
+  // Ticks (or unticks) every node offered.
+  void SetAllChecked(bool checked);
   void SetSettingsEnabled(bool enabled);
   void OnNodeStarted(int index, int count, const QString& node);
   void OnFinished(const rpc::Status& status);
@@ -69,6 +73,8 @@ class RollingRestartDialog : public QDialog {
 
   const TargetProvider targets_;
   QListWidget* nodes_;
+  QPushButton* tick_all_;
+  QPushButton* tick_none_;
   QLineEdit* command_;
   QSpinBox* drain_timeout_;
   QSpinBox* serve_timeout_;
