@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <asio.hpp>
 #include <csignal>
 #include <cstdio>
@@ -373,7 +374,10 @@ void RunToTheEnd(const LoadCommandOptions& o, load::LoadGenerator& generator, bo
                                                    std::chrono::duration<double>(o.duration_s));
   Clock::time_point next_progress = Clock::now() + std::chrono::milliseconds(o.progress_ms);
   while (!stop.stopped() && Clock::now() < end && !generator.finished()) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    // Until the next progress line or the end, and at most 100 ms (finished() is not signalled).
+    const Clock::time_point wake =
+        std::min({next_progress, end, Clock::now() + std::chrono::milliseconds(100)});
+    stop.SleepFor(std::chrono::ceil<std::chrono::milliseconds>(wake - Clock::now()));
     if (Clock::now() >= next_progress) {
       PrintProgress(generator.Result(), tty);
       next_progress += std::chrono::milliseconds(o.progress_ms);

@@ -4,6 +4,8 @@
 #include <asio.hpp>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <mutex>
 #include <thread>
 
 namespace railyard::ctl {
@@ -14,7 +16,10 @@ class StopSignal {
  public:
   StopSignal() : signals_(io_, SIGINT, SIGTERM) {
     signals_.async_wait([this](const asio::error_code& ec, int) {
-      if (!ec) stop_ = true;
+      if (ec) return;
+      std::lock_guard lock(mu_);
+      stop_ = true;
+      woken_.notify_all();
     });
     thread_ = std::thread([this] { io_.run(); });
   }
@@ -26,12 +31,10 @@ class StopSignal {
   StopSignal& operator=(const StopSignal&) = delete;
 
   bool stopped() const { return stop_; }
-  // Sleeps up to `d`, waking early on a signal.
+  // Sleeps up to `d`, waking at once on a signal (without polling: an idle command sleeps).
   void SleepFor(std::chrono::milliseconds d) const {
-    const auto until = std::chrono::steady_clock::now() + d;
-    while (!stop_ && std::chrono::steady_clock::now() < until) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
+    std::unique_lock lock(mu_);
+    woken_.wait_for(lock, d, [this] { return stop_.load(); });
   }
 
  private:
@@ -39,6 +42,8 @@ class StopSignal {
   asio::signal_set signals_;
   std::thread thread_;
   std::atomic<bool> stop_{false};
+  mutable std::mutex mu_;  // With woken_, for SleepFor.
+  mutable std::condition_variable woken_;
 };
 
 }  // namespace railyard::ctl

@@ -363,8 +363,8 @@ struct Client::Impl final : internal::ConnectionObserver {
   }
 
   // A pool that lost a member: an acquirer in a settled client's backoff (longer than its
-  // acquirer_sleep_max) probes again at once. Each timer is cancelled on its acquirer's own
-  // strand, if it is still backing off there.
+  // acquirer_sleep_max), or a spare one waiting on a full pool, probes again at once. Each timer
+  // is cancelled on its acquirer's own strand, if it is still waiting there.
   void WakeAcquirersLocked() RAILYARD_REQUIRES(mu) {
     for (const AcquirerPause& p : pauses) {
       if (!p.backing_off) continue;
@@ -435,6 +435,9 @@ struct Client::Impl final : internal::ConnectionObserver {
     return std::chrono::milliseconds(std::uniform_int_distribution<int64_t>(lo, hi)(rng));
   }
 
+  // How long a spare acquirer sleeps on a full pool when no loss wakes it.
+  static constexpr std::chrono::milliseconds kSpareAcquirerRecheck{5000};
+
   // x1 for the first four fruitless probes, then doubling every four, up to the limit.
   int64_t BackoffFactor(uint32_t fruitless) const {
     const int64_t limit = std::max<int64_t>(1, options.acquirer_backoff_limit);
@@ -460,9 +463,16 @@ struct Client::Impl final : internal::ConnectionObserver {
 
     while (!stopping.load()) {
       if (index == 0) ReleaseOverdueDraining();
-      if (index > 0 && PoolFull()) {
-        co_await Sleep(pause, Jitter(rng));
-        continue;
+      if (index > 0) {
+        // A spare acquirer waits while the pool is full: for a loss to wake it, or a recheck.
+        // (It used to poll every 10-50 ms: a hundred wake-ups a second per idle client.)
+        SetBackingOff(&pause, true);
+        if (PoolFull()) {
+          co_await Sleep(pause, kSpareAcquirerRecheck);
+          SetBackingOff(&pause, false);
+          continue;
+        }
+        SetBackingOff(&pause, false);
       }
       const std::optional<uint32_t> target = ChooseServerToProbe(rng);
       if (!target) {
@@ -773,7 +783,7 @@ struct Client::Impl final : internal::ConnectionObserver {
   struct AcquirerPause {
     asio::steady_timer* timer;       // In its AcquireLoop's frame.
     asio::any_io_executor executor;  // Its strand.
-    bool backing_off = false;        // Sleeping past acquirer_sleep_max after fruitless probes.
+    bool backing_off = false;        // In a backoff, or a spare waiting on a full pool: wakeable.
   };
   std::vector<AcquirerPause> pauses RAILYARD_GUARDED_BY(mu);
   std::vector<ServerEntry> servers RAILYARD_GUARDED_BY(mu);

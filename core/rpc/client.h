@@ -43,8 +43,9 @@ struct ClientOptions {
   // this multiple, so a settled client stops churning connections on its servers (1: never). A
   // pool that loses a member cuts that backoff short.
   uint32_t acquirer_backoff_limit = 8;
-  // Connection attempts that may run at once while the pool is short of capacity (one when full),
-  // so a pool that lost a server refills in one round trip rather than one per connection.
+  // Connection attempts that may run at once while the pool is short of capacity (one when full:
+  // the spare acquirers sleep until the pool loses a member), so a pool that lost a server
+  // refills in one round trip rather than one per connection.
   size_t refill_parallelism = 4;
   // How long to leave a server alone after it said it is draining.
   std::chrono::milliseconds lame_duck_avoid{1000};

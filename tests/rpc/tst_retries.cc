@@ -133,6 +133,29 @@ class RetriesTest : public QObject {
     qInfo("pool refilled %lld ms after its connection was lost, in a 2048 ms backoff", ms);
     QVERIFY2(ms < 1000, qPrintable(QString("refilled after %1 ms").arg(ms)));
   }
+
+  // The spare acquirers sleep while the pool is full (rather than polling it every few ms) and a
+  // loss wakes them: here acquirer 0's own sleep is ten minutes, so only they can refill.
+  void aLostConnectionWakesTheSpareAcquirers() {
+    UnavailableServer server = StartUnavailableServer();
+    ClientOptions options = FastClientOptions({server.server->endpoint()}, 2);
+    options.max_retries = 0;
+    options.retry_budget.reset();
+    options.refill_parallelism = 3;
+    options.acquirer_sleep_min = options.acquirer_sleep_max = std::chrono::minutes(10);
+    Client client(options);
+    QVERIFY(client.Start().ok());
+    QVERIFY(client.WaitForPool(2, std::chrono::seconds(5)));
+    // Acquirer 0's probe of the full pool was turned away: it is asleep for ten minutes.
+    QVERIFY(WaitUntil([&] { return client.Snapshot().counters.connects > 2; }));
+    QElapsedTimer refill;
+    refill.start();
+    QCOMPARE(client.Call(kUnavailableMethod, "x").status.code(), Code::kUnavailable);
+    QVERIFY(client.WaitForPool(2, std::chrono::seconds(20)));
+    const qint64 ms = refill.elapsed();
+    qInfo("pool of 2 refilled %lld ms after a loss, by a spare acquirer", ms);
+    QVERIFY2(ms < 2000, qPrintable(QString("refilled after %1 ms").arg(ms)));
+  }
 };
 
 RAILYARD_QTEST_GUILESS_MAIN(RetriesTest)
