@@ -384,6 +384,18 @@ struct Client::Impl final : internal::ConnectionObserver {
     }
   }
 
+  // Sleeps up to `how_long` on the acquirer's `pause`, woken early by WakeAcquirersLocked.
+  // only_if_full: not at all unless the pool is full, checked once the wake is armed so that a
+  // loss in between is not missed. Returns whether it slept.
+  asio::awaitable<bool> SleepUntilLoss(asio::steady_timer& pause,
+                                       std::chrono::milliseconds how_long, bool only_if_full) {
+    SetBackingOff(&pause, true);
+    const bool sleep = !only_if_full || PoolFull();
+    if (sleep) co_await Sleep(pause, how_long);
+    SetBackingOff(&pause, false);
+    co_return sleep;
+  }
+
   void AvoidLocked(uint32_t server, std::chrono::milliseconds how_long) RAILYARD_REQUIRES(mu) {
     servers[server].avoid_until = Clock::now() + how_long;
   }
@@ -463,17 +475,9 @@ struct Client::Impl final : internal::ConnectionObserver {
 
     while (!stopping.load()) {
       if (index == 0) ReleaseOverdueDraining();
-      if (index > 0) {
-        // A spare acquirer waits while the pool is full: for a loss to wake it, or a recheck.
-        // (It used to poll every 10-50 ms: a hundred wake-ups a second per idle client.)
-        SetBackingOff(&pause, true);
-        if (PoolFull()) {
-          co_await Sleep(pause, kSpareAcquirerRecheck);
-          SetBackingOff(&pause, false);
-          continue;
-        }
-        SetBackingOff(&pause, false);
-      }
+      // A spare acquirer waits while the pool is full: for a loss to wake it, or a recheck.
+      // (It used to poll every 10-50 ms: a hundred wake-ups a second per idle client.)
+      if (index > 0 && co_await SleepUntilLoss(pause, kSpareAcquirerRecheck, true)) continue;
       const std::optional<uint32_t> target = ChooseServerToProbe(rng);
       if (!target) {
         co_await Sleep(pause, options.acquirer_sleep_max);
@@ -489,9 +493,11 @@ struct Client::Impl final : internal::ConnectionObserver {
         conn->Close();
         ++fruitless;
         const int64_t factor = BackoffFactor(fruitless);
-        if (factor > 1) SetBackingOff(&pause, true);
-        co_await Sleep(pause, Jitter(rng) * factor);
-        if (factor > 1) SetBackingOff(&pause, false);
+        if (factor > 1) {
+          co_await SleepUntilLoss(pause, Jitter(rng) * factor, false);
+        } else {
+          co_await Sleep(pause, Jitter(rng));
+        }
         continue;
       }
       fruitless = 0;
