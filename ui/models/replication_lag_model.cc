@@ -57,7 +57,7 @@ void ReplicationLagModel::PutPast(
   const Series& now = series(node);
   const Series& buckets = coarse(node);
   const qint64 stale = state_->StaleAfterMs();
-  const PastHole hole = FindPastHole(now, past.front()->unix_ms(), stale,
+  const PastHole hole = FindPastHole(now, past.front()->unix_ms(), past.back()->unix_ms(), stale,
                                      [](const LagSample& s) { return std::isnan(s.lag_docs); });
   if (!hole.fillable) return;
   const qint64 hole_from = hole.from_ms, hole_to = hole.to_ms;

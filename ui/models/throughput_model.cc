@@ -287,8 +287,9 @@ void ThroughputModel::PutPast(int node,
                               const std::vector<std::shared_ptr<const admin::Telemetry>>& past) {
   if (node < 0 || node >= state_->NodeCount() || past.empty()) return;
   const Series& now = series(node);
-  const PastHole hole = FindPastHole(now, past.front()->unix_ms(), state_->StaleAfterMs(),
-                                     [](const ThroughputSample& s) { return s.IsGap(); });
+  const PastHole hole =
+      FindPastHole(now, past.front()->unix_ms(), past.back()->unix_ms(), state_->StaleAfterMs(),
+                   [](const ThroughputSample& s) { return s.IsGap(); });
   if (!hole.fillable) return;
   const qint64 hole_from = hole.from_ms, hole_to = hole.to_ms;
   const qint64 phase = (node % 20) * (ThroughputSeries::kBucketMs / 20);
