@@ -560,6 +560,83 @@ class ReplicationTest : public QObject {
     QCOMPARE(cleared.count(), 1);
   }
 
+  // Twenty replicas: the legend lists the highest lags (an unknown one first), the selected row's
+  // replica too, and says how many more are drawn faint; it ranks again once kLegendRerankMs of
+  // cluster time has passed, not at every frame. Two replicas are both listed, with no note.
+  void aCrowdedLegendListsTheHighestLagsAndCountsTheRest() {
+    constexpr int kReplicas = 20;
+    constexpr int kUnknown = 4;  // replica-05 lost its updater: its lag is unknown.
+    ClusterState state;
+    auto name = [](int n) { return QString("replica-%1").arg(n + 1, 2, 10, QChar('0')); };
+    for (int n = 0; n < kReplicas; ++n)
+      state.AddNode(QString("10.0.1.%1:7001").arg(n + 1), name(n));
+    const G g;
+    // Frame f: replica n lags n * 10 documents, or (reversed) (kReplicas - n) * 10.
+    auto apply = [&](int f, bool reversed) {
+      std::vector<ClusterState::Update> updates;
+      for (int n = 0; n < kReplicas; ++n) {
+        auto t = std::make_shared<railyard::admin::Telemetry>(g.Telemetry(G::kTailing, f));
+        t->set_node(name(n).toStdString());
+        t->set_admin_address(QString("10.0.1.%1:7001").arg(n + 1).toStdString());
+        t->set_service_address(QString("10.0.1.%1:7000").arg(n + 1).toStdString());
+        railyard::admin::Replication* r = t->mutable_replication();
+        r->set_lag_docs(uint64_t(reversed ? kReplicas - n : n) * 10);
+        if (n == kUnknown) {
+          r->set_lag_known(false);
+          r->set_state(railyard::admin::REPLICA_DISCONNECTED);
+        }
+        updates.push_back({n, t, {}, g.TimeOf(f)});
+      }
+      state.ApplyFrame(updates, g.TimeOf(f));
+    };
+    ReplicationView view(&state);
+    view.resize(1100, 600);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    apply(0, false);
+    const QStringList first = view.LegendTexts();
+    const int rows = int(first.size()) - 1;
+    QVERIFY2(rows >= 3 && rows <= ReplicationView::kMaxLegendReplicas, qPrintable(first.join("|")));
+    QStringList expected{name(kUnknown)};
+    for (int n = kReplicas - 1; expected.size() < rows; --n) expected << name(n);
+    expected << QString("%1 more, lower lag (drawn faint)").arg(kReplicas - rows);
+    QCOMPARE(first, expected);
+    // Listed lines at full strength, the rest faint.
+    QCOMPARE(view.GraphOf(kReplicas - 1)->pen().color().alpha(), 255);
+    QVERIFY(view.GraphOf(0)->pen().color().alpha() < 255);
+    SaveScreenshot(&view, "console_replication_crowded.png");
+
+    // The selected row's replica joins the list.
+    const QModelIndex row0 = view.Table()->model()->index(0, ReplicationModel::kName);
+    QCOMPARE(row0.data().toString(), name(0));  // Sorted by name.
+    view.Table()->setCurrentIndex(row0);
+    QStringList with_selected = view.LegendTexts();
+    QVERIFY2(with_selected.contains(name(0)), qPrintable(with_selected.join("|")));
+    QCOMPARE(with_selected.last(),
+             QString("%1 more, lower lag (drawn faint)").arg(kReplicas - rows - 1));
+
+    // Lags reversed within the ranking's hold: the same list; after it, the new highest.
+    apply(1, true);
+    QCOMPARE(view.LegendTexts(), with_selected);
+    const int later = int(ReplicationView::kLegendRerankMs / g.frame_ms) + 1;
+    apply(later, true);
+    const QStringList reranked = view.LegendTexts();
+    QCOMPARE(reranked.at(0), name(kUnknown));
+    QCOMPARE(reranked.at(1), name(0));  // Now the highest (200 documents), and selected.
+    QCOMPARE(reranked.at(2), name(1));
+
+    // Two replicas fit: both listed, no note.
+    ClusterState small;
+    Declare(&small);
+    ReplicationView two(&small);
+    two.resize(1100, 600);
+    two.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&two));
+    Apply(&small, g, 0, 2);
+    QCOMPARE(two.LegendTexts().size(), 2);
+    QVERIFY(two.LegendTexts().contains(QString::fromStdString(G::NodeName(G::kTailing))));
+  }
+
   void compactionViewShowsTheDocumentCache() {
     ClusterState state;
     Declare(&state);

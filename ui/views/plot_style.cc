@@ -4,6 +4,7 @@
 #include "ui/views/qcustomplot_include.h"
 
 #include <QEvent>
+#include <QFontMetrics>
 #include <array>
 #include <cmath>
 
@@ -90,6 +91,18 @@ bool ValueRangeIn(QCustomPlot* plot, const QCPRange& keys, QCPRange* range, bool
     }
   }
   return found;
+}
+
+int LegendRowsFitting(const QCustomPlot* plot) {
+  const QCPLegend* legend = plot->legend;
+  // An entry's own height where there is one (its text, icon and margins), else the font's.
+  const QCPLayoutElement* entry = legend->itemCount() > 0 ? legend->item(0) : nullptr;
+  const int row =
+      (entry ? entry->minimumOuterSizeHint().height()
+             : std::max(QFontMetrics(legend->font()).height() + 4, legend->iconSize().height())) +
+      legend->rowSpacing();
+  const int margins = legend->margins().top() + legend->margins().bottom() + 12;
+  return (plot->axisRect()->height() - margins) / std::max(row, 1) - 1;
 }
 
 QCPRange DecadesAround(const QCPRange& positive) {

@@ -33,5 +33,8 @@ QCPRange FromZero(double upper);
 // below a millisecond (a fixed "0.00 ms" would hide it), "1.25 ms", "23.4 ms", "120 ms" above;
 // a dash for NaN (nothing measured).
 QString LatencyText(double ms);
+// Legend rows that fit whole in the plot's chart (an entry's own height where the legend has one,
+// else its font's), one kept free (for a selected node, or a line saying what is not listed).
+int LegendRowsFitting(const QCustomPlot* plot);
 
 }  // namespace railyard::ui

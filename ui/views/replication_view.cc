@@ -15,10 +15,12 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "ui/models/replication_lag_model.h"
 #include "ui/models/replication_model.h"
 #include "ui/models/throughput_model.h"
+#include "ui/views/note_legend_item.h"
 #include "ui/views/plot_event_marks.h"
 #include "ui/views/plot_style.h"
 #include "ui/views/qcustomplot_include.h"
@@ -118,7 +120,10 @@ ReplicationView::ReplicationView(ReplicationModel* model, ReplicationLagModel* l
           [this](const QModelIndex& current) {
             if (!current.isValid()) return;
             const int node = current.data(ReplicationModel::kNodeRole).toInt();
-            if (node >= 0) Q_EMIT NodeSelected(node);
+            if (node < 0) return;
+            selected_node_ = node;
+            UpdateLegend();
+            Q_EMIT NodeSelected(node);
           });
 
   plot_ = new QCustomPlot(this);
@@ -128,6 +133,7 @@ ReplicationView::ReplicationView(ReplicationModel* model, ReplicationLagModel* l
   ticker->setDateTimeFormat("hh:mm:ss");
   plot_->xAxis->setTicker(ticker);
   plot_->legend->setVisible(true);
+  plot_->setAutoAddPlottableToLegend(false);  // UpdateLegend lists them.
   plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
   // As on Throughput: drag to zoom, Shift+drag to pan, double-click to follow again.
   auto* drag = new TimeAxisDrag(plot_);
@@ -296,6 +302,7 @@ void ReplicationView::Rebuild() {
   plot_->clearGraphs();
   graphs_.clear();
   drawn_until_ms_.clear();
+  ranked_at_ms_ = -1;
   plot_->yAxis->setLabel(unit_ == LagUnit::kDocs ? tr("lag (documents)") : tr("lag (s)"));
   AppendNew();
   ApplyRange();
@@ -338,6 +345,71 @@ void ReplicationView::AppendNew() {
         coarse_ ? ReplicationLagModel::kMaxCoarseWindowMs : ReplicationLagModel::kMaxWindowMs;
     graph->data()->removeBefore(double(series.back().t_ms - kept) / 1000.0);
   }
+  UpdateLegend();
+}
+
+void ReplicationView::UpdateLegend() {
+  const QVector<int> replicas = lag_->Replicas();
+  const int rows = std::clamp(LegendRowsFitting(plot_), 1, kMaxLegendReplicas);
+  const qint64 newest = lag_->LatestMs();
+  const bool rerank = ranked_at_ms_ < 0 || ranked_replicas_ != replicas.size() ||
+                      ranked_rows_ != rows || ranked_selected_ != selected_node_ ||
+                      newest < ranked_at_ms_ || newest - ranked_at_ms_ >= kLegendRerankMs;
+  if (!rerank) return;
+  ranked_at_ms_ = std::max<qint64>(newest, 0);
+  ranked_replicas_ = int(replicas.size());
+  ranked_rows_ = rows;
+  ranked_selected_ = selected_node_;
+  std::vector<int> order(replicas.begin(), replicas.end());
+  const bool crowded = int(order.size()) > rows;
+  if (crowded) {
+    // Highest lag first; an unknown one (NaN) above all, a replica with no sample yet last.
+    auto rank = [this](int node) {
+      const ReplicationLagModel::Series& series = Drawn(node);
+      if (series.empty()) return -std::numeric_limits<double>::infinity();
+      const double lag =
+          unit_ == LagUnit::kDocs ? series.back().lag_docs : series.back().lag_seconds;
+      return std::isnan(lag) ? std::numeric_limits<double>::infinity() : lag;
+    };
+    std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return rank(a) > rank(b); });
+  }
+  QCPLegend* legend = plot_->legend;
+  legend->clearItems();
+  int listed = 0;
+  for (size_t i = 0; i < order.size(); ++i) {
+    QCPGraph* graph = graphs_.value(order[i]);
+    if (!graph) continue;
+    const bool in = !crowded || listed < rows || order[i] == selected_node_;
+    QPen pen = graph->pen();
+    QColor color = pen.color();
+    color.setAlpha(in ? 255 : 90);  // Left out of the legend: fainter.
+    pen.setColor(color);
+    pen.setWidthF(in ? 1.5 : 1.0);
+    graph->setPen(pen);
+    if (!in) continue;
+    graph->addToLegend();
+    ++listed;
+  }
+  if (listed < int(order.size())) {
+    auto* note = new NoteLegendItem(legend);
+    note->SetText(tr("%n more, lower lag (drawn faint)", "", int(order.size()) - listed));
+    legend->addItem(note);
+  }
+  legend->setVisible(legend->itemCount() > 0);
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
+QStringList ReplicationView::LegendTexts() const {
+  QStringList texts;
+  for (int i = 0; i < plot_->legend->itemCount(); ++i) {
+    QCPAbstractLegendItem* item = plot_->legend->item(i);
+    if (auto* plottable = qobject_cast<QCPPlottableLegendItem*>(item)) {
+      texts << plottable->plottable()->name();
+    } else if (auto* note = qobject_cast<NoteLegendItem*>(item)) {
+      texts << note->Text();
+    }
+  }
+  return texts;
 }
 
 void ReplicationView::ApplyRange() {

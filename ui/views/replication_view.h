@@ -39,6 +39,13 @@ class ReplicationView : public QWidget {
  public:
   enum class LagUnit { kDocs, kSeconds };
   static constexpr qint64 kMinWindowMs = 30 * 1000;
+  // Past this many replicas (or as many as fit), the plot's legend lists those with the highest
+  // lag (an unknown lag first), and the selected one, under a line saying how many more there are;
+  // the others are drawn fainter. Who is listed is decided again every kLegendRerankMs (cluster
+  // time), on a new replica or selection, or a jump back in time: entries that swap at 10 Hz
+  // cannot be read. At 47 replicas a legend of every one covered half the plot.
+  static constexpr int kMaxLegendReplicas = 8;
+  static constexpr qint64 kLegendRerankMs = 5 * 1000;
 
   // Draws `model` and `lag` (on one ClusterState), which the console's session owns and which
   // must outlive the view.
@@ -82,6 +89,9 @@ class ReplicationView : public QWidget {
   void SetEvents(const ThroughputModel* events);
   // The lag graph of ClusterState node `node`; null if it has none (for tests).
   QCPGraph* GraphOf(int node) const { return graphs_.value(node); }
+  // The legend's entries as shown, top to bottom: replicas' names, then the note on those left out
+  // (if any).
+  QStringList LegendTexts() const;
 
  Q_SIGNALS:
   void NodeSelected(int node_index);
@@ -108,6 +118,9 @@ class ReplicationView : public QWidget {
   // Draws the marks again when the events or the axis' scale changed; else shows those within
   // the axis.
   void UpdateMarks();
+  // Lists the replicas the legend has room for (kMaxLegendReplicas), re-ranked as the class
+  // comment says.
+  void UpdateLegend();
 
   ClusterState* const state_;
   ReplicationModel* model_;
@@ -130,6 +143,13 @@ class ReplicationView : public QWidget {
   std::unique_ptr<PlotEventMarks> marks_;
   quint64 marks_revision_ = 0;
   bool marks_stale_ = true;
+  int selected_node_ = -1;  // The table's current row's node.
+  // The last ranking: when (cluster time; -1: none since the graphs were built), of how many
+  // replicas into how many rows, with which selected.
+  qint64 ranked_at_ms_ = -1;
+  int ranked_replicas_ = -1;
+  int ranked_rows_ = -1;
+  int ranked_selected_ = -1;
 };
 
 }  // namespace railyard::ui

@@ -42,19 +42,6 @@ QColor OverlayColor(int node) {
   }
 }
 
-// Legend rows that fit whole in `plot`'s chart, one kept free for the selected node.
-int LegendRowsFitting(const QCustomPlot* plot) {
-  const QCPLegend* legend = plot->legend;
-  // An entry's own height where there is one (its text, icon and margins), else the font's.
-  const QCPLayoutElement* entry = legend->itemCount() > 0 ? legend->item(0) : nullptr;
-  const int row =
-      (entry ? entry->minimumOuterSizeHint().height()
-             : std::max(QFontMetrics(legend->font()).height() + 4, legend->iconSize().height())) +
-      legend->rowSpacing();
-  const int margins = legend->margins().top() + legend->margins().bottom() + 12;
-  return (plot->axisRect()->height() - margins) / std::max(row, 1) - 1;
-}
-
 }  // namespace
 
 ThroughputView::ThroughputView(ClusterState* state, QWidget* parent)
