@@ -586,6 +586,9 @@ struct Client::Impl final : internal::ConnectionObserver {
   }
 
   void OnConnectFailed(uint32_t target, const Status& failure) {
+    // Stop closed the socket under a connect in flight ("Bad file descriptor"): not the server's
+    // failure, and no warning.
+    if (stopping.load()) return;
     base::MutexLock lock(mu);
     ServerEntry& server = servers[target];
     ++counters.connect_failures;

@@ -7,8 +7,10 @@
 #include <QTest>
 #include <csignal>
 #include <future>
+#include <mutex>
 #include <thread>
 
+#include "core/rpc/log_sink.h"
 #include "tests/rpc/rpc_test_support.h"
 #include "tests/rpc/test_server_process.h"
 #include "tests/support/qtest_main.h"
@@ -354,6 +356,43 @@ class LifecycleTest : public QObject {
     }
     QCOMPARE(duck.handled->load(), uint64_t{0});
     client.Stop();
+  }
+
+  // A client stopped while it waits for a server's hello closes that connection itself: no
+  // "connecting to ..." warning, as if the server had failed (service_bench printed "Bad file
+  // descriptor" for each admin client it let go while its pool was still growing).
+  void aClientStoppedMidConnectLogsNoFailure() {
+    asio::io_context io;
+    // Listens and never answers: the kernel completes each connect, the hello goes unanswered.
+    asio::ip::tcp::acceptor silent(io, {asio::ip::make_address("127.0.0.1"), 0});
+    struct Received {
+      std::mutex mutex;
+      std::vector<std::string> warnings;
+    };
+    auto received = std::make_shared<Received>();
+    SetLogSink([received](LogLevel level, std::string_view line) {
+      std::lock_guard lock(received->mutex);
+      if (level >= LogLevel::kWarning) received->warnings.emplace_back(line);
+    });
+    auto restore = qScopeGuard([] { SetLogSink({}); });
+    ClientOptions options =
+        FastClientOptions({Endpoint{"127.0.0.1", silent.local_endpoint().port()}}, 2);
+    options.connect_timeout = 20s;  // Longer than the test: only Stop ends the wait.
+    Client client(options);
+    QVERIFY(client.Start().ok());
+    silent.non_blocking(true);
+    asio::ip::tcp::socket accepted(io);
+    // Once accepted, the client's connect is in flight, waiting for the hello.
+    QVERIFY(WaitUntil([&] {
+      asio::error_code ec;
+      silent.accept(accepted, ec);
+      return !ec;
+    }));
+    client.Stop();
+    std::lock_guard lock(received->mutex);
+    QVERIFY2(received->warnings.empty(),
+             received->warnings.empty() ? "" : received->warnings.front().c_str());
+    QCOMPARE(client.Snapshot().counters.connect_failures, uint64_t{0});
   }
 };
 
