@@ -38,14 +38,16 @@ LoopResult ClosedLoop::Run(IssueFn issue) {
 
   outstanding_.store(callers_.size());
   for (size_t i = 0; i < callers_.size(); ++i) Issue(i);
-  std::this_thread::sleep_for(options_.warmup);
+  WaitUntil(Clock::now() + options_.warmup);
 
   LoopResult result;
+  if (options_.at_window_start) options_.at_window_start();
   const Clock::time_point start = Clock::now();
   phase_.store(Phase::kMeasuring);
-  std::this_thread::sleep_until(start + options_.duration);
+  WaitUntil(start + options_.duration);
   const Clock::time_point end = Clock::now();
   phase_.store(Phase::kStopping);
+  if (options_.at_window_end) options_.at_window_end();
   result.process_threads = CountProcessThreads();
   result.duration_s = std::chrono::duration<double>(end - start).count();
 
@@ -71,6 +73,19 @@ LoopResult ClosedLoop::Run(IssueFn issue) {
                                caller.latencies_ns.end());
   }
   return result;
+}
+
+void ClosedLoop::WaitUntil(Clock::time_point deadline) {
+  std::unique_lock lock(finish_mu_);
+  finish_cv_.wait_until(lock, deadline, [this] { return finish_; });
+}
+
+void ClosedLoop::Finish() {
+  {
+    std::lock_guard lock(finish_mu_);
+    finish_ = true;
+  }
+  finish_cv_.notify_all();
 }
 
 void ClosedLoop::Issue(size_t caller) {

@@ -4,9 +4,11 @@
 #include <asio.hpp>
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -20,6 +22,9 @@ struct LoopOptions {
   std::chrono::nanoseconds drain_timeout{std::chrono::seconds(10)};
   // How long a caller waits before issuing again after a failed request.
   std::chrono::nanoseconds error_backoff{std::chrono::milliseconds(1)};
+  // Called on Run's thread as the measured window opens and as it closes (to sample what the
+  // window costs elsewhere, e.g. a server's CPU time); may be empty.
+  std::function<void()> at_window_start, at_window_end;
 };
 
 struct LoopResult {
@@ -59,6 +64,9 @@ class ClosedLoop {
   // the drain timeout, for the requests in flight to end. Every wait in it is bounded.
   LoopResult Run(IssueFn issue);
   void Done(size_t caller, bool ok);
+  // Ends the warm-up and the measured window now (a load of a fixed size: the caller that issued
+  // the last request says so); from any thread.
+  void Finish();
 
  private:
   enum class Phase { kWarmup, kMeasuring, kStopping };
@@ -75,6 +83,8 @@ class ClosedLoop {
 
   void Issue(size_t caller);
   void EndCaller();
+  // Sleeps until `deadline` or Finish().
+  void WaitUntil(std::chrono::steady_clock::time_point deadline);
 
   const LoopOptions options_;
   IssueFn issue_;
@@ -82,6 +92,9 @@ class ClosedLoop {
   std::vector<Caller> callers_;
   std::atomic<Phase> phase_{Phase::kWarmup};
   std::atomic<size_t> outstanding_{0};  // Callers that have not ended yet.
+  std::mutex finish_mu_;
+  std::condition_variable finish_cv_;
+  bool finish_ = false;  // Guarded by finish_mu_.
 };
 
 }  // namespace railyard::bench

@@ -33,13 +33,12 @@
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
-#include <fstream>
 #include <map>
-#include <sstream>
 #include <string>
 #include <vector>
 
 #include "bench/distribution.h"
+#include "bench/proc_sample.h"
 #include "core/cluster/text_files.h"
 #include "core/load/lab.h"
 #include "ui/models/cluster_state.h"
@@ -50,44 +49,13 @@ namespace {
 
 namespace fs = std::filesystem;
 using railyard::bench::Distribution;
+using railyard::bench::ProcSample;
+using railyard::bench::ReadProc;
 using railyard::bench::Summarize;
 
 std::atomic<bool> g_stop{false};
 int g_console_cpu = -1;  // --console-cpu, once the pinning took (every line says it).
 void OnSignal(int) { g_stop = true; }
-
-// One process's CPU time so far and its memory, from /proc.
-struct ProcSample {
-  bool ok = false;
-  double cpu_s = 0;
-  double rss_mib = 0;
-  double peak_mib = 0;
-};
-
-ProcSample ReadProc(pid_t pid) {
-  ProcSample p;
-  std::ifstream stat("/proc/" + std::to_string(pid) + "/stat");
-  std::string line;
-  if (!std::getline(stat, line)) return p;
-  // The fields after the command name (which may hold spaces) start at its closing ')'.
-  const size_t close = line.rfind(')');
-  if (close == std::string::npos) return p;
-  std::istringstream fields(line.substr(close + 2));
-  std::string field;
-  unsigned long long utime = 0, stime = 0;
-  for (int i = 3; i <= 15 && fields >> field; ++i) {
-    if (i == 14) utime = std::stoull(field);
-    if (i == 15) stime = std::stoull(field);
-  }
-  p.cpu_s = double(utime + stime) / double(sysconf(_SC_CLK_TCK));
-  std::ifstream status("/proc/" + std::to_string(pid) + "/status");
-  while (std::getline(status, line)) {
-    if (line.starts_with("VmRSS:")) p.rss_mib = std::stod(line.substr(6)) / 1024.0;
-    if (line.starts_with("VmHWM:")) p.peak_mib = std::stod(line.substr(6)) / 1024.0;
-  }
-  p.ok = true;
-  return p;
-}
 
 double SelfCpuS() {
   rusage u{};

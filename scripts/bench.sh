@@ -18,10 +18,12 @@ Then draws docs/bench-kv.png and docs/bench-rpc.png from FILE (gnuplot).
 
   --full    the issue's sizes (the default): kv_bench 10M keys, rpc_bench 8 s per point,
             replication_bench 60 s and 10M documents, fleet_bench 48 nodes and 96 load clients
-            (as root, each in a network namespace). Expect an hour or more on 2 cores.
+            (as root, each in a network namespace), service_bench's whole matrix 3 times
+            (about 2 hours alone). Expect three hours or more on 2 cores.
   --quick   small sizes, a few minutes: to try the script, not for figures.
   --only    run only these benchmarks: rpc_bench, pool_bench, kv_bench, trace_seek_bench,
-            admin_poll_bench, console_frame_bench, replication_bench, fleet_bench.
+            admin_poll_bench, console_frame_bench, replication_bench, fleet_bench,
+            service_bench.
   --kv-engines  kv_bench's engines, of docstore, leveldb, rocksdb, kyoto, sqlite (default: all
             built), to leave out those a run does not need (the docstore's targets are
             against LevelDB and RocksDB).
@@ -58,7 +60,7 @@ if [[ -n "$plot_only" ]]; then
 fi
 
 all=(rpc_bench pool_bench kv_bench trace_seek_bench admin_poll_bench console_frame_bench replication_bench
-  fleet_bench)
+  fleet_bench service_bench)
 if [[ -n "$only" ]]; then
   IFS=, read -r -a selected <<<"$only"
   for name in "${selected[@]}"; do
@@ -145,6 +147,8 @@ args_for() {
     full:replication_bench) echo "--duration-s 60 --catch-up-docs 10000000 --cache-docs 1000000 --cache-reps 5" ;;
     quick:fleet_bench) echo "--replicas 5 --clients 10 --client-subset 3 --per-tab-s 3 --idle-s 3" ;;
     full:fleet_bench) echo "--screenshot-dir build/bench/screenshots" ;;
+    quick:service_bench) echo "--keys 20000 --clients 16 --values 100 --duration-s 1 --reps 1" ;;
+    full:service_bench) echo "--duration-s 8 --reps 3" ;;
   esac
   if [[ "$name" == kv_bench && -n "$kv_engines" ]]; then echo "--engines $kv_engines"; fi
   if [[ "$name" == kv_bench || "$name" == rpc_bench ]] && has_flag "$name" --repeat; then

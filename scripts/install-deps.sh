@@ -20,6 +20,8 @@ packages=(
   # Peers for the side-by-side benchmarks.
   libgrpc++-dev protobuf-compiler-grpc libleveldb-dev librocksdb-dev libkyotocabinet-dev
   liburing-dev  # rpc_bench's raw-uring system: raw's frames driven by io_uring.
+  # service_bench's peers and their clients (it starts its own servers on free loopback ports).
+  redis-server memcached libhiredis-dev libmemcached-dev
   strace  # rpc_bench_raw_uring_refused: a kernel that refuses io_uring, made by fault injection.
   gnuplot-nox  # scripts/bench.sh draws the kv and rpc comparisons as PNG.
   # The node's readiness, watchdog and journald fields; systemd-analyze checks the unit.
@@ -46,3 +48,14 @@ sudo=()
 echo "install-deps: installing ${missing[*]}"
 "${sudo[@]}" apt-get update
 DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+
+# Debian starts and enables the peers' own system services on install; the benchmarks start their
+# own instances, so those it installed here are stopped and disabled again.
+daemons=()
+for p in redis-server memcached; do
+  [[ " ${missing[*]} " == *" $p "* ]] && daemons+=("$p")
+done
+if [ ${#daemons[@]} -gt 0 ] && [ -d /run/systemd/system ]; then
+  echo "install-deps: disabling the ${daemons[*]} system service(s) the packages started"
+  "${sudo[@]}" systemctl disable --now "${daemons[@]}" || true
+fi
