@@ -71,6 +71,7 @@ struct Flags {
   int reps = 3;
   size_t client_threads = 2;
   std::string dir;
+  std::vector<std::string> node_args;  // Appended to every railyard-node's command line.
 };
 
 // One system's servers for a topology: the primary's port first.
@@ -116,20 +117,22 @@ std::unique_ptr<load::NodeProcess> StartNode(const std::string& binary, const fs
   return node;
 }
 
-Deployment StartRailyard(const std::string& topology, const fs::path& dir) {
+Deployment StartRailyard(const std::string& topology, const fs::path& dir,
+                         const std::vector<std::string>& node_args) {
   std::string binary;
   if (rpc::Status s = load::FindNodeBinary(&binary); !s.ok()) Die(s.ToString());
   fs::create_directories(dir);
   Deployment d;
   d.system = "railyard";
   if (topology == "single") {
-    d.nodes.push_back(StartNode(binary, dir, "node1", {}));
+    d.nodes.push_back(StartNode(binary, dir, "node1", node_args));
   } else {
     const fs::path token = dir / "replication.token";
     std::ofstream(token) << "service-bench-replication\n";
     fs::permissions(token, fs::perms::owner_read | fs::perms::owner_write);
-    d.nodes.push_back(
-        StartNode(binary, dir, "updater", {"--replication-token-file", token.string()}));
+    std::vector<std::string> updater_args = {"--replication-token-file", token.string()};
+    updater_args.insert(updater_args.end(), node_args.begin(), node_args.end());
+    d.nodes.push_back(StartNode(binary, dir, "updater", updater_args));
     const std::string updater = d.nodes[0]->service().ToString();
     for (const char* name : {"replica1", "replica2"}) {
       d.nodes.push_back(StartNode(
@@ -402,7 +405,8 @@ int Main(const Flags& flags) {
       const fs::path dir = root / (topology + "-" + std::to_string(value_size));
       std::vector<Deployment> deployments;
       for (const std::string& system : flags.systems) {
-        if (system == "railyard") deployments.push_back(StartRailyard(topology, dir / "railyard"));
+        if (system == "railyard")
+          deployments.push_back(StartRailyard(topology, dir / "railyard", flags.node_args));
         if (system == "redis") deployments.push_back(StartRedis(topology, dir / "redis"));
         if (system == "memcached" && topology == "single") {
           deployments.push_back(StartMemcached(dir / "memcached"));
@@ -468,6 +472,10 @@ int main(int argc, char** argv) {
   app.add_option("--dir", flags.dir,
                  "where the servers keep their data (kept); default: a "
                  "temporary folder, removed at the end");
+  app.add_option("--node-arg", flags.node_args,
+                 "an argument for every railyard-node (repeat it; e.g. --node-arg=--config "
+                 "--node-arg=FILE)")
+      ->allow_extra_args(false);
   CLI11_PARSE(app, argc, argv);
   return railyard::bench::Main(flags);
 }

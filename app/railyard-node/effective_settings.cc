@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/railyard-node/effective_settings.h"
 
+#include "core/rpc/server.h"
 #include "core/rpc/tls.h"
 
 namespace {
@@ -42,7 +43,10 @@ std::string DescribeEffectiveSettings(const railyard::node::NodeOptions& o,
          "; writer tokens: " +
          TokenSource(c.data_writer_token_file(), o.data_access.writer_tokens.size()) + "; grace " +
          std::to_string(grace.count()) + " ms; memtable " + std::to_string(s.memtable_entries) +
-         " entries; doc cache " + std::to_string(s.doc_cache_bytes >> 20) + " MiB; log level " +
-         (c.log_level().empty() ? std::string("info") : c.log_level()) +
+         " entries; doc cache " + std::to_string(s.doc_cache_bytes >> 20) + " MiB; threads: io " +
+         (o.io_threads ? std::to_string(o.io_threads) : std::string("one per core")) +
+         ", workers " +
+         std::to_string(o.worker_threads ? o.worker_threads : rpc::kDefaultWorkerThreads) +
+         "; log level " + (c.log_level().empty() ? std::string("info") : c.log_level()) +
          (c.log_file().empty() ? std::string() : ", also to " + c.log_file());
 }

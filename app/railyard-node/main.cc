@@ -86,6 +86,7 @@ struct NodeFlags {
   std::string metrics_listen, metrics_token_file;
   TlsFlags metrics_tls;
   std::optional<uint64_t> doc_cache_mb;
+  std::optional<uint32_t> io_threads, worker_threads;
   int fault_corrupt_sends = 0;
   bool check_config = false;
   bool log_journal = false;
@@ -135,6 +136,14 @@ void AddNodeFlags(CLI::App& app, NodeFlags& f) {
   app.add_option("--metrics-token-file", f.metrics_token_file,
                  "Bearer tokens /metrics requires, one per line");
   app.add_option("--doc-cache-mb", f.doc_cache_mb, "Document cache size (default 64; 0: off)");
+  app.add_option("--io-threads", f.io_threads,
+                 "Threads reading and writing the docservice's connections (default 0: one per "
+                 "core)")
+      ->check(CLI::Range(0u, 1024u));
+  app.add_option("--worker-threads", f.worker_threads,
+                 "Threads running docservice calls, which may wait for the disk (default 0: 16); "
+                 "see docs/benchmarks.md, \"The docservice against Redis\"")
+      ->check(CLI::Range(0u, 1024u));
   // Tests only: damages the first N replication replies in transit (the replica must refetch).
   app.add_option("--fault-corrupt-sends", f.fault_corrupt_sends)->group("");
   app.add_option("--grace-ms", f.grace_ms,
@@ -190,6 +199,8 @@ void ApplyFlags(const NodeFlags& f, railyard::config::NodeConfig* config) {
   }
   if (!f.metrics_token_file.empty()) config->set_metrics_token_file(f.metrics_token_file);
   if (f.doc_cache_mb) config->mutable_storage()->set_doc_cache_bytes(*f.doc_cache_mb << 20);
+  if (f.io_threads) config->set_io_threads(*f.io_threads);
+  if (f.worker_threads) config->set_worker_threads(*f.worker_threads);
   if (!f.log_file.empty()) config->set_log_file(f.log_file);
   if (!f.log_level.empty()) config->set_log_level(f.log_level);
 }

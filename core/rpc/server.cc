@@ -14,7 +14,9 @@ namespace railyard::rpc {
 namespace internal {
 
 namespace {
-size_t WorkerCount(const ServerOptions& o) { return o.worker_threads ? o.worker_threads : 16; }
+size_t WorkerCount(const ServerOptions& o) {
+  return o.worker_threads ? o.worker_threads : kDefaultWorkerThreads;
+}
 }  // namespace
 
 ServerCore::ServerCore(ServerOptions opts)

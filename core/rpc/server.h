@@ -30,12 +30,18 @@ struct HelloInfo {
   std::string_view credentials;  // The client's ClientOptions::credentials; empty if none.
 };
 
+// ServerOptions::worker_threads when 0: enough for handlers that wait for the disk. On a 2-core
+// machine every hand-off then wakes a sleeping worker; docs/benchmarks.md ("The docservice against
+// Redis") measures what that costs.
+inline constexpr size_t kDefaultWorkerThreads = 16;
+
 struct ServerOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 0;      // 0: the OS chooses; read it back with Server::port().
   std::string name;       // Shown to clients in the handshake and in logs.
   size_t io_threads = 0;  // 0: one per core.
-  // For kWorkerPool handlers; 0: 16. Also the capacity that LoadReport::utilization is relative to.
+  // For kWorkerPool handlers; 0: kDefaultWorkerThreads. Also the capacity that
+  // LoadReport::utilization is relative to.
   size_t worker_threads = 0;
   uint32_t max_frame_bytes = kDefaultMaxFrameBytes;
   std::chrono::milliseconds handshake_timeout{5000};

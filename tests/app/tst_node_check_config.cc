@@ -94,7 +94,8 @@ class NodeCheckConfigTest : public QObject {
     QProcess node;
     node.start(BuiltProgram("railyard-node"),
                {"--data-dir", dir_.filePath("settings-data"), "--listen", "127.0.0.1:0", "--sync",
-                "every-write", "--viewer-token-file", dir_.filePath("secret.tokens")});
+                "every-write", "--viewer-token-file", dir_.filePath("secret.tokens"),
+                "--worker-threads", "3"});
     QVERIFY(node.waitForStarted(5000));
     QVERIFY(node.waitForReadyRead(30000));
     QVERIFY(node.readLine().startsWith("LISTEN "));
@@ -107,7 +108,8 @@ class NodeCheckConfigTest : public QObject {
          {"data_dir " + dir_.filePath("settings-data"), QString("sync every-write"),
           QString("role updater"),
           "viewer tokens: file " + dir_.filePath("secret.tokens") + " (1 token)",
-          QString("operator tokens: none"), QString("grace 30000 ms")}) {
+          QString("operator tokens: none"), QString("grace 30000 ms"),
+          QString("threads: io one per core, workers 3")}) {
       QVERIFY2(log.contains(part), qPrintable(part + " not in:\n" + log));
     }
     QVERIFY(!log.contains("the-secret-viewer-token"));
