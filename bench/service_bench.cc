@@ -11,7 +11,8 @@
 // For each topology and value size the servers start once (on OS-chosen loopback ports, in a
 // folder of their own), every key is written, the replicas are waited for, then each point
 // (op x key distribution x clients) runs --reps times with the systems interleaved, so a ratio
-// compares runs that saw the same machine.
+// compares runs that saw the same machine. "railyard-nocache" is railyard-node with its document
+// cache off, to measure the cache (with --node-memory-limit-mb, over a store larger than memory).
 //
 // stdout: one JSON object per run:
 //   {"bench":"service_bench","system":"railyard","topology":"single","op":"get","keys":"uniform",
@@ -43,6 +44,7 @@
 #include <hiredis/hiredis.h>
 
 #include "bench/closed_loop.h"
+#include "bench/kv_memory_cgroup.h"
 #include "bench/kv_service.h"
 #include "bench/latency_summary.h"
 #include "bench/peer_process.h"
@@ -72,6 +74,7 @@ struct Flags {
   size_t client_threads = 2;
   std::string dir;
   std::vector<std::string> node_args;  // Appended to every railyard-node's command line.
+  uint64_t node_memory_limit_mb = 0;   // 0: none.
 };
 
 // One system's servers for a topology: the primary's port first.
@@ -81,7 +84,8 @@ struct Deployment {
   std::vector<pid_t> pids;
   std::vector<std::unique_ptr<load::NodeProcess>> nodes;
   std::vector<std::unique_ptr<PeerProcess>> peers;
-  std::vector<rpc::Endpoint> admins;  // railyard-node's replicas' admin services.
+  std::vector<rpc::Endpoint> admins;                   // railyard-node's replicas' admin services.
+  std::vector<std::unique_ptr<MemoryCgroup>> cgroups;  // One per node under a memory limit.
 };
 
 [[noreturn]] void Die(const std::string& message) {
@@ -117,13 +121,16 @@ std::unique_ptr<load::NodeProcess> StartNode(const std::string& binary, const fs
   return node;
 }
 
-Deployment StartRailyard(const std::string& topology, const fs::path& dir,
-                         const std::vector<std::string>& node_args) {
+// `system`: "railyard", or "railyard-nocache" (the same with its document cache off).
+Deployment StartRailyard(const std::string& system, const std::string& topology,
+                         const fs::path& dir, std::vector<std::string> node_args,
+                         uint64_t memory_limit_mb) {
+  if (system == "railyard-nocache") node_args.insert(node_args.end(), {"--doc-cache-mb", "0"});
   std::string binary;
   if (rpc::Status s = load::FindNodeBinary(&binary); !s.ok()) Die(s.ToString());
   fs::create_directories(dir);
   Deployment d;
-  d.system = "railyard";
+  d.system = system;
   if (topology == "single") {
     d.nodes.push_back(StartNode(binary, dir, "node1", node_args));
   } else {
@@ -144,6 +151,18 @@ Deployment StartRailyard(const std::string& topology, const fs::path& dir,
   for (const auto& node : d.nodes) {
     d.ports.push_back(node->service().port);
     d.pids.push_back(node->pid());
+    if (memory_limit_mb == 0) continue;
+    // Before the keys are written: the store's pages read and written from now on count.
+    auto cgroup = std::make_unique<MemoryCgroup>();
+    std::string error;
+    const std::string name =
+        "service_bench-" + std::to_string(getpid()) + "-" + std::to_string(node->pid());
+    if (!cgroup->Create(name, memory_limit_mb << 20, &error)) Die("memory limit: " + error);
+    std::ofstream procs(cgroup->procs_path());
+    procs << node->pid() << "\n";
+    procs.flush();
+    if (!procs) Die("memory limit: cannot move railyard-node into " + cgroup->procs_path());
+    d.cgroups.push_back(std::move(cgroup));
   }
   return d;
 }
@@ -211,7 +230,7 @@ Deployment StartMemcached(const fs::path& dir) {
 
 std::unique_ptr<KvService> MakeService(const std::string& system, ClosedLoop& loop,
                                        size_t value_size, size_t client_threads) {
-  if (system == "railyard") return MakeBoxcarDocService(loop, value_size, client_threads);
+  if (system.starts_with("railyard")) return MakeBoxcarDocService(loop, value_size, client_threads);
   if (system == "redis") return MakeRedisService(loop, value_size, client_threads);
   return MakeMemcachedService(loop, value_size);
 }
@@ -247,7 +266,7 @@ void Preload(const Deployment& d, size_t value_size, uint64_t keys, size_t clien
 // primary), or 120 s.
 void WaitForReplicas(const Deployment& d, uint64_t keys) {
   const Clock::time_point give_up = Clock::now() + std::chrono::seconds(120);
-  if (d.system == "railyard") {
+  if (d.system.starts_with("railyard")) {
     for (const rpc::Endpoint& admin : d.admins) {
       cluster::AdminClient client(admin, "", "service_bench");
       if (rpc::Status s = client.Connect(std::chrono::seconds(10)); !s.ok()) Die(s.ToString());
@@ -405,8 +424,10 @@ int Main(const Flags& flags) {
       const fs::path dir = root / (topology + "-" + std::to_string(value_size));
       std::vector<Deployment> deployments;
       for (const std::string& system : flags.systems) {
-        if (system == "railyard")
-          deployments.push_back(StartRailyard(topology, dir / "railyard", flags.node_args));
+        if (system.starts_with("railyard")) {
+          deployments.push_back(StartRailyard(system, topology, dir / system, flags.node_args,
+                                              flags.node_memory_limit_mb));
+        }
         if (system == "redis") deployments.push_back(StartRedis(topology, dir / "redis"));
         if (system == "memcached" && topology == "single") {
           deployments.push_back(StartMemcached(dir / "memcached"));
@@ -444,9 +465,11 @@ int Main(const Flags& flags) {
 int main(int argc, char** argv) {
   railyard::bench::Flags flags;
   CLI::App app{"service_bench: railyard-node against Redis and memcached, end to end on loopback"};
-  app.add_option("--systems", flags.systems, "railyard, redis, memcached")
+  app.add_option("--systems", flags.systems,
+                 "railyard, redis, memcached, and railyard-nocache (railyard-node with its "
+                 "document cache off)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"railyard", "redis", "memcached"}));
+      ->check(CLI::IsMember({"railyard", "railyard-nocache", "redis", "memcached"}));
   app.add_option("--topologies", flags.topologies, "single, replicated")
       ->delimiter(',')
       ->check(CLI::IsMember({"single", "replicated"}));
@@ -476,6 +499,9 @@ int main(int argc, char** argv) {
                  "an argument for every railyard-node (repeat it; e.g. --node-arg=--config "
                  "--node-arg=FILE)")
       ->allow_extra_args(false);
+  app.add_option("--node-memory-limit-mb", flags.node_memory_limit_mb,
+                 "each railyard-node in a memory cgroup of this size (page cache included), as a "
+                 "host whose store does not fit in memory; 0: none");
   CLI11_PARSE(app, argc, argv);
   return railyard::bench::Main(flags);
 }
