@@ -356,6 +356,12 @@ Status DocStoreImpl::LogOps(std::span<const WalOp> ops) {
       RecordSyncFailure(s);
       return SyncFailure();
     }
+  } else if (options_.sync == SyncPolicy::kInterval &&
+             wal_appends_.fetch_add(1) == wal_synced_when_idle_.load()) {
+    // The first append since the sync thread went idle wakes it (under its mutex, so the wake
+    // cannot fall between its check and its wait).
+    MutexLock bg(&bg_mu_);
+    bg_cv_.NotifyAll();
   }
   return Status::Ok();
 }
@@ -956,11 +962,18 @@ void DocStoreImpl::BackgroundLoop() {
 
 void DocStoreImpl::SyncLoop() {
   MutexLock bg(&bg_mu_);
+  uint64_t synced_appends = 0;
   while (!bg_stop_) {
+    // Nothing appended since the last sync: sleep until an append, not an interval. An idle
+    // node (a fleet of replicas, mostly) otherwise fsyncs an unchanged log ten times a second.
+    wal_synced_when_idle_.store(synced_appends);
+    while (!bg_stop_ && wal_appends_.load() == synced_appends) bg_cv_.Wait(bg_mu_);
+    if (bg_stop_) break;
     const Clock::time_point deadline = Clock::now() + options_.sync_interval;
     while (!bg_stop_ && bg_cv_.WaitUntil(bg_mu_, deadline)) {
     }
     if (bg_stop_) break;
+    const uint64_t appends = wal_appends_.load();
     bg.Unlock();
     Status synced;
     {
@@ -970,7 +983,11 @@ void DocStoreImpl::SyncLoop() {
       MutexLock lock(&wal_sync_mu_);
       if (wal_sync_file_) synced = wal_sync_file_->Sync();
     }
-    if (!synced.ok()) RecordSyncFailure(synced);
+    if (synced.ok()) {
+      synced_appends = appends;  // A failed sync is tried again an interval later.
+    } else {
+      RecordSyncFailure(synced);
+    }
     bg.Lock();
   }
 }

@@ -99,7 +99,7 @@ class DocStoreImpl final : public DocStore {
   // Logs `ops` (already placed in the segment log, or about to be) and indexes them.
   Status LogAndIndex(std::span<const WalOp> ops) RAILYARD_REQUIRES(write_mu_)
       RAILYARD_EXCLUDES(mem_mu_);
-  Status LogOps(std::span<const WalOp> ops) RAILYARD_REQUIRES(write_mu_);
+  Status LogOps(std::span<const WalOp> ops) RAILYARD_REQUIRES(write_mu_) RAILYARD_EXCLUDES(bg_mu_);
   // Into the memtable, then out of the document cache.
   void IndexOps(std::span<const WalOp> ops) RAILYARD_REQUIRES(write_mu_) RAILYARD_EXCLUDES(mem_mu_);
   // One group of a replica's fetched blocks: WAL, segment log, memtable.
@@ -198,6 +198,11 @@ class DocStoreImpl final : public DocStore {
   bool index_load_due_ RAILYARD_GUARDED_BY(bg_mu_) = false;  // LoadIndexesIntoMemory again soon.
   std::thread bg_thread_;
   std::thread sync_thread_;
+  // SyncPolicy::kInterval: log appends so far, and how many the sync thread had synced when it
+  // last went idle (it sleeps until the next append instead of fsyncing an unchanged log every
+  // interval; the first append after that wakes it).
+  std::atomic<uint64_t> wal_appends_{0};
+  std::atomic<uint64_t> wal_synced_when_idle_{0};
   const std::shared_ptr<IndexMemoryBudget> index_memory_;
 
   DocCache cache_;

@@ -285,13 +285,28 @@ Status SegmentLog::Seal() {
 
 Status SegmentLog::SyncTo(LogPosition position) {
   std::shared_ptr<File> file;
+  LogPosition end;
   {
     ReaderLock lock(&mu_);
     // Segments before the current one were synced when they were closed.
     if (position.segment != current_) return Status::Ok();
     file = writer_sync_;
+    end = {current_, current_size_};
   }
-  return file->Sync();
+  {
+    MutexLock lock(&synced_mu_);
+    if (synced_.segment == end.segment && synced_.offset >= std::min(position.offset, end.offset)) {
+      return Status::Ok();  // Nothing written there since the last sync.
+    }
+  }
+  if (Status s = file->Sync(); !s.ok()) return s;
+  MutexLock lock(&synced_mu_);
+  // The bytes up to `end` were written before the sync began.
+  if (synced_.segment < end.segment ||
+      (synced_.segment == end.segment && synced_.offset < end.offset)) {
+    synced_ = end;
+  }
+  return Status::Ok();
 }
 
 LogPosition SegmentLog::end() const {

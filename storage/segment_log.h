@@ -157,6 +157,10 @@ class SegmentLog {
   std::atomic<uint64_t> end_position_{0};
   Mutex end_mu_ RAILYARD_ACQUIRED_AFTER(mu_);
   CondVar end_cv_;
+  // How far SyncTo last made the current segment durable: a follower's fetch on an idle updater
+  // syncs nothing new (it used to fsync the segment on every fetch, once a second per replica).
+  Mutex synced_mu_ RAILYARD_ACQUIRED_AFTER(mu_);
+  LogPosition synced_ RAILYARD_GUARDED_BY(synced_mu_);
 };
 
 }  // namespace railyard::storage

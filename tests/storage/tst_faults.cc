@@ -217,6 +217,70 @@ class FaultsTest : public QObject {
     QVERIFY(reopened->Put(999999, DocFor(999999)).ok());
   }
 
+  // With SyncPolicy::kInterval the log is fsynced an interval after a write, and not again while
+  // nothing more is written: an idle node used to fsync its unchanged log every interval (ten
+  // times a second by default, on every replica of a quiet fleet).
+  void anIdleStoreLeavesItsLogAlone() {
+    QTemporaryDir dir;
+    FaultInjectingEnv env;
+    env.TrackDurability();  // Counts every mutating operation (and skips the real fsyncs).
+    Options options = FaultOptions(&env, SyncPolicy::kInterval);
+    options.sync_interval = std::chrono::milliseconds(2);
+    auto store = OpenOrDie(options, dir.path().toStdString());
+    // Whether a sync of the log started after operation `at` (operation_count's clock).
+    auto synced_after = [&env](uint64_t at) { return env.LatestSyncStart(kWalSuffix) > at; };
+    QVERIFY(store->Put(1, DocFor(1)).ok());
+    const uint64_t first_put = env.operation_count();
+    QTRY_VERIFY_WITH_TIMEOUT(synced_after(first_put), 10000);
+    const uint64_t operations = env.operation_count();
+    // Idle for 100 intervals: no operation at all, so no fsync among them.
+    QTest::qWait(200);
+    QCOMPARE(env.operation_count(), operations);
+    // The next write is synced again.
+    QVERIFY(store->Put(2, DocFor(2)).ok());
+    const uint64_t second_put = env.operation_count();
+    QTRY_VERIFY_WITH_TIMEOUT(synced_after(second_put), 10000);
+    QVERIFY(store->Close().ok());
+  }
+
+  // A follower's fetch makes the updater's queue durable up to its end first; fetches of an
+  // unchanged queue sync nothing (they fsynced the segment each time: once a second per replica
+  // of an idle updater), and a fetch after a new block syncs again.
+  void fetchesOfAnUnchangedQueueSyncNothing() {
+    QTemporaryDir dir;
+    FaultInjectingEnv env;
+    env.TrackDurability();
+    Options options = FaultOptions(&env, SyncPolicy::kEveryWrite);
+    options.seal_after = std::chrono::milliseconds(1);  // Blocks written out without a flush.
+    auto store = OpenOrDie(options, dir.path().toStdString());
+    auto segment_synced_after = [&env](uint64_t at) {
+      return env.LatestSyncStart("segment-") > at;
+    };
+    auto written = [&store](LogPosition from) { return store->QueueEnd().offset > from.offset; };
+    const LogPosition start = store->QueueEnd();
+    for (uint64_t id = 0; id < 50; ++id) QVERIFY(store->Put(id, DocFor(id)).ok());
+    QTRY_VERIFY_WITH_TIMEOUT(written(start), 10000);
+    QueueChunk chunk;
+    uint64_t before = env.operation_count();
+    QVERIFY(store->ReadQueue(start, 1 << 20, &chunk).ok());
+    QVERIFY(!chunk.blocks.empty());
+    QVERIFY(segment_synced_after(before));  // The first fetch syncs what was written.
+    const LogPosition end = store->QueueEnd();
+    before = env.operation_count();
+    for (int fetch = 0; fetch < 10; ++fetch) {
+      QVERIFY(store->ReadQueue(end, 1 << 20, &chunk).ok());
+      QVERIFY(chunk.blocks.empty());
+    }
+    QCOMPARE(env.operation_count(), before);  // No sync, nothing at all.
+    QVERIFY(store->Put(1000, DocFor(1000)).ok());
+    QTRY_VERIFY_WITH_TIMEOUT(written(end), 10000);
+    before = env.operation_count();
+    QVERIFY(store->ReadQueue(end, 1 << 20, &chunk).ok());
+    QVERIFY(!chunk.blocks.empty());
+    QVERIFY(segment_synced_after(before));  // A new block: synced again.
+    QVERIFY(store->Close().ok());
+  }
+
   // A failed index write happens in the background: writers see it once the in-memory index
   // fills up, and writes resume once a retry succeeds.
   void failedIndexWrite() {
