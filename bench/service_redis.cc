@@ -135,10 +135,7 @@ class RedisService final : public KvService {
     guards_.clear();
     for (std::thread& t : threads_) t.join();
     threads_.clear();
-    for (auto& c : connections_) {
-      if (!c->closed && c->context) redisAsyncFree(c->context);  // Never connected.
-    }
-    connections_.clear();
+    connections_.clear();  // hiredis freed each context on its disconnect (Cleanup).
   }
 
   std::string Describe() const override {
@@ -167,6 +164,9 @@ class RedisService final : public KvService {
     if (c->context == nullptr || c->context->err) {
       c->connected.set_value(std::string("redis: connect: ") +
                              (c->context ? c->context->errstr : "out of memory"));
+      if (c->context) redisAsyncFree(c->context);  // Never attached: nothing else frees it.
+      c->context = nullptr;
+      c->closed = true;
       return;
     }
     c->socket = std::make_unique<asio::posix::stream_descriptor>(*c->io, c->context->c.fd);
