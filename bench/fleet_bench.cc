@@ -17,7 +17,6 @@
 // are measured apart from a fleet that may fill the machine.
 #include <sched.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -56,13 +55,6 @@ using railyard::bench::Summarize;
 std::atomic<bool> g_stop{false};
 int g_console_cpu = -1;  // --console-cpu, once the pinning took (every line says it).
 void OnSignal(int) { g_stop = true; }
-
-double SelfCpuS() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
 
 // CPU seconds by role ("updater", "replica", "client") over every host of the lab.
 std::map<std::string, double> CpuByRole(const railyard::lab::State& lab) {
@@ -260,10 +252,10 @@ int main(int argc, char** argv) {
       const auto before = CpuByRole(lab);
       QElapsedTimer idle;
       idle.start();
-      const double console_before = SelfCpuS();
+      const double console_before = railyard::bench::SelfCpuSeconds();
       RunFor(static_cast<qint64>(idle_s * 1000));
-      PrintCpu("console closed", before, CpuByRole(lab), SelfCpuS() - console_before,
-               double(idle.elapsed()) / 1000.0);
+      PrintCpu("console closed", before, CpuByRole(lab),
+               railyard::bench::SelfCpuSeconds() - console_before, double(idle.elapsed()) / 1000.0);
       source->Start();
       WaitUntil(all_serving, 60000);
     }
@@ -271,7 +263,7 @@ int main(int argc, char** argv) {
     const qint64 period_ms = 100;  // LiveSource::Options' default poll_hz.
     std::vector<double> all_gaps, lag_docs, lag_s;
     const auto cpu_before = CpuByRole(lab);
-    const double console_cpu_before = SelfCpuS();
+    const double console_cpu_before = railyard::bench::SelfCpuSeconds();
     QElapsedTimer watched;
     watched.start();
     for (const QString& tab_name : QString::fromStdString(tabs_option).split(',')) {
@@ -355,7 +347,8 @@ int main(int argc, char** argv) {
       }
     }
     if (result == 0 && !g_stop) {
-      PrintCpu("console polling", cpu_before, CpuByRole(lab), SelfCpuS() - console_cpu_before,
+      PrintCpu("console polling", cpu_before, CpuByRole(lab),
+               railyard::bench::SelfCpuSeconds() - console_cpu_before,
                double(watched.elapsed()) / 1000.0);
       const Distribution d = Summarize(lag_docs), s = Summarize(lag_s);
       std::printf(

@@ -141,7 +141,11 @@ uint64_t MemoryCgroup::OomKills() const {
 }
 
 bool JoinMemoryCgroup(const std::string& procs_path, std::string* error) {
-  return WriteFile(procs_path, std::to_string(getpid()), error);
+  return MoveIntoMemoryCgroup(procs_path, getpid(), error);
+}
+
+bool MoveIntoMemoryCgroup(const std::string& procs_path, pid_t pid, std::string* error) {
+  return WriteFile(procs_path, std::to_string(pid), error);
 }
 
 }  // namespace railyard::bench

@@ -11,6 +11,8 @@
 //
 // Thread safety: none; one object per child.
 
+#include <sys/types.h>
+
 #include <cstdint>
 #include <string>
 
@@ -47,5 +49,7 @@ class MemoryCgroup {
 // Moves the calling process into the cgroup whose cgroup.procs is `procs_path`; everything it
 // allocates from then on counts against the limit. False with *error.
 bool JoinMemoryCgroup(const std::string& procs_path, std::string* error);
+// The same for another process (service_bench's railyard-node): what it allocates from then on.
+bool MoveIntoMemoryCgroup(const std::string& procs_path, pid_t pid, std::string* error);
 
 }  // namespace railyard::bench

@@ -15,5 +15,7 @@ struct ProcSample {
 };
 
 ProcSample ReadProc(pid_t pid);
+// This process's CPU time so far (user + system, getrusage), in seconds.
+double SelfCpuSeconds();
 
 }  // namespace railyard::bench

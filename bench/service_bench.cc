@@ -25,7 +25,6 @@
 // ratios railyard/peer of requests/s, p99 and server CPU per request.
 //
 // Exit status: 0 when every run started, drained and had no errors; 1 otherwise; 2 on bad flags.
-#include <sys/resource.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -45,6 +44,7 @@
 
 #include "bench/closed_loop.h"
 #include "bench/kv_memory_cgroup.h"
+#include "bench/kv_repeat.h"
 #include "bench/kv_service.h"
 #include "bench/latency_summary.h"
 #include "bench/peer_process.h"
@@ -93,13 +93,6 @@ struct Deployment {
   std::exit(1);
 }
 
-double SelfCpuS() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return double(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         double(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
-}
-
 double CpuOf(const std::vector<pid_t>& pids) {
   double sum = 0;
   for (pid_t pid : pids) sum += ReadProc(pid).cpu_s;
@@ -142,9 +135,10 @@ Deployment StartRailyard(const std::string& system, const std::string& topology,
     d.nodes.push_back(StartNode(binary, dir, "updater", updater_args));
     const std::string updater = d.nodes[0]->service().ToString();
     for (const char* name : {"replica1", "replica2"}) {
-      d.nodes.push_back(StartNode(
-          binary, dir, name,
-          {"--role", "replica", "--follow", updater, "--replication-token-file", token.string()}));
+      std::vector<std::string> replica_args = {
+          "--role", "replica", "--follow", updater, "--replication-token-file", token.string()};
+      replica_args.insert(replica_args.end(), node_args.begin(), node_args.end());
+      d.nodes.push_back(StartNode(binary, dir, name, replica_args));
       d.admins.push_back(d.nodes.back()->admin());
     }
   }
@@ -158,10 +152,9 @@ Deployment StartRailyard(const std::string& system, const std::string& topology,
     const std::string name =
         "service_bench-" + std::to_string(getpid()) + "-" + std::to_string(node->pid());
     if (!cgroup->Create(name, memory_limit_mb << 20, &error)) Die("memory limit: " + error);
-    std::ofstream procs(cgroup->procs_path());
-    procs << node->pid() << "\n";
-    procs.flush();
-    if (!procs) Die("memory limit: cannot move railyard-node into " + cgroup->procs_path());
+    if (!MoveIntoMemoryCgroup(cgroup->procs_path(), node->pid(), &error)) {
+      Die("memory limit: " + error);
+    }
     d.cgroups.push_back(std::move(cgroup));
   }
   return d;
@@ -320,11 +313,11 @@ bool RunOnce(const Deployment& d, const Point& p, int rep, const Flags& flags,
   double server_cpu = 0, client_cpu = 0;
   options.at_window_start = [&] {
     server_cpu = -CpuOf(d.pids);
-    client_cpu = -SelfCpuS();
+    client_cpu = -SelfCpuSeconds();
   };
   options.at_window_end = [&] {
     server_cpu += CpuOf(d.pids);
-    client_cpu += SelfCpuS();
+    client_cpu += SelfCpuSeconds();
   };
   ClosedLoop loop(options);
   std::unique_ptr<KvService> service =
@@ -374,12 +367,6 @@ bool RunOnce(const Deployment& d, const Point& p, int rep, const Flags& flags,
   return result.errors == 0 && result.requests > 0;
 }
 
-double Median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
-}
-
 void PrintSummary(const Point& p, const std::map<std::string, std::vector<RunFigures>>& runs) {
   auto it = runs.find("railyard");
   std::string line = "{\"bench\":\"service_bench\",\"summary\":\"median\",\"topology\":\"" +
@@ -391,7 +378,7 @@ void PrintSummary(const Point& p, const std::map<std::string, std::vector<RunFig
     std::vector<double> rates;
     for (const RunFigures& f : figures) rates.push_back(f.requests_per_s);
     std::snprintf(buffer, sizeof buffer, ",\"%s_requests_per_s\":%.0f", system.c_str(),
-                  Median(rates));
+                  SpreadOf(rates).median);
     line += buffer;
     if (system == "railyard" || it == runs.end()) continue;
     std::vector<double> rate_ratio, p99_ratio, cpu_ratio;
@@ -406,7 +393,8 @@ void PrintSummary(const Point& p, const std::map<std::string, std::vector<RunFig
     std::snprintf(buffer, sizeof buffer,
                   ",\"railyard_vs_%s\":{\"requests_per_s\":%.3f,\"p99\":%.3f,"
                   "\"server_cpu_per_request\":%.3f}",
-                  system.c_str(), Median(rate_ratio), Median(p99_ratio), Median(cpu_ratio));
+                  system.c_str(), SpreadOf(rate_ratio).median, SpreadOf(p99_ratio).median,
+                  SpreadOf(cpu_ratio).median);
     line += buffer;
   }
   std::printf("%s}\n", line.c_str());
