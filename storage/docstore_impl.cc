@@ -6,6 +6,7 @@
 #include <cstring>
 #include <filesystem>
 #include <limits>
+#include <thread>
 
 #include "storage/compaction_rule.h"
 #include "storage/filenames.h"
@@ -295,17 +296,49 @@ Status DocStoreImpl::Delete(uint64_t id) {
 
 Status DocStoreImpl::Write(const WriteBatch& batch) { return Write(batch, nullptr); }
 
-Status DocStoreImpl::Write(const WriteBatch& batch, uint64_t* position) {
-  if (batch.size() == 0) {
-    if (position) *position = AppliedPosition();
-    return Status::Ok();
-  }
+std::vector<WalOp> DocStoreImpl::OpsOf(const WriteBatch& batch) const {
   std::vector<WalOp> ops;
   ops.reserve(batch.size());
   for (const WriteBatch::Op& op : batch.ops()) {
     ops.push_back({op.id, op.is_delete ? EntryKind::kDelete : EntryKind::kPut, {}, op.doc});
   }
+  return ops;
+}
+
+Status DocStoreImpl::Write(const WriteBatch& batch, uint64_t* position) {
+  if (batch.size() == 0) {
+    if (position) *position = AppliedPosition();
+    return Status::Ok();
+  }
+  std::vector<WalOp> ops = OpsOf(batch);
   return WriteOps(ops, position);
+}
+
+Status DocStoreImpl::WriteNoWait(const WriteBatch& batch, uint64_t* position) {
+  if (options_.sync == SyncPolicy::kEveryWrite) {
+    return Status::WouldWait("every write is synced before its answer");
+  }
+  if (batch.size() == 0) {
+    if (position) *position = AppliedPosition();
+    return Status::Ok();
+  }
+  std::vector<WalOp> ops = OpsOf(batch);
+  return WriteOps(ops, position, /*may_wait=*/false);
+}
+
+bool DocStoreImpl::LockWriters(bool may_wait) {
+  if (may_wait) {
+    write_mu_.lock();
+    return true;
+  }
+  // Another writer's append holds it for a few microseconds; a flush, snapshot or stall for
+  // longer than these tries take.
+  constexpr int kTries = 64;
+  for (int i = 0; i < kTries; ++i) {
+    if (write_mu_.try_lock()) return true;
+    std::this_thread::yield();
+  }
+  return false;
 }
 
 Status DocStoreImpl::WritableLocked() {
@@ -314,13 +347,17 @@ Status DocStoreImpl::WritableLocked() {
   return Status::Ok();
 }
 
-Status DocStoreImpl::WriteOps(std::span<WalOp> ops, uint64_t* position) {
+Status DocStoreImpl::WriteOps(std::span<WalOp> ops, uint64_t* position, bool may_wait) {
   if (options_.replica) {
     return Status::InvalidArgument(
         "this store is a replica: it takes changes only from its updater's queue");
   }
-  MutexLock lock(&write_mu_);
+  if (!LockWriters(may_wait)) return Status::WouldWait("another writer holds the store");
+  MutexLock lock(&write_mu_, std::adopt_lock);
   if (Status s = WritableLocked(); !s.ok()) return s;
+  if (!may_wait && !MemHasRoom(ops.size())) {
+    return Status::WouldWait("the in-memory index is full: it must be frozen first");
+  }
   if (Status s = MakeRoom(ops.size()); !s.ok()) return s;
   uint64_t puts = 0;
   for (size_t i = 0; i < ops.size(); ++i) {

@@ -60,6 +60,8 @@ class DocStoreImpl final : public DocStore {
   Status Close() override RAILYARD_EXCLUDES(write_mu_, bg_mu_);
 
   Status Write(const WriteBatch& batch, uint64_t* position) override RAILYARD_EXCLUDES(write_mu_);
+  Status WriteNoWait(const WriteBatch& batch, uint64_t* position) override
+      RAILYARD_EXCLUDES(write_mu_);
   uint64_t AppliedPosition() override;
   bool WaitForApplied(uint64_t position, std::chrono::steady_clock::time_point deadline) override
       RAILYARD_EXCLUDES(applied_mu_);
@@ -93,7 +95,12 @@ class DocStoreImpl final : public DocStore {
 
   // Appends the ops to the segment log (one block), the WAL and the memtable. `position`, if given,
   // receives the queue position that holds them all.
-  Status WriteOps(std::span<WalOp> ops, uint64_t* position) RAILYARD_EXCLUDES(write_mu_);
+  Status WriteOps(std::span<WalOp> ops, uint64_t* position, bool may_wait = true)
+      RAILYARD_EXCLUDES(write_mu_);
+  // Takes write_mu_; without `may_wait`, only if it comes free within a few tries (another
+  // writer's append), false otherwise.
+  bool LockWriters(bool may_wait) RAILYARD_TRY_ACQUIRE(true, write_mu_);
+  std::vector<WalOp> OpsOf(const WriteBatch& batch) const;
   // Refuses writes the store cannot take now (closed, failed log sync).
   Status WritableLocked() RAILYARD_REQUIRES(write_mu_) RAILYARD_EXCLUDES(wal_sync_mu_);
   // Logs `ops` (already placed in the segment log, or about to be) and indexes them.

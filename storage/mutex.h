@@ -23,6 +23,7 @@ class RAILYARD_CAPABILITY("mutex") Mutex {
   // Lower-case, so that standard lock helpers (std::condition_variable_any) take it too.
   void lock() RAILYARD_ACQUIRE() { mu_.lock(); }
   void unlock() RAILYARD_RELEASE() { mu_.unlock(); }
+  bool try_lock() RAILYARD_TRY_ACQUIRE(true) { return mu_.try_lock(); }
 
  private:
   std::mutex mu_;
@@ -48,6 +49,8 @@ class RAILYARD_CAPABILITY("shared mutex") SharedMutex {
 class RAILYARD_SCOPED_CAPABILITY MutexLock {
  public:
   explicit MutexLock(Mutex* mu) RAILYARD_ACQUIRE(mu) : mu_(mu) { mu_->lock(); }
+  // Takes over a Mutex the caller has locked (a try_lock that succeeded).
+  MutexLock(Mutex* mu, std::adopt_lock_t) RAILYARD_REQUIRES(mu) : mu_(mu) {}
   ~MutexLock() RAILYARD_RELEASE() {
     if (locked_) mu_->unlock();
   }

@@ -26,6 +26,9 @@ std::string Status::ToString() const {
     case Code::kNoSpace:
       name = "NoSpace";
       break;
+    case Code::kWouldWait:
+      name = "WouldWait";
+      break;
   }
   return message_.empty() ? std::string(name) : std::string(name) + ": " + message_;
 }

@@ -10,7 +10,18 @@ namespace railyard::storage {
 // operator can tell a damaged document from a damaged store.
 class Status {
  public:
-  enum class Code { kOk, kNotFound, kCorruption, kIOError, kInvalidArgument, kBusy, kNoSpace };
+  // kWouldWait: a call that must not wait (DocStore::WriteNoWait) would have had to; nothing was
+  // done.
+  enum class Code {
+    kOk,
+    kNotFound,
+    kCorruption,
+    kIOError,
+    kInvalidArgument,
+    kBusy,
+    kNoSpace,
+    kWouldWait
+  };
 
   Status() = default;
   static Status Ok() { return {}; }
@@ -22,10 +33,12 @@ class Status {
   }
   static Status Busy(std::string message) { return {Code::kBusy, std::move(message)}; }
   static Status NoSpace(std::string message) { return {Code::kNoSpace, std::move(message)}; }
+  static Status WouldWait(std::string message) { return {Code::kWouldWait, std::move(message)}; }
 
   bool ok() const { return code_ == Code::kOk; }
   bool IsNotFound() const { return code_ == Code::kNotFound; }
   bool IsCorruption() const { return code_ == Code::kCorruption; }
+  bool IsWouldWait() const { return code_ == Code::kWouldWait; }
   Code code() const { return code_; }
   const std::string& message() const { return message_; }
   std::string ToString() const;

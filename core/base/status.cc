@@ -44,6 +44,8 @@ std::string_view CodeName(StatusCode code) {
       return "BUSY";
     case Code::kIOError:
       return "IO_ERROR";
+    case Code::kWouldWait:
+      return "WOULD_WAIT";
     case Code::kApplicationError:
       return "APPLICATION_ERROR";
   }

@@ -10,7 +10,8 @@ namespace railyard::base {
 // What went wrong, for every library of core/ (storage/ keeps its own Status, being standalone).
 // Codes 0-104 and 199 mirror railyard.rpc.StatusCode in proto/railyard/rpc.proto, number for
 // number (core/rpc/status.cc checks it), so an rpc status crosses the wire as its number. Codes
-// 105-107 are local: recordings report them, and no server sends them today.
+// 105-108 are local: recordings report 105-107, and no server sends them today; 108 never leaves
+// the process that made it.
 enum class StatusCode : int {
   kOk = 0,
   kUnavailable = 1,
@@ -31,6 +32,9 @@ enum class StatusCode : int {
   kNotSupported = 105,  // E.g. a recording from a newer format version.
   kBusy = 106,          // Another connection held a lock past the busy timeout.
   kIOError = 107,       // Anything else the file system or SQLite reported.
+  // A handler run on an I/O thread (rpc::CallContext::may_wait false) that would have to wait:
+  // the server runs it again on a worker (rpc::WouldWait()). Never sent.
+  kWouldWait = 108,
   kApplicationError = 199,
 };
 

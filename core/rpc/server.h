@@ -95,7 +95,15 @@ struct CallContext {
   std::chrono::steady_clock::time_point deadline;
   std::string_view
       principal;  // ServerOptions::authenticate's word on the client; empty: anonymous.
+  // False while a Dispatch::kInline handler runs on an I/O thread: it must not wait (for another
+  // thread, a sync to disk, a lock held long), and answers WouldWait() to run again on a worker,
+  // where this is true.
+  bool may_wait = true;
 };
+
+// What a handler answers, when CallContext::may_wait is false, to be run again on a worker
+// thread. Nothing of it reaches the client; a handler must not have changed anything before.
+inline Status WouldWait() { return {Code::kWouldWait, "the handler needs a worker thread"}; }
 
 struct Reply {
   Status status;
@@ -106,7 +114,10 @@ using Handler = std::function<Reply(const CallContext& call, std::string_view pa
 
 enum class Dispatch {
   kWorkerPool,  // Runs on the server's worker threads; may block (disk, locks, sleeps).
-  kInline,      // Runs on the connection's I/O thread; must be quick and never block.
+  // Runs on the connection's I/O thread, which saves waking a worker and coming back (most of a
+  // small call's cost: docs/benchmarks.md); must be quick. A call that would have to wait answers
+  // WouldWait() and runs again on a worker, with CallContext::may_wait true.
+  kInline,
 };
 
 enum class ServerState { kStarting, kServing, kLameDuck, kStopped };

@@ -179,11 +179,11 @@ void ServerSession::StartRequest(wire::Request& request) {
   // Runs the handler unless the caller has already given up waiting.
   auto run = [self = shared_from_this(), handler = &it->second.fn, slot = *slot_, deadline,
               method = std::move(*request.mutable_method()),
-              payload = std::move(*request.mutable_payload())]() -> Reply {
+              payload = std::move(*request.mutable_payload())](bool may_wait) -> Reply {
     if (Clock::now() >= deadline)
       return {{Code::kDeadlineExceeded, "deadline passed before the handler ran"}, {}};
-    const CallContext call{self->client_id_, self->client_name_, slot, method, self->peer_,
-                           deadline,         self->principal_};
+    const CallContext call{self->client_id_, self->client_name_, slot,    method, self->peer_,
+                           deadline,         self->principal_,   may_wait};
     Reply reply;
     const Clock::time_point began = Clock::now();
     try {
@@ -192,17 +192,25 @@ void ServerSession::StartRequest(wire::Request& request) {
       internal::Log(LogLevel::kError, "handler for '{}' threw: {}", method, e.what());
       reply = {{Code::kInternal, std::string("handler threw: ") + e.what()}, {}};
     }
+    if (reply.status.code() == Code::kWouldWait) {
+      if (!may_wait) return reply;  // Not an answer: the worker's run is.
+      internal::Log(LogLevel::kError, "handler for '{}' answered WOULD_WAIT on a worker", method);
+      reply = {{Code::kInternal, "the handler asked for a worker while running on one"}, {}};
+    }
     if (const auto& done = self->core_.options.on_call_done) {
       done(method, Clock::now() - began, reply.status);
     }
     return reply;
   };
   if (it->second.dispatch == Dispatch::kInline) {
-    FinishRequest(id, run());
-    return;
+    Reply reply = run(/*may_wait=*/false);
+    if (reply.status.code() != Code::kWouldWait) {
+      FinishRequest(id, std::move(reply));
+      return;
+    }
   }
   asio::post(core_.workers, [self = shared_from_this(), id, run = std::move(run)]() mutable {
-    Reply reply = run();
+    Reply reply = run(/*may_wait=*/true);
     asio::post(self->strand_, [self, id, reply = std::move(reply)]() mutable {
       self->FinishRequest(id, std::move(reply));
     });

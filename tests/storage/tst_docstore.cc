@@ -116,6 +116,53 @@ class DocStoreTest : public QObject {
     QCOMPARE(store->Write(huge).code(), Status::Code::kInvalidArgument);  // Bigger than memtable.
   }
 
+  // WriteNoWait writes as Write does, but where Write would wait (a full in-memory index to freeze,
+  // a sync before the answer) it answers WouldWait having written nothing.
+  void aWriteThatMustNotWaitSaysSoAndWritesNothing() {
+    QTemporaryDir dir;
+    auto store = OpenOrDie(SmallOptions(4), dir.path().toStdString());
+    uint64_t last_position = 0;
+    for (uint64_t id = 1; id <= 4; ++id) {
+      WriteBatch batch;
+      batch.Put(id, DocFor(id, 0));
+      uint64_t position = 0;
+      const Status s = store->WriteNoWait(batch, &position);
+      QVERIFY2(s.ok(), s.ToString().c_str());
+      QVERIFY(position > 0 && position >= last_position);  // Writes in one open block share one.
+      last_position = position;
+    }
+    WriteBatch fifth;
+    fifth.Put(5, DocFor(5, 0));
+    uint64_t position = 0;
+    Status s = store->WriteNoWait(fifth, &position);
+    QVERIFY2(s.IsWouldWait(), s.ToString().c_str());
+    std::string doc;
+    QVERIFY(store->Get(5, &doc).IsNotFound());
+    QCOMPARE(store->GetStats().write_stalls, uint64_t{0});
+    s = store->Write(fifth, &position);  // Freezes the full index, then writes.
+    QVERIFY2(s.ok(), s.ToString().c_str());
+    QVERIFY(position > last_position);  // The freeze sealed the block the first four share.
+    WriteBatch sixth;
+    sixth.Put(6, DocFor(6, 0));
+    s = store->WriteNoWait(sixth, &position);
+    QVERIFY2(s.ok(), s.ToString().c_str());
+    for (uint64_t id = 1; id <= 6; ++id) {
+      QVERIFY2(store->Get(id, &doc).ok(), qPrintable(QString::number(id)));
+      QCOMPARE(doc, DocFor(id, 0));
+    }
+    store.reset();
+
+    QTemporaryDir synced_dir;
+    Options synced = SmallOptions();
+    synced.sync = SyncPolicy::kEveryWrite;
+    store = OpenOrDie(synced, synced_dir.path().toStdString());
+    s = store->WriteNoWait(sixth, &position);
+    QVERIFY2(s.IsWouldWait(), s.ToString().c_str());
+    QVERIFY(store->Get(6, &doc).IsNotFound());
+    QVERIFY(store->Write(sixth, &position).ok());
+    QVERIFY(store->Get(6, &doc).ok());
+  }
+
   // The seed's walk-through: batches of 100,000 distinct ids; after 4 flushes the index holds
   // 400,000 entries and 800,000 entry writes have been made.
   void seedArithmeticAfterFourFlushes() {
