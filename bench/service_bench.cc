@@ -12,7 +12,9 @@
 // folder of their own), every key is written, the replicas are waited for, then each point
 // (op x key distribution x clients) runs --reps times with the systems interleaved, so a ratio
 // compares runs that saw the same machine. "railyard-nocache" is railyard-node with its document
-// cache off, to measure the cache (with --node-memory-limit-mb, over a store larger than memory).
+// cache off, to measure the cache (with --node-memory-limit-mb, over a store larger than memory);
+// "railyard-workers" runs every call on a worker thread (--request-threads workers), to weigh that
+// against the default of running them on the I/O threads.
 //
 // stdout: one JSON object per run:
 //   {"bench":"service_bench","system":"railyard","topology":"single","op":"get","keys":"uniform",
@@ -114,11 +116,15 @@ std::unique_ptr<load::NodeProcess> StartNode(const std::string& binary, const fs
   return node;
 }
 
-// `system`: "railyard", or "railyard-nocache" (the same with its document cache off).
+// `system`: "railyard", "railyard-nocache" (the same with its document cache off) or
+// "railyard-workers" (every call on a worker).
 Deployment StartRailyard(const std::string& system, const std::string& topology,
                          const fs::path& dir, std::vector<std::string> node_args,
                          uint64_t memory_limit_mb) {
   if (system == "railyard-nocache") node_args.insert(node_args.end(), {"--doc-cache-mb", "0"});
+  if (system == "railyard-workers") {
+    node_args.insert(node_args.end(), {"--request-threads", "workers"});
+  }
   std::string binary;
   if (rpc::Status s = load::FindNodeBinary(&binary); !s.ok()) Die(s.ToString());
   fs::create_directories(dir);
@@ -454,10 +460,11 @@ int main(int argc, char** argv) {
   railyard::bench::Flags flags;
   CLI::App app{"service_bench: railyard-node against Redis and memcached, end to end on loopback"};
   app.add_option("--systems", flags.systems,
-                 "railyard, redis, memcached, and railyard-nocache (railyard-node with its "
-                 "document cache off)")
+                 "railyard, redis, memcached; railyard-nocache (railyard-node with its "
+                 "document cache off) and railyard-workers (every call on a worker thread)")
       ->delimiter(',')
-      ->check(CLI::IsMember({"railyard", "railyard-nocache", "redis", "memcached"}));
+      ->check(CLI::IsMember(
+          {"railyard", "railyard-nocache", "railyard-workers", "redis", "memcached"}));
   app.add_option("--topologies", flags.topologies, "single, replicated")
       ->delimiter(',')
       ->check(CLI::IsMember({"single", "replicated"}));

@@ -47,6 +47,9 @@ std::string DescribeEffectiveSettings(const railyard::node::NodeOptions& o,
          (o.io_threads ? std::to_string(o.io_threads) : std::string("one per core")) +
          ", workers " +
          std::to_string(o.worker_threads ? o.worker_threads : rpc::kDefaultWorkerThreads) +
+         "; calls run on " +
+         (o.doc_dispatch == rpc::Dispatch::kInline ? "the io threads (waits on workers)"
+                                                   : "workers") +
          "; log level " + (c.log_level().empty() ? std::string("info") : c.log_level()) +
          (c.log_file().empty() ? std::string() : ", also to " + c.log_file());
 }

@@ -87,6 +87,7 @@ struct NodeFlags {
   TlsFlags metrics_tls;
   std::optional<uint64_t> doc_cache_mb;
   std::optional<uint32_t> io_threads, worker_threads;
+  std::string request_threads;
   int fault_corrupt_sends = 0;
   bool check_config = false;
   bool log_journal = false;
@@ -141,9 +142,14 @@ void AddNodeFlags(CLI::App& app, NodeFlags& f) {
                  "core)")
       ->check(CLI::Range(0u, 1024u));
   app.add_option("--worker-threads", f.worker_threads,
-                 "Threads running docservice calls, which may wait for the disk (default 0: 16); "
-                 "see docs/benchmarks.md, \"The docservice against Redis\"")
+                 "Threads running docservice calls that wait (default 0: 16); see "
+                 "docs/benchmarks.md, \"The docservice against Redis\"")
       ->check(CLI::Range(0u, 1024u));
+  app.add_option("--request-threads", f.request_threads,
+                 "Where docservice calls run: io (default: on the I/O threads, moving to a worker "
+                 "only to wait) or workers (every call on a worker: for a store much larger than "
+                 "memory on a slow disk)")
+      ->check(CLI::IsMember({"io", "workers"}));
   // Tests only: damages the first N replication replies in transit (the replica must refetch).
   app.add_option("--fault-corrupt-sends", f.fault_corrupt_sends)->group("");
   app.add_option("--grace-ms", f.grace_ms,
@@ -201,6 +207,7 @@ void ApplyFlags(const NodeFlags& f, railyard::config::NodeConfig* config) {
   if (f.doc_cache_mb) config->mutable_storage()->set_doc_cache_bytes(*f.doc_cache_mb << 20);
   if (f.io_threads) config->set_io_threads(*f.io_threads);
   if (f.worker_threads) config->set_worker_threads(*f.worker_threads);
+  if (!f.request_threads.empty()) config->set_request_threads(f.request_threads);
   if (!f.log_file.empty()) config->set_log_file(f.log_file);
   if (!f.log_level.empty()) config->set_log_level(f.log_level);
 }

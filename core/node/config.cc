@@ -112,6 +112,14 @@ rpc::Status NodeOptionsFrom(const config::NodeConfig& c, NodeOptions* o) {
   }
   o->io_threads = c.io_threads();
   o->worker_threads = c.worker_threads();
+  if (c.request_threads().empty() || c.request_threads() == "io") {
+    o->doc_dispatch = rpc::Dispatch::kInline;
+  } else if (c.request_threads() == "workers") {
+    o->doc_dispatch = rpc::Dispatch::kWorkerPool;
+  } else {
+    return {rpc::Code::kInvalidArgument,
+            "request_threads must be io or workers, got '" + c.request_threads() + "'"};
+  }
   const config::StorageConfig& st = c.storage();
   if (st.sync() == "none") {
     o->storage.sync = storage::SyncPolicy::kNone;

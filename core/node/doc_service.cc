@@ -30,16 +30,24 @@ rpc::Status ToRpcStatus(const storage::Status& status) {
       return {rpc::Code::kUnavailable, status.message()};
     case C::kIOError:
       return {rpc::Code::kInternal, status.message()};
+    case C::kWouldWait:
+      return rpc::WouldWait();
   }
   return {rpc::Code::kInternal, status.ToString()};
 }
 
 namespace {
 
-// OK once `store` has applied `position` (within the call's deadline and `max_wait`); else BEHIND.
+// A BatchGet of more ids than this runs on a worker: on an I/O thread it would hold up the other
+// connections' calls.
+constexpr int kMaxInlineBatch = 32;
+
+// OK once `store` has applied `position` (within the call's deadline and `max_wait`); else BEHIND,
+// or WouldWait where the call may not wait.
 rpc::Status AwaitPosition(storage::DocStore& store, const rpc::CallContext& call, uint64_t position,
                           std::chrono::milliseconds max_wait) {
   if (position == 0 || store.AppliedPosition() >= position) return rpc::Status::Ok();
+  if (!call.may_wait) return rpc::WouldWait();
   Clock::time_point deadline = Clock::now() + max_wait;
   if (call.deadline != Clock::time_point::max()) {
     // Leave the client time to try another replica.
@@ -72,6 +80,7 @@ class DocServiceImpl final : public doc::DocService::Service {
 
   rpc::Status BatchGet(const rpc::CallContext& call, const doc::BatchGetRequest& request,
                        doc::BatchGetResponse* response) override {
+    if (!call.may_wait && request.ids_size() > kMaxInlineBatch) return rpc::WouldWait();
     if (rpc::Status s = AwaitPosition(store_, call, request.min_position(), options_.max_read_wait);
         !s.ok()) {
       return s;
@@ -86,29 +95,31 @@ class DocServiceImpl final : public doc::DocService::Service {
     return rpc::Status::Ok();
   }
 
-  rpc::Status Put(const rpc::CallContext&, const doc::PutRequest& request,
+  rpc::Status Put(const rpc::CallContext& call, const doc::PutRequest& request,
                   doc::PutResponse* response) override {
     if (is_replica()) return write_refusal_;
     storage::WriteBatch batch;
     batch.Put(request.id(), request.doc());
-    return Write(batch, response);
+    return Write(call, batch, response);
   }
 
-  rpc::Status Delete(const rpc::CallContext&, const doc::DeleteRequest& request,
+  rpc::Status Delete(const rpc::CallContext& call, const doc::DeleteRequest& request,
                      doc::DeleteResponse* response) override {
     if (is_replica()) return write_refusal_;
     storage::WriteBatch batch;
     batch.Delete(request.id());
-    return Write(batch, response);
+    return Write(call, batch, response);
   }
 
  private:
   bool is_replica() const { return !options_.replica_of.empty(); }
 
   template <typename Response>
-  rpc::Status Write(const storage::WriteBatch& batch, Response* response) {
+  rpc::Status Write(const rpc::CallContext& call, const storage::WriteBatch& batch,
+                    Response* response) {
     uint64_t position = 0;
-    const storage::Status s = store_.Write(batch, &position);
+    const storage::Status s =
+        call.may_wait ? store_.Write(batch, &position) : store_.WriteNoWait(batch, &position);
     response->set_position(position);
     return ToRpcStatus(s);
   }
@@ -123,6 +134,7 @@ class DocServiceImpl final : public doc::DocService::Service {
 void RegisterDocService(rpc::Server& server, storage::DocStore& store, base::MethodStats& stats,
                         const DocServiceOptions& options) {
   doc::DocService::RegisterOptions register_options;
+  register_options.dispatch = options.dispatch;
   register_options.on_done = [&stats](std::string_view method, std::chrono::nanoseconds elapsed,
                                       const rpc::Status& status) {
     stats.Record(std::string(method), elapsed, base::IsFailure(status.code()), status.code());

@@ -173,6 +173,7 @@ rpc::Status Node::Open(NodeOptions options, std::unique_ptr<Node>* out) {
                    : std::string());
   DocServiceOptions doc_options;
   if (o.replication.replica) doc_options.replica_of = o.replication.follow;
+  doc_options.dispatch = o.doc_dispatch;
   RegisterDocService(*node->server_, *node->store_, node->stats_, doc_options);
   if (!o.replication.replica) {
     ReplicationSourceOptions source;

@@ -45,6 +45,8 @@ struct NodeOptions {
   uint16_t port = 0;
   size_t io_threads = 0;
   size_t worker_threads = 0;
+  // Where docservice calls run (DocServiceOptions::dispatch).
+  rpc::Dispatch doc_dispatch = rpc::Dispatch::kInline;
   storage::Options storage;
   AdminOptions admin;
   // Who may use the docservice (data_access.h); no tokens: anyone who reaches it.

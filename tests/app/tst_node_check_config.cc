@@ -64,6 +64,8 @@ class NodeCheckConfigTest : public QObject {
     QTest::newRow("parse error") << data + "listen: 7000\n" << QStringList{"line 2, column"};
     QTest::newRow("bad value") << data + "storage { sync: \"sometimes\" }\n"
                                << QStringList{"storage.sync must be"};
+    QTest::newRow("bad request threads") << data + "request_threads: \"fibers\"\n"
+                                         << QStringList{"request_threads must be io or workers"};
     QTest::newRow("unreadable token file")
         << data + "operator_token_file: \"" + dir_.filePath("missing.tokens").toUtf8() + "\"\n"
         << QStringList{"missing.tokens"};
@@ -95,7 +97,7 @@ class NodeCheckConfigTest : public QObject {
     node.start(BuiltProgram("railyard-node"),
                {"--data-dir", dir_.filePath("settings-data"), "--listen", "127.0.0.1:0", "--sync",
                 "every-write", "--viewer-token-file", dir_.filePath("secret.tokens"),
-                "--worker-threads", "3"});
+                "--worker-threads", "3", "--request-threads", "workers"});
     QVERIFY(node.waitForStarted(5000));
     QVERIFY(node.waitForReadyRead(30000));
     QVERIFY(node.readLine().startsWith("LISTEN "));
@@ -109,7 +111,7 @@ class NodeCheckConfigTest : public QObject {
           QString("role updater"),
           "viewer tokens: file " + dir_.filePath("secret.tokens") + " (1 token)",
           QString("operator tokens: none"), QString("grace 30000 ms"),
-          QString("threads: io one per core, workers 3")}) {
+          QString("threads: io one per core, workers 3; calls run on workers")}) {
       QVERIFY2(log.contains(part), qPrintable(part + " not in:\n" + log));
     }
     QVERIFY(!log.contains("the-secret-viewer-token"));
