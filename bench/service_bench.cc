@@ -52,9 +52,10 @@
 #include "bench/peer_process.h"
 #include "bench/proc_sample.h"
 #include "core/cluster/admin_client.h"
-#include "core/cluster/replication_names.h"
 #include "core/load/key_chooser.h"
 #include "core/load/node_process.h"
+#include "core/rpc/client.h"
+#include "railyard/docservice.boxcar.h"
 
 namespace railyard::bench {
 namespace {
@@ -261,20 +262,39 @@ void Preload(const Deployment& d, size_t value_size, uint64_t keys, size_t clien
                std::chrono::duration<double>(Clock::now() - start).count());
 }
 
-// Until every replica holds every write (railyard: lag 0 and known; Redis: as many keys as the
+// The queue position a replica must have applied to hold every write made so far: that of one more
+// write (key 0 again) after them, on the updater at `port`.
+uint64_t PositionAfterEveryWrite(uint16_t port, size_t value_size) {
+  rpc::ClientOptions options;
+  options.servers.push_back({"127.0.0.1", port});
+  options.pool_size = 1;
+  options.client_name = "service_bench";
+  rpc::Client client(options);
+  if (rpc::Status s = client.Start(); !s.ok()) Die("boxcar client: " + s.ToString());
+  if (!client.WaitForPool(1, std::chrono::seconds(10))) Die("the updater took no connection");
+  doc::PutRequest request;
+  request.set_id(0);
+  request.set_doc(ValueFor(0, value_size));  // What the preload wrote there: reads check it.
+  doc::PutResponse response;
+  const rpc::CallResult result =
+      doc::DocService::Stub(client).Put(request, &response, std::chrono::seconds(10));
+  if (!result.status.ok()) Die("the last preload write failed: " + result.status.ToString());
+  return response.position();
+}
+
+// Until every replica holds every write (railyard: applied the queue to the position of a write
+// after them, since one in the updater's open block is not lag yet; Redis: as many keys as the
 // primary), or 120 s.
-void WaitForReplicas(const Deployment& d, uint64_t keys) {
+void WaitForReplicas(const Deployment& d, uint64_t keys, size_t value_size) {
   const Clock::time_point give_up = Clock::now() + std::chrono::seconds(120);
   if (d.system.starts_with("railyard")) {
+    const uint64_t position = PositionAfterEveryWrite(d.ports[0], value_size);
     for (const rpc::Endpoint& admin : d.admins) {
       cluster::AdminClient client(admin, "", "service_bench");
       if (rpc::Status s = client.Connect(std::chrono::seconds(10)); !s.ok()) Die(s.ToString());
       while (true) {
         admin::Telemetry t;
-        if (client.Telemetry(&t).ok() && cluster::ReplicaLagKnown(t.replication()) &&
-            t.replication().lag_docs() == 0) {
-          break;
-        }
+        if (client.Telemetry(&t).ok() && t.replication().applied_position() >= position) break;
         if (Clock::now() > give_up) Die("a railyard replica did not catch up within 120 s");
         std::this_thread::sleep_for(std::chrono::milliseconds(50));
       }
@@ -429,7 +449,7 @@ int Main(const Flags& flags) {
       }
       for (const Deployment& d : deployments) {
         Preload(d, value_size, flags.keys, flags.client_threads);
-        WaitForReplicas(d, flags.keys);
+        WaitForReplicas(d, flags.keys, value_size);
       }
       for (const std::string& op : flags.ops) {
         for (const std::string& distribution : flags.distributions) {
