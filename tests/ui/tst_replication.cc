@@ -23,6 +23,7 @@
 #include "ui/models/replication_lag_model.h"
 #include "ui/models/replication_model.h"
 #include "ui/models/throughput_model.h"
+#include "ui/shell/column_fit.h"
 #include "ui/sources/replay_source.h"
 #include "ui/views/compaction_view.h"
 #include "ui/views/plot_style.h"
@@ -558,6 +559,57 @@ class ReplicationTest : public QObject {
         std::make_shared<railyard::admin::Telemetry>(g.Telemetry(G::kTailing, 630))};
     state.ApplyNodePast(G::kTailing, polled);
     QCOMPARE(cleared.count(), 1);
+  }
+
+  // An updater with 47 followers, three of them silent: its cell names the silent ones and counts
+  // the rest (the tooltip lists every one). In fleet_bench's lab of 47 the cell listed every name,
+  // and the main window's fitted table cut the positions beside it to "291,..."; here a 1024 px
+  // table, fitted as the main window fits it, keeps them whole.
+  void anUpdaterWithManyFollowersNamesTheSilentAndCountsTheRest() {
+    ClusterState state;
+    state.AddNode(QString::fromStdString(G::ServiceAddress(G::kUpdater)), "updater");
+    const G g;
+    auto t = std::make_shared<railyard::admin::Telemetry>(g.Telemetry(G::kUpdater, 0));
+    railyard::admin::Replication* r = t->mutable_replication();
+    r->set_head_position(291834123);
+    r->set_applied_position(291834123);
+    r->clear_followers();
+    for (int n = 0; n < 47; ++n) {
+      railyard::admin::Follower* f = r->add_followers();
+      f->set_name(QString("replica%1").arg(n + 1).toStdString());
+      f->set_address(QString("10.77.141.%1:7000").arg(n + 2).toStdString());
+      f->set_lag_known(n != 7 && n != 27 && n != 45);
+    }
+    state.ApplyFrame({{0, t, {}, g.TimeOf(0)}}, g.TimeOf(0));
+    ReplicationView view(&state);
+    view.resize(1024, 700);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    railyard::ui::FitColumnsToWidth(view.Table());
+    // Every figure column at least as wide as its contents once the fit has run.
+    const QAbstractItemView* table = view.Table();
+    for (int column : {int(ReplicationModel::kApplied), int(ReplicationModel::kHead)}) {
+      QTRY_VERIFY2(view.Table()->columnWidth(column) >= table->sizeHintForColumn(column),
+                   qPrintable(QString("column %1: %2 < %3")
+                                  .arg(column)
+                                  .arg(view.Table()->columnWidth(column))
+                                  .arg(table->sizeHintForColumn(column))));
+    }
+    const QModelIndex follows = view.Table()->model()->index(0, ReplicationModel::kFollows);
+    QCOMPARE(follows.data().toString(),
+             QString("47 followers: replica8 (silent), replica28 (silent), replica46 (silent) and "
+                     "44 more"));
+    const QString tooltip = follows.data(Qt::ToolTipRole).toString();
+    QVERIFY(tooltip.contains("replica47 (10.77.141.48:7000)"));
+    QVERIFY(tooltip.contains("replica1 (10.77.141.2:7000)"));
+    SaveScreenshot(&view, "console_replication_many_followers.png");
+
+    // More than three silent: the count says how many in all.
+    for (int n = 0; n < 6; ++n) r->mutable_followers(n)->set_lag_known(false);
+    state.ApplyFrame({{0, t, {}, g.TimeOf(1)}}, g.TimeOf(1));
+    QCOMPARE(view.Table()->model()->index(0, ReplicationModel::kFollows).data().toString(),
+             QString("47 followers: replica1 (silent), replica2 (silent), replica3 (silent) and 44 "
+                     "more (9 silent in all)"));
   }
 
   // Twenty replicas: the legend lists the highest lags (an unknown one first), the selected row's

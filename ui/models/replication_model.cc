@@ -26,15 +26,39 @@ bool HasRole(const NodeView& node) {
   return node.telemetry && node.telemetry->replication().role() != admin::DOCSTORE_ROLE_UNSPECIFIED;
 }
 
+// Past this many followers the cell names this many, silent ones first, and counts the rest (the
+// tooltip lists them all): 47 names made the column so wide that the table cut the positions
+// beside it to "291,...".
+constexpr int kFollowersNamed = 3;
+
 QString FollowersText(const admin::Replication& r) {
   if (r.followers_size() == 0) return QObject::tr("no followers");
-  QStringList names;
+  QStringList silent, heard;
   for (const admin::Follower& f : r.followers()) {
     const QString name = QString::fromStdString(f.name().empty() ? f.address() : f.name());
     // The updater has not heard from it within the follow silence: its lag is unknown.
-    names << (f.lag_known() ? name : QObject::tr("%1 (silent)").arg(name));
+    if (f.lag_known()) {
+      heard << name;
+    } else {
+      silent << QObject::tr("%1 (silent)").arg(name);
+    }
   }
-  return QObject::tr("followers: %1").arg(names.join(QStringLiteral(", ")));
+  if (r.followers_size() <= kFollowersNamed) {
+    QStringList names;
+    for (const admin::Follower& f : r.followers()) {
+      const QString name = QString::fromStdString(f.name().empty() ? f.address() : f.name());
+      names << (f.lag_known() ? name : QObject::tr("%1 (silent)").arg(name));
+    }
+    return QObject::tr("followers: %1").arg(names.join(QStringLiteral(", ")));
+  }
+  const QStringList named = (silent + heard).mid(0, kFollowersNamed);
+  QString text = QObject::tr("%n followers: ", nullptr, r.followers_size()) +
+                 named.join(QStringLiteral(", ")) +
+                 QObject::tr(" and %1 more").arg(r.followers_size() - named.size());
+  if (silent.size() > kFollowersNamed) {
+    text += QObject::tr(" (%n silent in all)", nullptr, int(silent.size()));
+  }
+  return text;
 }
 
 QString FollowersTooltip(const admin::Replication& r) {
