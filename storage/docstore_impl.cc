@@ -296,34 +296,28 @@ Status DocStoreImpl::Delete(uint64_t id) {
 
 Status DocStoreImpl::Write(const WriteBatch& batch) { return Write(batch, nullptr); }
 
-std::vector<WalOp> DocStoreImpl::OpsOf(const WriteBatch& batch) const {
-  std::vector<WalOp> ops;
-  ops.reserve(batch.size());
-  for (const WriteBatch::Op& op : batch.ops()) {
-    ops.push_back({op.id, op.is_delete ? EntryKind::kDelete : EntryKind::kPut, {}, op.doc});
-  }
-  return ops;
-}
-
 Status DocStoreImpl::Write(const WriteBatch& batch, uint64_t* position) {
-  if (batch.size() == 0) {
-    if (position) *position = AppliedPosition();
-    return Status::Ok();
-  }
-  std::vector<WalOp> ops = OpsOf(batch);
-  return WriteOps(ops, position);
+  return WriteBatchOps(batch, position, /*may_wait=*/true);
 }
 
 Status DocStoreImpl::WriteNoWait(const WriteBatch& batch, uint64_t* position) {
   if (options_.sync == SyncPolicy::kEveryWrite) {
     return Status::WouldWait("every write is synced before its answer");
   }
+  return WriteBatchOps(batch, position, /*may_wait=*/false);
+}
+
+Status DocStoreImpl::WriteBatchOps(const WriteBatch& batch, uint64_t* position, bool may_wait) {
   if (batch.size() == 0) {
     if (position) *position = AppliedPosition();
     return Status::Ok();
   }
-  std::vector<WalOp> ops = OpsOf(batch);
-  return WriteOps(ops, position, /*may_wait=*/false);
+  std::vector<WalOp> ops;
+  ops.reserve(batch.size());
+  for (const WriteBatch::Op& op : batch.ops()) {
+    ops.push_back({op.id, op.is_delete ? EntryKind::kDelete : EntryKind::kPut, {}, op.doc});
+  }
+  return WriteOps(ops, position, may_wait);
 }
 
 bool DocStoreImpl::LockWriters(bool may_wait) {

@@ -100,7 +100,9 @@ class DocStoreImpl final : public DocStore {
   // Takes write_mu_; without `may_wait`, only if it comes free within a few tries (another
   // writer's append), false otherwise.
   bool LockWriters(bool may_wait) RAILYARD_TRY_ACQUIRE(true, write_mu_);
-  std::vector<WalOp> OpsOf(const WriteBatch& batch) const;
+  // Write and WriteNoWait: an empty batch answers the applied position; the rest goes to WriteOps.
+  Status WriteBatchOps(const WriteBatch& batch, uint64_t* position, bool may_wait)
+      RAILYARD_EXCLUDES(write_mu_);
   // Refuses writes the store cannot take now (closed, failed log sync).
   Status WritableLocked() RAILYARD_REQUIRES(write_mu_) RAILYARD_EXCLUDES(wal_sync_mu_);
   // Logs `ops` (already placed in the segment log, or about to be) and indexes them.

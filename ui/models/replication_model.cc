@@ -33,22 +33,15 @@ constexpr int kFollowersNamed = 3;
 
 QString FollowersText(const admin::Replication& r) {
   if (r.followers_size() == 0) return QObject::tr("no followers");
-  QStringList silent, heard;
+  QStringList names, silent, heard;  // All in the updater's order; the silent; the others.
   for (const admin::Follower& f : r.followers()) {
-    const QString name = QString::fromStdString(f.name().empty() ? f.address() : f.name());
+    QString name = QString::fromStdString(f.name().empty() ? f.address() : f.name());
     // The updater has not heard from it within the follow silence: its lag is unknown.
-    if (f.lag_known()) {
-      heard << name;
-    } else {
-      silent << QObject::tr("%1 (silent)").arg(name);
-    }
+    if (!f.lag_known()) name = QObject::tr("%1 (silent)").arg(name);
+    names << name;
+    (f.lag_known() ? heard : silent) << name;
   }
-  if (r.followers_size() <= kFollowersNamed) {
-    QStringList names;
-    for (const admin::Follower& f : r.followers()) {
-      const QString name = QString::fromStdString(f.name().empty() ? f.address() : f.name());
-      names << (f.lag_known() ? name : QObject::tr("%1 (silent)").arg(name));
-    }
+  if (names.size() <= kFollowersNamed) {
     return QObject::tr("followers: %1").arg(names.join(QStringLiteral(", ")));
   }
   const QStringList named = (silent + heard).mid(0, kFollowersNamed);
