@@ -16,6 +16,7 @@
 #include <QGuiApplication>
 #include <QLabel>
 #include <QListView>
+#include <QLocale>
 #include <QMenu>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -373,6 +374,13 @@ void MainWindow::BuildViews() {
   KeepColumnWidth(
       replication_->Table(), ReplicationModel::kState,
       metrics.horizontalAdvance(tr("unknown (node unreachable)")) + metrics.height() + 24);
+  // Queue positions grow after the columns were measured (when the rows came): at 1024 px the
+  // demo's head read "1, 312,6...". They keep room for twelve digits (under a terabyte of queue);
+  // the optional columns above leave first.
+  const int position_width =
+      metrics.horizontalAdvance(QLocale().toString(qulonglong(999'999'999'999))) + 16;
+  KeepColumnWidth(replication_->Table(), ReplicationModel::kApplied, position_width);
+  KeepColumnWidth(replication_->Table(), ReplicationModel::kHead, position_width);
 
   // The node list: every node with its health colour; selecting one drives the per-node views.
   // In natural name order (backend-2 before backend-10), through a sorting proxy: rows of the
