@@ -23,6 +23,8 @@ namespace railyard::rpc::testing {
 
 inline constexpr char kEchoMethod[] = "test.Echo";
 inline constexpr char kFailMethod[] = "test.Fail";
+// A method name for suites that register their own handler.
+inline constexpr char kWorkMethod[] = "test.Work";
 
 using railyard::testing::WaitUntil;
 

@@ -12,8 +12,6 @@ using namespace railyard::rpc::testing;
 
 namespace {
 
-constexpr char kWorkMethod[] = "test.Work";
-
 // A server whose every answer is a fast INTERNAL error: "I'm unhealthy!", on a connection it keeps.
 // It takes one connection at a time, so a second connection from the same client cannot displace
 // the healthy server's from the pool.

@@ -20,8 +20,6 @@ using namespace std::chrono_literals;
 
 namespace {
 
-constexpr char kWorkMethod[] = "test.Work";
-
 // A server whose test.Work answers OK, or fails with `failure` while `failing` is set.
 struct PolicyServer {
   std::unique_ptr<Server> server;
