@@ -186,6 +186,46 @@ class ConsoleScaleTest : public QObject {
     QVERIFY(table.columnWidth(0) >= QFontMetrics(table.font()).horizontalAdvance(widest));
   }
 
+  // A figure that gains digits (a queue position, a rate) gets its column widened once the view
+  // has measured the changed cells, not when rows next come or go; a frame that changes every row
+  // is measured over the rows in view only, and a user's dragged width stands.
+  void columnFitWidensAColumnWhoseFigureGrew() {
+    constexpr int kRows = 200, kColumns = 4;
+    CountingModel model(0, kColumns);
+    for (int r = 0; r < kRows; ++r) {
+      QList<QStandardItem*> row;
+      for (int c = 0; c < kColumns; ++c) row.append(new QStandardItem(QString::number(r % 10)));
+      model.appendRow(row);
+    }
+    QTableView table;
+    table.setModel(&model);
+    table.horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+    table.resize(900, 300);
+    railyard::ui::FitColumnsToWidth(&table);
+    table.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&table));
+    QCoreApplication::processEvents();
+    const int narrow = table.columnWidth(1);
+    table.horizontalHeader()->resizeSection(2, 40);  // The user's width for column 2.
+
+    const QString grown = QStringLiteral("1,312,689,001,234");
+    const int text = QFontMetrics(table.font()).horizontalAdvance(grown);
+    QVERIFY2(narrow < text, "the starting column must be narrower than the grown figure");
+    model.display_reads = 0;
+    for (int r = 0; r < kRows; ++r) model.item(r, 1)->setText(grown);
+    model.item(0, 2)->setText(grown);
+    QTRY_VERIFY_WITH_TIMEOUT(table.columnWidth(1) >= text, 5000);
+    // The dragged column keeps the user's width (shared spare room aside): its text elides.
+    QVERIFY2(table.columnWidth(2) < text, qPrintable(QString::number(table.columnWidth(2))));
+    // Painting reads the rows in view; measuring read them once more, never all 200.
+    const int in_view = table.rowAt(table.viewport()->height() - 1) - table.rowAt(0) + 1;
+    QVERIFY(in_view > 0 && in_view < kRows / 2);
+    QVERIFY2(model.display_reads < 8L * in_view * kColumns,
+             qPrintable(QString("%1 reads of the text for %2 rows in view")
+                            .arg(model.display_reads)
+                            .arg(in_view)));
+  }
+
   // Between frames 1 and 2 of the generated cluster only each node's request rate moves: the
   // overview signals that column for the 300 rows, and nothing else (it signalled every row
   // whole, so the table repainted every visible cell each frame); the text is the new one.

@@ -7,6 +7,7 @@
 #include <QTimer>
 #include <QVector>
 #include <algorithm>
+#include <limits>
 
 namespace railyard::ui {
 
@@ -15,6 +16,7 @@ namespace {
 constexpr int kMinimumWidth = 36;
 constexpr double kMostGrowth = 1.5;
 constexpr char kFitterName[] = "railyardColumnFitter";
+constexpr int kGrowthCheckMs = 250;
 
 class ColumnFitter : public QObject {
  public:
@@ -57,6 +59,9 @@ class ColumnFitter : public QObject {
     refit_.setSingleShot(true);
     refit_.setInterval(0);
     connect(&refit_, &QTimer::timeout, this, &ColumnFitter::Fit);
+    growth_check_.setSingleShot(true);
+    growth_check_.setInterval(kGrowthCheckMs);
+    connect(&growth_check_, &QTimer::timeout, this, &ColumnFitter::CheckGrowth);
     if (QAbstractItemModel* model = table->model()) {
       // Rows arrive one insertion at a time (a replay seek re-adds every node): each only marks
       // the contents for measuring, which the next fit does once for all of them.
@@ -64,6 +69,13 @@ class ColumnFitter : public QObject {
         connect(model, signal, this, [this] { RemeasureSoon(); });
       }
       connect(model, &QAbstractItemModel::modelReset, this, [this] { RemeasureSoon(); });
+      // A figure that grows (a queue position gaining digits, a rate its thousands) must not be
+      // cut to "1,312,6..." until rows next come or go: changed cells in view are measured
+      // against their columns' contents, at most every kGrowthCheckMs.
+      connect(model, &QAbstractItemModel::dataChanged, this,
+              [this](const QModelIndex& top_left, const QModelIndex& bottom_right) {
+                NoteChanged(top_left, bottom_right);
+              });
       connect(model, &QAbstractItemModel::columnsInserted, this, [this] { Reset(); });
       connect(model, &QAbstractItemModel::columnsRemoved, this, [this] { Reset(); });
     }
@@ -92,6 +104,45 @@ class ColumnFitter : public QObject {
     dragged_.resize(count);
     kept_.resize(count);
     Remeasure();
+  }
+
+  void NoteChanged(const QModelIndex& top_left, const QModelIndex& bottom_right) {
+    if (!top_left.isValid() || !bottom_right.isValid()) return;
+    changed_first_column_ = std::min(changed_first_column_, top_left.column());
+    changed_last_column_ = std::max(changed_last_column_, bottom_right.column());
+    changed_first_row_ = std::min(changed_first_row_, top_left.row());
+    changed_last_row_ = std::max(changed_last_row_, bottom_right.row());
+    if (!growth_check_.isActive()) growth_check_.start();
+  }
+
+  // Measures the changed cells that are in view (so a frame of 300 rows costs what a screenful
+  // does), and widens the preferred width of a column whose contents outgrew their measure.
+  void CheckGrowth() {
+    const int first_column = changed_first_column_, last_column = changed_last_column_;
+    int first_row = changed_first_row_, last_row = changed_last_row_;
+    changed_first_column_ = changed_first_row_ = std::numeric_limits<int>::max();
+    changed_last_column_ = changed_last_row_ = -1;
+    if (remeasure_ || last_column < 0 || !table_->isVisible()) return;  // A fit measures all.
+    const int top = table_->rowAt(0);
+    if (top < 0) return;
+    const int bottom = table_->rowAt(table_->viewport()->height() - 1);
+    first_row = std::max(first_row, top);
+    last_row = std::min(last_row, bottom < 0 ? table_->model()->rowCount() - 1 : bottom);
+    const QAbstractItemView* view = table_;
+    const int grid = table_->showGrid() ? 1 : 0;  // As QTableView::sizeHintForColumn counts it.
+    bool grew = false;
+    for (int c = std::max(first_column, 0); c <= last_column && c < contents_.size(); ++c) {
+      if (dragged_[c] || table_->isColumnHidden(c)) continue;
+      for (int r = first_row; r <= last_row; ++r) {
+        if (table_->isRowHidden(r)) continue;
+        const int wanted = view->sizeHintForIndex(table_->model()->index(r, c)).width() + grid;
+        if (wanted <= contents_[c]) continue;
+        contents_[c] = wanted;
+        preferred_[c] = std::max(preferred_[c], wanted);
+        grew = true;
+      }
+    }
+    if (grew) refit_.start();
   }
 
   void RemeasureSoon() {
@@ -211,6 +262,12 @@ class ColumnFitter : public QObject {
   QVector<int> kept_;        // KeepColumnWidth's floors (0: none).
   QVector<int> drop_order_;  // DropColumnsWhenNarrow's columns, the first to go first.
   QTimer refit_;
+  QTimer growth_check_;
+  // The cells signalled changed since the last growth check (empty: first > last).
+  int changed_first_column_ = std::numeric_limits<int>::max();
+  int changed_last_column_ = -1;
+  int changed_first_row_ = std::numeric_limits<int>::max();
+  int changed_last_row_ = -1;
   bool remeasure_ = false;  // Rows came or went since the contents were last measured.
   bool fitting_ = false;
 };
