@@ -77,6 +77,9 @@ ReplicationView::ReplicationView(ReplicationModel* model, ReplicationLagModel* l
   QFont bold = summary_->font();
   bold.setBold(true);
   summary_->setFont(bold);
+  // Wraps rather than setting the tab's least width: unwrapped, with the controls beside it, it
+  // made a 1024-pixel window 1,127 pixels wide.
+  summary_->setWordWrap(true);
   unit_box_ = new QComboBox(this);
   unit_box_->addItem(tr("documents"), static_cast<int>(LagUnit::kDocs));
   unit_box_->addItem(tr("seconds"), static_cast<int>(LagUnit::kSeconds));
