@@ -71,6 +71,8 @@ class DocStoreEngine final : public KvEngine {
            ",\"write_stalls\":" + std::to_string(stats.write_stalls) +
            ",\"index_searches\":" + std::to_string(index_searches) +
            ",\"index_memory_bytes\":" + std::to_string(stats.index_memory_bytes) +
+           ",\"memtable_capacity\":" + std::to_string(stats.memtable_capacity) +
+           ",\"doc_cache_bytes\":" + std::to_string(stats.cache.bytes) +
            ",\"segment_reads_advised\":" + std::to_string(stats.segment_reads_advised);
   }
 

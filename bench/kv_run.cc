@@ -2,8 +2,10 @@
 #include "bench/kv_run.h"
 
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -11,10 +13,12 @@
 #include <filesystem>
 #include <string>
 #include <system_error>
+#include <thread>
 #include <vector>
 
 #include "bench/kv_engine.h"
 #include "bench/kv_workload.h"
+#include "bench/proc_sample.h"
 
 namespace railyard::bench {
 namespace {
@@ -195,6 +199,45 @@ uint64_t PeakRssBytes() {
   return static_cast<uint64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB.
 }
 
+// The peaks of this process's anonymous and file-backed resident memory, sampled every 100 ms
+// on a thread of its own from construction to Stop.
+class RssPartsSampler {
+ public:
+  RssPartsSampler()
+      : thread_([this] {
+          while (!stop_.load()) {
+            Sample();
+            std::this_thread::sleep_for(std::chrono::milliseconds(100));
+          }
+        }) {}
+  ~RssPartsSampler() { Stop(); }
+
+  // Takes a last sample and ends the thread; the peaks hold from then on.
+  void Stop() {
+    if (!thread_.joinable()) return;
+    stop_.store(true);
+    thread_.join();
+    Sample();
+  }
+  double peak_anon_mib() const { return peak_anon_mib_.load(); }
+  double peak_file_mib() const { return peak_file_mib_.load(); }
+
+ private:
+  void Sample() {
+    const ProcSample now = ReadProc(getpid());
+    if (!now.ok) return;
+    if (now.rss_anon_mib > peak_anon_mib_.load()) peak_anon_mib_.store(now.rss_anon_mib);
+    if (now.rss_file_mib > peak_file_mib_.load()) peak_file_mib_.store(now.rss_file_mib);
+  }
+
+  std::atomic<bool> stop_{false};
+  std::atomic<double> peak_anon_mib_{0};
+  std::atomic<double> peak_file_mib_{0};
+  std::thread thread_;  // Last: it reads the members above.
+};
+
+uint64_t MibToBytes(double mib) { return static_cast<uint64_t>(mib * 1024.0 * 1024.0); }
+
 }  // namespace
 
 int RunEngine(const EngineRun& run) {
@@ -214,6 +257,7 @@ int RunEngine(const EngineRun& run) {
 
   const Workload workload(run.n, run.seed, run.absent_share);
   ErrorCounter errors(name);
+  RssPartsSampler rss_parts;
   const double write_s = Seconds(WriteAll(*engine, workload, name, errors));
   std::fprintf(stderr, "kv_bench: %s: %" PRIu64 " writes in %.3f s\n", name.c_str(), run.n,
                write_s);
@@ -221,7 +265,15 @@ int RunEngine(const EngineRun& run) {
   const double read_s = Seconds(ReadAll(*engine, workload, name, errors, write_s, &absent_reads));
   std::fprintf(stderr, "kv_bench: %s: %" PRIu64 " reads in %.3f s\n", name.c_str(), run.n, read_s);
 
-  std::string extra = engine->ExtraJsonFields();
+  const ProcSample at_end = ReadProc(getpid());
+  rss_parts.Stop();
+  char parts[192];
+  std::snprintf(parts, sizeof(parts),
+                ",\"peak_rss_anon_bytes\":%" PRIu64 ",\"peak_rss_file_bytes\":%" PRIu64
+                ",\"end_rss_anon_bytes\":%" PRIu64 ",\"end_rss_file_bytes\":%" PRIu64,
+                MibToBytes(rss_parts.peak_anon_mib()), MibToBytes(rss_parts.peak_file_mib()),
+                MibToBytes(at_end.rss_anon_mib), MibToBytes(at_end.rss_file_mib));
+  std::string extra = parts + engine->ExtraJsonFields();
   if (run.absent_share > 0) {
     char absent[96];
     std::snprintf(absent, sizeof(absent), ",\"absent_share\":%.3f,\"absent_reads\":%" PRIu64,

@@ -18,14 +18,18 @@ struct EngineRun {
 // Runs the whole benchmark for one engine in this process: opens it, does the workload's n writes
 // then n verified reads, closes it, and prints its JSON line on stdout:
 //   {"bench":"kv_bench","engine":...,"n":...,"write_s":...,"read_s":...,"disk_bytes":...,
-//    "peak_rss_bytes":...,"errors":...}
+//    "peak_rss_bytes":...,"peak_rss_anon_bytes":...,"peak_rss_file_bytes":...,
+//    "end_rss_anon_bytes":...,"end_rss_file_bytes":...,"errors":...}
 // write_s and read_s are the wall time spent in the engine's calls (generating keys and values and
 // checking what was read happen between timed chunks); disk_bytes is the size of the files in the
 // directory after Close; peak_rss_bytes is this process's peak RSS (so run one engine per
-// process). errors counts failed calls, reads that found nothing and reads that returned a
-// different value; with an absent share, reads of never-written keys that found something count as
-// errors too, and the line adds "absent_share" and "absent_reads". Progress and error details go to
-// stderr.
+// process). The RSS's parts, sampled every 100 ms: anonymous memory (the engine's heap and
+// private maps) and file-backed pages (files it maps, which are page cache: an engine that reads
+// with pread has its file pages in the page cache too, but not in its RSS), at their peaks and
+// at the end of the reads. errors counts failed calls, reads that found nothing and reads that
+// returned a different value; with an absent share, reads of never-written keys that found
+// something count as errors too, and the line adds "absent_share" and "absent_reads". Progress and
+// error details go to stderr.
 //
 // Returns 0 if the line was printed with no errors, 1 otherwise (no line if the engine failed to
 // open).

@@ -30,6 +30,8 @@ ProcSample ReadProc(pid_t pid) {
   while (std::getline(status, line)) {
     if (line.starts_with("VmRSS:")) p.rss_mib = std::stod(line.substr(6)) / 1024.0;
     if (line.starts_with("VmHWM:")) p.peak_mib = std::stod(line.substr(6)) / 1024.0;
+    if (line.starts_with("RssAnon:")) p.rss_anon_mib = std::stod(line.substr(8)) / 1024.0;
+    if (line.starts_with("RssFile:")) p.rss_file_mib = std::stod(line.substr(8)) / 1024.0;
   }
   p.ok = true;
   return p;

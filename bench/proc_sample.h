@@ -12,6 +12,10 @@ struct ProcSample {
   double cpu_s = 0;
   double rss_mib = 0;
   double peak_mib = 0;
+  // The resident set's parts: anonymous (heap, stacks, private maps) and file-backed (mapped
+  // files' pages, which are the page cache and shared with it).
+  double rss_anon_mib = 0;
+  double rss_file_mib = 0;
 };
 
 ProcSample ReadProc(pid_t pid);
