@@ -188,9 +188,10 @@ class ConsoleScaleTest : public QObject {
 
   // A figure that gains digits (a queue position, a rate) gets its column widened once the view
   // has measured the changed cells, not when rows next come or go; a frame that changes every row
-  // is measured over the rows in view only, and a user's dragged width stands.
+  // is measured over the rows in view only, a row out of view when it scrolls in, a hidden table's
+  // when it is shown, and a user's dragged width stands.
   void columnFitWidensAColumnWhoseFigureGrew() {
-    constexpr int kRows = 200, kColumns = 4;
+    constexpr int kRows = 200, kColumns = 5;
     CountingModel model(0, kColumns);
     for (int r = 0; r < kRows; ++r) {
       QList<QStandardItem*> row;
@@ -224,6 +225,37 @@ class ConsoleScaleTest : public QObject {
              qPrintable(QString("%1 reads of the text for %2 rows in view")
                             .arg(model.display_reads)
                             .arg(in_view)));
+    // A figure that grew out of view is measured when it scrolls into view. A cell in view
+    // changed with it shows that the check has run and passed over the row out of view.
+    const QFontMetrics metrics(table.font());
+    const QString far = QStringLiteral("a-name-far-below-the-rows-in-view");
+    const QString probe = QStringLiteral("a probe in view, column 3");
+    QVERIFY(table.columnWidth(0) < metrics.horizontalAdvance(far));
+    QVERIFY(table.columnWidth(3) < metrics.horizontalAdvance(probe));
+    model.item(kRows - 1, 0)->setText(far);
+    model.item(0, 3)->setText(probe);
+    QTRY_VERIFY_WITH_TIMEOUT(table.columnWidth(3) >= metrics.horizontalAdvance(probe), 5000);
+    QVERIFY(table.columnWidth(0) < metrics.horizontalAdvance(far));
+    table.scrollToBottom();
+    QTRY_VERIFY_WITH_TIMEOUT(table.columnWidth(0) >= metrics.horizontalAdvance(far), 5000);
+
+    // A figure that grew while its table was hidden (another tab) is measured when it is shown;
+    // a second view of the same rows, shown all along, shows that the change has been seen.
+    QTableView shown;
+    shown.setModel(&model);
+    shown.resize(900, 300);
+    railyard::ui::FitColumnsToWidth(&shown);
+    shown.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&shown));
+    shown.scrollToBottom();
+    table.hide();
+    const QString longer = QStringLiteral("1,312,689,001,234,567,890,123,456,789,012");
+    QVERIFY(table.columnWidth(1) < metrics.horizontalAdvance(longer));
+    model.item(kRows - 1, 1)->setText(longer);
+    QTRY_VERIFY_WITH_TIMEOUT(shown.columnWidth(1) >= metrics.horizontalAdvance(longer), 5000);
+    QVERIFY(table.columnWidth(1) < metrics.horizontalAdvance(longer));
+    table.show();
+    QTRY_VERIFY_WITH_TIMEOUT(table.columnWidth(1) >= metrics.horizontalAdvance(longer), 5000);
   }
 
   // Between frames 1 and 2 of the generated cluster only each node's request rate moves: the

@@ -3,6 +3,7 @@
 
 #include <QEvent>
 #include <QHeaderView>
+#include <QScrollBar>
 #include <QTableView>
 #include <QTimer>
 #include <QVector>
@@ -79,6 +80,8 @@ class ColumnFitter : public QObject {
       connect(model, &QAbstractItemModel::columnsInserted, this, [this] { Reset(); });
       connect(model, &QAbstractItemModel::columnsRemoved, this, [this] { Reset(); });
     }
+    connect(table->verticalScrollBar(), &QScrollBar::valueChanged, this,
+            [this] { CheckViewSoon(); });
     Remeasure();
   }
 
@@ -87,6 +90,8 @@ class ColumnFitter : public QObject {
   // and the table's own methods must not be called then.
   bool eventFilter(QObject* watched, QEvent* event) override {
     if (watched == viewport_ && event->type() == QEvent::Resize) refit_.start();
+    // Rows that changed while the table was hidden, or that scroll into view, are measured too.
+    if (watched == viewport_ && event->type() == QEvent::Show) CheckViewSoon();
     return false;
   }
 
@@ -112,26 +117,36 @@ class ColumnFitter : public QObject {
     changed_last_column_ = std::max(changed_last_column_, bottom_right.column());
     changed_first_row_ = std::min(changed_first_row_, top_left.row());
     changed_last_row_ = std::max(changed_last_row_, bottom_right.row());
+    // A hidden table keeps the range for when it is shown (eventFilter) and sleeps meanwhile.
+    if (table_->isVisible() && !growth_check_.isActive()) growth_check_.start();
+  }
+
+  // Every cell in view is checked next: the rows shown are new (a scroll, the tab shown again).
+  void CheckViewSoon() {
+    changed_first_column_ = changed_first_row_ = 0;
+    changed_last_column_ = changed_last_row_ = std::numeric_limits<int>::max();
     if (!growth_check_.isActive()) growth_check_.start();
   }
 
   // Measures the changed cells that are in view (so a frame of 300 rows costs what a screenful
   // does), and widens the preferred width of a column whose contents outgrew their measure.
   void CheckGrowth() {
-    const int first_column = changed_first_column_, last_column = changed_last_column_;
+    if (!table_->isVisible()) return;  // Kept for when it is shown.
+    const int first_column = changed_first_column_;
+    const int last_column = std::min(changed_last_column_, int(contents_.size()) - 1);
     int first_row = changed_first_row_, last_row = changed_last_row_;
     changed_first_column_ = changed_first_row_ = std::numeric_limits<int>::max();
     changed_last_column_ = changed_last_row_ = -1;
-    if (remeasure_ || last_column < 0 || !table_->isVisible()) return;  // A fit measures all.
+    if (remeasure_ || last_column < 0) return;  // A fit measures everything.
     const int top = table_->rowAt(0);
-    if (top < 0) return;
+    if (top < 0 || table_->viewport()->height() <= 0) return;  // No row in view: none to measure.
     const int bottom = table_->rowAt(table_->viewport()->height() - 1);
     first_row = std::max(first_row, top);
     last_row = std::min(last_row, bottom < 0 ? table_->model()->rowCount() - 1 : bottom);
     const QAbstractItemView* view = table_;
     const int grid = table_->showGrid() ? 1 : 0;  // As QTableView::sizeHintForColumn counts it.
     bool grew = false;
-    for (int c = std::max(first_column, 0); c <= last_column && c < contents_.size(); ++c) {
+    for (int c = std::max(first_column, 0); c <= last_column; ++c) {
       if (dragged_[c] || table_->isColumnHidden(c)) continue;
       for (int r = first_row; r <= last_row; ++r) {
         if (table_->isRowHidden(r)) continue;

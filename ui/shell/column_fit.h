@@ -12,8 +12,9 @@ namespace railyard::ui {
 // given to the last column. Each column has a preferred width: the width the view gave it (and
 // any width the user drags it to), or, for a column the view sized to its contents, its contents'
 // width measured when rows arrive (never per frame); when cells change, those in view are measured
-// again, at most four times a second, and a column whose contents grew wants their new width
-// (so a figure that gains digits gets room at once, not when rows next come or go). When the
+// again, at most four times a second (and the rows in view when the table is scrolled or shown
+// again), and a column whose contents grew wants their new width (so a figure that gains digits
+// gets room at once, not when rows next come or go). When the
 // preferred widths do not fit, the columns first give up what they have beyond their heading, then
 // the widest give way (their text elides); when there is room, every column grows in proportion, up
 // to half as wide again, and the last one takes the rest.
