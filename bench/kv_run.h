@@ -18,8 +18,8 @@ struct EngineRun {
 // Runs the whole benchmark for one engine in this process: opens it, does the workload's n writes
 // then n verified reads, closes it, and prints its JSON line on stdout:
 //   {"bench":"kv_bench","engine":...,"n":...,"write_s":...,"read_s":...,"disk_bytes":...,
-//    "peak_rss_bytes":...,"peak_rss_anon_bytes":...,"peak_rss_file_bytes":...,
-//    "end_rss_anon_bytes":...,"end_rss_file_bytes":...,"errors":...}
+//    "peak_rss_bytes":...,"errors":...,"peak_rss_anon_bytes":...,"peak_rss_file_bytes":...,
+//    "end_rss_anon_bytes":...,"end_rss_file_bytes":...[,the engine's own figures]}
 // write_s and read_s are the wall time spent in the engine's calls (generating keys and values and
 // checking what was read happen between timed chunks); disk_bytes is the size of the files in the
 // directory after Close; peak_rss_bytes is this process's peak RSS (so run one engine per
