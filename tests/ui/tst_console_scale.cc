@@ -39,6 +39,15 @@ GeneratedCluster LargeCluster() {
   return g;
 }
 
+// `table` over `model` at 900x300, its columns fitted (FitColumnsToWidth), shown and exposed.
+bool ShowFitted(QTableView* table, QAbstractItemModel* model) {
+  table->setModel(model);
+  table->resize(900, 300);
+  railyard::ui::FitColumnsToWidth(table);
+  table->show();
+  return QTest::qWaitForWindowExposed(table);
+}
+
 // The server cells (row, column) some dataChanged signal in `spy` covers.
 int ServerCellsSignalled(const QSignalSpy& spy, int* outside_row = nullptr, int row = -1) {
   int cells = 0;
@@ -164,11 +173,7 @@ class ConsoleScaleTest : public QObject {
     constexpr int kRows = 200, kColumns = 3;
     CountingModel model(0, kColumns);
     QTableView table;
-    table.setModel(&model);
-    table.resize(900, 300);
-    railyard::ui::FitColumnsToWidth(&table);
-    table.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&table));
+    QVERIFY(ShowFitted(&table, &model));
     model.display_reads = 0;
     const QString widest = QStringLiteral("a-node-name-much-wider-than-the-others");
     for (int r = 0; r < kRows; ++r) {
@@ -199,12 +204,8 @@ class ConsoleScaleTest : public QObject {
       model.appendRow(row);
     }
     QTableView table;
-    table.setModel(&model);
     table.horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
-    table.resize(900, 300);
-    railyard::ui::FitColumnsToWidth(&table);
-    table.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&table));
+    QVERIFY(ShowFitted(&table, &model));
     QCoreApplication::processEvents();
     const int narrow = table.columnWidth(1);
     table.horizontalHeader()->resizeSection(2, 40);  // The user's width for column 2.
@@ -242,11 +243,7 @@ class ConsoleScaleTest : public QObject {
     // A figure that grew while its table was hidden (another tab) is measured when it is shown;
     // a second view of the same rows, shown all along, shows that the change has been seen.
     QTableView shown;
-    shown.setModel(&model);
-    shown.resize(900, 300);
-    railyard::ui::FitColumnsToWidth(&shown);
-    shown.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&shown));
+    QVERIFY(ShowFitted(&shown, &model));
     shown.scrollToBottom();
     table.hide();
     const QString longer = QStringLiteral("1,312,689,001,234,567,890,123,456,789,012");
