@@ -74,6 +74,9 @@ class NodeSignalsTest : public QObject {
     QCOMPARE(::kill(static_cast<pid_t>(node.pid()), SIGHUP), 0);
     QVERIFY(WaitForLine(log, "reloaded viewer tokens", 1));
     QVERIFY(WaitForLine(log, "reloaded operator tokens", 1));
+    // The reload's last line: written after the new tokens took effect (the lines above come
+    // before).
+    QVERIFY(WaitForLine(log, "restart the node to change them", 1));
     QVERIFY(node.running());
     QVERIFY(node.Telemetry("viewer-new", &telemetry));
     QVERIFY(!node.Telemetry("viewer-old", &telemetry));
@@ -83,14 +86,15 @@ class NodeSignalsTest : public QObject {
     QVERIFY(QFile::remove(dir.filePath("viewer")));
     QCOMPARE(::kill(static_cast<pid_t>(node.pid()), SIGHUP), 0);
     QVERIFY(WaitForLine(log, "kept the previous viewer tokens: cannot read token file", 1));
+    QVERIFY(WaitForLine(log, "restart the node to change them", 2));
     QVERIFY(node.running());
     QVERIFY(node.Telemetry("viewer-new", &telemetry));
     WriteText(dir.filePath("viewer"), "# being edited\n");
     QCOMPARE(::kill(static_cast<pid_t>(node.pid()), SIGHUP), 0);
     QVERIFY(WaitForLine(log, "holds no token", 1));
+    QVERIFY(WaitForLine(log, "restart the node to change them", 3));
     QVERIFY(node.Telemetry("viewer-new", &telemetry));
     QCOMPARE(CountInFile(log, "reloaded viewer tokens"), 1);
-    QVERIFY(WaitForLine(log, "restart the node to change them", 3));
 
     // Still a node that drains and stops as usual.
     int exit_code = -1;

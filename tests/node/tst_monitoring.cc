@@ -20,6 +20,7 @@
 #include "tests/support/free_port.h"
 #include "tests/support/http_get.h"
 #include "tests/support/qtest_main.h"
+#include "tests/support/wait_until.h"
 
 using namespace railyard;
 using railyard::testing::FreePort;
@@ -103,9 +104,17 @@ class MonitoringTest : public QObject {
     rpc::ClientOptions client_options;
     client_options.servers = {node->endpoint()};
     client_options.pool_size = 1;
+    // One acquirer, asleep for longer than the test once its probe of the full pool was turned
+    // away: a probe's connection would hold a second slot while /metrics is read.
+    client_options.refill_parallelism = 1;
+    client_options.acquirer_sleep_min = client_options.acquirer_sleep_max =
+        std::chrono::minutes(10);
     rpc::Client client(client_options);
     QVERIFY(client.Start().ok());
     QVERIFY(client.WaitForPool(1, 10s));
+    QVERIFY(testing::WaitUntil([&] {
+      return client.Snapshot().counters.connects >= 2 && node->server().SlotSnapshot().size() == 1;
+    }));
     Traffic(client, 5, 3);
     if (QTest::currentTestFailed()) return;
 

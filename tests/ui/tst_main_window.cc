@@ -186,7 +186,8 @@ class MainWindowTest : public QObject {
     window.slot_matrix_view()->SelectClient(row);
     QCoreApplication::processEvents();
     QVERIFY(Save(&window, "console_slots_detail.png"));
-    QCOMPARE(window.slot_matrix_view()->Model()->PoolSize(row), 4);
+    // Its pool's slots as the node last said: a probe for a better slot holds a fifth a moment.
+    QTRY_COMPARE_WITH_TIMEOUT(window.slot_matrix_view()->Model()->PoolSize(row), 4, 10000);
   }
 
   void readOnlyDisablesActionsButHidesNothing() {
