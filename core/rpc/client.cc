@@ -501,7 +501,7 @@ struct Client::Impl final : internal::ConnectionObserver {
         continue;
       }
       fruitless = 0;
-      conn->StartReading(options.health_check_interval, options.connect_timeout);
+      conn->StartReading(ConnectionHealthChecks());
     }
     base::MutexLock lock(mu);
     std::erase_if(pauses, [&](const AcquirerPause& p) { return p.timer == &pause; });
@@ -517,7 +517,12 @@ struct Client::Impl final : internal::ConnectionObserver {
       }
       servers[target].starting = conn;
     }
-    conn->StartReading(options.health_check_interval, options.connect_timeout);
+    conn->StartReading(ConnectionHealthChecks());
+  }
+
+  ClientConnection::HealthChecks ConnectionHealthChecks() const {
+    return {options.health_check_interval, options.connect_timeout, options.inactive_after,
+            options.inactive_health_check_interval};
   }
 
   wire::Hello MakeHello() const {

@@ -53,6 +53,15 @@ struct ClientOptions {
   // out, pings it; no answer within connect_timeout disposes of it (0: no health checks). So an
   // idle client learns of a lame duck or a hung or vanished server before its next call.
   std::chrono::milliseconds health_check_interval{1000};
+  // A pooled connection that has carried no request for inactive_after is inactive (the SRE
+  // chapter's cheap mode for connections idle a long time) and is checked every
+  // inactive_health_check_interval instead (inactive_after 0: never). A settled client sends
+  // nearly every call on its lowest slot, so most of its pool is inactive, and a fleet's pings
+  // would otherwise grow with its clients times their pools. The cost: a server that hangs or
+  // vanishes behind an inactive connection is found up to that interval later. A server's lame
+  // duck reaches every connection at once regardless (pushed).
+  std::chrono::milliseconds inactive_after{30000};
+  std::chrono::milliseconds inactive_health_check_interval{10000};
   uint64_t client_id = 0;  // 0: a random id, stable for this Client's life.
   // This client's position (0, 1, 2, ...) among the clients that share its server list, which
   // deterministic subsetting needs to spread them evenly (the SRE chapter's consecutive client

@@ -100,34 +100,44 @@ asio::awaitable<Status> ClientConnection::Open(asio::ip::tcp::endpoint target,
   co_return Status::Ok();
 }
 
-void ClientConnection::StartReading(std::chrono::milliseconds health_interval,
-                                    std::chrono::milliseconds health_timeout) {
-  asio::post(strand_, [self = shared_from_this(), health_interval, health_timeout] {
+void ClientConnection::StartReading(const HealthChecks& checks) {
+  asio::post(strand_, [self = shared_from_this(), checks] {
     self->last_heard_ = Clock::now();
+    self->last_request_ = self->last_heard_;
     asio::co_spawn(self->strand_, self->ReadLoop(), asio::detached);
-    if (health_interval.count() > 0 && health_timeout.count() > 0) {
-      self->health_interval_ = health_interval;
-      self->health_timeout_ = health_timeout;
+    if (checks.interval.count() > 0 && checks.timeout.count() > 0) {
+      self->health_ = checks;
       asio::co_spawn(self->strand_, self->HealthLoop(), asio::detached);
     }
   });
 }
 
+std::chrono::milliseconds ClientConnection::HealthInterval(Clock::time_point now) const {
+  const bool inactive = health_.inactive_after.count() > 0 &&
+                        health_.inactive_interval > health_.interval &&
+                        now - last_request_ >= health_.inactive_after;
+  return inactive ? health_.inactive_interval : health_.interval;
+}
+
 asio::awaitable<void> ClientConnection::HealthLoop() {
   auto self = shared_from_this();
-  asio::error_code ignored;  // Cancelled only by Fail; the loop checks closed_.
-  Clock::time_point wake = last_heard_ + health_interval_;
+  // Cancelled by Fail (the loop checks closed_), and in its long sleep by a request (Send).
+  asio::error_code ignored;
+  Clock::time_point wake = last_heard_ + health_.interval;
   while (!closed_) {
     health_timer_.expires_at(wake);
+    health_sleeps_long_ = HealthInterval(Clock::now()) > health_.interval;
     co_await health_timer_.async_wait(redirect_error(use_awaitable, ignored));
+    health_sleeps_long_ = false;
     if (closed_) co_return;
     const Clock::time_point now = Clock::now();
+    const std::chrono::milliseconds interval = HealthInterval(now);
     if (pending_id_) {  // A request is out: its deadline watches the server.
-      wake = now + health_interval_;
+      wake = now + interval;
       continue;
     }
-    if (now < last_heard_ + health_interval_) {  // Heard from the server meanwhile.
-      wake = last_heard_ + health_interval_;
+    if (now < last_heard_ + interval) {  // Heard from the server meanwhile.
+      wake = last_heard_ + interval;
       continue;
     }
     const uint64_t id = next_ping_id_++;
@@ -135,15 +145,15 @@ asio::awaitable<void> ClientConnection::HealthLoop() {
     wire::Frame frame;
     frame.mutable_ping()->set_id(id);
     Enqueue(frame);
-    health_timer_.expires_after(health_timeout_);
+    health_timer_.expires_after(health_.timeout);
     co_await health_timer_.async_wait(redirect_error(use_awaitable, ignored));
     if (closed_) co_return;
     if (ping_outstanding_ == id) {
       Fail({Code::kUnavailable, server_address_ + " did not answer a health check within " +
-                                    std::to_string(health_timeout_.count()) + " ms"});
+                                    std::to_string(health_.timeout.count()) + " ms"});
       co_return;
     }
-    wake = std::max(last_heard_ + health_interval_, Clock::now());
+    wake = std::max(last_heard_ + HealthInterval(Clock::now()), Clock::now());
   }
 }
 
@@ -207,7 +217,12 @@ void ClientConnection::Send(uint64_t id, const std::string& method, const std::s
       });
       return;
     }
+    const Clock::time_point now = Clock::now();
     self->pending_id_ = id;
+    self->last_request_ = now;
+    // An inactive connection is active again: its checks go back to the short interval (only the
+    // first call after a long idle pays for the cancel).
+    if (self->health_sleeps_long_) self->health_timer_.cancel();
     self->pending_deadline_ = deadline;
     self->pending_done_ = std::move(done);
     self->WatchDeadline();
@@ -216,8 +231,7 @@ void ClientConnection::Send(uint64_t id, const std::string& method, const std::s
     request->set_method(method);
     request->set_timeout_us(0);
     if (deadline != Clock::time_point::max()) {
-      const auto left =
-          std::chrono::duration_cast<std::chrono::microseconds>(deadline - Clock::now());
+      const auto left = std::chrono::duration_cast<std::chrono::microseconds>(deadline - now);
       request->set_timeout_us(static_cast<uint64_t>(std::max<int64_t>(1, left.count())));
     }
     request->set_payload(payload);

@@ -64,6 +64,9 @@ class PendingAttempt {
 // server that hangs, or whose host vanished without closing the TCP connection, is found by an
 // idle client before its next request rather than by that request's deadline. A ping is a few
 // bytes answered on the server's I/O thread, only on connections that are otherwise silent.
+// A connection that has carried no request for a while is inactive (the SRE chapter's cheap mode
+// for long-idle connections) and is checked at a longer interval: a settled Boxcar client sends
+// nearly every call on its lowest slot, so most of its pool is inactive.
 //
 // Thread safety: Send and Close from any thread; Open before anything else; everything else on
 // the strand. The observer must outlive the connection's strand work.
@@ -77,10 +80,15 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   // within `timeout`.
   asio::awaitable<Status> Open(asio::ip::tcp::endpoint target, const wire::Hello& hello,
                                std::chrono::milliseconds timeout);
-  // Starts the read loop, and health checks unless `health_interval` is 0. REQUIRES: Open
-  // succeeded.
-  void StartReading(std::chrono::milliseconds health_interval = {},
-                    std::chrono::milliseconds health_timeout = {});
+  // When a silent connection pings its server (ClientOptions' fields of the same names).
+  struct HealthChecks {
+    std::chrono::milliseconds interval{0};        // 0: no health checks.
+    std::chrono::milliseconds timeout{0};         // For the Pong; 0: no health checks.
+    std::chrono::milliseconds inactive_after{0};  // 0: never inactive.
+    std::chrono::milliseconds inactive_interval{0};
+  };
+  // Starts the read loop, and health checks as `checks` say. REQUIRES: Open succeeded.
+  void StartReading(const HealthChecks& checks);
   // Sends one request; `done->OnAttemptDone` runs exactly once on the strand, never inside Send.
   // Called on the client's I/O thread (a callback issuing the next call), it writes at once; from
   // elsewhere it is queued to the strand. `method` and `payload` are read on the strand: they must
@@ -119,9 +127,12 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   bool tls_verify_peer_ = true;
   asio::steady_timer deadline_timer_;
   asio::steady_timer health_timer_;
-  std::chrono::milliseconds health_interval_{0};
-  std::chrono::milliseconds health_timeout_{0};
-  std::chrono::steady_clock::time_point last_heard_;  // Any frame from the server.
+  HealthChecks health_;
+  std::chrono::steady_clock::time_point last_heard_;    // Any frame from the server.
+  std::chrono::steady_clock::time_point last_request_;  // Sent, or the connection's start.
+  bool health_sleeps_long_ = false;  // The health loop waits out an inactive interval.
+  // The interval between checks now: longer once the connection is inactive.
+  std::chrono::milliseconds HealthInterval(std::chrono::steady_clock::time_point now) const;
   std::optional<uint64_t> ping_outstanding_;
   uint64_t next_ping_id_ = 1;
   const uint32_t server_;

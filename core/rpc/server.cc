@@ -361,7 +361,8 @@ ServerCounters Server::counters() const {
           c.timeouts.load(),
           c.tls_handshake_failures.load(),
           c.unauthorized.load(),
-          c.refused.load()};
+          c.refused.load(),
+          c.pings.load()};
 }
 
 double Server::RefusalsPerSecond() const {

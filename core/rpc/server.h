@@ -135,6 +135,7 @@ struct ServerCounters {
   // Calls answered without reaching a handler because of the server's state: LAME_DUCK to a client
   // that knew, UNAVAILABLE while starting. Counted in `errors` too.
   uint64_t refused = 0;
+  uint64_t pings = 0;  // Clients' health checks answered (not requests).
 };
 
 // A Boxcar server: hands each new connection its lowest free slot and dispatches requests to

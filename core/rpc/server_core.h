@@ -62,6 +62,7 @@ struct ServerCore {
   std::atomic<uint64_t> tls_handshake_failures{0};
   std::atomic<uint64_t> unauthorized{0};
   std::atomic<uint64_t> refused{0};
+  std::atomic<uint64_t> pings{0};
   base::DecayingRate request_rate;
   base::DecayingRate error_rate;
   base::DecayingRate refusal_rate;

@@ -218,6 +218,7 @@ void ServerSession::StartRequest(wire::Request& request) {
 }
 
 void ServerSession::AnswerPing(uint64_t id) {
+  core_.pings.fetch_add(1, std::memory_order_relaxed);
   if (pong_queued_) return;
   pong_queued_ = true;
   Frame frame;

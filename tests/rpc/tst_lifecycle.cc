@@ -358,6 +358,37 @@ class LifecycleTest : public QObject {
     client.Stop();
   }
 
+  // A connection that carries no request for inactive_after is checked at the long interval (the
+  // SRE chapter's inactive mode), and a call makes it active again at once.
+  void anInactiveConnectionIsCheckedRarelyUntilItsNextCall() {
+    TestServer server = StartTestServer("inactive");
+    ClientOptions options = FastClientOptions({server.server->endpoint()}, 1);
+    options.health_check_interval = 50ms;
+    options.inactive_after = 3s;
+    options.inactive_health_check_interval = 10min;  // Longer than the test: none once inactive.
+    Client client(options);
+    QVERIFY(client.Start().ok());
+    QVERIFY(WaitUntil([&] { return !PooledSlots(client, 0).empty(); }));
+    const auto pooled = std::chrono::steady_clock::now();
+    auto pings = [&] { return server.server->counters().pings; };
+    // Active: checked an interval after each check ended.
+    QVERIFY(WaitUntil([&] { return pings() >= 3; }));
+    // Inactive from inactive_after: at most the ping then in flight. The window is what is
+    // measured, so the test waits it out.
+    std::this_thread::sleep_until(pooled + options.inactive_after +
+                                  2 * options.health_check_interval);
+    const uint64_t inactive_from = pings();
+    // A check waits out its pong's timeout (500 ms) before the next interval: 5 checks' worth.
+    std::this_thread::sleep_for(3s);
+    QVERIFY2(pings() <= inactive_from + 1, qPrintable(QString::number(pings() - inactive_from)));
+    // A call: active again, checked every interval without waiting out the long one.
+    QVERIFY(client.Call(kEchoMethod, "x", 2s).status.ok());
+    const uint64_t after_call = pings();
+    QVERIFY(WaitUntil([&] { return pings() >= after_call + 2; }, 5s));
+    QCOMPARE(server.server->counters().requests, uint64_t{1});
+    client.Stop();
+  }
+
   // A client stopped while it waits for a server's hello closes that connection itself: no
   // "connecting to ..." warning, as if the server had failed (service_bench printed "Bad file
   // descriptor" for each admin client it let go while its pool was still growing).
