@@ -3,17 +3,14 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <thread>
+#include <memory>
 
-extern char** environ;
+#include "core/base/child_process.h"
 
 namespace railyard::bench {
 namespace {
@@ -54,19 +51,6 @@ bool ReadUntilEof(int fd, Clock::time_point deadline, ChildResult* result) {
   }
 }
 
-enum class WaitOutcome { kEnded, kDeadline, kFailed };
-
-// Waits for `pid` to end, until the deadline.
-WaitOutcome WaitUntil(pid_t pid, Clock::time_point deadline, int* status) {
-  while (true) {
-    const pid_t done = waitpid(pid, status, WNOHANG);
-    if (done == pid) return WaitOutcome::kEnded;
-    if (done < 0 && errno != EINTR) return WaitOutcome::kFailed;
-    if (Clock::now() >= deadline) return WaitOutcome::kDeadline;
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
-  }
-}
-
 }  // namespace
 
 std::string ChildResult::Describe() const {
@@ -80,55 +64,37 @@ std::string ChildResult::Describe() const {
 ChildResult RunSelf(const std::vector<std::string>& args, std::chrono::milliseconds timeout) {
   ChildResult result;
   const Clock::time_point deadline = Clock::now() + timeout;
-
-  std::vector<std::string> argv_storage{"kv_bench"};
-  argv_storage.insert(argv_storage.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (std::string& arg : argv_storage) argv.push_back(arg.data());
-  argv.push_back(nullptr);
-
   int pipe_fds[2];
   if (pipe2(pipe_fds, O_CLOEXEC) != 0) {
     result.error = Errno("pipe2");
     return result;
   }
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  // dup2 clears close-on-exec on the child's stdout; both pipe ends close at exec.
-  posix_spawn_file_actions_adddup2(&actions, pipe_fds[1], STDOUT_FILENO);
-  pid_t pid = -1;
-  const int spawn_error =
-      posix_spawn(&pid, "/proc/self/exe", &actions, nullptr, argv.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
+  base::ChildProcess::Spawn spawn;
+  spawn.argv = {"kv_bench"};
+  spawn.argv.insert(spawn.argv.end(), args.begin(), args.end());
+  spawn.program = "/proc/self/exe";
+  spawn.stdout_fd = pipe_fds[1];
+  std::unique_ptr<base::ChildProcess> child;
+  const base::Status started = base::ChildProcess::Start(spawn, &child);
   close(pipe_fds[1]);
-  if (spawn_error != 0) {
+  if (!started.ok()) {
     close(pipe_fds[0]);
-    result.error = std::string("posix_spawn /proc/self/exe: ") + std::strerror(spawn_error);
+    result.error = started.message();
     return result;
   }
   result.started = true;
 
   const bool eof = ReadUntilEof(pipe_fds[0], deadline, &result);
   close(pipe_fds[0]);
-  int status = 0;
-  const WaitOutcome waited = eof ? WaitUntil(pid, deadline, &status) : WaitOutcome::kDeadline;
-  if (waited == WaitOutcome::kFailed) {
-    result.error = Errno("waitpid");
-    return result;
-  }
-  if (waited == WaitOutcome::kDeadline) {
+  if (!eof || !child->WaitUntil(deadline)) {
     result.timed_out = true;
-    kill(pid, SIGKILL);
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
+    child->Stop(std::chrono::milliseconds(0));
     return result;
   }
-  if (WIFEXITED(status)) {
-    result.exited = true;
-    result.exit_code = WEXITSTATUS(status);
-  } else if (WIFSIGNALED(status)) {
-    result.signal = WTERMSIG(status);
-  }
+  const base::ChildProcess::Exit& exit = child->exit();
+  result.exited = exit.exited;
+  result.exit_code = exit.code;
+  result.signal = exit.signal;
   return result;
 }
 

@@ -4,10 +4,7 @@
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <netinet/in.h>
-#include <signal.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -15,6 +12,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <utility>
 
 namespace railyard::bench {
 namespace {
@@ -46,18 +44,6 @@ std::string LogTail(const std::string& path) {
   return text.size() > 600 ? text.substr(text.size() - 600) : text;
 }
 
-// Waits for `pid` up to `timeout`; true if it was reaped.
-bool ReapWithin(pid_t pid, std::chrono::milliseconds timeout) {
-  const Clock::time_point give_up = Clock::now() + timeout;
-  while (true) {
-    int status = 0;
-    const pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid || (r < 0 && errno == ECHILD)) return true;
-    if (Clock::now() >= give_up) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-}
-
 }  // namespace
 
 uint16_t PeerProcess::FreeLoopbackPort() {
@@ -83,34 +69,22 @@ std::unique_ptr<PeerProcess> PeerProcess::Start(const std::vector<std::string>& 
     *error = "opening " + log_path + ": " + std::strerror(errno);
     return nullptr;
   }
-  std::vector<char*> args;
-  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  const pid_t parent = getpid();
-  const pid_t pid = fork();
-  if (pid < 0) {
-    *error = std::string("fork: ") + std::strerror(errno);
-    close(log);
+  base::ChildProcess::Spawn spawn;
+  spawn.argv = argv;
+  spawn.stdout_fd = spawn.stderr_fd = log;
+  std::unique_ptr<base::ChildProcess> child;
+  const base::Status started = base::ChildProcess::Start(spawn, &child);
+  close(log);
+  if (!started.ok()) {
+    *error = started.message();
     return nullptr;
   }
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (getppid() != parent) _exit(127);  // The parent died before the line above.
-    dup2(log, STDOUT_FILENO);
-    dup2(log, STDERR_FILENO);
-    execvp(args[0], args.data());
-    dprintf(STDERR_FILENO, "exec %s: %s\n", args[0], std::strerror(errno));
-    _exit(127);
-  }
-  close(log);
-  std::unique_ptr<PeerProcess> peer(new PeerProcess(pid, port));
+  std::unique_ptr<PeerProcess> peer(new PeerProcess(std::move(child), port));
   const Clock::time_point give_up = Clock::now() + timeout;
   while (!Accepts(port)) {
-    int status = 0;
-    if (waitpid(pid, &status, WNOHANG) == pid) {
-      peer->pid_ = -1;
-      *error = argv[0] + " exited before it listened on port " + std::to_string(port) +
-               "; log: " + LogTail(log_path);
+    if (!peer->child_->Running()) {
+      *error = argv[0] + " exited before it listened on port " + std::to_string(port) + " (" +
+               peer->child_->exit().Describe() + "); log: " + LogTail(log_path);
       return nullptr;
     }
     if (Clock::now() >= give_up) {
@@ -125,14 +99,6 @@ std::unique_ptr<PeerProcess> PeerProcess::Start(const std::vector<std::string>& 
 
 PeerProcess::~PeerProcess() { Stop(); }
 
-void PeerProcess::Stop() {
-  if (pid_ <= 0) return;
-  kill(pid_, SIGTERM);
-  if (!ReapWithin(pid_, std::chrono::seconds(5))) {
-    kill(pid_, SIGKILL);
-    ReapWithin(pid_, std::chrono::seconds(5));
-  }
-  pid_ = -1;
-}
+void PeerProcess::Stop() { child_->Stop(std::chrono::seconds(5)); }
 
 }  // namespace railyard::bench

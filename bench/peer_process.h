@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "core/base/child_process.h"
+
 namespace railyard::bench {
 
 // A peer server the benchmarks compare against (redis-server, memcached), run as a child on
@@ -34,14 +36,14 @@ class PeerProcess {
 
   // SIGTERM, then SIGKILL after 5 s; waits for it. Idempotent.
   void Stop();
-
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return child_->pid(); }  // Valid until it is reaped.
   uint16_t port() const { return port_; }
 
  private:
-  PeerProcess(pid_t pid, uint16_t port) : pid_(pid), port_(port) {}
+  PeerProcess(std::unique_ptr<base::ChildProcess> child, uint16_t port)
+      : child_(std::move(child)), port_(port) {}
 
-  pid_t pid_;
+  std::unique_ptr<base::ChildProcess> child_;
   uint16_t port_;
 };
 

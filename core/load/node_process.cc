@@ -3,9 +3,6 @@
 
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -14,7 +11,6 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
-#include <thread>
 
 namespace railyard::load {
 
@@ -113,33 +109,21 @@ rpc::Status NodeProcess::Start(const std::string& binary, const std::vector<std:
     ::close(pipe_fds[1]);
     return {rpc::Code::kInternal, "cannot open " + log_path + ": " + std::strerror(errno)};
   }
-  // Everything the child needs is made before fork: after it, only async-signal-safe calls.
-  std::vector<std::string> args = {binary};
-  args.insert(args.end(), flags.begin(), flags.end());
-  std::vector<char*> argv;
-  for (std::string& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const pid_t parent = ::getpid();
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    const int error = errno;
-    ::close(pipe_fds[0]);
-    ::close(pipe_fds[1]);
-    ::close(log_fd);
-    return {rpc::Code::kInternal, std::string("fork: ") + std::strerror(error)};
-  }
-  if (pid == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    if (::getppid() != parent) ::_exit(127);  // The parent died before prctl.
-    ::dup2(pipe_fds[1], STDOUT_FILENO);
-    ::dup2(log_fd, STDERR_FILENO);
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
+  base::ChildProcess::Spawn spawn;
+  spawn.argv = {binary};
+  spawn.argv.insert(spawn.argv.end(), flags.begin(), flags.end());
+  spawn.stdout_fd = pipe_fds[1];
+  spawn.stderr_fd = log_fd;
+  std::unique_ptr<base::ChildProcess> child;
+  const base::Status started = base::ChildProcess::Start(spawn, &child);
   ::close(pipe_fds[1]);
   ::close(log_fd);
+  if (!started.ok()) {
+    ::close(pipe_fds[0]);
+    return started;
+  }
   std::unique_ptr<NodeProcess> node(new NodeProcess());
-  node->pid_ = pid;
+  node->child_ = std::move(child);
   const std::string line = ReadFirstLine(pipe_fds[0], Clock::now() + timeout);
   node->stdout_fd_ = pipe_fds[0];  // Kept open: a later line from the node must not meet EPIPE.
   std::istringstream words(line);
@@ -162,42 +146,13 @@ rpc::Status NodeProcess::Start(const std::string& binary, const std::vector<std:
 
 NodeProcess::~NodeProcess() { Stop(std::chrono::milliseconds(0)); }
 
-void NodeProcess::Reaped(int status, bool on_its_own) {
-  pid_ = -1;
-  exit_.on_its_own = on_its_own;
-  exit_.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-bool NodeProcess::Running() {
-  if (pid_ <= 0) return false;
-  int status = 0;
-  if (::waitpid(pid_, &status, WNOHANG) == pid_) Reaped(status, true);
-  return pid_ > 0;
-}
+bool NodeProcess::Running() { return child_->Running(); }
 
 NodeProcess::Exit NodeProcess::Stop(std::chrono::milliseconds grace) {
   if (stdout_fd_ >= 0) ::close(stdout_fd_);
   stdout_fd_ = -1;
-  if (pid_ <= 0) return exit_;
-  int status = 0;
-  if (grace.count() > 0) {
-    ::kill(pid_, SIGTERM);
-    const Clock::time_point deadline = Clock::now() + grace;
-    while (Clock::now() < deadline) {
-      const pid_t done = ::waitpid(pid_, &status, WNOHANG);
-      if (done == pid_) {
-        Reaped(status, true);
-        return exit_;
-      }
-      if (done < 0 && errno != EINTR) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-    }
-  }
-  ::kill(pid_, SIGKILL);
-  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
-  }
-  Reaped(status, false);
-  return exit_;
+  const base::ChildProcess::Exit& exit = child_->Stop(grace);
+  return {.on_its_own = !exit.killed_by_stop, .code = exit.exited ? exit.code : -1};
 }
 
 }  // namespace railyard::load

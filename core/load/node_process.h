@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "core/base/child_process.h"
 #include "core/rpc/endpoint.h"
 #include "core/rpc/status.h"
 
@@ -46,18 +47,15 @@ class NodeProcess {
   // False once the process has exited (reaped here).
   bool Running();
 
-  pid_t pid() const { return pid_; }
+  pid_t pid() const { return child_->pid(); }  // Valid until it is reaped.
   const rpc::Endpoint& service() const { return service_; }
   const rpc::Endpoint& admin() const { return admin_; }
 
  private:
   NodeProcess() = default;
 
-  void Reaped(int status, bool on_its_own);
-
-  pid_t pid_ = -1;
+  std::unique_ptr<base::ChildProcess> child_;
   int stdout_fd_ = -1;
-  Exit exit_;
   rpc::Endpoint service_, admin_;
 };
 
