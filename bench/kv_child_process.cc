@@ -10,7 +10,7 @@
 #include <cstring>
 #include <memory>
 
-#include "core/base/child_process.h"
+#include "core/load/child_process.h"
 
 namespace railyard::bench {
 namespace {
@@ -69,13 +69,13 @@ ChildResult RunSelf(const std::vector<std::string>& args, std::chrono::milliseco
     result.error = Errno("pipe2");
     return result;
   }
-  base::ChildProcess::Spawn spawn;
+  load::ChildProcess::Spawn spawn;
   spawn.argv = {"kv_bench"};
   spawn.argv.insert(spawn.argv.end(), args.begin(), args.end());
   spawn.program = "/proc/self/exe";
   spawn.stdout_fd = pipe_fds[1];
-  std::unique_ptr<base::ChildProcess> child;
-  const base::Status started = base::ChildProcess::Start(spawn, &child);
+  std::unique_ptr<load::ChildProcess> child;
+  const base::Status started = load::ChildProcess::Start(spawn, &child);
   close(pipe_fds[1]);
   if (!started.ok()) {
     close(pipe_fds[0]);
@@ -91,7 +91,7 @@ ChildResult RunSelf(const std::vector<std::string>& args, std::chrono::milliseco
     child->Stop(std::chrono::milliseconds(0));
     return result;
   }
-  const base::ChildProcess::Exit& exit = child->exit();
+  const load::ChildProcess::Exit& exit = child->exit();
   result.exited = exit.exited;
   result.exit_code = exit.code;
   result.signal = exit.signal;

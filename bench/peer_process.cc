@@ -69,11 +69,11 @@ std::unique_ptr<PeerProcess> PeerProcess::Start(const std::vector<std::string>& 
     *error = "opening " + log_path + ": " + std::strerror(errno);
     return nullptr;
   }
-  base::ChildProcess::Spawn spawn;
+  load::ChildProcess::Spawn spawn;
   spawn.argv = argv;
   spawn.stdout_fd = spawn.stderr_fd = log;
-  std::unique_ptr<base::ChildProcess> child;
-  const base::Status started = base::ChildProcess::Start(spawn, &child);
+  std::unique_ptr<load::ChildProcess> child;
+  const base::Status started = load::ChildProcess::Start(spawn, &child);
   close(log);
   if (!started.ok()) {
     *error = started.message();

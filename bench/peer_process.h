@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "core/base/child_process.h"
+#include "core/load/child_process.h"
 
 namespace railyard::bench {
 
@@ -40,10 +40,10 @@ class PeerProcess {
   uint16_t port() const { return port_; }
 
  private:
-  PeerProcess(std::unique_ptr<base::ChildProcess> child, uint16_t port)
+  PeerProcess(std::unique_ptr<load::ChildProcess> child, uint16_t port)
       : child_(std::move(child)), port_(port) {}
 
-  std::unique_ptr<base::ChildProcess> child_;
+  std::unique_ptr<load::ChildProcess> child_;
   uint16_t port_;
 };
 

@@ -109,13 +109,13 @@ rpc::Status NodeProcess::Start(const std::string& binary, const std::vector<std:
     ::close(pipe_fds[1]);
     return {rpc::Code::kInternal, "cannot open " + log_path + ": " + std::strerror(errno)};
   }
-  base::ChildProcess::Spawn spawn;
+  ChildProcess::Spawn spawn;
   spawn.argv = {binary};
   spawn.argv.insert(spawn.argv.end(), flags.begin(), flags.end());
   spawn.stdout_fd = pipe_fds[1];
   spawn.stderr_fd = log_fd;
-  std::unique_ptr<base::ChildProcess> child;
-  const base::Status started = base::ChildProcess::Start(spawn, &child);
+  std::unique_ptr<ChildProcess> child;
+  const base::Status started = ChildProcess::Start(spawn, &child);
   ::close(pipe_fds[1]);
   ::close(log_fd);
   if (!started.ok()) {
@@ -151,7 +151,7 @@ bool NodeProcess::Running() { return child_->Running(); }
 NodeProcess::Exit NodeProcess::Stop(std::chrono::milliseconds grace) {
   if (stdout_fd_ >= 0) ::close(stdout_fd_);
   stdout_fd_ = -1;
-  const base::ChildProcess::Exit& exit = child_->Stop(grace);
+  const ChildProcess::Exit& exit = child_->Stop(grace);
   return {.on_its_own = !exit.killed_by_stop, .code = exit.exited ? exit.code : -1};
 }
 

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "core/base/child_process.h"
+#include "core/load/child_process.h"
 #include "core/rpc/endpoint.h"
 #include "core/rpc/status.h"
 
@@ -54,7 +54,7 @@ class NodeProcess {
  private:
   NodeProcess() = default;
 
-  std::unique_ptr<base::ChildProcess> child_;
+  std::unique_ptr<ChildProcess> child_;
   int stdout_fd_ = -1;
   rpc::Endpoint service_, admin_;
 };

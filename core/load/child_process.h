@@ -13,7 +13,7 @@
 
 #include "core/base/status.h"
 
-namespace railyard::base {
+namespace railyard::load {
 
 // It is told to die with its parent (PR_SET_PDEATHSIG, SIGKILL), so a console, a test or a
 // benchmark that crashes leaves none behind.
@@ -46,7 +46,7 @@ class ChildProcess {
 
   // Starts it. Fails when argv is empty, the program is not found or cannot be executed (the
   // exec's own error, reported back through a pipe), or fork fails.
-  static Status Start(const Spawn& spawn, std::unique_ptr<ChildProcess>* out);
+  static base::Status Start(const Spawn& spawn, std::unique_ptr<ChildProcess>* out);
 
   ~ChildProcess();
   ChildProcess(const ChildProcess&) = delete;
@@ -71,4 +71,4 @@ class ChildProcess {
   Exit exit_;
 };
 
-}  // namespace railyard::base
+}  // namespace railyard::load

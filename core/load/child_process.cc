@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "core/base/child_process.h"
+#include "core/load/child_process.h"
 
 #include <fcntl.h>
 #include <signal.h>
@@ -13,7 +13,7 @@
 #include <sstream>
 #include <thread>
 
-namespace railyard::base {
+namespace railyard::load {
 
 namespace {
 
@@ -50,11 +50,11 @@ std::string ChildProcess::Exit::Describe() const {
   return "killed by signal " + std::to_string(signal) + " (" + ::strsignal(signal) + ")";
 }
 
-Status ChildProcess::Start(const Spawn& spawn, std::unique_ptr<ChildProcess>* out) {
-  if (spawn.argv.empty()) return Status::InvalidArgument("no program to start");
+base::Status ChildProcess::Start(const Spawn& spawn, std::unique_ptr<ChildProcess>* out) {
+  if (spawn.argv.empty()) return base::Status::InvalidArgument("no program to start");
   std::string program = spawn.program;
   if (program.empty() && !ResolveProgram(spawn.argv[0], &program)) {
-    return Status::NotFound("cannot find " + spawn.argv[0] + " on $PATH");
+    return base::Status::NotFound("cannot find " + spawn.argv[0] + " on $PATH");
   }
   // Everything the child needs is made before fork: after it, only async-signal-safe calls.
   std::vector<std::string> args = spawn.argv;
@@ -63,14 +63,14 @@ Status ChildProcess::Start(const Spawn& spawn, std::unique_ptr<ChildProcess>* ou
   argv.push_back(nullptr);
   // The exec's error comes back through this pipe; a successful exec closes it (O_CLOEXEC).
   int report[2];
-  if (::pipe2(report, O_CLOEXEC) != 0) return {StatusCode::kInternal, Errno("pipe", errno)};
+  if (::pipe2(report, O_CLOEXEC) != 0) return {base::StatusCode::kInternal, Errno("pipe", errno)};
   const pid_t parent = ::getpid();
   const pid_t pid = ::fork();
   if (pid < 0) {
     const int error = errno;
     ::close(report[0]);
     ::close(report[1]);
-    return {StatusCode::kInternal, Errno("fork", error)};
+    return {base::StatusCode::kInternal, Errno("fork", error)};
   }
   if (pid == 0) {
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -92,11 +92,11 @@ Status ChildProcess::Start(const Spawn& spawn, std::unique_ptr<ChildProcess>* ou
   std::unique_ptr<ChildProcess> child(new ChildProcess(pid));
   if (got == static_cast<ssize_t>(sizeof exec_error)) {
     child->Stop(std::chrono::milliseconds(0));  // Reaps the child that failed to exec.
-    return {exec_error == ENOENT ? StatusCode::kNotFound : StatusCode::kInternal,
+    return {exec_error == ENOENT ? base::StatusCode::kNotFound : base::StatusCode::kInternal,
             Errno("executing " + program, exec_error)};
   }
   *out = std::move(child);
-  return Status::Ok();
+  return base::Status::Ok();
 }
 
 ChildProcess::~ChildProcess() { Stop(std::chrono::milliseconds(0)); }
@@ -146,4 +146,4 @@ const ChildProcess::Exit& ChildProcess::Stop(std::chrono::milliseconds grace) {
   return exit_;
 }
 
-}  // namespace railyard::base
+}  // namespace railyard::load

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// base::ChildProcess against real programs: how a child ended, a program that is not there, its
+// load::ChildProcess against real programs: how a child ended, a program that is not there, its
 // output where it was asked to go, SIGTERM with a grace and SIGKILL after it, and a child that
 // dies with its parent.
 #include <fcntl.h>
@@ -14,12 +14,12 @@
 #include <memory>
 #include <string>
 
-#include "core/base/child_process.h"
+#include "core/load/child_process.h"
 #include "tests/support/qtest_main.h"
 #include "tests/support/wait_until.h"
 
-using railyard::base::ChildProcess;
 using railyard::base::StatusCode;
+using railyard::load::ChildProcess;
 using namespace std::chrono_literals;
 
 namespace {
@@ -47,7 +47,8 @@ std::string ReadAll(int fd) {
   return out;
 }
 
-bool Alive(pid_t pid) { return ::kill(pid, 0) == 0; }
+// A process by that PID exists (a zombie too: reaping is what ends it).
+bool Exists(pid_t pid) { return ::kill(pid, 0) == 0; }
 
 }  // namespace
 
@@ -120,7 +121,7 @@ class ChildProcessTest : public QObject {
     const ChildProcess::Exit& killed = stubborn->Stop(200ms);
     QVERIFY(killed.killed_by_stop);
     QCOMPARE(killed.signal, SIGKILL);
-    QVERIFY(!Alive(pid));
+    QVERIFY(!Exists(pid));
   }
 
   void theDestructorKillsAndReaps() {
@@ -129,9 +130,9 @@ class ChildProcessTest : public QObject {
       std::unique_ptr<ChildProcess> child = StartShell("exec sleep 60");
       QVERIFY(child);
       pid = child->pid();
-      QVERIFY(Alive(pid));
+      QVERIFY(Exists(pid));
     }
-    QVERIFY(!Alive(pid));  // Reaped too: no zombie answers kill(pid, 0).
+    QVERIFY(!Exists(pid));  // Reaped too: no zombie answers kill(pid, 0).
   }
 
   // A middle process starts a child through ChildProcess and is killed without stopping it: the
