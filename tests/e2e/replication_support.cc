@@ -83,13 +83,20 @@ QString WaitCaughtUp(const NodeProcess& updater, const std::vector<const NodePro
     head = std::max(at_least, ReplicationOf(updater).head_position());
     where.clear();
     for (const NodeProcess* replica : replicas) {
-      const admin::Replication r = ReplicationOf(*replica);
+      const admin::Telemetry t = TelemetryOf(*replica);
+      const admin::Replication& r = t.replication();
       if (r.applied_position() < head) {
-        where += QString("%1 at %2 (%3, '%4'); ")
+        // With its store's write stalls and flushes: a replica that stops applying may be
+        // waiting for its in-memory index to be written.
+        where += QString("%1 at %2 (%3, '%4'; memtable %5/%6, %7 write stalls, %8 flushes); ")
                      .arg(replica->name())
                      .arg(r.applied_position())
                      .arg(admin::ReplicaState_Name(r.state()).c_str())
-                     .arg(QString::fromStdString(r.last_error()));
+                     .arg(QString::fromStdString(r.last_error()))
+                     .arg(t.storage().memtable_entries())
+                     .arg(t.storage().memtable_capacity())
+                     .arg(t.storage().write_stalls())
+                     .arg(t.storage().flushes());
       }
     }
     if (head == 0) where = "the updater did not answer";
