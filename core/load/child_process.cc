@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <sstream>
 #include <thread>
 
@@ -21,27 +22,27 @@ using Clock = std::chrono::steady_clock;
 
 std::string Errno(const std::string& what, int error) { return what + ": " + std::strerror(error); }
 
-// argv[0] as a path: itself when it names one, else the first executable of that name on $PATH.
-// Resolved before fork, since the child may only make async-signal-safe calls.
-bool ResolveProgram(const std::string& name, std::string* path) {
-  if (name.find('/') != std::string::npos) {
-    *path = name;
-    return true;
-  }
+}  // namespace
+
+bool IsExecutableFile(const std::string& path) {
+  std::error_code ec;
+  return std::filesystem::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
+}
+
+bool FindOnPath(const std::string& name, std::string* path) {
   const char* dirs = std::getenv("PATH");
   std::stringstream in(dirs ? dirs : "/usr/local/bin:/usr/bin:/bin");
   std::string dir;
   while (std::getline(in, dir, ':')) {
-    const std::string candidate = (dir.empty() ? std::string(".") : dir) + "/" + name;
-    if (::access(candidate.c_str(), X_OK) == 0) {
+    if (dir.empty()) continue;
+    const std::string candidate = dir + "/" + name;
+    if (IsExecutableFile(candidate)) {
       *path = candidate;
       return true;
     }
   }
   return false;
 }
-
-}  // namespace
 
 std::string ChildProcess::Exit::Describe() const {
   if (!ended) return "still running";
@@ -52,9 +53,15 @@ std::string ChildProcess::Exit::Describe() const {
 
 base::Status ChildProcess::Start(const Spawn& spawn, std::unique_ptr<ChildProcess>* out) {
   if (spawn.argv.empty()) return base::Status::InvalidArgument("no program to start");
+  // Resolved before fork, since the child may only make async-signal-safe calls.
   std::string program = spawn.program;
-  if (program.empty() && !ResolveProgram(spawn.argv[0], &program)) {
-    return base::Status::NotFound("cannot find " + spawn.argv[0] + " on $PATH");
+  if (program.empty()) {
+    const std::string& name = spawn.argv[0];
+    if (name.find('/') != std::string::npos) {
+      program = name;
+    } else if (!FindOnPath(name, &program)) {
+      return base::Status::NotFound("cannot find " + name + " on $PATH");
+    }
   }
   // Everything the child needs is made before fork: after it, only async-signal-safe calls.
   std::vector<std::string> args = spawn.argv;

@@ -15,6 +15,12 @@
 
 namespace railyard::load {
 
+// Whether `path` is a regular file this process may execute.
+bool IsExecutableFile(const std::string& path);
+// The first executable file named `name` in the directories of $PATH (empty entries skipped;
+// /usr/local/bin:/usr/bin:/bin when $PATH is unset); false if there is none.
+bool FindOnPath(const std::string& name, std::string* path);
+
 // It is told to die with its parent (PR_SET_PDEATHSIG, SIGKILL), so a console, a test or a
 // benchmark that crashes leaves none behind.
 //

@@ -19,11 +19,6 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-bool IsExecutable(const fs::path& path) {
-  std::error_code ec;
-  return fs::is_regular_file(path, ec) && ::access(path.c_str(), X_OK) == 0;
-}
-
 // The last few lines of a log, for an error message.
 std::string TailOf(const std::string& path) {
   std::ifstream in(path);
@@ -62,7 +57,7 @@ std::string ReadFirstLine(int fd, Clock::time_point deadline) {
 rpc::Status FindNodeBinary(std::string* path) {
   std::string looked;
   if (const char* env = std::getenv("RAILYARD_NODE_BINARY"); env && *env) {
-    if (IsExecutable(env)) {
+    if (IsExecutableFile(env)) {
       *path = env;
       return rpc::Status::Ok();
     }
@@ -73,24 +68,13 @@ rpc::Status FindNodeBinary(std::string* path) {
   const fs::path self = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
     const fs::path beside = self.parent_path() / "railyard-node";
-    if (IsExecutable(beside)) {
+    if (IsExecutableFile(beside.string())) {
       *path = beside.string();
       return rpc::Status::Ok();
     }
     looked = beside.string();
   }
-  if (const char* env_path = std::getenv("PATH")) {
-    std::stringstream dirs(env_path);
-    std::string dir;
-    while (std::getline(dirs, dir, ':')) {
-      if (dir.empty()) continue;
-      const fs::path candidate = fs::path(dir) / "railyard-node";
-      if (IsExecutable(candidate)) {
-        *path = candidate.string();
-        return rpc::Status::Ok();
-      }
-    }
-  }
+  if (FindOnPath("railyard-node", path)) return rpc::Status::Ok();
   return {rpc::Code::kNotFound, "cannot find railyard-node (looked beside this program" +
                                     (looked.empty() ? std::string() : ", at " + looked) +
                                     ", and on $PATH); set $RAILYARD_NODE_BINARY"};

@@ -218,9 +218,9 @@ void ServerSession::StartRequest(wire::Request& request) {
 }
 
 void ServerSession::AnswerPing(uint64_t id) {
-  core_.pings.fetch_add(1, std::memory_order_relaxed);
-  if (pong_queued_) return;
+  if (pong_queued_) return;  // The Pong on its way answers this one too.
   pong_queued_ = true;
+  core_.pings.fetch_add(1, std::memory_order_relaxed);
   Frame frame;
   wire::Pong* pong = frame.mutable_pong();
   pong->set_id(id);

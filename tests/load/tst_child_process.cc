@@ -3,12 +3,15 @@
 // output where it was asked to go, SIGTERM with a grace and SIGKILL after it, and a child that
 // dies with its parent.
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <QDir>
 #include <QScopeGuard>
+#include <QTemporaryDir>
 #include <QTest>
 #include <chrono>
 #include <memory>
@@ -34,17 +37,20 @@ std::unique_ptr<ChildProcess> StartShell(const std::string& script, int stdout_f
   return child;
 }
 
-// Everything `fd` gives until end of file (or 10 s).
+// Everything `fd` gives until end of file, or until 10 s have passed.
 std::string ReadAll(int fd) {
   std::string out;
   char buffer[256];
   const auto give_up = std::chrono::steady_clock::now() + 10s;
-  ssize_t n;
-  while (std::chrono::steady_clock::now() < give_up &&
-         (n = ::read(fd, buffer, sizeof buffer)) > 0) {
+  while (true) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        give_up - std::chrono::steady_clock::now());
+    pollfd p{fd, POLLIN, 0};
+    if (left.count() <= 0 || ::poll(&p, 1, static_cast<int>(left.count())) <= 0) return out;
+    const ssize_t n = ::read(fd, buffer, sizeof buffer);
+    if (n <= 0) return out;
     out.append(buffer, static_cast<size_t>(n));
   }
-  return out;
 }
 
 // A process by that PID exists (a zombie too: reaping is what ends it).
@@ -93,6 +99,19 @@ class ChildProcessTest : public QObject {
              s.message().c_str());
     spawn.argv.clear();
     QCOMPARE(ChildProcess::Start(spawn, &child).code(), StatusCode::kInvalidArgument);
+  }
+
+  // $PATH lookup (also FindNodeBinary's): executable regular files only, empty entries skipped.
+  void aNameIsFoundOnPath() {
+    const QByteArray saved = qgetenv("PATH");
+    auto restore = qScopeGuard([&] { qputenv("PATH", saved); });
+    QTemporaryDir dir;
+    QVERIFY(QDir(dir.path()).mkdir("railyard-probe"));  // A directory of that name: skipped.
+    qputenv("PATH", ("::" + dir.path() + ":/usr/bin:/bin").toUtf8());
+    std::string path;
+    QVERIFY(railyard::load::FindOnPath("sh", &path));
+    QVERIFY2(path == "/usr/bin/sh" || path == "/bin/sh", path.c_str());
+    QVERIFY(!railyard::load::FindOnPath("railyard-probe", &path));
   }
 
   void stopGivesAGraceThenKills() {
