@@ -16,7 +16,9 @@
 #include <QTest>
 #include <csignal>
 #include <functional>
+#include <optional>
 
+#include "core/node/process_metrics.h"
 #include "tests/e2e/replication_support.h"
 #include "tests/support/free_port.h"
 #include "tests/support/http_get.h"
@@ -147,9 +149,20 @@ class AlertDrillsTest : public QObject {
     QElapsedTimer timer;
     timer.start();
     int checks = 0;
+    // The disk alerts are about the machine: on a nearly full disk (a CI run saw 10% free) they
+    // are true, and left out here; the drills' own few megabytes cannot move the share by 1%.
+    const std::optional<node::DiskFigures> disk = node::ReadDiskFigures(dir_.path().toStdString());
+    QVERIFY(disk && disk->size_bytes > 0);
+    const double free_share = static_cast<double>(disk->free_bytes) / disk->size_bytes;
+    const bool disk_low = free_share < 0.11;
+    if (disk_low) qInfo("alerts: the machine's disk is %.1f%% free", free_share * 100);
     while (timer.elapsed() < quiet_s * 1000) {
-      const auto alerts = Alerts();
-      QVERIFY2(alerts && alerts->isEmpty(), qPrintable(Describe()));
+      auto alerts = Alerts();
+      QVERIFY2(alerts, "Prometheus did not answer");
+      if (disk_low) {
+        alerts->removeIf([](const Alert& a) { return a.name.startsWith("RailyardDisk"); });
+      }
+      QVERIFY2(alerts->isEmpty(), qPrintable(Describe()));
       ++checks;
       QThread::msleep(1000);
     }
