@@ -430,7 +430,19 @@ Status DocStoreImpl::MakeRoom(size_t count) {
     stalls_.fetch_add(1);
     const Clock::time_point start = Clock::now();
     const Clock::time_point deadline = start + options_.max_write_stall;
-    while (!BackgroundSettled() && bg_cv_.WaitUntil(bg_mu_, deadline)) {
+    const Clock::time_point warn_at = start + options_.write_stall_warning;
+    bool warned = warn_at >= deadline;
+    while (!BackgroundSettled()) {
+      if (bg_cv_.WaitUntil(bg_mu_, warned ? deadline : warn_at)) continue;
+      if (warned) break;  // The deadline.
+      warned = true;
+      bg.Unlock();
+      LogTo(options_, LogLevel::kWarning,
+            "writes have waited " + std::to_string(options_.write_stall_warning.count()) +
+                " ms for the previous in-memory index to be written (the disk is slower than "
+                "the writes); they fail after " +
+                std::to_string(options_.max_write_stall.count()) + " ms");
+      bg.Lock();
     }
     const bool cleared = BackgroundSettled();
     stall_us_.fetch_add(static_cast<uint64_t>(

@@ -75,6 +75,10 @@ struct Options {
   // A writer that finds both the in-memory index full and the previous one still being written
   // waits at most this long, then fails with Busy. Waits are counted in the stats.
   std::chrono::milliseconds max_write_stall{std::chrono::seconds(30)};
+  // A wait that lasts this long is logged as a warning, once: the disk is slower than the writes
+  // (an fsync of the previous index's data that takes seconds), which the operator should hear of
+  // before writes fail.
+  std::chrono::milliseconds write_stall_warning{std::chrono::seconds(5)};
 
   // A replica's store takes changes only from its updater's queue (DocStore::ApplyQueue); Put,
   // Delete and Write are refused with InvalidArgument.

@@ -127,6 +127,22 @@ std::chrono::milliseconds ReplicaFollower::FetchOnce() {
         (damaged ? "replication stopped at a damaged block of the updater's queue: " : "") + error);
   }
   const storage::LogPosition start{response.segment(), response.offset()};
+  {
+    // The answer's figures count before its blocks are applied: an apply that waits on the disk
+    // (a write stall) leaves the replica behind a head it knows of, and its lag must say so.
+    base::MutexLock lock(mu_);
+    head_ = response.head_position();
+    answer_end_ = head_ - std::min(head_, response.behind_bytes());
+    answer_docs_ = response.blocks_docs();
+    // An updater older than first_block_append_unix_us gives only the last block's time.
+    answer_first_append_us_ = response.first_block_append_unix_us() > 0
+                                  ? response.first_block_append_unix_us()
+                                  : response.last_block_append_unix_us();
+    if (response.blocks().empty()) answer_first_append_us_ = 0;
+    behind_docs_ = response.behind_docs();
+    oldest_unsent_us_ = response.oldest_unsent_append_unix_us();
+    last_contact_ms_ = UnixMillis(std::chrono::system_clock::now());
+  }
   if (!response.blocks().empty()) {
     if (storage::Status s = store_.ApplyQueue(start, response.blocks()); !s.ok()) {
       if (!s.IsCorruption()) return OnFailure(admin::REPLICA_STOPPED, "applying: " + s.ToString());
@@ -152,18 +168,7 @@ std::chrono::milliseconds ReplicaFollower::FetchOnce() {
   }
   last_error_.clear();
   failures_in_a_row_ = 0;
-  head_ = response.head_position();
-  answer_end_ = head_ - std::min(head_, response.behind_bytes());
-  answer_docs_ = response.blocks_docs();
-  // An updater older than first_block_append_unix_us gives only the last block's time.
-  answer_first_append_us_ = response.first_block_append_unix_us() > 0
-                                ? response.first_block_append_unix_us()
-                                : response.last_block_append_unix_us();
-  if (response.blocks().empty()) answer_first_append_us_ = 0;
-  behind_docs_ = response.behind_docs();
-  oldest_unsent_us_ = response.oldest_unsent_append_unix_us();
   applied_docs_ += response.blocks_docs();
-  last_contact_ms_ = UnixMillis(std::chrono::system_clock::now());
   if (state_ == admin::REPLICA_CATCHING_UP &&
       now - last_progress_log_ >= options_.progress_log_interval) {
     last_progress_log_ = now;

@@ -149,10 +149,10 @@ class ReplicaStallTest : public QObject {
       return gate.held() > 0 && seen.lag_known() && seen.lag_bytes() > 0 &&
              seen.lag_seconds() >= 1.0;
     });
-    QVERIFY2(lagging, (seen.DebugString() + "updater's head " +
-                       std::to_string(UpdaterHead(*updater)) + ", fsyncs held " +
-                       std::to_string(gate.held()))
-                          .c_str());
+    QVERIFY2(lagging,
+             (seen.DebugString() + "updater's head " + std::to_string(UpdaterHead(*updater)) +
+              ", fsyncs held " + std::to_string(gate.held()))
+                 .c_str());
     QVERIFY2(seen.applied_position() + seen.lag_bytes() <= UpdaterHead(*updater),
              seen.DebugString().c_str());
     QVERIFY(seen.lag_docs() > 0);
