@@ -22,6 +22,7 @@ packages=(
   liburing-dev  # rpc_bench's raw-uring system: raw's frames driven by io_uring.
   # service_bench's peers and their clients (it starts its own servers on free loopback ports).
   redis-server memcached libhiredis-dev libmemcached-dev
+  gdb  # The threads of a replica that stopped applying, when an e2e test waits for it in vain.
   strace  # rpc_bench_raw_uring_refused: a kernel that refuses io_uring, made by fault injection.
   gnuplot-nox  # scripts/bench.sh draws the kv and rpc comparisons as PNG.
   # The node's readiness, watchdog and journald fields; systemd-analyze checks the unit.

@@ -3,9 +3,11 @@
 
 #include <QDir>
 #include <QFile>
+#include <QStandardPaths>
 #include <QThread>
 
 #include "railyard/docservice.pb.h"
+#include "tests/support/run_program.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::BuiltProgram;
@@ -74,6 +76,25 @@ admin::Replication ReplicationOf(const NodeProcess& node) {
   return TelemetryOf(node).replication();
 }
 
+namespace {
+
+// Each thread's innermost frames in process `pid`, by gdb (attached in batch mode, then
+// detached): what a replica that stopped applying is waiting for.
+QString ThreadStacks(int64_t pid) {
+  const QString gdb = QStandardPaths::findExecutable("gdb");
+  if (gdb.isEmpty()) return "(no gdb on PATH: no stacks)";
+  const testing::ProgramResult r = testing::RunProgram(
+      gdb, {"-nx", "-batch", "-p", QString::number(pid), "-ex", "thread apply all bt 8"}, 30000);
+  QStringList frames;
+  for (const QString& line : r.out.split('\n')) {
+    if (line.startsWith("Thread ") || line.startsWith("#")) frames << line;
+  }
+  if (frames.isEmpty()) return "(gdb gave no stacks: " + r.err.left(300) + ")";
+  return frames.join('\n');
+}
+
+}  // namespace
+
 QString WaitCaughtUp(const NodeProcess& updater, const std::vector<const NodeProcess*>& replicas,
                      uint64_t at_least, std::chrono::milliseconds timeout) {
   const auto until = std::chrono::steady_clock::now() + timeout;
@@ -103,7 +124,13 @@ QString WaitCaughtUp(const NodeProcess& updater, const std::vector<const NodePro
     if (where.isEmpty() || std::chrono::steady_clock::now() > until) break;
     QThread::msleep(20);
   }
-  return where.isEmpty() ? where : QString("updater's head %1: ").arg(head) + where;
+  if (where.isEmpty()) return where;
+  where = QString("updater's head %1: ").arg(head) + where;
+  for (const NodeProcess* replica : replicas) {
+    if (ReplicationOf(*replica).applied_position() >= head) continue;
+    where += QString("\n%1's threads:\n").arg(replica->name()) + ThreadStacks(replica->pid());
+  }
+  return where;
 }
 
 std::unique_ptr<rpc::Client> ConnectTo(const NodeProcess& node, size_t pool_size) {

@@ -57,7 +57,7 @@ admin::Replication ReplicationOf(const NodeProcess& node);
 admin::Telemetry TelemetryOf(const NodeProcess& node);
 // Waits (bounded by `timeout`) until every replica has applied the updater's head and
 // `at_least` (a write's position: its block may not be sealed, so not in the head, yet). Empty
-// when they have; else where each one is.
+// when they have; else where each one is, with the threads of each one behind (by gdb).
 QString WaitCaughtUp(const NodeProcess& updater, const std::vector<const NodeProcess*>& replicas,
                      uint64_t at_least,
                      std::chrono::milliseconds timeout = std::chrono::seconds(30));
