@@ -48,6 +48,9 @@ class AlertDrillsTest : public QObject {
   QMap<QString, uint16_t> metrics_port_;  // By node name.
   testing::PrometheusProcess prometheus_;
   uint16_t prometheus_port_ = 0;
+  // The disk alerts are about the machine: on a nearly full disk (a CI run saw 10% free) they are
+  // true, and left out of what the drills check; the drills' few megabytes cannot move it by 1%.
+  bool machine_disk_low_ = false;
 
   std::unique_ptr<NodeProcess> StartNode(const QString& name, QStringList args) {
     metrics_port_[name] = testing::FreePort();
@@ -69,8 +72,9 @@ class AlertDrillsTest : public QObject {
                                   .toObject()["alerts"]
                                   .toArray()) {
       const QJsonObject labels = a.toObject()["labels"].toObject();
-      alerts.push_back({labels["alertname"].toString(), labels["instance"].toString(),
-                        a.toObject()["state"].toString()});
+      const QString name = labels["alertname"].toString();
+      if (machine_disk_low_ && name.startsWith("RailyardDisk")) continue;
+      alerts.push_back({name, labels["instance"].toString(), a.toObject()["state"].toString()});
     }
     return alerts;
   }
@@ -104,6 +108,14 @@ class AlertDrillsTest : public QObject {
   void initTestCase() {
     QVERIFY(dir_.isValid());
     QVERIFY(WriteTokenFiles(dir_.path()));
+    const std::optional<node::DiskFigures> disk = node::ReadDiskFigures(dir_.path().toStdString());
+    QVERIFY(disk && disk->size_bytes > 0);
+    const double free_share = static_cast<double>(disk->free_bytes) / disk->size_bytes;
+    machine_disk_low_ = free_share < 0.11;
+    if (machine_disk_low_) {
+      qInfo("alerts: the machine's disk is %.1f%% free: its disk alerts are left out",
+            free_share * 100);
+    }
     updater_ = StartNode("updater", UpdaterArgs(dir_.path()));
     QVERIFY(updater_);
     replica1_ = StartNode("replica1", ReplicaArgs(dir_.path(), *updater_));
@@ -149,20 +161,9 @@ class AlertDrillsTest : public QObject {
     QElapsedTimer timer;
     timer.start();
     int checks = 0;
-    // The disk alerts are about the machine: on a nearly full disk (a CI run saw 10% free) they
-    // are true, and left out here; the drills' own few megabytes cannot move the share by 1%.
-    const std::optional<node::DiskFigures> disk = node::ReadDiskFigures(dir_.path().toStdString());
-    QVERIFY(disk && disk->size_bytes > 0);
-    const double free_share = static_cast<double>(disk->free_bytes) / disk->size_bytes;
-    const bool disk_low = free_share < 0.11;
-    if (disk_low) qInfo("alerts: the machine's disk is %.1f%% free", free_share * 100);
     while (timer.elapsed() < quiet_s * 1000) {
-      auto alerts = Alerts();
-      QVERIFY2(alerts, "Prometheus did not answer");
-      if (disk_low) {
-        alerts->removeIf([](const Alert& a) { return a.name.startsWith("RailyardDisk"); });
-      }
-      QVERIFY2(alerts->isEmpty(), qPrintable(Describe()));
+      const auto alerts = Alerts();
+      QVERIFY2(alerts && alerts->isEmpty(), qPrintable(Describe()));
       ++checks;
       QThread::msleep(1000);
     }
