@@ -51,7 +51,7 @@ AdminClient::AdminClient(rpc::Endpoint admin, std::string token, std::string cli
   // An admin service's slots balance nothing: a settled pool probes rarely (up to 1024 x 50 ms
   // apart) rather than four times a second, which a console watching 144 nodes paid for with
   // hundreds of connections a second. A lost connection still wakes the acquirer at once.
-  options.acquirer_backoff_limit = 1024;
+  options.acquirer_backoff_limit = rpc::ClientOptions::kBackoffLimitWhereSlotsBalanceNothing;
   options.tls = std::move(tls);
   client_ = std::make_unique<rpc::Client>(options);
 }

@@ -31,7 +31,8 @@ LoadGenerator::LoadGenerator(LoadOptions options, OpObserver observer)
     rpc::ClientOptions writes = client;
     writes.servers = {*options_.updater};
     if (options_.write_pool_size > 0) writes.pool_size = options_.write_pool_size;
-    writes.balance.reset();  // One server: nothing to balance.
+    writes.balance.reset();  // One server: nothing to balance, so it probes rarely too.
+    writes.acquirer_backoff_limit = rpc::ClientOptions::kBackoffLimitWhereSlotsBalanceNothing;
     writes.subset_mode = balance::SubsetMode::kNone;
     writes.client_id = client_->client_id();
     write_client_ = std::make_unique<rpc::Client>(writes);

@@ -43,6 +43,9 @@ struct ClientOptions {
   // this multiple, so a settled client stops churning connections on its servers (1: never). A
   // pool that loses a member cuts that backoff short.
   uint32_t acquirer_backoff_limit = 8;
+  // For a pool whose slots balance nothing (one server, or an admin service): probes up to 1024 x
+  // acquirer_sleep_max apart once settled instead of a few a second. A loss still wakes it.
+  static constexpr uint32_t kBackoffLimitWhereSlotsBalanceNothing = 1024;
   // Connection attempts that may run at once while the pool is short of capacity (one when full:
   // the spare acquirers sleep until the pool loses a member), so a pool that lost a server
   // refills in one round trip rather than one per connection.
