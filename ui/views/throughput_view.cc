@@ -113,10 +113,6 @@ ThroughputView::ThroughputView(ThroughputModel* model, QWidget* parent)
     auto* drag = new TimeAxisDrag(plot);
     connect(drag, &TimeAxisDrag::Taken, this, [this] { following_ = false; });
     connect(drag, &TimeAxisDrag::FollowAsked, this, &ThroughputView::Follow);
-    // QCustomPlot repaints the widget at once after a replot by default: three synchronous
-    // repaints a frame, each a pass over the window's dirty regions (its parents' backgrounds,
-    // the tab bar) and a flush. A soft update paints the three plots in the frame's one pass.
-    plot->setPlottingHint(QCP::phImmediateRefresh, false);
     // The same left and right margins on all three, so one time is one x on every chart.
     plot->axisRect()->setMarginGroup(QCP::msLeft | QCP::msRight, margins);
     plot->legend->setVisible(true);
