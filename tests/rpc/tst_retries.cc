@@ -151,8 +151,8 @@ class RetriesTest : public QObject {
     QElapsedTimer refill;
     refill.start();
     QCOMPARE(client.Call(kUnavailableMethod, "x").status.code(), Code::kUnavailable);
-    // Once seen failing under TSan in CI (not again in 32 runs, 20 of them under load): say how
-    // far the acquirers got.
+    // Once seen failing in scripts/test.sh's TSan stage (not again in 32 runs, 20 under load):
+    // say how far the acquirers got.
     const bool refilled = client.WaitForPool(2, std::chrono::seconds(20));
     const ClientCounters c = client.Snapshot().counters;
     QVERIFY2(refilled, qPrintable(QString("pool of %1 after 20 s: %2 connects, %3 failed, %4 "
