@@ -26,6 +26,11 @@ std::optional<ProcessFigures> ReadProcessFigures();
 struct DiskFigures {
   uint64_t free_bytes = 0;  // Available to this (unprivileged) process.
   uint64_t size_bytes = 0;
+  // free / size, as the disk alert rules read it (docs/figures.md, DISK_FREE_SHARE); 1 for a
+  // file system that reports no size.
+  double FreeShare() const {
+    return size_bytes > 0 ? static_cast<double>(free_bytes) / static_cast<double>(size_bytes) : 1.0;
+  }
 };
 
 // The file system that holds `directory`; nullopt if it cannot be asked.

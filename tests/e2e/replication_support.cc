@@ -100,13 +100,16 @@ QString WaitCaughtUp(const NodeProcess& updater, const std::vector<const NodePro
   const auto until = std::chrono::steady_clock::now() + timeout;
   uint64_t head = 0;
   QString where;
+  std::vector<const NodeProcess*> behind;
   while (true) {
     head = std::max(at_least, ReplicationOf(updater).head_position());
     where.clear();
+    behind.clear();
     for (const NodeProcess* replica : replicas) {
       const admin::Telemetry t = TelemetryOf(*replica);
       const admin::Replication& r = t.replication();
       if (r.applied_position() < head) {
+        behind.push_back(replica);
         // With its store's write stalls and flushes: a replica that stops applying may be
         // waiting for its in-memory index to be written.
         where += QString("%1 at %2 (%3, '%4'; memtable %5/%6, %7 write stalls, %8 flushes); ")
@@ -126,8 +129,7 @@ QString WaitCaughtUp(const NodeProcess& updater, const std::vector<const NodePro
   }
   if (where.isEmpty()) return where;
   where = QString("updater's head %1: ").arg(head) + where;
-  for (const NodeProcess* replica : replicas) {
-    if (ReplicationOf(*replica).applied_position() >= head) continue;
+  for (const NodeProcess* replica : behind) {
     where += QString("\n%1's threads:\n").arg(replica->name()) + ThreadStacks(replica->pid());
   }
   return where;

@@ -110,7 +110,7 @@ class AlertDrillsTest : public QObject {
     QVERIFY(WriteTokenFiles(dir_.path()));
     const std::optional<node::DiskFigures> disk = node::ReadDiskFigures(dir_.path().toStdString());
     QVERIFY(disk && disk->size_bytes > 0);
-    const double free_share = static_cast<double>(disk->free_bytes) / disk->size_bytes;
+    const double free_share = disk->FreeShare();
     machine_disk_low_ = free_share < 0.11;
     if (machine_disk_low_) {
       qInfo("alerts: the machine's disk is %.1f%% free: its disk alerts are left out",

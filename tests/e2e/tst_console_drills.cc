@@ -79,8 +79,7 @@ struct Seen {
 alerts::Rules DrillRules(const std::string& data_dir) {
   alerts::Rules rules = cluster::DefaultAlertRules();
   const std::optional<node::DiskFigures> disk = node::ReadDiskFigures(data_dir);
-  const double free_share =
-      disk && disk->size_bytes > 0 ? static_cast<double>(disk->free_bytes) / disk->size_bytes : 1.0;
+  const double free_share = disk ? disk->FreeShare() : 1.0;
   for (alerts::Rule& r : *rules.mutable_rule()) {
     if (r.figure() == alerts::NODE_NOT_ANSWERING) r.set_for_s(1);
     if (r.figure() == alerts::NODE_LAME_DUCK) r.set_for_s(0);
