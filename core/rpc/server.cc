@@ -104,7 +104,8 @@ std::string_view ServerStateName(ServerState state) {
 }
 
 struct Server::Impl {
-  explicit Impl(ServerOptions options) : core(std::move(options)), acceptor(core.io) {}
+  explicit Impl(ServerOptions options)
+      : core(std::move(options)), accept_strand(asio::make_strand(core.io)), acceptor(core.io) {}
 
   asio::awaitable<void> AcceptLoop() {
     for (;;) {
@@ -157,6 +158,9 @@ struct Server::Impl {
   }
 
   ServerCore core;
+  // The accept loop and Stop's close of the acceptor both run here: the I/O threads are many, and
+  // an acceptor is not safe to close on one thread while another looks at it.
+  asio::strand<asio::io_context::executor_type> accept_strand;
   asio::ip::tcp::acceptor acceptor;
   std::vector<std::thread> threads;
   uint16_t port = 0;
@@ -202,7 +206,7 @@ Status Server::Start() {
     m.core.handlers_ready = true;
     m.core.state = ServerState::kServing;
   }
-  asio::co_spawn(m.core.io, m.AcceptLoop(), asio::detached);
+  asio::co_spawn(m.accept_strand, m.AcceptLoop(), asio::detached);
   size_t threads = m.core.options.io_threads;
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   for (size_t i = 0; i < threads; ++i) {
@@ -327,7 +331,7 @@ void Server::Stop() {
     m.core.idle_cv.notify_all();
   }
   if (started) {
-    asio::post(m.core.io, [&m] {
+    asio::post(m.accept_strand, [&m] {
       asio::error_code ignored;
       m.acceptor.close(ignored);
     });
