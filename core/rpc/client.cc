@@ -362,9 +362,10 @@ struct Client::Impl final : internal::ConnectionObserver {
     return true;
   }
 
-  // A pool that lost a member: an acquirer in a settled client's backoff (longer than its
-  // acquirer_sleep_max), or a spare one waiting on a full pool, probes again at once. Each timer
-  // is cancelled on its acquirer's own strand, if it is still waiting there.
+  // A pool that lost a member: an acquirer resting after a probe that did not improve the pool
+  // (a settled client's backoff can be seconds), or a spare one waiting on a full pool, probes
+  // again at once. Each timer is cancelled on its acquirer's own strand, if it is still waiting
+  // there.
   void WakeAcquirersLocked() RAILYARD_REQUIRES(mu) {
     for (const AcquirerPause& p : pauses) {
       if (!p.backing_off) continue;
@@ -492,12 +493,10 @@ struct Client::Impl final : internal::ConnectionObserver {
       if (!Admit(*target, conn)) {
         conn->Close();
         ++fruitless;
-        const int64_t factor = BackoffFactor(fruitless);
-        if (factor > 1) {
-          co_await SleepUntilLoss(pause, Jitter(rng) * factor, false);
-        } else {
-          co_await Sleep(pause, Jitter(rng));
-        }
+        // Wakeable however short: were every acquirer resting here when the pool loses a member
+        // (acquirer 0 can fill the pool before a spare's first probe returns), none would be left
+        // for the loss to wake, and the pool would stay short for a whole rest.
+        co_await SleepUntilLoss(pause, Jitter(rng) * BackoffFactor(fruitless), false);
         continue;
       }
       fruitless = 0;
