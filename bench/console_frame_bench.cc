@@ -10,6 +10,10 @@
 // N seconds of cluster time straight into ClusterState, switching tab every 10 s, and samples the
 // process's resident memory (/proc/self/statm) every --rss-every-s: a synthetic long replay that
 // shows whether memory flattens (a 10-minute 300-node recording would be gigabytes of SQLite).
+//
+// --recording PATH replays a recording made by `railyardctl record` from a live cluster instead of
+// a generated one (--hz: its polling rate), so a real fleet's frames can be profiled again and
+// again without the fleet (docs/benchmarks.md, the Flow tab at 48 nodes).
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 #include <QApplication>
@@ -38,6 +42,11 @@ namespace {
 using railyard::bench::Distribution;
 using railyard::bench::Summarize;
 
+// A recording does not say how many clients it saw: null then.
+std::string ClientsJson(int clients) {
+  return clients < 0 ? std::string("null") : std::to_string(clients);
+}
+
 void PrintDistribution(const char* bench, const QString& tab, int nodes, int clients, int hz,
                        const std::vector<double>& total, const std::vector<double>& apply,
                        const std::vector<double>& paint, const std::vector<double>& read,
@@ -45,11 +54,11 @@ void PrintDistribution(const char* bench, const QString& tab, int nodes, int cli
   const Distribution t = Summarize(total), a = Summarize(apply), p = Summarize(paint),
                      r = Summarize(read);
   std::printf(
-      "{\"bench\":\"%s\",\"tab\":\"%s\",\"nodes\":%d,\"clients\":%d,\"hz\":%d,"
+      "{\"bench\":\"%s\",\"tab\":\"%s\",\"nodes\":%d,\"clients\":%s,\"hz\":%d,"
       "\"frames\":%zu,\"snapshots_per_frame\":%.1f,\"p50_ms\":%.3f,\"p90_ms\":%.3f,"
       "\"p99_ms\":%.3f,\"max_ms\":%.3f,\"apply_p50_ms\":%.3f,\"apply_p99_ms\":%.3f,"
       "\"paint_p50_ms\":%.3f,\"paint_p99_ms\":%.3f,\"read_p50_ms\":%.3f,\"read_p99_ms\":%.3f}\n",
-      bench, qPrintable(tab), nodes, clients, hz, total.size(),
+      bench, qPrintable(tab), nodes, ClientsJson(clients).c_str(), hz, total.size(),
       double(snapshots) / double(std::max<size_t>(1, total.size())), t.p50, t.p90, t.p99, t.max,
       a.p50, a.p99, p.p50, p.p99, r.p50, r.p99);
   std::fflush(stdout);
@@ -74,6 +83,7 @@ int main(int argc, char** argv) {
   int soak_seconds = 0, rss_every_s = 5;
   std::string tabs_option = "Overview,Slots,Flow,Compaction,Bloom,Throughput,Replication";
   std::string frame_times_path;
+  std::string recording_path;
   app.add_option("--nodes", nodes, "Nodes in the generated cluster")->capture_default_str();
   app.add_option("--clients", clients, "Clients in the generated cluster")->capture_default_str();
   app.add_option("--seconds", seconds, "Length of the recording")->capture_default_str();
@@ -89,7 +99,16 @@ int main(int argc, char** argv) {
   app.add_option("--frame-times", frame_times_path,
                  "Also write each frame's apply and paint time to this file, one JSON object a "
                  "line: what a percentile hides, such as a spike every few seconds");
+  app.add_option("--recording", recording_path,
+                 "Replay this recording (railyardctl record, polled at --hz) instead of a "
+                 "generated cluster; --nodes, --clients, --seconds and --pool-size then do not "
+                 "apply, nor does --soak-seconds")
+      ->check(CLI::ExistingFile);
   CLI11_PARSE(app, argc, argv);
+  if (!recording_path.empty() && soak_seconds > 0) {
+    std::fprintf(stderr, "console_frame_bench: --soak-seconds needs a generated cluster\n");
+    return 2;
+  }
   if (nodes < 1 || clients < 0 || seconds < 1 || hz < 1 || hz > 100 || pool_size < 1 ||
       soak_seconds < 0 || rss_every_s < 1) {
     std::fprintf(stderr, "console_frame_bench: bad arguments\n");
@@ -109,22 +128,26 @@ int main(int argc, char** argv) {
   }
 
   QTemporaryDir dir;
-  const QString path = dir.filePath("console_frame_bench.rec");
+  const QString path = recording_path.empty() ? dir.filePath("console_frame_bench.rec")
+                                              : QString::fromStdString(recording_path);
   railyard::ui::testing::GeneratedCluster cluster;
   cluster.nodes = nodes;
   cluster.clients = clients;
   cluster.frame_ms = 1000 / hz;
   cluster.pool_size = pool_size;
-  const int frames = seconds * hz;
-  QElapsedTimer generate;
-  generate.start();
-  if (auto s = railyard::ui::testing::WriteGeneratedRecording(path.toStdString(), cluster, frames);
-      !s.ok()) {
-    std::fprintf(stderr, "console_frame_bench: %s\n", s.ToString().c_str());
-    return 1;
+  int frames = seconds * hz;
+  if (recording_path.empty()) {
+    QElapsedTimer generate;
+    generate.start();
+    if (auto s =
+            railyard::ui::testing::WriteGeneratedRecording(path.toStdString(), cluster, frames);
+        !s.ok()) {
+      std::fprintf(stderr, "console_frame_bench: %s\n", s.ToString().c_str());
+      return 1;
+    }
+    std::fprintf(stderr, "generated %d frames of %d nodes and %d clients in %.1f s\n", frames,
+                 nodes, clients, double(generate.elapsed()) / 1000.0);
   }
-  std::fprintf(stderr, "generated %d frames of %d nodes and %d clients in %.1f s\n", frames, nodes,
-               clients, double(generate.elapsed()) / 1000.0);
 
   railyard::ui::MainWindow::Options options;
   options.use_keyring = false;
@@ -139,6 +162,14 @@ int main(int argc, char** argv) {
   window.show();
   QCoreApplication::processEvents();
   railyard::ui::ReplaySource* replay = window.replay_source();
+  if (!recording_path.empty()) {
+    // The recording's own span at its polling rate; its nodes as recorded (clients unknown).
+    frames = int((replay->EndMs() - replay->StartMs()) / cluster.frame_ms) + 1;
+    nodes = replay->RecordedNodeCount();
+    clients = -1;
+    std::fprintf(stderr, "replaying %d frames of %d nodes from %s\n", frames, nodes,
+                 recording_path.c_str());
+  }
   replay->SetTickIntervalMs(cluster.frame_ms);  // One recorded frame per step at 1x.
   replay->SetSpeed(1.0);
 
@@ -188,10 +219,10 @@ int main(int argc, char** argv) {
   }
   const Distribution d = Summarize(all_frames);
   std::printf(
-      "{\"bench\":\"console_frame\",\"tab\":\"all\",\"nodes\":%d,\"clients\":%d,\"hz\":%d,"
+      "{\"bench\":\"console_frame\",\"tab\":\"all\",\"nodes\":%d,\"clients\":%s,\"hz\":%d,"
       "\"frames\":%zu,\"p50_ms\":%.3f,\"p90_ms\":%.3f,\"p99_ms\":%.3f,\"max_ms\":%.3f,"
       "\"bar_p99_ms\":16,\"meets_bar\":%s,\"malloc\":\"%s\"}\n",
-      nodes, clients, hz, all_frames.size(), d.p50, d.p90, d.p99, d.max,
+      nodes, ClientsJson(clients).c_str(), hz, all_frames.size(), d.p50, d.p90, d.p99, d.max,
       d.p99 < 16.0 ? "true" : "false", railyard::base::AllocatorDescription().c_str());
   std::fflush(stdout);
   if (soak_seconds == 0) return 0;
