@@ -653,9 +653,18 @@ class ReplicationTest : public QObject {
     for (int n = kReplicas - 1; expected.size() < rows; --n) expected << name(n);
     expected << QString("%1 more, lower lag (drawn faint)").arg(kReplicas - rows);
     QCOMPARE(first, expected);
-    // Listed lines at full strength, the rest faint.
+    // Listed lines at full strength, the rest faint: mixed with the background, yet opaque (a
+    // translucent line is a fill Qt's raster engine waits on its thread pool for).
+    const QColor base = view.palette().color(QPalette::Base);
+    auto distance_to_base = [&base](const QColor& c) {
+      return std::abs(c.red() - base.red()) + std::abs(c.green() - base.green()) +
+             std::abs(c.blue() - base.blue());
+    };
+    const QColor faint = view.GraphOf(0)->pen().color();
+    QCOMPARE(faint.alpha(), 255);
     QCOMPARE(view.GraphOf(kReplicas - 1)->pen().color().alpha(), 255);
-    QVERIFY(view.GraphOf(0)->pen().color().alpha() < 255);
+    QCOMPARE(view.GraphOf(0)->pen().widthF(), 1.0);
+    QCOMPARE(view.GraphOf(kReplicas - 1)->pen().widthF(), 1.5);
     SaveScreenshot(&view, "console_replication_crowded.png");
 
     // The selected row's replica joins the list.
@@ -664,6 +673,11 @@ class ReplicationTest : public QObject {
     view.Table()->setCurrentIndex(row0);
     QStringList with_selected = view.LegendTexts();
     QVERIFY2(with_selected.contains(name(0)), qPrintable(with_selected.join("|")));
+    // Listed now: its own colour, further from the background than it was drawn faint.
+    const QColor listed = view.GraphOf(0)->pen().color();
+    QCOMPARE(view.GraphOf(0)->pen().widthF(), 1.5);
+    QVERIFY2(distance_to_base(faint) < distance_to_base(listed),
+             qPrintable(faint.name() + " faint, " + listed.name() + " listed"));
     QCOMPARE(with_selected.last(),
              QString("%1 more, lower lag (drawn faint)").arg(kReplicas - rows - 1));
 

@@ -15,6 +15,7 @@
 
 #include "ui/models/flow_model.h"
 #include "ui/models/palette.h"
+#include "ui/support/color_mix.h"
 #include "ui/views/flow_legend.h"
 
 namespace railyard::ui {
@@ -302,6 +303,7 @@ void FlowCanvas::paintEvent(QPaintEvent* event) {
   p.setRenderHint(QPainter::Antialiasing, !dense);
   QPainterPath path;
   p.setBrush(Qt::NoBrush);
+  const QColor base = palette().color(QPalette::Base);
   for (int i : draw_order_) {
     const FlowModel::Edge& e = edges[size_t(i)];
     const QPointF from = ClientPoint(e.client) + QPointF(kFlowDot, 0);
@@ -309,9 +311,12 @@ void FlowCanvas::paintEvent(QPaintEvent* event) {
     QColor color = FlowModel::EdgeColor(e);
     // An idle connection: a faint dotted hairline, so the pool's spread shows without competing.
     // Traffic whose connections are gone (a drained server): dashed while its rate fades.
+    // Faint by mixing with the background, not by alpha: Qt's raster engine hands a translucent
+    // fill of more than 96 spans to its thread pool and waits, a few hand-offs per long line;
+    // 700 idle edges then cost a frame 30-50 ms on a loaded machine (docs/benchmarks.md).
     Qt::PenStyle style = Qt::SolidLine;
     if (e.rate <= 0) {
-      color.setAlphaF(0.35f);
+      color = MixColors(base, color, 0.35);
       style = Qt::DotLine;
     } else if (e.slots.isEmpty()) {
       style = Qt::DashLine;

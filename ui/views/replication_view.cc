@@ -3,6 +3,7 @@
 
 #include <QApplication>
 #include <QComboBox>
+#include <QEvent>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -20,6 +21,7 @@
 #include "ui/models/replication_lag_model.h"
 #include "ui/models/replication_model.h"
 #include "ui/models/throughput_model.h"
+#include "ui/support/color_mix.h"
 #include "ui/views/note_legend_item.h"
 #include "ui/views/plot_event_marks.h"
 #include "ui/views/plot_style.h"
@@ -255,6 +257,14 @@ void ReplicationView::showEvent(QShowEvent* event) {
   if (behind_) OnSamples();
 }
 
+void ReplicationView::changeEvent(QEvent* event) {
+  QWidget::changeEvent(event);
+  if (event->type() != QEvent::PaletteChange) return;
+  ranked_at_ms_ = -1;
+  UpdateLegend();
+  plot_->replot(QCustomPlot::rpQueuedReplot);
+}
+
 QString ReplicationView::Summary() const { return summary_->text(); }
 
 void ReplicationView::UpdateSummary() {
@@ -304,6 +314,7 @@ void ReplicationView::OnSamples() {
 void ReplicationView::Rebuild() {
   plot_->clearGraphs();
   graphs_.clear();
+  series_colors_.clear();
   drawn_until_ms_.clear();
   ranked_at_ms_ = -1;
   plot_->yAxis->setLabel(unit_ == LagUnit::kDocs ? tr("lag (documents)") : tr("lag (s)"));
@@ -322,6 +333,7 @@ void ReplicationView::AppendNew() {
       graph->setPen(QPen(SeriesColor(i), 1.5));
       graph->setAdaptiveSampling(true);
       graphs_.insert(node, graph);
+      series_colors_.insert(node, SeriesColor(i));
       drawn_until_ms_.insert(node, -1);
     }
     const QString name = node < state_->NodeCount() ? state_->Node(node).name : QString();
@@ -384,9 +396,10 @@ void ReplicationView::UpdateLegend() {
     if (!graph) continue;
     const bool in = !crowded || listed < rows || order[i] == selected_node_;
     QPen pen = graph->pen();
-    QColor color = pen.color();
-    color.setAlpha(in ? 255 : 90);  // Left out of the legend: fainter.
-    pen.setColor(color);
+    // Left out of the legend: fainter, mixed with the background rather than translucent (a
+    // translucent line over 96 rows tall is a fill Qt's raster engine waits on its threads for).
+    const QColor color = series_colors_.value(order[i], pen.color());
+    pen.setColor(in ? color : MixColors(palette().color(QPalette::Base), color, 90.0 / 255));
     pen.setWidthF(in ? 1.5 : 1.0);
     graph->setPen(pen);
     if (!in) continue;

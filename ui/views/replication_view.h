@@ -98,6 +98,7 @@ class ReplicationView : public QWidget {
 
  protected:
   void showEvent(QShowEvent* event) override;
+  void changeEvent(QEvent* event) override;  // A new palette: the faint graphs' mix again.
 
  private:
   void OnSamples();
@@ -134,6 +135,7 @@ class ReplicationView : public QWidget {
   QCustomPlot* plot_;
   LagUnit unit_ = LagUnit::kDocs;
   QHash<int, QCPGraph*> graphs_;       // Per replica node.
+  QHash<int, QColor> series_colors_;   // Each graph's own colour, before any fading.
   QHash<int, qint64> drawn_until_ms_;  // Per replica node: the newest sample in its graph.
   bool behind_ = false;
   bool following_ = true;
