@@ -274,13 +274,17 @@ int RunRecord(const RecordOptions& o) {
   const Clock::time_point start = Clock::now();
   size_t paused = 0;  // Nodes that refused the token: never asked again.
   Clock::time_point next = start;
+  // On a terminal, one line redrawn each round; into a log, a line every 10 s (a round every
+  // 100 ms otherwise wrote hundreds of carriage-returned updates).
+  const bool tty = isatty(STDERR_FILENO);
+  Clock::time_point next_progress_line = start;
   while (!stop.stopped()) {
     for (const cluster::PollResult& r : poller->PollRound()) {
       const std::string& name = access.nodes[static_cast<size_t>(r.id)].name;
       if (!r.status.ok()) {
         if (last_problem[r.id] != r.status.ToString()) {
-          std::fprintf(stderr, "\nrecord: %s: %s%s\n", name.c_str(), r.status.ToString().c_str(),
-                       r.paused ? kNotAskedAgain : "");
+          std::fprintf(stderr, "%srecord: %s: %s%s\n", tty ? "\n" : "", name.c_str(),
+                       r.status.ToString().c_str(), r.paused ? kNotAskedAgain : "");
           last_problem[r.id] = r.status.ToString();
         }
         if (ExitFor(r.status) == kExitRefused) worst = kExitRefused;
@@ -304,18 +308,22 @@ int RunRecord(const RecordOptions& o) {
     }
     writer->Commit();  // Between polls the writer is idle: make the round durable now.
     const double elapsed = std::chrono::duration<double>(Clock::now() - start).count();
-    std::fprintf(stderr, "\rrecord: %.0f s, %llu snapshots, %llu events -> %s   ", elapsed,
-                 static_cast<unsigned long long>(snapshots),
-                 static_cast<unsigned long long>(events), o.out.c_str());
-    std::fflush(stderr);
-    if (o.duration_s > 0 && elapsed >= o.duration_s) break;
+    const bool last = o.duration_s > 0 && elapsed >= o.duration_s;
+    if (tty || last || Clock::now() >= next_progress_line) {
+      std::fprintf(stderr, "%srecord: %.0f s, %llu snapshots, %llu events -> %s%s", tty ? "\r" : "",
+                   elapsed, static_cast<unsigned long long>(snapshots),
+                   static_cast<unsigned long long>(events), o.out.c_str(), tty ? "   " : "\n");
+      std::fflush(stderr);
+      next_progress_line = Clock::now() + std::chrono::seconds(10);
+    }
+    if (last) break;
     if (paused == access.nodes.size()) break;  // Nothing left that would answer.
     // A round that ran late is followed by one round at once, not by a burst making up for the
     // missed ones (it wrote a dozen snapshots within 5 ms).
     next = std::max(next + std::chrono::milliseconds(o.interval_ms), Clock::now());
     stop.SleepFor(std::chrono::duration_cast<std::chrono::milliseconds>(next - Clock::now()));
   }
-  std::fprintf(stderr, "\n");
+  if (tty) std::fprintf(stderr, "\n");
   if (trace::Status s = writer->Close(); !s.ok()) {
     std::fprintf(stderr, "railyardctl: %s\n", s.ToString().c_str());
     return kExitFailed;
