@@ -495,8 +495,9 @@ struct Client::Impl final : internal::ConnectionObserver {
         ++fruitless;
         // Wakeable however short: were every acquirer resting here when the pool loses a member
         // (acquirer 0 can fill the pool before a spare's first probe returns), none would be left
-        // for the loss to wake, and the pool would stay short for a whole rest.
-        co_await SleepUntilLoss(pause, Jitter(rng) * BackoffFactor(fruitless), false);
+        // for the loss to wake, and the pool would stay short for a whole rest. Only if still
+        // full once the wake is armed: a loss since Admit turned this probe away posted no wake.
+        co_await SleepUntilLoss(pause, Jitter(rng) * BackoffFactor(fruitless), true);
         continue;
       }
       fruitless = 0;

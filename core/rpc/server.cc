@@ -113,6 +113,9 @@ struct Server::Impl {
       asio::ip::tcp::socket socket = co_await acceptor.async_accept(
           asio::make_strand(core.io), asio::redirect_error(asio::use_awaitable, ec));
       if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return;
+      // Accepted as Stop began: after its sweep of the sessions, one started now would hold
+      // Stop's wait for the full two seconds.
+      if (core.state.load() == ServerState::kStopped) co_return;
       if (ec) {
         // EMFILE and friends: say so, back off briefly rather than spin.
         internal::Log(LogLevel::kWarning, "server {}: accept failed: {}", name, ec.message());
@@ -348,6 +351,10 @@ void Server::Stop() {
   m.core.io.stop();
   for (auto& t : m.threads) t.join();
   m.threads.clear();
+  // The posted close may not have run before the stop; no I/O thread is left to race it now, and
+  // a listening socket would take connections that nothing answers until ~Server.
+  asio::error_code ignored;
+  m.acceptor.close(ignored);
   if (started) internal::Log(LogLevel::kInfo, "server {} stopped", m.name);
 }
 

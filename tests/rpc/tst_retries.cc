@@ -80,8 +80,8 @@ class RetriesTest : public QObject {
     options.max_retries = 10;
     options.retry_budget.reset();
     // One acquirer. Once the pool is full the server refuses its probe; it then finds no server
-    // to probe and sleeps far longer than this test (Stop wakes it), a sleep that a loss does not
-    // cut short: nothing refills the pool while the call purges it.
+    // to probe and sleeps far longer than this test, a sleep that a loss does not cut short:
+    // nothing refills the pool while the call purges it.
     options.refill_parallelism = 1;
     options.acquirer_sleep_min = options.acquirer_sleep_max = std::chrono::minutes(10);
     Client client(options);
@@ -101,6 +101,7 @@ class RetriesTest : public QObject {
     QCOMPARE(next.status.code(), Code::kUnavailable);
     QCOMPARE(next.attempts, 0);
     QCOMPARE(server.attempts->load(), uint64_t{kPool});
+    QCOMPARE(client.Snapshot().counters.connects, uint64_t{kPool});  // No probe got in between.
   }
 
   // A settled client backs off to probes seconds apart; a pool that then loses its connection
