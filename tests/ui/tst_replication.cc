@@ -665,6 +665,8 @@ class ReplicationTest : public QObject {
     QCOMPARE(view.GraphOf(kReplicas - 1)->pen().color().alpha(), 255);
     QCOMPARE(view.GraphOf(0)->pen().widthF(), 1.0);
     QCOMPARE(view.GraphOf(kReplicas - 1)->pen().widthF(), 1.5);
+    // Opaque, the faint ones are drawn beneath the listed ones, which they would otherwise cross.
+    QVERIFY(view.GraphOf(0)->layer()->index() < view.GraphOf(kReplicas - 1)->layer()->index());
     SaveScreenshot(&view, "console_replication_crowded.png");
 
     // The selected row's replica joins the list.
@@ -676,6 +678,7 @@ class ReplicationTest : public QObject {
     // Listed now: its own colour, further from the background than it was drawn faint.
     const QColor listed = view.GraphOf(0)->pen().color();
     QCOMPARE(view.GraphOf(0)->pen().widthF(), 1.5);
+    QCOMPARE(view.GraphOf(0)->layer(), view.GraphOf(kReplicas - 1)->layer());
     QVERIFY2(distance_to_base(faint) < distance_to_base(listed),
              qPrintable(faint.name() + " faint, " + listed.name() + " listed"));
     QCOMPARE(with_selected.last(),

@@ -133,6 +133,10 @@ ReplicationView::ReplicationView(ReplicationModel* model, ReplicationLagModel* l
 
   plot_ = new QCustomPlot(this);
   StylePlot(plot_);
+  // The faint graphs (left out of the legend) below the listed ones: opaque, they would cover
+  // a listed line wherever they cross it after it in drawing order.
+  plot_->addLayer(QStringLiteral("faint"), plot_->layer(QStringLiteral("main")),
+                  QCustomPlot::limBelow);
   plot_->setMinimumHeight(140);
   QSharedPointer<QCPAxisTickerDateTime> ticker(new QCPAxisTickerDateTime);
   ticker->setDateTimeFormat("hh:mm:ss");
@@ -400,6 +404,7 @@ void ReplicationView::UpdateLegend() {
     // translucent line over 96 rows tall is a fill Qt's raster engine waits on its threads for).
     const QColor color = series_colors_.value(order[i], pen.color());
     pen.setColor(in ? color : MixColors(palette().color(QPalette::Base), color, 90.0 / 255));
+    graph->setLayer(in ? QStringLiteral("main") : QStringLiteral("faint"));
     pen.setWidthF(in ? 1.5 : 1.0);
     graph->setPen(pen);
     if (!in) continue;
