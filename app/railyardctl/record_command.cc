@@ -99,6 +99,7 @@ int RecordPast(const cluster::ClusterAccess& access, int64_t from_unix_ms,
                trace::TelemetryRecorder& recorder, trace::RecordingWriter& writer,
                uint64_t* snapshots, uint64_t* events) {
   int worst = kExitOk;
+  const bool tty = isatty(STDERR_FILENO);  // Else one line per node, not one per page.
   for (const cluster::NodeTarget& node : access.nodes) {
     cluster::AdminClient client(node.admin, access.token, "railyardctl record", access.tls);
     rpc::Status s = client.Connect(std::chrono::seconds(5));
@@ -120,14 +121,21 @@ int RecordPast(const cluster::ClusterAccess& access, int64_t from_unix_ms,
               std::fprintf(stderr, "railyardctl: %s\n", w.ToString().c_str());
               return written = false;
             }
-            std::fprintf(stderr, "\rrecord: %s: %llu snapshots of the past   ", node.name.c_str(),
-                         static_cast<unsigned long long>(mine));
+            if (tty) {
+              std::fprintf(stderr, "\rrecord: %s: %llu snapshots of the past   ", node.name.c_str(),
+                           static_cast<unsigned long long>(mine));
+            }
             return true;
           },
           &fetched);
     }
     if (!written) return kExitFailed;
-    std::fprintf(stderr, "\n");
+    if (tty) {
+      std::fprintf(stderr, "\n");
+    } else if (mine > 0) {
+      std::fprintf(stderr, "record: %s: %llu snapshots of the past\n", node.name.c_str(),
+                   static_cast<unsigned long long>(mine));
+    }
     if (!s.ok()) {
       std::fprintf(stderr, "record: %s: no past: %s\n", node.name.c_str(), s.ToString().c_str());
       worst = std::max(worst, ExitFor(s));
@@ -156,11 +164,19 @@ int RecordFromPrometheus(const RecordOptions& o) {
   }
   size_t nodes = 0;
   uint64_t snapshots = 0;
+  // On a terminal, one line redrawn per query; into a log, every tenth and the last.
+  const bool tty = isatty(STDERR_FILENO);
   const base::Status s = cluster::RecordPrometheusHistory(
       server, range, o.out,
-      [](size_t i, size_t n) { std::fprintf(stderr, "\rrecord: query %zu of %zu   ", i + 1, n); },
+      [tty](size_t i, size_t n) {
+        if (tty) {
+          std::fprintf(stderr, "\rrecord: query %zu of %zu   ", i + 1, n);
+        } else if ((i + 1) % 10 == 0 || i + 1 == n) {
+          std::fprintf(stderr, "record: query %zu of %zu\n", i + 1, n);
+        }
+      },
       &nodes, &snapshots);
-  std::fprintf(stderr, "\n");
+  if (tty) std::fprintf(stderr, "\n");
   if (!s.ok()) {
     std::fprintf(stderr, "railyardctl: %s\n", s.ToString().c_str());
     return ExitFor(s);
