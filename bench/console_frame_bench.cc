@@ -87,7 +87,8 @@ int main(int argc, char** argv) {
   app.add_option("--nodes", nodes, "Nodes in the generated cluster")->capture_default_str();
   app.add_option("--clients", clients, "Clients in the generated cluster")->capture_default_str();
   app.add_option("--seconds", seconds, "Length of the recording")->capture_default_str();
-  app.add_option("--hz", hz, "Telemetry frames per second")->capture_default_str();
+  CLI::Option* hz_option =
+      app.add_option("--hz", hz, "Telemetry frames per second")->capture_default_str();
   app.add_option("--tabs", tabs_option, "Tabs to measure, comma-separated")->capture_default_str();
   app.add_option("--pool-size", pool_size, "Connections per client, each to another server")
       ->capture_default_str();
@@ -105,6 +106,14 @@ int main(int argc, char** argv) {
                  "apply, nor does --soak-seconds")
       ->check(CLI::ExistingFile);
   CLI11_PARSE(app, argc, argv);
+  // A recording's polling rate is the one it was made at (railyardctl record's default is 1 s):
+  // stepped at another, most frames would be empty and the figures theirs.
+  if (!recording_path.empty() && hz_option->count() == 0) {
+    std::fprintf(stderr,
+                 "console_frame_bench: --recording needs --hz, the rate it was recorded at "
+                 "(railyardctl record --interval-ms 100: --hz 10)\n");
+    return 2;
+  }
   if (!recording_path.empty() && soak_seconds > 0) {
     std::fprintf(stderr, "console_frame_bench: --soak-seconds needs a generated cluster\n");
     return 2;
