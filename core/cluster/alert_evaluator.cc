@@ -16,6 +16,11 @@ double Holds(bool condition) { return condition ? 1 : 0; }
 
 }  // namespace
 
+std::optional<double> DiskFreeShare(const admin::DiskSpace& disk) {
+  if (disk.size_bytes() == 0) return std::nullopt;
+  return static_cast<double>(disk.free_bytes()) / static_cast<double>(disk.size_bytes());
+}
+
 std::optional<double> AlertFigure(alerts::Figure figure, const AlertObservation& node,
                                   double corruptions_15m) {
   if (figure == alerts::NODE_NOT_ANSWERING) {
@@ -31,9 +36,8 @@ std::optional<double> AlertFigure(alerts::Figure figure, const AlertObservation&
     case alerts::NODE_STARTING:
       return Holds(t.state() == admin::NODE_STARTING);
     case alerts::DISK_FREE_SHARE:
-      if (!t.has_disk() || t.disk().size_bytes() == 0) return std::nullopt;
-      return static_cast<double>(t.disk().free_bytes()) /
-             static_cast<double>(t.disk().size_bytes());
+      if (!t.has_disk()) return std::nullopt;
+      return DiskFreeShare(t.disk());
     case alerts::STORAGE_CORRUPTION:
       if (!t.has_storage()) return std::nullopt;
       return corruptions_15m;

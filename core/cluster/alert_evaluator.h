@@ -24,6 +24,10 @@ struct AlertObservation {
   const admin::Telemetry* telemetry = nullptr;
 };
 
+// DISK_FREE_SHARE (docs/figures.md): the share of the data directory's file system that is free;
+// nullopt where its size is not known.
+std::optional<double> DiskFreeShare(const admin::DiskSpace& disk);
+
 // A rule's figure for one node now (docs/figures.md, "Alerts"): the value compared with its
 // threshold, or for a figure without one 1 (holds) or 0; nullopt where it is not known (the node
 // does not answer, or it is not that kind of node), which holds no alert.

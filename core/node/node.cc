@@ -228,8 +228,7 @@ admin::Telemetry Node::Snapshot() {
       {sequence_.fetch_add(1) + 1, started_unix_ms_, options_.name, RAILYARD_VERSION}, *server_,
       admin_->endpoint(), &t);
   if (const std::optional<DiskFigures> disk = ReadDiskFigures(options_.data_dir)) {
-    t.mutable_disk()->set_free_bytes(disk->free_bytes);
-    t.mutable_disk()->set_size_bytes(disk->size_bytes);
+    *t.mutable_disk() = disk->ToProto();
   }
   if (!ready_.load()) return t;  // Starting: the store and replication are not there yet.
   FillStorage(store_->GetStats(), t.mutable_storage());

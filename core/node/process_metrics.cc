@@ -58,6 +58,13 @@ std::optional<ProcessFigures> ReadProcessFigures() {
   return p;
 }
 
+admin::DiskSpace DiskFigures::ToProto() const {
+  admin::DiskSpace disk;
+  disk.set_free_bytes(free_bytes);
+  disk.set_size_bytes(size_bytes);
+  return disk;
+}
+
 std::optional<DiskFigures> ReadDiskFigures(const std::string& directory) {
   std::error_code ec;
   const std::filesystem::space_info space = std::filesystem::space(directory, ec);

@@ -9,6 +9,8 @@
 #include <optional>
 #include <string>
 
+#include "railyard/admin.pb.h"
+
 namespace railyard::node {
 
 struct ProcessFigures {
@@ -26,11 +28,8 @@ std::optional<ProcessFigures> ReadProcessFigures();
 struct DiskFigures {
   uint64_t free_bytes = 0;  // Available to this (unprivileged) process.
   uint64_t size_bytes = 0;
-  // free / size, as the disk alert rules read it (docs/figures.md, DISK_FREE_SHARE); 1 for a
-  // file system that reports no size.
-  double FreeShare() const {
-    return size_bytes > 0 ? static_cast<double>(free_bytes) / static_cast<double>(size_bytes) : 1.0;
-  }
+  // As telemetry carries it (Telemetry.disk), which cluster::DiskFreeShare reads.
+  admin::DiskSpace ToProto() const;
 };
 
 // The file system that holds `directory`; nullopt if it cannot be asked.

@@ -21,6 +21,7 @@
 #include <map>
 #include <optional>
 
+#include "core/cluster/alert_evaluator.h"
 #include "core/cluster/alert_rules.h"
 #include "core/node/process_metrics.h"
 #include "core/trace/recording.h"
@@ -79,7 +80,9 @@ struct Seen {
 alerts::Rules DrillRules(const std::string& data_dir) {
   alerts::Rules rules = cluster::DefaultAlertRules();
   const std::optional<node::DiskFigures> disk = node::ReadDiskFigures(data_dir);
-  const double free_share = disk ? disk->FreeShare() : 1.0;
+  // Not known: the rules as shipped.
+  const double free_share =
+      (disk ? cluster::DiskFreeShare(disk->ToProto()) : std::nullopt).value_or(1.0);
   for (alerts::Rule& r : *rules.mutable_rule()) {
     if (r.figure() == alerts::NODE_NOT_ANSWERING) r.set_for_s(1);
     if (r.figure() == alerts::NODE_LAME_DUCK) r.set_for_s(0);
