@@ -44,6 +44,17 @@ UnavailableServer StartUnavailableServer(size_t max_connections = ServerOptions{
   return result;
 }
 
+// A client of `server` with a pool of `pool` and `acquirers` acquirers, each of which rests ten
+// minutes after a probe that does not improve the pool: longer than any test, so that only a
+// loss's wake (or nothing) cuts it short. No client-wide retry budget.
+ClientOptions RestingClientOptions(const UnavailableServer& server, size_t pool, size_t acquirers) {
+  ClientOptions options = FastClientOptions({server.server->endpoint()}, pool);
+  options.retry_budget.reset();
+  options.refill_parallelism = acquirers;
+  options.acquirer_sleep_min = options.acquirer_sleep_max = std::chrono::minutes(10);
+  return options;
+}
+
 }  // namespace
 
 class RetriesTest : public QObject {
@@ -76,14 +87,11 @@ class RetriesTest : public QObject {
   void purgedPoolFailsOutright() {
     constexpr size_t kPool = 3;
     UnavailableServer server = StartUnavailableServer(kPool);
-    ClientOptions options = FastClientOptions({server.server->endpoint()}, kPool);
-    options.max_retries = 10;
-    options.retry_budget.reset();
     // One acquirer. Once the pool is full the server refuses its probe; it then finds no server
     // to probe and sleeps far longer than this test, a sleep that a loss does not cut short:
     // nothing refills the pool while the call purges it.
-    options.refill_parallelism = 1;
-    options.acquirer_sleep_min = options.acquirer_sleep_max = std::chrono::minutes(10);
+    ClientOptions options = RestingClientOptions(server, kPool, 1);
+    options.max_retries = 10;
     Client client(options);
     QVERIFY(client.Start().ok());
     QVERIFY(client.WaitForPool(kPool, std::chrono::seconds(5)));
@@ -140,45 +148,30 @@ class RetriesTest : public QObject {
   // fruitless); a loss wakes it. Before that rest was wakeable, a pool whose every acquirer had
   // just been turned away stayed short for the whole rest: tst_rpc_retries failed in the TSan
   // stage when acquirer 0 filled a pool of 2 before either spare's first probe returned.
-  void aLostConnectionWakesAnAcquirerTurnedAway() {
-    UnavailableServer server = StartUnavailableServer();
-    ClientOptions options = FastClientOptions({server.server->endpoint()}, 1);
-    options.max_retries = 0;
-    options.retry_budget.reset();
-    options.refill_parallelism = 1;
-    options.acquirer_sleep_min = options.acquirer_sleep_max = std::chrono::minutes(10);
-    Client client(options);
-    QVERIFY(client.Start().ok());
-    QVERIFY(client.WaitForPool(1, std::chrono::seconds(5)));
-    QVERIFY(WaitUntil([&] { return client.Snapshot().counters.connects >= 2; }));
-    QElapsedTimer refill;
-    refill.start();
-    QCOMPARE(client.Call(kUnavailableMethod, "x").status.code(), Code::kUnavailable);
-    QVERIFY(client.WaitForPool(1, std::chrono::seconds(20)));
-    const qint64 ms = refill.elapsed();
-    qInfo("pool of 1 refilled %lld ms after a loss, by the acquirer resting after a probe", ms);
-    QVERIFY2(ms < 2000, qPrintable(QString("refilled after %1 ms").arg(ms)));
-  }
+  void aLostConnectionWakesAnAcquirerTurnedAway() { CheckALossRefillsAtOnce(1, 1); }
 
   // The spare acquirers sleep while the pool is full (rather than polling it every few ms) and a
   // loss wakes them, as it wakes every acquirer resting after a fruitless probe.
-  void aLostConnectionWakesTheSpareAcquirers() {
+  void aLostConnectionWakesTheSpareAcquirers() { CheckALossRefillsAtOnce(2, 3); }
+
+ private:
+  // A pool of `pool` whose `acquirers` rest ten minutes once a probe of the full pool is turned
+  // away; an UNAVAILABLE answer then disposes of a pooled connection, and the pool must be full
+  // again within 2 s.
+  void CheckALossRefillsAtOnce(size_t pool, size_t acquirers) {
     UnavailableServer server = StartUnavailableServer();
-    ClientOptions options = FastClientOptions({server.server->endpoint()}, 2);
+    ClientOptions options = RestingClientOptions(server, pool, acquirers);
     options.max_retries = 0;
-    options.retry_budget.reset();
-    options.refill_parallelism = 3;
-    options.acquirer_sleep_min = options.acquirer_sleep_max = std::chrono::minutes(10);
     Client client(options);
     QVERIFY(client.Start().ok());
-    QVERIFY(client.WaitForPool(2, std::chrono::seconds(5)));
+    QVERIFY(client.WaitForPool(pool, std::chrono::seconds(5)));
     // An acquirer's probe of the full pool was turned away: it rests for ten minutes.
-    QVERIFY(WaitUntil([&] { return client.Snapshot().counters.connects > 2; }));
+    QVERIFY(WaitUntil([&] { return client.Snapshot().counters.connects > pool; }));
     QElapsedTimer refill;
     refill.start();
     QCOMPARE(client.Call(kUnavailableMethod, "x").status.code(), Code::kUnavailable);
     // Say how far the acquirers got, should they not refill.
-    const bool refilled = client.WaitForPool(2, std::chrono::seconds(20));
+    const bool refilled = client.WaitForPool(pool, std::chrono::seconds(20));
     const ClientCounters c = client.Snapshot().counters;
     QVERIFY2(refilled, qPrintable(QString("pool of %1 after 20 s: %2 connects, %3 failed, %4 "
                                           "replacements")
@@ -187,7 +180,7 @@ class RetriesTest : public QObject {
                                       .arg(c.connect_failures)
                                       .arg(c.replacements)));
     const qint64 ms = refill.elapsed();
-    qInfo("pool of 2 refilled %lld ms after a loss, by a spare acquirer", ms);
+    qInfo("pool of %zu (%zu acquirers) refilled %lld ms after a loss", pool, acquirers, ms);
     QVERIFY2(ms < 2000, qPrintable(QString("refilled after %1 ms").arg(ms)));
   }
 };
