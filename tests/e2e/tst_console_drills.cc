@@ -33,6 +33,7 @@
 #include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 #include "ui/models/alert_model.h"
+#include "ui/models/flow_model.h"
 #include "ui/models/incident_model.h"
 #include "ui/models/overview_model.h"
 #include "ui/models/replication_model.h"
@@ -204,6 +205,42 @@ class ConsoleDrillsTest : public QObject {
     QVERIFY(
         window_->grab().save(QDir(ScreenshotDir()).filePath(QString("drill_%1.png").arg(name))));
   }
+  // The Flow tab, shown (so its model sums every frame), as screenshots/drill_<name>.png; returns
+  // what it shows as a known rate that no answering node reports (docs/figures.md), or empty.
+  QString FlowShotAndFalseRates(const QString& name) {
+    Shot(name, "Flow");
+    const ui::FlowModel& flow = *session_->models().flow;
+    auto live = [&](int node) { return node >= 0 && ui::IsLive(State().Node(node).health); };
+    QStringList wrong;
+    std::vector<int> edges(flow.Servers().size());
+    for (const ui::FlowModel::Edge& e : flow.Edges()) {
+      ++edges[size_t(e.server)];
+      const int reporter = e.from_pool ? flow.Clients()[size_t(e.client)].node
+                                       : flow.Servers()[size_t(e.server)].node;
+      if (e.rate && !live(reporter)) wrong << flow.EdgeText(e);
+    }
+    for (int s : flow.ServerOrder()) {
+      const ui::FlowModel::Server& server = flow.Servers()[size_t(s)];
+      if (server.rate && edges[size_t(s)] == 0 && !live(server.node))
+        wrong << flow.NodeText(true, s);
+    }
+    return wrong.join("; ");
+  }
+  // The Flow tab's rate for the server `name`: nullopt when not known, or when not shown.
+  std::optional<double> FlowRate(const QString& name) const {
+    const ui::FlowModel& flow = *session_->models().flow;
+    for (int s : flow.ServerOrder()) {
+      if (flow.Servers()[size_t(s)].name == NameOf(name)) return flow.Servers()[size_t(s)].rate;
+    }
+    return std::nullopt;
+  }
+  bool FlowShows(const QString& name) const {
+    const ui::FlowModel& flow = *session_->models().flow;
+    for (int s : flow.ServerOrder()) {
+      if (flow.Servers()[size_t(s)].name == NameOf(name)) return true;
+    }
+    return false;
+  }
   void Note(const QString& name) {
     seen_.push_back({QDateTime::currentMSecsSinceEpoch(), NameOf(name), Health(name)});
   }
@@ -333,6 +370,8 @@ class ConsoleDrillsTest : public QObject {
     const ThroughputModel::Series& series = throughput_->series(Index("replica2"));
     QVERIFY(!series.empty() && series.back().IsGap());
     QVERIFY(HasEvent(*throughput_, Index("replica2"), ThroughputEvent::kDown, at - 1000));
+    const QString replica_killed_flow = FlowShotAndFalseRates("2_replica2_killed_flow");
+    QVERIFY2(replica_killed_flow.isEmpty(), qPrintable(replica_killed_flow));
     Shot("2_replica2_killed_replication", "Replication");
     Shot("2_replica2_killed_overview", "Overview");
     qInfo(
@@ -394,6 +433,8 @@ class ConsoleDrillsTest : public QObject {
         kSlackMs);
     QVERIFY2(silent_ms >= 0, qPrintable(Cell("updater", ReplicationModel::kFollows)));
     Shot("4_replica1_stopped_replication", "Replication");
+    const QString stopped_flow = FlowShotAndFalseRates("4_replica1_stopped_flow");
+    QVERIFY2(stopped_flow.isEmpty(), qPrintable(stopped_flow));
     stopped.Resume();
     const qint64 back_ms = WaitMs([&] { return Health("replica1") == NodeHealth::kServing; },
                                   kUnreachableWithinMs + kSlackMs);
@@ -461,6 +502,8 @@ class ConsoleDrillsTest : public QObject {
     QVERIFY(HasEvent(*throughput_, Index("load"), ThroughputEvent::kDown, at - 1000));
     Shot("6_load_killed_overview", "Overview");
     Shot("6_load_killed_slots", "Slots");
+    const QString load_killed_flow = FlowShotAndFalseRates("6_load_killed_flow");
+    QVERIFY2(load_killed_flow.isEmpty(), qPrintable(load_killed_flow));
     qInfo("drill: SIGKILL load client: unreachable after %lld ms", ms);
   }
 
@@ -491,6 +534,11 @@ class ConsoleDrillsTest : public QObject {
     // Who follows it is unknown now: it listed both replicas before.
     QCOMPARE(Cell("updater", ReplicationModel::kFollows), QString("unknown (node unreachable)"));
     Shot("7_updater_killed_replication", "Replication");
+    const QString updater_killed_flow = FlowShotAndFalseRates("7_updater_killed_flow");
+    QVERIFY2(updater_killed_flow.isEmpty(), qPrintable(updater_killed_flow));
+    qInfo("drill: SIGKILL updater: Flow shows its rate as %s",
+          qPrintable(FlowRate("updater") ? QString::number(*FlowRate("updater")) + "/s"
+                                         : QString("not known")));
     // Its alert fires after the drill rules' 1 s, in the Alerts tab.
     const qint64 alert_ms =
         WaitMs([&] { return Fired(*alerts_, "RailyardNodeDown", NameOf("updater")); }, kSlackMs);
@@ -547,6 +595,11 @@ class ConsoleDrillsTest : public QObject {
     const QString reason = State().Node(Index("wrong-port")).last_error;
     QVERIFY2(reason.contains("not an admin service"), qPrintable(reason));
     Shot("9_wrong_port_overview", "Overview");
+    // Never answered: the Flow tab lists it with its rate not known, not as 0/s.
+    const QString wrong_port_flow = FlowShotAndFalseRates("9_wrong_port_flow");
+    QVERIFY2(wrong_port_flow.isEmpty(), qPrintable(wrong_port_flow));
+    QVERIFY(FlowShows("wrong-port"));
+    QVERIFY(!FlowRate("wrong-port"));
     qInfo(
         "drill: a docservice port added as an admin address: '%s' after %lld "
         "ms",

@@ -208,7 +208,7 @@ class ClientRowsTest : public QObject {
     server->Shutdown(std::chrono::milliseconds(200));
     double rate = 0;
     for (const auto& s : flow.Servers()) {
-      if (s.node == 0) rate = s.rate;
+      if (s.node == 0) rate = s.rate.value_or(-1);
     }
     QVERIFY2(rate > 0, qPrintable(QString::number(rate)));
     int connections = -1;

@@ -61,6 +61,7 @@ struct HandCluster {
   // is what moving edges around (forgetting one in the middle) must handle.
   int conns = 1;
   std::set<int> drained;  // Servers (1-based) in lame duck, holding nothing.
+  std::set<int> silent;   // Servers (1-based) serving on, whose polls fail (cut from the console).
   std::map<std::pair<int, int>, quint64> requests;  // (client, server) -> counter.
   int frame = 0;
 
@@ -147,7 +148,11 @@ struct HandCluster {
   void Apply(ClusterState* state) const {
     std::vector<ClusterState::Update> updates;
     for (int s = 1; s <= servers; ++s) {
-      updates.push_back({s - 1, std::make_shared<const Telemetry>(ServerTelemetry(s))});
+      if (silent.count(s)) {
+        updates.push_back({s - 1, nullptr, "connection timed out"});
+      } else {
+        updates.push_back({s - 1, std::make_shared<const Telemetry>(ServerTelemetry(s))});
+      }
     }
     if (watched) updates.push_back({servers, std::make_shared<const Telemetry>(ClientTelemetry())});
     state->ApplyFrame(updates, kStart + qint64(frame) * kFrameMs);
@@ -156,13 +161,13 @@ struct HandCluster {
 
 double RateOf(const FlowModel& model, int c, int s) {
   const FlowModel::Edge* e = model.FindEdge(HandCluster::Client(c), HandCluster::Server(s));
-  return e ? e->rate : -1;
+  return e && e->rate ? *e->rate : -1;
 }
 
 double ServerRate(const FlowModel& model, int s) {
   for (int i : model.ServerOrder()) {
     if (model.Servers()[size_t(i)].name == HandCluster::Server(s)) {
-      return model.Servers()[size_t(i)].rate;
+      return model.Servers()[size_t(i)].rate.value_or(-1);
     }
   }
   return -1;
@@ -173,9 +178,9 @@ std::map<std::pair<QString, QString>, std::pair<double, QVector<quint32>>> Pictu
     const FlowModel& model) {
   std::map<std::pair<QString, QString>, std::pair<double, QVector<quint32>>> out;
   for (const FlowModel::Edge& e : model.Edges()) {
-    if (e.rate <= 0 && e.slots.isEmpty()) continue;
+    if (e.rate.value_or(0) <= 0 && e.slots.isEmpty()) continue;
     out[{model.Clients()[size_t(e.client)].name, model.Servers()[size_t(e.server)].name}] = {
-        e.rate, QVector<quint32>(e.slots.begin(), e.slots.end())};
+        e.rate.value_or(-1), QVector<quint32>(e.slots.begin(), e.slots.end())};
   }
   return out;
 }
@@ -242,12 +247,15 @@ class FlowTest : public QObject {
             model.FindEdge(HandCluster::Client(key.first), HandCluster::Server(key.second));
         QVERIFY(e);
         QCOMPARE(e->from_pool, watched);
-        QVERIFY2(qFuzzyCompare(e->rate, expected), qPrintable(QString("frame %1 %2->%3: %4 != %5")
-                                                                  .arg(f)
-                                                                  .arg(key.first)
-                                                                  .arg(key.second)
-                                                                  .arg(e->rate)
-                                                                  .arg(expected)));
+        QVERIFY2(e->rate,
+                 qPrintable(
+                     QString("frame %1 %2->%3: not known").arg(f).arg(key.first).arg(key.second)));
+        QVERIFY2(qFuzzyCompare(*e->rate, expected), qPrintable(QString("frame %1 %2->%3: %4 != %5")
+                                                                   .arg(f)
+                                                                   .arg(key.first)
+                                                                   .arg(key.second)
+                                                                   .arg(*e->rate)
+                                                                   .arg(expected)));
       }
     }
     // 20 frames after the change every edge runs at twice its first rate: c*s*2 per 100 ms.
@@ -309,6 +317,96 @@ class FlowTest : public QObject {
     QCOMPARE(model.ServerOrder().size(), 4);
     // The client-only node is no server.
     for (int s : model.ServerOrder()) QVERIFY(servers[size_t(s)].name != "loadgen");
+  }
+
+  // docs/figures.md: a rate is read only from a node that answers and whose two reports in a row
+  // were read; otherwise it is not known, and shows as such, never as 0.
+  void aRateIsNotKnownWhereNoNodeThatAnswersReportsIt() {
+    ClusterState state;
+    FlowView view(&state);
+    view.resize(900, 500);
+    const FlowModel& model = *view.Model();
+    HandCluster cluster;
+    cluster.servers = 2;
+    cluster.clients = 2;
+    cluster.watched = false;  // The clients are seen in the servers' slot tables only.
+    cluster.Declare(&state);
+    // A node that never answers.
+    state.AddNode("10.9.0.9:7001", "silent");
+    auto step = [&] {
+      cluster.Step(&state, [](int c, int s) { return quint64(c * s); });
+      state.ApplyFrame({{2, nullptr, "connection refused"}}, kStart + cluster.frame * kFrameMs);
+    };
+    auto index = [&model](const QString& name) {
+      for (size_t s = 0; s < model.Servers().size(); ++s) {
+        if (model.Servers()[s].name == name) return int(s);
+      }
+      return -1;
+    };
+    auto server = [&](const QString& name) { return model.Servers().at(size_t(index(name))); };
+    cluster.Apply(&state);
+    // One report each: nothing to compare it with.
+    for (const FlowModel::Edge& e : model.Edges()) QVERIFY(!e.rate);
+    QVERIFY(!server("backend-1").rate);
+    QVERIFY(!model.MaxEdgeRate());
+    QVERIFY2(view.Legend()->Text().contains("thickest \u2014/s"),
+             qPrintable(view.Legend()->Text()));
+    step();
+    QCOMPARE(RateOf(model, 2, 2), 4 * 1000.0 / kFrameMs);
+    QCOMPARE(server("backend-2").rate.value_or(-1), (2 + 4) * 1000.0 / kFrameMs);
+    QCOMPARE(model.MaxEdgeRate().value_or(-1), 40.0);
+    // Never answered: not known, though nothing points at it.
+    QVERIFY(!server("silent").rate);
+    QVERIFY(server("silent").watched());
+    QVERIFY2(model.NodeText(true, index("silent")).contains("requests/s in not known"),
+             qPrintable(model.NodeText(true, index("silent"))));
+    // backend-1 is cut from the console but serves on: its edges' reporter does not answer.
+    cluster.silent = {1};
+    step();
+    QCOMPARE(state.Node(0).health, NodeHealth::kUnreachable);
+    const FlowModel::Edge* cut = model.FindEdge("client-2", "backend-1");
+    QVERIFY(cut && !cut->rate && cut->slots.isEmpty());
+    QVERIFY2(model.EdgeText(*cut).contains("not known (backend-1 does not answer)"),
+             qPrintable(model.EdgeText(*cut)));
+    QVERIFY(!server("backend-1").rate);
+    // Each client sends to backend-1 too: its total is not known either.
+    for (const FlowModel::Client& c : model.Clients()) QVERIFY(!c.rate);
+    QCOMPARE(server("backend-2").rate.value_or(-1), (2 + 4) * 1000.0 / kFrameMs);
+    view.show();
+    QVERIFY(QTest::qWaitForWindowExposed(&view));
+    const QString tip = view.Canvas()->ToolTipAt(view.Canvas()->ServerPoint(index("backend-1")));
+    QVERIFY2(tip.contains("requests/s in not known"), qPrintable(tip));
+    SaveScreenshot(&view, "flow_rate_not_known.png");
+    // Back after one missed poll: the counters rose across it, and the rate spans it.
+    cluster.silent.clear();
+    step();
+    QCOMPARE(RateOf(model, 2, 1), 2 * 1000.0 / kFrameMs);
+    // Back after more than the window: its first report has nothing recent to compare with.
+    cluster.silent = {1};
+    for (int f = 0; f < FlowModel::kRateWindowMs / kFrameMs + 2; ++f) step();
+    cluster.silent.clear();
+    step();
+    QVERIFY(!model.FindEdge("client-2", "backend-1")->rate);
+    step();
+    QCOMPARE(RateOf(model, 2, 1), 2 * 1000.0 / kFrameMs);
+    QCOMPARE(server("backend-1").rate.value_or(-1), (1 + 2) * 1000.0 / kFrameMs);
+    // Where the clients' pools answer, they report what goes to a server cut from the console.
+    ClusterState watched_state;
+    FlowModel watched_model(&watched_state);
+    HandCluster watched;
+    watched.servers = 2;
+    watched.clients = 2;
+    watched.Declare(&watched_state);
+    watched.Apply(&watched_state);
+    watched.silent = {1};
+    watched.Step(&watched_state, [](int c, int s) { return quint64(c * s); });
+    watched.Step(&watched_state, [](int c, int s) { return quint64(c * s); });
+    const FlowModel::Edge* pooled = watched_model.FindEdge("client-2", "backend-1");
+    QVERIFY(pooled && pooled->from_pool);
+    QCOMPARE(pooled->rate.value_or(-1), 2 * 1000.0 / kFrameMs);
+    QCOMPARE(watched_model.Servers()[0].rate.value_or(-1), (1 + 2) * 1000.0 / kFrameMs);
+    QVERIFY2(watched_model.NodeText(true, 0).contains("as the clients' pools report it"),
+             qPrintable(watched_model.NodeText(true, 0)));
   }
 
   void serversOnlyPoolsNameAreShownUntilTheyAnswer() {
@@ -581,7 +679,7 @@ class FlowTest : public QObject {
     // Hover texts: the edge's rate and slots, a server's figures over its name.
     const QString edge_tip = canvas->ToolTipAt(middle);
     QVERIFY2(edge_tip.startsWith(QString("client-1 → backend-1: %1 requests/s")
-                                     .arg(live->rate, 0, 'f', live->rate >= 100 ? 0 : 1)),
+                                     .arg(*live->rate, 0, 'f', *live->rate >= 100 ? 0 : 1)),
              qPrintable(edge_tip));
     QVERIFY2(edge_tip.contains("slots 0 (1 busy)"), qPrintable(edge_tip));
     const QPointF backend2 = canvas->ServerPoint(fading->server);
@@ -884,7 +982,7 @@ class FlowTest : public QObject {
     auto rates = [&model] {
       std::map<QString, double> out;
       for (int s : model.ServerOrder()) {
-        out[model.Servers()[size_t(s)].name] = model.Servers()[size_t(s)].rate;
+        out[model.Servers()[size_t(s)].name] = model.Servers()[size_t(s)].rate.value_or(-1);
       }
       return out;
     };

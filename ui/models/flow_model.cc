@@ -20,6 +20,12 @@ QString Rate(double per_s) {
   return per_s >= 100 ? QString::number(per_s, 'f', 0) : QString::number(per_s, 'f', 1);
 }
 
+// "12.5 requests/s in", or "requests/s in not known".
+QString RatePhrase(const std::optional<double>& per_s, const QString& direction) {
+  if (!per_s) return QObject::tr("requests/s %1 not known").arg(direction);
+  return QObject::tr("%1 requests/s %2").arg(Rate(*per_s), direction);
+}
+
 }  // namespace
 
 FlowModel::FlowModel(ClusterState* state, QObject* parent) : QObject(parent), state_(state) {
@@ -47,10 +53,11 @@ void FlowModel::Reset() {
   unwatched_server_of_.clear();
   server_of_node_.clear();
   node_read_ms_.clear();
+  previous_read_ms_.clear();
   reported_ms_.clear();
   server_order_.clear();
   client_order_.clear();
-  max_edge_rate_ = 0;
+  max_edge_rate_.reset();
   order_dirty_ = true;
   ++layout_version_;
   for (int node = 0; node < state_->NodeCount(); ++node) OnNodeAdded(node);
@@ -68,6 +75,7 @@ void FlowModel::OnNodeAdded(int node) {
     server_of_node_.push_back(static_cast<int>(servers_.size()));
     servers_.push_back(std::move(s));
     node_read_ms_.push_back(0);
+    previous_read_ms_.push_back(0);
     reported_ms_.push_back(0);
   }
   order_dirty_ = true;
@@ -97,7 +105,18 @@ QColor FlowModel::EdgeColor(const Edge& edge) {
 QString FlowModel::EdgeText(const Edge& edge) const {
   const Client& c = clients_[size_t(edge.client)];
   const Server& s = servers_[size_t(edge.server)];
-  QString text = tr("%1 → %2: %3 requests/s").arg(c.name, s.name, Rate(edge.rate));
+  QString text;
+  if (edge.rate) {
+    text = tr("%1 → %2: %3 requests/s").arg(c.name, s.name, Rate(*edge.rate));
+  } else {
+    const int reporter = edge.from_pool ? c.node : s.node;
+    const QString why =
+        reporter < 0 ? tr("no watched node reports it")
+        : !IsLive(state_->Node(reporter).health)
+            ? tr("%1 does not answer").arg(state_->Node(reporter).name)
+            : tr("waiting for a second report from %1").arg(state_->Node(reporter).name);
+    text = tr("%1 → %2: requests/s not known (%3)").arg(c.name, s.name, why);
+  }
   if (!edge.slots.isEmpty()) {
     QStringList slots;
     for (quint32 slot : edge.slots) slots << QString::number(slot);
@@ -122,10 +141,13 @@ QString FlowModel::NodeText(bool server, int index) const {
     const Server& s = servers_[size_t(index)];
     QString text = s.watched() ? tr("%1: %2").arg(s.name, NodeHealthName(s.health))
                                : tr("%1: not watched (named by clients' pools)").arg(s.name);
-    return text + tr("\n%1 requests/s in, %2 connections (%3 busy)")
-                      .arg(Rate(s.rate))
-                      .arg(s.connections)
-                      .arg(s.busy);
+    text += tr("\n%1, %2 connections (%3 busy)")
+                .arg(RatePhrase(s.rate, tr("in")))
+                .arg(s.connections)
+                .arg(s.busy);
+    // Not answering itself: what the pools that answer report, which may miss other clients.
+    if (s.watched() && !IsLive(s.health) && s.rate) text += tr("\nas the clients' pools report it");
+    return text;
   }
   const Client& c = clients_[size_t(index)];
   QString text = c.watched() ? tr("%1: %2, pool of %3 reported by %4")
@@ -133,8 +155,8 @@ QString FlowModel::NodeText(bool server, int index) const {
                                    .arg(c.capacity)
                                    .arg(state_->Node(c.node).name)
                              : tr("%1: not watched (seen in servers' slot tables)").arg(c.name);
-  return text + tr("\n%1 requests/s out, %2 connections (%3 busy)")
-                    .arg(Rate(c.rate))
+  return text + tr("\n%1, %2 connections (%3 busy)")
+                    .arg(RatePhrase(c.rate, tr("out")))
                     .arg(c.connections)
                     .arg(c.busy);
 }
@@ -302,36 +324,48 @@ void FlowModel::CloseSides() {
   }
 }
 
+std::optional<double> FlowModel::SideRate(const Side& side, int reporter, qint64 now) const {
+  if (reporter < 0 || !IsLive(state_->Node(reporter).health)) return std::nullopt;
+  // Two reports of the reporter in a row, the newer within the window: else nothing it says can
+  // be compared with what it said before.
+  const qint64 newest = node_read_ms_[reporter];
+  const qint64 before = previous_read_ms_[reporter];
+  if (before <= 0 || newest < now - kRateWindowMs || newest - before > kRateWindowMs) {
+    return std::nullopt;
+  }
+  // Never listed, or listed first in the newest report (which adds nothing): no rise counted.
+  if (side.samples.size < 2) return 0.0;
+  const auto& [t0, n0] = side.samples.Oldest();
+  const auto& [t1, n1] = side.samples.Newest();
+  if (t1 <= t0) return 0.0;
+  return double(n1 - n0) * 1000.0 / double(t1 - t0);
+}
+
 void FlowModel::Summarize(qint64 now) {
-  auto rate = [now](const Side& side) {
-    if (side.samples.size < 2) return 0.0;
-    const auto& [t0, n0] = side.samples.Oldest();
-    const auto& [t1, n1] = side.samples.Newest();
-    if (t1 < now - kRateWindowMs || t1 <= t0) return 0.0;
-    return double(n1 - n0) * 1000.0 / double(t1 - t0);
-  };
   auto live = [this](int node) { return node >= 0 && IsLive(state_->Node(node).health); };
+  server_sums_.assign(servers_.size(), {});
+  client_sums_.assign(clients_.size(), {});
   for (Server& s : servers_) {
-    s.rate = 0;
     s.connections = 0;
     s.busy = 0;
   }
   client_slots_.resize(static_cast<int>(clients_.size()));
   for (auto& slots : client_slots_) slots.clear();
   for (Client& c : clients_) {
-    c.rate = 0;
     c.connections = 0;
     c.busy = 0;
     if (c.node >= 0) c.health = state_->Node(c.node).health;
   }
-  max_edge_rate_ = 0;
+  max_edge_rate_.reset();
   for (size_t i = 0; i < edges_.size(); ++i) {
     Edge& e = edges_[i];
     const EdgeState& state = edge_states_[i];
+    Client& c = clients_[size_t(e.client)];
+    Server& s = servers_[size_t(e.server)];
     // A watched client's pool is the truth about it while its node answers.
-    e.from_pool = live(clients_[size_t(e.client)].node);
+    e.from_pool = live(c.node);
     const Side& side = e.from_pool ? state.pool : state.slot;
-    e.rate = rate(side);
+    e.rate = SideRate(side, e.from_pool ? c.node : s.node, now);
     e.slots.clear();
     e.busy = 0;
     if (live(side.reporter)) {
@@ -342,16 +376,28 @@ void FlowModel::Summarize(qint64 now) {
       std::sort(e.slots.begin(), e.slots.end());
     }
     e.error_share = e.from_pool ? state.error_share : -1.0;
-    Client& c = clients_[size_t(e.client)];
-    Server& s = servers_[size_t(e.server)];
-    c.rate += e.rate;
-    s.rate += e.rate;
+    for (RateSum* sum : {&server_sums_[size_t(e.server)], &client_sums_[size_t(e.client)]}) {
+      sum->rate += e.rate.value_or(0);
+      sum->all_known = sum->all_known && e.rate.has_value();
+      ++sum->edges;
+    }
     c.connections += int(e.slots.size());
     s.connections += int(e.slots.size());
     c.busy += e.busy;
     s.busy += e.busy;
     for (quint32 slot : e.slots) client_slots_[e.client].push_back(slot);
-    if (!s.hidden) max_edge_rate_ = std::max(max_edge_rate_, e.rate);
+    if (!s.hidden && e.rate) max_edge_rate_ = std::max(max_edge_rate_.value_or(0), *e.rate);
+  }
+  // Known when every edge is; with no edge, only from the node itself answering.
+  auto total = [&live](const RateSum& sum, int node) -> std::optional<double> {
+    if (!sum.all_known || (sum.edges == 0 && !live(node))) return std::nullopt;
+    return sum.rate;
+  };
+  for (size_t s = 0; s < servers_.size(); ++s) {
+    servers_[s].rate = total(server_sums_[s], servers_[s].node);
+  }
+  for (size_t c = 0; c < clients_.size(); ++c) {
+    clients_[c].rate = total(client_sums_[c], clients_[c].node);
   }
   for (auto& slots : client_slots_) std::sort(slots.begin(), slots.end());
   for (Edge& e : edges_) {
@@ -368,7 +414,7 @@ void FlowModel::ForgetIdle(qint64 now) {
     const Edge& e = edges_[i];
     const EdgeState& state = edge_states_[i];
     if (servers_[size_t(e.server)].hidden) return true;
-    return e.rate == 0 && state.pool.conns.isEmpty() && state.slot.conns.isEmpty();
+    return e.rate.value_or(0) == 0 && state.pool.conns.isEmpty() && state.slot.conns.isEmpty();
   };
   // Usually nothing goes: find that out without allocating.
   client_has_edge_.fill(false, static_cast<int>(clients_.size()));
@@ -424,7 +470,8 @@ void FlowModel::SortOrder() {
   QVector<int> servers;
   for (size_t s = 0; s < servers_.size(); ++s) {
     const Server& server = servers_[s];
-    if (!server.hidden && (server.watched() || server.connections > 0 || server.rate > 0)) {
+    if (!server.hidden &&
+        (server.watched() || server.connections > 0 || server.rate.value_or(0) > 0)) {
       servers << int(s);
     }
   }
@@ -460,6 +507,7 @@ void FlowModel::OnFrame(const QVector<int>& changed, bool history) {
     // A node's telemetry is read once: a seek's last frame may repeat the history's last one.
     if (view.telemetry && IsLive(view.health) && view.updated_ms > node_read_ms_[node]) {
       reported_ms_[node] = view.updated_ms;
+      previous_read_ms_[node] = node_read_ms_[node];
       node_read_ms_[node] = view.updated_ms;
     }
   }

@@ -7,6 +7,7 @@
 #include <QString>
 #include <QVector>
 #include <array>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -31,9 +32,16 @@ namespace railyard::ui {
 // reporter's previous snapshot, the increases are summed into the edge's running count, and the
 // rate is that count's increase over the reports of the last kRateWindowMs of cluster time,
 // divided by their time span. A connection first seen adds nothing (its count before is unknown);
-// a counter that went down (a reused slot) adds nothing either. An edge whose reporter stops
-// reporting, or whose connections are gone, falls to zero within kRateWindowMs: load leaving a
-// drained server shows as its edges fading.
+// a counter that went down (a reused slot) adds nothing either. An edge whose connections are gone
+// falls to zero within kRateWindowMs: load leaving a drained server shows as its edges fading.
+//
+// A rate is not known (nullopt, never 0) unless the node it is read from (the client's pool, else
+// the server's slot table) answers and two of its reports in a row were read, the newer within
+// kRateWindowMs and the two at most kRateWindowMs apart: at the console's start, and after the
+// node comes back, the first report has nothing to be compared with. A reporter that answers and
+// does not list the edge says it carries nothing (0). A server's or client's rate is the sum of
+// its edges' and is not known when one of them is not known, or when it has no edge and does
+// not answer itself (docs/figures.md).
 //
 // The model reads FrameApplied and HistoryFrameApplied alike (asking the ClusterState for
 // kRateWindowMs of history), so a replay seek rebuilds the same rates it would have had playing;
@@ -52,8 +60,8 @@ class FlowModel : public QObject {
     int node = -1;  // ClusterState index; -1: only named by clients' pools.
     NodeHealth health = NodeHealth::kConnecting;
     bool watched() const { return node >= 0; }
-    double rate = 0;      // Requests/s arriving, over all its edges.
-    int connections = 0;  // Client connections it holds (as its edges report them).
+    std::optional<double> rate;  // Requests/s arriving, over all its edges; nullopt: not known.
+    int connections = 0;         // Client connections it holds (as its edges report them).
     int busy = 0;
     bool hidden = false;  // A client-only node, or an alias merged into a node.
   };
@@ -63,17 +71,17 @@ class FlowModel : public QObject {
     int node = -1;  // ClusterState node that reports its pool; -1: seen in slot tables only.
     NodeHealth health = NodeHealth::kConnecting;  // Of `node`, where watched.
     bool watched() const { return node >= 0; }
-    int capacity = -1;  // Pool size, where watched.
-    double rate = 0;    // Requests/s it sends, over all its edges.
+    int capacity = -1;           // Pool size, where watched.
+    std::optional<double> rate;  // Requests/s it sends, over all its edges; nullopt: not known.
     int connections = 0;
     int busy = 0;
     qint64 last_seen_ms = 0;
   };
   struct Edge {
-    int client = 0;          // Index into Clients().
-    int server = 0;          // Index into Servers().
-    double rate = 0;         // Requests/s.
-    bool from_pool = false;  // Figures from the client's pool, else from the server's slot table.
+    int client = 0;                // Index into Clients().
+    int server = 0;                // Index into Servers().
+    std::optional<double> rate;    // Requests/s; nullopt: not known.
+    bool from_pool = false;        // Figures from the client's pool, else the server's slot table.
     SmallArray<quint32, 2> slots;  // The connections' slots on the server, ascending.
     int busy = 0;
     int rank = 0;             // Of slots[0] among all the client's slots: 0 for its lowest.
@@ -90,7 +98,8 @@ class FlowModel : public QObject {
   // Visible servers and clients in natural name order.
   const QVector<int>& ServerOrder() const { return server_order_; }
   const QVector<int>& ClientOrder() const { return client_order_; }
-  double MaxEdgeRate() const { return max_edge_rate_; }
+  // The largest known rate of a shown edge; nullopt when no shown edge's rate is known.
+  std::optional<double> MaxEdgeRate() const { return max_edge_rate_; }
   // Goes up whenever names, order or membership change (the view re-lays out then).
   int LayoutVersion() const { return layout_version_; }
 
@@ -176,6 +185,8 @@ class FlowModel : public QObject {
   static void AddConn(Side& side, quint64 stamp, const Conn& conn);
   // After the reports: each side whose reporter spoke takes its new connections and a sample.
   void CloseSides();
+  // A side's rate by the definition above, `reporter` being the node it is read from.
+  std::optional<double> SideRate(const Side& side, int reporter, qint64 now) const;
   void Summarize(qint64 now);
   void ForgetIdle(qint64 now);
   void SortOrder();
@@ -190,13 +201,22 @@ class FlowModel : public QObject {
   // Unwatched servers by the address pools name them by, until a node claims it.
   std::unordered_map<std::string, int> unwatched_server_of_;
   QVector<int> server_of_node_;
-  QVector<qint64> node_read_ms_;  // Time of each node's telemetry last read.
-  QVector<qint64> reported_ms_;   // This frame: the time of each node's new report, else 0.
+  QVector<qint64> node_read_ms_;      // Time of each node's telemetry last read.
+  QVector<qint64> previous_read_ms_;  // And of the one read before it (0: none).
+  QVector<qint64> reported_ms_;       // This frame: the time of each node's new report, else 0.
   QVector<int> server_order_;
   QVector<int> client_order_;
   QVector<SmallArray<quint32, 8>> client_slots_;  // Per frame scratch for ranks.
   QVector<bool> client_has_edge_;                 // Per frame scratch for ForgetIdle.
-  double max_edge_rate_ = 0;
+  // Per frame scratch for Summarize: the edges summed into each server and client.
+  struct RateSum {
+    double rate = 0;
+    int edges = 0;
+    bool all_known = true;
+  };
+  std::vector<RateSum> server_sums_;
+  std::vector<RateSum> client_sums_;
+  std::optional<double> max_edge_rate_;
   quint64 stamp_ = 0;
   int layout_version_ = 0;
   bool order_dirty_ = true;

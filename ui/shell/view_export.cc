@@ -44,7 +44,7 @@ QString FlowCsv(const FlowModel& model) {
     csv += QStringLiteral("%1,%2,%3,%4,%5,%6\n")
                .arg(CsvField(model.Clients()[size_t(edge.client)].name),
                     CsvField(model.Servers()[size_t(edge.server)].name))
-               .arg(edge.rate, 0, 'g', 8)
+               .arg(edge.rate ? QString::number(*edge.rate, 'g', 8) : QString())
                .arg(slots.join(QLatin1Char(' ')))
                .arg(edge.busy)
                .arg(edge.from_pool ? QStringLiteral("client pool") : QStringLiteral("slot table"));

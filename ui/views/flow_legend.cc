@@ -8,6 +8,7 @@
 
 #include "ui/models/flow_model.h"
 #include "ui/models/palette.h"
+#include "ui/support/color_mix.h"
 
 namespace railyard::ui {
 
@@ -23,18 +24,20 @@ constexpr std::array<NodeHealth, 6> kHealths = {NodeHealth::kServing,      NodeH
                                                 NodeHealth::kStarting,     NodeHealth::kUnreachable,
                                                 NodeHealth::kTokenRefused, NodeHealth::kStale};
 
-// The sample edges, in the canvas's widths and styles.
+// The sample edges, in the canvas's widths, styles and faintness.
 struct SampleEdge {
   int rank;
   double error_share;
   double width;
   Qt::PenStyle style;
+  bool faint;
 };
-constexpr std::array<SampleEdge, 5> kEdges = {{{0, -1, 10, Qt::SolidLine},
-                                               {3, -1, 2.5, Qt::SolidLine},
-                                               {0, 0.25, 4, Qt::SolidLine},
-                                               {3, -1, 3, Qt::DashLine},
-                                               {0, -1, 1, Qt::DotLine}}};
+constexpr std::array<SampleEdge, 6> kEdges = {{{0, -1, 10, Qt::SolidLine, false},
+                                               {3, -1, 2.5, Qt::SolidLine, false},
+                                               {0, 0.25, 4, Qt::SolidLine, false},
+                                               {3, -1, 3, Qt::DashLine, false},
+                                               {0, -1, 1, Qt::DotLine, true},
+                                               {0, -1, 1, Qt::DashDotLine, true}}};
 
 }  // namespace
 
@@ -57,7 +60,8 @@ FlowLegend::FlowLegend(FlowModel* model, QWidget* parent)
 
 QString FlowLegend::Text() const {
   return tr("Nodes by health; edges: width by requests/s (thickest %1), darkest on the lowest "
-            "slots, red with errors; a dot near the server: busy connections")
+            "slots, red with errors, dash-dotted where the rate is not known; a dot near the "
+            "server: busy connections")
       .arg(max_text_);
 }
 
@@ -70,6 +74,7 @@ QVector<FlowLegend::Item> FlowLegend::Items() const {
   items.push_back({Swatch::kEdge, 2, tr("errors")});
   items.push_back({Swatch::kEdge, 3, tr("gone, fading")});
   items.push_back({Swatch::kEdge, 4, tr("idle")});
+  items.push_back({Swatch::kEdge, 5, tr("rate not known")});
   items.push_back({Swatch::kBusy, 0, tr("busy connections")});
   return items;
 }
@@ -176,7 +181,11 @@ void FlowLegend::paintEvent(QPaintEvent*) {
         edge.ranks = 4;
         edge.rank = sample.rank;
         edge.error_share = sample.error_share;
-        p.setPen(QPen(FlowModel::EdgeColor(edge), sample.width, sample.style, Qt::FlatCap));
+        const QColor color = FlowModel::EdgeColor(edge);
+        p.setPen(QPen(sample.faint
+                          ? MixColors(palette().color(QPalette::Base), color, kFlowFaintEdge)
+                          : color,
+                      sample.width, sample.style, Qt::FlatCap));
         p.drawLine(QPointF(r.left(), mid_y), QPointF(r.left() + kLine, mid_y));
         if (item.swatch == Swatch::kBusy) {
           PaintBusyMark(p, QPointF(r.left() + kLine * 0.85, mid_y), palette());

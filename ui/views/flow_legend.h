@@ -7,6 +7,7 @@
 #include <QString>
 #include <QVector>
 #include <QWidget>
+#include <optional>
 
 class QPainter;
 
@@ -18,8 +19,12 @@ class FlowModel;
 // edge's tooltip and the legend print it ("12.5/s", "480/s").
 inline constexpr int kFlowMargin = 8;
 inline constexpr double kFlowDot = 5;
-inline QString FlowRateText(double per_s) {
-  return QStringLiteral("%1/s").arg(per_s, 0, 'f', per_s >= 100 ? 0 : 1);
+// How much of an idle or rate-not-known edge's colour shows over the background.
+inline constexpr double kFlowFaintEdge = 0.35;
+// A rate not known prints as a dash, never as 0.
+inline QString FlowRateText(const std::optional<double>& per_s) {
+  if (!per_s) return QStringLiteral("\u2014/s");
+  return QStringLiteral("%1/s").arg(*per_s, 0, 'f', *per_s >= 100 ? 0 : 1);
 }
 
 // What the request flow's marks mean: node dots by health (and the ring of a server only pools

@@ -122,8 +122,9 @@ void FlowCanvas::Relayout() {
   updateGeometry();
 }
 
-double FlowCanvas::EdgeWidth(double rate) const {
-  const double max = model_->MaxEdgeRate();
+double FlowCanvas::EdgeWidth(const std::optional<double>& known_rate) const {
+  const double max = model_->MaxEdgeRate().value_or(0);
+  const double rate = known_rate.value_or(0);
   if (rate <= 0 || max <= 0) return 1.0;
   const double widest = dense_ ? kDenseMaxWidth : kMaxWidth;
   return kMinWidth + (widest - kMinWidth) * rate / max;
@@ -134,7 +135,10 @@ void FlowCanvas::DescribeForAccessibility() {
   int busiest = -1;
   int draining = 0;
   for (int s : model_->ServerOrder()) {
-    if (busiest < 0 || servers[size_t(s)].rate > servers[size_t(busiest)].rate) busiest = s;
+    if (servers[size_t(s)].rate &&
+        (busiest < 0 || *servers[size_t(s)].rate > *servers[size_t(busiest)].rate)) {
+      busiest = s;
+    }
     draining += servers[size_t(s)].health == NodeHealth::kLameDuck ? 1 : 0;
   }
   QString text = tr("%1 clients, %2 servers, %3 draining")
@@ -283,7 +287,8 @@ void FlowCanvas::paintEvent(QPaintEvent* event) {
   draw_order_.clear();
   for (size_t i = 0; i < edges.size(); ++i) {
     const FlowModel::Edge& e = edges[i];
-    if (e.rate <= 0 && e.slots.isEmpty()) continue;
+    // Nothing to show: idle or not known, and no connection.
+    if (e.rate.value_or(0) <= 0 && e.slots.isEmpty()) continue;
     const QPointF from = ClientPoint(e.client);
     const QPointF to = ServerPoint(e.server);
     if (from.isNull() || to.isNull()) continue;
@@ -294,8 +299,9 @@ void FlowCanvas::paintEvent(QPaintEvent* event) {
     draw_order_.push_back(static_cast<int>(i));
   }
   // Thin first, so the heavy traffic stays on top.
-  std::sort(draw_order_.begin(), draw_order_.end(),
-            [&edges](int a, int b) { return edges[size_t(a)].rate < edges[size_t(b)].rate; });
+  std::sort(draw_order_.begin(), draw_order_.end(), [&edges](int a, int b) {
+    return edges[size_t(a)].rate.value_or(0) < edges[size_t(b)].rate.value_or(0);
+  });
   // Many edges (a hundred nodes): straight and without antialiasing, which costs a fraction of
   // smooth curves and reads the same at that density; thinner too (EdgeWidth).
   const bool dense = draw_order_.size() > kDenseEdges;
@@ -314,9 +320,14 @@ void FlowCanvas::paintEvent(QPaintEvent* event) {
     // Faint by mixing with the background, not by alpha: Qt's raster engine hands a translucent
     // fill of more than 96 spans to its thread pool and waits, a few hand-offs per long line;
     // 700 idle edges then cost a frame 30-50 ms on a loaded machine (docs/benchmarks.md).
+    // Connections whose rate is not known (their reporter does not answer, or has listed them
+    // once): faint and dash-dotted, never drawn as idle.
     Qt::PenStyle style = Qt::SolidLine;
-    if (e.rate <= 0) {
-      color = MixColors(base, color, 0.35);
+    if (!e.rate) {
+      color = MixColors(base, color, kFlowFaintEdge);
+      style = Qt::DashDotLine;
+    } else if (*e.rate <= 0) {
+      color = MixColors(base, color, kFlowFaintEdge);
       style = Qt::DotLine;
     } else if (e.slots.isEmpty()) {
       style = Qt::DashLine;

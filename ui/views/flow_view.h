@@ -8,6 +8,7 @@
 #include <QVector>
 #include <QWidget>
 #include <functional>
+#include <optional>
 
 #include "ui/models/cluster_state.h"
 #include "ui/views/sprite_cache.h"
@@ -66,7 +67,7 @@ class FlowCanvas : public QWidget {
  private:
   void OnUpdated();
   void Relayout();
-  double EdgeWidth(double rate) const;
+  double EdgeWidth(const std::optional<double>& rate) const;
   void DescribeForAccessibility();
   // A column's text where no edge or mark reaches: drawn into an image of `rect` by `draw` when
   // the rectangle or `rates` differ from the last paint's (or Invalidate ran), else copied.
