@@ -12,7 +12,8 @@
 // folder of their own), every key is written, the replicas are waited for, then each point
 // (op x key distribution x clients) runs --reps times with the systems interleaved, so a ratio
 // compares runs that saw the same machine. "railyard-nocache" is railyard-node with its document
-// cache off, to measure the cache (with --node-memory-limit-mb, over a store larger than memory);
+// cache off (the node's default), against "railyard" with --doc-cache-mb, to measure the cache
+// (with --node-memory-limit-mb, over a store larger than memory);
 // "railyard-workers" runs every call on a worker thread (--request-threads workers), to weigh that
 // against the default of running them on the I/O threads.
 //
@@ -78,6 +79,7 @@ struct Flags {
   std::string dir;
   std::vector<std::string> node_args;  // Appended to every railyard-node's command line.
   uint64_t node_memory_limit_mb = 0;   // 0: none.
+  int64_t doc_cache_mb = -1;           // The "railyard" system's document cache; -1: the default.
 };
 
 // One system's servers for a topology: the primary's port first.
@@ -121,7 +123,10 @@ std::unique_ptr<load::NodeProcess> StartNode(const std::string& binary, const fs
 // "railyard-workers" (every call on a worker).
 Deployment StartRailyard(const std::string& system, const std::string& topology,
                          const fs::path& dir, std::vector<std::string> node_args,
-                         uint64_t memory_limit_mb) {
+                         uint64_t memory_limit_mb, int64_t doc_cache_mb) {
+  if (system == "railyard" && doc_cache_mb >= 0) {
+    node_args.insert(node_args.end(), {"--doc-cache-mb", std::to_string(doc_cache_mb)});
+  }
   if (system == "railyard-nocache") node_args.insert(node_args.end(), {"--doc-cache-mb", "0"});
   if (system == "railyard-workers") {
     node_args.insert(node_args.end(), {"--request-threads", "workers"});
@@ -440,7 +445,7 @@ int Main(const Flags& flags) {
       for (const std::string& system : flags.systems) {
         if (system.starts_with("railyard")) {
           deployments.push_back(StartRailyard(system, topology, dir / system, flags.node_args,
-                                              flags.node_memory_limit_mb));
+                                              flags.node_memory_limit_mb, flags.doc_cache_mb));
         }
         if (system == "redis") deployments.push_back(StartRedis(topology, dir / "redis"));
         if (system == "memcached" && topology == "single") {
@@ -517,6 +522,10 @@ int main(int argc, char** argv) {
   app.add_option("--node-memory-limit-mb", flags.node_memory_limit_mb,
                  "each railyard-node in a memory cgroup of this size (page cache included), as a "
                  "host whose store does not fit in memory; 0: none");
+  app.add_option("--doc-cache-mb", flags.doc_cache_mb,
+                 "the document cache of the \"railyard\" system's nodes (railyard-nocache's is 0); "
+                 "default: railyard-node's")
+      ->check(CLI::Range(int64_t(0), int64_t(1) << 20));
   CLI11_PARSE(app, argc, argv);
   return railyard::bench::Main(flags);
 }

@@ -43,7 +43,10 @@ std::string DescribeEffectiveSettings(const railyard::node::NodeOptions& o,
          "; writer tokens: " +
          TokenSource(c.data_writer_token_file(), o.data_access.writer_tokens.size()) + "; grace " +
          std::to_string(grace.count()) + " ms; memtable " + std::to_string(s.memtable_entries) +
-         " entries; doc cache " + std::to_string(s.doc_cache_bytes >> 20) + " MiB; threads: io " +
+         " entries; doc cache " +
+         (s.doc_cache_bytes ? std::to_string(s.doc_cache_bytes >> 20) + " MiB"
+                            : std::string("off")) +
+         "; threads: io " +
          (o.io_threads ? std::to_string(o.io_threads) : std::string("one per core")) +
          ", workers " +
          std::to_string(o.worker_threads ? o.worker_threads : rpc::kDefaultWorkerThreads) +

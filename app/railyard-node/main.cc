@@ -136,7 +136,8 @@ void AddNodeFlags(CLI::App& app, NodeFlags& f) {
   AddTlsFlags(app, "--metrics-tls", "Metrics", f.metrics_tls);
   app.add_option("--metrics-token-file", f.metrics_token_file,
                  "Bearer tokens /metrics requires, one per line");
-  app.add_option("--doc-cache-mb", f.doc_cache_mb, "Document cache size (default 64; 0: off)");
+  app.add_option("--doc-cache-mb", f.doc_cache_mb,
+                 "Document cache in MiB (default 0: off; see docs/benchmarks.md)");
   app.add_option("--io-threads", f.io_threads,
                  "Threads reading and writing the docservice's connections (default 0: one per "
                  "core)")

@@ -78,6 +78,19 @@ class ConfigTest : public QObject {
     QVERIFY2(row >= 0, "docs/guide.md's durability table no longer marks interval as the default");
   }
 
+  // Off unless asked for (docs/benchmarks.md: the cache cost reads at every size measured), and
+  // on at the size the config gives.
+  void theDocumentCacheIsOffByDefault() {
+    config::NodeConfig c;
+    c.set_data_dir("/tmp/x");
+    node::NodeOptions o;
+    QVERIFY(node::NodeOptionsFrom(c, &o).ok());
+    QCOMPARE(o.storage.doc_cache_bytes, size_t{0});
+    c.mutable_storage()->set_doc_cache_bytes(32u << 20);
+    QVERIFY(node::NodeOptionsFrom(c, &o).ok());
+    QCOMPARE(o.storage.doc_cache_bytes, size_t{32u << 20});
+  }
+
   void mistakesAreExplained() {
     QTemporaryDir dir;
     config::NodeConfig c;
