@@ -14,9 +14,13 @@
 //   fleet_memory   resident and peak memory per role, and the console's.
 // Then takes the lab down (also on Ctrl-C; after a crash, `railyardctl lab down --dir DIR`).
 // --console-cpu N gives the console CPU N alone and the lab every other one, so that its frames
-// are measured apart from a fleet that may fill the machine.
+// are measured apart from a fleet that may fill the machine; --fleet-nice N lowers every lab
+// thread's priority instead, as if the hosts were other machines, while the fleet keeps both cores
+// for what the console leaves. While tabs are measured, a stall (no frame applied for --stall-ms)
+// prints what each of the console's threads did during it (bench/stall_watch.h).
 #include <sched.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -28,16 +32,20 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTimer>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "bench/distribution.h"
 #include "bench/proc_sample.h"
+#include "bench/stall_watch.h"
 #include "core/cluster/text_files.h"
 #include "core/load/lab.h"
 #include "ui/models/cluster_state.h"
@@ -79,6 +87,88 @@ void PrintCpu(const char* phase, const std::map<std::string, double>& before,
   std::fflush(stdout);
 }
 
+// Every thread of `pid` at nice `nice` (setpriority acts on one thread); false if any refused.
+bool Renice(pid_t pid, int nice) {
+  bool all = true;
+  std::error_code ec;
+  for (const auto& task : fs::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
+    const id_t tid = static_cast<id_t>(std::stol(task.path().filename().string()));
+    all = ::setpriority(PRIO_PROCESS, tid, nice) == 0 && all;
+  }
+  return all && !ec;
+}
+
+// For a stall's report (StallWatch's context), called as it is seen and as it ends: the load
+// average, how many of the lab's threads were runnable, and at the end the hosts that used the
+// most CPU since the start and where the machine's CPU time went meanwhile (/proc/stat: user,
+// system, idle, softirq, and steal: time a virtual machine's CPUs did not run at all), as a JSON
+// object.
+class FleetContext {
+ public:
+  explicit FleetContext(const railyard::lab::State& lab) : lab_(lab) {}
+  std::string operator()() {
+    std::ifstream loadavg("/proc/loadavg");
+    std::string one, five;
+    loadavg >> one >> five;
+    int runnable = 0;
+    std::map<std::string, double> cpu;
+    for (const railyard::lab::Host& h : lab_.host()) {
+      std::error_code ec;
+      for (const auto& task :
+           fs::directory_iterator("/proc/" + std::to_string(h.pid()) + "/task", ec)) {
+        std::ifstream stat(task.path() / "stat");
+        std::string line;
+        std::getline(stat, line);
+        const size_t close = line.rfind(')');
+        runnable += close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'R';
+      }
+      cpu[h.name()] = ReadProc(h.pid()).cpu_s;
+    }
+    std::string out =
+        "{\"loadavg_1m\":" + one + ",\"lab_threads_runnable\":" + std::to_string(runnable);
+    // The machine's "cpu" line: user nice system idle iowait irq softirq steal, in ticks.
+    std::array<uint64_t, 8> ticks{};
+    {
+      std::ifstream stat("/proc/stat");
+      std::string cpu_label;
+      stat >> cpu_label;
+      for (uint64_t& t : ticks) stat >> t;
+    }
+    if (started_) {
+      const double ms_per_tick = 1000.0 / double(sysconf(_SC_CLK_TCK));
+      const char* names[] = {"user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"};
+      out += ",\"machine_ms\":{";
+      for (size_t i = 0; i < ticks.size(); ++i) {
+        out += (i ? ",\"" : "\"") + std::string(names[i]) +
+               "\":" + std::to_string(int(double(ticks[i] - ticks_at_start_[i]) * ms_per_tick));
+      }
+      out += "}";
+      std::vector<std::pair<double, std::string>> used;
+      for (const auto& [name, s] : cpu) used.push_back({(s - cpu_at_start_[name]) * 1000, name});
+      std::sort(used.rbegin(), used.rend());
+      double total = 0;
+      for (const auto& u : used) total += u.first;
+      out += ",\"lab_cpu_ms\":" + std::to_string(int(total)) + ",\"busiest\":[";
+      for (size_t i = 0; i < used.size() && i < 5; ++i) {
+        out += (i ? ",\"" : "\"") + used[i].second + " " + std::to_string(int(used[i].first)) +
+               " ms\"";
+      }
+      out += "]";
+    } else {
+      cpu_at_start_ = std::move(cpu);
+      ticks_at_start_ = ticks;
+    }
+    started_ = !started_;
+    return out + "}";
+  }
+
+ private:
+  const railyard::lab::State& lab_;
+  bool started_ = false;
+  std::map<std::string, double> cpu_at_start_;
+  std::array<uint64_t, 8> ticks_at_start_{};
+};
+
 // Every thread of `pid` onto `cpus` (sched_setaffinity acts on one thread); false if any refused.
 bool Pin(pid_t pid, const cpu_set_t& cpus) {
   std::error_code ec;
@@ -118,6 +208,8 @@ int main(int argc, char** argv) {
   double client_rate = 20, per_tab_s = 20, idle_s = 20;
   bool use_lab = false;
   int console_cpu = -1;
+  int fleet_nice = 0;
+  int stall_ms = 250;  // Two and a half poll periods.
   std::string tabs_option = "Overview,Slots,Flow,Compaction,Bloom,Throughput,Replication";
   std::string screenshot_dir;
   app.add_option("--dir", dir, "The lab's folder (default: a temporary one)");
@@ -135,6 +227,12 @@ int main(int argc, char** argv) {
   app.add_option("--screenshot-dir", screenshot_dir, "Save each tab as fleet_<tab>.png here");
   app.add_option("--console-cpu", console_cpu,
                  "Run the console on this CPU alone and the lab's processes on the others");
+  app.add_option("--fleet-nice", fleet_nice,
+                 "Every lab thread at this nice value (1-19), the console at its own")
+      ->check(CLI::Range(0, 19));
+  app.add_option("--stall-ms", stall_ms,
+                 "Report what the console's threads did whenever no frame applied for this long")
+      ->capture_default_str();
   app.add_option("--railyardctl", railyardctl,
                  "railyardctl, for the load clients (default: beside "
                  "this program)");
@@ -194,6 +292,12 @@ int main(int argc, char** argv) {
                    pinned ? "" : " (some threads refused)");
       g_console_cpu = console_cpu;
     }
+  }
+  if (fleet_nice > 0) {
+    bool all = true;
+    for (const railyard::lab::Host& h : lab.host()) all = Renice(h.pid(), fleet_nice) && all;
+    std::fprintf(stderr, "the lab's threads at nice %d%s\n", fleet_nice,
+                 all ? "" : " (some refused)");
   }
   int result = 0;
   {
@@ -256,11 +360,47 @@ int main(int argc, char** argv) {
       RunFor(static_cast<qint64>(idle_s * 1000));
       PrintCpu("console closed", before, CpuByRole(lab),
                railyard::bench::SelfCpuSeconds() - console_before, double(idle.elapsed()) / 1000.0);
+      // Polling again: each node's silence is read from its flight recorder and put into its
+      // series (LiveSource's gap fill), 144 reads at once. A burst that frames should not be
+      // measured in: wait until a second passes without one.
+      int gaps_filled = 0;
+      QElapsedTimer since_gap;
+      since_gap.start();
+      const QMetaObject::Connection gap_filled =
+          QObject::connect(source, &railyard::ui::LiveSource::GapFilled, [&] {
+            ++gaps_filled;
+            since_gap.restart();
+          });
+      QElapsedTimer reopened;
+      reopened.start();
       source->Start();
       WaitUntil(all_serving, 60000);
+      WaitUntil([&] { return since_gap.elapsed() >= 1000; }, 30000);
+      QObject::disconnect(gap_filled);
+      std::fprintf(stderr,
+                   "console polling again: %d nodes' silences filled in from their "
+                   "recorders, quiet after %.1f s\n",
+                   gaps_filled, double(reopened.elapsed()) / 1000.0);
     }
 
     const qint64 period_ms = 100;  // LiveSource::Options' default poll_hz.
+    std::atomic<int> stalls{0};
+    QString current_tab;
+    std::mutex tab_mutex;
+    railyard::bench::StallWatch stall_watch(
+        std::chrono::milliseconds(stall_ms), std::chrono::milliseconds(10),
+        [&](const railyard::bench::StallWatch::Stall& stall) {
+          ++stalls;
+          std::lock_guard lock(tab_mutex);
+          std::printf(
+              "%s\n",
+              railyard::bench::StallWatch::ToJson(stall, current_tab.toStdString()).c_str());
+          std::fflush(stdout);
+        },
+        FleetContext(lab));
+    QObject progress_context;  // Goes before the watch: no frame reaches it after.
+    QObject::connect(state, &railyard::ui::ClusterState::FrameApplied, &progress_context,
+                     [&stall_watch] { stall_watch.Progress(); });
     std::vector<double> all_gaps, lag_docs, lag_s;
     const auto cpu_before = CpuByRole(lab);
     const double console_cpu_before = railyard::bench::SelfCpuSeconds();
@@ -269,6 +409,10 @@ int main(int argc, char** argv) {
     for (const QString& tab_name : QString::fromStdString(tabs_option).split(',')) {
       if (result != 0 || g_stop) break;
       const QString tab = tab_name.trimmed();
+      {
+        std::lock_guard lock(tab_mutex);
+        current_tab = tab;
+      }
       const int index = window.TabIndex(tab);
       if (index < 0) {
         std::fprintf(stderr, "fleet_bench: no tab %s\n", qPrintable(tab));
@@ -329,9 +473,10 @@ int main(int argc, char** argv) {
           "{\"bench\":\"fleet_frame\",\"tab\":\"%s\",\"console_cpu\":%d,\"hosts\":%d,\"frames\":%"
           "zu,"
           "\"passes_with_several_frames\":%d,\"p50_ms\":%.3f,\"p99_ms\":%.3f,\"max_ms\":%.3f,"
-          "\"apply_p99_ms\":%.3f,\"paint_p99_ms\":%.3f,\"bar_p99_ms\":16,\"meets_bar\":%s}\n",
+          "\"apply_p99_ms\":%.3f,\"paint_p99_ms\":%.3f,\"bar_p99_ms\":16,\"fleet_nice\":%d,"
+          "\"meets_bar\":%s}\n",
           qPrintable(tab), g_console_cpu, hosts, total.size(), skipped, t.p50, t.p99, t.max, a.p99,
-          p.p99, t.p99 < 16.0 ? "true" : "false");
+          p.p99, fleet_nice, t.p99 < 16.0 ? "true" : "false");
       std::printf(
           "{\"bench\":\"fleet_polling\",\"tab\":\"%s\",\"period_ms\":%lld,\"answers\":%zu,"
           "\"gap_p50_ms\":%.0f,\"gap_p99_ms\":%.0f,\"gap_max_ms\":%.0f,"
