@@ -232,7 +232,8 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0, 19));
   app.add_option("--stall-ms", stall_ms,
                  "Report what the console's threads did whenever no frame applied for this long")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(CLI::Range(50, 600000));
   app.add_option("--railyardctl", railyardctl,
                  "railyardctl, for the load clients (default: beside "
                  "this program)");
@@ -375,29 +376,43 @@ int main(int argc, char** argv) {
       reopened.start();
       source->Start();
       WaitUntil(all_serving, 60000);
-      WaitUntil([&] { return since_gap.elapsed() >= 1000; }, 30000);
+      // Quiet: a second without a fill once one came, or 5 s with none (a silence too short to
+      // leave a hole).
+      const bool quiet = WaitUntil(
+          [&] {
+            return since_gap.elapsed() >= 1000 && (gaps_filled > 0 || reopened.elapsed() >= 5000);
+          },
+          30000);
       QObject::disconnect(gap_filled);
       std::fprintf(stderr,
                    "console polling again: %d nodes' silences filled in from their "
-                   "recorders, quiet after %.1f s\n",
-                   gaps_filled, double(reopened.elapsed()) / 1000.0);
+                   "recorders, %s after %.1f s\n",
+                   gaps_filled, quiet ? "quiet" : "still filling (measured anyway)",
+                   double(reopened.elapsed()) / 1000.0);
     }
 
     const qint64 period_ms = 100;  // LiveSource::Options' default poll_hz.
     std::atomic<int> stalls{0};
     QString current_tab;
+    std::string stall_tab;  // The tab shown as the stall was seen (the watch's thread only).
     std::mutex tab_mutex;
+    FleetContext fleet_context(lab);
+    bool stall_begins = true;  // The context is taken as a stall is seen, then as it ends.
     railyard::bench::StallWatch stall_watch(
         std::chrono::milliseconds(stall_ms), std::chrono::milliseconds(10),
         [&](const railyard::bench::StallWatch::Stall& stall) {
           ++stalls;
-          std::lock_guard lock(tab_mutex);
-          std::printf(
-              "%s\n",
-              railyard::bench::StallWatch::ToJson(stall, current_tab.toStdString()).c_str());
+          std::printf("%s\n", railyard::bench::StallWatch::ToJson(stall, stall_tab).c_str());
           std::fflush(stdout);
         },
-        FleetContext(lab));
+        [&] {
+          if (stall_begins) {
+            std::lock_guard lock(tab_mutex);
+            stall_tab = current_tab.toStdString();
+          }
+          stall_begins = !stall_begins;
+          return fleet_context();
+        });
     QObject progress_context;  // Goes before the watch: no frame reaches it after.
     QObject::connect(state, &railyard::ui::ClusterState::FrameApplied, &progress_context,
                      [&stall_watch] { stall_watch.Progress(); });
@@ -492,6 +507,8 @@ int main(int argc, char** argv) {
       }
     }
     if (result == 0 && !g_stop) {
+      std::fprintf(stderr, "%d stalls over %d ms while the tabs were measured\n", stalls.load(),
+                   stall_ms);
       PrintCpu("console polling", cpu_before, CpuByRole(lab),
                railyard::bench::SelfCpuSeconds() - console_cpu_before,
                double(watched.elapsed()) / 1000.0);

@@ -52,7 +52,8 @@ std::map<pid_t, StallWatch::Sample> StallWatch::ReadAll(std::map<pid_t, ThreadSp
     const std::string dir = task.path().string();
     const pid_t tid = static_cast<pid_t>(std::stol(task.path().filename().string()));
     Sample s;
-    std::istringstream(ReadLine(dir + "/schedstat")) >> s.run_ns >> s.wait_ns;
+    // A thread that exited since the listing has nothing to read: left out, not counted as 0.
+    if (!(std::istringstream(ReadLine(dir + "/schedstat")) >> s.run_ns >> s.wait_ns)) continue;
     out[tid] = s;
     if (!spans) continue;
     ThreadSpan& span = (*spans)[tid];
@@ -88,10 +89,16 @@ void StallWatch::Run() {
         for (auto& [tid, span] : spans) {
           const auto was = baseline.find(tid);
           const auto is = now.find(tid);
-          if (is != now.end()) {
+          if (is == now.end()) {
+            span.name += " (exited)";  // Its figures went with it.
+          } else {
+            // A thread born during the stall counts from zero: its whole life lies within it.
             const Sample before = was != baseline.end() ? was->second : Sample{};
-            span.run_ms = double(is->second.run_ns - before.run_ns) / 1e6;
-            span.wait_ms = double(is->second.wait_ns - before.wait_ns) / 1e6;
+            auto since = [](uint64_t now_ns, uint64_t then_ns) {
+              return now_ns >= then_ns ? double(now_ns - then_ns) / 1e6 : 0.0;
+            };
+            span.run_ms = since(is->second.run_ns, before.run_ns);
+            span.wait_ms = since(is->second.wait_ns, before.wait_ns);
           }
           stall.threads[tid] = std::move(span);
         }

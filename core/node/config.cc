@@ -157,7 +157,7 @@ rpc::Status NodeOptionsFrom(const config::NodeConfig& c, NodeOptions* o) {
       !s.ok())
     return s;
   // Off unless asked for: measured over a store four times the node's memory, the page cache
-  // keeps the hot documents as well, and the cache cost 9-30% of reads (docs/benchmarks.md).
+  // keeps the hot documents as well, and the cache cost 5-31% of reads (docs/benchmarks.md).
   o->storage.doc_cache_bytes = st.has_doc_cache_bytes() ? st.doc_cache_bytes() : 0;
   o->storage.seal_after =
       std::chrono::milliseconds(st.has_seal_after_ms() ? st.seal_after_ms() : 20);

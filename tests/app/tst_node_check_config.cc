@@ -110,7 +110,7 @@ class NodeCheckConfigTest : public QObject {
          {"data_dir " + dir_.filePath("settings-data"), QString("sync every-write"),
           QString("role updater"),
           "viewer tokens: file " + dir_.filePath("secret.tokens") + " (1 token)",
-          QString("operator tokens: none"), QString("grace 30000 ms"),
+          QString("operator tokens: none"), QString("grace 30000 ms"), QString("doc cache off"),
           QString("threads: io one per core, workers 3; calls run on workers")}) {
       QVERIFY2(log.contains(part), qPrintable(part + " not in:\n" + log));
     }

@@ -333,8 +333,9 @@ class FlowTest : public QObject {
     cluster.Declare(&state);
     // A node that never answers.
     state.AddNode("10.9.0.9:7001", "silent");
-    auto step = [&] {
-      cluster.Step(&state, [](int c, int s) { return quint64(c * s); });
+    // Each connection serves c * s requests a frame, or none (`serving` false: a stopped server).
+    auto step = [&](bool serving = true) {
+      cluster.Step(&state, [serving](int c, int s) { return serving ? quint64(c * s) : 0; });
       state.ApplyFrame({{2, nullptr, "connection refused"}}, kStart + cluster.frame * kFrameMs);
     };
     auto index = [&model](const QString& name) {
@@ -381,12 +382,17 @@ class FlowTest : public QObject {
     cluster.silent.clear();
     step();
     QCOMPARE(RateOf(model, 2, 1), 2 * 1000.0 / kFrameMs);
-    // Back after more than the window: its first report has nothing recent to compare with.
+    // Back after more than the window, having served nothing meanwhile (stopped): its first
+    // report has nothing recent to compare with, and the next one's rate is of that report's
+    // interval alone, not averaged over the silence.
     cluster.silent = {1};
-    for (int f = 0; f < FlowModel::kRateWindowMs / kFrameMs + 2; ++f) step();
+    for (int f = 0; f < FlowModel::kRateWindowMs / kFrameMs + 2; ++f) step(false);
     cluster.silent.clear();
     step();
     QVERIFY(!model.FindEdge("client-2", "backend-1")->rate);
+    QVERIFY2(model.EdgeText(*model.FindEdge("client-2", "backend-1"))
+                 .contains("waiting for a second report from backend-1"),
+             qPrintable(model.EdgeText(*model.FindEdge("client-2", "backend-1"))));
     step();
     QCOMPARE(RateOf(model, 2, 1), 2 * 1000.0 / kFrameMs);
     QCOMPARE(server("backend-1").rate.value_or(-1), (1 + 2) * 1000.0 / kFrameMs);
@@ -407,6 +413,24 @@ class FlowTest : public QObject {
     QCOMPARE(watched_model.Servers()[0].rate.value_or(-1), (1 + 2) * 1000.0 / kFrameMs);
     QVERIFY2(watched_model.NodeText(true, 0).contains("as the clients' pools report it"),
              qPrintable(watched_model.NodeText(true, 0)));
+  }
+
+  // Polling (or a recording) slower than the rate window: each report is compared with the one
+  // before it, and the rates stay known.
+  void ratesStayKnownWhenPollingIsSlowerThanTheWindow() {
+    ClusterState state;
+    FlowModel model(&state);
+    HandCluster cluster;
+    cluster.watched = false;
+    cluster.Declare(&state);
+    cluster.Apply(&state);
+    constexpr int kFramesApart = 30;  // 3 s between reports.
+    for (int report = 0; report < 3; ++report) {
+      cluster.frame += kFramesApart - 1;
+      cluster.Step(&state, [](int c, int s) { return quint64(c * s); });
+      QVERIFY(model.FindEdge("client-2", "backend-3"));
+      QCOMPARE(RateOf(model, 2, 3), 6 * 1000.0 / (kFramesApart * kFrameMs));
+    }
   }
 
   void serversOnlyPoolsNameAreShownUntilTheyAnswer() {
@@ -440,7 +464,7 @@ class FlowTest : public QObject {
              QStringList({"10.9.0.1:7000", "10.9.0.2:7000", "10.9.0.3:7000", "10.9.0.4:7000"}));
     const FlowModel::Edge* e = model.FindEdge("client-2", "10.9.0.3:7000");
     QVERIFY(e && e->from_pool);
-    QCOMPARE(e->rate, 20.0);
+    QCOMPARE(e->rate.value_or(-1), 20.0);
     QVERIFY(!model.Servers()[size_t(e->server)].watched());
     // backend-1 is added and answers with its service address: it takes the alias's place.
     state.AddNode("10.9.0.1:7001", "backend-1");

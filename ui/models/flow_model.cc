@@ -54,6 +54,7 @@ void FlowModel::Reset() {
   server_of_node_.clear();
   node_read_ms_.clear();
   previous_read_ms_.clear();
+  silent_since_read_.clear();
   reported_ms_.clear();
   server_order_.clear();
   client_order_.clear();
@@ -76,6 +77,7 @@ void FlowModel::OnNodeAdded(int node) {
     servers_.push_back(std::move(s));
     node_read_ms_.push_back(0);
     previous_read_ms_.push_back(0);
+    silent_since_read_.push_back(false);
     reported_ms_.push_back(0);
   }
   order_dirty_ = true;
@@ -110,11 +112,17 @@ QString FlowModel::EdgeText(const Edge& edge) const {
     text = tr("%1 → %2: %3 requests/s").arg(c.name, s.name, Rate(*edge.rate));
   } else {
     const int reporter = edge.from_pool ? c.node : s.node;
-    const QString why =
-        reporter < 0 ? tr("no watched node reports it")
-        : !IsLive(state_->Node(reporter).health)
-            ? tr("%1 does not answer").arg(state_->Node(reporter).name)
-            : tr("waiting for a second report from %1").arg(state_->Node(reporter).name);
+    QString why;
+    if (reporter < 0) {
+      why = tr("no watched node reports it");
+    } else if (!IsLive(state_->Node(reporter).health)) {
+      why = tr("%1 does not answer").arg(state_->Node(reporter).name);
+    } else if (previous_read_ms_[reporter] <= 0) {
+      why = tr("waiting for a second report from %1").arg(state_->Node(reporter).name);
+    } else {
+      why = tr("no report from %1 since %2")
+                .arg(state_->Node(reporter).name, ClockText(node_read_ms_[reporter]));
+    }
     text = tr("%1 → %2: requests/s not known (%3)").arg(c.name, s.name, why);
   }
   if (!edge.slots.isEmpty()) {
@@ -315,6 +323,8 @@ void FlowModel::CloseSides() {
         side->conns.clear();
       }
       side->next.clear();
+      // After a silence longer than the window, what came before is no base for a rate now.
+      if (previous_read_ms_[side->reporter] <= 0) side->samples.Clear();
       side->samples.Push(at, side->count);
       // Keep one sample at or before the window's start, as the base of the rate.
       while (side->samples.size > 1 && side->samples[1].first <= at - kRateWindowMs) {
@@ -326,13 +336,11 @@ void FlowModel::CloseSides() {
 
 std::optional<double> FlowModel::SideRate(const Side& side, int reporter, qint64 now) const {
   if (reporter < 0 || !IsLive(state_->Node(reporter).health)) return std::nullopt;
-  // Two reports of the reporter in a row, the newer within the window: else nothing it says can
-  // be compared with what it said before.
+  // Two reports of the reporter in a row (none at the start or after a silence), the newer
+  // recent: else nothing it says can be compared with what it said before.
   const qint64 newest = node_read_ms_[reporter];
   const qint64 before = previous_read_ms_[reporter];
-  if (before <= 0 || newest < now - kRateWindowMs || newest - before > kRateWindowMs) {
-    return std::nullopt;
-  }
+  if (before <= 0 || newest < now - FreshForMs(newest - before)) return std::nullopt;
   // Never listed, or listed first in the newest report (which adds nothing): no rise counted.
   if (side.samples.size < 2) return 0.0;
   const auto& [t0, n0] = side.samples.Oldest();
@@ -504,11 +512,17 @@ void FlowModel::OnFrame(const QVector<int>& changed, bool history) {
     if (node < 0 || node >= server_of_node_.size()) continue;
     SyncNode(node);
     const NodeView& view = state_->Node(node);
+    if (!IsLive(view.health)) silent_since_read_[node] = true;
     // A node's telemetry is read once: a seek's last frame may repeat the history's last one.
     if (view.telemetry && IsLive(view.health) && view.updated_ms > node_read_ms_[node]) {
       reported_ms_[node] = view.updated_ms;
-      previous_read_ms_[node] = node_read_ms_[node];
+      // Back from a silence longer than the window: this report starts afresh. A shorter one
+      // (a poll or two that failed) is spanned: the counters are cumulative.
+      const bool after_silence =
+          silent_since_read_[node] && view.updated_ms - node_read_ms_[node] > kRateWindowMs;
+      previous_read_ms_[node] = after_silence ? 0 : node_read_ms_[node];
       node_read_ms_[node] = view.updated_ms;
+      silent_since_read_[node] = false;
     }
   }
   HideClaimedServers();

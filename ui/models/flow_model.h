@@ -6,6 +6,7 @@
 #include <QObject>
 #include <QString>
 #include <QVector>
+#include <algorithm>
 #include <array>
 #include <optional>
 #include <string>
@@ -36,11 +37,12 @@ namespace railyard::ui {
 // falls to zero within kRateWindowMs: load leaving a drained server shows as its edges fading.
 //
 // A rate is not known (nullopt, never 0) unless the node it is read from (the client's pool, else
-// the server's slot table) answers and two of its reports in a row were read, the newer within
-// kRateWindowMs and the two at most kRateWindowMs apart: at the console's start, and after the
-// node comes back, the first report has nothing to be compared with. A reporter that answers and
-// does not list the edge says it carries nothing (0). A server's or client's rate is the sum of
-// its edges' and is not known when one of them is not known, or when it has no edge and does
+// the server's slot table) answers and two of its reports in a row were read, the newer recent
+// (FreshForMs): at the console's start (or after Remove node, which starts the model afresh), and
+// when the node comes back from a silence longer than kRateWindowMs, its first report has nothing
+// to be compared with, and the counts from before the silence are dropped. A reporter that answers
+// and does not list the edge says it carries nothing (0). A server's or client's rate is the sum
+// of its edges' and is not known when one of them is not known, or when it has no edge and does
 // not answer itself (docs/figures.md).
 //
 // The model reads FrameApplied and HistoryFrameApplied alike (asking the ClusterState for
@@ -52,6 +54,11 @@ class FlowModel : public QObject {
   Q_OBJECT
  public:
   static constexpr qint64 kRateWindowMs = 2000;
+  // A reporter's newest report counts as recent for this long after it was taken, given the time
+  // between its last two reports: the window, or two reports' time when polling is slower.
+  static constexpr qint64 FreshForMs(qint64 report_interval_ms) {
+    return std::max(kRateWindowMs, 2 * report_interval_ms);
+  }
   // Clients that hold no connection and were not seen for this long are dropped.
   static constexpr qint64 kForgetClientMs = 30000;
 
@@ -142,6 +149,10 @@ class FlowModel : public QObject {
     const QPair<qint64, quint64>& operator[](int i) const { return ring[(first + i) % kCapacity]; }
     const QPair<qint64, quint64>& Oldest() const { return (*this)[0]; }
     const QPair<qint64, quint64>& Newest() const { return (*this)[size - 1]; }
+    void Clear() {
+      first = 0;
+      size = 0;
+    }
     void DropOldest() {
       first = (first + 1) % kCapacity;
       --size;
@@ -202,7 +213,8 @@ class FlowModel : public QObject {
   std::unordered_map<std::string, int> unwatched_server_of_;
   QVector<int> server_of_node_;
   QVector<qint64> node_read_ms_;      // Time of each node's telemetry last read.
-  QVector<qint64> previous_read_ms_;  // And of the one read before it (0: none).
+  QVector<qint64> previous_read_ms_;  // And of the one read before it (0: none, or a silence).
+  QVector<bool> silent_since_read_;   // Not live in a frame since its last report was read.
   QVector<qint64> reported_ms_;       // This frame: the time of each node's new report, else 0.
   QVector<int> server_order_;
   QVector<int> client_order_;

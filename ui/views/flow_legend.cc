@@ -42,7 +42,7 @@ constexpr std::array<SampleEdge, 6> kEdges = {{{0, -1, 10, Qt::SolidLine, false}
 }  // namespace
 
 FlowLegend::FlowLegend(FlowModel* model, QWidget* parent)
-    : QWidget(parent), model_(model), max_text_(FlowRateText(0)) {
+    : QWidget(parent), model_(model), max_text_(FlowRateText(model->MaxEdgeRate())) {
   setAccessibleName(tr("Flow legend"));
   setAccessibleDescription(Text());
   QSizePolicy policy(QSizePolicy::Preferred, QSizePolicy::Fixed);
