@@ -26,6 +26,12 @@ QString RatePhrase(const std::optional<double>& per_s, const QString& direction)
   return QObject::tr("%1 requests/s %2").arg(Rate(*per_s), direction);
 }
 
+// A node's connections, known exactly when its rate is (both are sums over its edges).
+QString ConnectionsPhrase(const std::optional<double>& per_s, int connections, int busy) {
+  if (!per_s) return QObject::tr("connections not known");
+  return QObject::tr("%1 connections (%2 busy)").arg(connections).arg(busy);
+}
+
 }  // namespace
 
 FlowModel::FlowModel(ClusterState* state, QObject* parent) : QObject(parent), state_(state) {
@@ -134,7 +140,10 @@ QString FlowModel::EdgeText(const Edge& edge) const {
                 .arg(edge.rank + 1)
                 .arg(edge.ranks);
   } else {
-    text += tr("\nno connection now");
+    // Slots are listed only from a reporter that answers; else nothing is known of them.
+    const int reporter = edge.from_pool ? c.node : s.node;
+    const bool answers = reporter >= 0 && IsLive(state_->Node(reporter).health);
+    text += answers ? tr("\nno connection now") : tr("\nconnections not known");
   }
   if (edge.error_share >= 0) {
     text += tr("\nerrors %1%").arg(QString::number(edge.error_share * 100, 'f', 1));
@@ -149,10 +158,9 @@ QString FlowModel::NodeText(bool server, int index) const {
     const Server& s = servers_[size_t(index)];
     QString text = s.watched() ? tr("%1: %2").arg(s.name, NodeHealthName(s.health))
                                : tr("%1: not watched (named by clients' pools)").arg(s.name);
-    text += tr("\n%1, %2 connections (%3 busy)")
-                .arg(RatePhrase(s.rate, tr("in")))
-                .arg(s.connections)
-                .arg(s.busy);
+    text +=
+        tr("\n%1, %2")
+            .arg(RatePhrase(s.rate, tr("in")), ConnectionsPhrase(s.rate, s.connections, s.busy));
     // Not answering itself: what the pools that answer report, which may miss other clients.
     if (s.watched() && !IsLive(s.health) && s.rate) text += tr("\nas the clients' pools report it");
     return text;
@@ -163,10 +171,9 @@ QString FlowModel::NodeText(bool server, int index) const {
                                    .arg(c.capacity)
                                    .arg(state_->Node(c.node).name)
                              : tr("%1: not watched (seen in servers' slot tables)").arg(c.name);
-  return text + tr("\n%1, %2 connections (%3 busy)")
-                    .arg(RatePhrase(c.rate, tr("out")))
-                    .arg(c.connections)
-                    .arg(c.busy);
+  return text +
+         tr("\n%1, %2")
+             .arg(RatePhrase(c.rate, tr("out")), ConnectionsPhrase(c.rate, c.connections, c.busy));
 }
 
 int FlowModel::KnownServer(const std::string& address) const {
