@@ -201,6 +201,11 @@ CLI::App* AddRecordCommand(CLI::App& app, RecordOptions& o) {
   record->add_option("--duration-s", o.duration_s, "Stop after this long (0: until Ctrl-C)")
       ->check(CLI::Range(0.0, 604800.0))
       ->capture_default_str();
+  record
+      ->add_option("--progress-every-s", o.progress_every_s,
+                   "Into a log, a progress line this often (a terminal: one line, redrawn)")
+      ->check(CLI::Range(0.0, 86400.0))
+      ->capture_default_str();
   record->add_option("--since", o.since,
                      "First write the past from each node's flight recorder (15m, 1h, 2d: up to "
                      "24 h, the last 15 min at full detail); then stop, or poll live for "
@@ -290,8 +295,8 @@ int RunRecord(const RecordOptions& o) {
   const Clock::time_point start = Clock::now();
   size_t paused = 0;  // Nodes that refused the token: never asked again.
   Clock::time_point next = start;
-  // On a terminal, one line redrawn each round; into a log, a line every 10 s (a round every
-  // 100 ms otherwise wrote hundreds of carriage-returned updates).
+  // On a terminal, one line redrawn each round; into a log, a line every --progress-every-s (a
+  // round every 100 ms otherwise wrote hundreds of carriage-returned updates).
   const bool tty = isatty(STDERR_FILENO);
   Clock::time_point next_progress_line = start;
   while (!stop.stopped()) {
@@ -330,7 +335,8 @@ int RunRecord(const RecordOptions& o) {
                    elapsed, static_cast<unsigned long long>(snapshots),
                    static_cast<unsigned long long>(events), o.out.c_str(), tty ? "   " : "\n");
       std::fflush(stderr);
-      next_progress_line = Clock::now() + std::chrono::seconds(10);
+      next_progress_line = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                              std::chrono::duration<double>(o.progress_every_s));
     }
     if (last) break;
     if (paused == access.nodes.size()) break;  // Nothing left that would answer.

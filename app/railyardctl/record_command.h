@@ -17,6 +17,9 @@ struct RecordOptions {
   std::string out;
   int interval_ms = 1000;
   double duration_s = 0;  // 0: until Ctrl-C or SIGTERM.
+  // Into a log (stderr not a terminal), a progress line at most this often; a terminal gets one
+  // line redrawn every round.
+  double progress_every_s = 10;
   // Set ("15m", "1h", "90s", "2d"): first the past from each node's flight recorder; then, with
   // --duration-s, live polling for that long.
   std::string since;

@@ -323,7 +323,7 @@ class ClusterTest : public QObject {
     QProcess recorder;
     recorder.start(BuiltProgram("railyardctl"),
                    {"record", "--cluster", cluster.fileName(), "--out", recording, "--interval-ms",
-                    "100", "--token", kViewer});
+                    "100", "--token", kViewer, "--progress-every-s", "0.1"});
     QVERIFY(recorder.waitForStarted(10000));
     // Some rounds before the commands and some after, counted from the recorder's own progress
     // rather than assumed from the time that passed (a loaded machine polls fewer rounds in it).
