@@ -5,6 +5,7 @@
 // 5 clients x 4 servers with one drained, a simulated rolling restart replayed, and real nodes
 // with a real Boxcar client, one drained.
 #include <QDir>
+#include <QFile>
 #include <QImage>
 #include <QPainter>
 #include <QProcess>
@@ -26,6 +27,7 @@
 #include "tests/ui/ui_test_support.h"
 #include "ui/models/cluster_state.h"
 #include "ui/models/flow_model.h"
+#include "ui/shell/view_export.h"
 #include "ui/sources/live_source.h"
 #include "ui/sources/replay_source.h"
 #include "ui/views/flow_legend.h"
@@ -380,6 +382,17 @@ class FlowTest : public QObject {
     const QString tip = view.Canvas()->ToolTipAt(view.Canvas()->ServerPoint(index("backend-1")));
     QVERIFY2(tip.contains("requests/s in not known, connections not known"), qPrintable(tip));
     SaveScreenshot(&view, "flow_rate_not_known.png");
+    // The CSV export leaves the rate empty where it is not known, never 0.
+    QTemporaryDir csv_dir;
+    QString error;
+    const QString csv_path = csv_dir.filePath("flow.csv");
+    QVERIFY2(railyard::ui::ExportViewCsv(&view, csv_path, &error), qPrintable(error));
+    QFile csv(csv_path);
+    QVERIFY(csv.open(QIODevice::ReadOnly));
+    const QString csv_text = QString::fromUtf8(csv.readAll());
+    QVERIFY2(csv_text.contains("\nclient-2,backend-1,,") &&
+                 csv_text.contains("\nclient-2,backend-2,40,"),
+             qPrintable(csv_text));
     // Back after one missed poll: the counters rose across it, and the rate spans it.
     cluster.silent.clear();
     step();
