@@ -61,6 +61,13 @@ class RailyardctlDemoTest : public QObject {
     QVERIFY2(refused.contains("UNAUTHENTICATED"), refused.right(600).constData());
     demo.terminate();
     QVERIFY(demo.waitForFinished(15000));
+    out += QString::fromUtf8(demo.readAllStandardOutput());
+    // Its last lines say why it failed (the summary counts failed requests), QTest's message
+    // being too short for them.
+    if (demo.exitCode() != 0) {
+      qInfo("demo's last output:\n%s\nstderr:\n%s", qPrintable(out.right(400)),
+            demo.readAllStandardError().right(1500).constData());
+    }
     QCOMPARE(demo.exitCode(), 0);
   }
 
