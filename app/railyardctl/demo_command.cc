@@ -206,6 +206,17 @@ int RunDemo(const DemoOptions& options) {
   std::printf("\ndemo finished: %llu requests succeeded, %llu failed\n",
               static_cast<unsigned long long>(report.requests - failed),
               static_cast<unsigned long long>(failed));
+  // What failed, so that a failing demo says why (its exit code is 1 then).
+  if (report.rejections > 0) {
+    std::printf("  %llu refused by the client before any attempt (POOL_EXHAUSTED)\n",
+                static_cast<unsigned long long>(report.rejections));
+  }
+  for (const auto& [code, count] : report.errors_by_code) {
+    const auto first = report.first_error_by_code.find(code);
+    std::printf("  %llu %s%s%s\n", static_cast<unsigned long long>(count), code.c_str(),
+                first == report.first_error_by_code.end() ? "" : ", the first: ",
+                first == report.first_error_by_code.end() ? "" : first->second.c_str());
+  }
   return failed == 0 ? 0 : 1;
 }
 
