@@ -89,16 +89,13 @@ void PrintCpu(const char* phase, const std::map<std::string, double>& before,
 
 // Every thread of `pid` at nice `nice` (setpriority acts on one thread); false if any refused.
 bool Renice(pid_t pid, int nice) {
-  bool all = true;
-  std::error_code ec;
-  for (const auto& task : fs::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
-    const id_t tid = static_cast<id_t>(std::stol(task.path().filename().string()));
-    all = ::setpriority(PRIO_PROCESS, tid, nice) == 0 && all;
-  }
-  return all && !ec;
+  const std::vector<pid_t> tids = railyard::bench::ThreadsOf(pid);
+  bool all = !tids.empty();
+  for (pid_t tid : tids) all = ::setpriority(PRIO_PROCESS, id_t(tid), nice) == 0 && all;
+  return all;
 }
 
-// For a stall's report (StallWatch's context), called as it is seen and as it ends: the load
+// For a stall's report (StallWatch's context), taken as it is seen and as it ends: the load
 // average, how many of the lab's threads were runnable, and at the end the hosts that used the
 // most CPU since the start and where the machine's CPU time went meanwhile (/proc/stat: user,
 // system, idle, softirq, and steal: time a virtual machine's CPUs did not run at all), as a JSON
@@ -106,21 +103,15 @@ bool Renice(pid_t pid, int nice) {
 class FleetContext {
  public:
   explicit FleetContext(const railyard::lab::State& lab) : lab_(lab) {}
-  std::string operator()() {
+  std::string operator()(bool stall_begins) {
     std::ifstream loadavg("/proc/loadavg");
-    std::string one, five;
-    loadavg >> one >> five;
+    std::string one;
+    loadavg >> one;
     int runnable = 0;
     std::map<std::string, double> cpu;
     for (const railyard::lab::Host& h : lab_.host()) {
-      std::error_code ec;
-      for (const auto& task :
-           fs::directory_iterator("/proc/" + std::to_string(h.pid()) + "/task", ec)) {
-        std::ifstream stat(task.path() / "stat");
-        std::string line;
-        std::getline(stat, line);
-        const size_t close = line.rfind(')');
-        runnable += close != std::string::npos && close + 2 < line.size() && line[close + 2] == 'R';
+      for (pid_t tid : railyard::bench::ThreadsOf(h.pid())) {
+        runnable += railyard::bench::ThreadState(h.pid(), tid) == 'R';
       }
       cpu[h.name()] = ReadProc(h.pid()).cpu_s;
     }
@@ -134,7 +125,7 @@ class FleetContext {
       stat >> cpu_label;
       for (uint64_t& t : ticks) stat >> t;
     }
-    if (started_) {
+    if (!stall_begins) {
       const double ms_per_tick = 1000.0 / double(sysconf(_SC_CLK_TCK));
       const char* names[] = {"user", "nice", "system", "idle", "iowait", "irq", "softirq", "steal"};
       out += ",\"machine_ms\":{";
@@ -158,26 +149,21 @@ class FleetContext {
       cpu_at_start_ = std::move(cpu);
       ticks_at_start_ = ticks;
     }
-    started_ = !started_;
     return out + "}";
   }
 
  private:
   const railyard::lab::State& lab_;
-  bool started_ = false;
   std::map<std::string, double> cpu_at_start_;
   std::array<uint64_t, 8> ticks_at_start_{};
 };
 
 // Every thread of `pid` onto `cpus` (sched_setaffinity acts on one thread); false if any refused.
 bool Pin(pid_t pid, const cpu_set_t& cpus) {
-  std::error_code ec;
-  bool ok = true;
-  for (const auto& task : fs::directory_iterator("/proc/" + std::to_string(pid) + "/task", ec)) {
-    const pid_t tid = static_cast<pid_t>(std::stol(task.path().filename().string()));
-    ok = sched_setaffinity(tid, sizeof(cpus), &cpus) == 0 && ok;
-  }
-  return ok && !ec;
+  const std::vector<pid_t> tids = railyard::bench::ThreadsOf(pid);
+  bool ok = !tids.empty();
+  for (pid_t tid : tids) ok = sched_setaffinity(tid, sizeof(cpus), &cpus) == 0 && ok;
+  return ok;
 }
 
 // Waits (serving the event loop) until `done` or `timeout_ms`; false on the timeout or a signal.
@@ -397,7 +383,6 @@ int main(int argc, char** argv) {
     std::string stall_tab;  // The tab shown as the stall was seen (the watch's thread only).
     std::mutex tab_mutex;
     FleetContext fleet_context(lab);
-    bool stall_begins = true;  // The context is taken as a stall is seen, then as it ends.
     railyard::bench::StallWatch stall_watch(
         std::chrono::milliseconds(stall_ms), std::chrono::milliseconds(10),
         [&](const railyard::bench::StallWatch::Stall& stall) {
@@ -405,13 +390,12 @@ int main(int argc, char** argv) {
           std::printf("%s\n", railyard::bench::StallWatch::ToJson(stall, stall_tab).c_str());
           std::fflush(stdout);
         },
-        [&] {
+        [&](bool stall_begins) {
           if (stall_begins) {
             std::lock_guard lock(tab_mutex);
             stall_tab = current_tab.toStdString();
           }
-          stall_begins = !stall_begins;
-          return fleet_context();
+          return fleet_context(stall_begins);
         });
     QObject progress_context;  // Goes before the watch: no frame reaches it after.
     QObject::connect(state, &railyard::ui::ClusterState::FrameApplied, &progress_context,

@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "bench/stall_watch.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <vector>
+
+#include "bench/proc_sample.h"
 
 namespace railyard::bench {
 
@@ -29,7 +32,7 @@ std::string ReadLine(const std::string& path) {
 
 StallWatch::StallWatch(std::chrono::milliseconds stall, std::chrono::milliseconds tick,
                        std::function<void(const Stall&)> report,
-                       std::function<std::string()> context)
+                       std::function<std::string(bool)> context)
     : stall_(stall),
       tick_(tick),
       report_(std::move(report)),
@@ -47,10 +50,9 @@ void StallWatch::Progress() { last_progress_ns_.store(NowNs(), std::memory_order
 
 std::map<pid_t, StallWatch::Sample> StallWatch::ReadAll(std::map<pid_t, ThreadSpan>* spans) {
   std::map<pid_t, Sample> out;
-  std::error_code ec;
-  for (const auto& task : std::filesystem::directory_iterator("/proc/self/task", ec)) {
-    const std::string dir = task.path().string();
-    const pid_t tid = static_cast<pid_t>(std::stol(task.path().filename().string()));
+  const pid_t self = getpid();
+  for (pid_t tid : ThreadsOf(self)) {
+    const std::string dir = "/proc/self/task/" + std::to_string(tid);
     Sample s;
     // A thread that exited since the listing has nothing to read: left out, not counted as 0.
     if (!(std::istringstream(ReadLine(dir + "/schedstat")) >> s.run_ns >> s.wait_ns)) continue;
@@ -61,10 +63,7 @@ std::map<pid_t, StallWatch::Sample> StallWatch::ReadAll(std::map<pid_t, ThreadSp
       span.name = ReadLine(dir + "/comm");
       span.wchan = ReadLine(dir + "/wchan");
     }
-    // stat: "pid (comm) S ...": the state follows the last ')', as comm may hold one.
-    const std::string stat = ReadLine(dir + "/stat");
-    const size_t close = stat.rfind(')');
-    span.states += close != std::string::npos && close + 2 < stat.size() ? stat[close + 2] : '?';
+    span.states += ThreadState(self, tid);
   }
   return out;
 }
@@ -85,7 +84,7 @@ void StallWatch::Run() {
         Stall stall;
         stall.span_ms = double(progress - stall_from) / 1e6;
         stall.at_start = std::move(at_start);
-        if (context_) stall.at_end = context_();
+        if (context_) stall.at_end = context_(false);
         for (auto& [tid, span] : spans) {
           const auto was = baseline.find(tid);
           const auto is = now.find(tid);
@@ -114,7 +113,7 @@ void StallWatch::Run() {
       if (!stalled) {
         stalled = true;
         stall_from = progress;
-        at_start = context_ ? context_() : std::string();
+        at_start = context_ ? context_(true) : std::string();
       }
       ReadAll(&spans);
     }

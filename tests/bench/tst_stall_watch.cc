@@ -56,7 +56,10 @@ class StallWatchTest : public QObject {
           std::lock_guard lock(mutex);
           if (!reported && stall.span_ms >= 400) reported = stall;
         },
-        [&contexts] { return "{\"call\":" + std::to_string(++contexts) + "}"; });
+        [&contexts](bool begins) {
+          return "{\"call\":" + std::to_string(++contexts) +
+                 ",\"begins\":" + (begins ? "true" : "false") + "}";
+        });
     watch.Progress();
     // The stall itself: no progress for four times the threshold (the stimulus, not a wait for a
     // result, which follows under a deadline).
@@ -90,6 +93,9 @@ class StallWatchTest : public QObject {
     };
     QVERIFY2(call(stall.at_start) >= 1 && call(stall.at_end) == call(stall.at_start) + 1,
              json.c_str());
+    QVERIFY2(
+        stall.at_start.ends_with("\"begins\":true}") && stall.at_end.ends_with("\"begins\":false}"),
+        json.c_str());
     QVERIFY2(json.find(",\"at_start\":" + stall.at_start + ",\"at_end\":" + stall.at_end + "}") !=
                  std::string::npos,
              json.c_str());

@@ -117,11 +117,11 @@ QString FlowModel::EdgeText(const Edge& edge) const {
   if (edge.rate) {
     text = tr("%1 → %2: %3 requests/s").arg(c.name, s.name, Rate(*edge.rate));
   } else {
-    const int reporter = edge.from_pool ? c.node : s.node;
+    const int reporter = ReporterOf(edge);
     QString why;
     if (reporter < 0) {
       why = tr("no watched node reports it");
-    } else if (!IsLive(state_->Node(reporter).health)) {
+    } else if (!Answers(reporter)) {
       why = tr("%1 does not answer").arg(state_->Node(reporter).name);
     } else if (previous_read_ms_[reporter] <= 0) {
       why = tr("waiting for a second report from %1").arg(state_->Node(reporter).name);
@@ -141,9 +141,7 @@ QString FlowModel::EdgeText(const Edge& edge) const {
                 .arg(edge.ranks);
   } else {
     // Slots are listed only from a reporter that answers; else nothing is known of them.
-    const int reporter = edge.from_pool ? c.node : s.node;
-    const bool answers = reporter >= 0 && IsLive(state_->Node(reporter).health);
-    text += answers ? tr("\nno connection now") : tr("\nconnections not known");
+    text += Answers(ReporterOf(edge)) ? tr("\nno connection now") : tr("\nconnections not known");
   }
   if (edge.error_share >= 0) {
     text += tr("\nerrors %1%").arg(QString::number(edge.error_share * 100, 'f', 1));
@@ -341,8 +339,14 @@ void FlowModel::CloseSides() {
   }
 }
 
+bool FlowModel::Answers(int node) const { return node >= 0 && IsLive(state_->Node(node).health); }
+
+int FlowModel::ReporterOf(const Edge& edge) const {
+  return edge.from_pool ? clients_[size_t(edge.client)].node : servers_[size_t(edge.server)].node;
+}
+
 std::optional<double> FlowModel::SideRate(const Side& side, int reporter, qint64 now) const {
-  if (reporter < 0 || !IsLive(state_->Node(reporter).health)) return std::nullopt;
+  if (!Answers(reporter)) return std::nullopt;
   // Two reports of the reporter in a row (none at the start or after a silence), the newer
   // recent: else nothing it says can be compared with what it said before.
   const qint64 newest = node_read_ms_[reporter];
@@ -357,7 +361,6 @@ std::optional<double> FlowModel::SideRate(const Side& side, int reporter, qint64
 }
 
 void FlowModel::Summarize(qint64 now) {
-  auto live = [this](int node) { return node >= 0 && IsLive(state_->Node(node).health); };
   server_sums_.assign(servers_.size(), {});
   client_sums_.assign(clients_.size(), {});
   for (Server& s : servers_) {
@@ -378,12 +381,12 @@ void FlowModel::Summarize(qint64 now) {
     Client& c = clients_[size_t(e.client)];
     Server& s = servers_[size_t(e.server)];
     // A watched client's pool is the truth about it while its node answers.
-    e.from_pool = live(c.node);
+    e.from_pool = Answers(c.node);
     const Side& side = e.from_pool ? state.pool : state.slot;
-    e.rate = SideRate(side, e.from_pool ? c.node : s.node, now);
+    e.rate = SideRate(side, ReporterOf(e), now);
     e.slots.clear();
     e.busy = 0;
-    if (live(side.reporter)) {
+    if (Answers(side.reporter)) {
       for (const Conn& conn : side.conns) {
         e.slots.push_back(conn.slot);
         e.busy += conn.busy ? 1 : 0;
@@ -404,8 +407,8 @@ void FlowModel::Summarize(qint64 now) {
     if (!s.hidden && e.rate) max_edge_rate_ = std::max(max_edge_rate_.value_or(0), *e.rate);
   }
   // Known when every edge is; with no edge, only from the node itself answering.
-  auto total = [&live](const RateSum& sum, int node) -> std::optional<double> {
-    if (!sum.all_known || (sum.edges == 0 && !live(node))) return std::nullopt;
+  auto total = [this](const RateSum& sum, int node) -> std::optional<double> {
+    if (!sum.all_known || (sum.edges == 0 && !Answers(node))) return std::nullopt;
     return sum.rate;
   };
   for (size_t s = 0; s < servers_.size(); ++s) {
@@ -524,7 +527,8 @@ void FlowModel::OnFrame(const QVector<int>& changed, bool history) {
     if (view.telemetry && IsLive(view.health) && view.updated_ms > node_read_ms_[node]) {
       reported_ms_[node] = view.updated_ms;
       // Back from a silence longer than the window: this report starts afresh. A shorter one
-      // (a poll or two that failed) is spanned: the counters are cumulative.
+      // (a poll or two that failed) is spanned: the counters are cumulative. Slow polling is no
+      // silence: the node answered every poll.
       const bool after_silence =
           silent_since_read_[node] && view.updated_ms - node_read_ms_[node] > kRateWindowMs;
       previous_read_ms_[node] = after_silence ? 0 : node_read_ms_[node];

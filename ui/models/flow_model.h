@@ -38,12 +38,13 @@ namespace railyard::ui {
 //
 // A rate is not known (nullopt, never 0) unless the node it is read from (the client's pool, else
 // the server's slot table) answers and two of its reports in a row were read, the newer recent
-// (FreshForMs): at the console's start (or after Remove node, which starts the model afresh), and
-// when the node comes back from a silence longer than kRateWindowMs, its first report has nothing
-// to be compared with, and the counts from before the silence are dropped. A reporter that answers
-// and does not list the edge says it carries nothing (0). A server's or client's rate is the sum
-// of its edges' and is not known when one of them is not known, or when it has no edge and does
-// not answer itself (docs/figures.md).
+// (FreshForMs). So at the console's start (or after Remove node, which starts the model afresh),
+// and for the first report after a silence (the node not answering for longer than
+// kRateWindowMs; a failed poll or two is spanned), there is nothing to compare with, and the
+// counts from before the silence are dropped. A reporter that answers and does not list the edge
+// says it carries nothing (0). A server's or client's rate is the sum of its edges' and is not
+// known when one of them is not known, or when it has no edge and does not answer itself
+// (docs/figures.md).
 //
 // The model reads FrameApplied and HistoryFrameApplied alike (asking the ClusterState for
 // kRateWindowMs of history), so a replay seek rebuilds the same rates it would have had playing;
@@ -196,6 +197,10 @@ class FlowModel : public QObject {
   static void AddConn(Side& side, quint64 stamp, const Conn& conn);
   // After the reports: each side whose reporter spoke takes its new connections and a sample.
   void CloseSides();
+  // Whether `node` (a ClusterState index, -1: none) answers now.
+  bool Answers(int node) const;
+  // The node an edge's figures are read from: the client's (pool) or the server's (slot table).
+  int ReporterOf(const Edge& edge) const;
   // A side's rate by the definition above, `reporter` being the node it is read from.
   std::optional<double> SideRate(const Side& side, int reporter, qint64 now) const;
   void Summarize(qint64 now);

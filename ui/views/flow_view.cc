@@ -320,18 +320,14 @@ void FlowCanvas::paintEvent(QPaintEvent* event) {
     // Faint by mixing with the background, not by alpha: Qt's raster engine hands a translucent
     // fill of more than 96 spans to its thread pool and waits, a few hand-offs per long line;
     // 700 idle edges then cost a frame 30-50 ms on a loaded machine (docs/benchmarks.md).
-    // Connections whose rate is not known (their reporter does not answer, or has listed them
-    // once): faint and dash-dotted, never drawn as idle.
-    Qt::PenStyle style = Qt::SolidLine;
-    if (!e.rate) {
-      color = MixColors(base, color, kFlowFaintEdge);
-      style = Qt::DashDotLine;
-    } else if (*e.rate <= 0) {
-      color = MixColors(base, color, kFlowFaintEdge);
-      style = Qt::DotLine;
-    } else if (e.slots.isEmpty()) {
-      style = Qt::DashLine;
-    }
+    // Listed connections whose rate is not known (their reporter's first report, or its first
+    // after a silence): faint and dash-dotted, never drawn as idle.
+    const bool faint = e.rate.value_or(0) <= 0;
+    if (faint) color = MixColors(base, color, kFlowFaintEdge);
+    const Qt::PenStyle style = !e.rate             ? Qt::DashDotLine
+                               : faint             ? Qt::DotLine
+                               : e.slots.isEmpty() ? Qt::DashLine
+                                                   : Qt::SolidLine;
     p.setPen(QPen(color, EdgeWidth(e.rate), style, Qt::FlatCap));
     if (dense) {
       p.drawLine(from, to);
