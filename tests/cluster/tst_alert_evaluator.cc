@@ -12,6 +12,7 @@
 #include "core/node/node.h"
 #include "tests/support/admin_tokens.h"
 #include "tests/support/qtest_main.h"
+#include "tests/support/rules_for_this_disk.h"
 
 using namespace railyard;
 using railyard::cluster::AlertEvaluator;
@@ -165,7 +166,9 @@ class AlertEvaluatorTest : public QObject {
     options.admin.operator_tokens = {testing::kOperatorToken};
     std::unique_ptr<node::Node> node;
     QVERIFY(node::Node::Open(options, &node).ok());
-    AlertEvaluator evaluator(cluster::DefaultAlertRules());
+    // The disk rules as this machine's disk allows: they are about the machine, not the node.
+    AlertEvaluator evaluator(
+        testing::RulesForThisDisk(cluster::DefaultAlertRules(), dir.path().toStdString()));
     std::vector<AlertTransition> changes;
     admin::Telemetry t = node->Snapshot();
     QVERIFY(t.has_disk() && t.disk().size_bytes() > 0);

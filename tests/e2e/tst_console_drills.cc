@@ -31,6 +31,7 @@
 #include "tests/support/flight_history.h"
 #include "tests/support/load_process.h"
 #include "tests/support/qtest_main.h"
+#include "tests/support/rules_for_this_disk.h"
 #include "tests/support/test_paths.h"
 #include "ui/models/alert_model.h"
 #include "ui/models/flow_model.h"
@@ -75,24 +76,13 @@ struct Seen {
 
 // The shipped alert rules, with the drills' faults firing within them: a node silent for 1 s, a
 // drain at once, a replica without its updater for 1 s. The others keep their for_s (minutes), so
-// the drills, far shorter, must fire nothing else. The disk rules are about the machine, whose
-// disk may be nearly full (a CI run saw 10% free): there they hold half the share `data_dir`'s
-// file system has free now, so they still fire if the drills themselves fill it.
+// the drills, far shorter, must fire nothing else; the disk rules as this machine's disk allows.
 alerts::Rules DrillRules(const std::string& data_dir) {
-  alerts::Rules rules = cluster::DefaultAlertRules();
-  const std::optional<node::DiskFigures> disk = node::ReadDiskFigures(data_dir);
-  // Not known: the rules as shipped.
-  const double free_share =
-      (disk ? cluster::DiskFreeShare(disk->ToProto()) : std::nullopt).value_or(1.0);
+  alerts::Rules rules = testing::RulesForThisDisk(cluster::DefaultAlertRules(), data_dir);
   for (alerts::Rule& r : *rules.mutable_rule()) {
     if (r.figure() == alerts::NODE_NOT_ANSWERING) r.set_for_s(1);
     if (r.figure() == alerts::NODE_LAME_DUCK) r.set_for_s(0);
     if (r.figure() == alerts::REPLICA_DISCONNECTED) r.set_for_s(1);
-    if (r.figure() == alerts::DISK_FREE_SHARE && r.threshold() >= free_share) {
-      r.set_threshold(std::max(free_share / 2, 1e-6));
-      qInfo("drill: the machine's disk is %.1f%% free: %s fires below %.2f%%", free_share * 100,
-            r.name().c_str(), r.threshold() * 100);
-    }
   }
   return rules;
 }

@@ -7,6 +7,7 @@
 #include <QDBusConnection>
 #include <QDBusConnectionInterface>
 #include <QDateTime>
+#include <QDir>
 #include <QFile>
 #include <QProcess>
 #include <QSignalSpy>
@@ -23,6 +24,7 @@
 #include "tests/support/flight_history.h"
 #include "tests/support/free_port.h"
 #include "tests/support/qtest_main.h"
+#include "tests/support/rules_for_this_disk.h"
 #include "tests/support/test_paths.h"
 #include "tests/support/wait_until.h"
 #include "ui/models/alert_model.h"
@@ -56,9 +58,11 @@ std::unique_ptr<railyard::node::Node> OpenWatchedNode(const QString& dir,
   return node;
 }
 
-// The shipped rules, with a drain firing at once and a silent node after 1 s.
-railyard::alerts::Rules FastRules() {
-  railyard::alerts::Rules rules = railyard::cluster::DefaultAlertRules();
+// The shipped rules, with a drain firing at once and a silent node after 1 s; the disk rules as
+// the machine's disk under `data_dir` allows.
+railyard::alerts::Rules FastRules(const QString& data_dir) {
+  railyard::alerts::Rules rules = railyard::testing::RulesForThisDisk(
+      railyard::cluster::DefaultAlertRules(), data_dir.toStdString());
   for (railyard::alerts::Rule& r : *rules.mutable_rule()) {
     if (r.figure() == railyard::alerts::NODE_LAME_DUCK) r.set_for_s(0);
     if (r.figure() == railyard::alerts::NODE_NOT_ANSWERING) r.set_for_s(1);
@@ -157,7 +161,7 @@ class AlertsTest : public QObject {
     railyard::ui::Session::Options options;
     options.use_keyring = false;
     options.audit_path = dir.filePath("audit.sqlite");
-    options.alert_rules = FastRules();
+    options.alert_rules = FastRules(dir.path());
     options.alert_rules_source = "fast rules";
     railyard::ui::Session session(options);
     railyard::ui::AlertModel& alerts = *session.models().alerts;
@@ -244,7 +248,7 @@ class AlertsTest : public QObject {
     railyard::ui::Session::Options options;
     options.use_keyring = false;
     options.audit_path = dir.filePath("audit.sqlite");
-    options.alert_rules = FastRules();
+    options.alert_rules = FastRules(dir.path());
     railyard::ui::Session session(options);
     railyard::ui::AlertModel& alerts = *session.models().alerts;
     QSignalSpy changed(&alerts, &railyard::ui::AlertModel::AlertsChanged);
@@ -292,7 +296,7 @@ class AlertsTest : public QObject {
     railyard::ui::Session::Options options;
     options.use_keyring = false;
     options.audit_path = dir.filePath("audit.sqlite");
-    options.alert_rules = FastRules();
+    options.alert_rules = FastRules(dir.path());
     railyard::ui::Session session(options);
     railyard::ui::LiveSource::Options live = session.live_source()->options();
     live.backfill_span = std::chrono::milliseconds(500);
@@ -332,7 +336,7 @@ class AlertsTest : public QObject {
     railyard::ui::Session::Options options;
     options.use_keyring = false;
     options.audit_path = dir.filePath("audit.sqlite");
-    options.alert_rules = FastRules();
+    options.alert_rules = FastRules(dir.path());
     railyard::ui::Session session(options);
     session.State()->SetStaleAfterMs(300);
     railyard::ui::LiveSource::Options live = session.live_source()->options();
@@ -372,7 +376,7 @@ class AlertsTest : public QObject {
     railyard::ui::MainWindow::Options options;
     options.use_keyring = false;
     options.audit_path = dir.filePath("audit.sqlite");
-    options.alert_rules = FastRules();
+    options.alert_rules = FastRules(dir.path());
     railyard::ui::MainWindow window(options);
     QString error;
     QVERIFY2(window.OpenRecording(copy, &error), qPrintable(error));
@@ -436,7 +440,7 @@ class AlertsTest : public QObject {
 
       railyard::ui::ClusterState state;
       state.AddNode("127.0.0.1:7001", "n1");
-      railyard::ui::AlertModel alerts(&state, FastRules(), "fast rules");
+      railyard::ui::AlertModel alerts(&state, FastRules(QDir::tempPath()), "fast rules");
       railyard::ui::AlertNotifier notifier(&alerts, console_bus);
       QCOMPARE(notifier.CurrentChannel(), railyard::ui::AlertNotifier::Channel::kFreedesktop);
       auto frame = [&](qint64 ms, railyard::admin::NodeState node_state) {
@@ -489,7 +493,7 @@ class AlertsTest : public QObject {
     railyard::ui::MainWindow::Options options;
     options.use_keyring = false;
     options.audit_path = dir.filePath("audit.sqlite");
-    options.alert_rules = FastRules();
+    options.alert_rules = FastRules(dir.path());
     railyard::ui::MainWindow window(options);
     window.resize(1200, 700);
     window.show();
@@ -570,7 +574,7 @@ class AlertsTest : public QObject {
     options.use_keyring = false;
     QTemporaryDir dir;
     options.audit_path = dir.filePath("audit.sqlite");
-    options.alert_rules = FastRules();
+    options.alert_rules = FastRules(dir.path());
     railyard::ui::Session session(options);
     railyard::ui::AlertModel& alerts = *session.models().alerts;
     QString error;
