@@ -100,8 +100,8 @@ class DocStore {
   // As Write(batch, position), for a thread that must not wait (an RPC server's I/O thread):
   // WouldWait, having done nothing, where Write would wait for another writer holding the store
   // for longer than a write takes, for the in-memory index to be frozen or flushed, or for a sync
-  // (Options::sync kEveryWrite). What it does do is Write's: copies into mapped files and the page
-  // cache, no sync.
+  // (Options::sync kEveryWrite, or a full segment's before the next begins). What it does do is
+  // Write's: copies into mapped files and the page cache, no sync.
   virtual Status WriteNoWait(const WriteBatch& batch, uint64_t* position) = 0;
   // Everything before this position is applied (and readable) here.
   virtual uint64_t AppliedPosition() = 0;

@@ -356,7 +356,11 @@ Status DocStoreImpl::WriteOps(std::span<WalOp> ops, uint64_t* position, bool may
   uint64_t puts = 0;
   for (size_t i = 0; i < ops.size(); ++i) {
     WalOp& op = ops[i];
-    if (Status s = segments_.Append(op.id, op.kind, op.doc, &op.address, i == 0); !s.ok()) return s;
+    // Only the first entry may begin a segment, and so answer WouldWait, before anything changed.
+    if (Status s = segments_.Append(op.id, op.kind, op.doc, &op.address, i == 0, may_wait);
+        !s.ok()) {
+      return s;
+    }
     if (op.kind == EntryKind::kPut) ++puts;
   }
   if (Status s = LogAndIndex(ops); !s.ok()) return s;

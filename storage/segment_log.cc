@@ -234,9 +234,7 @@ bool SegmentLog::WaitForEndPast(uint64_t queue_position,
   return true;
 }
 
-Status SegmentLog::CloseCurrentSegment() {
-  // Close this segment durably before starting the next, so only the newest can have a torn tail.
-  if (Status s = writer_.Sync(); !s.ok()) return s;
+Status SegmentLog::StartNextSegment() {
   closed_bytes_ += current_size_;
   readable_[current_].visible = current_size_;
   segment_start_[current_ + 1] = closed_bytes_;
@@ -244,25 +242,43 @@ Status SegmentLog::CloseCurrentSegment() {
 }
 
 Status SegmentLog::Append(uint64_t id, EntryKind kind, std::string_view doc, DocAddress* address,
-                          bool may_start_block) {
+                          bool may_start_block, bool may_sync) {
   if (doc.size() > kMaxDocumentBytes) {
     return Status::InvalidArgument("document of " + std::to_string(doc.size()) +
                                    " bytes exceeds the limit of " +
                                    std::to_string(kMaxDocumentBytes));
   }
+  {
+    WriterLock lock(&mu_);
+    if (!broken_.ok()) return broken_;
+    const bool full = open_block_.count() >= 65535;
+    const bool would_overflow =
+        !open_block_.empty() &&
+        (full ||
+         (may_start_block && open_block_.raw_bytes() + doc.size() + 13 > options_.block_bytes));
+    if (would_overflow) {
+      if (Status s = WriteOpenBlock(); !s.ok()) return s;
+    }
+    if (!open_block_.empty() || !may_start_block || current_size_ < options_.segment_bytes) {
+      return AddToOpenBlock(id, kind, doc, address);
+    }
+  }
+  if (!may_sync) return Status::WouldWait("the segment is full: closing it syncs it");
+  if (Status s = SyncCurrentSegment(); !s.ok()) return s;
   WriterLock lock(&mu_);
-  if (!broken_.ok()) return broken_;
-  const bool full = open_block_.count() >= 65535;
-  const bool would_overflow =
-      !open_block_.empty() &&
-      (full ||
-       (may_start_block && open_block_.raw_bytes() + doc.size() + 13 > options_.block_bytes));
-  if (would_overflow) {
-    if (Status s = WriteOpenBlock(); !s.ok()) return s;
-  }
-  if (open_block_.empty() && may_start_block && current_size_ >= options_.segment_bytes) {
-    if (Status s = CloseCurrentSegment(); !s.ok()) return s;
-  }
+  if (Status s = StartNextSegment(); !s.ok()) return s;
+  return AddToOpenBlock(id, kind, doc, address);
+}
+
+Status SegmentLog::SyncCurrentSegment() {
+  // The segment is made durable before the next begins, so that only the newest can have a torn
+  // tail. Without mu_: reads go on during the sync (seconds on a busy disk), and the caller's
+  // serialisation of Append, Seal and AppendBlocks keeps writes to this segment out of it.
+  return SyncTo(end());
+}
+
+Status SegmentLog::AddToOpenBlock(uint64_t id, EntryKind kind, std::string_view doc,
+                                  DocAddress* address) {
   if (current_size_ > UINT32_MAX) return Status::NoSpace("segment offset overflow");
   if (open_block_.empty()) open_since_ = std::chrono::steady_clock::now();
   address->segment = current_;

@@ -46,8 +46,11 @@ class SegmentLog {
   // Appends an entry (kPut, or kDelete with an empty `doc`). Only when `may_start_block` may the
   // open block be written first to make room (or a new segment begun), so the entries of one
   // batch, appended with false after the first, share a block and a replica applies them at once.
+  // Beginning a new segment syncs the full one first (without holding up reads). With `may_sync`
+  // false (a thread that must not wait) an append that would begin one answers WouldWait instead,
+  // having at most written the open block, as Seal would.
   Status Append(uint64_t id, EntryKind kind, std::string_view doc, DocAddress* address,
-                bool may_start_block = true) RAILYARD_EXCLUDES(mu_);
+                bool may_start_block = true, bool may_sync = true) RAILYARD_EXCLUDES(mu_);
   // Writes the open block, if any.
   Status Seal() RAILYARD_EXCLUDES(mu_);
   // When the open block got its first entry; nullopt when it is empty.
@@ -93,7 +96,12 @@ class SegmentLog {
   Status OpenForAppend(uint32_t segment) RAILYARD_REQUIRES(mu_);
   Status ScanAndTruncate(uint32_t segment, uint64_t from);
   Status WriteOpenBlock() RAILYARD_REQUIRES(mu_);
-  Status CloseCurrentSegment() RAILYARD_REQUIRES(mu_);
+  // Makes the current segment durable; see Append.
+  Status SyncCurrentSegment() RAILYARD_EXCLUDES(mu_);
+  // Begins the next segment after the current one, synced.
+  Status StartNextSegment() RAILYARD_REQUIRES(mu_);
+  Status AddToOpenBlock(uint64_t id, EntryKind kind, std::string_view doc, DocAddress* address)
+      RAILYARD_REQUIRES(mu_);
   // Reads the entry at `address` (the open block or a written block).
   Status ReadEntry(const DocAddress& address, uint64_t id, std::string* doc, EntryKind* kind) const
       RAILYARD_EXCLUDES(mu_);

@@ -119,18 +119,28 @@ QueueLag SegmentLog::LagOf(LogPosition from) const {
 }
 
 Status SegmentLog::AppendBlocks(LogPosition at, std::string_view blocks) {
-  WriterLock lock(&mu_);
-  if (!broken_.ok()) return broken_;
-  if (!open_block_.empty()) {
-    return Status::InvalidArgument("a replica's queue has documents of its own in its open block");
+  bool next_segment = false;
+  {
+    ReaderLock lock(&mu_);
+    if (!broken_.ok()) return broken_;
+    if (!open_block_.empty()) {
+      return Status::InvalidArgument(
+          "a replica's queue has documents of its own in its open block");
+    }
+    next_segment = at.segment == current_ + 1 && at.offset == 0;
+    if (!next_segment && (at.segment != current_ || at.offset != current_size_)) {
+      return Status::InvalidArgument(
+          "blocks for segment " + std::to_string(at.segment) + " offset " +
+          std::to_string(at.offset) + " do not continue this queue, which ends at segment " +
+          std::to_string(current_) + " offset " + std::to_string(current_size_));
+    }
   }
-  if (at.segment == current_ + 1 && at.offset == 0) {
-    if (Status s = CloseCurrentSegment(); !s.ok()) return s;
-  } else if (at.segment != current_ || at.offset != current_size_) {
-    return Status::InvalidArgument(
-        "blocks for segment " + std::to_string(at.segment) + " offset " +
-        std::to_string(at.offset) + " do not continue this queue, which ends at segment " +
-        std::to_string(current_) + " offset " + std::to_string(current_size_));
+  if (next_segment) {
+    if (Status s = SyncCurrentSegment(); !s.ok()) return s;
+  }
+  WriterLock lock(&mu_);
+  if (next_segment) {
+    if (Status s = StartNextSegment(); !s.ok()) return s;
   }
   if (current_size_ + blocks.size() > UINT32_MAX) return Status::NoSpace("segment offset overflow");
   if (Status s = writer_.Append(blocks); !s.ok()) {

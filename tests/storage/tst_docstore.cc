@@ -4,9 +4,16 @@
 // compaction arithmetic.
 #include <QTemporaryDir>
 #include <QTest>
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <future>
 #include <map>
+#include <mutex>
 #include <random>
+#include <thread>
 
+#include "storage/env.h"
 #include "tests/storage/storage_test_support.h"
 #include "tests/support/qtest_main.h"
 
@@ -30,6 +37,52 @@ void CheckAgainst(DocStore& store, const Model& model, uint64_t max_id) {
       QCOMPARE(doc, it->second);
     }
   }
+}
+
+// A disk whose syncs of segment files wait until the test releases them, as a busy disk's take
+// seconds (a CI machine's did: docs/ci.md).
+class HeldSegmentSyncEnv final : public Env {
+ public:
+  int Sync(const std::string& path, int fd) override {
+    if (path.find("segment-") != std::string::npos) {
+      std::unique_lock<std::mutex> lock(mu_);
+      ++held_;
+      changed_.notify_all();
+      changed_.wait(lock, [this] { return released_; });
+    }
+    return Env::Sync(path, fd);
+  }
+  bool WaitForAHeldSync(std::chrono::seconds timeout) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return changed_.wait_for(lock, timeout, [this] { return held_ > 0; });
+  }
+  void Release() {
+    std::lock_guard<std::mutex> lock(mu_);
+    released_ = true;
+    changed_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable changed_;
+  int held_ = 0;
+  bool released_ = false;
+};
+
+// 1000 bytes that do not compress, so that a block's size on disk is its documents'.
+std::string IncompressibleDoc(uint64_t id) {
+  std::mt19937_64 random(id);
+  std::string doc(1000, '\0');
+  for (char& c : doc) c = static_cast<char>(random());
+  return doc;
+}
+
+size_t SegmentFiles(const std::string& directory) {
+  size_t n = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(directory)) {
+    n += entry.path().filename().string().starts_with("segment-") ? 1 : 0;
+  }
+  return n;
 }
 
 }  // namespace
@@ -161,6 +214,72 @@ class DocStoreTest : public QObject {
     QVERIFY(store->Get(6, &doc).IsNotFound());
     QVERIFY(store->Write(sixth, &position).ok());
     QVERIFY(store->Get(6, &doc).ok());
+  }
+
+  // A full segment is synced before the next begins. That sync is no write a thread that must not
+  // wait may make: WriteNoWait answers WouldWait there, having written nothing, and Write does it.
+  void aWriteThatWouldBeginASegmentMustWait() {
+    QTemporaryDir dir;
+    Options options = SmallOptions();
+    options.segment_bytes = 16 << 10;
+    auto store = OpenOrDie(options, dir.path().toStdString());
+    const auto one = [](uint64_t id) {
+      WriteBatch batch;
+      batch.Put(id, IncompressibleDoc(id));
+      return batch;
+    };
+    uint64_t id = 0;
+    Status s;
+    for (; id < 100 && (s = store->WriteNoWait(one(id), nullptr)).ok(); ++id) {
+    }
+    QVERIFY2(s.IsWouldWait(), s.ToString().c_str());
+    QVERIFY(id >= 15);  // 16 KB of 1 KB documents, in 4 KB blocks.
+    std::string got;
+    QVERIFY(store->Get(id, &got).IsNotFound());
+    QCOMPARE(SegmentFiles(dir.path().toStdString()), size_t{1});
+    QVERIFY(store->Write(one(id)).ok());
+    QCOMPARE(SegmentFiles(dir.path().toStdString()), size_t{2});
+    QVERIFY(store->WriteNoWait(one(id + 1), nullptr).ok());
+    for (uint64_t i = 0; i <= id + 1; ++i) QVERIFY(store->Get(i, &got).ok());
+  }
+
+  // Reads go on while a full segment syncs: on a busy disk that takes seconds, and the node's
+  // reads (and its telemetry) stopped for them.
+  void readsGoOnWhileAFullSegmentSyncs() {
+    QTemporaryDir dir;
+    HeldSegmentSyncEnv env;
+    Options options = SmallOptions();
+    options.segment_bytes = 16 << 10;
+    options.env = &env;
+    auto store = OpenOrDie(options, dir.path().toStdString());
+    std::thread writer([&] {
+      for (uint64_t id = 0; id < 40; ++id) {
+        if (!store->Put(id, IncompressibleDoc(id)).ok()) return;
+      }
+    });
+    std::future<Status> read;  // Before the guard: a read stuck in the old way ends after it.
+    struct ReleaseOnExit {     // A failing check must not leave the writer held for ever.
+      HeldSegmentSyncEnv& env;
+      std::thread& writer;
+      ~ReleaseOnExit() {
+        env.Release();
+        if (writer.joinable()) writer.join();
+      }
+    } release{env, writer};
+    QVERIFY(env.WaitForAHeldSync(std::chrono::seconds(30)));
+    read = std::async(std::launch::async, [&] {
+      std::string got;
+      return store->Get(0, &got);
+    });
+    QVERIFY2(read.wait_for(std::chrono::seconds(20)) == std::future_status::ready,
+             "a read waited for the segment's sync");
+    QVERIFY(read.get().ok());
+    QVERIFY(store->GetStats().segment_bytes > 0);  // Telemetry's figures, too.
+    env.Release();
+    writer.join();
+    std::string got;
+    for (uint64_t id = 0; id < 40; ++id) QVERIFY(store->Get(id, &got).ok());
+    QVERIFY(SegmentFiles(dir.path().toStdString()) >= 2);
   }
 
   // The seed's walk-through: batches of 100,000 distinct ids; after 4 flushes the index holds
