@@ -202,10 +202,12 @@ rpc::Status LoadGenerator::Start() {
     const std::string failure = client.Snapshot().last_connect_failure;
     return failure.empty() ? std::string() : " (" + failure + ")";
   };
-  if (!client_->WaitForPool(std::min<size_t>(options_.pool_size, 1), std::chrono::seconds(5))) {
+  // A server set up otherwise (TLS where this load has none, or the reverse) fails at once.
+  if (!client_->WaitForPoolUnlessRefused(std::min<size_t>(options_.pool_size, 1),
+                                         std::chrono::seconds(5))) {
     return {rpc::Code::kUnavailable, "could not connect to any server" + why(*client_)};
   }
-  if (write_client_ && !write_client_->WaitForPool(1, std::chrono::seconds(5))) {
+  if (write_client_ && !write_client_->WaitForPoolUnlessRefused(1, std::chrono::seconds(5))) {
     return {rpc::Code::kUnavailable, "could not connect to the updater " +
                                          options_.updater->ToString() + why(*write_client_)};
   }

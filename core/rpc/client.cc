@@ -76,6 +76,8 @@ struct Client::Impl final : internal::ConnectionObserver {
     std::optional<asio::ip::tcp::endpoint> resolved;
     Clock::time_point avoid_until{};
     int consecutive_failures = 0;
+    // Its latest connect failed as ClientConnection::refused_as_configured says.
+    bool refused_as_configured = false;
     uint32_t tie_break = 0;  // This client's random preference among servers on equal slots.
     // A connection to a server that said it is starting: held (reading) but not pooled until the
     // server says it is serving. While it is held the acquirer does not probe that server.
@@ -576,7 +578,7 @@ struct Client::Impl final : internal::ConnectionObserver {
     // Pooled (and so closed by CloseAll from conns) or closed by the acquirer.
     SetOpening(conn, false);
     if (!opened.ok()) {
-      OnConnectFailed(target, opened);
+      OnConnectFailed(target, opened, conn->refused_as_configured());
       co_return nullptr;
     }
     if (conn->server_state() == ServerState::kLameDuck) {
@@ -590,12 +592,13 @@ struct Client::Impl final : internal::ConnectionObserver {
     co_return conn;
   }
 
-  void OnConnectFailed(uint32_t target, const Status& failure) {
+  void OnConnectFailed(uint32_t target, const Status& failure, bool refused_as_configured = false) {
     // Stop closed the socket under a connect in flight ("Bad file descriptor"): not the server's
     // failure, and no warning.
     if (stopping.load()) return;
     base::MutexLock lock(mu);
     ServerEntry& server = servers[target];
+    server.refused_as_configured = refused_as_configured;
     ++counters.connect_failures;
     // Back off from a dead server, doubling up to a second, so probing it stays cheap.
     const int exponent = std::min(server.consecutive_failures++, 6);
@@ -607,6 +610,17 @@ struct Client::Impl final : internal::ConnectionObserver {
     if (server.consecutive_failures >= kFailedConnectsBeforeReplacing && !PooledLocked(target)) {
       membership.SetDown(target, true);  // Adds a replacement for a subset member.
     }
+  }
+
+  // Every server the acquirer would connect to refused its latest connection as configured.
+  bool EveryServerRefusesLocked() const RAILYARD_REQUIRES(mu) {
+    bool any = false;
+    for (uint32_t i = 0; i < servers.size(); ++i) {
+      if (!membership.Wanted(i)) continue;
+      if (servers[i].consecutive_failures == 0 || !servers[i].refused_as_configured) return false;
+      any = true;
+    }
+    return any;
   }
 
   bool PooledLocked(uint32_t server) const RAILYARD_REQUIRES(mu) {
@@ -626,6 +640,7 @@ struct Client::Impl final : internal::ConnectionObserver {
     {
       base::MutexLock lock(mu);
       servers[target].consecutive_failures = 0;
+      servers[target].refused_as_configured = false;
       ++counters.connects;
       // The subset may have moved while this connection was opening; one to a server that left
       // it would otherwise stay pooled for good (rejected: default Admission).
@@ -951,6 +966,15 @@ bool Client::WaitForPoolOrConnectFailure(size_t connections, std::chrono::millis
   base::MutexLock lock(impl_->mu);
   while (impl_->pool.size() < connections &&
          impl_->counters.connect_failures <= connect_failures_before) {
+    if (!impl_->pool_cv.WaitUntil(impl_->mu, give_up)) break;
+  }
+  return impl_->pool.size() >= connections;
+}
+
+bool Client::WaitForPoolUnlessRefused(size_t connections, std::chrono::milliseconds timeout) const {
+  const Clock::time_point give_up = Clock::now() + timeout;
+  base::MutexLock lock(impl_->mu);
+  while (impl_->pool.size() < connections && !impl_->EveryServerRefusesLocked()) {
     if (!impl_->pool_cv.WaitUntil(impl_->mu, give_up)) break;
   }
   return impl_->pool.size() >= connections;

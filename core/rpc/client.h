@@ -229,6 +229,12 @@ class Client {
   // once instead of waiting out the reconnect backoff until `timeout`.
   bool WaitForPoolOrConnectFailure(size_t connections, std::chrono::milliseconds timeout,
                                    uint64_t connect_failures_before) const;
+  // The same, but also gives up (false) as soon as every server it would connect to refused its
+  // latest connection in a way that retrying cannot fix as client and server are set up: a TLS
+  // handshake refused (a certificate required or not trusted), a server that speaks TLS to a
+  // plain client, HTTP or another protocol. A server that is down or slow keeps it waiting, as it
+  // may come up. Snapshot().last_connect_failure says why.
+  bool WaitForPoolUnlessRefused(size_t connections, std::chrono::milliseconds timeout) const;
   PoolSnapshot Snapshot() const;
   uint64_t client_id() const;
 

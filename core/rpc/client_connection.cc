@@ -65,6 +65,8 @@ asio::awaitable<Status> ClientConnection::Open(asio::ip::tcp::endpoint target,
   }
   if (ec)
     co_return Status{Code::kUnavailable, "connecting to " + server_address_ + ": " + ec.message()};
+  // Past the connect, what follows says how the server is set up, not whether it is up.
+  refused_as_configured_ = true;
   if (!tls_status.ok()) {
     co_return Status{Code::kUnavailable,
                      "TLS handshake with " + server_address_ + " failed: " + tls_status.message()};
@@ -79,6 +81,14 @@ asio::awaitable<Status> ClientConnection::Open(asio::ip::tcp::endpoint target,
                                              "(/metrics, --metrics-listen) or a web server?"};
   }
   if (!status.ok()) {
+    // A frame of another protocol; a plain connection closed cleanly at its hello (as a TLS
+    // server does); a TLS alert after the handshake (TLS 1.3 servers refuse a missing or
+    // untrusted client certificate so; OpenSSL names them "tlsv13 alert certificate required").
+    // A reset, or a TLS connection closed, may be a server going away.
+    refused_as_configured_ =
+        status.code() == Code::kProtocolError ||
+        (!transport_.is_tls() && status.message().empty()) ||
+        (transport_.is_tls() && status.message().find(" alert ") != std::string::npos);
     co_return Status{
         Code::kUnavailable,
         "handshake with " + server_address_ + ": " +
@@ -92,9 +102,11 @@ asio::awaitable<Status> ClientConnection::Open(asio::ip::tcp::endpoint target,
                      server_address_ + " answered the hello with another frame"};
   }
   if (!frame.welcome().refusal().empty()) {
+    refused_as_configured_ = false;  // Too many connections, a server stopping: it may pass.
     co_return Status{Code::kUnavailable,
                      server_address_ + " refused the connection: " + frame.welcome().refusal()};
   }
+  refused_as_configured_ = false;
   slot_ = frame.welcome().slot();
   server_state_ = FromWire(frame.welcome().state());
   co_return Status::Ok();

@@ -102,6 +102,11 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   const std::string& server_address() const { return server_address_; }
   uint32_t slot() const { return slot_; }
   ServerState server_state() const { return server_state_; }
+  // After a failed Open: whether it failed in a way that retrying cannot fix while client and
+  // server are set up as they are (a TLS handshake refused, a server that speaks TLS, HTTP or
+  // another protocol, one that closes a plain connection at its hello), not a server that is down,
+  // busy or slow.
+  bool refused_as_configured() const { return refused_as_configured_; }
   // Set by the owner under its pool lock once the connection joins the pool.
   SlotPool::Handle handle = 0;
   // The owner's count of failing answers (a sinkhole); touched only by the attempt callback, and
@@ -142,6 +147,7 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
 
   uint32_t slot_ = 0;
   ServerState server_state_ = ServerState::kStarting;
+  bool refused_as_configured_ = false;
   bool closed_ = false;
   std::optional<uint64_t> pending_id_;
   std::chrono::steady_clock::time_point pending_deadline_ =

@@ -10,6 +10,7 @@
 
 #include "tests/rpc/rpc_test_support.h"
 #include "tests/rpc/tls_test_certs.h"
+#include "tests/support/free_port.h"
 #include "tests/support/qtest_main.h"
 
 using namespace railyard::rpc;
@@ -284,6 +285,58 @@ class TlsTest : public QObject {
     QVERIFY(member.WaitForPool(2, milliseconds(5000)));
     QCOMPARE(member.Call(kEchoMethod, "with a certificate").payload,
              std::string("with a certificate"));
+  }
+
+  // WaitForPoolUnlessRefused ends as soon as every server refused the client as it is set up
+  // (railyardctl load then says why at once), and waits as long as one may yet come up.
+  void aWaitForThePoolEndsWhenEveryServerRefusesTheSetup() {
+    constexpr milliseconds kLong(30000);
+    const auto ends_early = [&](Client& client) {
+      const auto start = std::chrono::steady_clock::now();
+      const bool pooled = client.WaitForPoolUnlessRefused(1, kLong);
+      return !pooled && std::chrono::steady_clock::now() - start < kLong;
+    };
+    Status started;
+    auto tls_server = StartServer(ServerTls(files_), &started);
+    QVERIFY(started.ok());
+    auto plain_server = StartServer(std::nullopt, &started);
+    QVERIFY(started.ok());
+    TlsServerOptions mutual = ServerTls(files_);
+    mutual.client_ca_file = files_.ca_cert;
+    auto mutual_server = StartServer(mutual, &started);
+    QVERIFY(started.ok());
+    auto rogue_server =
+        StartServer(ServerFiles(files_.rogue_server_cert, files_.rogue_server_key), &started);
+    QVERIFY(started.ok());
+
+    Client plain(TlsClient(*tls_server, 1, std::nullopt));               // Closed at its hello.
+    Client tls(TlsClient(*plain_server, 1, ClientTls(files_.ca_cert)));  // No handshake.
+    Client anonymous(TlsClient(*mutual_server, 1, ClientTls(files_.ca_cert)));  // An alert.
+    Client trusting(TlsClient(*rogue_server, 1, ClientTls(files_.ca_cert)));    // Not trusted.
+    for (Client* client : {&plain, &tls, &anonymous, &trusting}) {
+      QVERIFY(client->Start().ok());
+      QVERIFY2(ends_early(*client), client->Snapshot().last_connect_failure.c_str());
+    }
+    QVERIFY(anonymous.Snapshot().last_connect_failure.find("certificate required") !=
+            std::string::npos);
+
+    // A server that is not up yet keeps the wait going, also beside one that refuses; it ends
+    // when that server comes up.
+    const Endpoint later{"127.0.0.1", railyard::testing::FreePort()};
+    ClientOptions both = TlsClient(*tls_server, 1, std::nullopt);
+    both.servers.push_back(later);
+    Client waiting(both);
+    QVERIFY(waiting.Start().ok());
+    const auto start = std::chrono::steady_clock::now();
+    QVERIFY(!waiting.WaitForPoolUnlessRefused(1, milliseconds(300)));
+    QVERIFY(std::chrono::steady_clock::now() - start >= milliseconds(300));
+    ServerOptions options;
+    options.name = "later";
+    options.port = later.port;
+    options.io_threads = 1;
+    Server server(options);
+    QVERIFY(server.Start().ok());
+    QVERIFY(waiting.WaitForPoolUnlessRefused(1, kLong));
   }
 
   void optionalClientCertificatesLetAnonymousClientsIn() {
