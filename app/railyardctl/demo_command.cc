@@ -159,6 +159,7 @@ int RunDemo(const DemoOptions& options) {
     std::fprintf(stderr, "railyardctl demo: --subset %s needs --subset-size N\n", o.subset.c_str());
     return 2;
   }
+  o.cluster.keep_folder_if_requests_failed = true;  // Printed below: the logs say why.
   load::DemoCluster demo;
   if (const rpc::Status status = demo.Start(o.cluster); !status.ok()) {
     std::fprintf(stderr, "railyardctl demo: %s\n", status.ToString().c_str());
@@ -216,6 +217,9 @@ int RunDemo(const DemoOptions& options) {
     std::printf("  %llu %s%s%s\n", static_cast<unsigned long long>(count), code.c_str(),
                 first == report.first_error_by_code.end() ? "" : ", the first: ",
                 first == report.first_error_by_code.end() ? "" : first->second.c_str());
+  }
+  if (!demo.kept_folder().empty()) {
+    std::printf("  the nodes' logs are kept: %s/node*/node.log\n", demo.kept_folder().c_str());
   }
   return failed == 0 ? 0 : 1;
 }

@@ -9,6 +9,7 @@
 #include <fstream>
 #include <random>
 #include <system_error>
+#include <thread>
 
 #include "core/cluster/replication_names.h"
 #include "core/load/cluster_folder.h"
@@ -117,6 +118,7 @@ rpc::Status DemoCluster::Start(const DemoClusterOptions& o) {
   }
   binary_ = binary;
   temporary_ = o.data_dir.empty();
+  keep_folder_if_requests_failed_ = o.keep_folder_if_requests_failed;
   std::error_code ec;
   // Unique per process and per cluster, so two clusters in one process never share files.
   static int counter = 0;
@@ -171,18 +173,25 @@ rpc::Status DemoCluster::Start(const DemoClusterOptions& o) {
 
 LoadResult DemoCluster::Stop() {
   LoadResult total;
-  for (auto& client : clients_) {
-    client->Stop();
-    total.Add(client->Result());
+  {
+    // Side by side: each may wait out its calls' grace (a node that went away).
+    std::vector<std::thread> stops;
+    for (auto& client : clients_) stops.emplace_back([&client] { client->Stop(); });
+    for (std::thread& stop : stops) stop.join();
   }
+  for (auto& client : clients_) total.Add(client->Result());
   clients_.clear();
   for (auto& process : processes_) process->Stop(std::chrono::milliseconds(1000));
   processes_.clear();
   flags_.clear();
   nodes_.clear();
   if (temporary_ && !root_.empty()) {
-    std::error_code ec;
-    fs::remove_all(root_, ec);
+    if (keep_folder_if_requests_failed_ && total.errors + total.rejections > 0) {
+      kept_folder_ = root_;
+    } else {
+      std::error_code ec;
+      fs::remove_all(root_, ec);
+    }
   }
   root_.clear();
   return total;

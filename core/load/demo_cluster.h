@@ -28,7 +28,10 @@ struct DemoClusterOptions {
   uint64_t keys = 200000;
   size_t memtable_entries = 20000;  // Small, so flushes and compactions happen while you watch.
   std::string data_dir;             // Empty: a temporary folder, removed by Stop().
-  std::string node_binary;          // Empty: FindNodeBinary().
+  // A temporary folder is kept by Stop() when a request failed (its logs are the evidence):
+  // railyardctl demo's choice; the console's demo, where killing nodes is the point, leaves none.
+  bool keep_folder_if_requests_failed = false;
+  std::string node_binary;  // Empty: FindNodeBinary().
   // Admin tokens of every node; none: telemetry open to anyone, commands refused.
   std::vector<std::string> viewer_tokens;
   std::vector<std::string> operator_tokens;
@@ -66,8 +69,11 @@ class DemoCluster {
   // temporary one) so that the whole log can be read.
   rpc::Status Start(const DemoClusterOptions& options);
   // Stops the clients (bounded), drains and stops the nodes (SIGTERM, SIGKILL after a second)
-  // and removes a temporary data folder. Returns the clients' combined result. Idempotent.
+  // and removes a temporary data folder, unless a request failed and the options asked to keep it
+  // then (kept_folder()). Returns the clients' combined result. Idempotent.
   LoadResult Stop();
+  // After Stop: the temporary folder it kept because requests failed; empty otherwise.
+  const std::string& kept_folder() const { return kept_folder_; }
 
   // Reaps node `index`'s process if it has ended (killed, crashed), so that it is not left a
   // zombie, and says whether it still runs. Call it now and then (the console does each second).
@@ -102,6 +108,8 @@ class DemoCluster {
   std::string root_;
   std::string data_token_;
   bool temporary_ = false;
+  bool keep_folder_if_requests_failed_ = false;
+  std::string kept_folder_;
   std::string binary_;                           // railyard-node, as found by Start.
   std::vector<std::vector<std::string>> flags_;  // Each node's command line, as first started.
   std::vector<std::unique_ptr<NodeProcess>> processes_;

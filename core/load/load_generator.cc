@@ -245,17 +245,27 @@ void LoadGenerator::OpenLoop() {
 void LoadGenerator::Stop() {
   if (stopping_.exchange(true)) return;
   stopped_ = Clock::now();
+  // Calls in flight get a moment to finish. One still waiting then (a read for a position its
+  // replica never reaches once the updater is gone waits out its deadline, retries included)
+  // is cancelled by the clients' Stop and counted as a failure: an operator's Ctrl-C is not held
+  // up for the whole deadline.
+  const auto grace = std::min<std::chrono::milliseconds>(options_.timeout, std::chrono::seconds(2));
   if (closed_loop_) {
     closed_loop_->Stop();
-    closed_loop_->WaitIdle(options_.timeout + std::chrono::seconds(1));
+    closed_loop_->WaitIdle(grace);
   }
   if (open_loop_.joinable()) open_loop_.join();
-  const auto give_up = Clock::now() + options_.timeout + std::chrono::seconds(1);
+  const auto give_up = Clock::now() + grace;
   while (open_in_flight_.load() > 0 && Clock::now() < give_up) {
     std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   client_->Stop();
   if (write_client_) write_client_->Stop();
+  // The cancelled calls' answers, counted before Result() is read.
+  if (closed_loop_) closed_loop_->WaitIdle(std::chrono::seconds(1));
+  while (open_in_flight_.load() > 0 && Clock::now() < give_up + std::chrono::seconds(1)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
 }
 
 void LoadResult::Add(const LoadResult& o) {

@@ -112,7 +112,8 @@ class LoadGenerator {
   ~LoadGenerator();
 
   rpc::Status Start();
-  // Stops issuing and waits (bounded) for calls in flight.
+  // Stops issuing and gives calls in flight up to 2 s (or the call timeout, if shorter) to finish;
+  // the clients' Stop then cancels those left, each a CANCELLED failure in Result().
   void Stop();
   // A replay has issued every operation.
   bool finished() const { return finished_.load(); }

@@ -1,12 +1,34 @@
 // SPDX-License-Identifier: Apache-2.0
 // The Quick start's main job: `railyardctl demo` runs, balances, prints, and stops cleanly.
+#include <QDir>
+#include <QFile>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QTest>
+#include <csignal>
 #include "tests/support/qtest_main.h"
 #include "tests/support/test_paths.h"
 
 using railyard::testing::BuiltProgram;
+
+namespace {
+
+// The end of each node's log in the folder a failed demo kept (it prints where), then removes it.
+void PrintKeptLogs(const QString& demo_output) {
+  const QRegularExpressionMatch kept =
+      QRegularExpression(R"(logs are kept: (\S+)/node\*/node\.log)").match(demo_output);
+  if (!kept.hasMatch()) return;
+  const QDir folder(kept.captured(1));
+  for (const QString& node : folder.entryList({"node*"}, QDir::Dirs)) {
+    QFile log(folder.filePath(node + "/node.log"));
+    if (log.open(QIODevice::ReadOnly)) {
+      qInfo("%s's log, its end:\n%s", qPrintable(node), log.readAll().right(3000).constData());
+    }
+  }
+  QDir(folder).removeRecursively();
+}
+
+}  // namespace
 
 class RailyardctlDemoTest : public QObject {
   Q_OBJECT
@@ -20,6 +42,7 @@ class RailyardctlDemoTest : public QObject {
     QVERIFY(process.waitForFinished(30000));
     const QString out = QString::fromUtf8(process.readAllStandardOutput());
     QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+    if (process.exitCode() != 0) PrintKeptLogs(out);
     QCOMPARE(process.exitCode(), 0);
     for (const char* node : {"node0", "node1", "node2"}) QVERIFY2(out.contains(node), node);
     QVERIFY(out.contains("railyardctl status -n 127.0.0.1:"));  // Tells the operator where.
@@ -65,10 +88,44 @@ class RailyardctlDemoTest : public QObject {
     // Its last lines say why it failed (the summary counts failed requests), QTest's message
     // being too short for them.
     if (demo.exitCode() != 0) {
-      qInfo("demo's last output:\n%s\nstderr:\n%s", qPrintable(out.right(400)),
+      qInfo("demo's last output:\n%s\nstderr:\n%s", qPrintable(out.right(600)),
             demo.readAllStandardError().right(1500).constData());
+      PrintKeptLogs(out);
     }
     QCOMPARE(demo.exitCode(), 0);
+  }
+
+  // A demo whose requests failed exits 1, says what failed and keeps its temporary folder, whose
+  // logs are the evidence: here its updater is killed under it.
+  void aDemoWhoseRequestsFailKeepsItsLogs() {
+    QProcess demo;
+    demo.start(BuiltProgram("railyardctl"), {"demo", "--interval-ms", "200"});
+    QVERIFY(demo.waitForStarted(5000));
+    QVERIFY(demo.waitForReadyRead(30000));  // First table printed: its nodes serve.
+    // Its nodes are its children, the updater (node0) started first.
+    QFile children(QString("/proc/%1/task/%1/children").arg(demo.processId()));
+    QVERIFY(children.open(QIODevice::ReadOnly));
+    const QList<QByteArray> pids = children.readAll().trimmed().split(' ');
+    QCOMPARE(pids.size(), 3);
+    const pid_t updater = static_cast<pid_t>(pids.front().toLong());
+    QVERIFY(updater > 0);
+    QCOMPARE(::kill(updater, SIGKILL), 0);
+    QString out;
+    const QRegularExpression failed(R"(\d+ requests succeeded, [1-9]\d* failed)");
+    // Writes fail from now on; a table or two later it is stopped and sums up.
+    QVERIFY(demo.waitForReadyRead(10000));
+    demo.terminate();
+    QVERIFY(demo.waitForFinished(15000));
+    out = QString::fromUtf8(demo.readAllStandardOutput());
+    QCOMPARE(demo.exitCode(), 1);
+    QVERIFY2(failed.match(out).hasMatch(), qPrintable(out.right(600)));
+    const QRegularExpressionMatch kept =
+        QRegularExpression(R"(logs are kept: (\S+)/node\*/node\.log)").match(out);
+    QVERIFY2(kept.hasMatch(), qPrintable(out.right(600)));
+    QDir folder(kept.captured(1));
+    QVERIFY(QFile::exists(folder.filePath("node0/node.log")));
+    QVERIFY(QFile::exists(folder.filePath("node1/node.log")));
+    QVERIFY(folder.removeRecursively());
   }
 
   void sigtermStopsTheDemo() {
