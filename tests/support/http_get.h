@@ -10,6 +10,8 @@
 
 #include <asio.hpp>
 #include <asio/ssl.hpp>
+#include <cctype>
+#include <exception>
 #include <optional>
 #include <string>
 
@@ -21,7 +23,30 @@ struct HttpAnswer {
   std::string body;
 };
 
-// Sends `raw` as it is (a request head, or anything) and reads until the server closes.
+// A chunked body (RFC 9112, 7.1) as its bytes; nullopt if it is cut short or malformed.
+inline std::optional<std::string> DecodeChunked(const std::string& chunked) {
+  std::string body;
+  size_t at = 0;
+  for (int chunks = 0; chunks < 1000000; ++chunks) {  // Bounded: far above any answer here.
+    const size_t line_end = chunked.find("\r\n", at);
+    if (line_end == std::string::npos) return std::nullopt;
+    size_t size = 0;
+    try {
+      size = std::stoul(chunked.substr(at, line_end - at), nullptr, 16);  // Extensions ignored.
+    } catch (const std::exception&) {
+      return std::nullopt;
+    }
+    at = line_end + 2;
+    if (size == 0) return body;  // Trailers, if any, are not needed here.
+    if (at + size + 2 > chunked.size()) return std::nullopt;
+    body.append(chunked, at, size);
+    at += size + 2;
+  }
+  return std::nullopt;
+}
+
+// Sends `raw` as it is (a request head, or anything) and reads until the server closes. A chunked
+// answer's body is given decoded.
 // `tls_ca`: set, the exchange is over TLS, trusting that CA file.
 inline HttpAnswer HttpExchange(const std::string& host, uint16_t port, const std::string& raw,
                                const std::optional<std::string>& tls_ca = std::nullopt) {
@@ -62,6 +87,14 @@ inline HttpAnswer HttpExchange(const std::string& host, uint16_t port, const std
   answer.status = std::stoi(bytes.substr(9, 3));
   answer.head = bytes.substr(0, end);
   answer.body = bytes.substr(end + 4);
+  // Prometheus (Go's net/http) sends an answer larger than its buffer in chunks.
+  std::string head_lower = answer.head;
+  for (char& c : head_lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  if (head_lower.find("\r\ntransfer-encoding: chunked") != std::string::npos) {
+    std::optional<std::string> body = DecodeChunked(answer.body);
+    if (!body) return HttpAnswer{};  // Cut short: no whole answer.
+    answer.body = std::move(*body);
+  }
   return answer;
 }
 
