@@ -6,6 +6,8 @@
 // --prometheus and its File > Open Prometheus range make a recording of it; wrong addresses and
 // queries get clear errors.
 #include <QDir>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QProcess>
 #include <QSignalSpy>
 #include <QTabWidget>
@@ -20,6 +22,7 @@
 #include "core/trace/recording_reader.h"
 #include "tests/e2e/replication_support.h"
 #include "tests/e2e/stopped.h"
+#include "tests/support/http_get.h"
 #include "tests/support/prometheus_process.h"
 #include "tests/support/qtest_main.h"
 #include "tests/support/test_depth.h"
@@ -413,6 +416,23 @@ class PrometheusHistoryTest : public QObject {
              2);
     QVERIFY2(said.contains("--since yesterday"), qPrintable(said));
     QVERIFY(!QFile::exists(out));
+  }
+
+  // The tests' HTTP helper reads a large answer whole: Prometheus sends one larger than its
+  // buffer in chunks, which the alert drills once read as no answer at all.
+  void aLargeAnswerFromPrometheusArrivesWhole() {
+    const railyard::testing::HttpAnswer answer =
+        railyard::testing::HttpGet("127.0.0.1", prometheus_.port(), "/api/v1/metadata");
+    QCOMPARE(answer.status, 200);
+    QVERIFY2(QString::fromStdString(answer.head)
+                 .contains("transfer-encoding: chunked", Qt::CaseInsensitive),
+             answer.head.c_str());  // Else this no longer tests the chunked path.
+    QJsonParseError error;
+    const QJsonDocument document =
+        QJsonDocument::fromJson(QByteArray::fromStdString(answer.body), &error);
+    QVERIFY2(error.error == QJsonParseError::NoError, qPrintable(error.errorString()));
+    QCOMPARE(document.object()["status"].toString(), QString("success"));
+    QVERIFY(document.object()["data"].toObject().contains("railyard_node_info"));
   }
 
   void cleanupTestCase() { prometheus_.Stop(); }
