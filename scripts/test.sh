@@ -23,8 +23,11 @@ print_summary() {
   [ ${#summary[@]} -gt 0 ] || return 0
   printf '%s\n' "=== stage times (total $((SECONDS / 60)) min $((SECONDS % 60)) s) ===" "${summary[@]}"
   # Tests that depend on the machine (its free disk fires the disk alert rules) are read with it.
+  # The share is what those rules see: available over the file system's size (df's "Use%" leaves
+  # the blocks reserved for root out, and reads 75% used where 9.6% is free).
   df -P "${TMPDIR:-/tmp}" . 2>/dev/null | awk -v cores="$(nproc)" 'NR > 1 && !seen[$6]++ {
-    printf "machine: %s cores; %s: %.1f GB free (%s used)\n", cores, $6, $4 / 1048576, $5 }'
+    printf "machine: %s cores; %s: %.1f GB free, %.1f%% of %.0f GB\n", cores, $6, $4 / 1048576,
+           100 * $4 / $2, $2 / 1048576 }'
 }
 trap print_summary EXIT
 

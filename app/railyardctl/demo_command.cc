@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <string>
 
+#include "app/railyardctl/load_command.h"
 #include "app/railyardctl/stop_signal.h"
 #include "core/cluster/replication_names.h"
 #include "core/cluster/telemetry_poller.h"
@@ -212,12 +213,7 @@ int RunDemo(const DemoOptions& options) {
     std::printf("  %llu refused by the client before any attempt (POOL_EXHAUSTED)\n",
                 static_cast<unsigned long long>(report.rejections));
   }
-  for (const auto& [code, count] : report.errors_by_code) {
-    const auto first = report.first_error_by_code.find(code);
-    std::printf("  %llu %s%s%s\n", static_cast<unsigned long long>(count), code.c_str(),
-                first == report.first_error_by_code.end() ? "" : ", the first: ",
-                first == report.first_error_by_code.end() ? "" : first->second.c_str());
-  }
+  PrintFailuresByCode(report);
   if (!demo.kept_folder().empty()) {
     std::printf("  the nodes' logs are kept: %s/node*/node.log\n", demo.kept_folder().c_str());
   }

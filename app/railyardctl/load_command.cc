@@ -92,13 +92,7 @@ void PrintSummary(const load::LoadResult& r, const LoadTargets& targets, bool js
       static_cast<unsigned long long>(r.behind), static_cast<unsigned long long>(r.errors),
       static_cast<unsigned long long>(r.rejections), static_cast<unsigned long long>(r.retries));
   std::printf("  latency p50 %.0f us, p99 %.0f us, max %.0f us\n", r.p50_us, r.p99_us, r.max_us);
-  for (const auto& [code, count] : r.errors_by_code) {
-    const auto first = r.first_error_by_code.find(code);
-    std::printf(
-        "  %s: %llu%s%s\n", code.c_str(), static_cast<unsigned long long>(count),
-        first == r.first_error_by_code.end() || first->second.empty() ? "" : ", the first: ",
-        first == r.first_error_by_code.end() ? "" : first->second.c_str());
-  }
+  PrintFailuresByCode(r);
   if (targets.updater) {
     std::printf("  reads carrying a write's position (read-your-writes): %llu\n",
                 static_cast<unsigned long long>(r.reads_with_position));
@@ -387,6 +381,16 @@ void RunToTheEnd(const LoadCommandOptions& o, load::LoadGenerator& generator, bo
 }
 
 }  // namespace
+
+void PrintFailuresByCode(const load::LoadResult& r) {
+  for (const auto& [code, count] : r.errors_by_code) {
+    const auto first = r.first_error_by_code.find(code);
+    std::printf(
+        "  %s: %llu%s%s\n", code.c_str(), static_cast<unsigned long long>(count),
+        first == r.first_error_by_code.end() || first->second.empty() ? "" : ", the first: ",
+        first == r.first_error_by_code.end() ? "" : first->second.c_str());
+  }
+}
 
 CLI::App* AddLoadCommand(CLI::App& app, LoadCommandOptions& o) {
   CLI::App* load = app.add_subcommand("load", "Send a docservice workload to a cluster and report");

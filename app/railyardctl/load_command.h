@@ -43,6 +43,9 @@ struct LoadCommandOptions {
 };
 
 CLI::App* AddLoadCommand(CLI::App& app, LoadCommandOptions& options);
+// One line per failure code of `r`, with its count and the first failure's message ("  CODE: N,
+// the first: ..."), as `load` and `demo` end.
+void PrintFailuresByCode(const load::LoadResult& r);
 // Exit code 0 when no call failed (not-found reads are answers, not failures), 1 otherwise.
 int RunLoad(LoadCommandOptions options);
 

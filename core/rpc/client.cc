@@ -612,6 +612,20 @@ struct Client::Impl final : internal::ConnectionObserver {
     }
   }
 
+  // Client::WaitForPool and its kin: until the pool holds `connections` (true), or `timeout`
+  // passes, or more than `connect_failures_before` connects failed, or (`unless_refused`) every
+  // server refused as configured (false).
+  bool WaitForPool(size_t connections, std::chrono::milliseconds timeout,
+                   uint64_t connect_failures_before, bool unless_refused) const {
+    const Clock::time_point give_up = Clock::now() + timeout;
+    base::MutexLock lock(mu);
+    while (pool.size() < connections && counters.connect_failures <= connect_failures_before &&
+           !(unless_refused && EveryServerRefusesLocked())) {
+      if (!pool_cv.WaitUntil(mu, give_up)) break;
+    }
+    return pool.size() >= connections;
+  }
+
   // Every server the acquirer would connect to refused its latest connection as configured.
   bool EveryServerRefusesLocked() const RAILYARD_REQUIRES(mu) {
     bool any = false;
@@ -956,28 +970,16 @@ Status Client::RemoveServer(uint32_t index) {
 }
 
 bool Client::WaitForPool(size_t connections, std::chrono::milliseconds timeout) const {
-  return WaitForPoolOrConnectFailure(connections, timeout,
-                                     std::numeric_limits<uint64_t>::max());  // Never gives up.
+  return impl_->WaitForPool(connections, timeout, std::numeric_limits<uint64_t>::max(), false);
 }
 
 bool Client::WaitForPoolOrConnectFailure(size_t connections, std::chrono::milliseconds timeout,
                                          uint64_t connect_failures_before) const {
-  const Clock::time_point give_up = Clock::now() + timeout;
-  base::MutexLock lock(impl_->mu);
-  while (impl_->pool.size() < connections &&
-         impl_->counters.connect_failures <= connect_failures_before) {
-    if (!impl_->pool_cv.WaitUntil(impl_->mu, give_up)) break;
-  }
-  return impl_->pool.size() >= connections;
+  return impl_->WaitForPool(connections, timeout, connect_failures_before, false);
 }
 
 bool Client::WaitForPoolUnlessRefused(size_t connections, std::chrono::milliseconds timeout) const {
-  const Clock::time_point give_up = Clock::now() + timeout;
-  base::MutexLock lock(impl_->mu);
-  while (impl_->pool.size() < connections && !impl_->EveryServerRefusesLocked()) {
-    if (!impl_->pool_cv.WaitUntil(impl_->mu, give_up)) break;
-  }
-  return impl_->pool.size() >= connections;
+  return impl_->WaitForPool(connections, timeout, std::numeric_limits<uint64_t>::max(), true);
 }
 
 PoolSnapshot Client::Snapshot() const {

@@ -13,12 +13,17 @@ using railyard::testing::BuiltProgram;
 
 namespace {
 
-// The end of each node's log in the folder a failed demo kept (it prints where), then removes it.
+// The folder a failed demo kept, as it prints it; empty if it kept none.
+QString KeptFolder(const QString& demo_output) {
+  return QRegularExpression(R"(logs are kept: (\S+)/node\*/node\.log)")
+      .match(demo_output)
+      .captured(1);
+}
+
+// The end of each node's log in the folder a failed demo kept, then removes it.
 void PrintKeptLogs(const QString& demo_output) {
-  const QRegularExpressionMatch kept =
-      QRegularExpression(R"(logs are kept: (\S+)/node\*/node\.log)").match(demo_output);
-  if (!kept.hasMatch()) return;
-  const QDir folder(kept.captured(1));
+  if (KeptFolder(demo_output).isEmpty()) return;
+  const QDir folder(KeptFolder(demo_output));
   for (const QString& node : folder.entryList({"node*"}, QDir::Dirs)) {
     QFile log(folder.filePath(node + "/node.log"));
     if (log.open(QIODevice::ReadOnly)) {
@@ -119,10 +124,8 @@ class RailyardctlDemoTest : public QObject {
     out = QString::fromUtf8(demo.readAllStandardOutput());
     QCOMPARE(demo.exitCode(), 1);
     QVERIFY2(failed.match(out).hasMatch(), qPrintable(out.right(600)));
-    const QRegularExpressionMatch kept =
-        QRegularExpression(R"(logs are kept: (\S+)/node\*/node\.log)").match(out);
-    QVERIFY2(kept.hasMatch(), qPrintable(out.right(600)));
-    QDir folder(kept.captured(1));
+    QDir folder(KeptFolder(out));
+    QVERIFY2(!KeptFolder(out).isEmpty(), qPrintable(out.right(600)));
     QVERIFY(QFile::exists(folder.filePath("node0/node.log")));
     QVERIFY(QFile::exists(folder.filePath("node1/node.log")));
     QVERIFY(folder.removeRecursively());
