@@ -26,7 +26,7 @@ railyard_add_qtest(tst_ui_alerts SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_alerts.cc
   LIBS railyard_ui railyard_node TIMEOUT 60)
 
 railyard_add_qtest(tst_ui_live_source SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_live_source.cc
-  LIBS railyard_ui railyard_node railyard_load TIMEOUT 120)
+  LIBS railyard_ui railyard_node railyard_load TIMEOUT 120 COST 13)
 
 # 16.5 s under ASan beside the fuzz build: 120 s keeps it under a quarter.
 railyard_add_qtest(tst_ui_replay_record SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_replay_record.cc
@@ -85,7 +85,8 @@ railyard_add_qtest(tst_ui_client_rows SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_clie
 # Habits: the start page, the demo's addresses, launch errors, Add node in a replay, export from
 # every tab, small and large windows, accessible names, plots following the palette.
 railyard_add_qtest(tst_ui_console_habits SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_console_habits.cc
-  LIBS railyard_ui railyard_node railyard_load TIMEOUT 120 DEPENDS railyardctl railyard-node)
+  LIBS railyard_ui railyard_node railyard_load TIMEOUT 120 DEPENDS railyardctl railyard-node
+  COST 15)
 
 # The console at 300 nodes x 300 clients: what keeps frames, seeks and long replays cheap.
 railyard_add_qtest(tst_ui_console_scale SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_console_scale.cc
