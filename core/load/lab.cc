@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <optional>
@@ -80,11 +81,15 @@ bool PickSubnet(std::string* subnet) {
 bool IsClient(const lab::Host& host) { return host.role() == "client"; }
 
 // The addresses a started host announced: a node's "LISTEN <service> ADMIN <admin>" line on its
-// standard output, a load client's "load: telemetry on <admin>" line in its log.
+// standard output (truncated at each start), a load client's "load: telemetry on <admin>" line in
+// its log, read from `log_start` on: the log is appended to, and holds every earlier start's
+// line too (`lab down` keeps it, and a lab brought up again in its folder listed a client at the
+// address of the lab before it, on a subnet or port no longer its own).
 bool Announced(const lab::Host& host, const fs::path& out, const fs::path& log,
-               std::string* service, std::string* admin) {
+               std::uintmax_t log_start, std::string* service, std::string* admin) {
   if (IsClient(host)) {
     std::ifstream in(log);
+    in.seekg(static_cast<std::streamoff>(log_start));
     constexpr std::string_view kLine = "load: telemetry on ";
     for (std::string line; std::getline(in, line);) {
       if (line.starts_with(kLine)) {
@@ -102,10 +107,11 @@ bool Announced(const lab::Host& host, const fs::path& out, const fs::path& log,
 
 // Waits until the host started as `pid` announces its addresses.
 rpc::Status WaitListening(const lab::Host& host, pid_t pid, const fs::path& out,
-                          const fs::path& log, std::string* service, std::string* admin) {
+                          const fs::path& log, std::uintmax_t log_start, std::string* service,
+                          std::string* admin) {
   const auto deadline = Clock::now() + std::chrono::seconds(20);
   while (Clock::now() < deadline) {
-    if (Announced(host, out, log, service, admin)) return rpc::Status::Ok();
+    if (Announced(host, out, log, log_start, service, admin)) return rpc::Status::Ok();
     int status = 0;
     if (::waitpid(pid, &status, WNOHANG) == pid) {
       return {rpc::Code::kUnavailable, "exited before it listened; see " + log.string()};
@@ -119,6 +125,9 @@ rpc::Status StartHost(const std::string& dir, const lab::State& state, lab::Host
   const fs::path folder = fs::path(dir) / host->name();
   const std::string stem = IsClient(*host) ? "load" : "node";
   const fs::path out = folder / (stem + ".out"), log = folder / (stem + ".log");
+  std::error_code no_log_yet;
+  std::uintmax_t log_start = fs::file_size(log, no_log_yet);
+  if (no_log_yet) log_start = 0;
   pid_t pid = -1;
   if (rpc::Status s = SpawnDetached(
           host->netns(), host->binary().empty() ? state.node_binary() : host->binary(),
@@ -128,7 +137,7 @@ rpc::Status StartHost(const std::string& dir, const lab::State& state, lab::Host
   }
   host->set_pid(pid);
   std::string service, admin;
-  if (rpc::Status s = WaitListening(*host, pid, out, log, &service, &admin); !s.ok()) {
+  if (rpc::Status s = WaitListening(*host, pid, out, log, log_start, &service, &admin); !s.ok()) {
     return {s.code(), host->name() + ": " + s.message()};
   }
   host->set_service(service);

@@ -5,6 +5,7 @@
 // cluster file gives it (role "client"); killed, started again and taken down by the lab like a
 // node; and `railyardctl load --cluster` over the same file leaves the clients out.
 #include <QRegularExpression>
+#include <QScopeGuard>
 #include <QTest>
 #include <algorithm>
 #include <map>
@@ -162,6 +163,33 @@ class LabClientsTest : public QObject {
                           &out);
     QVERIFY2(rc == 0, qPrintable(out));
     QVERIFY2(out.contains("\"ok\""), qPrintable(out));
+  }
+
+  // `lab down` keeps each host's folder and log, and a load client's log is appended to: a lab
+  // brought up again in that folder must list its client where it listens now, not where the lab
+  // before it did (that lab's subnet, or on loopback its port: an address no longer the lab's,
+  // which the console would poll instead). On loopback the OS picks each lab's client port.
+  void aLabUpAgainInItsFolderListsItsClientWhereItListensNow() {
+    LabFixture lab;
+    const QStringList flags{"--loopback", "--clients",          "1",  "--client-rate",
+                            "20",         "--memtable-entries", "500"};
+    QVERIFY(lab.Up(1, flags));
+    auto down = qScopeGuard([&] { (void)lab.Down(); });
+    const std::string first = lab.Host("client1").admin();
+    QCOMPARE(lab.TelemetryAt("client1").node(), std::string("client1"));
+    QVERIFY(lab.Down());
+    QVERIFY(lab.Up(1, flags));
+    const std::string again = lab.Host("client1").admin();
+    config::Cluster file;
+    QVERIFY(cluster::LoadClusterFile(lab.ClusterFile().toStdString(), &file).ok());
+    std::string listed;
+    for (const config::ClusterMember& m : file.node()) {
+      if (m.name() == "client1") listed = m.admin();
+    }
+    QCOMPARE(listed, again);
+    // The listed address is the running client's: it answers there, as client1.
+    QVERIFY2(WaitFor([&] { return lab.TelemetryAt("client1").node() == "client1"; }),
+             (first + " then " + again).c_str());
   }
 
   void cleanupTestCase() {
