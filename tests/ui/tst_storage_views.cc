@@ -5,6 +5,7 @@
 #include <QComboBox>
 #include <QImage>
 #include <QPushButton>
+#include <QSet>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -19,6 +20,7 @@
 #include "ui/views/bloom_view.h"
 #include "ui/views/compaction_view.h"
 #include "ui/views/index_stack_widget.h"
+#include "ui/views/plot_event_marks.h"
 #include "ui/views/qcustomplot_include.h"
 #include "ui/views/throughput_graphs.h"
 #include "ui/views/throughput_view.h"
@@ -70,6 +72,15 @@ std::shared_ptr<admin::Telemetry> Serving(
     e->set_result("OK");
   }
   return t;
+}
+
+// `view` on screen at 800 x 500, a minute wide, showing one node (or, ticked, the cluster).
+bool ShowOneMinuteOfOneNode(ThroughputView& view) {
+  view.resize(800, 500);
+  view.show();
+  if (!QTest::qWaitForWindowExposed(&view) || !view.SetWindowMinutes(1)) return false;
+  view.SetShow(ThroughputView::Show::kOneNode);
+  return true;
 }
 
 // The vertical event lines on `plot`: their time (s) and the label drawn beside each.
@@ -403,11 +414,7 @@ class StorageViewsTest : public QObject {
     state.AddNode("127.0.0.1:7000", "backend-1");
     state.AddNode("127.0.0.1:7001", "backend-2");
     ThroughputView view(&state);
-    view.resize(800, 500);
-    view.show();
-    QVERIFY(QTest::qWaitForWindowExposed(&view));
-    QVERIFY(view.SetWindowMinutes(1));
-    view.SetShow(ThroughputView::Show::kOneNode);
+    QVERIFY(ShowOneMinuteOfOneNode(view));
     const qint64 t0 = 1700000000000;
     for (int f = 0; f < 50; ++f) {
       // Each node repeats its recent commands in every snapshot after running them.
@@ -434,6 +441,61 @@ class StorageViewsTest : public QObject {
     QCOMPARE(view.Model()->Events(ThroughputModel::kCluster, t0, t0 + 5000).size(), 3);
     state.Clear();
     QVERIFY(EventMarks(view.RatesPlot()).isEmpty());
+  }
+
+  // A burst of commands across many nodes (a rolling drain, a lab brought down) keeps its first
+  // labels and says the rest on one more row, so the chart still shows; every mark keeps a line,
+  // drawn once per pixel column. A burst that fits the rows is labelled mark by mark.
+  void aBurstOfMarksFoldsPastTheRowsThatHoldIt() {
+    for (const int nodes : {PlotEventMarks::kMaxRows, 40}) {
+      ClusterState state;
+      for (int n = 0; n < nodes; ++n) {
+        state.AddNode(QStringLiteral("127.0.0.1:%1").arg(7000 + n),
+                      QStringLiteral("backend-%1").arg(n + 1));
+      }
+      ThroughputView view(&state);
+      QVERIFY(ShowOneMinuteOfOneNode(view));
+      view.SetWholeCluster(true);
+      const qint64 t0 = 1700000000000;
+      for (int f = 0; f < 30; ++f) {
+        std::vector<ClusterState::Update> frame;
+        for (int n = 0; n < nodes; ++n) {
+          // Node n drained 1 ms after node n - 1: a fraction of a pixel at this scale.
+          std::vector<std::pair<qint64, std::string>> ran;
+          if (f >= 10) ran.push_back({t0 + 1000 + n, "drain"});
+          frame.push_back({n, Serving(100, 50, 200, ran), {}});
+        }
+        state.ApplyFrame(frame, t0 + f * 100);
+      }
+      for (QCustomPlot* plot : {view.RatesPlot(), view.ErrorsPlot(), view.LatencyPlot()}) {
+        QStringList labels;
+        QSet<double> line_keys;
+        int lines = 0;
+        for (int i = 0; i < plot->itemCount(); ++i) {
+          if (auto* text = qobject_cast<QCPItemText*>(plot->item(i))) labels << text->text();
+          if (auto* line = qobject_cast<QCPItemStraightLine*>(plot->item(i))) {
+            ++lines;
+            line_keys.insert(line->point1->key());
+          }
+        }
+        QStringList expected;
+        const int labelled =
+            nodes <= PlotEventMarks::kMaxRows ? nodes : PlotEventMarks::kMaxRows - 1;
+        for (int n = 0; n < labelled; ++n)
+          expected << QStringLiteral("drain backend-%1").arg(n + 1);
+        if (labelled < nodes) {
+          expected << QStringLiteral("+%1 more: %1 drain").arg(nodes - labelled);
+        }
+        QCOMPARE(labels, expected);
+        // Each line at one of the marks' times; fewer lines than marks once they share pixels.
+        for (const double key : line_keys) {
+          const double offset_ms = key * 1000.0 - (t0 + 1000);
+          QVERIFY2(offset_ms > -0.5 && offset_ms < nodes, qPrintable(QString::number(key)));
+        }
+        QVERIFY(lines >= 1);
+        if (nodes == 40) QVERIFY2(lines < nodes, qPrintable(QString::number(lines)));
+      }
+    }
   }
 
   void throughputViewLeavesLatencyGapsWithoutTraffic() {

@@ -14,6 +14,7 @@ struct EventMark {
   double key = 0;  // On the plots' time axis (seconds).
   QString label;
   QColor color;
+  QString kind;  // What a folded burst counts it as ("restart"); empty: its label.
 };
 
 // Labelled dashed vertical lines at event times on every plot of a stack that shares one time
@@ -23,9 +24,18 @@ struct EventMark {
 // chart's background behind them; only those whose line is within the time axis show
 // (ShowWithin after the axis moves).
 //
+// A burst of marks that would need more than kMaxRows rows (a lab brought down, a rolling restart
+// of dozens of nodes) keeps the labels of its first kMaxRows - 1 and says the rest on the last
+// row: "+44 more: 30 down, 14 restart". Every mark keeps its line, but one line per colour and
+// pixel column. Labelled one by one, 144 nodes going down and up buried the lag chart under
+// hundreds of labels and cost the 48-node console 23 % of its frame time in drawing them
+// (docs/benchmarks.md, "Event labels folded").
+//
 // Thread safety: GUI thread only. The plots must outlive it.
 class PlotEventMarks {
  public:
+  static constexpr int kMaxRows = 4;
+
   explicit PlotEventMarks(const QVector<QCustomPlot*>& plots) : plots_(plots) {}
   PlotEventMarks(const PlotEventMarks&) = delete;
   PlotEventMarks& operator=(const PlotEventMarks&) = delete;
@@ -40,8 +50,16 @@ class PlotEventMarks {
 
  private:
   double SecondsPerPixel() const;
-  // Each mark's row: the first whose last label ends left of this one.
-  QVector<int> Rows(const QVector<EventMark>& marks) const;
+  // A label to draw: a mark's own, or a burst's summary.
+  struct Label {
+    double key = 0;
+    QString text;
+    QColor color;
+    int row = 0;
+  };
+  // The labels of `marks`: each in the first row whose last label ends left of it, a burst
+  // beyond kMaxRows folded (see above).
+  QVector<Label> Labels(const QVector<EventMark>& marks) const;
 
   QVector<QCustomPlot*> plots_;
   double drawn_seconds_per_pixel_ = 0;

@@ -28,7 +28,7 @@ QVector<EventMark> ThroughputMarks(const ThroughputModel& model, const ClusterSt
     const QString label = alone || e.node >= state.NodeCount()
                               ? e.command
                               : QStringLiteral("%1 %2").arg(e.command, state.Node(e.node).name);
-    marks.push_back({double(e.t_ms) / 1000.0, label, MarkColor(e.command, palette)});
+    marks.push_back({double(e.t_ms) / 1000.0, label, MarkColor(e.command, palette), e.command});
   }
   return marks;
 }
