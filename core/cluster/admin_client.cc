@@ -38,7 +38,8 @@ std::optional<AdminCommand> ParseAdminCommand(std::string_view name) {
 }
 
 AdminClient::AdminClient(rpc::Endpoint admin, std::string token, std::string client_name,
-                         std::optional<rpc::TlsClientOptions> tls)
+                         std::optional<rpc::TlsClientOptions> tls,
+                         std::shared_ptr<rpc::IoThreads> io)
     : admin_(std::move(admin)), token_(std::move(token)) {
   rpc::ClientOptions options;
   options.servers = {admin_};
@@ -53,6 +54,7 @@ AdminClient::AdminClient(rpc::Endpoint admin, std::string token, std::string cli
   // hundreds of connections a second. A lost connection still wakes the acquirer at once.
   options.acquirer_backoff_limit = rpc::ClientOptions::kBackoffLimitWhereSlotsBalanceNothing;
   options.tls = std::move(tls);
+  options.io = std::move(io);
   client_ = std::make_unique<rpc::Client>(options);
 }
 

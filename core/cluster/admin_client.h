@@ -33,9 +33,11 @@ std::optional<AdminCommand> ParseAdminCommand(std::string_view name);
 class AdminClient {
  public:
   // `tls` set: the admin service is reached over TLS (problems with its files come from Connect
-  // and StartConnecting).
+  // and StartConnecting). `io` set: the client runs on these shared I/O threads rather than one
+  // of its own (rpc::ClientOptions::io), and its callbacks with every other client's there.
   AdminClient(rpc::Endpoint admin, std::string token, std::string client_name = "railyardctl",
-              std::optional<rpc::TlsClientOptions> tls = std::nullopt);
+              std::optional<rpc::TlsClientOptions> tls = std::nullopt,
+              std::shared_ptr<rpc::IoThreads> io = nullptr);
   ~AdminClient();
 
   // Connects; UNAVAILABLE with the reason if the admin service cannot be reached in `timeout`.

@@ -34,7 +34,9 @@ struct TelemetryPoller::Round {
 };
 
 TelemetryPoller::TelemetryPoller(std::vector<PollTarget> targets, PollerOptions options)
-    : options_(std::move(options)), rng_(std::random_device{}()) {
+    : options_(std::move(options)),
+      io_(std::make_shared<rpc::IoThreads>(options_.io_threads)),
+      rng_(std::random_device{}()) {
   for (PollTarget& target : targets)
     nodes_.push_back({std::move(target), nullptr, {}, {}, {}, false});
 }
@@ -98,7 +100,7 @@ void TelemetryPoller::Connect(Clock::time_point now, std::vector<PollResult>* ou
     // Connected, backing off, or waiting for a new token.
     if (node.client || node.paused || now < node.next_attempt) continue;
     node.client = std::make_unique<AdminClient>(node.target.admin, node.target.token,
-                                                options_.client_name, node.target.tls);
+                                                options_.client_name, node.target.tls, io_);
     if (rpc::Status s = node.client->StartConnecting(); !s.ok()) {
       Fail(node, std::move(s), out);
       continue;

@@ -12,6 +12,7 @@
 #include "core/base/mutex.h"
 #include "core/base/thread_annotations.h"
 #include "core/rpc/endpoint.h"
+#include "core/rpc/io_threads.h"
 #include "core/rpc/status.h"
 #include "core/rpc/tls.h"
 #include "railyard/admin.pb.h"
@@ -45,6 +46,9 @@ struct PollerOptions {
   // gives it another, so a wrong token costs the node's auth throttle one failure and never
   // locks the host out. False (railyardctl): retried with backoff like any other failure.
   bool pause_on_refused_token = false;
+  // I/O threads shared by every node's admin client (rpc::IoThreads). One each cost a console
+  // watching 144 hosts a third of its CPU and 30 MiB (docs/benchmarks.md).
+  size_t io_threads = 2;
 };
 
 // True when `status` says the admin service refused the token itself (missing or wrong);
@@ -101,8 +105,9 @@ class TelemetryPoller {
   bool cancelled() RAILYARD_EXCLUDES(mu_);
 
   const PollerOptions options_;
-  std::vector<Node> nodes_;  // PollRound's thread only.
-  std::mt19937 rng_;         // PollRound's thread only.
+  const std::shared_ptr<rpc::IoThreads> io_;  // The nodes' clients hold it too.
+  std::vector<Node> nodes_;                   // PollRound's thread only.
+  std::mt19937 rng_;                          // PollRound's thread only.
 
   base::Mutex mu_;
   bool cancelled_ RAILYARD_GUARDED_BY(mu_) = false;

@@ -368,16 +368,87 @@ struct Client::Impl final : internal::ConnectionObserver {
   // (a settled client's backoff can be seconds), or a spare one waiting on a full pool, probes
   // again at once. Each timer is cancelled on its acquirer's own strand, if it is still waiting
   // there.
-  void WakeAcquirersLocked() RAILYARD_REQUIRES(mu) {
+  void WakeAcquirersLocked(bool all = false) RAILYARD_REQUIRES(mu) {
     for (const AcquirerPause& p : pauses) {
-      if (!p.backing_off) continue;
-      asio::post(p.executor, [this, timer = p.timer] {
-        base::MutexLock lock(mu);
-        for (const AcquirerPause& q : pauses) {
-          if (q.timer == timer && q.backing_off) timer->cancel();
+      if (!p.backing_off && !all) continue;
+      BeginWork();
+      asio::post(p.executor, [this, timer = p.timer, all] {
+        {
+          base::MutexLock lock(mu);
+          for (const AcquirerPause& q : pauses) {
+            if (q.timer == timer && (q.backing_off || all)) timer->cancel();
+          }
         }
+        EndWork();
       });
     }
+  }
+
+  // --- Work on shared I/O threads (ClientOptions::io) ----------------------------------------
+  // What of this client's is on them: acquirer loops, posted wakes and connections (each holds a
+  // WorkToken). Stop waits for it to end before the Impl may go; on threads of its own the
+  // io_context goes with the Impl instead, and none of this is counted.
+
+  void BeginWork() {
+    if (!shared_io) return;
+    base::MutexLock lock(work_mu);
+    ++work;
+  }
+  void EndWork() {
+    if (!shared_io) return;
+    base::MutexLock lock(work_mu);
+    if (--work == 0) work_cv.NotifyAll();
+  }
+  // Ends its work when the last copy goes: a connection's last act.
+  std::shared_ptr<void> WorkToken() {
+    if (!shared_io) return nullptr;
+    BeginWork();
+    return std::shared_ptr<void>(nullptr, [this](void*) { EndWork(); });
+  }
+  // False if work was still left at `give_up`.
+  bool WaitForWorkToEnd(Clock::time_point give_up) {
+    base::MutexLock lock(work_mu);
+    while (work != 0) {
+      if (!work_cv.WaitUntil(work_mu, give_up)) return work == 0;
+    }
+    return true;
+  }
+
+  asio::io_context& Context() { return shared_io ? shared_io->context() : io; }
+
+  // Client::Stop's end on shared I/O threads, after CloseAll: wakes every acquirer, and until
+  // this client's work there has ended, closes what an acquirer admitted meanwhile and lets go
+  // of the Impl's own references to its connections, so that each goes once its handlers end.
+  void StopOnSharedThreads() {
+    {
+      base::MutexLock lock(mu);
+      WakeAcquirersLocked(/*all=*/true);
+    }
+    // An acquirer may first finish a probe under way (connect_timeout at most).
+    const Clock::time_point give_up =
+        Clock::now() + options.connect_timeout + std::chrono::seconds(5);
+    for (;;) {
+      CloseAll();
+      {
+        base::MutexLock lock(mu);
+        for (auto& conn : conns) conn.reset();  // Handles stay valid for late OnAttemptDone.
+        opening.clear();
+        for (ServerEntry& server : servers) server.starting.reset();
+      }
+      const Clock::time_point now = Clock::now();
+      if (WaitForWorkToEnd(std::min(give_up, now + std::chrono::milliseconds(50)))) return;
+      if (now >= give_up) break;
+    }
+    int64_t left;
+    {
+      base::MutexLock lock(work_mu);
+      left = work;
+    }
+    internal::Log(LogLevel::kError,
+                  "client: {} pieces of work still on the shared I/O threads after stopping; "
+                  "leaving this client's state in memory rather than free it under them",
+                  left);
+    leak_on_destroy = true;
   }
 
   void SetBackingOff(asio::steady_timer* timer, bool backing_off) {
@@ -421,12 +492,16 @@ struct Client::Impl final : internal::ConnectionObserver {
   }
 
   void SetOpening(const std::shared_ptr<ClientConnection>& conn, bool is_opening) {
-    base::MutexLock lock(mu);
-    if (is_opening) {
-      opening.push_back(conn);
-    } else {
-      std::erase(opening, conn);
+    {
+      base::MutexLock lock(mu);
+      if (is_opening) {
+        opening.push_back(conn);
+      } else {
+        std::erase(opening, conn);
+      }
     }
+    // Stop's CloseAll may have run just before: a connect begun now would hold Stop up.
+    if (is_opening && stopping.load()) conn->Close();
   }
 
   // --- The acquirer ------------------------------------------------------------------------
@@ -487,7 +562,11 @@ struct Client::Impl final : internal::ConnectionObserver {
         continue;
       }
       const std::shared_ptr<ClientConnection> conn = co_await Probe(*target, hello);
-      if (!conn) continue;  // Down or draining: Probe has set it aside for a while.
+      if (!conn) continue;    // Down or draining: Probe has set it aside for a while.
+      if (stopping.load()) {  // Stop closed what it found; this one opened after.
+        conn->Close();
+        break;
+      }
       if (conn->server_state() == ServerState::kStarting) {
         Park(*target, conn);
         continue;
@@ -505,8 +584,11 @@ struct Client::Impl final : internal::ConnectionObserver {
       fruitless = 0;
       conn->StartReading(ConnectionHealthChecks());
     }
-    base::MutexLock lock(mu);
-    std::erase_if(pauses, [&](const AcquirerPause& p) { return p.timer == &pause; });
+    {
+      base::MutexLock lock(mu);
+      std::erase_if(pauses, [&](const AcquirerPause& p) { return p.timer == &pause; });
+    }
+    EndWork();  // Begun by Start. Nothing of the Impl is touched after this.
   }
 
   // Holds a connection to a starting server, reading, until it says serving (OnParkedState).
@@ -569,8 +651,8 @@ struct Client::Impl final : internal::ConnectionObserver {
         tls.verify_peer = options.tls->verify_peer;
       }
     }
-    auto conn = std::make_shared<ClientConnection>(asio::make_strand(io), target, address,
-                                                   options.max_frame_bytes, this, tls);
+    auto conn = std::make_shared<ClientConnection>(asio::make_strand(Context()), target, address,
+                                                   options.max_frame_bytes, this, tls, WorkToken());
     SetOpening(conn, true);
     const Status opened = co_await asio::co_spawn(
         conn->executor(), conn->Open(endpoint, hello, options.connect_timeout),
@@ -799,11 +881,18 @@ struct Client::Impl final : internal::ConnectionObserver {
   // every connection's TLS stream.
   std::unique_ptr<asio::ssl::context> tls_context;
   // Declared first so it is destroyed last: handlers still queued in it reference the rest.
+  // Unused when the client runs on shared_io.
   asio::io_context io;
-  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> io_work;
   std::vector<std::thread> threads;
 
   const ClientOptions options;
+  const std::shared_ptr<IoThreads> shared_io = options.io;
+  base::Mutex work_mu;
+  base::CondVar work_cv;  // Notified when work drops to zero.
+  int64_t work RAILYARD_GUARDED_BY(work_mu) = 0;
+  // Stop found work still on the shared threads after its deadline: the Impl must not go.
+  bool leak_on_destroy = false;
   const std::shared_ptr<SelectionPolicy> policy;
   const uint64_t client_id;
   const uint64_t seed;
@@ -843,13 +932,20 @@ Client::Client(ClientOptions options) : impl_(std::make_unique<Impl>(std::move(o
   }
 }
 
-Client::~Client() { Stop(); }
+Client::~Client() {
+  Stop();
+  // Stop could not see the client's work on shared threads end: a handler left there would find
+  // the Impl gone. Stop has logged it; leaking it is the lesser harm.
+  if (impl_->leak_on_destroy) (void)impl_.release();
+}
 
 Status Client::Start() {
   Impl& m = *impl_;
   if (m.options.pool_size == 0) return {Code::kInvalidArgument, "pool_size must be at least 1"};
   if (m.options.max_retries < 0) return {Code::kInvalidArgument, "max_retries must be >= 0"};
-  if (m.options.io_threads == 0) return {Code::kInvalidArgument, "io_threads must be at least 1"};
+  if (m.options.io_threads == 0 && !m.shared_io) {
+    return {Code::kInvalidArgument, "io_threads must be at least 1"};
+  }
   if (m.options.balance && m.options.balance->max_active_per_backend == 0) {
     return {Code::kInvalidArgument, "balance.max_active_per_backend must be at least 1"};
   }
@@ -876,12 +972,15 @@ Status Client::Start() {
     m.tls_context = std::move(context);
   }
   if (m.started.exchange(true)) return {Code::kFailedPrecondition, "client already started"};
-  m.work.emplace(asio::make_work_guard(m.io));
-  for (size_t i = 0; i < m.options.io_threads; ++i) m.threads.emplace_back([&m] { m.io.run(); });
+  if (!m.shared_io) {
+    m.io_work.emplace(asio::make_work_guard(m.io));
+    for (size_t i = 0; i < m.options.io_threads; ++i) m.threads.emplace_back([&m] { m.io.run(); });
+  }
   const size_t acquirers = std::max<size_t>(1, m.options.refill_parallelism);
   for (size_t i = 0; i < acquirers; ++i) {
+    m.BeginWork();  // Ended by the loop itself.
     // Each on its own strand, with its own random stream.
-    asio::co_spawn(asio::make_strand(m.io),
+    asio::co_spawn(asio::make_strand(m.Context()),
                    m.AcquireLoop(i, base::MixSeed(m.seed, kAcquirerStream, i)), asio::detached);
   }
   return Status::Ok();
@@ -900,7 +999,11 @@ void Client::Stop() {
       if (!m.calls_cv.WaitUntil(m.mu, give_up)) break;
     }
   }
-  m.work.reset();
+  if (m.shared_io) {
+    m.StopOnSharedThreads();
+    return;
+  }
+  m.io_work.reset();
   m.io.stop();
   for (auto& t : m.threads) t.join();
   m.threads.clear();

@@ -14,6 +14,7 @@
 #include "core/balance/subsetting.h"
 #include "core/rpc/endpoint.h"
 #include "core/rpc/frame_limits.h"
+#include "core/rpc/io_threads.h"
 #include "core/rpc/status.h"
 #include "core/rpc/tls.h"
 
@@ -74,6 +75,9 @@ struct ClientOptions {
   std::string client_name;
   std::string credentials;
   size_t io_threads = 1;
+  // Set: the client runs on these threads, shared with other clients, and starts none of its own
+  // (io_threads does not apply); its Stop waits until its work on them has ended.
+  std::shared_ptr<IoThreads> io;
   uint32_t max_frame_bytes = kDefaultMaxFrameBytes;
   // null (and no `balance`): balance::PolicyKind::kLowestSlot with flow control and telemetry.
   // Its flow control lets one server have at most half the pool in flight (16 for the default 32,
@@ -205,7 +209,9 @@ class Client {
   // Checks the options (and loads the TLS files, naming any that is unusable) and starts the I/O
   // threads and the acquirer.
   Status Start();
-  // Closes every connection; calls in flight complete with CANCELLED. Idempotent.
+  // Closes every connection; calls in flight complete with CANCELLED. Idempotent. On shared I/O
+  // threads (ClientOptions::io) it also waits, at most a few seconds past connect_timeout, until
+  // nothing of this client's is left on them; must not be called on one of them.
   void Stop();
 
   // timeout 0: options.default_timeout.

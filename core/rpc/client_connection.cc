@@ -11,8 +11,10 @@ using Clock = std::chrono::steady_clock;
 
 ClientConnection::ClientConnection(asio::any_io_executor strand, uint32_t server,
                                    std::string server_address, uint32_t max_frame_bytes,
-                                   ConnectionObserver* observer, const ConnectionTls& tls)
-    : strand_(strand),
+                                   ConnectionObserver* observer, const ConnectionTls& tls,
+                                   std::shared_ptr<void> owner_work)
+    : owner_work_(std::move(owner_work)),
+      strand_(strand),
       transport_(tls.context ? Transport(asio::ip::tcp::socket(strand), *tls.context)
                              : Transport(asio::ip::tcp::socket(strand))),
       tls_server_name_(tls.server_name),

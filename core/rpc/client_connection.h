@@ -69,12 +69,13 @@ class PendingAttempt {
 // nearly every call on its lowest slot, so most of its pool is inactive.
 //
 // Thread safety: Send and Close from any thread; Open before anything else; everything else on
-// the strand. The observer must outlive the connection's strand work.
+// the strand. The observer must outlive the connection's strand work: `owner_work`, if set, is
+// released as the connection's last act (its owner waits for that before it goes).
 class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
  public:
   ClientConnection(asio::any_io_executor strand, uint32_t server, std::string server_address,
                    uint32_t max_frame_bytes, ConnectionObserver* observer,
-                   const ConnectionTls& tls = {});
+                   const ConnectionTls& tls = {}, std::shared_ptr<void> owner_work = nullptr);
 
   // Connects to `target`, does the TLS handshake if any, says hello and reads the welcome, all
   // within `timeout`.
@@ -126,6 +127,8 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
   void CompletePending(const Status& status, wire::Response* response);
   void Fail(const Status& why);
 
+  // First, so destroyed last: once it goes the owner may go.
+  std::shared_ptr<void> owner_work_;
   asio::any_io_executor strand_;
   Transport transport_;
   std::string tls_server_name_;

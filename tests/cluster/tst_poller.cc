@@ -12,6 +12,7 @@
 #include "core/cluster/telemetry_poller.h"
 #include "core/node/admin_service.h"
 #include "tests/support/qtest_main.h"
+#include "tests/support/thread_count.h"
 
 using namespace railyard;
 using namespace std::chrono_literals;
@@ -78,6 +79,30 @@ class PollerTest : public QObject {
   Q_OBJECT
 
  private Q_SLOTS:
+  // The nodes' admin clients share the poller's few I/O threads (PollerOptions::io_threads), so
+  // watching many nodes does not start a thread for each.
+  void theNodesShareThePollersIoThreads() {
+    std::vector<std::unique_ptr<FakeNode>> nodes;
+    std::vector<cluster::PollTarget> targets;
+    for (int i = 0; i < 12; ++i) {
+      nodes.push_back(std::make_unique<FakeNode>("node" + std::to_string(i)));
+      QVERIFY(nodes.back()->started.ok());
+      targets.push_back({i, nodes.back()->endpoint(), "", std::nullopt});
+    }
+    const size_t before = railyard::testing::ThreadCount();
+    {
+      cluster::TelemetryPoller poller(targets, CtlOptions());
+      const std::vector<cluster::PollResult> results = poller.PollRound();
+      QCOMPARE(results.size(), targets.size());
+      for (const cluster::PollResult& r : results) {
+        QVERIFY2(r.status.ok(), r.status.message().c_str());
+        QCOMPARE(r.telemetry->node(), "node" + std::to_string(r.id));
+      }
+      QCOMPARE(railyard::testing::ThreadCount(), before + CtlOptions().io_threads);
+    }
+    QCOMPARE(railyard::testing::ThreadCount(), before);
+  }
+
   void aRoundReportsEveryNodeAndBacksOffTheUnreachable() {
     FakeNode a("a"), b("b");
     QVERIFY(a.started.ok() && b.started.ok());

@@ -14,6 +14,7 @@
 #include "tests/rpc/rpc_test_support.h"
 #include "tests/rpc/test_server_process.h"
 #include "tests/support/qtest_main.h"
+#include "tests/support/thread_count.h"
 
 using namespace railyard::rpc;
 using namespace railyard::rpc::testing;
@@ -424,6 +425,42 @@ class LifecycleTest : public QObject {
     QVERIFY2(received->warnings.empty(),
              received->warnings.empty() ? "" : received->warnings.front().c_str());
     QCOMPARE(client.Snapshot().counters.connect_failures, uint64_t{0});
+  }
+
+  // Clients on shared I/O threads (ClientOptions::io) start no threads of their own; one stopped
+  // with calls in flight answers each of them before its Stop returns, and the others on the same
+  // threads go on answering; the threads end with the last owner of the IoThreads.
+  void clientsOnSharedIoThreadsStopOneByOne() {
+    TestServer server = StartTestServer("shared");
+    const size_t before = railyard::testing::ThreadCount();
+    auto io = std::make_shared<IoThreads>(2);
+    QCOMPARE(railyard::testing::ThreadCount(), before + 2);
+    std::vector<std::unique_ptr<Client>> clients;
+    for (int i = 0; i < 8; ++i) {
+      ClientOptions options = FastClientOptions({server.server->endpoint()}, 2);
+      options.io = io;
+      clients.push_back(std::make_unique<Client>(options));
+      QVERIFY(clients.back()->Start().ok());
+    }
+    for (auto& client : clients) QVERIFY(client->WaitForPool(1, 5s));
+    QCOMPARE(railyard::testing::ThreadCount(), before + 2);
+
+    auto answered = std::make_shared<std::atomic<int>>(0);
+    constexpr int kCalls = 50;
+    for (int k = 0; k < kCalls; ++k) {
+      clients[0]->AsyncCall(kEchoMethod, "x", [answered](CallResult&&) { answered->fetch_add(1); });
+    }
+    clients[0].reset();
+    QCOMPARE(answered->load(), kCalls);
+    for (size_t i = 1; i < clients.size(); ++i) {
+      const CallResult result = clients[i]->Call(kEchoMethod, "y");
+      QVERIFY2(result.status.ok(), result.status.message().c_str());
+      QCOMPARE(result.payload, std::string("y"));
+    }
+    clients.clear();
+    QCOMPARE(io.use_count(), 1L);  // The clients let go of it.
+    io.reset();
+    QCOMPARE(railyard::testing::ThreadCount(), before);
   }
 };
 
