@@ -151,12 +151,11 @@ std::unique_ptr<rpc::Client> ConnectTo(const NodeProcess& node, size_t pool_size
 }
 
 rpc::CallResult Get(rpc::Client& client, uint64_t id, uint64_t min_position,
-                    std::optional<std::string>* doc) {
+                    std::optional<std::string>* doc, std::chrono::milliseconds timeout) {
   doc::GetRequest request;
   request.set_id(id);
   request.set_min_position(min_position);
-  rpc::CallResult result =
-      client.Call("doc.Get", request.SerializeAsString(), std::chrono::milliseconds(3000));
+  rpc::CallResult result = client.Call("doc.Get", request.SerializeAsString(), timeout);
   doc->reset();
   doc::GetResponse response;
   if (result.status.ok() && response.ParseFromString(result.payload)) *doc = response.doc();

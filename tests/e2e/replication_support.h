@@ -65,8 +65,10 @@ QString WaitCaughtUp(const NodeProcess& updater, const std::vector<const NodePro
 // A started client whose pool holds connections to `node` alone; null if none came in 20 s.
 std::unique_ptr<rpc::Client> ConnectTo(const NodeProcess& node, size_t pool_size = 2);
 
+// doc.Get of `id` through `client`, within `timeout`.
 rpc::CallResult Get(rpc::Client& client, uint64_t id, uint64_t min_position,
-                    std::optional<std::string>* doc);
+                    std::optional<std::string>* doc,
+                    std::chrono::milliseconds timeout = std::chrono::milliseconds(3000));
 // Puts through `client`, giving the position the updater acknowledged.
 rpc::Status Put(rpc::Client& client, uint64_t id, const std::string& doc, uint64_t* position);
 // Deletes through `client`, giving the position the updater acknowledged.
