@@ -29,8 +29,6 @@ IoThreads::~IoThreads() {
   for (auto& t : impl_->threads) t.join();
 }
 
-size_t IoThreads::size() const { return impl_->threads.size(); }
-
 asio::io_context& IoThreads::context() { return impl_->io; }
 
 }  // namespace railyard::rpc

@@ -29,7 +29,6 @@ class IoThreads {
   IoThreads(const IoThreads&) = delete;
   IoThreads& operator=(const IoThreads&) = delete;
 
-  size_t size() const;
   asio::io_context& context();
 
  private:

@@ -22,8 +22,9 @@ QString KeptFolder(const QString& demo_output) {
 
 // The end of each node's log in the folder a failed demo kept, then removes it.
 void PrintKeptLogs(const QString& demo_output) {
-  if (KeptFolder(demo_output).isEmpty()) return;
-  const QDir folder(KeptFolder(demo_output));
+  const QString kept = KeptFolder(demo_output);
+  if (kept.isEmpty()) return;
+  const QDir folder(kept);
   for (const QString& node : folder.entryList({"node*"}, QDir::Dirs)) {
     QFile log(folder.filePath(node + "/node.log"));
     if (log.open(QIODevice::ReadOnly)) {
@@ -124,8 +125,9 @@ class RailyardctlDemoTest : public QObject {
     out = QString::fromUtf8(demo.readAllStandardOutput());
     QCOMPARE(demo.exitCode(), 1);
     QVERIFY2(failed.match(out).hasMatch(), qPrintable(out.right(600)));
-    QDir folder(KeptFolder(out));
-    QVERIFY2(!KeptFolder(out).isEmpty(), qPrintable(out.right(600)));
+    const QString kept = KeptFolder(out);
+    QVERIFY2(!kept.isEmpty(), qPrintable(out.right(600)));
+    QDir folder(kept);
     QVERIFY(QFile::exists(folder.filePath("node0/node.log")));
     QVERIFY(QFile::exists(folder.filePath("node1/node.log")));
     QVERIFY(folder.removeRecursively());

@@ -495,6 +495,13 @@ class StorageViewsTest : public QObject {
         QVERIFY(lines >= 1);
         if (nodes == 40) QVERIFY2(lines < nodes, qPrintable(QString::number(lines)));
       }
+      for (const QSize size : {QSize(1024, 700), QSize(1920, 1200)}) {
+        view.resize(size);
+        SaveScreenshot(&view, QStringLiteral("throughput_marks_%1_%2x%3.png")
+                                  .arg(nodes)
+                                  .arg(size.width())
+                                  .arg(size.height()));
+      }
     }
   }
 

@@ -33,11 +33,13 @@ QVector<PlotEventMarks::Label> PlotEventMarks::Labels(const QVector<EventMark>& 
     for (int i : order) labels.push_back({marks[i].key, marks[i].label, marks[i].color, 0});
     return labels;
   }
+  // Each mark's label, in pixels from the time origin: measured once (text layout is the cost).
   const QFontMetrics metrics(plots_.front()->font());
-  const auto left_of = [&](double key) { return key / per_pixel; };
-  const auto right_of = [&](double key, const QString& text) {
-    return left_of(key) + metrics.horizontalAdvance(text) + 8;
-  };
+  QVector<double> left(marks.size()), right(marks.size());
+  for (int i = 0; i < marks.size(); ++i) {
+    left[i] = marks[i].key / per_pixel;
+    right[i] = left[i] + metrics.horizontalAdvance(marks[i].label) + 8;
+  }
   // A burst: marks in key order whose labels overlap the ones before them, directly or in a
   // chain. Bursts never overlap each other, so each lays out its rows alone.
   const auto lay_out = [&](const QVector<int>& burst) {
@@ -45,12 +47,11 @@ QVector<PlotEventMarks::Label> PlotEventMarks::Labels(const QVector<EventMark>& 
     QVector<int> rows;
     for (int i : burst) {
       size_t row = 0;
-      while (row < row_ends.size() && row_ends[row] > left_of(marks[i].key)) ++row;
-      const double right = right_of(marks[i].key, marks[i].label);
+      while (row < row_ends.size() && row_ends[row] > left[i]) ++row;
       if (row == row_ends.size()) {
-        row_ends.push_back(right);
+        row_ends.push_back(right[i]);
       } else {
-        row_ends[row] = right;
+        row_ends[row] = right[i];
       }
       rows.push_back(static_cast<int>(row));
     }
@@ -87,12 +88,11 @@ QVector<PlotEventMarks::Label> PlotEventMarks::Labels(const QVector<EventMark>& 
   QVector<int> burst;
   double burst_end = 0;
   for (int i : order) {
-    if (!burst.isEmpty() && left_of(marks[i].key) >= burst_end) {
+    if (!burst.isEmpty() && left[i] >= burst_end) {
       lay_out(burst);
       burst.clear();
     }
-    const double right = right_of(marks[i].key, marks[i].label);
-    burst_end = burst.isEmpty() ? right : std::max(burst_end, right);
+    burst_end = burst.isEmpty() ? right[i] : std::max(burst_end, right[i]);
     burst.push_back(i);
   }
   if (!burst.isEmpty()) lay_out(burst);
@@ -107,16 +107,15 @@ void PlotEventMarks::Draw(const QVector<EventMark>& marks) {
   // One line per colour and pixel column: a burst's lines at one instant would draw one stroke
   // many times over.
   QVector<const EventMark*> lines;
-  {
-    QSet<QPair<qint64, QRgb>> drawn;
-    for (const EventMark& mark : marks) {
-      const qint64 column =
-          drawn_seconds_per_pixel_ > 0 ? qRound64(mark.key / drawn_seconds_per_pixel_) : 0;
-      if (drawn_seconds_per_pixel_ <= 0 || !drawn.contains({column, mark.color.rgba()})) {
-        drawn.insert({column, mark.color.rgba()});
-        lines.push_back(&mark);
-      }
+  QSet<QPair<qint64, QRgb>> drawn;  // Pixel column and colour of each line kept.
+  for (const EventMark& mark : marks) {
+    if (drawn_seconds_per_pixel_ > 0) {  // Else not laid out yet: every line.
+      const QPair<qint64, QRgb> at{qRound64(mark.key / drawn_seconds_per_pixel_),
+                                   mark.color.rgba()};
+      if (drawn.contains(at)) continue;
+      drawn.insert(at);
     }
+    lines.push_back(&mark);
   }
   const QMargins padding(3, 1, 3, 1);
   const int row_height = plots_.isEmpty() ? 0
