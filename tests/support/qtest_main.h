@@ -25,6 +25,14 @@ using QtestSuiteRunner = int (*)(int argc, char* argv[]);
 // true. Thread safety: only before main().
 bool RegisterQtestSuite(const char* name, QtestSuiteRunner run);
 
+// QTest::qExec(suite, argc, argv), but without the test functions that the environment variable
+// RAILYARD_QTEST_SKIP names (comma-separated), so that ctest can run a long suite as two entries
+// (railyard_add_qtest's SPLIT: one runs the named functions, the other the rest). Functions named
+// on the command line run as given. A skipped name the suite lacks fails the run (exit 1), so that
+// a renamed function cannot fall between the two entries. RAILYARD_QTEST_INSTANCE, where set,
+// replaces the application name (the two entries' QSettings and QStandardPaths folders).
+int ExecSuite(QObject* suite, int argc, char* argv[]);
+
 }  // namespace railyard::qtest_main
 
 #define RAILYARD_QTEST_SUITE_(TestObject, ...)                                         \
@@ -34,7 +42,7 @@ bool RegisterQtestSuite(const char* name, QtestSuiteRunner run);
     __VA_ARGS__                                                                        \
     QCoreApplication::setApplicationName(QStringLiteral(#TestObject));                 \
     TestObject suite;                                                                  \
-    return QTest::qExec(&suite, argc, argv);                                           \
+    return ::railyard::qtest_main::ExecSuite(&suite, argc, argv);                      \
   }                                                                                    \
   [[maybe_unused]] const bool railyard_qtest_registered_##TestObject =                 \
       ::railyard::qtest_main::RegisterQtestSuite(#TestObject,                          \

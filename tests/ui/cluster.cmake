@@ -40,7 +40,8 @@ railyard_add_qtest(tst_ui_main_window SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_main
 find_package(Qt6 REQUIRED COMPONENTS Gui)
 railyard_add_qtest(tst_ui_railyard_app SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_railyard_app.cc
   LIBS Qt6::Gui TIMEOUT 120 DEPENDS railyard
-  DEFINITIONS RAILYARD_CONSOLE_MALLOC="${RAILYARD_CONSOLE_MALLOC}")
+  DEFINITIONS RAILYARD_CONSOLE_MALLOC="${RAILYARD_CONSOLE_MALLOC}"
+  SPLIT demoRunsOffscreenAndWritesAScreenshot helpVersionAndBadFlags)
 # Its flags for a view and a Prometheus range (--tab, --window, --at, --prometheus).
 railyard_add_qtest(tst_ui_console_flags SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_console_flags.cc
   LIBS Qt6::Gui TIMEOUT 120 DEPENDS railyard)
@@ -86,7 +87,8 @@ railyard_add_qtest(tst_ui_client_rows SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_clie
 # every tab, small and large windows, accessible names, plots following the palette.
 railyard_add_qtest(tst_ui_console_habits SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_console_habits.cc
   LIBS railyard_ui railyard_node railyard_load TIMEOUT 120 DEPENDS railyardctl railyard-node
-  COST 15)
+  COST 15
+  SPLIT aKilledDemoNodeRestartsFromTheNodeMenu tablesFitSmallAndLargeWindows)
 
 # The console at 300 nodes x 300 clients: what keeps frames, seeks and long replays cheap.
 railyard_add_qtest(tst_ui_console_scale SOURCES ${CMAKE_CURRENT_LIST_DIR}/tst_console_scale.cc

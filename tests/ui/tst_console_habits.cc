@@ -70,7 +70,9 @@ namespace {
 
 bool Save(QWidget* widget, const QString& name) {
   const QImage image = widget->grab().toImage();
-  return !image.isNull() && image.save(QDir(ScreenshotDir()).filePath(name));
+  // The folder may not be there yet: this suite run alone in a fresh build folder.
+  return !image.isNull() && QDir().mkpath(ScreenshotDir()) &&
+         image.save(QDir(ScreenshotDir()).filePath(name));
 }
 
 // Runs each handler on the next modal dialog that comes up (dialogs opened by exec() inside the
@@ -123,7 +125,8 @@ class ConsoleHabitsTest : public QObject {
   void initTestCase() {
     QStandardPaths::setTestModeEnabled(true);  // Settings go to a test location.
     QCoreApplication::setOrganizationName("RailyardTest");
-    QCoreApplication::setApplicationName("tst_ui_console_habits");
+    // The application name is tests/support/qtest_main.h's: one per ctest entry, since this
+    // suite runs as two (railyard_add_qtest's SPLIT) that may run side by side.
     QSettings().clear();
     QVERIFY(dir_.isValid());
     QVERIFY(loaded_.Start("habits-node", dir_.filePath("node").toStdString(), "habits-client", {},

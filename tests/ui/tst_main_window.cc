@@ -70,7 +70,8 @@ std::vector<QAction*> NodeActions(const MainWindow& window) {
 bool Save(QWidget* widget, const QString& name) {
   const QImage image = widget->grab().toImage();
   if (image.isNull() || image.width() < 100) return false;
-  return image.save(QDir(ScreenshotDir()).filePath(name));
+  // The folder may not be there yet: this suite run alone in a fresh build folder.
+  return QDir().mkpath(ScreenshotDir()) && image.save(QDir(ScreenshotDir()).filePath(name));
 }
 
 // A QAbstractItemModelTester on each of the console's own item models in `window` (Qt's internal

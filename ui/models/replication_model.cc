@@ -3,6 +3,7 @@
 
 #include <QLocale>
 #include <QStringList>
+#include <algorithm>
 
 #include "core/cluster/replication_names.h"
 #include "ui/models/natural_order.h"
@@ -278,10 +279,17 @@ void ReplicationModel::OnFrame(const QVector<int>& changed) {
     Rebuild();
     return;
   }
+  // One signal over the rows that changed: per row, the sorting proxy in front of the table
+  // re-sorted and the view's summary was counted again once for each (47 times a frame at 47
+  // replicas).
+  int first = -1, last = -1;
   for (int node : changed) {
     const int row = RowOfNode(node);
-    if (row >= 0) Q_EMIT dataChanged(index(row, 0), index(row, kColumnCount - 1));
+    if (row < 0) continue;
+    first = first < 0 ? row : std::min(first, row);
+    last = std::max(last, row);
   }
+  if (first >= 0) Q_EMIT dataChanged(index(first, 0), index(last, kColumnCount - 1));
 }
 
 }  // namespace railyard::ui
