@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # railyard_automoc(TARGET): AUTOMOC on TARGET, through cmake/moc_cache.py where ccache is in use
 # (RAILYARD_MOC_CACHE, on by default then). moc reads every header its input includes, Qt's,
 # protobuf's and the standard library's, 1-2 s a file, and ccache cannot see it: in a warm CI run
