@@ -79,7 +79,9 @@ def main():
     source_dir = source_dir.rstrip("/") + "/"
 
     def relative(text):
-        return text.replace(source_dir, PLACEHOLDER + "/")
+        text = text.replace(source_dir, PLACEHOLDER + "/")
+        root = source_dir.rstrip("/")  # As in -I<checkout>.
+        return text[: -len(root)] + PLACEHOLDER if text.endswith(root) else text
 
     def absolute(text):
         return text.replace(PLACEHOLDER + "/", source_dir)
