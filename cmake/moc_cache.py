@@ -2,12 +2,13 @@
 # SPDX-License-Identifier: Apache-2.0
 """moc through a cache, for AUTOMOC in fresh clones (cmake/MocCache.cmake).
 
-    moc_cache.py SOURCE_DIR CACHE_DIR MOC [moc arguments...]
+    moc_cache.py SOURCE_DIR BUILD_DIR CACHE_DIR MOC [moc arguments...]
 
 ccache does not see moc, and moc follows every #include of the file it reads (Qt's, protobuf's and
 the standard library's headers): 1-2 s a file, about half of a warm CI build's time (docs/ci.md).
-An entry is found by moc's identity, its arguments and the input's content, with SOURCE_DIR
-written as a placeholder so that another clone of the repository hits it, and is used only if
+An entry is found by moc's identity, its arguments and the input's content, with BUILD_DIR and
+SOURCE_DIR written as placeholders so that another clone of the repository, or another build
+folder of it (CI's ASan stage after its release stage), hits it, and is used only if
 every file moc read for it (its dependency list, `--output-dep-file`) still has the content it
 had then, as ccache's direct mode does. Anything unexpected runs moc itself: the cache can cost a
 miss, never a wrong file. Safe to run concurrently (entries are written whole and renamed).
@@ -22,6 +23,7 @@ import sys
 import tempfile
 
 PLACEHOLDER = "<source>"
+BUILD_PLACEHOLDER = "<build>"
 MAX_ENTRIES = 4000  # Each about 10-40 KB; the oldest half goes past this.
 
 
@@ -71,24 +73,32 @@ def read_deps(dep_file):
 
 
 def main():
-    source_dir, cache_dir, moc = sys.argv[1:4]
-    args = sys.argv[4:]
+    source_dir, build_dir, cache_dir, moc = sys.argv[1:5]
+    args = sys.argv[5:]
     parsed = parse(args)
-    if parsed is None or not os.path.isdir(source_dir):
+    if parsed is None or not os.path.isdir(source_dir) or not os.path.isdir(build_dir):
         os.execv(moc, [moc] + args)
-    source_dir = source_dir.rstrip("/") + "/"
+    # The build folder first: it usually lies inside the checkout.
+    roots = [(build_dir.rstrip("/"), BUILD_PLACEHOLDER), (source_dir.rstrip("/"), PLACEHOLDER)]
 
     def relative(text):
-        text = text.replace(source_dir, PLACEHOLDER + "/")
-        root = source_dir.rstrip("/")  # As in -I<checkout>.
-        return text[: -len(root)] + PLACEHOLDER if text.endswith(root) else text
+        for root, placeholder in roots:
+            text = text.replace(root + "/", placeholder + "/")
+            if text.endswith(root) and text[: -len(root)] in ("", "-I", "-F"):  # -I<checkout>
+                text = text[: -len(root)] + placeholder
+        return text
 
     def absolute(text):
-        return text.replace(PLACEHOLDER + "/", source_dir)
+        for root, placeholder in roots:
+            text = text.replace(placeholder + "/", root + "/")
+        return text
 
     moc_stat = os.stat(moc)
     key = hashlib.sha256()
     key.update(f"{os.path.realpath(moc)} {moc_stat.st_size} {moc_stat.st_mtime_ns}\n".encode())
+    # moc names its input relative to its output: the same only where the build folder sits at the
+    # same place in the checkout.
+    key.update(os.path.relpath(source_dir, build_dir).encode() + b"\n")
     for arg in args:
         key.update(relative(arg).encode() + b"\0")
     key.update(file_digest(parsed["input"]).encode())
