@@ -10,9 +10,9 @@
 # Every stage builds with warnings as errors; the clang stage (fuzz) also checks the thread-safety
 # annotations (-Wthread-safety).
 # Each stage's tests run in the background while the next stage builds (their output is printed
-# when they end); the fuzzers also beside the next stage's suite, and the TSan suite beside the
-# end of the ASan suite. Ends with each stage's build and test wall times and its slowest tests
-# with the share of their timeout used (scripts/stage_report.py), also when a stage fails. Expected times: docs/guide.md, "Testing".
+# when they end); the fuzzers also beside the next stage's suite. Ends with each stage's build and
+# test wall times and its slowest tests with the share of their timeout used
+# (scripts/stage_report.py), also when a stage fails. Expected times: docs/guide.md, "Testing".
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -90,11 +90,6 @@ finish_all() {
   local s
   for s in ${in_flight[@]+"${in_flight[@]}"}; do finish_stage "$s"; done
 }
-# Waits for the fuzzers if they are in flight.
-finish_fuzzers() {
-  local s
-  for s in ${in_flight[@]+"${in_flight[@]}"}; do [ "$s" != fuzz ] || finish_stage "$s"; done
-}
 
 scripts/install-deps.sh
 scripts/check-format.sh
@@ -120,15 +115,7 @@ for stage in "${stages[@]}"; do
     exit 1
   fi
   build_time[$stage]=$((SECONDS - build_start))
-  case $stage in
-    fuzz) ;;
-    # The TSan suite (18 short CPU-bound tests) starts beside the ASan suite's tail instead of
-    # after it, in the place its own build had: the same load the ASan suite has beside it in a
-    # cold run, which ended on the TSan suite alone (30 s on the critical path). It waits for the
-    # fuzzers, so that no more than two CPU-bound jobs run beside a suite.
-    tsan) finish_fuzzers ;;
-    *) finish_suites ;;
-  esac
+  [ "$stage" = fuzz ] || finish_suites
   run_tests "$stage" &
   test_pid[$stage]=$!
   in_flight+=("$stage")
