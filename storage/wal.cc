@@ -170,6 +170,21 @@ Status WalWriter::Finish() {
   return file_.Sync();
 }
 
+Status WalWriter::WriteAt(uint64_t at, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::pwrite(file_.fd(), bytes.data(), bytes.size(), static_cast<off_t>(at));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      // As a failed MapWindow: the bytes so far lie past bytes_ and the next record overwrites
+      // them.
+      return ErrnoStatus("write " + file_.path(), errno);
+    }
+    bytes.remove_prefix(static_cast<size_t>(n));
+    at += static_cast<uint64_t>(n);
+  }
+  return Status::Ok();
+}
+
 Status WalWriter::AppendMapped(std::string_view record) {
   size_t done = 0;
   while (done < record.size()) {
@@ -180,7 +195,11 @@ Status WalWriter::AppendMapped(std::string_view record) {
       if (Status s = MapWindow(at); !s.ok()) return s;
     }
     const size_t n = std::min<uint64_t>(window_start_ + kMapWindowBytes - at, record.size() - done);
-    std::memcpy(window_ + (at - window_start_), record.data() + done, n);
+    if (record.size() >= kWriteThroughBytes) {
+      if (Status s = WriteAt(at, record.substr(done, n)); !s.ok()) return s;
+    } else {
+      std::memcpy(window_ + (at - window_start_), record.data() + done, n);
+    }
     done += n;
   }
   bytes_ += record.size();

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // A child process for the crash test: opens a store with sync-every-write (or, given "none",
 // SyncPolicy::kNone) and writes until it is killed, printing "BEGIN id gen" before each write and
-// "ACK id gen" once it is acknowledged.
+// "ACK id gen" once it is acknowledged. "none-large": the same with 4-7 KB documents
+// (testing::LargeDocFor).
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -11,8 +12,9 @@
 #include "tests/storage/storage_test_support.h"
 
 int main(int argc, char** argv) {
-  if (argc != 4 && !(argc == 5 && std::strcmp(argv[4], "none") == 0)) {
-    std::fprintf(stderr, "usage: %s DIR ROUND MEMTABLE_ENTRIES [none]\n", argv[0]);
+  const bool large = argc == 5 && std::strcmp(argv[4], "none-large") == 0;
+  if (argc != 4 && !(argc == 5 && (std::strcmp(argv[4], "none") == 0 || large))) {
+    std::fprintf(stderr, "usage: %s DIR ROUND MEMTABLE_ENTRIES [none|none-large]\n", argv[0]);
     return 2;
   }
   using namespace railyard::storage;
@@ -34,7 +36,9 @@ int main(int argc, char** argv) {
                                                       : uint64_t{round} * 1000 + n % 1000;
     std::printf("BEGIN %llu %u\n", static_cast<unsigned long long>(id), round);
     std::fflush(stdout);
-    if (Status s = store->Put(id, testing::DocFor(id, round)); !s.ok()) {
+    if (Status s =
+            store->Put(id, large ? testing::LargeDocFor(id, round) : testing::DocFor(id, round));
+        !s.ok()) {
       std::fprintf(stderr, "put: %s\n", s.ToString().c_str());
       return 1;
     }

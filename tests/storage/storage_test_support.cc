@@ -23,6 +23,12 @@ std::string DocFor(uint64_t id, uint32_t generation) {
   return doc;
 }
 
+std::string LargeDocFor(uint64_t id, uint32_t generation) {
+  std::string doc = DocFor(id, generation);
+  doc.append(4096 + (id * 131 + generation) % 3000, static_cast<char>('A' + id % 26));
+  return doc;
+}
+
 std::unique_ptr<DocStore> OpenOrDie(const Options& options, const std::string& directory) {
   std::unique_ptr<DocStore> store;
   const Status s = DocStore::Open(options, directory, &store);

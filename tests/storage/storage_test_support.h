@@ -17,6 +17,9 @@ Options SmallOptions(size_t memtable_entries = 1000);
 
 // The document a test writes for `id` in `generation`: distinct per id and generation.
 std::string DocFor(uint64_t id, uint32_t generation = 0);
+// DocFor's document padded to 4-7 KB: its log record is a page or more, which the log writes with
+// pwrite(2) rather than through its mapping (storage/wal.h).
+std::string LargeDocFor(uint64_t id, uint32_t generation = 0);
 
 std::unique_ptr<DocStore> OpenOrDie(const Options& options, const std::string& directory);
 
