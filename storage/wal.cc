@@ -177,7 +177,7 @@ Status WalWriter::WriteAt(uint64_t at, std::string_view bytes) {
       if (errno == EINTR) continue;
       // As a failed MapWindow: the bytes so far lie past bytes_ and the next record overwrites
       // them.
-      return ErrnoStatus("write " + file_.path(), errno);
+      return ErrnoStatus("pwrite " + file_.path(), errno);
     }
     bytes.remove_prefix(static_cast<size_t>(n));
     at += static_cast<uint64_t>(n);
@@ -186,6 +186,7 @@ Status WalWriter::WriteAt(uint64_t at, std::string_view bytes) {
 }
 
 Status WalWriter::AppendMapped(std::string_view record) {
+  const bool write_through = record.size() >= kWriteThroughBytes;
   size_t done = 0;
   while (done < record.size()) {
     const uint64_t at = bytes_ + done;
@@ -195,7 +196,7 @@ Status WalWriter::AppendMapped(std::string_view record) {
       if (Status s = MapWindow(at); !s.ok()) return s;
     }
     const size_t n = std::min<uint64_t>(window_start_ + kMapWindowBytes - at, record.size() - done);
-    if (record.size() >= kWriteThroughBytes) {
+    if (write_through) {
       if (Status s = WriteAt(at, record.substr(done, n)); !s.ok()) return s;
     } else {
       std::memcpy(window_ + (at - window_start_), record.data() + done, n);
