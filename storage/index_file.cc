@@ -189,7 +189,8 @@ bool IndexFile::LoadIntoMemory(const std::shared_ptr<IndexMemoryBudget>& budget)
   if (bytes == 0 || !budget->TryReserve(bytes)) return false;
   // Huge pages: a lookup probes the copy at random (storage/huge_page_memory.h).
   std::unique_ptr<char[], FreeHugePageMemory> copy(
-      static_cast<char*>(AllocateHugePageAdvised(bytes, alignof(std::max_align_t))));
+      static_cast<char*>(AllocateHugePageAdvised(bytes, alignof(std::max_align_t))),
+      FreeHugePageMemory{bytes});
   size_t got = 0;
   if (!file_.ReadAt(0, bytes, copy.get(), &got).ok() || got != bytes) {
     budget->Release(bytes);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "storage/index_file.h"
+#include "storage/memtable.h"
 #include "storage/options.h"
 
 namespace railyard::storage {
@@ -21,11 +22,11 @@ class EntrySource {
 
 class VectorSource final : public EntrySource {
  public:
-  explicit VectorSource(std::vector<IndexEntry> entries) : entries_(std::move(entries)) {}
+  explicit VectorSource(MemTable::SortedCopy entries) : entries_(std::move(entries)) {}
   Status Next(IndexEntry* entry, bool* done) override;
 
  private:
-  std::vector<IndexEntry> entries_;
+  MemTable::SortedCopy entries_;
   size_t next_ = 0;
 };
 

@@ -13,16 +13,21 @@ namespace railyard::storage {
 
 void MemTable::FreeSlots::operator()(Slot* slots) const {
   static_assert(std::is_trivially_destructible_v<Slot>, "slots are freed without destruction");
-  FreeHugePageMemory()(slots);
+  FreeHugePageAdvised(slots, bytes);
 }
 
-MemTable::MemTable(size_t capacity) : capacity_(std::max<size_t>(1, capacity)) {
-  const size_t slots = std::bit_ceil(2 * capacity_);
-  mask_ = slots - 1;
-  void* memory = AllocateHugePageAdvised(slots * sizeof(Slot), alignof(Slot));
-  slots_.reset(static_cast<Slot*>(memory));
-  std::uninitialized_value_construct_n(slots_.get(), slots);
+std::unique_ptr<MemTable::Slot[], MemTable::FreeSlots> MemTable::NewSlots(size_t slots) {
+  const size_t bytes = slots * sizeof(Slot);
+  std::unique_ptr<Slot[], FreeSlots> memory(
+      static_cast<Slot*>(AllocateHugePageAdvised(bytes, alignof(Slot))), FreeSlots{bytes});
+  std::uninitialized_value_construct_n(memory.get(), slots);
+  return memory;
 }
+
+MemTable::MemTable(size_t capacity)
+    : capacity_(std::max<size_t>(1, capacity)),
+      mask_(std::bit_ceil(2 * capacity_) - 1),
+      slots_(NewSlots(mask_ + 1)) {}
 
 size_t MemTable::SlotFor(uint64_t id) const {
   size_t slot = static_cast<size_t>(MixId(id)) & mask_;
@@ -45,8 +50,8 @@ std::optional<IndexValue> MemTable::Get(uint64_t id) const {
   return slot.value;
 }
 
-std::vector<IndexEntry> MemTable::SortedEntries() const {
-  std::vector<IndexEntry> entries;
+MemTable::SortedCopy MemTable::SortedEntries() const {
+  SortedCopy entries;
   entries.reserve(size_);
   for (size_t i = 0; i <= mask_; ++i) {
     if (slots_[i].used()) entries.push_back({slots_[i].id, slots_[i].value});

@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "storage/huge_page_memory.h"
 #include "storage/index_entry.h"
 
 namespace railyard::storage {
@@ -32,7 +33,9 @@ class MemTable {
   size_t size() const { return size_; }
   size_t capacity() const { return capacity_; }
   bool full() const { return size_ >= capacity_; }
-  std::vector<IndexEntry> SortedEntries() const;
+  // Its own mapping when large: freed, it leaves the process (storage/huge_page_memory.h).
+  using SortedCopy = std::vector<IndexEntry, HugePageAllocator<IndexEntry>>;
+  SortedCopy SortedEntries() const;
   // Where the slots live, for tests and diagnostics (e.g. finding their mapping in smaps).
   const void* slot_memory() const { return slots_.get(); }
 
@@ -43,8 +46,10 @@ class MemTable {
     bool used() const { return static_cast<uint8_t>(value.kind) != 0; }
   };
   struct FreeSlots {
+    size_t bytes = 0;  // As allocated.
     void operator()(Slot* slots) const;
   };
+  static std::unique_ptr<Slot[], FreeSlots> NewSlots(size_t slots);
   size_t SlotFor(uint64_t id) const;
 
   size_t capacity_;

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The in-memory index: every id put is found with its latest value, absent ids are absent, the
 // sorted dump is complete, at the default size and at a tiny one; and a full-size table asks the
-// kernel for huge pages, which is what makes its random probes cheap (see memtable.h).
+// kernel for huge pages, which is what makes its random probes cheap (see memtable.h); the large
+// tables' memory leaves the process when they are freed (storage/huge_page_memory.h).
 #include <QTest>
 #include <algorithm>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -55,6 +57,22 @@ int HugePageEligible(const void* address) {
   return -1;
 }
 
+// Whether any mapping of this process holds `address` (/proc/self/maps).
+bool IsMapped(const void* address) {
+  const auto at = reinterpret_cast<uintptr_t>(address);
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line)) {
+    uintptr_t begin = 0, end = 0;
+    char dash = 0;
+    std::istringstream head(line);
+    if (head >> std::hex >> begin >> dash >> end && dash == '-' && begin <= at && at < end) {
+      return true;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 class TestMemTable : public QObject {
@@ -80,7 +98,7 @@ class TestMemTable : public QObject {
     std::vector<uint64_t> ids(capacity);
     for (uint64_t i = 0; i < capacity; ++i) ids[i] = id_of(i);
     std::sort(ids.begin(), ids.end());
-    const std::vector<IndexEntry> sorted = table.SortedEntries();
+    const MemTable::SortedCopy sorted = table.SortedEntries();
     QCOMPARE(sorted.size(), capacity);
     for (size_t i = 0; i < capacity; ++i) QCOMPARE(sorted[i].id, ids[i]);
   }
@@ -108,13 +126,47 @@ class TestMemTable : public QObject {
 
   // The index copies take their memory from the same place (IndexFile::LoadIntoMemory).
   void largeAllocationsAreHugePageAlignedSmallOnesAreNot() {
-    const std::unique_ptr<void, FreeHugePageMemory> large(
-        AllocateHugePageAdvised(3 * kHugePageBytes + 1, 16));
+    const size_t large_bytes = 3 * kHugePageBytes + 1;
+    const std::unique_ptr<void, FreeHugePageMemory> large(AllocateHugePageAdvised(large_bytes, 16),
+                                                          FreeHugePageMemory{large_bytes});
     QCOMPARE(reinterpret_cast<uintptr_t>(large.get()) % kHugePageBytes, uintptr_t{0});
-    const std::unique_ptr<void, FreeHugePageMemory> small(AllocateHugePageAdvised(100, 64));
+    const std::unique_ptr<void, FreeHugePageMemory> small(AllocateHugePageAdvised(100, 64),
+                                                          FreeHugePageMemory{100});
     QCOMPARE(reinterpret_cast<uintptr_t>(small.get()) % 64, uintptr_t{0});
     const std::string mode = HugePageMode();
     if (mode == "always" || mode == "madvise") QCOMPARE(HugePageEligible(large.get()), 1);
+  }
+
+  // glibc raises its mmap threshold to the size of each mapped block it frees, after which a
+  // block of 22 MiB comes from an arena and stays in the process once freed: what a flush's
+  // sorted copy did to the index copies made after it. A large table's memory must leave.
+  void aLargeTableLeavesTheProcessWhenFreedEvenAfterMallocFreedABiggerBlock() {
+    void* volatile raised = std::malloc(size_t{24} << 20);  // Volatile: the call must happen.
+    std::free(raised);
+    const size_t bytes = size_t{22} << 20;
+    char* table = static_cast<char*>(AllocateHugePageAdvised(bytes, 16));
+    table[0] = table[bytes - 1] = 1;
+    QVERIFY(IsMapped(table));
+    QVERIFY(IsMapped(table + bytes - 1));
+    FreeHugePageAdvised(table, bytes);
+    QVERIFY2(!IsMapped(table), "the table's first page is still mapped after it was freed");
+    QVERIFY2(!IsMapped(table + bytes - 1), "its last page is still mapped after it was freed");
+  }
+
+  void theSortedCopyOfAFullSizeTableIsItsOwnMapping() {
+    MemTable table(Options{}.memtable_entries);
+    for (uint64_t i = 0; i < table.capacity(); ++i) table.Put(i * 7 + 1, ValueFor(i * 7 + 1, 1));
+    uintptr_t data = 0;
+    {
+      const MemTable::SortedCopy sorted = table.SortedEntries();
+      QCOMPARE(sorted.size(), table.capacity());
+      QVERIFY(std::is_sorted(sorted.begin(), sorted.end(),
+                             [](const IndexEntry& a, const IndexEntry& b) { return a.id < b.id; }));
+      data = reinterpret_cast<uintptr_t>(sorted.data());
+      QCOMPARE(data % kHugePageBytes, uintptr_t{0});
+    }
+    QVERIFY2(!IsMapped(reinterpret_cast<const void*>(data)),
+             "the sorted copy's memory is still mapped after the copy was destroyed");
   }
 };
 
