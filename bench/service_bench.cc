@@ -77,9 +77,10 @@ struct Flags {
   int reps = 3;
   size_t client_threads = 2;
   std::string dir;
-  std::vector<std::string> node_args;  // Appended to every railyard-node's command line.
-  uint64_t node_memory_limit_mb = 0;   // 0: none.
-  int64_t doc_cache_mb = -1;           // The "railyard" system's document cache; -1: the default.
+  std::vector<std::string> node_args;   // Appended to every railyard-node's command line.
+  std::vector<std::string> redis_args;  // Appended to every redis-server's command line.
+  uint64_t node_memory_limit_mb = 0;    // 0: none.
+  int64_t doc_cache_mb = -1;            // The "railyard" system's document cache; -1: the default.
 };
 
 // One system's servers for a topology: the primary's port first.
@@ -188,7 +189,8 @@ std::unique_ptr<PeerProcess> StartPeer(const std::string& what, std::vector<std:
   Die("starting " + what + ": " + error);
 }
 
-Deployment StartRedis(const std::string& topology, const fs::path& dir) {
+Deployment StartRedis(const std::string& topology, const fs::path& dir,
+                      const std::vector<std::string>& redis_args) {
   Deployment d;
   d.system = "redis";
   const int servers = topology == "single" ? 1 : 3;
@@ -213,6 +215,7 @@ Deployment StartRedis(const std::string& topology, const fs::path& dir) {
     if (i > 0) {
       argv.insert(argv.end(), {"--replicaof", "127.0.0.1", std::to_string(d.ports[0])});
     }
+    argv.insert(argv.end(), redis_args.begin(), redis_args.end());
     d.peers.push_back(StartPeer("redis-server", argv, "--port", folder / "redis.log"));
     d.ports.push_back(d.peers.back()->port());
     d.pids.push_back(d.peers.back()->pid());
@@ -447,7 +450,8 @@ int Main(const Flags& flags) {
           deployments.push_back(StartRailyard(system, topology, dir / system, flags.node_args,
                                               flags.node_memory_limit_mb, flags.doc_cache_mb));
         }
-        if (system == "redis") deployments.push_back(StartRedis(topology, dir / "redis"));
+        if (system == "redis")
+          deployments.push_back(StartRedis(topology, dir / "redis", flags.redis_args));
         if (system == "memcached" && topology == "single") {
           deployments.push_back(StartMemcached(dir / "memcached"));
         }
@@ -518,6 +522,10 @@ int main(int argc, char** argv) {
   app.add_option("--node-arg", flags.node_args,
                  "an argument for every railyard-node (repeat it; e.g. --node-arg=--config "
                  "--node-arg=FILE)")
+      ->allow_extra_args(false);
+  app.add_option("--redis-arg", flags.redis_args,
+                 "an argument for every redis-server, after the benchmark's own (repeat it; e.g. "
+                 "--redis-arg=--auto-aof-rewrite-percentage --redis-arg=0)")
       ->allow_extra_args(false);
   app.add_option("--node-memory-limit-mb", flags.node_memory_limit_mb,
                  "each railyard-node in a memory cgroup of this size (page cache included), as a "
