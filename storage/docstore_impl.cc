@@ -809,13 +809,21 @@ Status DocStoreImpl::Get(uint64_t id, std::string* doc) {
   if (cache_.Lookup(id, doc)) return Status::Ok();
   const uint64_t ticket = cache_.Ticket(id);
   std::optional<IndexValue> value;
+  std::shared_ptr<const IndexSet> set;
   {
     ReaderLock mem(&mem_mu_);
+    // Taken under mem_mu_ so that the set and the memtables agree: a flush installs its index
+    // before it drops the frozen table, and drops it under mem_mu_.
+    set = CurrentSet();
+    // A lookup is a chain of cache misses (memtable slot, index page, log block). The first two
+    // do not depend on each other: started together, they overlap rather than queue behind the
+    // locks' atomic instructions, which wait for every load before them.
+    mem_->Prefetch(id);
+    for (const auto& index : set->indexes) index->file->Prefetch(id);
     value = mem_->Get(id);
     if (!value && frozen_table_) value = frozen_table_->Get(id);
   }
   if (!value) {
-    const std::shared_ptr<const IndexSet> set = CurrentSet();
     for (const auto& index : set->indexes) {
       const BloomAnswer answer = index->filter->MayContain(id);
       if (answer == BloomAnswer::kNo) {

@@ -29,15 +29,21 @@ uint64_t IdAt(const char* page, uint32_t i) { return DecodeFixed64(page + i * kI
 // evenly over [low, high] put the answer within a few entries of the interpolated guess, so a short
 // walk from there reads one or two adjacent lines; a page whose ids bunch up costs the walk's few
 // steps and then a binary search over what is left.
+// Where in a page of `count` ids spread over [low, high] the id should be, by interpolation.
+// REQUIRES: id > low, high > low.
+uint32_t InterpolatedGuess(uint32_t count, uint64_t id, uint64_t low, uint64_t high) {
+  const double share =
+      std::min(1.0, static_cast<double>(id - low) / static_cast<double>(high - low));
+  return static_cast<uint32_t>(share * static_cast<double>(count - 1));
+}
+
 uint32_t LowerBoundInPage(const char* page, uint32_t count, uint64_t id, uint64_t low,
                           uint64_t high) {
   constexpr uint32_t kWalkSteps = 8;
   uint32_t lo = 0;
   uint32_t hi = count;  // The answer is in [lo, hi].
   if (id > low && high > low) {
-    const double share =
-        std::min(1.0, static_cast<double>(id - low) / static_cast<double>(high - low));
-    const uint32_t guess = static_cast<uint32_t>(share * static_cast<double>(count - 1));
+    const uint32_t guess = InterpolatedGuess(count, id, low, high);
     uint32_t i = guess;
     if (IdAt(page, guess) < id) {
       lo = guess + 1;  // Walk up.
@@ -226,6 +232,19 @@ Status IndexFile::CheckPage(const char* data, uint64_t page, uint32_t* count) co
     return Status::Corruption(path_ + ": page " + std::to_string(page) + " entry count damaged");
   }
   return Status::Ok();
+}
+
+void IndexFile::Prefetch(uint64_t id) const {
+  const std::optional<size_t> page = fences_.PageFor(id);
+  if (!page) return;
+  const char* base = data_.load(std::memory_order_acquire) + *page * kIndexPageBytes;
+  // The last page's upper bound is its last id, itself a cache miss: its first line will do.
+  uint32_t guess = 0;
+  const uint64_t low = fences_.fence(*page);
+  if (*page + 1 < fences_.size() && id > low) {
+    guess = InterpolatedGuess(EntriesIn(*page), id, low, fences_.fence(*page + 1) - 1);
+  }
+  __builtin_prefetch(base + guess * kIndexEntryBytes);
 }
 
 Status IndexFile::Find(uint64_t id, bool* found, IndexValue* value) const {

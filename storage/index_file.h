@@ -68,6 +68,10 @@ class IndexFile {
   // verified on its first lookup in each VerifiedMarks period, not on every lookup (on the copy
   // once there is one: damage that reaches the disk after the copy was read is never seen).
   Status Find(uint64_t id, bool* found, IndexValue* value) const;
+  // Starts loading the line of the page a Find(id) reads first, without waiting for it, so that
+  // its cache miss overlaps the caller's other misses (DocStoreImpl::Get: the memtable's slot).
+  // Reads nothing but the fences; never fails; results are unaffected.
+  void Prefetch(uint64_t id) const;
 
   // Copies the index's pages into memory taken from `budget`, which the file gives back when it is
   // destroyed, and drops the file's pages from the page cache. False, and nothing taken, if the

@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "storage/hash.h"
 #include "storage/huge_page_memory.h"
 #include "storage/index_entry.h"
 
@@ -29,6 +30,9 @@ class MemTable {
   // REQUIRES: !full() or `id` already present.
   void Put(uint64_t id, const IndexValue& value);
   std::optional<IndexValue> Get(uint64_t id) const;
+  // Starts loading the slot where Get(id) looks first, without waiting for it (see
+  // IndexFile::Prefetch).
+  void Prefetch(uint64_t id) const { __builtin_prefetch(&slots_[MixId(id) & mask_]); }
 
   size_t size() const { return size_; }
   size_t capacity() const { return capacity_; }
