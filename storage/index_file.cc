@@ -23,12 +23,6 @@ constexpr size_t kTrailerAt = kEntriesPerPage * kIndexEntryBytes;  // 4080
 
 uint64_t IdAt(const char* page, uint32_t i) { return DecodeFixed64(page + i * kIndexEntryBytes); }
 
-// The first of a page's `count` ascending ids (all in [low, high]) that is >= id, or count.
-//
-// A binary search over a page's 204 entries touches about six cache lines far apart. Ids spread
-// evenly over [low, high] put the answer within a few entries of the interpolated guess, so a short
-// walk from there reads one or two adjacent lines; a page whose ids bunch up costs the walk's few
-// steps and then a binary search over what is left.
 // Where in a page of `count` ids spread over [low, high] the id should be, by interpolation.
 // REQUIRES: id > low, high > low.
 uint32_t InterpolatedGuess(uint32_t count, uint64_t id, uint64_t low, uint64_t high) {
@@ -37,6 +31,12 @@ uint32_t InterpolatedGuess(uint32_t count, uint64_t id, uint64_t low, uint64_t h
   return static_cast<uint32_t>(share * static_cast<double>(count - 1));
 }
 
+// The first of a page's `count` ascending ids (all in [low, high]) that is >= id, or count.
+//
+// A binary search over a page's 204 entries touches about six cache lines far apart. Ids spread
+// evenly over [low, high] put the answer within a few entries of the interpolated guess, so a short
+// walk from there reads one or two adjacent lines; a page whose ids bunch up costs the walk's few
+// steps and then a binary search over what is left.
 uint32_t LowerBoundInPage(const char* page, uint32_t count, uint64_t id, uint64_t low,
                           uint64_t high) {
   constexpr uint32_t kWalkSteps = 8;

@@ -70,7 +70,7 @@ class IndexFile {
   Status Find(uint64_t id, bool* found, IndexValue* value) const;
   // Starts loading the line of the page a Find(id) reads first, without waiting for it, so that
   // its cache miss overlaps the caller's other misses (DocStoreImpl::Get: the memtable's slot).
-  // Reads nothing but the fences; never fails; results are unaffected.
+  // Reads no page, only the fences; never fails; results are unaffected.
   void Prefetch(uint64_t id) const;
 
   // Copies the index's pages into memory taken from `budget`, which the file gives back when it is
