@@ -450,8 +450,9 @@ int Main(const Flags& flags) {
           deployments.push_back(StartRailyard(system, topology, dir / system, flags.node_args,
                                               flags.node_memory_limit_mb, flags.doc_cache_mb));
         }
-        if (system == "redis")
+        if (system == "redis") {
           deployments.push_back(StartRedis(topology, dir / "redis", flags.redis_args));
+        }
         if (system == "memcached" && topology == "single") {
           deployments.push_back(StartMemcached(dir / "memcached"));
         }

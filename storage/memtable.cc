@@ -30,7 +30,7 @@ MemTable::MemTable(size_t capacity)
       slots_(NewSlots(mask_ + 1)) {}
 
 size_t MemTable::SlotFor(uint64_t id) const {
-  size_t slot = static_cast<size_t>(MixId(id)) & mask_;
+  size_t slot = HomeSlot(id);
   while (slots_[slot].used() && slots_[slot].id != id) slot = (slot + 1) & mask_;
   return slot;
 }

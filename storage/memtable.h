@@ -32,7 +32,7 @@ class MemTable {
   std::optional<IndexValue> Get(uint64_t id) const;
   // Starts loading the slot where Get(id) looks first, without waiting for it (see
   // IndexFile::Prefetch).
-  void Prefetch(uint64_t id) const { __builtin_prefetch(&slots_[MixId(id) & mask_]); }
+  void Prefetch(uint64_t id) const { __builtin_prefetch(&slots_[HomeSlot(id)]); }
 
   size_t size() const { return size_; }
   size_t capacity() const { return capacity_; }
@@ -54,6 +54,8 @@ class MemTable {
     void operator()(Slot* slots) const;
   };
   static std::unique_ptr<Slot[], FreeSlots> NewSlots(size_t slots);
+  // Where the probe for `id` starts.
+  size_t HomeSlot(uint64_t id) const { return static_cast<size_t>(MixId(id)) & mask_; }
   size_t SlotFor(uint64_t id) const;
 
   size_t capacity_;

@@ -361,7 +361,7 @@ Status SegmentLog::ReadEntry(const DocAddress& address, uint64_t id, std::string
     // not depend on each other: started here, their misses overlap each other and this lock's
     // release (docstore_impl.cc's Get says why that matters). Never faults, changes nothing.
     if (address.block_offset < visible) {
-      const char* block = it->second.mapping->data + address.block_offset;
+      const char* block = mapping->data + address.block_offset;
       __builtin_prefetch(block);
       __builtin_prefetch(block + kBlockHeaderBytes + 4 * (1 + size_t{address.index}));
     }
