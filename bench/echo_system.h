@@ -7,6 +7,7 @@
 #include <string>
 
 #include "bench/closed_loop.h"
+#include "core/rpc/io_engine.h"
 #include "core/rpc/status.h"
 
 namespace railyard::bench {
@@ -45,9 +46,10 @@ enum class RailyardSelection { kDefault, kFastPath };
 
 // `loop` must outlive the returned system. `client_threads`: the client's I/O threads (raw and
 // Boxcar alike, so that raw stays the limit for the same shape; gRPC manages its own).
+// `io_engine`: the server's and the client's (rpc::IoEngine; kAuto is the runtime's default).
 std::unique_ptr<EchoSystem> MakeRailyardEcho(ClosedLoop& loop, std::string payload,
-                                             RailyardSelection selection,
-                                             size_t client_threads = 1);
+                                             RailyardSelection selection, size_t client_threads = 1,
+                                             rpc::IoEngine io_engine = rpc::IoEngine::kAuto);
 std::unique_ptr<EchoSystem> MakeGrpcEcho(ClosedLoop& loop, std::string payload);
 // The physical limit: length-prefixed frames over plain asio, nothing else (bench/raw_echo.cc).
 std::unique_ptr<EchoSystem> MakeRawEcho(ClosedLoop& loop, std::string payload,

@@ -19,11 +19,12 @@ constexpr size_t kMinPoolSize = 32;
 class RailyardEcho final : public EchoSystem {
  public:
   RailyardEcho(ClosedLoop& loop, std::string payload, RailyardSelection selection,
-               size_t client_threads)
+               size_t client_threads, rpc::IoEngine io_engine)
       : loop_(loop),
         payload_(std::move(payload)),
         selection_(selection),
-        client_threads_(std::max<size_t>(1, client_threads)) {}
+        client_threads_(std::max<size_t>(1, client_threads)),
+        io_engine_(io_engine) {}
   ~RailyardEcho() override { Stop(); }
 
   rpc::Status Start(size_t concurrency) override {
@@ -33,6 +34,7 @@ class RailyardEcho final : public EchoSystem {
     // The echo handler runs inline, so the worker pool stays idle; 0 would mean 16 threads, and
     // the pool cannot be switched off, so keep it to one.
     server_options.worker_threads = 1;
+    server_options.io_engine = io_engine_;
     server_ = std::make_unique<rpc::Server>(server_options);
     server_->RegisterHandler(
         kMethod,
@@ -42,12 +44,14 @@ class RailyardEcho final : public EchoSystem {
         rpc::Dispatch::kInline);
     if (rpc::Status status = server_->Start(); !status.ok()) return status;
     server_threads_ = server_options.io_threads;
+    engine_ = server_->io_engine();
 
     rpc::ClientOptions client_options;
     client_options.servers = {server_->endpoint()};
     client_options.pool_size = std::max(concurrency, kMinPoolSize);
     client_options.io_threads = client_threads_;
     client_options.client_name = "rpc-bench";
+    client_options.io_engine = io_engine_;
     client_options.default_timeout = kCallTimeout;
     if (selection_ == RailyardSelection::kFastPath) {
       client_options.policy = rpc::LowestSlotFastPathPolicy();
@@ -81,8 +85,9 @@ class RailyardEcho final : public EchoSystem {
   }
 
   std::string Describe() const override {
-    return "server: " + std::to_string(server_threads_) +
-           " I/O threads, inline echo handler; client: " + std::to_string(client_threads_) +
+    return "server: " + std::to_string(server_threads_) + " I/O threads on " +
+           std::string(rpc::IoEngineName(engine_)) +
+           ", inline echo handler; client: " + std::to_string(client_threads_) +
            " I/O thread(s), pool of " + std::to_string(pool_size_) + " connections, " +
            (selection_ == RailyardSelection::kFastPath ? "stateless lowest-slot fast path"
                                                        : "default policy (lowest slot, balance)");
@@ -104,6 +109,8 @@ class RailyardEcho final : public EchoSystem {
   const std::string payload_;
   const RailyardSelection selection_;
   const size_t client_threads_;
+  const rpc::IoEngine io_engine_;
+  rpc::IoEngine engine_ = rpc::IoEngine::kEpoll;  // What the server runs on.
   std::unique_ptr<rpc::Server> server_;
   std::unique_ptr<rpc::Client> client_;
   size_t server_threads_ = 0;
@@ -114,8 +121,10 @@ class RailyardEcho final : public EchoSystem {
 }  // namespace
 
 std::unique_ptr<EchoSystem> MakeRailyardEcho(ClosedLoop& loop, std::string payload,
-                                             RailyardSelection selection, size_t client_threads) {
-  return std::make_unique<RailyardEcho>(loop, std::move(payload), selection, client_threads);
+                                             RailyardSelection selection, size_t client_threads,
+                                             rpc::IoEngine io_engine) {
+  return std::make_unique<RailyardEcho>(loop, std::move(payload), selection, client_threads,
+                                        io_engine);
 }
 
 }  // namespace railyard::bench

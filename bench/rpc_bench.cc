@@ -78,6 +78,14 @@ std::unique_ptr<EchoSystem> MakeSystem(const std::string& name, ClosedLoop& loop
 #endif
   if (name == "railyard" || name == "boxcar")
     return MakeRailyardEcho(loop, MakePayload(), RailyardSelection::kDefault, client_threads);
+  if (name == "boxcar-epoll") {
+    return MakeRailyardEcho(loop, MakePayload(), RailyardSelection::kDefault, client_threads,
+                            rpc::IoEngine::kEpoll);
+  }
+  if (name == "boxcar-uring") {
+    return MakeRailyardEcho(loop, MakePayload(), RailyardSelection::kDefault, client_threads,
+                            rpc::IoEngine::kIoUring);
+  }
   if (name == "railyard-fastpath") {
     return MakeRailyardEcho(loop, MakePayload(), RailyardSelection::kFastPath, client_threads);
   }
@@ -167,10 +175,13 @@ int main(int argc, char** argv) {
                  "Comma-separated systems to run: raw (length-prefixed frames over plain asio), "
                  "raw-uring (the same driven by io_uring, if built with liburing; skipped with a "
                  "message where the kernel refuses io_uring), railyard (or "
-                 "boxcar), railyard-fastpath (the stateless lowest-slot policy), grpc")
+                 "boxcar: the runtime's default I/O engine), boxcar-epoll and boxcar-uring (Boxcar "
+                 "on each engine; on io_uring where the kernel allows it, else epoll, as its "
+                 "description line says), railyard-fastpath (the stateless lowest-slot policy), "
+                 "grpc")
       ->delimiter(',')
-      ->check(
-          CLI::IsMember({"raw", "raw-uring", "railyard", "boxcar", "railyard-fastpath", "grpc"}))
+      ->check(CLI::IsMember({"raw", "raw-uring", "railyard", "boxcar", "boxcar-epoll",
+                             "boxcar-uring", "railyard-fastpath", "grpc"}))
       ->capture_default_str();
   app.add_option("--repeat", flags.repeat,
                  "Repetitions; each runs every system at every concurrency, interleaved")

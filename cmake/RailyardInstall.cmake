@@ -52,6 +52,7 @@ if(RAILYARD_SHARED_LIBS)
   # only once found again.
   find_package(OpenSSL REQUIRED)
   pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)
+  pkg_check_modules(LIBURING REQUIRED IMPORTED_TARGET liburing)
   pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
   find_package(SQLite3 REQUIRED)
   foreach(name ${railyard_compiled})

@@ -19,7 +19,7 @@ packages=(
   clang libclang-rt-14-dev
   # Peers for the side-by-side benchmarks.
   libgrpc++-dev protobuf-compiler-grpc libleveldb-dev librocksdb-dev libkyotocabinet-dev
-  liburing-dev  # rpc_bench's raw-uring system: raw's frames driven by io_uring.
+  liburing-dev  # Boxcar's io_uring engine (core/rpc/uring_service.cc), rpc_bench's raw-uring.
   # service_bench's peers and their clients (it starts its own servers on free loopback ports).
   redis-server memcached libhiredis-dev libmemcached-dev
   gdb  # The threads of a replica that stopped applying, when an e2e test waits for it in vain.

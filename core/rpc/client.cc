@@ -19,6 +19,7 @@
 #include "core/rpc/selection_policy.h"
 #include "core/rpc/subset_membership.h"
 #include "core/rpc/tls_context.h"
+#include "core/rpc/uring_service.h"
 #include "railyard/rpc.pb.h"
 
 namespace railyard::rpc {
@@ -652,7 +653,8 @@ struct Client::Impl final : internal::ConnectionObserver {
       }
     }
     auto conn = std::make_shared<ClientConnection>(asio::make_strand(Context()), target, address,
-                                                   options.max_frame_bytes, this, tls, WorkToken());
+                                                   options.max_frame_bytes, this, tls, WorkToken(),
+                                                   uring.load(std::memory_order_relaxed));
     SetOpening(conn, true);
     const Status opened = co_await asio::co_spawn(
         conn->executor(), conn->Open(endpoint, hello, options.connect_timeout),
@@ -880,6 +882,8 @@ struct Client::Impl final : internal::ConnectionObserver {
   // Set by Start when options.tls is, then only read. Declared before io so that it outlives
   // every connection's TLS stream.
   std::unique_ptr<asio::ssl::context> tls_context;
+  // Plain connections on io_uring (ClientOptions::io_engine), decided by Start.
+  std::atomic<bool> uring{false};
   // Declared first so it is destroyed last: handlers still queued in it reference the rest.
   // Unused when the client runs on shared_io.
   asio::io_context io;
@@ -972,9 +976,22 @@ Status Client::Start() {
     m.tls_context = std::move(context);
   }
   if (m.started.exchange(true)) return {Code::kFailedPrecondition, "client already started"};
+  const internal::IoEngineChoice engine =
+      internal::ChooseIoEngine(m.options.io_engine, m.options.tls.has_value(), m.Context());
+  m.uring = engine.uring;
+  // Once a process: a program may run many clients (the console, one per node it watches).
+  static std::atomic<bool> fallback_logged{false};
+  if (!engine.uring && engine.description.find("no io_uring") != std::string::npos &&
+      !fallback_logged.exchange(true)) {
+    internal::Log(LogLevel::kInfo, "Boxcar clients' connections on {}", engine.description);
+  }
   if (!m.shared_io) {
     m.io_work.emplace(asio::make_work_guard(m.io));
-    for (size_t i = 0; i < m.options.io_threads; ++i) m.threads.emplace_back([&m] { m.io.run(); });
+    for (size_t i = 0; i < m.options.io_threads; ++i)
+      m.threads.emplace_back([&m] {
+        internal::MarkBoxcarIoThread();
+        m.io.run();
+      });
   }
   const size_t acquirers = std::max<size_t>(1, m.options.refill_parallelism);
   for (size_t i = 0; i < acquirers; ++i) {

@@ -14,6 +14,7 @@
 #include "core/balance/subsetting.h"
 #include "core/rpc/endpoint.h"
 #include "core/rpc/frame_limits.h"
+#include "core/rpc/io_engine.h"
 #include "core/rpc/io_threads.h"
 #include "core/rpc/status.h"
 #include "core/rpc/tls.h"
@@ -78,6 +79,9 @@ struct ClientOptions {
   // Set: the client runs on these threads, shared with other clients, and starts none of its own
   // (io_threads does not apply); its Stop waits until its work on them has ended.
   std::shared_ptr<IoThreads> io;
+  // What plain connections do their reads and writes on (io_engine.h). Where io_uring was meant
+  // but the kernel refused it, the first client of the process logs why.
+  IoEngine io_engine = IoEngine::kAuto;
   uint32_t max_frame_bytes = kDefaultMaxFrameBytes;
   // null (and no `balance`): balance::PolicyKind::kLowestSlot with flow control and telemetry.
   // Its flow control lets one server have at most half the pool in flight (16 for the default 32,

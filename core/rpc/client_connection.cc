@@ -12,10 +12,11 @@ using Clock = std::chrono::steady_clock;
 ClientConnection::ClientConnection(asio::any_io_executor strand, uint32_t server,
                                    std::string server_address, uint32_t max_frame_bytes,
                                    ConnectionObserver* observer, const ConnectionTls& tls,
-                                   std::shared_ptr<void> owner_work)
+                                   std::shared_ptr<void> owner_work, bool uring)
     : owner_work_(std::move(owner_work)),
       strand_(strand),
       transport_(tls.context ? Transport(asio::ip::tcp::socket(strand), *tls.context)
+                 : uring     ? Transport(asio::ip::tcp::socket(strand), UseUring{})
                              : Transport(asio::ip::tcp::socket(strand))),
       tls_server_name_(tls.server_name),
       tls_verify_peer_(tls.verify_peer),

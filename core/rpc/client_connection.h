@@ -68,6 +68,9 @@ class PendingAttempt {
 // for long-idle connections) and is checked at a longer interval: a settled Boxcar client sends
 // nearly every call on its lowest slot, so most of its pool is inactive.
 //
+// `uring`: a plain connection's reads and writes go through the io_context's io_uring
+// (REQUIRES: UringOf(strand's context).available()).
+//
 // Thread safety: Send and Close from any thread; Open before anything else; everything else on
 // the strand. The observer must outlive the connection's strand work: `owner_work`, if set, is
 // released as the connection's last act (its owner waits for that before it goes).
@@ -75,7 +78,8 @@ class ClientConnection : public std::enable_shared_from_this<ClientConnection> {
  public:
   ClientConnection(asio::any_io_executor strand, uint32_t server, std::string server_address,
                    uint32_t max_frame_bytes, ConnectionObserver* observer,
-                   const ConnectionTls& tls = {}, std::shared_ptr<void> owner_work = nullptr);
+                   const ConnectionTls& tls = {}, std::shared_ptr<void> owner_work = nullptr,
+                   bool uring = false);
 
   // Connects to `target`, does the TLS handshake if any, says hello and reads the welcome, all
   // within `timeout`.

@@ -93,6 +93,8 @@ asio::awaitable<Status> ReadFrame(Stream& stream, FrameReadBuffers& buffers,
 
 template asio::awaitable<Status> ReadFrame(asio::ip::tcp::socket&, FrameReadBuffers&, uint32_t,
                                            Frame&, const std::function<void()>&);
+template asio::awaitable<Status> ReadFrame(UringStream&, FrameReadBuffers&, uint32_t, Frame&,
+                                           const std::function<void()>&);
 template asio::awaitable<Status> ReadFrame(asio::ssl::stream<asio::ip::tcp::socket>&,
                                            FrameReadBuffers&, uint32_t, Frame&,
                                            const std::function<void()>&);

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "core/rpc/frame.h"
+#include "core/rpc/uring_stream.h"
 #include "railyard/rpc.pb.h"
 
 namespace railyard::rpc::internal {
@@ -53,7 +54,8 @@ class FrameReadBuffers {
 // or UNAVAILABLE/PROTOCOL_ERROR saying what went wrong. The length is checked against
 // `max_frame_bytes` before room is made for the body. `on_header`, if set, runs once the header
 // has arrived (the server starts its frame-completion timer there).
-// Stream: asio::ip::tcp::socket or asio::ssl::stream of one (instantiated in frame_io.cc).
+// Stream: asio::ip::tcp::socket, UringStream or asio::ssl::stream of a socket (instantiated in
+// frame_io.cc).
 template <typename Stream>
 asio::awaitable<Status> ReadFrame(Stream& stream, FrameReadBuffers& buffers,
                                   uint32_t max_frame_bytes, Frame& frame,
@@ -61,6 +63,8 @@ asio::awaitable<Status> ReadFrame(Stream& stream, FrameReadBuffers& buffers,
 
 extern template asio::awaitable<Status> ReadFrame(asio::ip::tcp::socket&, FrameReadBuffers&,
                                                   uint32_t, Frame&, const std::function<void()>&);
+extern template asio::awaitable<Status> ReadFrame(UringStream&, FrameReadBuffers&, uint32_t, Frame&,
+                                                  const std::function<void()>&);
 extern template asio::awaitable<Status> ReadFrame(asio::ssl::stream<asio::ip::tcp::socket>&,
                                                   FrameReadBuffers&, uint32_t, Frame&,
                                                   const std::function<void()>&);

@@ -7,6 +7,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/rpc/uring_service.h"
+
 namespace railyard::rpc {
 
 struct IoThreads::Impl {
@@ -18,7 +20,10 @@ struct IoThreads::Impl {
 IoThreads::IoThreads(size_t threads) : impl_(std::make_unique<Impl>()) {
   impl_->work.emplace(asio::make_work_guard(impl_->io));
   for (size_t i = 0; i < std::max<size_t>(1, threads); ++i) {
-    impl_->threads.emplace_back([&io = impl_->io] { io.run(); });
+    impl_->threads.emplace_back([&io = impl_->io] {
+      internal::MarkBoxcarIoThread();
+      io.run();
+    });
   }
 }
 

@@ -9,6 +9,7 @@
 #include "core/rpc/server_session.h"
 #include "core/rpc/tls_context.h"
 #include "core/rpc/transport.h"
+#include "core/rpc/uring_service.h"
 
 namespace railyard::rpc {
 namespace internal {
@@ -139,7 +140,9 @@ struct Server::Impl {
   // closes it; bounded by the handshake timeout so a peer that never reads cannot keep it.
   asio::awaitable<void> RefuseConnection(asio::ip::tcp::socket socket) {
     const std::shared_ptr<asio::ssl::context> tls = core.TlsContext();
-    Transport transport = tls ? Transport(std::move(socket), *tls) : Transport(std::move(socket));
+    Transport transport = tls                 ? Transport(std::move(socket), *tls)
+                          : core.uring.load() ? Transport(std::move(socket), internal::UseUring{})
+                                              : Transport(std::move(socket));
     Frame frame;
     wire::Welcome* welcome = frame.mutable_welcome();
     welcome->set_protocol_version(kProtocolVersion);
@@ -209,12 +212,16 @@ Status Server::Start() {
     m.core.handlers_ready = true;
     m.core.state = ServerState::kServing;
   }
+  const internal::IoEngineChoice engine =
+      internal::ChooseIoEngine(m.core.options.io_engine, m.core.options.tls.has_value(), m.core.io);
+  m.core.uring = engine.uring;
   asio::co_spawn(m.accept_strand, m.AcceptLoop(), asio::detached);
   size_t threads = m.core.options.io_threads;
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   for (size_t i = 0; i < threads; ++i) {
     m.threads.emplace_back([&io = m.core.io] {
       auto guard = asio::make_work_guard(io);
+      internal::MarkBoxcarIoThread();
       io.run();
     });
   }
@@ -222,13 +229,17 @@ Status Server::Start() {
     base::MutexLock lock(m.stop_mu);
     m.started = true;
   }
-  internal::Log(LogLevel::kInfo, "server {} listening on {}:{} ({}, {} I/O threads){}", m.name,
-                m.core.options.host, m.port, DescribeServerTls(m.core.options.tls), threads,
-                m.core.options.serve_on_start ? "" : ", starting");
+  internal::Log(LogLevel::kInfo, "server {} listening on {}:{} ({}, {} I/O threads on {}){}",
+                m.name, m.core.options.host, m.port, DescribeServerTls(m.core.options.tls), threads,
+                engine.description, m.core.options.serve_on_start ? "" : ", starting");
   return Status::Ok();
 }
 
 uint16_t Server::port() const { return impl_->port; }
+
+IoEngine Server::io_engine() const {
+  return impl_->core.uring.load() ? IoEngine::kIoUring : IoEngine::kEpoll;
+}
 
 Endpoint Server::endpoint() const { return {impl_->core.options.host, impl_->port}; }
 

@@ -13,6 +13,7 @@
 #include "core/base/load_report.h"
 #include "core/rpc/endpoint.h"
 #include "core/rpc/frame_limits.h"
+#include "core/rpc/io_engine.h"
 #include "core/rpc/slot_info.h"
 #include "core/rpc/status.h"
 #include "core/rpc/tls.h"
@@ -40,6 +41,9 @@ struct ServerOptions {
   uint16_t port = 0;      // 0: the OS chooses; read it back with Server::port().
   std::string name;       // Shown to clients in the handshake and in logs.
   size_t io_threads = 0;  // 0: one per core.
+  // What plain connections do their reads and writes on (io_engine.h); Start's log line says
+  // which one runs, and io_engine() tells.
+  IoEngine io_engine = IoEngine::kAuto;
   // For kWorkerPool handlers; 0: kDefaultWorkerThreads. Also the capacity that
   // LoadReport::utilization is relative to.
   size_t worker_threads = 0;
@@ -167,6 +171,8 @@ class Server {
   // a TLS file cannot be used (the message names the file).
   Status Start();
   uint16_t port() const;
+  // What plain connections run on since Start: kIoUring or kEpoll (never kAuto).
+  IoEngine io_engine() const;
   Endpoint endpoint() const;
   const std::string& name() const;
 

@@ -48,6 +48,9 @@ struct ServerCore {
   // Set once handlers are frozen (Start with serve_on_start, else MarkServing); until then a
   // request never looks at `handlers`, which may still be growing.
   std::atomic<bool> handlers_ready{false};
+  // Plain connections on io_uring (ServerOptions::io_engine), decided by Start before the first
+  // accept.
+  std::atomic<bool> uring{false};
   // When the latest request arrived (steady clock, ns since its epoch): a drain ends after a
   // quiet period without one.
   std::atomic<int64_t> last_request_ns{0};

@@ -16,8 +16,9 @@ ServerSession::ServerSession(ServerCore& core, asio::ip::tcp::socket socket)
     : core_(core),
       strand_(socket.get_executor()),
       tls_context_(core.TlsContext()),
-      transport_(tls_context_ ? Transport(std::move(socket), *tls_context_)
-                              : Transport(std::move(socket))),
+      transport_(tls_context_        ? Transport(std::move(socket), *tls_context_)
+                 : core.uring.load() ? Transport(std::move(socket), UseUring{})
+                                     : Transport(std::move(socket))),
       handshake_timer_(strand_),
       read_timer_(strand_) {
   asio::error_code ec;

@@ -6,11 +6,15 @@ namespace railyard::rpc::internal {
 Transport::Transport(asio::ip::tcp::socket socket)
     : stream_(std::in_place_type<asio::ip::tcp::socket>, std::move(socket)) {}
 
+Transport::Transport(asio::ip::tcp::socket socket, UseUring)
+    : stream_(std::in_place_type<UringStream>, std::move(socket)) {}
+
 Transport::Transport(asio::ip::tcp::socket socket, asio::ssl::context& context)
     : stream_(std::in_place_type<TlsStream>, std::move(socket), context) {}
 
 asio::ip::tcp::socket& Transport::socket() {
   if (auto* plain = std::get_if<asio::ip::tcp::socket>(&stream_)) return *plain;
+  if (auto* uring = std::get_if<UringStream>(&stream_)) return uring->socket();
   return std::get<TlsStream>(stream_).next_layer();
 }
 
@@ -26,6 +30,8 @@ asio::awaitable<asio::error_code> Transport::Write(asio::const_buffer buffer) {
   asio::error_code ec;
   if (auto* plain = std::get_if<asio::ip::tcp::socket>(&stream_)) {
     co_await asio::async_write(*plain, buffer, asio::redirect_error(asio::use_awaitable, ec));
+  } else if (auto* uring = std::get_if<UringStream>(&stream_)) {
+    co_await asio::async_write(*uring, buffer, asio::redirect_error(asio::use_awaitable, ec));
   } else {
     co_await asio::async_write(tls(), buffer, asio::redirect_error(asio::use_awaitable, ec));
   }
@@ -33,6 +39,10 @@ asio::awaitable<asio::error_code> Transport::Write(asio::const_buffer buffer) {
 }
 
 void Transport::Close() {
+  if (auto* uring = std::get_if<UringStream>(&stream_)) {
+    uring->Close();
+    return;
+  }
   asio::ip::tcp::socket& tcp = socket();
   asio::error_code ignored;
   tcp.shutdown(asio::ip::tcp::socket::shutdown_both, ignored);

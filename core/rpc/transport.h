@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// Internal to core/rpc: one connection's byte stream, plain TCP or TLS over TCP. Each operation
+// Internal to core/rpc: one connection's byte stream: plain TCP on asio's epoll reactor, plain TCP
+// on the io_context's io_uring (UringStream), or TLS over TCP (always on epoll). Each operation
 // picks its stream with one branch, so plain connections pay no per-byte indirection for TLS.
 
 #include <asio.hpp>
@@ -14,20 +15,27 @@
 #include "core/rpc/frame_io.h"
 #include "core/rpc/status.h"
 #include "core/rpc/tls_context.h"
+#include "core/rpc/uring_stream.h"
 
 namespace railyard::rpc::internal {
+
+// Chooses Transport's io_uring constructor.
+struct UseUring {};
 
 // Thread safety: none; use from the connection's strand.
 class Transport {
  public:
-  // A plain connection.
+  // A plain connection on epoll.
   explicit Transport(asio::ip::tcp::socket socket);
+  // A plain connection on io_uring. REQUIRES: UringOf(socket's context).available().
+  Transport(asio::ip::tcp::socket socket, UseUring);
   // TLS over `socket` (connected or not yet). `context` must outlive the transport.
   Transport(asio::ip::tcp::socket socket, asio::ssl::context& context);
   Transport(const Transport&) = delete;
   Transport& operator=(const Transport&) = delete;
 
   bool is_tls() const { return std::holds_alternative<TlsStream>(stream_); }
+  bool is_uring() const { return std::holds_alternative<UringStream>(stream_); }
   // The TCP socket underneath (for connect, options, endpoints and closing).
   asio::ip::tcp::socket& socket();
   // REQUIRES: is_tls().
@@ -51,6 +59,8 @@ class Transport {
   void AsyncWrite(asio::const_buffer buffer, Handler&& handler) {
     if (auto* plain = std::get_if<asio::ip::tcp::socket>(&stream_)) {
       asio::async_write(*plain, buffer, std::forward<Handler>(handler));
+    } else if (auto* uring = std::get_if<UringStream>(&stream_)) {
+      asio::async_write(*uring, buffer, std::forward<Handler>(handler));
     } else {
       asio::async_write(std::get<TlsStream>(stream_), buffer, std::forward<Handler>(handler));
     }
@@ -59,11 +69,12 @@ class Transport {
   asio::awaitable<asio::error_code> Write(asio::const_buffer buffer);
 
   // Shuts down and closes the TCP socket at once (no TLS close_notify: a peer that stopped
-  // reading must not be able to hold the close). Idempotent.
+  // reading must not be able to hold the close; on io_uring the number is given back once what
+  // was queued on it has reached the kernel). Idempotent.
   void Close();
 
  private:
-  std::variant<asio::ip::tcp::socket, TlsStream> stream_;
+  std::variant<asio::ip::tcp::socket, UringStream, TlsStream> stream_;
 };
 
 }  // namespace railyard::rpc::internal

@@ -151,6 +151,8 @@ class TlsTest : public QObject {
     Status started;
     auto server = StartServer(ServerTls(files_), &started);
     QVERIFY2(started.ok(), started.ToString().c_str());
+    // TLS stays on epoll whatever the default engine (io_engine.h).
+    QCOMPARE(server->io_engine(), IoEngine::kEpoll);
     Client client(TlsClient(*server, 4, ClientTls(files_.ca_cert)));
     QVERIFY(client.Start().ok());
     QVERIFY(client.WaitForPool(4, milliseconds(10000)));
