@@ -53,6 +53,31 @@ void Frames(const fs::path& dir) {
   }
 }
 
+// The boxcar_stream target's inputs: a byte that picks the write size, then what a peer sends.
+void Streams(const fs::path& dir) {
+  rpc::Frame hello;
+  hello.mutable_hello()->set_protocol_version(rpc::kProtocolVersion);
+  hello.mutable_hello()->set_client_id(42);
+  hello.mutable_hello()->set_client_name("seed");
+  rpc::Frame echo;
+  echo.mutable_request()->set_id(1);
+  echo.mutable_request()->set_method("fuzz.Echo");
+  echo.mutable_request()->set_payload(std::string(300, 'e'));
+  rpc::Frame ping;
+  ping.mutable_ping()->set_id(2);
+  std::string conversation;
+  for (const rpc::Frame* f : {&hello, &echo, &ping, &echo})
+    rpc::AppendEncodedFrame(*f, conversation);
+  Save(dir / "stream-whole", std::string(1, '\0') + conversation);
+  Save(dir / "stream-bytewise", std::string(1, '\1') + conversation);
+  Save(dir / "stream-7s", std::string(1, '\7') + conversation);
+  std::string cut;
+  rpc::AppendEncodedFrame(hello, cut);
+  rpc::AppendEncodedFrame(echo, cut);
+  cut.resize(cut.size() - 100);  // The request stops mid-body.
+  Save(dir / "stream-cut", std::string(1, '\3') + cut);
+}
+
 void Storage(const fs::path& corpus, const fs::path& scratch) {
   storage::BlockBuilder block;
   for (uint64_t id = 0; id < 3; ++id)
@@ -142,6 +167,7 @@ int main(int argc, char** argv) {
   fs::remove_all(scratch);
   fs::create_directories(scratch);
   Frames(corpus / "frame");
+  Streams(corpus / "boxcar_stream");
   Storage(corpus, scratch);
   Recording(corpus, scratch);
   for (const char* name : {"railyard-node.textproto", "cluster.textproto"}) {
