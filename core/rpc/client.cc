@@ -981,8 +981,7 @@ Status Client::Start() {
   m.uring = engine.uring;
   // Once a process: a program may run many clients (the console, one per node it watches).
   static std::atomic<bool> fallback_logged{false};
-  if (!engine.uring && engine.description.find("no io_uring") != std::string::npos &&
-      !fallback_logged.exchange(true)) {
+  if (engine.refused && !fallback_logged.exchange(true)) {
     internal::Log(LogLevel::kInfo, "Boxcar clients' connections on {}", engine.description);
   }
   if (!m.shared_io) {

@@ -15,9 +15,7 @@ ClientConnection::ClientConnection(asio::any_io_executor strand, uint32_t server
                                    std::shared_ptr<void> owner_work, bool uring)
     : owner_work_(std::move(owner_work)),
       strand_(strand),
-      transport_(tls.context ? Transport(asio::ip::tcp::socket(strand), *tls.context)
-                 : uring     ? Transport(asio::ip::tcp::socket(strand), UseUring{})
-                             : Transport(asio::ip::tcp::socket(strand))),
+      transport_(Transport::Make(asio::ip::tcp::socket(strand), tls.context, uring)),
       tls_server_name_(tls.server_name),
       tls_verify_peer_(tls.verify_peer),
       deadline_timer_(strand),

@@ -140,9 +140,7 @@ struct Server::Impl {
   // closes it; bounded by the handshake timeout so a peer that never reads cannot keep it.
   asio::awaitable<void> RefuseConnection(asio::ip::tcp::socket socket) {
     const std::shared_ptr<asio::ssl::context> tls = core.TlsContext();
-    Transport transport = tls                 ? Transport(std::move(socket), *tls)
-                          : core.uring.load() ? Transport(std::move(socket), internal::UseUring{})
-                                              : Transport(std::move(socket));
+    Transport transport = Transport::Make(std::move(socket), tls.get(), core.uring.load());
     Frame frame;
     wire::Welcome* welcome = frame.mutable_welcome();
     welcome->set_protocol_version(kProtocolVersion);

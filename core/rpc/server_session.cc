@@ -16,9 +16,7 @@ ServerSession::ServerSession(ServerCore& core, asio::ip::tcp::socket socket)
     : core_(core),
       strand_(socket.get_executor()),
       tls_context_(core.TlsContext()),
-      transport_(tls_context_        ? Transport(std::move(socket), *tls_context_)
-                 : core.uring.load() ? Transport(std::move(socket), UseUring{})
-                                     : Transport(std::move(socket))),
+      transport_(Transport::Make(std::move(socket), tls_context_.get(), core.uring.load())),
       handshake_timer_(strand_),
       read_timer_(strand_) {
   asio::error_code ec;

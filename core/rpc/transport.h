@@ -31,11 +31,17 @@ class Transport {
   Transport(asio::ip::tcp::socket socket, UseUring);
   // TLS over `socket` (connected or not yet). `context` must outlive the transport.
   Transport(asio::ip::tcp::socket socket, asio::ssl::context& context);
+  // The one a connection of a server or client speaks: TLS if `tls` is set, else io_uring if
+  // `uring`, else plain epoll.
+  static Transport Make(asio::ip::tcp::socket socket, asio::ssl::context* tls, bool uring) {
+    if (tls != nullptr) return Transport(std::move(socket), *tls);
+    if (uring) return Transport(std::move(socket), UseUring{});
+    return Transport(std::move(socket));
+  }
   Transport(const Transport&) = delete;
   Transport& operator=(const Transport&) = delete;
 
   bool is_tls() const { return std::holds_alternative<TlsStream>(stream_); }
-  bool is_uring() const { return std::holds_alternative<UringStream>(stream_); }
   // The TCP socket underneath (for connect, options, endpoints and closing).
   asio::ip::tcp::socket& socket();
   // REQUIRES: is_tls().

@@ -7,11 +7,8 @@
 
 #include <cerrno>
 #include <chrono>
-#include <condition_variable>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
-#include <functional>
 #include <mutex>
 #include <thread>
 #include <utility>
@@ -57,6 +54,9 @@ struct UringService::Ring {
   void OnWake(const asio::error_code& ec);
   // Runs every completion there is.
   void Reap();
+  // Advances past every completion in the queue, appending each operation's with its result.
+  // REQUIRES: one caller at a time (cq_mu, or shutdown).
+  void TakeCompletions(std::vector<std::pair<Operation*, int>>& into);
   void Link(Operation* op);
   void Unlink(Operation* op);
   void Shutdown();
@@ -65,7 +65,6 @@ struct UringService::Ring {
   io_uring ring{};
   bool ready = false;
   std::string reason;
-  int wake_fd = -1;
   asio::posix::stream_descriptor wake;  // The eventfd the ring signals each completion on.
   uint64_t wake_count = 0;              // Where the outstanding read of `wake` lands.
 
@@ -103,7 +102,7 @@ void UringService::Ring::Init() {
     reason = "the kernel's io_uring is too old (needs 5.7's fast poll)";
     return;
   }
-  wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+  const int wake_fd = ::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   if (wake_fd < 0) {
     reason = "eventfd: " + ErrnoText(errno);
     io_uring_queue_exit(&ring);
@@ -194,15 +193,7 @@ void UringService::Ring::Reap() {
   std::vector<std::pair<Operation*, int>> done;
   {
     std::lock_guard reap(cq_mu);
-    unsigned head = 0;
-    unsigned seen = 0;
-    io_uring_cqe* cqe = nullptr;
-    io_uring_for_each_cqe(&ring, head, cqe) {
-      ++seen;
-      if (auto* op = static_cast<Operation*>(io_uring_cqe_get_data(cqe)))
-        reaped.emplace_back(op, cqe->res);
-    }
-    io_uring_cq_advance(&ring, seen);
+    TakeCompletions(reaped);
     if (reaped.empty()) return;
     done.swap(reaped);
   }
@@ -216,6 +207,18 @@ void UringService::Ring::Reap() {
     done.clear();
     reaped.swap(done);
   }
+}
+
+void UringService::Ring::TakeCompletions(std::vector<std::pair<Operation*, int>>& into) {
+  unsigned head = 0;
+  unsigned seen = 0;
+  io_uring_cqe* cqe = nullptr;
+  io_uring_for_each_cqe(&ring, head, cqe) {
+    ++seen;
+    if (auto* op = static_cast<Operation*>(io_uring_cqe_get_data(cqe)))
+      into.emplace_back(op, cqe->res);
+  }
+  io_uring_cq_advance(&ring, seen);
 }
 
 void UringService::Ring::Link(Operation* op) {
@@ -237,7 +240,8 @@ void UringService::Ring::Unlink(Operation* op) {
 
 void UringService::Ring::Shutdown() {
   std::vector<int> to_close;
-  std::vector<Operation*> finished;  // Destroyed on this thread, as asio destroys its handlers.
+  // Destroyed on this thread, as asio destroys its handlers.
+  std::vector<std::pair<Operation*, int>> finished;
   {
     std::lock_guard lock(sq_mu);
     stopping = true;
@@ -271,16 +275,9 @@ void UringService::Ring::Shutdown() {
         io_uring_cqe* cqe = nullptr;
         const int rc = io_uring_wait_cqe_timeout(&ring, &cqe, &wait);
         if (rc < 0 && rc != -ETIME && rc != -EINTR) break;
-        unsigned head = 0;
-        unsigned seen = 0;
-        io_uring_for_each_cqe(&ring, head, cqe) {
-          ++seen;
-          if (auto* op = static_cast<Operation*>(io_uring_cqe_get_data(cqe))) {
-            Unlink(op);
-            finished.push_back(op);
-          }
-        }
-        io_uring_cq_advance(&ring, seen);
+        const size_t before = finished.size();
+        TakeCompletions(finished);
+        for (size_t i = before; i < finished.size(); ++i) Unlink(finished[i].first);
       }
       // Closing the ring cancels whatever did not answer in time.
       io_uring_unregister_eventfd(&ring);
@@ -288,7 +285,7 @@ void UringService::Ring::Shutdown() {
       ready = false;
     }).join();
   }
-  for (Operation* op : finished) op->Destroy();
+  for (auto& [op, result] : finished) op->Destroy();
   for (const int fd : to_close) ::close(fd);
   while (Operation* op = outstanding) {
     Unlink(op);
@@ -354,7 +351,7 @@ IoEngineChoice ChooseIoEngine(IoEngine requested, bool tls, asio::execution_cont
   if (tls) return {false, "epoll (TLS connections run on epoll)"};
   const UringService& ring = UringOf(context);
   if (!ring.available()) {
-    return {false, "epoll (no io_uring: " + ring.unavailable_reason() + ")"};
+    return {false, "epoll (no io_uring: " + ring.unavailable_reason() + ")", true};
   }
   return {true, "io_uring"};
 }

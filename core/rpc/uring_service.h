@@ -86,6 +86,7 @@ struct IoEngineChoice {
   bool uring = false;
   // For the start-up log line: "io_uring", "epoll", or "epoll" with why not io_uring.
   std::string description;
+  bool refused = false;  // io_uring was meant, but the kernel gave no ring.
 };
 // Resolves kAuto (RAILYARD_RPC_IO) and falls back to epoll where `context` gets no ring or the
 // connections speak TLS. REQUIRES: `context` is an asio::io_context.
