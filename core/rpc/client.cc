@@ -1101,6 +1101,10 @@ bool Client::WaitForPoolUnlessRefused(size_t connections, std::chrono::milliseco
   return impl_->WaitForPool(connections, timeout, std::numeric_limits<uint64_t>::max(), true);
 }
 
+IoEngine Client::io_engine() const {
+  return impl_->uring.load() ? IoEngine::kIoUring : IoEngine::kEpoll;
+}
+
 PoolSnapshot Client::Snapshot() const {
   const Impl& m = *impl_;
   PoolSnapshot snapshot;

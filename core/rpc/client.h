@@ -247,6 +247,9 @@ class Client {
   bool WaitForPoolUnlessRefused(size_t connections, std::chrono::milliseconds timeout) const;
   PoolSnapshot Snapshot() const;
   uint64_t client_id() const;
+  // What plain connections run on since Start: kIoUring or kEpoll (never kAuto; kEpoll before
+  // Start and with TLS).
+  IoEngine io_engine() const;
 
  private:
   struct Impl;

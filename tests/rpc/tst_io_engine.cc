@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <QProcess>
+#include <QProcessEnvironment>
 #include <QScopeGuard>
 #include <QStandardPaths>
 #include <QTest>
@@ -145,7 +146,9 @@ class IoEngineTest : public QObject {
     QVERIFY(server);
     QCOMPARE(server->io_engine(), Expected(server_engine));
     Client client(EngineClient(*server, client_engine, 4));
+    QCOMPARE(client.io_engine(), IoEngine::kEpoll);  // Nothing chosen before Start.
     QVERIFY(client.Start().ok());
+    QCOMPARE(client.io_engine(), Expected(client_engine));
     QVERIFY(client.WaitForPool(4, 10s));
     unsigned seed = 0;
     for (size_t bytes : {size_t{1}, size_t{100}, size_t{4095}, size_t{4096}, size_t{70000},
@@ -197,6 +200,7 @@ class IoEngineTest : public QObject {
       QVERIFY2(server->io_engine() == c.expected, c.value ? c.value : "(unset)");
       Client client(EngineClient(*server, IoEngine::kAuto, 2));
       QVERIFY(client.Start().ok());
+      QVERIFY2(client.io_engine() == c.expected, c.value ? c.value : "(unset)");
       QVERIFY(client.WaitForPool(2, 10s));
       const CallResult result = client.Call(kEchoMethod, "auto", 10s);
       QVERIFY2(result.status.ok(), result.status.ToString().c_str());
@@ -277,6 +281,10 @@ class IoEngineTest : public QObject {
     if (strace.isEmpty())
       QSKIP("strace is not installed (Debian: strace; scripts/install-deps.sh)");
     QProcess process;
+    // The server chooses for itself (kAuto), whatever engine this run was told to use.
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    environment.remove("RAILYARD_RPC_IO");
+    process.setProcessEnvironment(environment);
     process.start(strace,
                   {"-f", "-qq", "-o", "/dev/null", "-e", "trace=io_uring_setup", "-e",
                    "inject=io_uring_setup:error=EPERM",

@@ -155,6 +155,7 @@ class TlsTest : public QObject {
     QCOMPARE(server->io_engine(), IoEngine::kEpoll);
     Client client(TlsClient(*server, 4, ClientTls(files_.ca_cert)));
     QVERIFY(client.Start().ok());
+    QCOMPARE(client.io_engine(), IoEngine::kEpoll);
     QVERIFY(client.WaitForPool(4, milliseconds(10000)));
     // The pool settles on the four lowest slots (a probe racing the first four may hold one).
     QVERIFY(WaitUntil(
