@@ -47,7 +47,9 @@ std::string DescribeEffectiveSettings(const railyard::node::NodeOptions& o,
          (s.doc_cache_bytes ? std::to_string(s.doc_cache_bytes >> 20) + " MiB"
                             : std::string("off")) +
          "; threads: io " +
-         (o.io_threads ? std::to_string(o.io_threads) : std::string("one per core")) +
+         (o.io_threads
+              ? std::to_string(o.io_threads)
+              : std::to_string(railyard::node::DefaultNodeIoThreads()) + " (half the cores)") +
          ", workers " +
          std::to_string(o.worker_threads ? o.worker_threads : rpc::kDefaultWorkerThreads) +
          "; calls run on " +

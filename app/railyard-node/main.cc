@@ -139,8 +139,8 @@ void AddNodeFlags(CLI::App& app, NodeFlags& f) {
   app.add_option("--doc-cache-mb", f.doc_cache_mb,
                  "Document cache in MiB (default 0: off; see docs/benchmarks.md)");
   app.add_option("--io-threads", f.io_threads,
-                 "Threads reading and writing the docservice's connections (default 0: one per "
-                 "core)")
+                 "Threads reading and writing the docservice's connections and running its calls "
+                 "(default 0: half the cores, at least one)")
       ->check(CLI::Range(0u, 1024u));
   app.add_option("--worker-threads", f.worker_threads,
                  "Threads running docservice calls that wait (default 0: 16); see "

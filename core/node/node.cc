@@ -2,7 +2,9 @@
 #include "core/node/node.h"
 
 #include <spdlog/spdlog.h>
+#include <algorithm>
 #include <filesystem>
+#include <thread>
 
 #include "core/cluster/replication_names.h"
 #include "core/node/doc_service.h"
@@ -27,6 +29,10 @@ Node::Node(NodeOptions options) : options_(std::move(options)) {}
 
 Node::~Node() { Shutdown(std::chrono::milliseconds(0)); }
 
+size_t DefaultNodeIoThreads() {
+  return std::max<size_t>(1, std::thread::hardware_concurrency() / 2);
+}
+
 rpc::Status Node::Open(NodeOptions options, std::unique_ptr<Node>* out) {
   std::unique_ptr<Node> node(new Node(std::move(options)));
   const NodeOptions& o = node->options_;
@@ -40,7 +46,7 @@ rpc::Status Node::Open(NodeOptions options, std::unique_ptr<Node>* out) {
   server_options.host = o.host;
   server_options.port = o.port;
   server_options.name = o.name;
-  server_options.io_threads = o.io_threads;
+  server_options.io_threads = o.io_threads != 0 ? o.io_threads : DefaultNodeIoThreads();
   server_options.worker_threads = o.worker_threads;
   server_options.tls = o.tls;
   server_options.serve_on_start = false;

@@ -38,12 +38,18 @@ struct ReplicationOptions {
   int corrupt_first_sends = 0;  // Test fault hook (ReplicationSourceOptions).
 };
 
+// The docservice's I/O threads when none are configured: half the cores, at least one. Calls run
+// on these threads, which share one I/O context; on a machine the node shares with its
+// replication, compaction and clients, a thread per core only adds hand-offs between them
+// (docs/benchmarks.md, "One I/O thread per node on io_uring").
+size_t DefaultNodeIoThreads();
+
 struct NodeOptions {
   std::string name = "node";
   std::string data_dir;
   std::string host = "127.0.0.1";
   uint16_t port = 0;
-  size_t io_threads = 0;
+  size_t io_threads = 0;  // 0: DefaultNodeIoThreads().
   size_t worker_threads = 0;
   // Where docservice calls run (DocServiceOptions::dispatch).
   rpc::Dispatch doc_dispatch = rpc::Dispatch::kInline;
