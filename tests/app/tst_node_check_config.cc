@@ -118,6 +118,14 @@ class NodeCheckConfigTest : public QObject {
       QVERIFY2(log.contains(part), qPrintable(part + " not in:\n" + log));
     }
     QVERIFY(!log.contains("the-secret-viewer-token"));
+    // And the docservice's server runs that many I/O threads (its start-up line; the admin
+    // server's has its own name).
+    const qsizetype at = log.indexOf("server node listening on ");
+    QVERIFY2(at >= 0, qPrintable(log));
+    const QString line = log.mid(at, log.indexOf('\n', at) - at);
+    QVERIFY2(line.contains(QString("(plain TCP, %1 I/O threads on ")
+                               .arg(std::max(1u, std::thread::hardware_concurrency() / 2))),
+             qPrintable(line));
   }
 };
 
