@@ -95,6 +95,8 @@ class NodeCheckConfigTest : public QObject {
 
   void nodeLogsItsEffectiveSettingsWithoutTokens() {
     Write(dir_.filePath("secret.tokens"), "the-secret-viewer-token\n");
+    // The node's default I/O threads: half the cores, at least one.
+    const unsigned io_threads = std::max(1u, std::thread::hardware_concurrency() / 2);
     QProcess node;
     node.start(BuiltProgram("railyard-node"),
                {"--data-dir", dir_.filePath("settings-data"), "--listen", "127.0.0.1:0", "--sync",
@@ -114,7 +116,7 @@ class NodeCheckConfigTest : public QObject {
           "viewer tokens: file " + dir_.filePath("secret.tokens") + " (1 token)",
           QString("operator tokens: none"), QString("grace 30000 ms"), QString("doc cache off"),
           QString("threads: io %1 (half the cores), workers 3; calls run on workers")
-              .arg(std::max(1u, std::thread::hardware_concurrency() / 2))}) {
+              .arg(io_threads)}) {
       QVERIFY2(log.contains(part), qPrintable(part + " not in:\n" + log));
     }
     QVERIFY(!log.contains("the-secret-viewer-token"));
@@ -123,8 +125,7 @@ class NodeCheckConfigTest : public QObject {
     const qsizetype at = log.indexOf("server node listening on ");
     QVERIFY2(at >= 0, qPrintable(log));
     const QString line = log.mid(at, log.indexOf('\n', at) - at);
-    QVERIFY2(line.contains(QString("(plain TCP, %1 I/O threads on ")
-                               .arg(std::max(1u, std::thread::hardware_concurrency() / 2))),
+    QVERIFY2(line.contains(QString("(plain TCP, %1 I/O threads on ").arg(io_threads)),
              qPrintable(line));
   }
 };

@@ -13,7 +13,6 @@
 #include "core/node/admin_service.h"
 #include "tests/support/qtest_main.h"
 #include "tests/support/thread_count.h"
-#include "tests/support/wait_until.h"
 
 using namespace railyard;
 using namespace std::chrono_literals;
@@ -101,10 +100,7 @@ class PollerTest : public QObject {
       }
       QCOMPARE(railyard::testing::ThreadCount(), before + CtlOptions().io_threads);
     }
-    // A joined thread can stay listed for a moment: the kernel wakes the joiner before it takes
-    // the task out of the thread group.
-    railyard::testing::WaitUntil([&] { return railyard::testing::ThreadCount() == before; });
-    QCOMPARE(railyard::testing::ThreadCount(), before);
+    QCOMPARE(railyard::testing::ThreadCountOnceItIs(before), before);
   }
 
   void aRoundReportsEveryNodeAndBacksOffTheUnreachable() {

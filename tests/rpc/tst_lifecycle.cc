@@ -15,7 +15,6 @@
 #include "tests/rpc/test_server_process.h"
 #include "tests/support/qtest_main.h"
 #include "tests/support/thread_count.h"
-#include "tests/support/wait_until.h"
 
 using namespace railyard::rpc;
 using namespace railyard::rpc::testing;
@@ -461,10 +460,7 @@ class LifecycleTest : public QObject {
     clients.clear();
     QCOMPARE(io.use_count(), 1L);  // The clients let go of it.
     io.reset();
-    // A joined thread can stay listed for a moment: the kernel wakes the joiner before it takes
-    // the task out of the thread group.
-    railyard::testing::WaitUntil([&] { return railyard::testing::ThreadCount() == before; });
-    QCOMPARE(railyard::testing::ThreadCount(), before);
+    QCOMPARE(railyard::testing::ThreadCountOnceItIs(before), before);
   }
 };
 

@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <filesystem>
 
+#include "tests/support/wait_until.h"
+
 namespace railyard::testing {
 
 inline size_t ThreadCount() {
@@ -16,6 +18,14 @@ inline size_t ThreadCount() {
     ++threads;
   }
   return threads;
+}
+
+// ThreadCount() once it is `expected`, or as it is when the wait (WaitUntil's default) gives up.
+// For a check that threads ended: a joined thread can stay listed for a moment, since the kernel
+// wakes the joiner before it takes the task out of the thread group.
+inline size_t ThreadCountOnceItIs(size_t expected) {
+  WaitUntil([&] { return ThreadCount() == expected; });
+  return ThreadCount();
 }
 
 }  // namespace railyard::testing
