@@ -25,8 +25,10 @@ fi
 work=$(mktemp -d "$work_parent/consumer.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 prefix="$work/prefix"
-launcher=()
-if command -v ccache >/dev/null; then launcher=(ccache); fi
+. "$(dirname "$0")/ccache_under.sh" "$work"
+# The consumer's sources are copied in, so that no compile names a path of this clone.
+cp -r "$consumer_dir" "$work/consumer"
+consumer_dir=$work/consumer
 
 echo "--- install (components dev and lib) into $prefix"
 for component in dev lib; do
@@ -86,8 +88,11 @@ done
 for pc in "${pcs[@]}"; do
   echo "--- pkg-config $pc"
   # shellcheck disable=SC2046,SC2086  # Word splitting of the flags is meant.
-  "${launcher[@]}" "$cxx" -std=c++20 $extra_flags -o "$work/consumer-$pc" "$consumer_dir/main.cc" \
-    $(pkg-config --cflags --libs $pc)
+  # Compiled, then linked: ccache caches the one, not a compile and link in one command. From
+  # $work, so that the paths it sees are the same each run.
+  (cd "$work" && "${launcher[@]}" "$cxx" -std=c++20 $extra_flags -c -o "consumer-$pc.o" \
+    consumer/main.cc $(pkg-config --cflags $pc))
+  "$cxx" $extra_flags -o "$work/consumer-$pc" "$work/consumer-$pc.o" $(pkg-config --libs $pc)
   LD_LIBRARY_PATH="$(dirname "$(find "$prefix" -name 'librailyard_rpc.so' | head -1)")" \
     "$work/consumer-$pc" "$work/store-$pc"
 done
@@ -105,9 +110,10 @@ flags="-std=c++20 -fsyntax-only -Wall -Wextra -Werror -DRELEASE=1 -DGUARDED_BY=x
 mkdir -p "$work/headers"
 (cd "$prefix/include" && find railyard -name '*.h' | sort) >"$work/headers.txt"
 count=$(wc -l <"$work/headers.txt")
-# Two at a time, as the machine has two cores; the first that fails is named.
+# Two at a time, as the machine has two cores; the first that fails is named. From $work, through
+# ccache (which caches -fsyntax-only, diagnostics included).
 # shellcheck disable=SC2016
-xargs -P 2 -I{} sh -c 'f="$1/headers/$(echo "$2" | tr / _).cc"; echo "#include <$2>" >"$f";
-  $3 $4 "$f" || { echo "FAIL: <$2> does not compile on its own" >&2; exit 255; }' \
-  sh "$work" {} "$cxx" "$flags" <"$work/headers.txt"
+(cd "$work" && xargs -P 2 -I{} sh -c 'f="headers/$(echo "$1" | tr / _).cc"; echo "#include <$1>" >"$f";
+  $2 $3 "$f" || { echo "FAIL: <$1> does not compile on its own" >&2; exit 255; }' \
+  sh {} "${launcher[*]} $cxx" "$flags" <headers.txt)
 echo "PASS: $count installed headers each compile alone; the programs ran built every way"

@@ -19,6 +19,12 @@ cleanup() {
   rm -rf "$work"
 }
 trap cleanup EXIT
+# forget PID: it has been waited for, so cleanup must not signal it (the number may be reused).
+forget() {
+  local left=() pid
+  for pid in "${pids[@]}"; do [ "$pid" = "$1" ] || left+=("$pid"); done
+  pids=(${left[@]+"${left[@]}"})
+}
 fail() { echo "FAIL: $*" >&2; for f in "$work"/*.out "$work"/*.err; do [ ! -s "$f" ] || { echo "--- $f"; tail -20 "$f"; } >&2; done; exit 1; }
 # wait_for SECONDS WHAT COMMAND...: COMMAND every 0.2 s until it succeeds, for at most SECONDS.
 wait_for() {
@@ -30,8 +36,7 @@ wait_for() {
     sleep 0.2
   done
 }
-launcher=()
-if command -v ccache >/dev/null; then launcher=(ccache); fi
+. "$(dirname "$0")/ccache_under.sh" "$work"
 
 echo "--- install (components dev and lib) and build examples/greeter out of tree"
 prefix="$work/prefix"
@@ -132,14 +137,25 @@ assert "railyard_storage_" not in body
 PY
 
 echo "--- the console watches both (offscreen)"
-QT_QPA_PLATFORM=offscreen timeout 60 "$bin_dir/railyard" -n "$admin_a" -n "$admin_b" \
-  --token-file "$work/viewer.token" --tab slots --quit-after-s 10 \
-  --screenshot "$screenshot_dir/example_greeter_slots.png" >"$work/console.out" 2>"$work/console.err" ||
-  fail "the console exited with $?"
+# Its summary line, once a second, until it shows both serving with load and slots; then SIGTERM,
+# on which it writes its last screenshot and exits 0.
+QT_QPA_PLATFORM=offscreen "$bin_dir/railyard" -n "$admin_a" -n "$admin_b" \
+  --token-file "$work/viewer.token" --tab slots --quit-after-s 90 \
+  --screenshot "$screenshot_dir/example_greeter_slots.png" >"$work/console.out" 2>"$work/console.err" &
+console_pid=$!
+pids+=($console_pid)
+console_sees_both() {
+  kill -0 "$console_pid" 2>/dev/null || fail "the console exited early"
+  grep -qE "^.*2 nodes: 2 serving, .* [1-9][0-9]* req/s, .* [1-9][0-9]* slots in use" "$work/console.out"
+}
+wait_for 60 "the console seeing both serving, with load and slots" console_sees_both
+kill -TERM "$console_pid"
+status=0
+wait "$console_pid" || status=$?
+forget "$console_pid"
+[ $status -eq 0 ] || fail "the console exited with $status"
 grep -q "screenshot: " "$work/console.out" || fail "no screenshot"
 grep "nodes: " "$work/console.out" | tail -1
-grep -qE "^.*2 nodes: 2 serving, .* [1-9][0-9]* req/s, .* [1-9][0-9]* slots in use" "$work/console.out" ||
-  fail "the console did not see both serving, with load and slots"
 
 echo "--- drain greeter-b (a viewer may not; an operator may); the calls move to greeter-a"
 if ctl drain -n "$admin_b" --token-file "$work/viewer.token" 2>"$work/viewer-drain.err"; then
@@ -155,12 +171,6 @@ ctl undrain -n "$admin_b" --token-file "$work/operator.token"
 wait_for 60 "greeter-b answering again" answered_at_least "$admin_b" $((b_drained + 100))
 
 echo "--- stop: the client reports no failed call; the servers drain and exit 0"
-# forget PID: it has been waited for, so cleanup must not signal it (the number may be reused).
-forget() {
-  local left=() pid
-  for pid in "${pids[@]}"; do [ "$pid" = "$1" ] || left+=("$pid"); done
-  pids=(${left[@]+"${left[@]}"})
-}
 kill -TERM "$client_pid"
 status=0
 wait "$client_pid" || status=$?

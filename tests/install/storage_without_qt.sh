@@ -15,7 +15,7 @@ mkdir "$work/src"
 for entry in "$source_dir"/*; do
   [ "$(basename "$entry")" = build ] || ln -s "$entry" "$work/src/"
 done
-export CCACHE_BASEDIR="$work/src" CCACHE_NOHASHDIR=true
+. "$(dirname "$0")/ccache_under.sh" "$work/src"
 build="$work/src/build/storage"
 cmake -S "$work/src" -B "$build" -G Ninja "$@" \
   -DRAILYARD_BUILD_TESTS=OFF -DRAILYARD_BUILD_CONSOLE=OFF -DRAILYARD_BUILD_BENCH=OFF \
