@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "app/railyard-node/effective_settings.h"
 
+#include "core/base/usable_cores.h"
 #include "core/rpc/server.h"
 #include "core/rpc/tls.h"
 
@@ -11,6 +12,12 @@ std::string TokenSource(const std::string& file, size_t count) {
   const std::string n = std::to_string(count) + (count == 1 ? " token" : " tokens");
   if (!file.empty()) return "file " + file + " (" + n + ")";
   return count == 0 ? "none" : n + " inline";
+}
+
+// "2 usable cores", "1 usable core": what the default thread count was taken from.
+std::string UsableCoresText() {
+  const size_t cores = railyard::base::UsableCores();
+  return std::to_string(cores) + (cores == 1 ? " usable core" : " usable cores");
 }
 
 }  // namespace
@@ -47,9 +54,9 @@ std::string DescribeEffectiveSettings(const railyard::node::NodeOptions& o,
          (s.doc_cache_bytes ? std::to_string(s.doc_cache_bytes >> 20) + " MiB"
                             : std::string("off")) +
          "; threads: io " +
-         (o.io_threads
-              ? std::to_string(o.io_threads)
-              : std::to_string(railyard::node::DefaultNodeIoThreads()) + " (half the cores)") +
+         (o.io_threads ? std::to_string(o.io_threads)
+                       : std::to_string(railyard::node::DefaultNodeIoThreads()) + " (half of " +
+                             UsableCoresText() + ")") +
          ", workers " +
          std::to_string(o.worker_threads ? o.worker_threads : rpc::kDefaultWorkerThreads) +
          "; calls run on " +

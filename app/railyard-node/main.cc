@@ -140,7 +140,7 @@ void AddNodeFlags(CLI::App& app, NodeFlags& f) {
                  "Document cache in MiB (default 0: off; see docs/benchmarks.md)");
   app.add_option("--io-threads", f.io_threads,
                  "Threads reading and writing the docservice's connections and running its calls "
-                 "(default 0: half the cores, at least one)")
+                 "(default 0: half the cores the process may use, at least one)")
       ->check(CLI::Range(0u, 1024u));
   app.add_option("--worker-threads", f.worker_threads,
                  "Threads running docservice calls that wait (default 0: 16); see "

@@ -4,8 +4,8 @@
 #include <spdlog/spdlog.h>
 #include <algorithm>
 #include <filesystem>
-#include <thread>
 
+#include "core/base/usable_cores.h"
 #include "core/cluster/replication_names.h"
 #include "core/node/doc_service.h"
 #include "core/node/node_metrics.h"
@@ -29,9 +29,7 @@ Node::Node(NodeOptions options) : options_(std::move(options)) {}
 
 Node::~Node() { Shutdown(std::chrono::milliseconds(0)); }
 
-size_t DefaultNodeIoThreads() {
-  return std::max<size_t>(1, std::thread::hardware_concurrency() / 2);
-}
+size_t DefaultNodeIoThreads() { return std::max<size_t>(1, base::UsableCores() / 2); }
 
 rpc::Status Node::Open(NodeOptions options, std::unique_ptr<Node>* out) {
   std::unique_ptr<Node> node(new Node(std::move(options)));

@@ -38,7 +38,8 @@ struct ReplicationOptions {
   int corrupt_first_sends = 0;  // Test fault hook (ReplicationSourceOptions).
 };
 
-// The docservice's I/O threads when none are configured: half the cores, at least one. Calls run
+// The docservice's I/O threads when none are configured: half the cores the process may use
+// (base::UsableCores(): its affinity and its cgroup's CPU quota), at least one. Calls run
 // on these threads, which share one I/O context; on a machine the node shares with its
 // replication, compaction and clients, a thread per core only adds hand-offs between them
 // (docs/benchmarks.md, "One I/O thread per node on io_uring").

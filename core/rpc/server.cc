@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <thread>
 
+#include "core/base/usable_cores.h"
 #include "core/rpc/logging.h"
 #include "core/rpc/server_core.h"
 #include "core/rpc/server_session.h"
@@ -215,7 +216,7 @@ Status Server::Start() {
   m.core.uring = engine.uring;
   asio::co_spawn(m.accept_strand, m.AcceptLoop(), asio::detached);
   size_t threads = m.core.options.io_threads;
-  if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
+  if (threads == 0) threads = base::UsableCores();
   for (size_t i = 0; i < threads; ++i) {
     m.threads.emplace_back([&io = m.core.io] {
       auto guard = asio::make_work_guard(io);

@@ -40,7 +40,7 @@ struct ServerOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 0;      // 0: the OS chooses; read it back with Server::port().
   std::string name;       // Shown to clients in the handshake and in logs.
-  size_t io_threads = 0;  // 0: one per core.
+  size_t io_threads = 0;  // 0: one per core the process may use (base::UsableCores()).
   // What plain connections do their reads and writes on (io_engine.h); Start's log line says
   // which one runs, and io_engine() tells.
   IoEngine io_engine = IoEngine::kAuto;

@@ -3,7 +3,9 @@
 // config, exit 1 naming each problem otherwise (parse errors with line and column, bad values,
 // unreadable token and key files, a data directory that cannot be written), binding nothing. And
 // the settings a node runs with, logged at start-up without any token.
+#include <sched.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <QFile>
 #include <QProcess>
@@ -11,8 +13,8 @@
 #include <QTest>
 #include <algorithm>
 #include <asio.hpp>
-#include <thread>
 
+#include "core/base/usable_cores.h"
 #include "tests/support/qtest_main.h"
 #include "tests/support/run_program.h"
 #include "tests/support/test_paths.h"
@@ -93,15 +95,38 @@ class NodeCheckConfigTest : public QObject {
     QVERIFY2(r.err.trimmed().split('\n').last().contains(": FAILED ("), qPrintable(r.err));
   }
 
+  // The node's default I/O threads: half the cores it may use, at least one. Pinned to one core
+  // (as `taskset -c 0` or systemd's CPUAffinity= would), it sees one core, however many the
+  // machine has.
+  void nodeLogsItsEffectiveSettingsWithoutTokens_data() {
+    QTest::addColumn<bool>("pinned");
+    QTest::newRow("as started") << false;
+    QTest::newRow("pinned to one core") << true;
+  }
   void nodeLogsItsEffectiveSettingsWithoutTokens() {
+    QFETCH(bool, pinned);
     Write(dir_.filePath("secret.tokens"), "the-secret-viewer-token\n");
-    // The node's default I/O threads: half the cores, at least one.
-    const unsigned io_threads = std::max(1u, std::thread::hardware_concurrency() / 2);
+    const size_t cores = pinned ? 1 : railyard::base::UsableCores();
+    const size_t io_threads = std::max<size_t>(1, cores / 2);
     QProcess node;
+    if (pinned) {
+      node.setChildProcessModifier([] {
+        cpu_set_t mask;
+        CPU_ZERO(&mask);
+        sched_getaffinity(0, sizeof(mask), &mask);
+        int first = 0;
+        while (first < CPU_SETSIZE - 1 && !CPU_ISSET(first, &mask)) ++first;
+        cpu_set_t one;
+        CPU_ZERO(&one);
+        CPU_SET(first, &one);
+        if (sched_setaffinity(0, sizeof(one), &one) != 0) ::_exit(125);
+      });
+    }
+    const QString data = dir_.filePath(pinned ? "settings-pinned" : "settings-data");
     node.start(BuiltProgram("railyard-node"),
-               {"--data-dir", dir_.filePath("settings-data"), "--listen", "127.0.0.1:0", "--sync",
-                "every-write", "--viewer-token-file", dir_.filePath("secret.tokens"),
-                "--worker-threads", "3", "--request-threads", "workers"});
+               {"--data-dir", data, "--listen", "127.0.0.1:0", "--sync", "every-write",
+                "--viewer-token-file", dir_.filePath("secret.tokens"), "--worker-threads", "3",
+                "--request-threads", "workers"});
     QVERIFY(node.waitForStarted(5000));
     QVERIFY(node.waitForReadyRead(30000));
     QVERIFY(node.readLine().startsWith("LISTEN "));
@@ -110,13 +135,17 @@ class NodeCheckConfigTest : public QObject {
     const QString log = QString::fromUtf8(node.readAllStandardError());
     QVERIFY2(log.contains("settings: name node; listen 127.0.0.1:0 (plain TCP); admin "),
              qPrintable(log));
+    const QString threads = QString(
+                                "threads: io %1 (half of %2 usable core%3), workers 3; calls "
+                                "run on workers")
+                                .arg(io_threads)
+                                .arg(cores)
+                                .arg(cores == 1 ? "" : "s");
     for (const QString& part :
-         {"data_dir " + dir_.filePath("settings-data"), QString("sync every-write"),
-          QString("role updater"),
+         {"data_dir " + data, QString("sync every-write"), QString("role updater"),
           "viewer tokens: file " + dir_.filePath("secret.tokens") + " (1 token)",
           QString("operator tokens: none"), QString("grace 30000 ms"), QString("doc cache off"),
-          QString("threads: io %1 (half the cores), workers 3; calls run on workers")
-              .arg(io_threads)}) {
+          threads}) {
       QVERIFY2(log.contains(part), qPrintable(part + " not in:\n" + log));
     }
     QVERIFY(!log.contains("the-secret-viewer-token"));
