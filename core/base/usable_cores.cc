@@ -125,13 +125,16 @@ std::optional<double> CgroupQuotaCores() {
     std::optional<std::string> path = OwnCgroup(h.v2);
     if (!path) continue;
     // Inside a container the hierarchy's root is the container's cgroup: strip it.
-    if (h.root != "/" && path->rfind(h.root, 0) == 0) path = path->substr(h.root.size());
+    if (h.root != "/" && (*path == h.root || path->rfind(h.root + "/", 0) == 0)) {
+      path = path->substr(h.root.size());
+    }
     std::string relative = *path;
-    for (;;) {
+    for (;;) {  // From the process's cgroup up to the mount point: a path has few parts.
       const std::optional<double> quota = QuotaAt(h.mount_point + relative, h.v2);
       if (quota) least = least ? std::min(*least, *quota) : *quota;
-      if (relative.empty() || relative == "/") break;
-      relative = relative.substr(0, relative.rfind('/'));
+      const size_t slash = relative.rfind('/');
+      if (relative.empty() || relative == "/" || slash == std::string::npos) break;
+      relative.resize(slash);
     }
   }
   return least;
