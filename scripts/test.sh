@@ -81,7 +81,9 @@ finish_stage() {
 # Waits for the suites in flight, but not the fuzzers. The fuzzers start without waiting either:
 # they are time-bounded and CPU-bound, so beside a suite they take no longer and load the machine
 # as a build beside it does (every cold run has the sanitizer suites beside a build); a warm run,
-# whose builds take seconds, ends about a minute sooner.
+# whose builds take seconds, ends about a minute sooner. One at a time (the fuzz preset's jobs):
+# two fuzzers beside the TSan build and the ASan suite's two tests put the suite's CPU-bound tests
+# at a quarter of their timeouts, and one at a time still ends well within that suite.
 finish_suites() {
   local s
   for s in ${in_flight[@]+"${in_flight[@]}"}; do [ "$s" = fuzz ] || finish_stage "$s"; done
