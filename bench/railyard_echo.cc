@@ -4,9 +4,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <thread>
 
 #include "bench/echo_system.h"
+#include "core/base/usable_cores.h"
 #include "core/rpc/client.h"
 #include "core/rpc/server.h"
 
@@ -30,7 +30,8 @@ class RailyardEcho final : public EchoSystem {
   rpc::Status Start(size_t concurrency) override {
     rpc::ServerOptions server_options;
     server_options.name = "rpc-bench";
-    server_options.io_threads = std::max(1u, std::thread::hardware_concurrency());
+    // The library's default, set here so that the run's description can say how many.
+    server_options.io_threads = base::UsableCores();
     // The echo handler runs inline, so the worker pool stays idle; 0 would mean 16 threads, and
     // the pool cannot be switched off, so keep it to one.
     server_options.worker_threads = 1;

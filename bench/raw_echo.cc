@@ -19,6 +19,7 @@
 
 #include "bench/echo_system.h"
 #include "bench/raw_frame.h"
+#include "core/base/usable_cores.h"
 
 namespace railyard::bench {
 namespace {
@@ -76,7 +77,7 @@ class RawEcho final : public EchoSystem {
   ~RawEcho() override { Stop(); }
 
   rpc::Status Start(size_t concurrency) override {
-    server_threads_ = std::max(1u, std::thread::hardware_concurrency());
+    server_threads_ = base::UsableCores();  // As Boxcar's server default.
     asio::error_code ec;
     acceptor_.open(asio::ip::tcp::v4(), ec);
     if (!ec) acceptor_.bind({asio::ip::make_address_v4("127.0.0.1"), 0}, ec);

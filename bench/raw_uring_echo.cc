@@ -19,6 +19,7 @@
 // queued, so trying first would only fail.
 #include "bench/raw_uring_echo.h"
 #include "bench/raw_frame.h"
+#include "core/base/usable_cores.h"
 
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -358,7 +359,7 @@ class RawUringEcho final : public EchoSystem {
   rpc::Status Start(size_t concurrency) override {
     request_ = raw_frame::Encode(payload_);
 
-    const size_t server_threads = std::max(1u, std::thread::hardware_concurrency());
+    const size_t server_threads = base::UsableCores();  // As Boxcar's server default.
     for (size_t i = 0; i < server_threads; ++i) {
       servers_.push_back(std::make_unique<ServerThread>());
     }

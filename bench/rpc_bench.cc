@@ -189,7 +189,7 @@ int main(int argc, char** argv) {
       ->capture_default_str();
   app.add_option("--client-threads", flags.client_threads,
                  "I/O threads of the raw and Boxcar clients (gRPC manages its own); the server "
-                 "runs one per core")
+                 "runs one per core the process may use")
       ->check(CLI::Range(1, 64))
       ->capture_default_str();
   CLI11_PARSE(app, argc, argv);
